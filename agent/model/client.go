@@ -1,0 +1,202 @@
+// Package model talks to a model service that speaks the OpenAI Responses
+// API, through openai-go, streaming.
+//
+// It never retries: a request that may have reached the service is not sent
+// again (the client's retries are switched off), and every failure is turned
+// into a message a person can act on. It never logs the API key.
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// Item is one entry of the conversation sent to the model.
+type Item struct {
+	Role      string // "user", "assistant" for messages
+	Text      string
+	CallID    string // function_call and function_call_output
+	Name      string
+	Arguments string
+	Output    string
+	Kind      ItemKind
+}
+
+// ItemKind distinguishes messages from tool calls and their outputs.
+type ItemKind int
+
+const (
+	Message ItemKind = iota
+	FunctionCall
+	FunctionOutput
+)
+
+// Request is one model call.
+type Request struct {
+	Instructions string
+	Input        []Item
+	Tools        []tool.Spec
+}
+
+// Call is a function call the model asked for.
+type Call struct {
+	CallID    string
+	Name      string
+	Arguments string
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// Response is what one streamed model call produced.
+type Response struct {
+	Text  string
+	Calls []Call
+	Usage Usage
+}
+
+// Client is a Responses API client with retries off.
+type Client struct {
+	oa    openai.Client
+	model string
+}
+
+// New builds a client for the configuration.
+func New(c Config, httpClient *http.Client) *Client {
+	opts := []option.RequestOption{
+		option.WithAPIKey(c.APIKey),
+		option.WithMaxRetries(0), // nothing is re-sent once it may have arrived
+		option.WithRequestTimeout(0),
+	}
+	if c.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(c.BaseURL))
+	}
+	if httpClient != nil {
+		opts = append(opts, option.WithHTTPClient(httpClient))
+	}
+	return &Client{oa: openai.NewClient(opts...), model: c.Model}
+}
+
+// Stream runs one model call, handing each text delta to onDelta as it
+// arrives, and returns the whole response once the service said it
+// completed. A stream that ends without response.completed is an error.
+func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {
+	params := responses.ResponseNewParams{
+		Model: c.model,
+		Store: openai.Bool(false),
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: inputItems(req.Input)},
+	}
+	if req.Instructions != "" {
+		params.Instructions = openai.String(req.Instructions)
+	}
+	for _, s := range req.Tools {
+		params.Tools = append(params.Tools, functionTool(s))
+	}
+	stream := c.oa.Responses.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var out Response
+	completed := false
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "response.output_text.delta":
+			out.Text += ev.Delta
+			if onDelta != nil {
+				onDelta(ev.Delta)
+			}
+		case "response.output_item.done":
+			if ev.Item.Type == "function_call" {
+				out.Calls = append(out.Calls, Call{CallID: ev.Item.CallID, Name: ev.Item.Name, Arguments: ev.Item.Arguments.OfString})
+			}
+		case "response.completed":
+			completed = true
+			out.Usage = Usage{InputTokens: ev.Response.Usage.InputTokens, OutputTokens: ev.Response.Usage.OutputTokens}
+		case "response.failed", "response.incomplete":
+			msg := ev.Response.Error.Message
+			if msg == "" {
+				msg = string(ev.Response.Status)
+			}
+			return &out, fmt.Errorf("the model service could not finish the answer: %s", msg)
+		case "error":
+			return &out, fmt.Errorf("the model service reported an error: %s", ev.Message)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return &out, Explain(ctx, err)
+	}
+	if !completed {
+		return &out, errors.New("the model service ended the answer without completing it (no response.completed); nothing was retried")
+	}
+	return &out, nil
+}
+
+// Explain turns a transport or API error into a sentence a person understands.
+func Explain(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		code := apiErr.StatusCode
+		detail := apiErr.Message
+		switch {
+		case code == http.StatusUnauthorized || code == http.StatusForbidden:
+			return fmt.Errorf("the model service rejected the API key (HTTP %d): check OPENAI_API_KEY", code)
+		case code == http.StatusTooManyRequests:
+			return fmt.Errorf("the model service is rate limiting or out of quota (HTTP 429): wait and try again (%s)", detail)
+		case code == http.StatusNotFound:
+			return fmt.Errorf("the model service does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (%s)", detail)
+		case code >= 500:
+			return fmt.Errorf("the model service failed (HTTP %d): try again later (%s)", code, detail)
+		default:
+			return fmt.Errorf("the model service refused the request (HTTP %d): %s", code, detail)
+		}
+	}
+	return fmt.Errorf("the connection to the model service failed mid-answer: %v; nothing was retried", err)
+}
+
+func inputItems(items []Item) responses.ResponseInputParam {
+	out := make(responses.ResponseInputParam, 0, len(items))
+	for _, it := range items {
+		switch it.Kind {
+		case Message:
+			role := responses.EasyInputMessageRoleUser
+			if it.Role == "assistant" {
+				role = responses.EasyInputMessageRoleAssistant
+			}
+			out = append(out, responses.ResponseInputItemParamOfMessage(it.Text, role))
+		case FunctionCall:
+			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
+		case FunctionOutput:
+			o := responses.ResponseInputItemParamOfFunctionCallOutput(it.Output)
+			o.OfFunctionCallOutput.CallID = openai.String(it.CallID)
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func functionTool(s tool.Spec) responses.ToolUnionParam {
+	var params map[string]any
+	if err := json.Unmarshal(s.Parameters, &params); err != nil || params == nil {
+		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	t := responses.ToolParamOfFunction(s.Name, params, s.Strict)
+	if s.Description != "" {
+		t.OfFunction.Description = openai.String(s.Description)
+	}
+	return t
+}

@@ -1,0 +1,153 @@
+// Package tool defines what every tool kin offers the model looks like: its
+// spec, how a call is prepared (so the person can be shown exactly what will
+// happen before it happens) and how a prepared call runs and reports its
+// outcome. Built-in tools and MCP tools implement the same interface, so the
+// turn loop and the permission gate treat them alike.
+//
+// This package must stay a leaf: it knows nothing of JSON-RPC, sessions or
+// the model client.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Kind says what a tool does, in the Agent Client Protocol's words. Editors
+// pick icons and wording from it.
+type Kind string
+
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindExecute Kind = "execute"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// Status is the one outcome every call result has.
+type Status string
+
+const (
+	StatusCompleted   Status = "completed"
+	StatusFailed      Status = "failed"
+	StatusDenied      Status = "denied"
+	StatusUnknown     Status = "unknown"      // may have happened, not confirmed: never retried
+	StatusOutputLimit Status = "output_limit" // completed, output cut to the limit
+)
+
+// MaxOutput is the most a result may carry back to the model.
+const MaxOutput = 64 << 10
+
+// Spec is what the model is told about a tool.
+type Spec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // a JSON Schema object
+	Strict      bool            `json:"strict"`     // built-ins may be strict; MCP tools never are
+	Kind        Kind            `json:"kind"`
+}
+
+// Env is what a call may know about where it runs.
+type Env struct {
+	SessionID string
+	TurnID    string
+	CallID    string
+	// Roots are the workspace folders the editor opened (absolute, cleaned).
+	Roots []string
+}
+
+// Tool is one callable thing offered to the model.
+type Tool interface {
+	Spec() Spec
+	// Prepare validates the arguments and works out what the call would do.
+	// An error here is a failed result the model can act on (bad arguments,
+	// a missing file, a non-unique edit string); nothing has happened yet.
+	Prepare(ctx context.Context, env Env, args json.RawMessage) (*Action, error)
+}
+
+// Action is a prepared call: what the person must approve, if anything, and
+// how to run it. Run must do exactly what Approval showed.
+type Action struct {
+	// Approval is nil for calls that need no decision (confined reads).
+	Approval *Approval
+	// Run performs the call. progress, when not nil, receives output as it
+	// is produced (a command's output, for example) so editors can stream it.
+	Run func(ctx context.Context, progress func(chunk string)) Result
+}
+
+// Approval is what the person sees before deciding. Secrets never go here.
+type Approval struct {
+	Title string `json:"title"` // one line, e.g. "Run go test ./..." or "Edit main.go"
+	// For commands.
+	Command string `json:"command,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	// For file changes: every file the call touches, with its full diff.
+	Diffs []Diff `json:"diffs,omitempty"`
+	// For MCP calls (spec 000 section 1).
+	Server      string `json:"server,omitempty"`
+	Destination string `json:"destination,omitempty"`
+	Tool        string `json:"tool,omitempty"`
+	Arguments   string `json:"arguments,omitempty"` // pretty JSON, cut at 2 KiB
+	Warning     string `json:"warning,omitempty"`
+
+	// Grant is the scope an "always allow" decision covers. Empty means the
+	// call offers no "always allow" option.
+	Grant *Grant `json:"grant,omitempty"`
+	// AlwaysAsk is set for calls that must be asked whatever the grants
+	// (a write outside the workspace or to a sensitive path).
+	AlwaysAsk bool `json:"alwaysAsk,omitempty"`
+	// AutoAllow marks a call that may run without asking (an MCP tool the
+	// approved server declared read-only in its initial list).
+	AutoAllow bool `json:"-"`
+}
+
+// Grant names what "always allow" would cover.
+type Grant struct {
+	// Key is the grant's identity: "bash:go test", "tool:write_file",
+	// "mcp:mcp__docs__query". Shell and MCP keys never mix.
+	Key string `json:"key"`
+	// Label says it to a person: "Always allow `go test` commands".
+	Label string `json:"label"`
+}
+
+// Diff is one file's proposed change.
+type Diff struct {
+	Path    string `json:"path"`
+	OldText string `json:"oldText"` // empty for a new file
+	NewText string `json:"newText"`
+	Unified string `json:"unified"` // full unified diff, ready to show
+}
+
+// Content is one piece of what a call produced, in ACP's shapes.
+type Content struct {
+	Type string `json:"type"` // "text", "diff", "terminal"
+	Text string `json:"text,omitempty"`
+	Diff *Diff  `json:"diff,omitempty"`
+}
+
+// Result is a call's outcome.
+type Result struct {
+	Status Status `json:"status"`
+	// Output goes back to the model (already framed and cut by the tool
+	// where it needs to be; the loop enforces MaxOutput regardless).
+	Output string `json:"output"`
+	// Content is what an editor shows on the tool card.
+	Content []Content `json:"content,omitempty"`
+}
+
+// Failed is a shorthand for a failed result with a message.
+func Failed(msg string) Result { return Result{Status: StatusFailed, Output: msg} }
+
+// Source provides tools. The set may change while a session runs (MCP
+// servers connect, refetch their lists); the turn loop asks again before
+// each model request.
+type Source interface {
+	Tools() []Tool
+}
+
+// Static is a fixed set of tools.
+type Static []Tool
+
+// Tools implements Source.
+func (s Static) Tools() []Tool { return s }

@@ -1,0 +1,78 @@
+// Command kin is a coding agent that lives behind an editor.
+//
+//	kin serve     the JSON-RPC service an editor spawns (stdio, or --listen)
+//	kin chat      the same service in a terminal
+//	kin mcp ...   manage MCP servers without an editor
+//	kin grants    list and revoke standing grants
+//	kin version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(args[1:], stderr)
+	case "chat":
+		return runChat(args[1:], stdin, stdout, stderr)
+	case "mcp":
+		return runMCP(args[1:], stdout, stderr)
+	case "grants":
+		return runGrants(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "kin %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "kin: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `kin: a coding agent behind your editor
+
+Usage:
+  kin serve [--listen 127.0.0.1:PORT] [--log-file F] [--log-level L] [--trace F]
+  kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all]
+  kin mcp add|list|get|remove|enable|disable|adopt ...
+  kin grants list|revoke ID
+  kin version
+
+Environment:
+  OPENAI_API_KEY   key for the model service (required for turns)
+  OPENAI_BASE_URL  a Responses API service other than OpenAI's
+  KIN_MODEL        the model to use
+  KIN_HOME         where kin keeps sessions and settings (default ~/.kin)
+`)
+}
+
+// kinHome is where configuration and state live.
+func kinHome() string {
+	if h := os.Getenv("KIN_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".kin"
+	}
+	return filepath.Join(home, ".kin")
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/rpc"
+)
+
+func runServe(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "", "serve on this loopback TCP address instead of stdio (e.g. 127.0.0.1:7777)")
+	logFile := fs.String("log-file", "", "write logs to this file (default: stderr)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	traceFile := fs.String("trace", "", "write every JSON-RPC message in and out to this file, secrets masked")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log, closeLog, err := newLogger(*logFile, *logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	var trace io.Writer
+	if *traceFile != "" {
+		f, err := os.OpenFile(*traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		trace = f
+	}
+	opts := serverOptions(log, trace)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if *listen == "" {
+		return rpc.Serve(ctx, stdio{}, opts)
+	}
+	return serveTCP(ctx, *listen, opts, stderr)
+}
+
+// serverOptions is everything a connection needs, for stdio and TCP alike.
+func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
+	cwd, _ := os.Getwd()
+	return rpc.Options{
+		Home:    kinHome(),
+		Getenv:  os.Getenv,
+		Cwd:     cwd,
+		Version: version,
+		Logger:  log,
+		Trace:   trace,
+		Tools: func(roots []string) []tool.Tool {
+			return builtin.Tools(builtin.Options{})
+		},
+		MCP: mcpFactory(log),
+	}
+}
+
+// serveTCP accepts editors on a loopback address only: the protocol has no
+// authentication, so anything else would hand the workspace to the network.
+func serveTCP(ctx context.Context, addr string, opts rpc.Options, stderr io.Writer) int {
+	if err := checkLoopback(addr); err != nil {
+		fmt.Fprintf(stderr, "kin: --listen %s: %v\n", addr, err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin: %v\n", err)
+		return 1
+	}
+	defer ln.Close()
+	fmt.Fprintf(stderr, "kin: listening on %s\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return 0
+		}
+		go rpc.Serve(ctx, c, opts)
+	}
+}
+
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("only loopback addresses are allowed (127.0.0.1, ::1 or localhost)")
+	}
+	return nil
+}
+
+// stdio is the editor's pipe pair.
+type stdio struct{}
+
+func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
+func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
+func (stdio) Close() error                { return os.Stdin.Close() }
+
+// newLogger logs to a file or stderr, never stdout (stdout is the protocol).
+func newLogger(path, level string, stderr io.Writer) (*zap.Logger, func(), error) {
+	var lvl zapcore.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	var ws zapcore.WriteSyncer = zapcore.AddSync(stderr)
+	closeFn := func() {}
+	if path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %v", err)
+		}
+		ws = zapcore.AddSync(f)
+		closeFn = func() { f.Close() }
+	}
+	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
+	log := zap.New(zapcore.NewCore(enc, zapcore.Lock(ws), lvl))
+	return log, func() { _ = log.Sync(); closeFn() }, nil
+}

@@ -1,0 +1,175 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Mask stands in for a secret in display output.
+const Mask = "●●●●"
+
+// Display is the secret-free description of a server for the manager,
+// approvals, notifications and logs. It is built from the entry as written
+// (Server.Raw), never from expanded values, so a resolved secret cannot
+// appear in it: ${VAR} references show as ${VAR} (defaults dropped), header
+// and env values are masked, and URLs lose credentials, query values and
+// fragments. Control and bidi characters are escaped so a line cannot spoof
+// another. (A Server built by hand without Raw is described from its fields
+// with the same masking, but its args are then shown as they are.)
+type Display struct {
+	Name      string
+	Scope     Scope
+	Transport Transport
+	// Launch is one line: the stdio command line, or the masked http URL.
+	Launch string
+	// Env lists "KEY=●●●●", sorted by key.
+	Env []string
+	// Headers lists "Name: ●●●●" ("Authorization: Bearer ●●●●" keeps the
+	// scheme word), sorted by name.
+	Headers []string
+	// Auth is "oauth" or "". OAuth describes the sign-in parameters: the
+	// public client id, callback host and port, and scopes.
+	Auth  string
+	OAuth string
+
+	Disabled        bool
+	TimeoutMS       int
+	AllowedTools    []string
+	AllowedToolsSet bool
+}
+
+// Line is a one-line summary: `name (scope, transport): launch`.
+func (d Display) Line() string {
+	line := fmt.Sprintf("%s (%s, %s): %s", d.Name, d.Scope, d.Transport, d.Launch)
+	if d.Disabled {
+		line += " [disabled]"
+	}
+	return line
+}
+
+// Display describes the server without any secret.
+func (s Server) Display() Display {
+	d := Display{
+		Name:            quoteIfNeeded(s.Name),
+		Scope:           s.Scope,
+		Transport:       s.Transport,
+		Auth:            s.Auth,
+		Disabled:        s.Disabled,
+		TimeoutMS:       s.TimeoutMS,
+		AllowedTools:    s.AllowedTools,
+		AllowedToolsSet: s.AllowedToolsSet,
+	}
+	e, err := decodeEntry(s.Raw)
+	if len(s.Raw) == 0 || err != nil {
+		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
+	}
+	switch s.Transport {
+	case TransportStdio:
+		parts := []string{quoteIfNeeded(showRefs(e.command))}
+		for _, a := range e.args {
+			parts = append(parts, quoteIfNeeded(showRefs(a)))
+		}
+		d.Launch = strings.Join(parts, " ")
+		for _, k := range sortedKeys(e.env) {
+			d.Env = append(d.Env, quoteIfNeeded(k)+"="+Mask)
+		}
+	case TransportHTTP:
+		d.Launch = MaskURL(e.url)
+		for _, k := range sortedKeys(e.headers) {
+			d.Headers = append(d.Headers, quoteIfNeeded(k)+": "+MaskHeader(k, e.headers[k]))
+		}
+	}
+	if o := s.OAuth; o != nil {
+		client := o.ClientID // a public identifier, shown as the spec asks
+		if client == "" && e.oauth != nil {
+			client = showRefs(e.oauth.clientID)
+		}
+		if client == "" {
+			client = "(dynamic registration)"
+		}
+		port := "ephemeral port"
+		if o.CallbackPort != 0 {
+			port = "port " + strconv.Itoa(o.CallbackPort)
+		}
+		d.OAuth = fmt.Sprintf("client %s, callback %s %s", quoteIfNeeded(client), o.CallbackHost, port)
+		if o.Scopes != nil {
+			scopes := make([]string, len(o.Scopes))
+			for i, sc := range o.Scopes {
+				scopes[i] = quoteIfNeeded(sc)
+			}
+			d.OAuth += ", scopes " + strings.Join(scopes, " ")
+		}
+	}
+	return d
+}
+
+// MaskURL renders a URL for display: ${VAR} references shown by name,
+// userinfo removed, every query value and any fragment masked.
+func MaskURL(raw string) string {
+	s := showRefs(raw)
+	if s == Mask {
+		return Mask
+	}
+	frag := ""
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s, frag = s[:i], "#"+Mask
+	}
+	query := ""
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		var parts []string
+		for _, p := range strings.Split(s[i+1:], "&") {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				parts = append(parts, k+"="+Mask)
+			} else if p != "" {
+				parts = append(parts, Mask)
+			}
+		}
+		s, query = s[:i], "?"+strings.Join(parts, "&")
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		rest := s[i+3:]
+		auth, path := rest, ""
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			auth, path = rest[:j], rest[j:]
+		}
+		if j := strings.LastIndexByte(auth, '@'); j >= 0 {
+			auth = auth[j+1:]
+		}
+		s = s[:i+3] + auth + path
+	} else if strings.ContainsRune(s, '@') {
+		return Mask // not a URL we understand; show nothing that could be a credential
+	}
+	return quoteIfNeeded(s + query + frag)
+}
+
+var authScheme = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9._~+/-]*)\s+\S`)
+
+// MaskHeader renders a header value for display. Every value is masked; an
+// Authorization or Proxy-Authorization value keeps its scheme word
+// ("Bearer ●●●●").
+func MaskHeader(name, value string) string {
+	if strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
+		if m := authScheme.FindStringSubmatch(value); m != nil {
+			return m[1] + " " + Mask
+		}
+	}
+	return Mask
+}
+
+// quoteIfNeeded returns s, or s quoted with escapes when it is empty or has
+// spaces, quotes, backslashes, or control, format or other non-graphic
+// characters (which could break or spoof a display line).
+func quoteIfNeeded(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) || r == '"' || r == '\'' || r == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

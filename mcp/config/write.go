@@ -1,0 +1,257 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/kin-dev/kin/mcp/config/lockedfile"
+)
+
+// Errors returned by Store methods (wrapped; test with errors.Is).
+var (
+	ErrExists        = errors.New("server already exists")
+	ErrNotFound      = errors.New("server not found")
+	ErrMalformedFile = errors.New("config file is malformed; kin will not overwrite it")
+	ErrScope         = errors.New("cannot write this scope")
+)
+
+// Store edits the project and global mcp.json files. Every method is one
+// locked read-modify-write: other entries (and unknown top-level members)
+// are written back byte for byte apart from indentation, ${VAR} spellings
+// are never expanded, the file is replaced atomically with mode 0600, and a
+// file that is not valid JSON is never overwritten (ErrMalformedFile). The
+// foreign .mcp.json is only ever read (by Adopt).
+type Store struct {
+	workdir, kinHome string
+}
+
+// NewStore returns a Store for the scopes of workdir and kinHome.
+func NewStore(workdir, kinHome string) *Store {
+	return &Store{workdir: workdir, kinHome: kinHome}
+}
+
+// Path returns the file of a writable scope (project or global).
+func (st *Store) Path(scope Scope) (string, error) {
+	switch {
+	case scope == ScopeProject && st.workdir != "":
+		return ProjectPath(st.workdir), nil
+	case scope == ScopeGlobal && st.kinHome != "":
+		return GlobalPath(st.kinHome), nil
+	}
+	return "", fmt.Errorf("%w: %q", ErrScope, scope)
+}
+
+// Add writes a new entry, given as raw JSON exactly as it should appear in
+// the file (${VAR} unexpanded). The entry must be well formed (as Load would
+// accept it, apart from unset variables); ErrExists if the name is taken.
+func (st *Store) Add(scope Scope, name string, raw json.RawMessage) error {
+	if err := checkRaw(name, raw); err != nil {
+		return err
+	}
+	raw = compactCopy(raw)
+	return st.edit(scope, func(doc *document) error {
+		if _, ok := doc.entry(name); ok {
+			return fmt.Errorf("%w: %q", ErrExists, name)
+		}
+		doc.set(name, raw)
+		return nil
+	})
+}
+
+// Update replaces an existing entry. Fields kin knows (type, command, args,
+// url, headers, env, timeout, disabled, allowed_tools/allowedTools, auth,
+// oauth) take the new entry's values, or are removed when it omits them;
+// other fields of the old entry are kept unless the new entry sets them.
+// ErrNotFound if there is no such entry.
+func (st *Store) Update(scope Scope, name string, raw json.RawMessage) error {
+	if err := checkRaw(name, raw); err != nil {
+		return err
+	}
+	return st.edit(scope, func(doc *document) error {
+		old, ok := doc.entry(name)
+		if !ok {
+			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
+		}
+		merged, err := mergeEntry(old, raw)
+		if err != nil {
+			return err
+		}
+		if err := checkRaw(name, merged); err != nil {
+			return err
+		}
+		doc.set(name, merged)
+		return nil
+	})
+}
+
+// Remove deletes an entry; ErrNotFound if there is none.
+func (st *Store) Remove(scope Scope, name string) error {
+	return st.edit(scope, func(doc *document) error {
+		if _, ok := doc.entry(name); !ok {
+			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
+		}
+		doc.remove(name)
+		return nil
+	})
+}
+
+// SetEnabled sets an entry's "disabled" field (disabling writes true;
+// enabling writes false, or leaves an entry without the field untouched).
+// With an empty scope it edits the entry that wins: the project one if the
+// project file has the name, else the global one.
+func (st *Store) SetEnabled(scope Scope, name string, enabled bool) error {
+	if scope == "" {
+		err := st.SetEnabled(ScopeProject, name, enabled)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrScope) {
+			return st.SetEnabled(ScopeGlobal, name, enabled)
+		}
+		return err
+	}
+	return st.edit(scope, func(doc *document) error {
+		old, ok := doc.entry(name)
+		if !ok {
+			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
+		}
+		f, err := parseObject(old)
+		if err != nil {
+			return fmt.Errorf("server %q: entry is not a JSON object", name)
+		}
+		for i, m := range f {
+			if m.key == "disabled" {
+				f[i].raw = json.RawMessage(fmt.Sprint(!enabled))
+				doc.set(name, joinObject(f))
+				return nil
+			}
+		}
+		if !enabled {
+			doc.set(name, joinObject(append(f, member{key: "disabled", raw: json.RawMessage("true")})))
+		}
+		return nil
+	})
+}
+
+// Adopt copies the named entry of the foreign <workdir>/.mcp.json, raw and
+// unexpanded, into the project scope. The foreign file is only read. Adopting
+// moves configuration, never trust: the server still needs approval.
+func (st *Store) Adopt(name string) error {
+	if st.workdir == "" {
+		return fmt.Errorf("%w: no workdir", ErrScope)
+	}
+	path := ForeignPath(st.workdir)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("adopt %q: %w", name, err)
+	}
+	doc, err := parseDocument(data)
+	if err != nil {
+		return fmt.Errorf("adopt %q: %s: %v", name, path, err)
+	}
+	raw, ok := doc.entry(name)
+	if !ok {
+		return fmt.Errorf("adopt: %w: %q in %s", ErrNotFound, name, path)
+	}
+	if err := st.Add(ScopeProject, name, raw); err != nil {
+		return fmt.Errorf("adopt: %w", err)
+	}
+	return nil
+}
+
+// edit runs fn on the scope's document under the file lock and writes the
+// result. fn's error aborts without writing.
+func (st *Store) edit(scope Scope, fn func(*document) error) error {
+	path, err := st.Path(scope)
+	if err != nil {
+		return err
+	}
+	return lockedfile.Update(path, func(data []byte, _ bool) ([]byte, error) {
+		doc, err := parseDocument(data)
+		if err != nil {
+			return nil, fmt.Errorf("refusing to write %s (%v); fix it by hand first: %w", path, err, ErrMalformedFile)
+		}
+		before, _ := doc.marshal()
+		if err := fn(doc); err != nil {
+			return nil, err
+		}
+		out, err := doc.marshal()
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > 0 && bytes.Equal(before, out) {
+			return nil, nil // nothing changed: leave the file as it is
+		}
+		return out, nil
+	})
+}
+
+// checkRaw validates an entry for writing: its shape, not the environment.
+func checkRaw(name string, raw json.RawMessage) error {
+	e, err := decodeEntry(raw)
+	if err == nil {
+		_, err = checkEntry(name, e)
+	}
+	if err != nil {
+		return fmt.Errorf("server %q: %s", name, oneLineErr(err))
+	}
+	return nil
+}
+
+// mergeEntry applies a new entry over an old one as Update documents.
+func mergeEntry(old, upd json.RawMessage) (json.RawMessage, error) {
+	nf, err := parseObject(upd)
+	if err != nil {
+		return nil, errors.New("entry is not a JSON object")
+	}
+	of, err := parseObject(old)
+	if err != nil {
+		return compactCopy(upd), nil // the old entry was not an object: replace it
+	}
+	newVals := map[string]json.RawMessage{}
+	for _, m := range nf {
+		newVals[m.key] = m.raw
+	}
+	var out []member
+	seen := map[string]bool{}
+	for _, m := range of {
+		if v, ok := newVals[m.key]; ok {
+			out = append(out, member{m.key, v})
+			seen[m.key] = true
+		} else if !knownFields[m.key] {
+			out = append(out, m)
+		}
+	}
+	for _, m := range nf {
+		if !seen[m.key] {
+			out = append(out, m)
+			seen[m.key] = true
+		}
+	}
+	return joinObject(out), nil
+}
+
+// joinObject renders members as a compact JSON object, values verbatim.
+func joinObject(ms []member) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeKey(&b, m.key)
+		b.Write(bytes.TrimSpace(m.raw))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// compactCopy returns raw without insignificant whitespace (no escaping
+// changes), or a trimmed copy if it does not compact.
+func compactCopy(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+	}
+	return b.Bytes()
+}

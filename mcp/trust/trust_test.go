@@ -1,0 +1,229 @@
+package trust_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/trust"
+)
+
+const canary = "CANARY-trust-secret"
+
+func base() config.Server {
+	return config.Server{
+		Name: "files", Scope: config.ScopeProject, Transport: config.TransportStdio,
+		Command: "npx", Args: []string{"-y", "srv", "/data"},
+		Env: map[string]string{"TOKEN": canary, "MODE": "ro"},
+		Raw: []byte(`{"command":"npx","args":["-y","srv","/data"],"env":{"TOKEN":"${TOKEN}","MODE":"ro"}}`),
+	}
+}
+
+func TestHashCoversLaunchFieldsOnly(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(s *config.Server)
+		changes bool
+	}{
+		{"unchanged", func(s *config.Server) {}, false},
+		{"changed arg", func(s *config.Server) { s.Args = []string{"-y", "srv", "/etc"} }, true},
+		{"extra arg", func(s *config.Server) { s.Args = append(s.Args, "--write") }, true},
+		{"arg split differently", func(s *config.Server) { s.Args = []string{"-y srv", "/data"} }, true},
+		{"changed command", func(s *config.Server) { s.Command = "npx2" }, true},
+		{"changed env value", func(s *config.Server) { s.Env = map[string]string{"TOKEN": canary + "x", "MODE": "ro"} }, true},
+		{"added env var", func(s *config.Server) { s.Env = map[string]string{"TOKEN": canary, "MODE": "ro", "X": ""} }, true},
+		{"changed url", func(s *config.Server) { s.URL = "https://h/mcp" }, true},
+		{"changed transport", func(s *config.Server) { s.Transport = config.TransportHTTP }, true},
+		{"changed timeout", func(s *config.Server) { s.TimeoutMS = 99 }, false},
+		{"changed disabled", func(s *config.Server) { s.Disabled = true }, false},
+		{"changed allowlist", func(s *config.Server) { s.AllowedTools, s.AllowedToolsSet = []string{}, true }, false},
+		{"changed headers", func(s *config.Server) { s.Headers = map[string]string{"A": "b"} }, false},
+		{"changed scope and file", func(s *config.Server) { s.Scope, s.File = config.ScopeGlobal, "/x" }, false},
+		{"changed name", func(s *config.Server) { s.Name = "other" }, false}, // names are paired separately
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base()
+			tt.mutate(&s)
+			if got := trust.Hash(s) != trust.Hash(base()); got != tt.changes {
+				t.Errorf("hash changed = %v, want %v", got, tt.changes)
+			}
+		})
+	}
+	empty := config.Server{Transport: config.TransportStdio, Command: "x", Args: []string{}, Env: map[string]string{}}
+	if trust.Hash(empty) != trust.Hash(config.Server{Transport: config.TransportStdio, Command: "x"}) {
+		t.Error("nil and empty collections hash differently")
+	}
+	if h := trust.Hash(base()); !strings.HasPrefix(h, "sha256:") || len(h) != len("sha256:")+64 {
+		t.Errorf("hash %q", h)
+	}
+}
+
+func TestTrustLifecycle(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "kinhome") // created on first write
+	st := trust.Open(home)
+	s := base()
+	steps := []struct {
+		name string
+		do   func() error
+		srv  config.Server
+		want bool
+	}{
+		{"nothing trusted yet", nil, s, false},
+		{"trusted after Trust", func() error { return st.Trust(s) }, s, true},
+		{"same server reloaded", nil, base(), true},
+		{"changed arg asks again", nil, func() config.Server { c := base(); c.Args = []string{"-y", "evil"}; return c }(), false},
+		{"changed env asks again", nil, func() config.Server { c := base(); c.Env = map[string]string{"TOKEN": "other", "MODE": "ro"}; return c }(), false},
+		{"changed timeout does not", nil, func() config.Server { c := base(); c.TimeoutMS = 1; return c }(), true},
+		{"same launch under another name is not trusted", nil, func() config.Server { c := base(); c.Name = "files2"; return c }(), false},
+		{"disabled is never trusted", nil, func() config.Server { c := base(); c.Disabled = true; return c }(), false},
+		{"foreign is never trusted", nil, func() config.Server { c := base(); c.Scope = config.ScopeForeign; return c }(), false},
+		{"revoked", func() error { return st.Revoke("files") }, s, false},
+	}
+	for _, step := range steps {
+		if step.do != nil {
+			if err := step.do(); err != nil {
+				t.Fatalf("%s: %v", step.name, err)
+			}
+		}
+		if got := st.IsTrusted(step.srv); got != step.want {
+			t.Fatalf("%s: IsTrusted = %v, want %v", step.name, got, step.want)
+		}
+	}
+	if err := st.Revoke("files"); !errors.Is(err, trust.ErrNotFound) {
+		t.Errorf("second revoke: %v", err)
+	}
+}
+
+func TestTrustRefusesUnresolvedServers(t *testing.T) {
+	st := trust.Open(t.TempDir())
+	for _, mut := range []func(*config.Server){
+		func(s *config.Server) { s.Disabled = true },
+		func(s *config.Server) { s.Scope = config.ScopeForeign },
+		func(s *config.Server) { s.Name = "" },
+	} {
+		s := base()
+		mut(&s)
+		if err := st.Trust(s); !errors.Is(err, trust.ErrNotTrustable) {
+			t.Errorf("Trust(%+v) = %v", s.Name, err)
+		}
+	}
+	if _, err := os.Stat(st.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("trust file written: %v", err)
+	}
+}
+
+// The file is private and holds the hash and masked line, never a secret.
+func TestTrustFileContents(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "new")
+	st := trust.Open(home)
+	web := config.Server{Name: "api", Scope: config.ScopeGlobal, Transport: config.TransportHTTP,
+		URL:     "https://api.example.com/mcp?key=" + canary,
+		Headers: map[string]string{"Authorization": "Bearer " + canary},
+		Raw:     []byte(`{"url":"https://api.example.com/mcp?key=${KEY}","headers":{"Authorization":"Bearer ${TOK}"}}`)}
+	for _, s := range []config.Server{base(), web} {
+		if err := st.Trust(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), canary) {
+		t.Fatalf("secret in trust file:\n%s", data)
+	}
+	if fi, _ := os.Stat(st.Path()); fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode %v", fi.Mode().Perm())
+	}
+	list := st.List()
+	got := fmt.Sprintf("%s|%s|%s|%s", list[0].Name, list[0].Display, list[1].Name, list[1].Display)
+	if want := "api|https://api.example.com/mcp?key=●●●●|files|npx -y srv /data"; got != want {
+		t.Errorf("List = %q, want %q", got, want)
+	}
+	if list[1].Hash != trust.Hash(base()) || list[1].Transport != config.TransportStdio || list[1].TrustedAt.IsZero() {
+		t.Errorf("entry %+v", list[1])
+	}
+}
+
+// A trust file that cannot be parsed trusts nothing and is never overwritten.
+func TestMalformedTrustFile(t *testing.T) {
+	home := t.TempDir()
+	st := trust.Open(home)
+	const bad = `{"version":1,"servers":{"files":`
+	if err := os.WriteFile(st.Path(), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st.IsTrusted(base()) || st.List() != nil || st.Check() == nil {
+		t.Error("malformed file not reported / trusted something")
+	}
+	if err := st.Trust(base()); err == nil {
+		t.Error("Trust overwrote a malformed file")
+	}
+	if err := st.Revoke("files"); err == nil {
+		t.Error("Revoke overwrote a malformed file")
+	}
+	if data, _ := os.ReadFile(st.Path()); string(data) != bad {
+		t.Errorf("file changed: %s", data)
+	}
+}
+
+// The hash follows the expanded environment: the same file with a new
+// value for a variable used in env asks again.
+func TestTrustFollowsExpandedEnv(t *testing.T) {
+	root := t.TempDir()
+	home, workdir := filepath.Join(root, "home"), filepath.Join(root, "work")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config.GlobalPath(home), []byte(`{"mcpServers":{"s":{"command":"srv","env":{"K":"${V}"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loadWith := func(v string) config.Server {
+		cfg, err := config.Load(workdir, home, config.WithLookupEnv(func(k string) (string, bool) { return v, k == "V" }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := cfg.Server("s")
+		if !ok {
+			t.Fatalf("not loaded: %+v", cfg.Warnings)
+		}
+		return s
+	}
+	st := trust.Open(home)
+	if err := st.Trust(loadWith("one")); err != nil {
+		t.Fatal(err)
+	}
+	if !st.IsTrusted(loadWith("one")) || st.IsTrusted(loadWith("two")) {
+		t.Error("trust does not follow the expanded env value")
+	}
+}
+
+func TestConcurrentTrustLosesNothing(t *testing.T) {
+	home := t.TempDir()
+	var wg sync.WaitGroup
+	const n = 40
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := base()
+			s.Name = fmt.Sprintf("s%02d", i)
+			if err := trust.Open(home).Trust(s); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := len(trust.Open(home).List()); got != n {
+		t.Fatalf("%d grants, want %d", got, n)
+	}
+}

@@ -1,0 +1,127 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p InitializeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	already := s.state != stateCreated
+	s.mu.Unlock()
+	if already {
+		return nil, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
+	}
+	roots := rootsOf(p, s.opts.Cwd)
+	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
+
+	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
+	gate := permission.NewGate(events{s}, grants)
+	var builtins []tool.Tool
+	if s.opts.Tools != nil {
+		builtins = s.opts.Tools(roots)
+	}
+	var mcp MCP
+	if s.opts.MCP != nil {
+		mcp = s.opts.MCP(roots, host{s: s, gate: gate})
+	}
+	sources := multiSource{tool.Static(builtins)}
+	if mcp != nil {
+		sources = append(sources, mcp)
+	}
+	svc := agent.New(agent.Options{
+		Home: s.opts.Home, Roots: roots, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
+	})
+	s.mu.Lock()
+	s.svc, s.gate, s.mcp, s.state = svc, gate, mcp, stateInitialized
+	s.mu.Unlock()
+
+	if gerr != nil {
+		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
+	}
+	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
+	if cfgErr != nil {
+		info.Configured, info.Missing = false, cfgErr.Error()
+	}
+	return InitializeResult{
+		ProtocolVersion:  ProtocolVersion,
+		ServerInfo:       ServerInfo{Name: "kin", Version: s.opts.Version},
+		Capabilities:     ServerCapabilities{Sessions: true, MCP: mcp != nil, Approvals: true, Elicitation: ElicitationCaps{Form: true, URL: true}},
+		Model:            info,
+		WorkspaceFolders: roots,
+	}, nil
+}
+
+func handleShutdown(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
+	s.teardown(permission.ReasonShutdown)
+	s.mu.Lock()
+	s.state = stateShutDown
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// rootsOf decides the workspace folders: the editor's, else its rootUri or
+// rootPath, else kin's working directory.
+func rootsOf(p InitializeParams, cwd string) []string {
+	var roots []string
+	add := func(path string) {
+		if path == "" {
+			return
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = real
+			}
+			roots = append(roots, abs)
+		}
+	}
+	for _, f := range p.WorkspaceFolders {
+		add(pathOfURI(f.URI))
+	}
+	if len(roots) == 0 {
+		add(pathOfURI(p.RootURI))
+	}
+	if len(roots) == 0 {
+		add(p.RootPath)
+	}
+	if len(roots) == 0 {
+		add(cwd)
+	}
+	return roots
+}
+
+func pathOfURI(uri string) string {
+	if uri == "" {
+		return ""
+	}
+	u, err := url.Parse(uri)
+	if err != nil || (u.Scheme != "file" && u.Scheme != "") {
+		return ""
+	}
+	return u.Path
+}
+
+// multiSource joins tool sources in order (built-ins first).
+type multiSource []tool.Source
+
+func (m multiSource) Tools() []tool.Tool {
+	var out []tool.Tool
+	for _, s := range m {
+		out = append(out, s.Tools()...)
+	}
+	return out
+}

@@ -1,0 +1,34 @@
+package rpc
+
+// routes is the dispatch table: every request method kin answers.
+// Notifications (initialized, exit, $/cancelRequest) are handled in
+// handleNotification.
+var routes = map[string]route{
+	"initialize": {handle: handleInitialize, beforeInit: true},
+	"shutdown":   {handle: handleShutdown, beforeInit: true},
+
+	"session/new":    {handle: handleSessionNew},
+	"session/list":   {handle: handleSessionList},
+	"session/resume": {handle: handleSessionResume, async: true},
+	"session/delete": {handle: handleSessionDelete},
+
+	"turn/start":  {handle: handleTurnStart},
+	"turn/cancel": {handle: handleTurnCancel, async: true},
+
+	"approval/respond":    {handle: handleApprovalRespond},
+	"elicitation/respond": {handle: handleElicitationRespond},
+
+	"mcp/list":       {handle: handleMCPList},
+	"mcp/add":        {handle: handleMCPAdd},
+	"mcp/update":     {handle: handleMCPUpdate},
+	"mcp/remove":     {handle: handleMCPRemove},
+	"mcp/setEnabled": {handle: handleMCPSetEnabled},
+	"mcp/adopt":      {handle: handleMCPAdopt},
+	"mcp/apply":      {handle: handleMCPApply, async: true},
+	"mcp/reload":     {handle: handleMCPReload, async: true},
+	"mcp/check":      {handle: handleMCPCheck, async: true},
+	"mcp/login":      {handle: handleMCPLogin, async: true},
+
+	"grants/list":   {handle: handleGrantsList},
+	"grants/revoke": {handle: handleGrantsRevoke},
+}

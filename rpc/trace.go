@@ -1,0 +1,103 @@
+package rpc
+
+import (
+	"encoding/json"
+	"io"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Mask is what a secret is replaced with wherever kin shows or writes it.
+const Mask = "●●●●"
+
+// secretKey matches object keys whose string values are secrets.
+var secretKey = regexp.MustCompile(`(?i)(authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|client[-_]?secret|bearer)`)
+
+// MaskSecrets returns a copy of a JSON document with secret values masked:
+// every value under "headers" or "env", and string values of keys that name
+// secrets. It is used for the trace and anywhere a message is logged.
+func MaskSecrets(doc []byte) []byte {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return []byte(`"<unparseable message omitted>"`)
+	}
+	out, err := json.Marshal(maskValue(v, false))
+	if err != nil {
+		return []byte(`"<unmarshalable message omitted>"`)
+	}
+	return out
+}
+
+func maskValue(v any, all bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			switch {
+			case k == "headers" || k == "env":
+				x[k] = maskValue(val, true)
+			case all || secretKey.MatchString(k):
+				if _, isStr := val.(string); isStr {
+					x[k] = Mask
+				} else {
+					x[k] = maskValue(val, true)
+				}
+			default:
+				x[k] = maskValue(val, false)
+			}
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = maskValue(x[i], all)
+		}
+		return x
+	case string:
+		if all {
+			return Mask
+		}
+		return x
+	}
+	return v
+}
+
+// traceOpts write every message in and out as one JSON line.
+func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
+	var mu sync.Mutex
+	write := func(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+		var msg any = req
+		if resp != nil {
+			msg = resp
+		}
+		b, err := json.Marshal(msg)
+		if err != nil {
+			return
+		}
+		line, _ := json.Marshal(struct {
+			Time string          `json:"time"`
+			Dir  string          `json:"dir"`
+			Msg  json.RawMessage `json:"msg"`
+		}{time.Now().UTC().Format(time.RFC3339Nano), dir, MaskSecrets(b)})
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = w.Write(append(line, '\n'))
+	}
+	return []jsonrpc2.ConnOpt{
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			if resp != nil {
+				write("in", nil, resp)
+			} else {
+				write("in", req, nil)
+			}
+		}),
+		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			if resp != nil {
+				write("out", nil, resp)
+			} else {
+				write("out", req, nil)
+			}
+		}),
+	}
+}

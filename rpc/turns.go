@@ -1,0 +1,34 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+)
+
+func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p TurnStartParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalid("invalid params: sessionId is required")
+	}
+	if p.Input == "" {
+		return nil, invalid("invalid params: input is empty")
+	}
+	svc, _ := s.service()
+	id, err := svc.StartTurn(p.SessionID, p.Input)
+	if err != nil {
+		return nil, err
+	}
+	return TurnStartResult{TurnID: id}, nil
+}
+
+func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	id, err := sessionID(params)
+	if err != nil {
+		return nil, err
+	}
+	svc, _ := s.service()
+	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
+}
