@@ -1,0 +1,317 @@
+package rpc_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
+)
+
+func args(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestToolCallApprovedRunsAndDeniedDoesNot(t *testing.T) {
+	e := newEnv(t)
+	target := e.write("notes.txt", "old\n")
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_run", Name: "bash", Arguments: args(map[string]any{"command": "echo ran-ok"})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "write_file", Arguments: args(map[string]any{"path": "notes.txt", "content": "new\n"})}}},
+		modeltest.Reply{Text: []string{"done"}},
+	)
+	ed, sid := e.editor()
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["tool"] == "bash" {
+			return "allow_once"
+		}
+		return "deny"
+	})
+	tid := start(t, ed, sid, "run and write")
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Fatalf("turn: %v", done)
+	}
+	run := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_run"), rpctest.Field("status", "completed")))
+	if !strings.Contains(run["output"].(string), "ran-ok") {
+		t.Errorf("bash output %q", run["output"])
+	}
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_write"), rpctest.Field("status", "denied")))
+	if b, _ := os.ReadFile(target); string(b) != "old\n" {
+		t.Errorf("a denied write changed the file: %q", b)
+	}
+	// The approval for the write carried the full diff, and each request
+	// was resolved exactly once.
+	req := ed.Wait("approval/request", rpctest.Field("callId", "call_write"))
+	diffs := req["diffs"].([]any)
+	if u := diffs[0].(map[string]any)["unified"].(string); !strings.Contains(u, "-old") || !strings.Contains(u, "+new") {
+		t.Errorf("diff %q", u)
+	}
+	for _, r := range ed.Notes("approval/request") {
+		n := 0
+		for _, res := range ed.Notes("approval/resolved") {
+			if res["requestId"] == r["requestId"] {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%v resolved %d times", r["requestId"], n)
+		}
+	}
+	// The model was told the outcome of both calls.
+	reqs := e.model.Requests()
+	if out, _ := reqs[1].LastToolOutput(); !strings.Contains(out, "ran-ok") {
+		t.Errorf("model got %q for bash", out)
+	}
+	if out, _ := reqs[2].LastToolOutput(); !strings.Contains(out, "denied") {
+		t.Errorf("model got %q for the denied write", out)
+	}
+}
+
+func TestApprovedEditAppliesTheDiffShown(t *testing.T) {
+	e := newEnv(t)
+	p := e.write("main.go", "package main\n\nfunc main() {}\n")
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "edit_file", Arguments: args(map[string]any{"path": "main.go", "old_string": "func main() {}", "new_string": "func main() { run() }"})}}},
+		modeltest.Reply{Text: []string{"edited"}},
+	)
+	ed, sid := e.editor()
+	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
+	tid := start(t, ed, sid, "edit")
+	completed(ed, tid)
+	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
+	d := req["diffs"].([]any)[0].(map[string]any)
+	b, _ := os.ReadFile(p)
+	if string(b) != d["newText"] {
+		t.Errorf("file is %q, approval showed %q", b, d["newText"])
+	}
+}
+
+func TestCancelDeniesPendingApproval(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
+	ed, sid := e.editor()
+	tid := start(t, ed, sid, "do it")
+	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
+	ed.MustCall("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
+	res := ed.Wait("approval/resolved", rpctest.Field("requestId", req["requestId"]))
+	if res["decision"] != "deny" || res["reason"] != "cancelled" {
+		t.Errorf("resolved %v", res)
+	}
+	if done := completed(ed, tid); done["status"] != "cancelled" {
+		t.Errorf("turn %v", done)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made")); err == nil {
+		t.Error("the command ran without approval")
+	}
+	// Answering late is an error, not a run.
+	if code, _ := ed.CallErr("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: "allow_once"}); code != rpc.CodeNotFound {
+		t.Errorf("late respond code %d", code)
+	}
+}
+
+func TestAllowAlwaysIsScopedToProgramAndSubcommand(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "go version"})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "go version"})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c3", Name: "bash", Arguments: args(map[string]any{"command": "rm -f nothing"})}}},
+		modeltest.Reply{Text: []string{"ok"}},
+	)
+	ed, sid := e.editor()
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["callId"] == "c1" {
+			return "allow_always"
+		}
+		return "deny"
+	})
+	tid := start(t, ed, sid, "go")
+	completed(ed, tid)
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c2"), rpctest.Field("status", "completed")))
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c3"), rpctest.Field("status", "denied")))
+	asked := map[string]bool{}
+	for _, r := range ed.Notes("approval/request") {
+		asked[r["callId"].(string)] = true
+	}
+	if !asked["c1"] || asked["c2"] || !asked["c3"] {
+		t.Errorf("asked for %v; want c1 and c3 only", asked)
+	}
+	var grants struct {
+		Grants []map[string]any `json:"grants"`
+	}
+	ed.MustCall("grants/list", nil, &grants)
+	if len(grants.Grants) != 1 || grants.Grants[0]["key"] != "bash:go version" {
+		t.Fatalf("grants %v", grants.Grants)
+	}
+	ed.MustCall("grants/revoke", map[string]any{"id": grants.Grants[0]["id"]}, nil)
+	ed.MustCall("grants/list", nil, &grants)
+	if len(grants.Grants) != 0 {
+		t.Errorf("after revoke: %v", grants.Grants)
+	}
+}
+
+func TestTurnLimitAfterSixteenCalls(t *testing.T) {
+	e := newEnv(t)
+	var replies []modeltest.Reply
+	for i := 0; i < 17; i++ {
+		replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{{ID: fmt.Sprintf("c%d", i), Name: "list_dir", Arguments: "{}"}}})
+	}
+	e.model.Script(replies...)
+	ed, sid := e.editor()
+	tid := start(t, ed, sid, "loop")
+	done := completed(ed, tid)
+	if done["status"] != "limit" {
+		t.Fatalf("status %v", done)
+	}
+	ran := 0
+	for _, n := range ed.Notes("turn/toolCall") {
+		if n["status"] == "completed" {
+			ran++
+		}
+	}
+	if ran != 16 {
+		t.Errorf("%d calls ran, want 16", ran)
+	}
+}
+
+func TestResumeAfterRestartReplaysHistoryAndContinues(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "read_file", Arguments: args(map[string]any{"path": "a.txt"})}}},
+		modeltest.Reply{Text: []string{"it says hi"}},
+	)
+	e.write("a.txt", "hi\n")
+	ed, sid := e.editor()
+	completed(ed, start(t, ed, sid, "what is in a.txt?"))
+	ed.MustCall("shutdown", nil, nil)
+	ed.Notify("exit", nil)
+	<-ed.Done
+
+	// A new process: the session is listed, resumes with its tool call, and
+	// the next question carries the whole conversation.
+	ed2 := rpctest.Start(t, e.options())
+	ed2.Initialize(e.ws)
+	var list rpc.SessionListResult
+	ed2.MustCall("session/list", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].Title != "what is in a.txt?" || list.Sessions[0].Turns != 1 {
+		t.Fatalf("list %+v", list.Sessions)
+	}
+	var res rpc.SessionResumeResult
+	ed2.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	var types []string
+	for _, h := range res.History {
+		types = append(types, h.Type)
+		if h.Type == "toolCall" && (h.Status != "completed" || !strings.Contains(h.Output, "hi")) {
+			t.Errorf("tool call in history: %+v", h)
+		}
+	}
+	if got := strings.Join(types, ","); got != "user,toolCall,assistant,turn" {
+		t.Errorf("history types %s", got)
+	}
+	e.model.Script(modeltest.Reply{Text: []string{"still here"}})
+	completed(ed2, start(t, ed2, sid, "and now?"))
+	last := e.model.Requests()[2]
+	if len(last.Input) != 5 { // user, call, output, assistant, user
+		t.Errorf("continued conversation has %d items: %v", len(last.Input), last.Input)
+	}
+}
+
+func TestSessionWithVanishedToolAndCutLastLineStillOpens(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.home, "sessions")
+	os.MkdirAll(dir, 0o700)
+	log := `{"type":"session","time":"2026-11-01T10:00:00Z","sessionId":"s_old","title":"old"}
+{"type":"user","time":"2026-11-01T10:00:01Z","turnId":"t_1","text":"use the docs"}
+{"type":"toolCall","time":"2026-11-01T10:00:02Z","turnId":"t_1","callId":"c9","name":"mcp__gone__query","arguments":"{}"}
+{"type":"toolResult","time":"2026-11-01T10:00:03Z","turnId":"t_1","callId":"c9","name":"mcp__gone__query","status":"completed","output":"docs"}
+{"type":"turn","time":"2026-11-01T10:00:04Z","turnId":"t_1","status":"completed"}
+{"type":"assistant","time":"2026-11-01T10:00:05Z","tu`
+	os.WriteFile(filepath.Join(dir, "s_old.jsonl"), []byte(log), 0o600)
+	ed := rpctest.Start(t, e.options())
+	ed.Initialize(e.ws)
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: "s_old"}, &res)
+	if len(res.History) != 3 || res.History[1].Name != "mcp__gone__query" {
+		t.Fatalf("history %+v", res.History)
+	}
+	e.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	if done := completed(ed, start(t, ed, "s_old", "go on")); done["status"] != "completed" {
+		t.Fatalf("%v", done)
+	}
+	recs, _ := os.ReadFile(filepath.Join(dir, "s_old.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(recs)), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], `{"type":"turn"`) {
+		t.Errorf("new records did not start on a fresh line: %q", lines[len(lines)-1])
+	}
+}
+
+func TestUnknownOutcomeMustBeAcknowledgedBeforeNextQuestion(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "slow", Name: "bash", Arguments: args(map[string]any{"command": "sleep 30", "timeout": 1})}}},
+		modeltest.Reply{Text: []string{"timed out"}},
+	)
+	ed, sid := e.editor()
+	decision := "allow_once"
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["kind"] == "acknowledge_unknown" {
+			return decision
+		}
+		return "allow_once"
+	})
+	completed(ed, start(t, ed, sid, "run slow"))
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "slow"), rpctest.Field("status", "unknown")))
+	before := len(e.model.Requests())
+
+	decision = "deny"
+	t2 := start(t, ed, sid, "next question")
+	ack := ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", t2)))
+	if !strings.Contains(ack["title"].(string), "bash") {
+		t.Errorf("ack names %v", ack["title"])
+	}
+	done := completed(ed, t2)
+	if done["status"] != "cancelled" || !strings.Contains(done["error"].(string), "not sent") {
+		t.Errorf("declined ack: %v", done)
+	}
+	if len(e.model.Requests()) != before {
+		t.Fatal("the question reached the model without the acknowledgement")
+	}
+
+	decision = "allow_once"
+	e.model.Script(modeltest.Reply{Text: []string{"answered"}})
+	t3 := start(t, ed, sid, "next question")
+	if done := completed(ed, t3); done["status"] != "completed" || ed.Text(t3) != "answered" {
+		t.Errorf("after ack: %v", done)
+	}
+	// Once acknowledged, it is not asked again.
+	e.model.Script(modeltest.Reply{Text: []string{"again"}})
+	t4 := start(t, ed, sid, "one more")
+	completed(ed, t4)
+	for _, r := range ed.Notes("approval/request") {
+		if r["turnId"] == t4 {
+			t.Errorf("asked again: %v", r)
+		}
+	}
+}
+
+func TestEditorDisconnectDeniesPendingAndStops(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
+	ed, sid := e.editor()
+	start(t, ed, sid, "do it")
+	ed.Wait("approval/request", nil)
+	ed.Conn.Close()
+	<-ed.Done
+	if _, err := os.Stat(filepath.Join(e.ws, "made")); err == nil {
+		t.Error("ran after disconnect")
+	}
+	recs, _ := os.ReadFile(filepath.Join(e.home, "sessions", sid+".jsonl"))
+	if !strings.Contains(string(recs), `"reason":"disconnected"`) || !strings.Contains(string(recs), `"status":"cancelled"`) {
+		t.Errorf("log does not record the disconnect:\n%s", recs)
+	}
+}
