@@ -9,11 +9,6 @@ import (
 	"github.com/kin-dev/kin/rpc"
 )
 
-func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "kin chat: not built yet")
-	return 2
-}
-
 func runMCP(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "kin mcp: not built yet")
 	return 2
