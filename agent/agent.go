@@ -200,11 +200,12 @@ func (s *Service) StartTurn(sessionID, input string) (string, error) {
 		defer s.turns.Done()
 		defer close(r.done)
 		defer cancel()
-		t := &turn{svc: s, sess: sess, id: r.turnID, input: input}
+		t := &turn{svc: s, sess: sess, id: r.turnID, input: input, release: func() {
+			sess.mu.Lock()
+			sess.running = nil
+			sess.mu.Unlock()
+		}}
 		t.run(ctx)
-		sess.mu.Lock()
-		sess.running = nil
-		sess.mu.Unlock()
 	}()
 	return r.turnID, nil
 }

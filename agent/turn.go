@@ -24,6 +24,9 @@ type turn struct {
 	input string
 	usage model.Usage
 	calls int
+	// release marks the session idle. It runs before turn/completed is
+	// sent, so an editor may start the next turn as soon as it sees it.
+	release func()
 }
 
 func (t *turn) events() Events { return t.svc.opts.Events }
@@ -110,6 +113,7 @@ func (t *turn) finish(status string, err error) {
 	if status == TurnFailed {
 		t.svc.log.Warn("turn failed", zap.String("session", t.sess.id), zap.String("turn", t.id), zap.String("error", done.Error))
 	}
+	t.release()
 	t.events().TurnDone(done)
 }
 

@@ -135,10 +135,13 @@ func (s *stream) readFrame() ([]byte, error) {
 		return nil, headerErr
 	}
 	if length > MaxFrame {
+		// Answer first: the body may never come, and the editor should
+		// learn why its message went unanswered without waiting for it.
+		s.reject(&errFrame{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", length, MaxFrame)})
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
 			return nil, err
 		}
-		return nil, &errFrame{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", length, MaxFrame)}
+		return s.readFrame()
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.r, body); err != nil {

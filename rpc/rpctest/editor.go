@@ -158,9 +158,11 @@ func (e *Editor) Initialize(roots ...string) rpc.InitializeResult {
 func (e *Editor) Wait(method string, match func(map[string]any) bool) map[string]any {
 	e.t.Helper()
 	deadline := time.After(Timeout)
+	from := 0 // notes before this were already looked at
 	for {
 		e.mu.Lock()
-		for _, n := range e.notes {
+		for _, n := range e.notes[from:] {
+			from++
 			if n.Method != method {
 				continue
 			}

@@ -1,0 +1,252 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+)
+
+var kinBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kin-bin-")
+	if err != nil {
+		panic(err)
+	}
+	kinBin = filepath.Join(dir, "kin")
+	if out, err := exec.Command("go", "build", "-o", kinBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building kin: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is the built binary running `kin serve` over real pipes.
+type proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stderr *strings.Builder
+	home   string
+}
+
+func startServe(t testing.TB, env ...string) *proc {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(kinBin, "serve")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "KIN_HOME=" + home}, env...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("stderr:\n%s", stderr.String())
+		}
+	})
+	return p
+}
+
+func (p *proc) send(v any) {
+	p.t.Helper()
+	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(p.stdin, v); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *proc) sendRaw(s string) {
+	if _, err := io.WriteString(p.stdin, s); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// next reads one frame from stdout; anything that is not a frame fails the
+// test (stdout is protocol only).
+func (p *proc) next() map[string]any {
+	p.t.Helper()
+	ch := make(chan map[string]any, 1)
+	errc := make(chan error, 1)
+	go func() {
+		var m map[string]any
+		if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(p.out, &m); err != nil {
+			errc <- err
+			return
+		}
+		ch <- m
+	}()
+	select {
+	case m := <-ch:
+		return m
+	case err := <-errc:
+		p.t.Fatalf("reading a frame from stdout: %v", err)
+	case <-time.After(20 * time.Second):
+		p.t.Fatal("no frame from kin serve")
+	}
+	return nil
+}
+
+// until reads frames until one matches.
+func (p *proc) until(match func(map[string]any) bool) map[string]any {
+	p.t.Helper()
+	for i := 0; i < 1000; i++ {
+		if m := p.next(); match(m) {
+			return m
+		}
+	}
+	p.t.Fatal("no matching frame")
+	return nil
+}
+
+func idIs(id float64) func(map[string]any) bool {
+	return func(m map[string]any) bool { return m["id"] == id }
+}
+
+func (p *proc) wait() int {
+	p.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case <-done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(20 * time.Second):
+		p.t.Fatal("kin serve did not exit")
+	}
+	return -1
+}
+
+func req(id int, method string, params any) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+}
+
+func TestBinaryTurnOverStdioAndCleanExit(t *testing.T) {
+	m := modeltest.New()
+	defer m.Close()
+	m.Script(modeltest.Reply{Text: []string{"hello ", "from ", "the binary"}})
+	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL())
+	p.send(req(1, "initialize", map[string]any{"processId": os.Getpid()}))
+	if init := p.until(idIs(1)); init["result"].(map[string]any)["protocolVersion"] != "1" {
+		t.Fatalf("initialize: %v", init)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	p.send(req(2, "session/new", nil))
+	sid := p.until(idIs(2))["result"].(map[string]any)["session"].(map[string]any)["sessionId"]
+	p.send(req(3, "turn/start", map[string]any{"sessionId": sid, "input": "hi"}))
+	var text strings.Builder
+	done := p.until(func(m map[string]any) bool {
+		if m["method"] == "turn/delta" {
+			text.WriteString(m["params"].(map[string]any)["text"].(string))
+		}
+		return m["method"] == "turn/completed"
+	})
+	if done["params"].(map[string]any)["status"] != "completed" || text.String() != "hello from the binary" {
+		t.Fatalf("turn: %v %q", done, text.String())
+	}
+	p.send(req(4, "shutdown", nil))
+	p.until(idIs(4))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if strings.Contains(p.stderr.String(), "panic") {
+		t.Errorf("stderr: %s", p.stderr.String())
+	}
+}
+
+func TestBinarySurvivesMalformedFrames(t *testing.T) {
+	p := startServe(t)
+	p.sendRaw("Content-Length: nope\r\n\r\n")
+	if e := p.next(); e["error"].(map[string]any)["code"] != -32600.0 {
+		t.Errorf("bad header: %v", e)
+	}
+	p.sendRaw("Content-Length: 9\r\n\r\n{\"bad\": }")
+	if e := p.next(); e["error"].(map[string]any)["code"] != -32700.0 {
+		t.Errorf("bad JSON: %v", e)
+	}
+	p.sendRaw("Content-Length: 2\r\n\r\n{}")
+	if e := p.next(); e["error"].(map[string]any)["code"] != -32600.0 {
+		t.Errorf("not a request: %v", e)
+	}
+	p.sendRaw("Content-Length: 4000000000\r\n\r\n")
+	if e := p.next(); !strings.Contains(fmt.Sprint(e["error"]), "over the") {
+		t.Errorf("huge frame: %v", e)
+	}
+	// Closing stdin mid-frame ends the process cleanly.
+	p.stdin.Close()
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code %d after stdin closed", code)
+	}
+}
+
+func TestBinaryKeepsServingAfterBadFrames(t *testing.T) {
+	p := startServe(t)
+	p.sendRaw("Content-Length: 3\r\n\r\n]]]")
+	p.next()
+	p.send(req(1, "initialize", map[string]any{}))
+	if r := p.until(idIs(1)); r["result"] == nil {
+		t.Fatalf("initialize after a bad frame: %v", r)
+	}
+	p.send(req(2, "session/list", nil))
+	if r := p.until(idIs(2)); r["result"] == nil {
+		t.Fatalf("session/list: %v", r)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if code := p.wait(); code != 1 {
+		t.Errorf("exit without shutdown: code %d, want 1", code)
+	}
+}
+
+func TestListenRefusesNonLoopback(t *testing.T) {
+	out, err := exec.Command(kinBin, "serve", "--listen", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "loopback") {
+		t.Errorf("got %v: %s", err, out)
+	}
+}
+
+func TestListenServesOnLoopback(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(kinBin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(stderr).ReadString('\n')
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "kin: listening on "))
+	conn, err := dialTCP(addr)
+	if err != nil {
+		t.Fatalf("%v (%q)", err, line)
+	}
+	defer conn.Close()
+	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(conn, req(1, "initialize", map[string]any{})); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(bufio.NewReader(conn), &resp); err != nil || resp["result"] == nil {
+		t.Fatalf("%v %v", err, resp)
+	}
+	b, _ := json.Marshal(resp)
+	if !strings.Contains(string(b), `"name":"kin"`) {
+		t.Errorf("%s", b)
+	}
+}
