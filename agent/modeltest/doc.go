@@ -1,0 +1,29 @@
+// Package modeltest is a scripted stand-in for a model service speaking the
+// OpenAI Responses API, for kin's tests only. It is never a real service and
+// must not be used outside tests and local test tooling.
+//
+// A [Server] answers POST /v1/responses (and /responses) with the same
+// server-sent event sequence the OpenAI API streams: response.created,
+// response.in_progress, the output item, content part, text delta and
+// function-call argument events, and finally response.completed (or
+// response.failed). Each request consumes the next [Reply] queued with
+// [Server.Script]; a Reply can also script HTTP errors, dropped connections,
+// missing terminal events, slow streams and streams held open until a test
+// releases them.
+//
+// For out-of-process use (a spawned "kin serve" talking to a separately
+// running mock) the server can instead pick replies by [Rule]: rules match on
+// the last user message or tool output in the request and are usually loaded
+// from a JSON file with [LoadRules]. The mockmodel command serves such a
+// rule-based mock on a loopback address.
+//
+// Typical use in a test:
+//
+//	srv := modeltest.New()
+//	defer srv.Close()
+//	srv.Script(
+//		modeltest.Reply{Calls: []modeltest.Call{{Name: "read_file", Arguments: `{"path":"a.go"}`}}},
+//		modeltest.Reply{Text: []string{"Done", "."}},
+//	)
+//	// point the code under test at srv.URL() (an OPENAI_BASE_URL, ending in /v1)
+package modeltest

@@ -1,0 +1,226 @@
+package modeltest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Reply scripts the answer to one request.
+//
+// The zero Reply streams a successful response with no output items. Text and
+// Calls are streamed in that order: one assistant message carrying the Text
+// deltas (if any), then one function_call item per Call.
+type Reply struct {
+	// Text holds the assistant text deltas of one message; empty means no
+	// message item.
+	Text []string
+	// Calls are function calls, streamed after the message.
+	Calls []Call
+	// Usage is reported in the terminal response; zero fields get an estimate.
+	Usage Usage
+
+	// HTTPStatus, if non-zero and not 200, answers with that status and an
+	// OpenAI-style JSON error body instead of a stream.
+	HTTPStatus int
+	// ErrorMessage is the message of an HTTPStatus error (a stock message
+	// for the status if empty).
+	ErrorMessage string
+	// RetryAfter, if positive, is sent as Retry-After-Ms with an HTTPStatus
+	// error, which the openai-go client honours when it retries.
+	RetryAfter time.Duration
+
+	// DropAfter, if positive, abruptly closes the connection after that many
+	// events have been sent (a mid-stream drop, no terminating chunk).
+	DropAfter int
+	// NoCompleted sends everything except the terminal event, then ends the
+	// body normally.
+	NoCompleted bool
+	// Delay is slept between events. The sleep ends early if the client goes
+	// away or the server closes.
+	Delay time.Duration
+	// Hold, if set, blocks the stream after the first text delta (or after
+	// the first event when there is no text) until Hold is closed, the client
+	// disconnects or the server closes.
+	Hold <-chan struct{}
+	// Failed, if set, ends the stream with response.failed carrying this
+	// error message instead of response.completed.
+	Failed string
+}
+
+// Call is one scripted function call.
+//
+// In JSON (rule files) it is {"id": ..., "name": ..., "arguments": ...} where
+// arguments may be a string holding JSON or any JSON value, which is used
+// verbatim.
+type Call struct {
+	// ID is the call_id; a fresh "call_..." id is generated if empty.
+	ID string `json:"id,omitempty"`
+	// Name is the function name.
+	Name string `json:"name"`
+	// Arguments is the JSON-encoded argument string; "" is sent as "{}".
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// UnmarshalJSON accepts arguments as a JSON string or as any other JSON value.
+func (c *Call) UnmarshalJSON(b []byte) error {
+	var v struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("call: %w", err)
+	}
+	if v.Name == "" {
+		return errors.New("call: name is required")
+	}
+	*c = Call{ID: v.ID, Name: v.Name}
+	args := bytes.TrimSpace(v.Arguments)
+	switch {
+	case len(args) == 0 || string(args) == "null":
+	case args[0] == '"':
+		return json.Unmarshal(args, &c.Arguments)
+	default:
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, args); err != nil {
+			return fmt.Errorf("call %s: arguments: %w", v.Name, err)
+		}
+		c.Arguments = buf.String()
+	}
+	return nil
+}
+
+// Usage is the token usage reported in the terminal response.
+type Usage struct {
+	Input  int `json:"input,omitempty"`
+	Output int `json:"output,omitempty"`
+}
+
+// Request is one request received by the server.
+type Request struct {
+	// Raw is the request body as received.
+	Raw json.RawMessage
+	// Model is the requested model.
+	Model string
+	// Instructions is the instructions (system prompt), if a string.
+	Instructions string
+	// Input holds the input items; a string input becomes one user message
+	// item {"type":"message","role":"user","content":<string>}.
+	Input []map[string]any
+	// Tools holds the tool definitions.
+	Tools []map[string]any
+	// Stream reports whether a streamed response was requested.
+	Stream bool
+	// Authorization is the Authorization header.
+	Authorization string
+}
+
+// LastUserText returns the text of the last user message in the input, or "".
+func (r Request) LastUserText() string {
+	for i := len(r.Input) - 1; i >= 0; i-- {
+		if isUserMessage(r.Input[i]) {
+			return contentText(r.Input[i]["content"])
+		}
+	}
+	return ""
+}
+
+// LastToolOutput returns the output of the last input item if that item is
+// a function_call_output.
+func (r Request) LastToolOutput() (string, bool) {
+	outs := r.trailingToolOutputs()
+	if len(outs) == 0 {
+		return "", false
+	}
+	return outs[len(outs)-1], true
+}
+
+// trailingToolOutputs returns the outputs of the function_call_output items
+// at the end of the input (several after parallel calls), in input order.
+func (r Request) trailingToolOutputs() []string {
+	i := len(r.Input)
+	for i > 0 && r.Input[i-1]["type"] == "function_call_output" {
+		i--
+	}
+	var outs []string
+	for _, item := range r.Input[i:] {
+		outs = append(outs, contentText(item["output"]))
+	}
+	return outs
+}
+
+func (r Request) lastIsUserMessage() bool {
+	return len(r.Input) > 0 && isUserMessage(r.Input[len(r.Input)-1])
+}
+
+func isUserMessage(item map[string]any) bool {
+	t, _ := item["type"].(string)
+	return item["role"] == "user" && (t == "" || t == "message")
+}
+
+// contentText flattens message content or tool output: a string, or a list
+// of parts whose "text" fields are concatenated.
+func contentText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var b strings.Builder
+		for _, p := range v {
+			if m, ok := p.(map[string]any); ok {
+				if s, ok := m["text"].(string); ok {
+					b.WriteString(s)
+				}
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// requestBody is the part of a Responses create request the mock reads.
+type requestBody struct {
+	Model        string           `json:"model"`
+	Instructions any              `json:"instructions"`
+	Input        json.RawMessage  `json:"input"`
+	Tools        []map[string]any `json:"tools"`
+	Stream       bool             `json:"stream"`
+}
+
+// parseRequest parses a request body. The returned params hold every
+// top-level field, for echoing request settings in the response object.
+func parseRequest(body []byte, auth string) (Request, map[string]any, *apiError) {
+	req := Request{Raw: json.RawMessage(body), Authorization: auth}
+	var rb requestBody
+	if err := json.Unmarshal(body, &rb); err != nil {
+		return req, nil, badRequest("", "We could not parse the JSON body of your request. (%v)", err)
+	}
+	var params map[string]any
+	_ = json.Unmarshal(body, &params)
+	req.Model, req.Tools, req.Stream = rb.Model, rb.Tools, rb.Stream
+	req.Instructions, _ = rb.Instructions.(string)
+	in := bytes.TrimSpace(rb.Input)
+	switch {
+	case len(in) == 0 || string(in) == "null":
+	case in[0] == '"':
+		var s string
+		if err := json.Unmarshal(in, &s); err != nil {
+			return req, params, badRequest("input", "Invalid 'input': %v", err)
+		}
+		req.Input = []map[string]any{{"type": "message", "role": "user", "content": s}}
+	default:
+		if err := json.Unmarshal(in, &req.Input); err != nil {
+			return req, params, badRequest("input", "Invalid 'input': expected a string or an array of input items. (%v)", err)
+		}
+	}
+	if req.Model == "" {
+		return req, params, badRequest("model", "Missing required parameter: 'model'.")
+	}
+	return req, params, nil
+}

@@ -1,0 +1,351 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxBody bounds the request bodies the server reads.
+const maxBody = 64 << 20
+
+// Server is a scripted Responses API server. Its methods are safe for
+// concurrent use.
+type Server struct {
+	ts        *httptest.Server
+	done      chan struct{} // closed by Close; ends held and delayed streams
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	queue   []Reply
+	rules   []Rule
+	useRule bool          // rules were set (even an empty list)
+	reqs    []Request     // every request received
+	arrived chan struct{} // closed and replaced when a request is recorded
+	logw    io.Writer
+}
+
+// New starts a Server on a loopback port. Close stops it.
+func New() *Server {
+	s := newServer()
+	s.ts = httptest.NewServer(s.handler())
+	return s
+}
+
+// NewWithListener starts a Server that accepts connections from l, which it
+// takes over (used by the mockmodel command). Close stops it.
+func NewWithListener(l net.Listener) *Server {
+	s := newServer()
+	s.ts = httptest.NewUnstartedServer(s.handler())
+	s.ts.Listener.Close()
+	s.ts.Listener = l
+	s.ts.Start()
+	return s
+}
+
+func newServer() *Server {
+	return &Server{done: make(chan struct{}), arrived: make(chan struct{})}
+}
+
+// URL returns the base URL including /v1, ready for OPENAI_BASE_URL or
+// option.WithBaseURL.
+func (s *Server) URL() string { return s.ts.URL + "/v1" }
+
+// Close ends open streams (including held ones) and stops the server.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.ts.Close()
+	})
+}
+
+// Script appends replies to the queue. Each request consumes the next one.
+func (s *Server) Script(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, r...)
+}
+
+// SetRules sets the rules used when the script queue is empty; the first
+// matching rule wins. With rules set (even an empty list), a request that no
+// rule matches gets the text reply "mock: no rule for <last user text>"
+// instead of an error. SetRules(nil) goes back to script-only mode, where an
+// empty queue answers 500 "modeltest: no scripted reply".
+func (s *Server) SetRules(rules []Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append([]Rule(nil), rules...)
+	s.useRule = rules != nil
+}
+
+// SetLog makes the server write one line per request to w (nil: no log).
+func (s *Server) SetLog(w io.Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logw = w
+}
+
+// Requests returns every request received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// WaitRequests blocks until at least n requests have arrived or timeout has
+// passed, and returns the requests received so far (fewer than n on timeout).
+func (s *Server) WaitRequests(n int, timeout time.Duration) []Request {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		got, ch := len(s.reqs), s.arrived
+		s.mu.Unlock()
+		if got >= n {
+			return s.Requests()
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return s.Requests()
+		}
+	}
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", s.serveResponses)
+	mux.HandleFunc("POST /responses", s.serveResponses)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &apiError{status: http.StatusNotFound, typ: "invalid_request_error",
+			message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)})
+	})
+	return mux
+}
+
+// serveResponses answers one create-response request.
+func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return
+	}
+	req, params, perr := parseRequest(body, r.Header.Get("Authorization"))
+
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
+	var rep Reply
+	var source string
+	if perr == nil {
+		rep, source, perr = s.nextReplyLocked(req)
+	}
+	logw := s.logw
+	s.mu.Unlock()
+
+	if logw != nil {
+		status := rep.HTTPStatus
+		if perr != nil {
+			status = perr.status
+		}
+		fmt.Fprintf(logw, "modeltest: %s %s model=%q stream=%v %s -> %s status=%d\n",
+			r.Method, r.URL.Path, req.Model, req.Stream, describeLast(req), source, max(status, 200))
+	}
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
+	if rep.HTTPStatus != 0 && rep.HTTPStatus != http.StatusOK {
+		if rep.RetryAfter > 0 {
+			w.Header().Set("Retry-After-Ms", strconv.FormatInt(rep.RetryAfter.Milliseconds(), 10))
+		}
+		writeError(w, statusError(rep.HTTPStatus, rep.ErrorMessage))
+		return
+	}
+	p := buildPlan(req, params, rep)
+	if req.Stream {
+		s.stream(w, r, p, rep)
+	} else {
+		s.answer(w, r, p, rep)
+	}
+}
+
+// nextReplyLocked picks the reply for req: the script queue first, then the
+// rules. It reports where the reply came from, for the log.
+func (s *Server) nextReplyLocked(req Request) (Reply, string, *apiError) {
+	if len(s.queue) > 0 {
+		rep := s.queue[0]
+		s.queue = s.queue[1:]
+		return rep, "script", nil
+	}
+	if !s.useRule {
+		return Reply{}, "empty queue", statusError(http.StatusInternalServerError, "modeltest: no scripted reply")
+	}
+	for i, ru := range s.rules {
+		if ru.Matches(req) {
+			return ru.Reply.Reply(), fmt.Sprintf("rule %d", i), nil
+		}
+	}
+	return Reply{Text: SplitText("mock: no rule for "+req.LastUserText(), 3)}, "no rule", nil
+}
+
+// stream sends the planned events, applying the reply's stream faults.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, p plan, rep Reply) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Request-Id", newID("req"))
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	for i, ev := range p.events {
+		if rep.DropAfter > 0 && i == rep.DropAfter {
+			drop(rc)
+			return
+		}
+		if i > 0 && rep.Delay > 0 && !s.sleep(r, rep.Delay) {
+			return
+		}
+		if writeEvent(w, ev, i) != nil || rc.Flush() != nil {
+			return
+		}
+		if rep.Hold != nil && i == p.holdAt && !s.hold(r, rep.Hold) {
+			return
+		}
+	}
+	if rep.DropAfter > 0 {
+		drop(rc)
+	}
+}
+
+// answer sends the terminal response object as one JSON body, for requests
+// without "stream": true.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan, rep Reply) {
+	if rep.Hold != nil && !s.hold(r, rep.Hold) {
+		return
+	}
+	if rep.Delay > 0 && !s.sleep(r, rep.Delay) {
+		return
+	}
+	if rep.DropAfter > 0 {
+		drop(http.NewResponseController(w))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", newID("req"))
+	_ = json.NewEncoder(w).Encode(p.final)
+}
+
+// sleep waits d; false means the client went away or the server closed.
+func (s *Server) sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+// hold waits until release is closed; false means the client went away or
+// the server closed.
+func (s *Server) hold(r *http.Request, release <-chan struct{}) bool {
+	select {
+	case <-release:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+// drop closes the connection abruptly, without ending the chunked body.
+func drop(rc *http.ResponseController) {
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // aborts the response the same way
+	}
+	conn.Close()
+}
+
+// describeLast summarises the end of the input for the log.
+func describeLast(req Request) string {
+	if out, ok := req.LastToolOutput(); ok {
+		return "tool_output=" + quoteShort(out)
+	}
+	if req.lastIsUserMessage() {
+		return "user=" + quoteShort(req.LastUserText())
+	}
+	return fmt.Sprintf("items=%d", len(req.Input))
+}
+
+func quoteShort(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// apiError is an OpenAI-style error answer.
+type apiError struct {
+	status                    int
+	message, typ, param, code string
+}
+
+func badRequest(param, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: param,
+		message: fmt.Sprintf(format, args...)}
+}
+
+// statusError returns the error the API gives for status, with message if
+// non-empty.
+func statusError(status int, message string) *apiError {
+	e := &apiError{status: status, typ: "invalid_request_error", message: message}
+	var def string
+	switch {
+	case status == http.StatusUnauthorized:
+		e.code, def = "invalid_api_key", "Incorrect API key provided."
+	case status == http.StatusForbidden:
+		def = "You are not allowed to make this request."
+	case status == http.StatusNotFound:
+		e.code, def = "model_not_found", "The model does not exist or you do not have access to it."
+	case status == http.StatusTooManyRequests:
+		e.typ, e.code, def = "requests", "rate_limit_exceeded", "Rate limit reached. Please try again later."
+	case status == http.StatusServiceUnavailable:
+		e.typ, def = "server_error", "The engine is currently overloaded, please try again later."
+	case status >= 500:
+		e.typ, def = "server_error", "The server had an error while processing your request. Sorry about that!"
+	default:
+		def = http.StatusText(status)
+	}
+	if e.message == "" {
+		e.message = def
+	}
+	return e
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	orNull := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	body := map[string]any{"error": map[string]any{
+		"message": e.message, "type": e.typ, "param": orNull(e.param), "code": orNull(e.code),
+	}}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", newID("req"))
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(body)
+}
