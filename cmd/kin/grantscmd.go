@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/mcp/trust"
+)
+
+// runGrants shows and removes the standing grants that outlive a session:
+// permanent "always allow" grants and MCP server trust.
+func runGrants(args []string, stdout, stderr io.Writer) int {
+	home := kinHome()
+	grants, err := permission.LoadGrants(filepath.Join(home, "grants.json"))
+	if err != nil {
+		fmt.Fprintf(stderr, "kin grants: %v\n", err)
+		return 1
+	}
+	tr := trust.Open(home)
+	if len(args) == 0 || args[0] == "list" {
+		n := 0
+		for _, g := range grants.List() {
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", g.ID, g.Type, g.Label)
+			n++
+		}
+		for _, e := range tr.List() {
+			fmt.Fprintf(stdout, "trust:%s\ttrust\tMCP server %s (%s)\n", e.Name, e.Name, e.Display)
+			n++
+		}
+		if n == 0 {
+			fmt.Fprintln(stdout, "no standing grants")
+		}
+		return 0
+	}
+	if args[0] != "revoke" || len(args) != 2 {
+		fmt.Fprintln(stderr, "Usage: kin grants [list] | kin grants revoke ID")
+		return 2
+	}
+	id := args[1]
+	if name, ok := strings.CutPrefix(id, "trust:"); ok {
+		if err := tr.Revoke(name); err != nil {
+			fmt.Fprintf(stderr, "kin grants revoke: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "revoked trust in %s: it asks again before it starts\n", name)
+		return 0
+	}
+	found, err := grants.Revoke(id)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin grants revoke: %v\n", err)
+		return 1
+	}
+	if !found {
+		fmt.Fprintf(stderr, "kin grants revoke: no grant %q (see kin grants list)\n", id)
+		return 1
+	}
+	fmt.Fprintf(stdout, "revoked %s\n", id)
+	return 0
+}

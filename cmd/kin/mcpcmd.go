@@ -1,0 +1,258 @@
+package main
+
+import (
+	"encoding/json"
+
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/trust"
+)
+
+const mcpUsage = `Usage:
+  kin mcp list
+  kin mcp get NAME
+  kin mcp add [--scope project|global] [--env KEY=VALUE]... NAME -- COMMAND [ARGS...]
+  kin mcp add [--scope project|global] --url URL [--header NAME=VALUE]... [--oauth] NAME
+  kin mcp remove [--scope project|global] NAME
+  kin mcp enable|disable [--scope project|global] NAME
+  kin mcp adopt NAME          copy a server from a root .mcp.json into .kin/mcp.json
+
+Secrets belong in the environment: write --env 'TOKEN=${MY_TOKEN}' (single quotes) and
+kin expands it when it starts the server; the file keeps the ${MY_TOKEN} spelling.
+`
+
+// multiFlag collects repeated KEY=VALUE flags.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runMCP(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mcpUsage)
+		return 2
+	}
+	wd, _ := os.Getwd()
+	home := kinHome()
+	store := config.NewStore(wd, home)
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "kin mcp %s: %v\n", args[0], err)
+		return 1
+	}
+	fs := flag.NewFlagSet("mcp "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scope := fs.String("scope", "", "project or global")
+	var envs, headers multiFlag
+	fs.Var(&envs, "env", "KEY=VALUE for a stdio server (repeatable)")
+	fs.Var(&headers, "header", "NAME=VALUE for an http server (repeatable)")
+	url := fs.String("url", "", "the endpoint of an http server")
+	oauth := fs.Bool("oauth", false, "sign in with OAuth (http servers)")
+	timeout := fs.Int("timeout", 0, "per-call timeout in milliseconds")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) > 1 && rest[1] == "--" { // NAME -- COMMAND ARGS...
+		rest = append(rest[:1], rest[2:]...)
+	}
+	needName := func() (string, bool) {
+		if len(rest) == 0 || rest[0] == "" {
+			fmt.Fprintf(stderr, "kin mcp %s: a server name is required\n\n%s", args[0], mcpUsage)
+			return "", false
+		}
+		return rest[0], true
+	}
+
+	switch args[0] {
+	case "list":
+		return mcpList(wd, home, stdout, stderr)
+	case "get":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		return mcpGet(wd, home, name, stdout, stderr)
+	case "add":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		entry := map[string]any{}
+		if *url != "" {
+			entry["type"] = "http"
+			entry["url"] = *url
+			if len(headers) > 0 {
+				entry["headers"] = pairs(headers)
+			}
+			if *oauth {
+				entry["auth"] = "oauth"
+			}
+		} else {
+			if len(rest) < 2 {
+				fmt.Fprintf(stderr, "kin mcp add: give a command after --, or --url\n\n%s", mcpUsage)
+				return 2
+			}
+			entry["command"] = rest[1]
+			if len(rest) > 2 {
+				entry["args"] = rest[2:]
+			}
+			if len(envs) > 0 {
+				entry["env"] = pairs(envs)
+			}
+		}
+		if *timeout > 0 {
+			entry["timeout"] = *timeout
+		}
+		raw, _ := json.Marshal(entry)
+		sc := config.Scope(*scope)
+		if sc == "" {
+			sc = config.ScopeProject
+		}
+		if err := store.Add(sc, name, raw); err != nil {
+			return fail(err)
+		}
+		path, _ := store.Path(sc)
+		fmt.Fprintf(stdout, "added %s to %s\nIt starts after you approve it the next time kin runs.\n", name, path)
+		return 0
+	case "remove":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		sc, err := scopeOf(wd, home, *scope, name)
+		if err != nil {
+			return fail(err)
+		}
+		if err := store.Remove(sc, name); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "removed %s (%s)\n", name, sc)
+		return 0
+	case "enable", "disable":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		if err := store.SetEnabled(config.Scope(*scope), name, args[0] == "enable"); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "%sd %s\n", args[0], name)
+		return 0
+	case "adopt":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		if err := store.Adopt(name); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "adopted %s into %s (it still needs your approval to start)\n", name, config.ProjectPath(wd))
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, mcpUsage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "kin mcp: unknown subcommand %q\n\n%s", args[0], mcpUsage)
+	return 2
+}
+
+// scopeOf picks the scope of an existing server when none was given.
+func scopeOf(wd, home, scope, name string) (config.Scope, error) {
+	if scope != "" {
+		return config.Scope(scope), nil
+	}
+	cfg, err := config.Load(wd, home)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := cfg.Server(name); ok {
+		return s.Scope, nil
+	}
+	return "", fmt.Errorf("%w: no server named %q (see kin mcp list)", config.ErrNotFound, name)
+}
+
+func pairs(kvs []string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func mcpList(wd, home string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(wd, home)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin mcp list: %v\n", err)
+		return 1
+	}
+	tr := trust.Open(home)
+	for _, n := range cfg.Notices {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	if len(cfg.Servers)+len(cfg.Foreign) == 0 {
+		fmt.Fprintf(stdout, "no MCP servers configured (%s, %s)\n", config.ProjectPath(wd), config.GlobalPath(home))
+		return 0
+	}
+	for _, s := range cfg.Servers {
+		state := "not trusted: asks before it starts"
+		if tr.IsTrusted(s) {
+			state = "trusted"
+		}
+		fmt.Fprintf(stdout, "%s  [%s]\n", s.Display().Line(), state)
+	}
+	for _, s := range cfg.Shadowed {
+		fmt.Fprintf(stdout, "%s  [shadowed by the project entry]\n", s.Display().Line())
+	}
+	for _, s := range cfg.Foreign {
+		fmt.Fprintf(stdout, "%s  [foreign, not loaded: kin mcp adopt %s]\n", s.Display().Line(), s.Name)
+	}
+	return 0
+}
+
+func mcpGet(wd, home, name string, stdout, stderr io.Writer) int {
+	cfg, err := config.Load(wd, home)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin mcp get: %v\n", err)
+		return 1
+	}
+	s, ok := cfg.Server(name)
+	if !ok {
+		for _, f := range cfg.Foreign {
+			if f.Name == name {
+				s, ok = f, true
+			}
+		}
+	}
+	if !ok {
+		fmt.Fprintf(stderr, "kin mcp get: no server named %q\n", name)
+		return 1
+	}
+	d := s.Display()
+	fmt.Fprintf(stdout, "name:      %s\nscope:     %s\ntransport: %s\nlaunch:    %s\n", d.Name, d.Scope, d.Transport, d.Launch)
+	if len(d.Env) > 0 {
+		fmt.Fprintf(stdout, "env:       %s\n", strings.Join(d.Env, ", "))
+	}
+	if len(d.Headers) > 0 {
+		fmt.Fprintf(stdout, "headers:   %s\n", strings.Join(d.Headers, ", "))
+	}
+	if d.Auth != "" {
+		fmt.Fprintf(stdout, "auth:      %s %s\n", d.Auth, d.OAuth)
+	}
+	if d.TimeoutMS > 0 {
+		fmt.Fprintf(stdout, "timeout:   %d ms\n", d.TimeoutMS)
+	}
+	if d.AllowedToolsSet {
+		fmt.Fprintf(stdout, "tools:     only %s\n", strings.Join(d.AllowedTools, ", "))
+	}
+	fmt.Fprintf(stdout, "enabled:   %v\ntrusted:   %v\nfile:      %s\n", !d.Disabled, trust.Open(home).IsTrusted(s), s.File)
+	return 0
+}

@@ -1,0 +1,93 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kinCLI runs the built binary in dir with a private KIN_HOME.
+func kinCLI(t *testing.T, dir, home string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(kinBin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CANARY_TOKEN=tok-canary-123"}
+	out, _ := cmd.CombinedOutput()
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+func TestMCPCommandRoundTrip(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		out, code := kinCLI(t, ws, home, args...)
+		if code != 0 {
+			t.Fatalf("kin %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		return out
+	}
+	run("mcp", "add", "--scope", "project", "--env", "TOKEN=secret-env-canary", "files", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/data")
+	run("mcp", "add", "--scope", "global", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${CANARY_TOKEN}", "api")
+	list := run("mcp", "list")
+	for _, want := range []string{"files (project, stdio): npx -y @modelcontextprotocol/server-filesystem /data", "api (global, http): https://example.com/mcp", "not trusted"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("list lacks %q:\n%s", want, list)
+		}
+	}
+	get := run("mcp", "get", "api")
+	if !strings.Contains(get, "Authorization: Bearer ●●●●") {
+		t.Errorf("get:\n%s", get)
+	}
+	for _, out := range []string{list, get, run("mcp", "get", "files")} {
+		if strings.Contains(out, "secret-env-canary") || strings.Contains(out, "tok-canary-123") {
+			t.Fatalf("a secret was printed:\n%s", out)
+		}
+	}
+	for _, p := range []string{filepath.Join(ws, ".kin", "mcp.json"), filepath.Join(home, "mcp.json")} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", p, err, st.Mode())
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "mcp.json"))
+	if !strings.Contains(string(b), "${CANARY_TOKEN}") {
+		t.Errorf("the ${VAR} spelling was not kept:\n%s", b)
+	}
+	run("mcp", "disable", "files")
+	if !strings.Contains(run("mcp", "list"), "disabled") {
+		t.Error("disable did not show")
+	}
+	run("mcp", "enable", "files")
+	run("mcp", "remove", "files")
+	if strings.Contains(run("mcp", "list"), "files (") {
+		t.Error("remove did not remove")
+	}
+	if out, code := kinCLI(t, ws, home, "mcp", "remove", "nope"); code == 0 || !strings.Contains(out, "nope") {
+		t.Errorf("removing a missing server: %d %s", code, out)
+	}
+}
+
+func TestMCPCommandAdoptsForeignFile(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	foreign := `{"mcpServers":{"legacy":{"command":"node","args":["server.js"],"env":{"K":"${LEGACY_KEY}"}}}}`
+	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(foreign), 0o644)
+	out, _ := kinCLI(t, ws, home, "mcp", "list")
+	if !strings.Contains(out, "foreign") || !strings.Contains(out, ".mcp.json") {
+		t.Errorf("list:\n%s", out)
+	}
+	if out, code := kinCLI(t, ws, home, "mcp", "adopt", "legacy"); code != 0 {
+		t.Fatalf("adopt: %s", out)
+	}
+	b, _ := os.ReadFile(filepath.Join(ws, ".kin", "mcp.json"))
+	if !strings.Contains(string(b), "${LEGACY_KEY}") {
+		t.Errorf("adopted entry was expanded or missing:\n%s", b)
+	}
+	if after, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); string(after) != foreign {
+		t.Error("the foreign file was modified")
+	}
+	if out, _ := kinCLI(t, ws, home, "grants", "list"); !strings.Contains(out, "no standing grants") {
+		t.Errorf("adoption granted trust: %s", out)
+	}
+}
