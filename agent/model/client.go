@@ -7,14 +7,16 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -67,9 +69,11 @@ type Response struct {
 	Usage Usage
 }
 
-// Client is a Responses API client with retries off.
+// Client is a Responses API client with retries off. It uses the SDK's
+// responses service alone: the SDK's root package registers every API it
+// has at start-up, which would cost an editor milliseconds on every spawn.
 type Client struct {
-	oa    openai.Client
+	svc   responses.ResponseService
 	model string
 }
 
@@ -86,7 +90,10 @@ func New(c Config, httpClient *http.Client) *Client {
 	if httpClient != nil {
 		opts = append(opts, option.WithHTTPClient(httpClient))
 	}
-	return &Client{oa: openai.NewClient(opts...), model: c.Model}
+	if c.BaseURL == "" {
+		opts = append(opts, option.WithBaseURL("https://api.openai.com/v1/"))
+	}
+	return &Client{svc: responses.NewResponseService(opts...), model: c.Model}
 }
 
 // Stream runs one model call, handing each text delta to onDelta as it
@@ -95,16 +102,17 @@ func New(c Config, httpClient *http.Client) *Client {
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {
 	params := responses.ResponseNewParams{
 		Model: c.model,
-		Store: openai.Bool(false),
+		Store: param.NewOpt(false),
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: inputItems(req.Input)},
 	}
 	if req.Instructions != "" {
-		params.Instructions = openai.String(req.Instructions)
+		params.Instructions = param.NewOpt(req.Instructions)
 	}
 	for _, s := range req.Tools {
 		params.Tools = append(params.Tools, functionTool(s))
 	}
-	stream := c.oa.Responses.NewStreaming(ctx, params)
+	var failure httpFailure
+	stream := c.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
 	defer stream.Close()
 
 	var out Response
@@ -135,7 +143,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return &out, Explain(ctx, err)
+		return &out, explain(ctx, err, failure)
 	}
 	if !completed {
 		return &out, errors.New("the model service ended the answer without completing it (no response.completed); nothing was retried")
@@ -143,29 +151,52 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 	return &out, nil
 }
 
-// Explain turns a transport or API error into a sentence a person understands.
-func Explain(ctx context.Context, err error) error {
+// httpFailure remembers an error answer's status and message, so a failure
+// can be explained without the SDK's root package.
+type httpFailure struct {
+	status  int
+	message string
+}
+
+func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if resp != nil && resp.StatusCode >= 400 {
+		f.status = resp.StatusCode
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		var e struct {
+			Error struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(body, &e) == nil {
+			f.message = e.Error.Message
+		}
+	}
+	return resp, err
+}
+
+// explain turns a transport or API error into a sentence a person
+// understands. It never includes the request's headers.
+func explain(ctx context.Context, err error, f httpFailure) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		code := apiErr.StatusCode
-		detail := apiErr.Message
-		switch {
-		case code == http.StatusUnauthorized || code == http.StatusForbidden:
-			return fmt.Errorf("the model service rejected the API key (HTTP %d): check OPENAI_API_KEY", code)
-		case code == http.StatusTooManyRequests:
-			return fmt.Errorf("the model service is rate limiting or out of quota (HTTP 429): wait and try again (%s)", detail)
-		case code == http.StatusNotFound:
-			return fmt.Errorf("the model service does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (%s)", detail)
-		case code >= 500:
-			return fmt.Errorf("the model service failed (HTTP %d): try again later (%s)", code, detail)
-		default:
-			return fmt.Errorf("the model service refused the request (HTTP %d): %s", code, detail)
-		}
+	code, detail := f.status, f.message
+	switch {
+	case code == 0:
+		return fmt.Errorf("the connection to the model service failed mid-answer: %v; nothing was retried", err)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return fmt.Errorf("the model service rejected the API key (HTTP %d): check OPENAI_API_KEY", code)
+	case code == http.StatusTooManyRequests:
+		return fmt.Errorf("the model service is rate limiting or out of quota (HTTP 429): wait and try again (%s)", detail)
+	case code == http.StatusNotFound:
+		return fmt.Errorf("the model service does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (%s)", detail)
+	case code >= 500:
+		return fmt.Errorf("the model service failed (HTTP %d): try again later (%s)", code, detail)
 	}
-	return fmt.Errorf("the connection to the model service failed mid-answer: %v; nothing was retried", err)
+	return fmt.Errorf("the model service refused the request (HTTP %d): %s", code, detail)
 }
 
 func inputItems(items []Item) responses.ResponseInputParam {
@@ -182,7 +213,7 @@ func inputItems(items []Item) responses.ResponseInputParam {
 			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
 		case FunctionOutput:
 			o := responses.ResponseInputItemParamOfFunctionCallOutput(it.Output)
-			o.OfFunctionCallOutput.CallID = openai.String(it.CallID)
+			o.OfFunctionCallOutput.CallID = param.NewOpt(it.CallID)
 			out = append(out, o)
 		}
 	}
@@ -196,7 +227,7 @@ func functionTool(s tool.Spec) responses.ToolUnionParam {
 	}
 	t := responses.ToolParamOfFunction(s.Name, params, s.Strict)
 	if s.Description != "" {
-		t.OfFunction.Description = openai.String(s.Description)
+		t.OfFunction.Description = param.NewOpt(s.Description)
 	}
 	return t
 }
