@@ -118,8 +118,8 @@ func TestCancelDeniesPendingApproval(t *testing.T) {
 func TestAllowAlwaysIsScopedToProgramAndSubcommand(t *testing.T) {
 	e := newEnv(t)
 	e.model.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "go version"})}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "go version"})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "go test ./..."})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "go test -run X ./..."})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c3", Name: "bash", Arguments: args(map[string]any{"command": "rm -f nothing"})}}},
 		modeltest.Reply{Text: []string{"ok"}},
 	)
@@ -132,7 +132,10 @@ func TestAllowAlwaysIsScopedToProgramAndSubcommand(t *testing.T) {
 	})
 	tid := start(t, ed, sid, "go")
 	completed(ed, tid)
-	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c2"), rpctest.Field("status", "completed")))
+	// go test fails in an empty folder: what matters is that it ran.
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c2"), func(m map[string]any) bool {
+		return m["status"] == "completed" || m["status"] == "failed"
+	}))
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c3"), rpctest.Field("status", "denied")))
 	asked := map[string]bool{}
 	for _, r := range ed.Notes("approval/request") {
@@ -145,7 +148,7 @@ func TestAllowAlwaysIsScopedToProgramAndSubcommand(t *testing.T) {
 		Grants []map[string]any `json:"grants"`
 	}
 	ed.MustCall("grants/list", nil, &grants)
-	if len(grants.Grants) != 1 || grants.Grants[0]["key"] != "bash:go version" {
+	if len(grants.Grants) != 1 || grants.Grants[0]["key"] != "bash:go test" {
 		t.Fatalf("grants %v", grants.Grants)
 	}
 	ed.MustCall("grants/revoke", map[string]any{"id": grants.Grants[0]["id"]}, nil)
@@ -313,5 +316,32 @@ func TestEditorDisconnectDeniesPendingAndStops(t *testing.T) {
 	recs, _ := os.ReadFile(filepath.Join(e.home, "sessions", sid+".jsonl"))
 	if !strings.Contains(string(recs), `"reason":"disconnected"`) || !strings.Contains(string(recs), `"status":"cancelled"`) {
 		t.Errorf("log does not record the disconnect:\n%s", recs)
+	}
+}
+
+func TestCancelKillsBashChildren(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "sleep 60 & echo $! > child.pid; echo started; wait"})}}})
+	ed, sid := e.editor()
+	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
+	tid := start(t, ed, sid, "sleep")
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), func(m map[string]any) bool {
+		return strings.Contains(fmt.Sprint(m["outputDelta"]), "started")
+	}))
+	ed.MustCall("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
+	if done := completed(ed, tid); done["status"] != "cancelled" {
+		t.Fatalf("%v", done)
+	}
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), rpctest.Field("status", "unknown")))
+	b, err := os.ReadFile(filepath.Join(e.ws, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if _, err := os.Stat("/proc/" + pid); err == nil {
+		st, _ := os.ReadFile("/proc/" + pid + "/stat")
+		if !strings.Contains(string(st), ") Z ") {
+			t.Errorf("the sleep child %s survived the cancel", pid)
+		}
 	}
 }
