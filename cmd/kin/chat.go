@@ -1,11 +1,119 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/kin-dev/kin/cmd/kin/chat"
 )
 
+// runChat is `kin chat`: the terminal front end (package chat) over a
+// `kin serve` it starts, or one it attaches to with --connect.
 func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "kin chat: not built yet")
-	return 2
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	connect := fs.String("connect", "", "attach to `kin serve --listen` at this loopback address (127.0.0.1:PORT) instead of starting one")
+	traceFile := fs.String("trace", "", "write every JSON-RPC message to this file, secrets masked")
+	rawRPC := fs.Bool("rpc", false, "print every JSON-RPC message, secrets masked, to stderr")
+	approveAll := fs.Bool("approve-all", false, "approve every tool call and server launch without asking (use with care)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: kin chat [--connect 127.0.0.1:PORT] [--trace FILE] [--rpc] [--approve-all]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return chat.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kin chat: unexpected argument %q (questions are read from standard input)\n", fs.Arg(0))
+		return chat.ExitUsage
+	}
+
+	opts := chat.Options{
+		In: stdin, Out: stdout, Err: stderr,
+		ApproveAll: *approveAll,
+		RPC:        *rawRPC,
+		Version:    version,
+	}
+	if f, ok := stdin.(*os.File); ok {
+		opts.Interactive = chat.IsTerminal(f)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		opts.Color = chat.IsTerminal(f) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	}
+	opts.Cwd, _ = os.Getwd()
+
+	if *connect != "" {
+		conn, err := chat.Dial(*connect)
+		if err != nil {
+			fmt.Fprintf(stderr, "kin: --connect %s: %v\n", *connect, err)
+			return chat.ExitUsage
+		}
+		opts.Conn = conn
+		if *traceFile != "" {
+			f, err := os.OpenFile(*traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			if err != nil {
+				conn.Close()
+				fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
+				return chat.ExitUsage
+			}
+			defer f.Close()
+			opts.Trace = f
+		}
+	} else {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "kin: cannot find the kin binary to start the service: %v\n", err)
+			return chat.ExitFailed
+		}
+		serveArgs := []string{"serve"}
+		if logFile := chatLogFile(); logFile != "" {
+			serveArgs = append(serveArgs, "--log-file", logFile)
+		}
+		if *traceFile != "" {
+			serveArgs = append(serveArgs, "--trace", *traceFile)
+		}
+		opts.Spawn = chat.SpawnCommand(exe, serveArgs...)
+	}
+
+	// Ctrl-C is the chat's to handle (cancel the turn, deny the question on
+	// screen, exit on the second at an idle prompt); the service runs in its
+	// own process group and never sees it.
+	interrupt := make(chan struct{}, 1)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	done := make(chan struct{})
+	defer func() {
+		signal.Stop(sig)
+		close(done)
+	}()
+	go func() {
+		for {
+			select {
+			case <-sig:
+				select {
+				case interrupt <- struct{}{}:
+				default:
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	opts.Interrupt = interrupt
+	return chat.Run(context.Background(), opts)
+}
+
+// chatLogFile is where the spawned service logs: $KIN_HOME/logs, or nowhere
+// when that folder cannot be made.
+func chatLogFile() string {
+	dir := filepath.Join(kinHome(), "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "chat-serve.log")
 }

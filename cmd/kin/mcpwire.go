@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/manager"
+	"github.com/kin-dev/kin/mcp/trust"
+	"github.com/kin-dev/kin/rpc"
+)
+
+// mcpFactory builds, for each editor connection, an MCP manager for the
+// first workspace folder and adapts it to the protocol. The adapter is the
+// only place that knows both the mcp packages and rpc's shapes.
+func mcpFactory(log *zap.Logger, home string, reserved []string) rpc.MCPFactory {
+	return func(roots []string, h rpc.MCPHost) rpc.MCP {
+		wd := ""
+		if len(roots) > 0 {
+			wd = roots[0]
+		}
+		m := manager.New(manager.Options{
+			Workdir:  wd,
+			KinHome:  home,
+			Host:     mcpHost{h},
+			Logger:   log.Named("mcp"),
+			Env:      os.LookupEnv,
+			Reserved: reserved,
+			Version:  version,
+		})
+		return &mcpAdapter{m: m, store: config.NewStore(wd, home), trust: trust.Open(home)}
+	}
+}
+
+// mcpAdapter implements rpc.MCP.
+type mcpAdapter struct {
+	m     *manager.Manager
+	store *config.Store
+	trust *trust.Store
+}
+
+func (a *mcpAdapter) Tools() []tool.Tool        { return a.m.Tools() }
+func (a *mcpAdapter) Start(ctx context.Context) { a.m.Start(ctx) }
+func (a *mcpAdapter) List() any                 { return a.m.List() }
+func (a *mcpAdapter) Close()                    { a.m.Close() }
+
+func (a *mcpAdapter) Edit(ctx context.Context, e rpc.MCPEdit) error {
+	sc := config.Scope(e.Scope)
+	var err error
+	switch e.Op {
+	case "add":
+		if sc == "" {
+			sc = config.ScopeProject
+		}
+		err = a.store.Add(sc, e.Name, e.Config)
+	case "update":
+		if sc, err = a.scopeOf(sc, e.Name); err == nil {
+			err = a.store.Update(sc, e.Name, e.Config)
+		}
+	case "remove":
+		if sc, err = a.scopeOf(sc, e.Name); err == nil {
+			err = a.store.Remove(sc, e.Name)
+		}
+	case "setEnabled":
+		err = a.store.SetEnabled(sc, e.Name, *e.Enabled)
+	case "adopt":
+		err = a.store.Adopt(e.Name)
+	default:
+		err = fmt.Errorf("unknown edit %q", e.Op)
+	}
+	if err != nil {
+		return err
+	}
+	return a.m.Refresh()
+}
+
+// scopeOf finds the scope of an existing server when the editor gave none.
+func (a *mcpAdapter) scopeOf(sc config.Scope, name string) (config.Scope, error) {
+	if sc != "" {
+		return sc, nil
+	}
+	for _, r := range a.m.List().Servers {
+		if r.Name == name {
+			return config.Scope(r.Scope), nil
+		}
+	}
+	return "", fmt.Errorf("%w: no server named %q", config.ErrNotFound, name)
+}
+
+type applyResult struct {
+	Servers []manager.Row `json:"servers"`
+}
+
+func (a *mcpAdapter) Apply(ctx context.Context) (any, error) {
+	if err := a.m.Apply(ctx); err != nil {
+		return nil, err
+	}
+	rows := a.m.List().Servers
+	if rows == nil {
+		rows = []manager.Row{}
+	}
+	return applyResult{Servers: rows}, nil
+}
+
+type checkResult struct {
+	Results []manager.CheckResult `json:"results"`
+}
+
+func (a *mcpAdapter) Check(ctx context.Context, name string) (any, error) {
+	res := a.m.Check(ctx, name)
+	if res == nil {
+		res = []manager.CheckResult{}
+	}
+	return checkResult{Results: res}, nil
+}
+
+func (a *mcpAdapter) Login(ctx context.Context, name string) (any, error) {
+	return nil, errors.New("OAuth sign-in is not available in this build; use a static header (for example an API key) for now")
+}
+
+func (a *mcpAdapter) TrustGrants() []permission.Grant {
+	var out []permission.Grant
+	for _, e := range a.trust.List() {
+		out = append(out, permission.Grant{ID: "trust:" + e.Name, Type: "trust", Key: e.Name,
+			Label: fmt.Sprintf("MCP server %s (%s: %s)", e.Name, e.Transport, e.Display), Scope: "permanent", Created: e.TrustedAt})
+	}
+	return out
+}
+
+func (a *mcpAdapter) RevokeTrust(name string) (bool, error) {
+	err := a.trust.Revoke(name)
+	if errors.Is(err, trust.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// mcpHost turns the manager's questions into protocol messages.
+type mcpHost struct{ h rpc.MCPHost }
+
+func (h mcpHost) ApproveLaunch(ctx context.Context, r manager.LaunchRequest) (string, error) {
+	verb := "Start"
+	if r.Transport == "http" {
+		verb = "Connect to"
+	}
+	ap := tool.Approval{Title: verb + " MCP server " + r.Server, Server: r.Server, Destination: r.Destination}
+	var details []string
+	for _, e := range r.Env {
+		details = append(details, "env "+e)
+	}
+	for _, hd := range r.Headers {
+		details = append(details, "header "+hd)
+	}
+	ap.Arguments = strings.Join(details, "\n")
+	if r.Changed {
+		ap.Warning = "This server's command, arguments, URL or environment changed since you trusted it."
+	}
+	out := h.h.ApproveLaunch(ctx, permission.Request{Approval: ap, Transport: r.Transport, Scope: r.Scope})
+	return out.Decision, nil
+}
+
+func (h mcpHost) Elicit(ctx context.Context, r manager.ElicitRequest) (manager.ElicitResult, error) {
+	req := rpc.ElicitationRequest{SessionID: r.SessionID, Server: r.Server, Mode: r.Mode, Message: r.Message, URL: r.URL}
+	for _, f := range r.Fields {
+		req.Fields = append(req.Fields, rpc.ElicitationField{Name: f.Name, Title: f.Title, Description: f.Description,
+			Type: f.Type, Required: f.Required, Default: f.Default, Enum: f.Enum, EnumNames: f.EnumNames, Format: f.Format,
+			Minimum: f.Minimum, Maximum: f.Maximum, MinLength: f.MinLength, MaxLength: f.MaxLength})
+	}
+	resp := h.h.Elicit(ctx, req)
+	return manager.ElicitResult{Action: resp.Action, Content: resp.Content}, nil
+}
+
+type statusParams struct {
+	Server string `json:"server"`
+	State  string `json:"state"`
+	Tools  int    `json:"tools"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (h mcpHost) Status(s manager.Status) {
+	h.h.Status(statusParams{Server: s.Server, State: string(s.State), Tools: s.Tools, Error: s.Error})
+}
+func (h mcpHost) Notice(level, message string) { h.h.Notice(level, message) }
+func (h mcpHost) RevokeGrant(key string)       { h.h.RevokeGrant(key) }

@@ -1,0 +1,182 @@
+package calltool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
+)
+
+// DefaultTimeout bounds a call when the server sets no timeout.
+const DefaultTimeout = 30 * time.Second
+
+// MaxArguments is where the approval's pretty-printed arguments are cut.
+const MaxArguments = 2 << 10
+
+// Warning is shown with every MCP call approval.
+const Warning = "Arguments are sent to this MCP server. kin cannot control what the server does with them."
+
+// Binding is what a tool needs of its server's connection. The manager
+// provides one per configured server; its session may come and go.
+type Binding interface {
+	// Name is the server's configured name.
+	Name() string
+	// Session returns the live session, or false when not connected.
+	Session() (*mcp.ClientSession, bool)
+	// Destination is where arguments go: the masked URL or the command line.
+	Destination() string
+	// Timeout bounds one call.
+	Timeout() time.Duration
+	// Redact removes the server's secrets from text.
+	Redact(string) string
+	// Track records a call in flight (so an elicitation can be attributed
+	// to it); the returned func ends it.
+	Track(env tool.Env) (untrack func())
+}
+
+// Tool is one MCP tool offered to the model.
+type Tool struct {
+	b         Binding
+	def       catalog.Def
+	autoAllow bool
+}
+
+// New returns the tool for def. autoAllow must be set only for a tool the
+// approved server declared read-only in its initial list, unchanged since.
+func New(b Binding, def catalog.Def, autoAllow bool) *Tool {
+	return &Tool{b: b, def: def, autoAllow: autoAllow}
+}
+
+// Def is the vetted definition the tool was built from.
+func (t *Tool) Def() catalog.Def { return t.def }
+
+// AutoAllow reports whether calls may run without asking.
+func (t *Tool) AutoAllow() bool { return t.autoAllow }
+
+// Spec implements tool.Tool.
+func (t *Tool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        t.def.Exposed,
+		Description: t.def.Description,
+		Parameters:  t.def.Schema,
+		Strict:      false,
+		Kind:        tool.KindOther,
+	}
+}
+
+// Prepare implements tool.Tool. Nothing is sent here.
+func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*tool.Action, error) {
+	obj, err := objectArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, obj, "", "  "); err != nil {
+		return nil, fmt.Errorf("arguments: %v", err)
+	}
+	shown, _ := tool.Head(t.b.Redact(pretty.String()), MaxArguments)
+	server := t.b.Name()
+	ap := &tool.Approval{
+		Title:       fmt.Sprintf("Call %s on %s", catalog.Label(t.def.Name), server),
+		Server:      server,
+		Destination: t.b.Destination(),
+		Tool:        catalog.Label(t.def.Name),
+		Arguments:   shown,
+		Warning:     Warning,
+		Grant: &tool.Grant{
+			Key:   "mcp:" + t.def.Exposed,
+			Label: "Always allow " + t.def.Exposed + " in this session",
+		},
+		AutoAllow: t.autoAllow,
+	}
+	return &tool.Action{
+		Approval: ap,
+		Run: func(ctx context.Context, _ func(string)) tool.Result {
+			return t.call(ctx, env, obj)
+		},
+	}, nil
+}
+
+// objectArgs checks that args is a JSON object ("" and null mean {}).
+func objectArgs(args json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &m); err != nil || m == nil {
+		return nil, errors.New("the arguments must be a JSON object")
+	}
+	return json.RawMessage(trimmed), nil
+}
+
+// call sends the call once and maps the outcome. It never retries.
+func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage) tool.Result {
+	server := t.b.Name()
+	cs, ok := t.b.Session()
+	if !ok {
+		return tool.Failed(fmt.Sprintf("MCP server %s is not connected; nothing was sent.", server))
+	}
+	untrack := t.b.Track(env)
+	defer untrack()
+	callCtx, cancel := context.WithTimeout(ctx, t.b.Timeout())
+	defer cancel()
+	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: t.def.Name, Arguments: args})
+	return t.outcome(ctx, callCtx, res, err)
+}
+
+func (t *Tool) outcome(ctx, callCtx context.Context, res *mcp.CallToolResult, err error) tool.Result {
+	server, name := t.b.Name(), t.def.Name
+	var werr *jsonrpc.Error
+	switch {
+	case err == nil && res == nil:
+		err = errors.New("empty reply")
+	case err == nil:
+		body := t.b.Redact(Render(res))
+		out, cut := Frame(server, name, body)
+		r := tool.Result{Status: tool.StatusCompleted, Output: out, Content: []tool.Content{{Type: "text", Text: body}}}
+		switch {
+		case res.IsError:
+			r.Status = tool.StatusFailed
+		case cut:
+			r.Status = tool.StatusOutputLimit
+		}
+		return r
+	case ctx.Err() == nil && callCtx.Err() == nil && errors.As(err, &werr) && !localCode(werr.Code):
+		msg := t.b.Redact(fmt.Sprintf("MCP server %s reported an error (code %d): %s", catalog.Label(server), werr.Code, werr.Message))
+		out, _ := Frame(server, name, msg)
+		return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
+	}
+	var why string
+	switch {
+	case ctx.Err() != nil:
+		why = "the call was cancelled"
+	case callCtx.Err() != nil:
+		why = fmt.Sprintf("no reply within %s", t.b.Timeout())
+	default:
+		why = "the connection failed or the reply was unusable: " + t.b.Redact(err.Error())
+	}
+	return Unknown(server, name, why)
+}
+
+// localCode reports the codes the SDK's JSON-RPC layer uses for its own
+// failures (rejected by transport, client or server closing). They say
+// nothing about whether the server received the call.
+func localCode(code int64) bool {
+	return code == -32005 || code == -32004 || code == -32003
+}
+
+// Unknown is the result of a call that may or may not have happened.
+func Unknown(server, toolName, why string) tool.Result {
+	msg := fmt.Sprintf("The call to tool %s on MCP server %s was sent, but its outcome is unknown: %s. %s",
+		catalog.Label(toolName), catalog.Label(server), why, UnknownNote)
+	return tool.Result{Status: tool.StatusUnknown, Output: msg, Content: []tool.Content{{Type: "text", Text: msg}}}
+}

@@ -1,0 +1,21 @@
+// Package catalog turns what an MCP server says about its tools into the
+// definitions kin offers the model, and decides when a definition changed.
+//
+//   - List fetches a server's tool list within the discovery limits of spec
+//     000 section 4.3 (at most 16 pages and 128 tools, each input schema a
+//     JSON object of at most 16 KiB, at most 64 KiB of definitions in all).
+//     A server over any limit is an error: nothing of it is registered. A
+//     repeated cursor ends pagination.
+//   - Names assigns the exposed names mcp__<server>__<tool>: only
+//     [a-zA-Z0-9_-], at most 64 characters; a name that is too long, has
+//     other characters or would collide gets a short deterministic hash
+//     suffix instead. Two tools never share a name.
+//   - Sanitize and Describe build the description the model sees: labelled
+//     with its origin, stripped of zero-width and bidi controls, capped, and
+//     flagged when it reads like an attempt to override instructions.
+//   - Vet combines these and filters by the server's allowed_tools.
+//
+// This package must never register a definition it has not vetted, never
+// trust a description (it is the server's text, passed on as data), and
+// never call a tool.
+package catalog

@@ -1,0 +1,108 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+)
+
+// Def is one vetted tool definition.
+type Def struct {
+	Server      string          // the server's configured name
+	Name        string          // the tool's name on the server
+	Exposed     string          // the name the model sees
+	Description string          // labelled and sanitised (see Describe)
+	Schema      json.RawMessage // the input schema, passed through
+	ReadOnly    bool            // the server's readOnlyHint (a claim, not a fact)
+	Flagged     bool            // the description looked like an injection attempt
+	Fingerprint string          // changes when description, schema or readOnlyHint do
+}
+
+// Allowed is a server's allowed_tools filter: nil allows every tool, an
+// empty (non-nil) list none.
+type Allowed []string
+
+// Permits reports whether a tool may register.
+func (a Allowed) Permits(tool string) bool {
+	if a == nil {
+		return true
+	}
+	for _, t := range a {
+		if t == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// Vet turns a listing into definitions, in listing order. Tools that
+// allowed does not permit are returned in skipped and get no name.
+func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, skipped []string) {
+	for _, r := range raws {
+		t := r.Tool
+		if !allowed.Permits(t.Name) {
+			skipped = append(skipped, t.Name)
+			continue
+		}
+		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+		desc, flagged := Describe(server, t.Name, t.Description)
+		defs = append(defs, Def{
+			Server:      server,
+			Name:        t.Name,
+			Exposed:     names.Assign(server, t.Name),
+			Description: desc,
+			Schema:      r.Schema,
+			ReadOnly:    ro,
+			Flagged:     flagged,
+			Fingerprint: Fingerprint(t.Description, r.Schema, ro),
+		})
+	}
+	return defs, skipped
+}
+
+// Fingerprint identifies a definition's meaning: the server's description
+// as sent, the schema and the read-only claim.
+func Fingerprint(desc string, schema json.RawMessage, readOnly bool) string {
+	h := sha256.New()
+	h.Write([]byte(strconv.Quote(desc)))
+	h.Write([]byte{0})
+	h.Write(schema)
+	h.Write([]byte{0})
+	h.Write([]byte(strconv.FormatBool(readOnly)))
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Changes compares a new set of definitions with the previous one (both by
+// tool name on the server).
+type Changes struct {
+	Added     []string // names not in the previous set
+	Redefined []string // same name, different fingerprint
+	Removed   []string // names no longer listed
+}
+
+// Compare reports how next differs from prev.
+func Compare(prev, next []Def) Changes {
+	var c Changes
+	old := map[string]string{}
+	for _, d := range prev {
+		old[d.Name] = d.Fingerprint
+	}
+	seen := map[string]bool{}
+	for _, d := range next {
+		seen[d.Name] = true
+		fp, ok := old[d.Name]
+		switch {
+		case !ok:
+			c.Added = append(c.Added, d.Name)
+		case fp != d.Fingerprint:
+			c.Redefined = append(c.Redefined, d.Name)
+		}
+	}
+	for _, d := range prev {
+		if !seen[d.Name] {
+			c.Removed = append(c.Removed, d.Name)
+		}
+	}
+	return c
+}

@@ -1,0 +1,22 @@
+// Package connect opens and closes the live connection to one configured MCP
+// server: it spawns a stdio server or reaches a streamable-HTTP endpoint,
+// runs the MCP handshake (with the discover-probe fallback) and hands back a
+// go-sdk ClientSession wrapped in a Conn that knows how to stop it.
+//
+// The transport hardening of spec 000 section 4 lives here:
+//   - stdio: the command is executed directly (never through a shell), in its
+//     own process group, with only PATH, HOME and LANG from kin's environment
+//     plus the configured env; its stderr is discarded; Close stops the whole
+//     group (stdin closed, then SIGTERM, then SIGKILL) and reaps the leader.
+//     Every inbound message is limited to MaxMessage bytes.
+//   - http: https only, except to localhost or a loopback address; redirects
+//     are refused (so configured headers never reach another host); every
+//     POST response body is limited to MaxMessage bytes and every event of
+//     the long-lived GET stream likewise; the SDK's own retries are off.
+//   - listings bypass the SDK's response cache (definitions affect approval).
+//
+// This package must never connect to anything its caller did not ask for,
+// never retry a tool call, and never put a secret (header or env value, URL
+// credential or query value) into an error: every error it returns has been
+// passed through the server's Redactor.
+package connect

@@ -1,0 +1,119 @@
+package connect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+)
+
+// ErrRedirect is the error a refused redirect becomes.
+var ErrRedirect = errors.New("the server answered with a redirect, which kin does not follow")
+
+// ErrTooLarge is returned when a response or message exceeds MaxMessage.
+var ErrTooLarge = fmt.Errorf("the server's response exceeded %d bytes", MaxMessage)
+
+// CheckURL accepts an absolute https URL, or plain http to localhost or a
+// loopback address. Its messages never quote the URL.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return errors.New("the url is not an absolute http(s) URL")
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return nil
+	case "http":
+		if isLoopback(u.Hostname()) {
+			return nil
+		}
+		return errors.New("plain http is allowed only to localhost or a loopback address; use https")
+	}
+	return errors.New("the url scheme must be https (or http to localhost)")
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// httpStats records what the guarded transport saw.
+type httpStats struct {
+	lastAuthStatus atomic.Int32 // last 401/403 seen, 0 after a success
+}
+
+// newHTTPClient returns the client for one server: configured headers added
+// to every request, redirects refused, POST response bodies limited.
+func newHTTPClient(base http.RoundTripper, headers map[string]string, stats *httpStats) *http.Client {
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &http.Client{
+		Transport: &guardTransport{base: base, headers: headers, stats: stats},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return ErrRedirect
+		},
+	}
+}
+
+// guardTransport adds the configured headers and limits response bodies.
+type guardTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+	stats   *httpStats
+}
+
+func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		t.stats.lastAuthStatus.Store(int32(resp.StatusCode))
+	default:
+		if resp.StatusCode < 300 {
+			t.stats.lastAuthStatus.Store(0)
+		}
+	}
+	// The GET stream lives as long as the session; its events are limited
+	// one by one (MaxEventSize). Every other body is one reply.
+	if req.Method != http.MethodGet {
+		resp.Body = &limitedBody{rc: resp.Body, left: MaxMessage}
+	}
+	return resp, nil
+}
+
+// limitedBody fails a read once more than the limit has been read.
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, ErrTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,265 @@
+package connect
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kin-dev/kin/mcp/config"
+)
+
+// baseEnv are the only variables a stdio server inherits from kin.
+var baseEnv = []string{"PATH", "HOME", "LANG"}
+
+// Grace periods when stopping a stdio server: after stdin is closed, and
+// after SIGTERM. SIGKILL follows.
+var (
+	stdinGrace = 500 * time.Millisecond
+	termGrace  = 2 * time.Second
+)
+
+// process is a spawned stdio server: the leader of its own process group.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end: writes reach the server's stdin
+	stdout *os.File // our end: reads come from the server's stdout
+	exited chan struct{}
+	err    error // the leader's exit, valid after exited is closed
+	stop   sync.Once
+}
+
+// childEnv is the environment of a stdio server: PATH, HOME and LANG from
+// lookup (when set), then the configured variables over them.
+func childEnv(lookup func(string) (string, bool), extra map[string]string) []string {
+	m := map[string]string{}
+	for _, k := range baseEnv {
+		if v, ok := lookup(k); ok {
+			m[k] = v
+		}
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	env := make([]string, 0, len(keys))
+	for _, k := range keys {
+		env = append(env, k+"="+m[k])
+	}
+	return env
+}
+
+// lookPath resolves a command like exec.LookPath, but against the PATH the
+// child will have (not necessarily kin's).
+func lookPath(name string, env []string) (string, error) {
+	path := ""
+	for _, kv := range env {
+		if len(kv) > 5 && kv[:5] == "PATH=" {
+			path = kv[5:]
+		}
+	}
+	if containsSlash(name) {
+		return name, nil // exec reports a missing or unrunnable file
+	}
+	for _, dir := range splitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", name)
+}
+
+func containsSlash(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+func splitList(path string) []string {
+	if path == "" {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 0; i <= len(path); i++ {
+		if i == len(path) || path[i] == ':' {
+			out = append(out, path[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// spawn starts srv's command in a new process group with stdin and stdout
+// on pipes and stderr discarded.
+func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)) (*process, error) {
+	env := childEnv(lookup, srv.Env)
+	path, err := lookPath(srv.Command, env)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(path) && workdir != "" {
+		path = filepath.Join(workdir, path)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        append([]string{srv.Command}, srv.Args...),
+		Env:         env,
+		Dir:         workdir,
+		Stdin:       inR,
+		Stdout:      outW,
+		Stderr:      devnull,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	err = cmd.Start()
+	// The child has its own copies now (or never will).
+	inR.Close()
+	outW.Close()
+	devnull.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Pid is the process (and process group) id of the server.
+func (p *process) Pid() int { return p.cmd.Process.Pid }
+
+// Stop ends the server and everything in its process group: stdin is closed
+// (the polite MCP shutdown), then the group gets SIGTERM, then SIGKILL. It
+// returns once the leader is reaped and no member of the group is left (or
+// the group could not be signalled any more).
+func (p *process) Stop() {
+	p.stop.Do(func() {
+		p.stdin.Close()
+		pgid := p.cmd.Process.Pid
+		if !p.wait(stdinGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			if !p.wait(termGrace) {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				<-p.exited
+			}
+		}
+		// The leader is gone; children it left in the group may not be.
+		if groupAlive(pgid) {
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			deadline := time.Now().Add(termGrace)
+			for groupAlive(pgid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+		p.stdout.Close()
+	})
+}
+
+// wait waits up to d for the leader to exit.
+func (p *process) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// groupAlive reports whether any process of the group is still running.
+// Zombies (children reparented to an init that has not reaped them yet) do
+// not count: they hold no resources but a table slot.
+func groupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	alive, ok := procGroupAlive(pgid)
+	if !ok {
+		return true // no /proc: trust kill(2)
+	}
+	return alive
+}
+
+// procGroupAlive scans /proc for a live (non-zombie) member of the group.
+func procGroupAlive(pgid int) (alive, ok bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false, false
+	}
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		state, group, ok := ProcState(e.Name())
+		if ok && group == pgid && state != 'Z' && state != 'X' {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// ProcState reads the state letter and process group of /proc/<pid>/stat.
+// ok is false when the process does not exist (or /proc is not there).
+func ProcState(pid string) (state byte, pgrp int, ok bool) {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	g, err := strconv.Atoi(f[2])
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], g, true
+}

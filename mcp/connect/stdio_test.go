@@ -1,0 +1,132 @@
+package connect_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/connect"
+	"github.com/kin-dev/kin/mcp/mcptest"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+var kinEnv = env(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/kin", "LANG": "C.UTF-8", "SECRET_KIN_VAR": "leak"})
+
+func text(t *testing.T, cs *mcp.ClientSession, tool string) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"query": "hi"}})
+	if err != nil {
+		t.Fatalf("call %s: %v", tool, err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+func TestStdioEchoAndMinimalEnv(t *testing.T) {
+	srv := mcptest.Stdio(t, "echo", map[string]string{"API_TOKEN": "tok-123"})
+	c, err := connect.Dial(context.Background(), srv, connect.Options{Env: kinEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := text(t, c.Session, "echo"); got != "echo: hi" {
+		t.Fatalf("echo = %q", got)
+	}
+	vars := map[string]bool{}
+	for _, kv := range strings.Split(text(t, c.Session, "env"), "\n") {
+		k, _, _ := strings.Cut(kv, "=")
+		vars[k] = true
+	}
+	for _, want := range []string{"PATH", "HOME", "LANG", "API_TOKEN", mcptest.EnvServer} {
+		if !vars[want] {
+			t.Errorf("child env lacks %s", want)
+		}
+	}
+	if len(vars) != 5 {
+		t.Errorf("child env has extra variables: %v", vars)
+	}
+}
+
+func alive(pid int) bool {
+	state, _, ok := connect.ProcState(strconv.Itoa(pid))
+	return ok && state != 'Z' && state != 'X'
+}
+
+func TestStdioProcessGroupReaped(t *testing.T) {
+	srv := mcptest.Stdio(t, "sleeper", nil)
+	c, err := connect.Dial(context.Background(), srv, connect.Options{Env: kinEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := strconv.Atoi(text(t, c.Session, "child_pid"))
+	if err != nil || child == 0 {
+		t.Fatalf("child pid: %v", err)
+	}
+	leader := c.Pid()
+	if !alive(leader) || !alive(child) {
+		t.Fatal("server or child not running before Close")
+	}
+	c.Close()
+	if alive(leader) {
+		t.Error("server still running after Close")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(child) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(child) {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Error("the server's child (sleep) survived Close")
+	}
+	// The leader was reaped by us: no zombie left under this pid.
+	if _, _, ok := connect.ProcState(strconv.Itoa(leader)); ok {
+		t.Error("server leader not reaped")
+	}
+}
+
+func TestStdioDiscoverProbeFallback(t *testing.T) {
+	srv := mcptest.Stdio(t, "discover-exit", nil)
+	c, err := connect.Dial(context.Background(), srv, connect.Options{Env: kinEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ProtocolVersion != connect.LegacyProtocolVersion {
+		t.Errorf("protocol %q, want %q", c.ProtocolVersion, connect.LegacyProtocolVersion)
+	}
+	if got := text(t, c.Session, "echo"); got != "echo: hi" {
+		t.Fatalf("echo = %q", got)
+	}
+}
+
+func TestStdioFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		srv  config.Server
+		kind connect.Kind
+	}{
+		{"bad command", config.Server{Name: "bad", Transport: config.TransportStdio, Command: "kin-no-such-command"}, connect.KindSpawn},
+		{"crash", mcptest.Stdio(t, "crash", nil), connect.KindConnect},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := connect.Dial(context.Background(), tc.srv, connect.Options{Env: kinEnv})
+			var ce *connect.Error
+			if !errors.As(err, &ce) || ce.Kind != tc.kind {
+				t.Fatalf("err = %v, want kind %s", err, tc.kind)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %s", d)
+			}
+		})
+	}
+}

@@ -1,0 +1,155 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kin-dev/kin/mcp/calltool"
+	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/connect"
+)
+
+// events are what an install found worth telling the person.
+type events struct {
+	redefined []string // exposed names
+	added     []string // server tool names (late tools only)
+	skipped   []string // not in allowed_tools, first report
+	removed   []string
+}
+
+// install vets a listing and replaces the tool set. initial marks the first
+// listing after the launch was approved: only its read-only tools may be
+// auto-allowed. Call with s.mu held.
+func (s *server) install(raws []catalog.Raw, initial bool) events {
+	var allowed catalog.Allowed
+	if s.cfg.AllowedToolsSet {
+		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
+	}
+	defs, skipped := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
+	var ev events
+	for _, name := range skipped {
+		if !s.skipped[name] {
+			s.skipped[name] = true
+			ev.skipped = append(ev.skipped, name)
+		}
+	}
+	ch := catalog.Compare(s.defs, defs)
+	ev.removed = ch.Removed
+	for _, d := range defs {
+		fp, seen := s.known[d.Name]
+		switch {
+		case !seen && !initial:
+			ev.added = append(ev.added, d.Name)
+		case seen && fp != d.Fingerprint:
+			s.revoked[d.Name] = true
+			ev.redefined = append(ev.redefined, d.Exposed)
+		}
+		s.known[d.Name] = d.Fingerprint
+	}
+	if initial {
+		s.initialRO = map[string]string{}
+		for _, d := range defs {
+			if d.ReadOnly && !s.revoked[d.Name] {
+				s.initialRO[d.Name] = d.Fingerprint
+			}
+		}
+	}
+	tools := make([]*calltool.Tool, 0, len(defs))
+	for _, d := range defs {
+		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint
+		tools = append(tools, calltool.New(s, d, auto))
+	}
+	keep := map[string]bool{}
+	for _, d := range defs {
+		keep[d.Name] = true
+	}
+	s.m.names.Release(s.cfg.Name, keep)
+	s.defs, s.tools = defs, tools
+	return ev
+}
+
+// report tells the Host what install found. Call without locks.
+func (s *server) report(ev events) {
+	name := s.disp.Name
+	for _, exposed := range ev.redefined {
+		s.m.host.RevokeGrant("mcp:" + exposed)
+	}
+	if len(ev.redefined) > 0 {
+		s.m.host.Notice(LevelWarning, fmt.Sprintf(
+			"⚠ MCP server %s redefined %s after approval (description, schema or read-only hint changed): any standing grant is revoked and each call needs fresh approval",
+			name, strings.Join(ev.redefined, ", ")))
+	}
+	if len(ev.added) > 0 {
+		s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s added tools %s; each call needs approval",
+			name, strings.Join(labels(ev.added), ", ")))
+	}
+	if len(ev.skipped) > 0 {
+		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: tools not in allowed_tools were skipped: %s",
+			name, strings.Join(labels(ev.skipped), ", ")))
+	}
+}
+
+func labels(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = catalog.Label(n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// requestRefresh asks for a refetch; requests coalesce.
+func (s *server) requestRefresh() {
+	select {
+	case s.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// refreshLoop refetches and re-vets the list after each change notice, for
+// as long as conn lives. Notifications never install anything themselves.
+func (s *server) refreshLoop(conn *connect.Conn) {
+	for {
+		select {
+		case <-conn.Done():
+			return
+		case <-s.refresh:
+			s.refetch(conn)
+		}
+	}
+}
+
+func (s *server) refetch(conn *connect.Conn) {
+	s.mu.Lock()
+	life := s.life
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(life, connect.ConnectTimeout)
+	defer cancel()
+	raws, err := catalog.List(ctx, conn.Session, s.m.limits)
+	s.mu.Lock()
+	if s.conn != conn || s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	var le *catalog.LimitError
+	if err != nil && errors.As(err, &le) {
+		s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+		s.mu.Unlock()
+		conn.Close()
+		s.fail(StateUnavailable, "after a tool list change: "+le.Error())
+		return
+	}
+	if err != nil {
+		s.mu.Unlock()
+		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: the changed tool list could not be fetched; keeping the previous one: %s",
+			s.disp.Name, s.red.Error(err)))
+		return
+	}
+	ev := s.install(raws, false)
+	s.mu.Unlock()
+	s.report(ev)
+	s.set(StateConnected, "")
+}

@@ -1,0 +1,26 @@
+// Package manager is kin's MCP runtime: it owns the live connections to the
+// configured servers and the tools they offer.
+//
+// A Manager loads the configuration (package config), asks before it launches
+// or contacts a server that is not trusted (Host.ApproveLaunch; "trust" is
+// persisted by package trust), connects the servers in parallel (package
+// connect, each bounded to 10 s), discovers and vets their tools (package
+// catalog) and offers them as tool.Tools (package calltool). While running it
+// refetches and re-vets a server's list when the server says it changed,
+// revokes the standing grant of a tool that was redefined, relays a server's
+// questions to the person (Host.Elicit), reports every state change
+// (Host.Status) and reconnects live on Apply.
+//
+// Wiring: the rpc layer implements Host, calls New, runs Start after the
+// editor's `initialized` (off the JSON-RPC read loop: Start waits for launch
+// approvals), passes the Manager to the turn loop as a tool.Source, maps
+// mcp/list, mcp/apply, mcp/reload and mcp/check onto List, Apply and Check,
+// and calls Close on shutdown.
+//
+// The Manager must never launch or contact an untrusted server before the
+// person approved it, never auto-answer an elicitation, never install a tool
+// definition that did not come from a fresh, vetted listing, and never pass
+// a secret to the Host: every message is redacted with the server's
+// connect.Redactor, and every launch line is config's masked Display. It
+// keeps no package-level state.
+package manager

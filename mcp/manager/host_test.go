@@ -1,0 +1,175 @@
+package manager_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
+	"github.com/kin-dev/kin/mcp/manager"
+	"github.com/kin-dev/kin/mcp/mcptest"
+)
+
+func TestMain(m *testing.M) { mcptest.Main(m) }
+
+// host records everything the Manager tells it.
+type host struct {
+	mu       sync.Mutex
+	decision string // answer to every launch approval ("" = trust)
+	launches []manager.LaunchRequest
+	statuses []manager.Status
+	notices  []string
+	revoked  []string
+	elicits  []manager.ElicitRequest
+	answer   func(manager.ElicitRequest) manager.ElicitResult
+}
+
+func (h *host) ApproveLaunch(_ context.Context, r manager.LaunchRequest) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.launches = append(h.launches, r)
+	if h.decision == "" {
+		return manager.DecisionTrust, nil
+	}
+	return h.decision, nil
+}
+
+func (h *host) Elicit(_ context.Context, r manager.ElicitRequest) (manager.ElicitResult, error) {
+	h.mu.Lock()
+	h.elicits = append(h.elicits, r)
+	f := h.answer
+	h.mu.Unlock()
+	if f == nil {
+		return manager.ElicitResult{Action: "decline"}, nil
+	}
+	return f(r), nil
+}
+
+func (h *host) Status(s manager.Status) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.statuses = append(h.statuses, s)
+}
+
+func (h *host) Notice(level, msg string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notices = append(h.notices, level+": "+msg)
+}
+
+func (h *host) RevokeGrant(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.revoked = append(h.revoked, key)
+}
+
+// all returns everything recorded, as JSON, for secret canaries.
+func (h *host) all() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, _ := json.Marshal([]any{h.launches, h.statuses, h.notices, h.revoked, h.elicits})
+	return string(b)
+}
+
+func (h *host) noticesWith(sub string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, n := range h.notices {
+		if strings.Contains(n, sub) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (h *host) launchCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.launches)
+}
+
+// env is the Manager's environment: a small PATH and a secret.
+func env(extra map[string]string) func(string) (string, bool) {
+	m := map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/nonexistent", "LANG": "C"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// setup writes <kinHome>/mcp.json and returns a Manager over it.
+func setup(t *testing.T, h *host, servers map[string]any, extraEnv map[string]string) (*manager.Manager, string) {
+	t.Helper()
+	home := t.TempDir()
+	writeConfig(t, home, servers)
+	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(extraEnv)})
+	t.Cleanup(m.Close)
+	return m, home
+}
+
+func writeConfig(t *testing.T, home string, servers map[string]any) {
+	t.Helper()
+	b, err := json.MarshalIndent(map[string]any{"mcpServers": servers}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stdioEntry(t *testing.T, name string) map[string]any {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"command": exe, "env": map[string]string{mcptest.EnvServer: name}}
+}
+
+func state(m *manager.Manager, name string) manager.Row {
+	for _, r := range m.List().Servers {
+		if r.Name == name {
+			return r
+		}
+	}
+	return manager.Row{}
+}
+
+func toolNamed(m *manager.Manager, name string) *calltool.Tool {
+	for _, t := range m.Tools() {
+		if t.Spec().Name == name {
+			if ct, ok := t.(*calltool.Tool); ok {
+				return ct
+			}
+		}
+	}
+	return nil
+}
+
+// eventually polls f for up to 10 s.
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func run(t *testing.T, tl tool.Tool, args string) tool.Result {
+	t.Helper()
+	a, err := tl.Prepare(context.Background(), tool.Env{SessionID: "s1", TurnID: "t1", CallID: "c1"}, json.RawMessage(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Run(context.Background(), nil)
+}

@@ -1,0 +1,145 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kin-dev/kin/mcp/config"
+)
+
+// Row is one server in List (mcp/list). It holds no secret.
+type Row struct {
+	Name      string   `json:"name"`
+	Scope     string   `json:"scope"`
+	Transport string   `json:"transport"`
+	Enabled   bool     `json:"enabled"`
+	State     State    `json:"state,omitempty"`
+	Tools     int      `json:"tools"`
+	LastError string   `json:"lastError,omitempty"`
+	Launch    string   `json:"launch"`
+	Env       []string `json:"env,omitempty"`     // "KEY=●●●●"
+	Headers   []string `json:"headers,omitempty"` // "Name: ●●●●"
+	Auth      string   `json:"auth,omitempty"`
+	OAuth     string   `json:"oauth,omitempty"`
+	Trusted   bool     `json:"trusted"`
+	File      string   `json:"file,omitempty"`
+}
+
+// ListResult is what mcp/list returns.
+type ListResult struct {
+	Servers  []Row    `json:"servers"`
+	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
+	Foreign  []Row    `json:"foreign,omitempty"`  // root .mcp.json entries, never loaded
+	Warnings []string `json:"warnings,omitempty"`
+	Notices  []string `json:"notices,omitempty"`
+}
+
+// List describes every configured server as of the last Start or Apply.
+func (m *Manager) List() ListResult {
+	m.mu.Lock()
+	cfg := m.cfg
+	m.mu.Unlock()
+	var r ListResult
+	if cfg == nil {
+		return r
+	}
+	for _, sc := range cfg.Servers {
+		row := m.row(sc)
+		if s := m.server(sc.Name); s != nil && sameServer(s.cfg, sc) {
+			row.State, row.LastError, row.Tools = s.snapshot()
+		} else if row.Enabled {
+			row.State, row.LastError = StateStopped, "changed since the last apply: run mcp/apply to connect it"
+		}
+		r.Servers = append(r.Servers, row)
+	}
+	for _, sc := range cfg.Shadowed {
+		r.Shadowed = append(r.Shadowed, m.row(sc))
+	}
+	for _, sc := range cfg.Foreign {
+		row := m.row(sc)
+		row.Enabled = false
+		r.Foreign = append(r.Foreign, row)
+	}
+	for _, w := range cfg.Warnings {
+		r.Warnings = append(r.Warnings, w.String())
+	}
+	r.Notices = append(r.Notices, cfg.Notices...)
+	return r
+}
+
+func (m *Manager) row(sc config.Server) Row {
+	d := sc.Display()
+	return Row{
+		Name: d.Name, Scope: string(sc.Scope), Transport: string(sc.Transport), Enabled: !sc.Disabled,
+		Launch: d.Launch, Env: d.Env, Headers: d.Headers, Auth: d.Auth, OAuth: d.OAuth,
+		Trusted: sc.Connectable() && m.trust.IsTrusted(sc), File: sc.File,
+	}
+}
+
+func (m *Manager) server(name string) *server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.servers[name]
+}
+
+// CheckResult says whether one server is ready, and why (not).
+type CheckResult struct {
+	Name        string `json:"name"`
+	Ready       bool   `json:"ready"`
+	State       State  `json:"state"`
+	Explanation string `json:"explanation"`
+}
+
+// Check explains each server's readiness (name "" = every server). A
+// connected server is pinged; nothing is launched or contacted that is not
+// already connected.
+func (m *Manager) Check(ctx context.Context, name string) []CheckResult {
+	var out []CheckResult
+	for _, s := range m.sorted() {
+		if name != "" && s.cfg.Name != name {
+			continue
+		}
+		out = append(out, s.check(ctx))
+	}
+	if name != "" && len(out) == 0 {
+		out = append(out, CheckResult{Name: name, State: StateStopped, Explanation: fmt.Sprintf("no server named %q is configured", name)})
+	}
+	return out
+}
+
+func (s *server) check(ctx context.Context) CheckResult {
+	st, lastErr, n := s.snapshot()
+	r := CheckResult{Name: s.disp.Name, State: st}
+	switch st {
+	case StateConnected:
+		cs, ok := s.Session()
+		if !ok {
+			r.Explanation = "not connected"
+			break
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := cs.Ping(pctx, nil); err != nil {
+			r.Explanation = "connected, but it does not answer a ping: " + s.red.Error(err)
+			break
+		}
+		r.Ready = true
+		r.Explanation = fmt.Sprintf("connected to %s with %d tools", s.disp.Launch, n)
+	case StateDisabled:
+		r.Explanation = "disabled in the configuration"
+	case StateAwaitingTrust:
+		r.Explanation = "waiting for the launch approval"
+	case StateDenied:
+		r.Explanation = "its launch was not approved; apply the configuration again to be asked again"
+	case StateConnecting:
+		r.Explanation = "connecting"
+	case StateNeedsLogin:
+		r.Explanation = "needs sign-in: " + lastErr
+	case StateUnavailable:
+		r.Explanation = "unavailable: " + lastErr
+	default:
+		r.Explanation = "not started; apply the configuration to start it"
+	}
+	return r
+}

@@ -1,0 +1,246 @@
+package manager
+
+import (
+	"context"
+	"maps"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
+	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/trust"
+)
+
+// Manager owns the live MCP connections. Create it with New.
+type Manager struct {
+	opts    Options
+	host    Host
+	log     *zap.Logger
+	trust   *trust.Store
+	names   *catalog.Names
+	limits  catalog.Limits
+	version string
+	resTool []tool.Tool
+
+	mu      sync.Mutex
+	cfg     *config.Config
+	servers map[string]*server
+	closed  bool
+	applyMu sync.Mutex // one Start/Apply/Close at a time
+}
+
+// New returns a Manager; nothing is loaded or connected until Start.
+func New(opts Options) *Manager {
+	m := &Manager{
+		opts:    opts,
+		host:    opts.Host,
+		log:     opts.Logger,
+		trust:   trust.Open(opts.KinHome),
+		names:   catalog.NewNames(),
+		limits:  catalog.DefaultLimits,
+		version: opts.Version,
+		servers: map[string]*server{},
+	}
+	if m.host == nil {
+		m.host = nopHost{}
+	}
+	if m.log == nil {
+		m.log = zap.NewNop()
+	}
+	if m.opts.Env == nil {
+		m.opts.Env = os.LookupEnv
+	}
+	if opts.Limits != nil {
+		m.limits = *opts.Limits
+	}
+	if m.version == "" {
+		m.version = "dev"
+	}
+	for _, n := range append(slices.Clone(opts.Reserved), calltool.ListResourcesName, calltool.ReadResourceName) {
+		m.names.Reserve(n)
+	}
+	m.resTool = calltool.ResourceTools(m.resourceServers)
+	return m
+}
+
+// Start loads the configuration, reports its notes, and connects every
+// enabled server in parallel, asking first for untrusted ones. It returns
+// when every server has settled (connected, or in another state).
+func (m *Manager) Start(ctx context.Context) {
+	cfg, err := m.load()
+	if err != nil {
+		m.host.Notice(LevelError, "MCP configuration: "+err.Error())
+		return
+	}
+	for _, n := range cfg.Notices {
+		m.host.Notice(LevelInfo, n)
+	}
+	for _, w := range cfg.Warnings {
+		m.host.Notice(LevelWarning, "MCP configuration: "+w.String())
+	}
+	m.apply(ctx, cfg)
+}
+
+// Apply re-reads the configuration and makes the live servers match it: an
+// unchanged connected server is kept, an unchanged one that is not connected
+// is started again (silently when trusted), a changed one is stopped and
+// started again (asking when its launch identity is no longer trusted), a
+// removed or disabled one is stopped. It returns when all have settled.
+func (m *Manager) Apply(ctx context.Context) error {
+	cfg, err := m.load()
+	if err != nil {
+		return err
+	}
+	m.apply(ctx, cfg)
+	return nil
+}
+
+// Refresh re-reads the configuration for List without connecting or
+// stopping anything: an edited file shows at once, and mcp/apply makes the
+// live servers match it.
+func (m *Manager) Refresh() error {
+	cfg, err := m.load()
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.cfg = cfg
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *Manager) load() (*config.Config, error) {
+	return config.Load(m.opts.Workdir, m.opts.KinHome, config.WithLookupEnv(m.opts.Env))
+}
+
+func (m *Manager) apply(ctx context.Context, cfg *config.Config) {
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	old := m.servers
+	next := map[string]*server{}
+	var stopRemoved, stopChanged, start []*server
+	for _, sc := range cfg.Servers {
+		o, ok := old[sc.Name]
+		if ok && sameServer(o.cfg, sc) {
+			next[sc.Name] = o
+			if st, _, _ := o.snapshot(); st != StateConnected && st != StateConnecting && st != StateAwaitingTrust {
+				start = append(start, o)
+			}
+			continue
+		}
+		if ok {
+			stopChanged = append(stopChanged, o)
+		}
+		s := newServer(m, sc)
+		next[sc.Name] = s
+		start = append(start, s)
+	}
+	for name, o := range old {
+		if _, ok := next[name]; !ok {
+			stopRemoved = append(stopRemoved, o)
+		}
+	}
+	m.servers, m.cfg = next, cfg
+	m.mu.Unlock()
+
+	parallel(stopChanged, func(s *server) { s.stop(false) })
+	parallel(stopRemoved, func(s *server) { s.stop(true) })
+	parallel(start, func(s *server) { s.start(ctx) })
+}
+
+func parallel(servers []*server, f func(*server)) {
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(s)
+		}()
+	}
+	wg.Wait()
+}
+
+// sameServer reports whether two entries would run identically.
+func sameServer(a, b config.Server) bool {
+	return a.Scope == b.Scope && a.Transport == b.Transport && a.Command == b.Command &&
+		slices.Equal(a.Args, b.Args) && maps.Equal(a.Env, b.Env) && a.URL == b.URL &&
+		maps.Equal(a.Headers, b.Headers) && a.TimeoutMS == b.TimeoutMS && a.Disabled == b.Disabled &&
+		slices.Equal(a.AllowedTools, b.AllowedTools) && a.AllowedToolsSet == b.AllowedToolsSet &&
+		a.Auth == b.Auth && (a.OAuth == nil) == (b.OAuth == nil)
+}
+
+// Close stops every server (a stdio server's whole process group, reaped)
+// and refuses later Start and Apply calls.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := slices.Collect(maps.Values(m.servers))
+	m.mu.Unlock()
+	parallel(all, func(s *server) { s.stop(false) })
+}
+
+// Tools implements tool.Source: the vetted tools of every connected
+// server, by name, plus the two resource tools when a connected server
+// offers resources.
+func (m *Manager) Tools() []tool.Tool {
+	var out []tool.Tool
+	res := false
+	for _, s := range m.sorted() {
+		s.mu.Lock()
+		if s.conn != nil && s.state == StateConnected {
+			for _, t := range s.tools {
+				out = append(out, t)
+			}
+			res = res || s.resources
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Spec().Name < out[j].Spec().Name })
+	if res {
+		out = append(out, m.resTool...)
+	}
+	return out
+}
+
+func (m *Manager) sorted() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Collect(maps.Values(m.servers))
+	sort.Slice(out, func(i, j int) bool { return out[i].cfg.Name < out[j].cfg.Name })
+	return out
+}
+
+func (m *Manager) resourceServers() []calltool.Binding {
+	var out []calltool.Binding
+	for _, s := range m.sorted() {
+		s.mu.Lock()
+		if s.conn != nil && s.state == StateConnected && s.resources {
+			out = append(out, s)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+type nopHost struct{}
+
+func (nopHost) ApproveLaunch(context.Context, LaunchRequest) (string, error) {
+	return DecisionDeny, nil
+}
+func (nopHost) Elicit(context.Context, ElicitRequest) (ElicitResult, error) {
+	return ElicitResult{Action: "decline"}, nil
+}
+func (nopHost) Status(Status)         {}
+func (nopHost) Notice(string, string) {}
+func (nopHost) RevokeGrant(string)    {}

@@ -1,0 +1,295 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
+	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/connect"
+	"github.com/kin-dev/kin/mcp/trust"
+)
+
+// server is one configured server and, when connected, its live session and
+// vetted tools. It implements calltool.Binding.
+type server struct {
+	m    *Manager
+	cfg  config.Server
+	disp config.Display
+	red  *connect.Redactor
+
+	refresh chan struct{} // a list change is pending (capacity 1)
+
+	mu        sync.Mutex
+	life      context.Context // cancelled by stop
+	kill      context.CancelFunc
+	stopped   bool
+	state     State
+	lastErr   string
+	conn      *connect.Conn
+	defs      []catalog.Def
+	tools     []*calltool.Tool
+	resources bool
+	initialRO map[string]string // read-only tools of the initial list: name -> fingerprint
+	known     map[string]string // every definition seen since approval: name -> fingerprint
+	revoked   map[string]bool   // redefined tools: never auto-allowed again
+	skipped   map[string]bool   // tools already reported as not in allowed_tools
+	calls     map[*tool.Env]struct{}
+}
+
+func newServer(m *Manager, cfg config.Server) *server {
+	return &server{
+		m:       m,
+		cfg:     cfg,
+		disp:    cfg.Display(),
+		red:     connect.NewRedactor(cfg),
+		refresh: make(chan struct{}, 1),
+		state:   StateStopped,
+		known:   map[string]string{},
+		revoked: map[string]bool{},
+		skipped: map[string]bool{},
+		calls:   map[*tool.Env]struct{}{},
+	}
+}
+
+// Binding.
+
+func (s *server) Name() string        { return s.cfg.Name }
+func (s *server) Destination() string { return s.disp.Launch }
+func (s *server) Redact(t string) string {
+	return s.red.String(t)
+}
+
+func (s *server) Timeout() time.Duration {
+	if s.cfg.TimeoutMS > 0 {
+		return time.Duration(s.cfg.TimeoutMS) * time.Millisecond
+	}
+	return calltool.DefaultTimeout
+}
+
+func (s *server) Session() (*mcp.ClientSession, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil || s.state != StateConnected {
+		return nil, false
+	}
+	return s.conn.Session, true
+}
+
+func (s *server) Track(env tool.Env) func() {
+	e := &env
+	s.mu.Lock()
+	s.calls[e] = struct{}{}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.calls, e)
+		s.mu.Unlock()
+	}
+}
+
+// set records a state and reports it.
+func (s *server) set(st State, msg string) {
+	msg = s.red.String(msg)
+	s.mu.Lock()
+	s.state, s.lastErr = st, msg
+	n := len(s.tools)
+	s.mu.Unlock()
+	s.m.log.Info("mcp server state", zap.String("server", s.cfg.Name), zap.String("state", string(st)), zap.String("error", msg))
+	s.m.host.Status(Status{Server: s.cfg.Name, State: st, Tools: n, Error: msg})
+}
+
+// fail records an unavailable (or needs_login) state and tells the person.
+func (s *server) fail(st State, msg string) {
+	s.set(st, msg)
+	verb := "unavailable"
+	if st == StateNeedsLogin {
+		verb = "needs sign-in"
+	}
+	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.red.String(msg)))
+}
+
+// begin makes the server startable again and returns its lifetime context.
+func (s *server) begin() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kill != nil {
+		s.kill()
+	}
+	s.life, s.kill = context.WithCancel(context.Background())
+	s.stopped = false
+	return s.life
+}
+
+// start approves (when untrusted), connects and discovers. It returns when
+// the server has settled in a state.
+func (s *server) start(ctx context.Context) {
+	if !s.cfg.Connectable() {
+		s.set(StateDisabled, "")
+		return
+	}
+	life := s.begin()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopWatch := context.AfterFunc(life, cancel)
+	defer stopWatch()
+
+	if !s.m.trust.IsTrusted(s.cfg) {
+		s.set(StateAwaitingTrust, "")
+		dec, err := s.m.host.ApproveLaunch(ctx, s.launchRequest())
+		if life.Err() != nil {
+			return // stopped meanwhile
+		}
+		switch {
+		case err == nil && dec == DecisionTrust:
+			if err := s.m.trust.Trust(s.cfg); err != nil {
+				s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.red.Error(err)))
+			}
+		case err == nil && dec == DecisionAllowOnce:
+		default:
+			s.set(StateDenied, "the launch was not approved")
+			return
+		}
+	}
+	s.connect(ctx, life)
+}
+
+func (s *server) launchRequest() LaunchRequest {
+	r := LaunchRequest{
+		Server:      s.cfg.Name,
+		Transport:   string(s.cfg.Transport),
+		Destination: s.disp.Launch,
+		Scope:       string(s.cfg.Scope),
+		Env:         s.disp.Env,
+		Headers:     s.disp.Headers,
+	}
+	h := trust.Hash(s.cfg)
+	for _, e := range s.m.trust.List() {
+		if e.Name == s.cfg.Name && e.Hash != h {
+			r.Changed = true
+		}
+	}
+	return r
+}
+
+// connect dials and discovers, bounded to connect.ConnectTimeout.
+func (s *server) connect(ctx context.Context, life context.Context) {
+	s.set(StateConnecting, "")
+	ctx, cancel := context.WithTimeout(ctx, connect.ConnectTimeout)
+	defer cancel()
+	conn, err := connect.Dial(ctx, s.cfg, s.dialOptions())
+	if err != nil {
+		st := StateUnavailable
+		var ce *connect.Error
+		if errors.As(err, &ce) && ce.Kind == connect.KindAuth {
+			st = StateNeedsLogin
+		}
+		if life.Err() == nil {
+			s.fail(st, err.Error())
+		}
+		return
+	}
+	raws, err := catalog.List(ctx, conn.Session, s.m.limits)
+	if err != nil {
+		conn.Close()
+		if ctx.Err() != nil && life.Err() == nil {
+			err = fmt.Errorf("no tool list within %s", connect.ConnectTimeout)
+		}
+		if life.Err() == nil {
+			s.fail(StateUnavailable, "tool discovery: "+s.red.Error(err))
+		}
+		return
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		conn.Close()
+		return
+	}
+	s.conn = conn
+	caps := conn.Session.InitializeResult().Capabilities
+	s.resources = caps != nil && caps.Resources != nil
+	ev := s.install(raws, true)
+	n := len(s.tools)
+	s.mu.Unlock()
+
+	s.set(StateConnected, "")
+	s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s: %d tools from %s", s.disp.Name, n, s.disp.Launch))
+	s.report(ev)
+	go s.watch(conn)
+	go s.refreshLoop(conn)
+}
+
+func (s *server) dialOptions() connect.Options {
+	return connect.Options{
+		Workdir:        s.m.opts.Workdir,
+		Env:            s.m.opts.Env,
+		HTTPTransport:  s.m.opts.HTTPTransport,
+		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
+		Client: mcp.ClientOptions{
+			Logger:             slog.New(slog.DiscardHandler),
+			ElicitationHandler: s.elicit,
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+				s.requestRefresh()
+			},
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+				Form: &mcp.FormElicitationCapabilities{},
+				URL:  &mcp.URLElicitationCapabilities{},
+			}},
+		},
+	}
+}
+
+// watch notices a connection that ends without stop.
+func (s *server) watch(conn *connect.Conn) {
+	<-conn.Done()
+	conn.Close() // reap a stdio server's process group
+	s.mu.Lock()
+	if s.conn != conn || s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+	s.mu.Unlock()
+	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)")
+}
+
+// stop ends the connection (if any). With report set the new state is
+// reported (stopped, or disabled for a disabled server).
+func (s *server) stop(report bool) {
+	s.mu.Lock()
+	s.stopped = true
+	if s.kill != nil {
+		s.kill()
+	}
+	conn := s.conn
+	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+	s.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	s.m.names.Release(s.cfg.Name, nil)
+	if report {
+		st := StateStopped
+		if !s.cfg.Connectable() {
+			st = StateDisabled
+		}
+		s.set(st, "")
+	}
+}
+
+// snapshot returns the state for List and Check.
+func (s *server) snapshot() (State, string, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.lastErr, len(s.tools)
+}

@@ -1,0 +1,99 @@
+package manager
+
+import (
+	"context"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/mcp/catalog"
+)
+
+// State is a server's connection state (the mcp/status states).
+type State string
+
+// States.
+const (
+	StateDisabled      State = "disabled"
+	StateAwaitingTrust State = "awaiting_trust"
+	StateDenied        State = "denied"
+	StateConnecting    State = "connecting"
+	StateConnected     State = "connected"
+	StateNeedsLogin    State = "needs_login"
+	StateUnavailable   State = "unavailable"
+	StateStopped       State = "stopped"
+)
+
+// Launch decisions (the approval/respond decisions of a server_launch).
+const (
+	DecisionAllowOnce = "allow_once"
+	DecisionTrust     = "trust"
+	DecisionDeny      = "deny"
+)
+
+// Notice levels.
+const (
+	LevelInfo    = "info"
+	LevelWarning = "warning"
+	LevelError   = "error"
+)
+
+// Host is what the Manager needs from its embedder (the rpc layer). Every
+// method may be called from any goroutine, several at once; none is called
+// with a Manager lock held, so a Host may call back into the Manager.
+type Host interface {
+	// ApproveLaunch asks the person whether to start (stdio) or contact
+	// (http) a server that is not trusted. It returns DecisionAllowOnce,
+	// DecisionTrust or DecisionDeny; an error or anything else is a deny.
+	// It must return when ctx is done.
+	ApproveLaunch(ctx context.Context, req LaunchRequest) (string, error)
+	// Elicit asks the person what a server wants to know. An error is a
+	// decline. It must return when ctx is done.
+	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
+	// Status reports a server's state change (mcp/status).
+	Status(s Status)
+	// Notice is something a person should see (level info, warning, error).
+	Notice(level, message string)
+	// RevokeGrant removes a standing "always allow" grant, such as
+	// "mcp:mcp__docs__query", from every session.
+	RevokeGrant(key string)
+}
+
+// LaunchRequest is a server_launch approval. It holds no secret: the
+// destination is the masked launch line, env and header values are masked.
+type LaunchRequest struct {
+	Server      string
+	Transport   string   // "stdio" or "http"
+	Destination string   // the command line (${VAR} shown by name) or the masked URL
+	Scope       string   // "project" or "global"
+	Env         []string // "KEY=●●●●"
+	Headers     []string // "Name: ●●●●"
+	// Changed is set when the server was trusted before with a different
+	// launch identity (its command, args, url or env changed).
+	Changed bool
+}
+
+// Status is one server's state (mcp/status).
+type Status struct {
+	Server string
+	State  State
+	Tools  int
+	Error  string // redacted; set for unavailable, needs_login, denied
+}
+
+// Options configures a Manager.
+type Options struct {
+	Workdir string // the project folder (<workdir>/.kin/mcp.json)
+	KinHome string // KIN_HOME (mcp.json, mcp_trust.json)
+	Host    Host
+	Logger  *zap.Logger                 // nil: no logging
+	Env     func(string) (string, bool) // nil: os.LookupEnv
+	// Reserved names no MCP tool may take (the built-in tools).
+	Reserved []string
+	// Limits override catalog.DefaultLimits (tests).
+	Limits *catalog.Limits
+	// HTTPTransport is the base round tripper for http servers (tests).
+	HTTPTransport http.RoundTripper
+	// Version is kin's version, sent to servers as clientInfo.
+	Version string
+}
