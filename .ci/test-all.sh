@@ -14,6 +14,10 @@ step() { printf '\n==> %s\n' "$*"; }
 step "Go modules"
 go mod download
 
+step "MCP servers from npm (pinned in .ci/npm/package-lock.json)"
+(cd .ci/npm && npm ci --no-audit --no-fund)
+export KIN_TEST_NPM_DIR="$root/.ci/npm" KIN_REQUIRE_NPM=1
+
 step "go vet"
 go vet ./...
 

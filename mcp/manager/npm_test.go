@@ -23,9 +23,19 @@ import (
 // `npm install @modelcontextprotocol/server-everything
 // @modelcontextprotocol/server-filesystem`) or npx with registry access.
 
-// npmBin finds an npm package's binary, or skips the test.
+// npmBin finds an npm package's binary, or skips the test. Under
+// KIN_REQUIRE_NPM=1 (CI sets it) a missing package fails instead, so CI
+// cannot go green by skipping the real servers.
 func npmBin(t *testing.T, pkg, bin string) string {
 	t.Helper()
+	if os.Getenv("KIN_REQUIRE_NPM") == "1" {
+		dir := os.Getenv("KIN_TEST_NPM_DIR")
+		p := filepath.Join(dir, "node_modules", ".bin", bin)
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("KIN_REQUIRE_NPM=1 but %s is missing (KIN_TEST_NPM_DIR=%q): run npm ci in .ci/npm", p, dir)
+		}
+		return p
+	}
 	if testing.Short() {
 		t.Skip("npm servers skipped in -short mode")
 	}
