@@ -1,0 +1,296 @@
+//go:build unix
+
+package builtin_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+func TestBashApproval(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"sub/x": ""})
+	a := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."})
+	ap := a.Approval
+	if ap == nil || ap.Title != "Run go test ./..." || ap.Command != "go test ./..." || ap.Cwd != root {
+		t.Fatalf("approval %+v", ap)
+	}
+	if ap.Grant == nil || ap.Grant.Key != "bash:go test" || ap.Grant.Label != "Always allow `go test` commands in this session" {
+		t.Fatalf("grant %+v", ap.Grant)
+	}
+	long := "echo " + strings.Repeat("x", 200) + "\necho second line"
+	a = mustPrepare(t, "bash", env, map[string]any{"command": long, "cwd": "sub"})
+	if got := a.Approval.Title; !strings.HasPrefix(got, "Run echo xxx") || len([]rune(got)) != len("Run ")+80 {
+		t.Fatalf("title %q", got)
+	}
+	if a.Approval.Command != long || a.Approval.Cwd != filepath.Join(root, "sub") || a.Approval.Grant != nil {
+		t.Fatalf("approval %+v", a.Approval)
+	}
+
+	outside := t.TempDir()
+	must(t, os.Symlink(outside, filepath.Join(root, "out")))
+	for _, cwd := range []string{outside, "..", "out"} {
+		_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": cwd})
+		wantErr(t, err, "cwd", "outside the workspace")
+	}
+	_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": "sub/x"})
+	wantErr(t, err, "not an existing directory")
+	_, err = prepare(t, "bash", env, map[string]any{"command": "  "})
+	wantErr(t, err, "empty")
+	_, err = prepare(t, "bash", env, map[string]any{"command": "ls", "timeout": -1})
+	wantErr(t, err, "timeout")
+	_, err = prepare(t, "bash", env, map[string]any{"command": "ls", "timeout": 100000})
+	wantErr(t, err, "maximum")
+}
+
+func TestBashGrantKeys(t *testing.T) {
+	cases := map[string]string{
+		"go test ./...":                  "bash:go test",
+		"go test -run 'TestA|TestB' ./x": "bash:go test",
+		"  git status  ":                 "bash:git status",
+		"git diff --stat":                "bash:git diff",
+		"rm -rf x":                       "bash:rm",
+		"ls -la":                         "bash:ls",
+		"make":                           "bash:make",
+		"npm run test":                   "bash:npm run test",
+		"npm install":                    "bash:npm install",
+		"cargo build --release":          "bash:cargo build",
+		"./scripts/check.sh":             "bash:./scripts/check.sh",
+		"pytest -q tests/":               "bash:pytest",
+		"find . -name '*.go'":            "bash:find",
+		"go test ./... && rm -rf x":      "",
+		"go test ./...; rm -rf x":        "",
+		"go test ./... | tee log":        "",
+		"go test ./... > log":            "",
+		"go test < in":                   "",
+		"go test $(go list ./...)":       "",
+		"go test `go list ./...`":        "",
+		"echo $HOME":                     "",
+		"go test ./... &":                "",
+		"(go test)":                      "",
+		"go test \\\n ./...":             "",
+		"go test\nrm -rf x":              "",
+		`bash -c "go test"`:              "",
+		"sh -c 'ls'":                     "",
+		"/bin/bash script.sh":            "",
+		"env FOO=1 go test":              "",
+		"FOO=1 go test":                  "",
+		"sudo go test":                   "",
+		"xargs rm":                       "",
+		"nohup go test":                  "",
+		"timeout 5 go test":              "",
+		"eval ls":                        "",
+		"exec ls":                        "",
+		"nice go test":                   "",
+		"git -c core.pager=x status":     "",
+		"find . -exec rm {} +":           "",
+		`echo "unterminated`:             "",
+		`echo "$(whoami)"`:               "",
+		"":                               "",
+	}
+	for cmd, want := range cases {
+		g := builtin.BashGrant(cmd)
+		got := ""
+		if g != nil {
+			got = g.Key
+		}
+		if got != want {
+			t.Errorf("%q: grant %q, want %q", cmd, got, want)
+		}
+	}
+	// rm's grant is not go test's
+	if builtin.BashGrant("rm -rf x").Key == builtin.BashGrant("go test ./...").Key {
+		t.Fatal("grants mix")
+	}
+}
+
+func runBash(t *testing.T, ctx context.Context, opts builtin.Options, args map[string]any) (tool.Result, []string) {
+	t.Helper()
+	_, env := workspace(t)
+	a, err := prepareWith(t, "bash", opts, env, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var chunks []string
+	r := a.Run(ctx, func(s string) {
+		mu.Lock()
+		chunks = append(chunks, s)
+		mu.Unlock()
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return r, chunks
+}
+
+func TestBashRun(t *testing.T) {
+	r, chunks := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": "echo out; echo err >&2; pwd; cat; test -t 0 || echo no-tty"})
+	wantStatus(t, r, tool.StatusCompleted)
+	wantContains(t, r.Output, "out\n", "err\n", "no-tty\n", "exit status 0")
+	if len(r.Content) != 1 || r.Content[0].Type != "terminal" || r.Content[0].Text != r.Output {
+		t.Fatalf("content %+v", r.Content)
+	}
+	if got := strings.Join(chunks, ""); !strings.Contains(got, "out\n") || !strings.Contains(got, "err\n") {
+		t.Fatalf("streamed %q", got)
+	}
+
+	r, _ = runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": "echo failing; exit 2"})
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "failing\n", "exit status 2")
+}
+
+func TestBashStreams(t *testing.T) {
+	_, env := workspace(t)
+	a := mustPrepare(t, "bash", env, map[string]any{"command": "echo first; sleep 1; echo second"})
+	var mu sync.Mutex
+	var firstAt time.Time
+	var all strings.Builder
+	start := time.Now()
+	r := a.Run(context.Background(), func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstAt.IsZero() && strings.Contains(s, "first") {
+			firstAt = time.Now()
+		}
+		all.WriteString(s)
+	})
+	end := time.Now()
+	wantStatus(t, r, tool.StatusCompleted)
+	mu.Lock()
+	defer mu.Unlock()
+	if firstAt.IsZero() || end.Sub(firstAt) < 700*time.Millisecond {
+		t.Fatalf("first line not streamed before the end (first at %v, end at %v)", firstAt.Sub(start), end.Sub(start))
+	}
+	if all.String() != "first\nsecond\n" {
+		t.Fatalf("streamed %q", all.String())
+	}
+}
+
+func TestBashTimeout(t *testing.T) {
+	start := time.Now()
+	r, _ := runBash(t, context.Background(), builtin.Options{KillGrace: 300 * time.Millisecond},
+		map[string]any{"command": "echo started; trap '' TERM; sleep 30", "timeout": 0.5})
+	wantStatus(t, r, tool.StatusUnknown)
+	wantContains(t, r.Output, "started\n", "killed after the timeout", "it may have partially run")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v: TERM-ignoring command not killed", d)
+	}
+}
+
+func TestBashCancelKillsGroup(t *testing.T) {
+	_, env := workspace(t)
+	a := mustPrepare(t, "bash", env, map[string]any{"command": "sleep 100 & echo pid=$!; wait"})
+	ctx, cancel := context.WithCancel(context.Background())
+	pidc := make(chan int, 1)
+	var once sync.Once
+	done := make(chan tool.Result)
+	go func() {
+		done <- a.Run(ctx, func(s string) {
+			if i := strings.Index(s, "pid="); i >= 0 {
+				f := strings.Fields(s[i+4:])
+				if pid, err := strconv.Atoi(f[0]); err == nil {
+					once.Do(func() { pidc <- pid })
+				}
+			}
+		})
+	}()
+	var pid int
+	select {
+	case pid = <-pidc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no pid streamed")
+	}
+	if !alive(pid) {
+		t.Fatal("grandchild not running before cancel")
+	}
+	cancel()
+	var r tool.Result
+	select {
+	case r = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	wantStatus(t, r, tool.StatusUnknown)
+	wantContains(t, r.Output, "pid=", "killed after cancel; it may have partially run")
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d still running after cancel", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestBashBackgroundLeftoversStopped(t *testing.T) {
+	for _, cmd := range []string{
+		"sleep 100 & echo pid=$!",                 // holds the output pipe
+		"sleep 100 >/dev/null 2>&1 & echo pid=$!", // does not
+	} {
+		start := time.Now()
+		r, _ := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": cmd})
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%s: a background process held the call for %v", cmd, d)
+		}
+		wantStatus(t, r, tool.StatusCompleted)
+		wantContains(t, r.Output, "exit status 0", "left running in the background were stopped")
+		pid, _ := strconv.Atoi(strings.Fields(strings.SplitN(r.Output, "pid=", 2)[1])[0])
+		time.Sleep(100 * time.Millisecond)
+		if alive(pid) {
+			t.Fatalf("%s: background %d left running", cmd, pid)
+		}
+	}
+}
+
+func TestBashTruncation(t *testing.T) {
+	r, chunks := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": "seq 1 200000"})
+	wantStatus(t, r, tool.StatusOutputLimit)
+	if len(r.Output) > tool.MaxOutput {
+		t.Fatalf("output %d bytes, over %d", len(r.Output), tool.MaxOutput)
+	}
+	if !strings.HasPrefix(r.Output, "1\n2\n3\n") {
+		t.Fatalf("head lost: %q", r.Output[:20])
+	}
+	wantContains(t, r.Output, "bytes cut ...]", "199999\n200000\nexit status 0")
+	// everything was streamed (1288895 bytes is over the streaming cap,
+	// which then says so)
+	streamed := strings.Join(chunks, "")
+	wantContains(t, streamed, "1\n2\n3\n", "streaming stopped")
+
+	// failing with lots of output: failed wins
+	r, _ = runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": "seq 1 100000; exit 3"})
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "100000\nexit status 3")
+}
+
+func TestBashEnvAndShell(t *testing.T) {
+	r, _ := runBash(t, context.Background(), builtin.Options{Shell: "/bin/sh", Env: []string{"KIN_TEST=42", "PATH=" + os.Getenv("PATH")}},
+		map[string]any{"command": "echo v=$KIN_TEST"})
+	wantContains(t, r.Output, "v=42\n")
+}
+
+// alive: the process exists and is not a zombie waiting for a reaper.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}

@@ -1,0 +1,29 @@
+// Package builtin is kin's own set of coding tools: read_file, list_dir and
+// search read the workspace; write_file and edit_file change files; bash runs
+// shell commands. [Tools] returns them as [tool.Tool] values for the turn
+// loop, next to the MCP tools.
+//
+// Every tool works the same way: Prepare checks the arguments strictly (no
+// unknown fields, right types, required fields present) and works out exactly
+// what the call would do; the returned Action's Approval says so to the
+// person, and Run does that and nothing else.
+//
+// What this package must never do:
+//
+//   - Never write a file or run a command except from the Run of an Action
+//     whose Approval the person (or a grant they gave) approved: Prepare only
+//     reads. write_file and edit_file write exactly the content their diff
+//     showed, and refuse when the file changed in between.
+//   - Never read outside the workspace roots ([tool.Env].Roots): a path that
+//     leaves them, lexically ("..", an absolute path elsewhere) or through a
+//     symlink anywhere along it, is refused by the read tools. Writes outside
+//     the roots are not refused but always asked for (no "always allow").
+//   - Never offer "always allow" for a whole shell: a bash grant covers one
+//     simple command's program (and subcommand), never a pipeline, a list,
+//     a redirection, a substitution or a wrapper such as sudo or sh.
+//   - Never leave a command running after its call: on timeout or cancel the
+//     whole process group is killed and reaped.
+//   - Never panic on bad input: bad arguments are Prepare errors, other
+//     problems (missing files, binary content, huge output) are failed or
+//     limited results.
+package builtin

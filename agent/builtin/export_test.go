@@ -1,0 +1,7 @@
+package builtin
+
+// Internals the external tests check directly.
+var (
+	UnifiedDiff = unifiedDiff
+	BashGrant   = bashGrant
+)
