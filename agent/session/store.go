@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -25,7 +24,20 @@ type Info struct {
 // ErrNotFound is returned for a session id with no log.
 var ErrNotFound = errors.New("session not found")
 
-var validID = regexp.MustCompile(`^s_[0-9A-Za-z_]{1,64}$`)
+// validID reports whether id looks like a session id (s_ and up to 64 of
+// [0-9A-Za-z_]), so an id from the editor can never name another file.
+func validID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "s_")
+	if !ok || len(rest) == 0 || len(rest) > 64 {
+		return false
+	}
+	for _, c := range rest {
+		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // Store is the sessions folder.
 type Store struct {
@@ -36,7 +48,7 @@ type Store struct {
 func NewStore(dir string) *Store { return &Store{dir: dir} }
 
 func (s *Store) path(id string) (string, error) {
-	if !validID.MatchString(id) {
+	if !validID(id) {
 		return "", fmt.Errorf("%w: %q is not a session id", ErrNotFound, id)
 	}
 	return filepath.Join(s.dir, id+".jsonl"), nil
