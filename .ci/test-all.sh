@@ -24,3 +24,8 @@ go vet ./...
 step "Go tests (race detector on)"
 go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"
 echo "Go suites passed."
+
+step "Neovim plugin in a real Neovim 0.10 (Debian trixie's build, private folder)"
+export KIN_NVIM_DIR="${KIN_NVIM_DIR:-$KIN_CI_CACHE/nvim}"
+bash .ci/install-nvim.sh
+KIN_TEST_NVIM="$KIN_NVIM_DIR/bin/nvim" bash editors/nvim/tests/run.sh

@@ -1,0 +1,352 @@
+-- The chat: one transcript per session, a split showing the current one and an input buffer
+-- below it. Questions go out with turn/start; everything shown comes from kin's notifications.
+local service = require("kin.service")
+local config = require("kin.config")
+local transcript = require("kin.transcript")
+
+local M = {}
+
+---@class kin.ChatState
+---@field current string?                         the session questions go to
+---@field transcripts table<string, kin.Transcript> by sessionId
+---@field draft kin.Transcript?                   shown before the first session exists
+---@field win integer? transcript window
+---@field input_win integer?
+---@field input_buf integer?
+---@field stale table<string, boolean>             sessions to resume after a restart
+M.state = { transcripts = {}, stale = {} }
+
+local function notify(msg, level)
+  service.notify(msg, level)
+end
+
+function M.reset()
+  M.state = { transcripts = {}, stale = {} }
+end
+
+--- The transcript of a session (created on first use).
+---@return kin.Transcript
+function M.transcript(session_id)
+  local st = M.state
+  if not session_id then
+    if not st.draft or not st.draft:valid() then
+      st.draft = transcript.new(nil)
+    end
+    return st.draft
+  end
+  local t = st.transcripts[session_id]
+  if not t or not t:valid() then
+    t = transcript.new(session_id)
+    st.transcripts[session_id] = t
+  end
+  return t
+end
+
+--- The transcript shown now.
+function M.current()
+  return M.transcript(M.state.current)
+end
+
+local function valid_win(win)
+  return win and vim.api.nvim_win_is_valid(win)
+end
+
+local function input_buffer()
+  local st = M.state
+  if st.input_buf and vim.api.nvim_buf_is_valid(st.input_buf) then
+    return st.input_buf
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, "kin://input")
+  vim.bo[buf].filetype = "markdown"
+  local km = config.options.chat.keymaps
+  local function map(modes, lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set(modes, lhs, fn, { buffer = buf, desc = desc, nowait = true })
+    end
+  end
+  map("n", km.send.n, M.send_input, "kin: send the question")
+  map({ "i", "n" }, km.send.i, function()
+    vim.cmd("stopinsert")
+    M.send_input()
+  end, "kin: send the question")
+  map({ "n", "i" }, km.cancel, M.cancel, "kin: cancel the running turn")
+  st.input_buf = buf
+  return buf
+end
+
+local function map_transcript(t)
+  if vim.b[t.buf].kin_mapped then
+    return
+  end
+  vim.b[t.buf].kin_mapped = true
+  local km = config.options.chat.keymaps
+  if km.cancel and km.cancel ~= "" then
+    vim.keymap.set("n", km.cancel, M.cancel, { buffer = t.buf, desc = "kin: cancel the running turn" })
+  end
+  if km.close and km.close ~= "" then
+    vim.keymap.set("n", km.close, M.close, { buffer = t.buf, desc = "kin: close the chat" })
+  end
+end
+
+local function set_win_opts(win)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = "no"
+  vim.wo[win].foldenable = false
+end
+
+--- Opens (or focuses) the chat split showing the current session.
+function M.open()
+  local st = M.state
+  local t = M.current()
+  map_transcript(t)
+  local ibuf = input_buffer()
+  if valid_win(st.win) then
+    vim.api.nvim_win_set_buf(st.win, t.buf)
+  else
+    if valid_win(st.input_win) and #vim.api.nvim_list_wins() > 1 then
+      pcall(vim.api.nvim_win_close, st.input_win, false)
+    end
+    local opts = config.options.chat
+    local pos = opts.position
+    if pos == "tab" then
+      vim.cmd("tabnew")
+    elseif pos == "left" or pos == "right" then
+      vim.cmd((pos == "left" and "topleft" or "botright") .. " vsplit")
+      vim.api.nvim_win_set_width(0, math.max(30, math.floor(vim.o.columns * opts.width)))
+    else
+      vim.cmd((pos == "above" and "topleft" or "botright") .. " split")
+      vim.api.nvim_win_set_height(0, math.max(6, math.floor(vim.o.lines * opts.height)))
+    end
+    st.win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(st.win, t.buf)
+    set_win_opts(st.win)
+    st.input_win = nil
+  end
+  if not valid_win(st.input_win) then
+    vim.api.nvim_set_current_win(st.win)
+    vim.cmd("belowright split")
+    st.input_win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(st.input_win, ibuf)
+    vim.api.nvim_win_set_height(st.input_win, config.options.chat.input_height)
+    vim.wo[st.input_win].winfixheight = true
+    set_win_opts(st.input_win)
+  end
+  local n = vim.api.nvim_buf_line_count(t.buf)
+  pcall(vim.api.nvim_win_set_cursor, st.win, { n, 0 })
+  vim.api.nvim_set_current_win(st.input_win)
+end
+
+--- Closes the chat windows (the buffers and the service stay).
+function M.close()
+  local st = M.state
+  for _, win in ipairs({ st.input_win, st.win }) do
+    if valid_win(win) and #vim.api.nvim_list_wins() > 1 then
+      pcall(vim.api.nvim_win_close, win, false)
+    end
+  end
+  st.win, st.input_win = nil, nil
+end
+
+--- Makes a session the current one and shows it if the chat is open.
+local function set_current(session_id)
+  local st = M.state
+  st.current = session_id
+  local t = M.transcript(session_id)
+  if valid_win(st.win) then
+    map_transcript(t)
+    vim.api.nvim_win_set_buf(st.win, t.buf)
+  end
+  return t
+end
+
+--- Runs fn(sessionId) with the current session, creating one (session/new) if needed and
+--- re-attaching it (session/resume) after the service restarted.
+local with_session
+function with_session(fn)
+  local st = M.state
+  local sid = st.current
+  if sid and st.stale[sid] then
+    service.request("session/resume", { sessionId = sid }, function()
+      st.stale[sid] = nil
+      fn(sid)
+    end, function(err)
+      st.stale[sid] = nil
+      if err.code == -32010 then
+        -- Gone (deleted elsewhere): the question starts a new session.
+        notify("session " .. sid .. " no longer exists; starting a new one", vim.log.levels.WARN)
+        st.current = nil
+        with_session(fn)
+      else
+        notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
+      end
+    end)
+    return
+  end
+  if sid then
+    service.with_client(function()
+      fn(sid)
+    end)
+    return
+  end
+  service.request("session/new", {}, function(result)
+    local new_sid = result.session.sessionId
+    -- The draft buffer becomes this session's transcript.
+    local draft = st.draft
+    if draft and draft:valid() and not st.transcripts[new_sid] then
+      draft:bind(new_sid)
+      st.transcripts[new_sid] = draft
+      st.draft = nil
+    end
+    set_current(new_sid)
+    fn(new_sid)
+  end)
+end
+
+--- Sends a question on the current session (turn/start). on_started(turnId) is optional.
+function M.ask(text, on_started)
+  if not text or vim.trim(text) == "" then
+    return
+  end
+  with_session(function(sid)
+    service.request("turn/start", { sessionId = sid, input = text }, function(result)
+      local t = M.transcript(sid)
+      t.running = true
+      t.turn_id = result and result.turnId
+      if on_started then
+        on_started(result and result.turnId)
+      end
+    end, function(err)
+      if err.code == -32011 then
+        notify("a turn is already running in this session (:KinCancel stops it)", vim.log.levels.WARN)
+      else
+        notify(err.message or "turn/start failed", vim.log.levels.ERROR)
+      end
+    end)
+  end)
+end
+
+--- Sends the input buffer's text and clears it.
+function M.send_input()
+  local buf = input_buffer()
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  if vim.trim(text) == "" then
+    return
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  M.ask(text)
+end
+
+--- turn/cancel on the current session.
+function M.cancel()
+  local sid = M.state.current
+  if not sid or not service.is_running() then
+    notify("no turn is running", vim.log.levels.INFO)
+    return
+  end
+  service.request("turn/cancel", { sessionId = sid }, function(result)
+    if result and result.cancelled == false then
+      notify("no turn is running", vim.log.levels.INFO)
+    end
+  end)
+end
+
+--- Starts a new session and shows it.
+function M.new_session(title, cb)
+  service.request("session/new", title and { title = title } or {}, function(result)
+    local sid = result.session.sessionId
+    set_current(sid)
+    M.open()
+    if cb then
+      cb(sid)
+    end
+  end)
+end
+
+--- Resumes a session: redraws its history and shows what still waits for an answer.
+function M.resume(session_id, cb)
+  service.request("session/resume", { sessionId = session_id }, function(result)
+    M.state.stale[session_id] = nil
+    local t = set_current(session_id)
+    t:history(result.history)
+    M.open()
+    for _, pending in ipairs(result.pending or {}) do
+      if pending.options then
+        require("kin.approval").request(pending)
+      else
+        require("kin.elicitation").request(pending)
+      end
+    end
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- Deletes a session (session/delete).
+function M.delete(session_id, cb)
+  service.request("session/delete", { sessionId = session_id }, function()
+    local st = M.state
+    local t = st.transcripts[session_id]
+    st.transcripts[session_id] = nil
+    if st.current == session_id then
+      st.current = nil
+      if valid_win(st.win) then
+        vim.api.nvim_win_set_buf(st.win, M.current().buf)
+      end
+    end
+    if t and t:valid() then
+      pcall(vim.api.nvim_buf_delete, t.buf, { force = true })
+    end
+    notify("session deleted")
+    if cb then
+      cb()
+    end
+  end)
+end
+
+-- Notification handlers ----------------------------------------------------------------------
+
+function M.on_turn_started(p)
+  local t = M.transcript(p.sessionId)
+  t.running = true
+  t.turn_id = p.turnId
+  t:user(p.input)
+end
+
+function M.on_turn_delta(p)
+  M.transcript(p.sessionId):text(p.text)
+end
+
+function M.on_tool_call(p)
+  M.transcript(p.sessionId):tool(p)
+end
+
+function M.on_turn_completed(p)
+  M.transcript(p.sessionId):turn_end(p)
+end
+
+--- A notice that concerns one session also lands in its transcript.
+function M.on_notice(p)
+  if p.sessionId and M.state.transcripts[p.sessionId] then
+    M.state.transcripts[p.sessionId]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  end
+end
+
+--- The service stopped: running turns are over, sessions must be re-attached.
+function M.on_service_stop()
+  for sid, t in pairs(M.state.transcripts) do
+    M.state.stale[sid] = true
+    if t.running and t:valid() then
+      t:turn_end({ status = "cancelled", error = "kin stopped" })
+    end
+  end
+end
+
+return M

@@ -1,0 +1,139 @@
+-- :checkhealth kin — the binary and its version, the model configuration (whether a key is
+-- present, never its value) and each MCP server's state.
+local config = require("kin.config")
+local service = require("kin.service")
+
+local M = {}
+
+local h = vim.health
+M.warning_text = function(w)
+  return require("kin.mcp").warning_text(w)
+end
+
+local function request_sync(method, params, timeout)
+  local done, err, result = false, nil, nil
+  service.request(method, params, function(r)
+    done, result = true, r
+  end, function(e)
+    done, err = true, e
+  end)
+  vim.wait(timeout or 10000, function()
+    return done
+  end, 20)
+  if not done then
+    return { message = "no answer within " .. tostring(timeout or 10000) .. " ms" }, nil
+  end
+  return err, result
+end
+
+local mcp_levels = {
+  connected = "ok",
+  disabled = "info",
+  connecting = "info",
+  stopped = "info",
+  awaiting_trust = "warn",
+  needs_login = "warn",
+  denied = "warn",
+  unavailable = "warn",
+}
+
+function M.check()
+  h.start("kin: binary")
+  local cmd = config.options.cmd
+  local exe = cmd[1]
+  if vim.fn.executable(exe) ~= 1 then
+    h.error(("`%s` is not executable or not in PATH"):format(exe), {
+      "Install kin (go install ./cmd/kin) or set `cmd` in require('kin').setup({ cmd = { '/path/to/kin', 'serve' } })",
+    })
+    return
+  end
+  h.ok("found " .. vim.fn.exepath(exe))
+  local ok, res = pcall(function()
+    return vim.system({ exe, "version" }, { text = true }):wait(5000)
+  end)
+  if ok and res and res.code == 0 then
+    h.ok("version: " .. vim.trim(res.stdout or ""))
+  else
+    h.warn(("`%s version` failed: %s"):format(exe, ok and vim.trim((res and res.stderr) or "") or tostring(res)))
+  end
+
+  h.start("kin: service")
+  if not service.wait_ready(10000) then
+    h.error("`" .. table.concat(service.command(), " ") .. "` did not start or answer initialize", {
+      "Run :KinLog to read its log",
+    })
+    return
+  end
+  local init = service.ctx.init or {}
+  local pv = init.protocolVersion
+  if pv == "1" then
+    h.ok(("kin serve %s speaks protocol %s"):format(init.serverInfo and init.serverInfo.version or "?", pv))
+  else
+    h.warn(("protocol version %s; kin.nvim is written for version 1"):format(tostring(pv)))
+  end
+  local folders = init.workspaceFolders or {}
+  if #folders > 0 then
+    h.info("workspace: " .. table.concat(folders, ", "))
+  end
+  local log = config.log_file()
+  if log then
+    h.info("log file: " .. log)
+  end
+
+  h.start("kin: model")
+  local model = init.model or {}
+  if model.configured then
+    h.ok(("configured: model %s at %s (API key present)"):format(tostring(model.model), tostring(model.baseUrl or "?")))
+  else
+    h.error("the model service is not configured: " .. tostring(model.missing or "no model information"), {
+      "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a service other than OpenAI's) in the environment or in setup({ env = ... })",
+    })
+  end
+
+  h.start("kin: MCP servers")
+  if init.capabilities and init.capabilities.mcp == false then
+    h.info("this kin build has no MCP support (initialize: capabilities.mcp = false)")
+    return
+  end
+  local err, result = request_sync("mcp/list", {}, 10000)
+  if err then
+    h.warn("mcp/list failed: " .. tostring(err.message))
+    return
+  end
+  local servers = result.servers or {}
+  if #servers == 0 then
+    h.info("no MCP servers configured (:KinMcp adds one)")
+  end
+  for _, s in ipairs(servers) do
+    local live = service.ctx.mcp[s.name]
+    local state = (live and live.state) or s.state or "?"
+    local tools = (live and live.tools) or s.tools or 0
+    local msg = ("%s [%s, %s]: %s, %d tools"):format(s.name, s.scope or "?", s.transport or "?", state, tools)
+    local lasterr = (live and live.error) or s.lastError
+    if lasterr and lasterr ~= "" then
+      msg = msg .. " — " .. lasterr
+    end
+    local level = mcp_levels[state] or "warn"
+    if level == "warn" then
+      local advice = {
+        awaiting_trust = "approve its launch when kin asks, or :KinMcp → Apply",
+        needs_login = ":KinMcp → " .. s.name .. " → Sign in",
+        denied = "its launch was denied; :KinMcp → Apply asks again",
+        unavailable = ":KinMcp → " .. s.name .. " → Check",
+      }
+      h.warn(msg, advice[state] and { advice[state] } or nil)
+    elseif level == "ok" then
+      h.ok(msg)
+    else
+      h.info(msg)
+    end
+  end
+  for _, f in ipairs(result.foreign or {}) do
+    h.warn(("%s in %s is not loaded"):format(f.name, f.file or "?"), { ":KinMcp → " .. f.name .. " → Adopt" })
+  end
+  for _, w in ipairs(result.warnings or {}) do
+    h.warn(M.warning_text(w))
+  end
+end
+
+return M

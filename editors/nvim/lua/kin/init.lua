@@ -1,0 +1,210 @@
+-- kin.nvim: a thin Neovim client of `kin serve` (see rpc/PROTOCOL.md). No agent logic lives
+-- here: every answer, tool call and decision comes from kin; this shows them and asks the person.
+local config = require("kin.config")
+local service = require("kin.service")
+local chat = require("kin.chat")
+local approval = require("kin.approval")
+local elicitation = require("kin.elicitation")
+local prompts = require("kin.prompts")
+
+local M = {}
+
+M.version = service.VERSION
+
+local notice_levels = {
+  info = vim.log.levels.INFO,
+  warning = vim.log.levels.WARN,
+  warn = vim.log.levels.WARN,
+  error = vim.log.levels.ERROR,
+  debug = vim.log.levels.DEBUG,
+}
+
+-- One routing table for every notification kin sends.
+local handlers = {
+  ["turn/started"] = chat.on_turn_started,
+  ["turn/delta"] = chat.on_turn_delta,
+  ["turn/toolCall"] = chat.on_tool_call,
+  ["turn/completed"] = chat.on_turn_completed,
+  ["approval/request"] = approval.request,
+  ["approval/resolved"] = approval.resolved,
+  ["elicitation/request"] = elicitation.request,
+  ["elicitation/resolved"] = elicitation.resolved,
+  ["mcp/status"] = function(p)
+    if p.server then
+      service.ctx.mcp[p.server] = p
+    end
+  end,
+  ["notice"] = function(p)
+    local title = "kin" .. (p.source and (": " .. p.source) or "")
+    vim.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, { title = title })
+    chat.on_notice(p)
+  end,
+  ["log/message"] = function(p)
+    local level = notice_levels[p.level] or vim.log.levels.INFO
+    if level >= (config.options.notify_level or vim.log.levels.WARN) then
+      vim.notify(p.message or "", level, { title = "kin log" })
+    end
+  end,
+}
+
+for method, fn in pairs(handlers) do
+  service.handlers[method] = fn
+end
+service.on_stop = {
+  chat.on_service_stop,
+  prompts.clear,
+}
+
+--- Configures kin.nvim. Nothing starts until the first command needs the service.
+---@param opts table? see |kin-options|
+function M.setup(opts)
+  config.set(opts)
+  return M
+end
+
+--- :KinChat [question]
+function M.chat(question)
+  chat.open()
+  if question and vim.trim(question) ~= "" then
+    chat.ask(question)
+  end
+end
+
+--- Sends a question on the current session (opening the chat).
+function M.ask(question, on_started)
+  chat.open()
+  chat.ask(question, on_started)
+end
+
+local function fence_for(text)
+  local longest = 2
+  for run in text:gmatch("`+") do
+    longest = math.max(longest, #run)
+  end
+  return string.rep("`", longest + 1)
+end
+
+--- The context block :KinSend puts before the question.
+---@param buf integer
+---@param line1 integer? first line (1-based) of a range
+---@param line2 integer?
+function M.context_block(buf, line1, line2)
+  local name = vim.api.nvim_buf_get_name(buf)
+  name = name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[No Name]"
+  local lines
+  local where = "`" .. name .. "`"
+  if line1 and line2 then
+    lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
+    where = ("%s (lines %d-%d)"):format(where, line1, line2)
+  else
+    lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  end
+  local text = table.concat(lines, "\n")
+  local fence = fence_for(text)
+  local ft = vim.bo[buf].filetype
+  if ft == "" then
+    ft = vim.filetype.match({ buf = buf }) or ""
+  end
+  return ("%s:\n%s%s\n%s\n%s"):format(where, fence, ft, text, fence)
+end
+
+--- :[range]KinSend [question] — the selection (or the whole file) as context for a question.
+function M.send(opts)
+  opts = opts or {}
+  local buf = opts.buf or vim.api.nvim_get_current_buf()
+  local block
+  if opts.range and opts.range > 0 then
+    block = M.context_block(buf, opts.line1, opts.line2)
+  else
+    block = M.context_block(buf)
+  end
+  local function go(question)
+    if question == nil then
+      return
+    end
+    M.ask(block .. "\n\n" .. question)
+  end
+  if opts.question and vim.trim(opts.question) ~= "" then
+    go(opts.question)
+  else
+    vim.ui.input({ prompt = "kin: ask about this: " }, go)
+  end
+end
+
+M.cancel = chat.cancel
+
+--- :KinNew [title]
+function M.new(title)
+  chat.new_session(title ~= "" and title or nil)
+end
+
+--- :KinSessions — pick a session to resume or delete.
+function M.sessions()
+  service.request("session/list", {}, function(result)
+    local sessions = result.sessions or {}
+    if #sessions == 0 then
+      service.notify("no sessions yet (:KinChat starts one)")
+      return
+    end
+    vim.ui.select(sessions, {
+      prompt = "kin: sessions",
+      kind = "kin.sessions",
+      format_item = function(s)
+        return ("%s  (%d turns, %s)"):format(s.title ~= "" and s.title or s.sessionId, s.turns or 0, s.updatedAt or "")
+      end,
+    }, function(s)
+      if not s then
+        return
+      end
+      vim.ui.select({ "Resume", "Delete" }, { prompt = s.title or s.sessionId }, function(action)
+        if action == "Resume" then
+          chat.resume(s.sessionId)
+        elseif action == "Delete" then
+          chat.delete(s.sessionId)
+        end
+      end)
+    end)
+  end)
+end
+
+function M.mcp()
+  require("kin.mcp").open()
+end
+
+function M.grants()
+  require("kin.grants").open()
+end
+
+--- :KinLog — opens the log file kin writes.
+function M.log()
+  local file = config.log_file()
+  if not file then
+    service.notify("log_file is off (setup({ log_file = ... }))", vim.log.levels.WARN)
+    return
+  end
+  if vim.fn.filereadable(file) == 0 then
+    service.notify("no log yet at " .. file, vim.log.levels.WARN)
+    return
+  end
+  vim.cmd("split " .. vim.fn.fnameescape(file))
+  vim.bo.autoread = true
+  vim.cmd("normal! G")
+end
+
+--- :KinRestart — stops the service and starts it again.
+function M.restart()
+  service.stop()
+  service.with_client(function()
+    service.notify("kin restarted")
+  end)
+end
+
+--- Stops the service (also done on VimLeavePre).
+M.stop = service.stop
+
+--- The service's pid, or nil.
+function M.pid()
+  return service.ctx.client and service.ctx.client.pid or nil
+end
+
+return M

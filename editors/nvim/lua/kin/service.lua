@@ -1,0 +1,231 @@
+-- The one `kin serve` of this Neovim: started lazily on first use, initialized once, stopped
+-- with shutdown/exit on VimLeavePre. Holds the explicit plugin state (`M.ctx`).
+local config = require("kin.config")
+local client_mod = require("kin.client")
+
+local M = {}
+
+local VERSION = "0.1.0"
+M.VERSION = VERSION
+
+---@class kin.Context
+---@field client kin.Client?      the running service, if any
+---@field ready boolean           initialize answered and initialized sent
+---@field init table?             the initialize result (model, capabilities, workspaceFolders)
+---@field waiting function[]      callbacks waiting for ready
+---@field mcp table<string, table> last mcp/status per server
+---@field stopping boolean
+M.ctx = { ready = false, waiting = {}, mcp = {}, stopping = false }
+
+--- Notification handlers by method, filled by kin.init.
+---@type table<string, fun(params: table)>
+M.handlers = {}
+--- Called (with no arguments) whenever the service stops or dies.
+---@type function[]
+M.on_stop = {}
+
+local function notify(msg, level)
+  vim.notify(msg, level or vim.log.levels.INFO, { title = "kin" })
+end
+M.notify = notify
+
+function M.reset()
+  M.ctx = { ready = false, waiting = {}, mcp = {}, stopping = false }
+end
+
+local function dispatch(method, params)
+  local h = M.handlers[method]
+  if h then
+    local ok, err = pcall(h, params)
+    if not ok then
+      notify(("kin.nvim: error handling %s: %s"):format(method, err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+local function workspace_folders()
+  local folders = config.options.workspace_folders or { config.options.cwd or vim.uv.cwd() }
+  local out = {}
+  for _, f in ipairs(folders) do
+    local path = vim.fs.normalize(vim.fn.fnamemodify(f, ":p")):gsub("/$", "")
+    out[#out + 1] = { uri = vim.uri_from_fname(path), name = vim.fs.basename(path) }
+  end
+  return out
+end
+
+--- The command line used to start kin.
+function M.command()
+  local opts = config.options
+  local cmd = vim.deepcopy(opts.cmd)
+  local log = config.log_file()
+  if log then
+    vim.fn.mkdir(vim.fs.dirname(log), "p")
+    vim.list_extend(cmd, { "--log-file", log })
+  end
+  if opts.log_level then
+    vim.list_extend(cmd, { "--log-level", tostring(opts.log_level) })
+  end
+  if opts.trace_file then
+    vim.list_extend(cmd, { "--trace", opts.trace_file })
+  end
+  return cmd
+end
+
+local function fail_waiting()
+  M.ctx.waiting = {}
+end
+
+local function stopped()
+  for _, fn in ipairs(M.on_stop) do
+    pcall(fn)
+  end
+end
+
+local function start()
+  local opts = config.options
+  local ctx = M.ctx
+  local client
+  client = client_mod.new({
+    cmd = M.command(),
+    env = next(opts.env or {}) and opts.env or nil,
+    cwd = opts.cwd,
+    spawn = opts.spawn,
+    schedule = opts.schedule,
+    on_notification = dispatch,
+    on_exit = function(code, signal)
+      if M.ctx.client ~= client then
+        return
+      end
+      M.ctx.client = nil
+      M.ctx.ready = false
+      fail_waiting()
+      if not M.ctx.stopping then
+        local tail = table.concat(client.stderr_tail, "\n", math.max(1, #client.stderr_tail - 5))
+        notify(
+          ("kin exited (code %s%s). :KinLog shows its log; the next command starts it again.%s"):format(
+            tostring(code),
+            signal ~= 0 and signal ~= nil and (", signal " .. signal) or "",
+            tail ~= "" and ("\n" .. tail) or ""
+          ),
+          vim.log.levels.ERROR
+        )
+      end
+      stopped()
+    end,
+  })
+  local ok, err = client:start()
+  if not ok then
+    fail_waiting()
+    notify(("cannot start %s: %s"):format(table.concat(opts.cmd, " "), err), vim.log.levels.ERROR)
+    return
+  end
+  ctx.client = client
+  ctx.ready = false
+  ctx.stopping = false
+
+  local group = vim.api.nvim_create_augroup("kin_service", { clear = true })
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    group = group,
+    callback = function()
+      M.stop()
+    end,
+  })
+
+  client:request("initialize", {
+    processId = vim.fn.getpid(),
+    clientInfo = { name = "kin.nvim", version = VERSION },
+    capabilities = { approvals = true, elicitation = { form = true, url = true } },
+    workspaceFolders = workspace_folders(),
+  }, function(ierr, result)
+    if M.ctx.client ~= client then
+      return
+    end
+    if ierr then
+      notify("initialize failed: " .. tostring(ierr.message), vim.log.levels.ERROR)
+      fail_waiting()
+      M.stop()
+      return
+    end
+    M.ctx.init = result or {}
+    client:notify("initialized", {})
+    M.ctx.ready = true
+    local model = M.ctx.init.model
+    if model and model.configured == false then
+      notify("the model service is not configured: " .. tostring(model.missing or "?"), vim.log.levels.WARN)
+    end
+    local waiting = M.ctx.waiting
+    M.ctx.waiting = {}
+    for _, fn in ipairs(waiting) do
+      fn(client)
+    end
+  end)
+end
+
+--- Runs fn(client) once the service is initialized, starting it if needed.
+---@param fn fun(client: kin.Client)
+function M.with_client(fn)
+  local ctx = M.ctx
+  if ctx.client and ctx.client:is_running() and ctx.ready then
+    fn(ctx.client)
+    return
+  end
+  table.insert(ctx.waiting, fn)
+  if not (ctx.client and ctx.client:is_running()) then
+    start()
+  end
+end
+
+--- Sends a request once the service is ready; cb(result) on success, errors are shown unless
+--- on_error is given (on_error(err) then decides).
+function M.request(method, params, cb, on_error)
+  M.with_client(function(client)
+    client:request(method, params, function(err, result)
+      if err then
+        if on_error then
+          on_error(err)
+        else
+          notify(("%s failed: %s"):format(method, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        end
+        return
+      end
+      if cb then
+        cb(result)
+      end
+    end)
+  end)
+end
+
+--- Waits (blocking, bounded) until the service is initialized. Used by :checkhealth.
+---@return boolean ready
+function M.wait_ready(timeout_ms)
+  local done = false
+  M.with_client(function()
+    done = true
+  end)
+  vim.wait(timeout_ms or 10000, function()
+    return done or (M.ctx.client == nil)
+  end, 20)
+  return done
+end
+
+function M.is_running()
+  return M.ctx.client ~= nil and M.ctx.client:is_running()
+end
+
+--- Stops the service: shutdown, exit, then kill after the timeout. Blocks until it is gone.
+function M.stop()
+  local client = M.ctx.client
+  if not client then
+    return
+  end
+  M.ctx.stopping = true
+  client:stop(config.options.stop_timeout)
+  if M.ctx.client == client then
+    M.ctx.client = nil
+    M.ctx.ready = false
+    stopped()
+  end
+  M.ctx.stopping = false
+end
+
+return M

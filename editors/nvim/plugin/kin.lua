@@ -1,0 +1,52 @@
+-- kin.nvim: commands only; everything else loads on first use (see :help kin).
+if vim.g.loaded_kin then
+  return
+end
+vim.g.loaded_kin = true
+
+if vim.fn.has("nvim-0.10") ~= 1 then
+  vim.notify("kin.nvim needs Neovim 0.10 or newer", vim.log.levels.ERROR)
+  return
+end
+
+local function kin()
+  return require("kin")
+end
+
+local cmd = vim.api.nvim_create_user_command
+
+cmd("KinChat", function(o)
+  kin().chat(o.args)
+end, { nargs = "*", desc = "kin: open the chat (and ask the question given)" })
+
+cmd("KinSend", function(o)
+  kin().send({ range = o.range, line1 = o.line1, line2 = o.line2, question = o.args })
+end, { nargs = "*", range = true, desc = "kin: ask about the selection or the file" })
+
+cmd("KinCancel", function()
+  kin().cancel()
+end, { desc = "kin: cancel the running turn" })
+
+cmd("KinNew", function(o)
+  kin().new(o.args)
+end, { nargs = "*", desc = "kin: start a new session" })
+
+cmd("KinSessions", function()
+  kin().sessions()
+end, { desc = "kin: resume or delete a session" })
+
+cmd("KinMcp", function()
+  kin().mcp()
+end, { desc = "kin: manage MCP servers" })
+
+cmd("KinGrants", function()
+  kin().grants()
+end, { desc = "kin: list and revoke grants" })
+
+cmd("KinLog", function()
+  kin().log()
+end, { desc = "kin: open kin's log file" })
+
+cmd("KinRestart", function()
+  kin().restart()
+end, { desc = "kin: restart the service" })

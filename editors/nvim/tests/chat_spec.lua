@@ -1,0 +1,216 @@
+local t = require("harness")
+local fake_kin = require("fake_kin")
+
+local function setup(handlers)
+  local fake = fake_kin.new({ handlers = handlers })
+  require("kin").setup({ spawn = fake.spawn, log_file = false })
+  return fake
+end
+
+local function chat_text()
+  return require("kin.chat").current():text_content()
+end
+
+local function n(method, params)
+  return { jsonrpc = "2.0", method = method, params = params }
+end
+
+describe("chat", function()
+  it("sends the input buffer with <CR> and streams the answer into a read-only markdown buffer", function()
+    local fake
+    fake = setup({
+      ["turn/start"] = function(p, f)
+        vim.schedule(function()
+          f:send_many({
+            n("turn/started", { sessionId = p.sessionId, turnId = "t_1", input = p.input }),
+            n("turn/delta", { sessionId = p.sessionId, turnId = "t_1", text = "All tests " }),
+          })
+          f:notify("turn/delta", { sessionId = p.sessionId, turnId = "t_1", text = "pass.\nSecond line" })
+          f:notify("turn/completed", { sessionId = p.sessionId, turnId = "t_1", status = "completed" })
+        end)
+        return { turnId = "t_1" }
+      end,
+    })
+    vim.cmd("KinChat")
+    local chat = require("kin.chat")
+    local input = chat.state.input_buf
+    t.eq(input, vim.api.nvim_get_current_buf(), "the input buffer has the focus")
+    vim.api.nvim_buf_set_lines(input, 0, -1, false, { "run the", "tests" })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+    t.wait_for(function()
+      return chat_text():find("Second line", 1, true)
+    end, "the streamed answer")
+    t.eq({ "" }, vim.api.nvim_buf_get_lines(input, 0, -1, false), "input cleared")
+    t.eq("run the\ntests", fake:sent("turn/start")[1].params.input)
+    t.eq(1, #fake:sent("session/new"))
+    local text = chat_text()
+    t.contains(text, "## You\n\nrun the\ntests\n\n## kin\n\nAll tests pass.\nSecond line")
+    local buf = chat.current().buf
+    t.eq("markdown", vim.bo[buf].filetype)
+    t.eq(false, vim.bo[buf].modifiable)
+    t.eq(fake:sent("session/new")[1] and chat.state.current, chat.current().session_id)
+  end)
+
+  it("writes tool calls as lines whose status updates in place", function()
+    local fake = setup()
+    require("kin").ask("run the tests")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local call = { sessionId = sid, turnId = "t_1", callId = "c1", name = "bash", kind = "execute", title = "Run go test ./..." }
+    local function with(status)
+      return vim.tbl_extend("force", call, { status = status })
+    end
+    fake:send_many({
+      n("turn/started", { sessionId = sid, turnId = "t_1", input = "run the tests" }),
+      n("turn/delta", { sessionId = sid, turnId = "t_1", text = "Running." }),
+      n("turn/toolCall", with("pending")),
+      n("turn/toolCall", with("awaiting_approval")),
+    })
+    t.wait_for(function()
+      return chat_text():find("awaiting approval", 1, true)
+    end, "awaiting approval")
+    fake:notify("turn/toolCall", with("running"))
+    t.wait_for(function()
+      return chat_text():find("— running", 1, true)
+    end, "running")
+    t.contains(chat_text(), "Running.\n\n[tool] bash: Run go test ./... — running")
+    fake:notify("turn/delta", { sessionId = sid, turnId = "t_1", text = "Done" })
+    fake:notify("turn/toolCall", with("completed"))
+    fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "failed", error = "boom" })
+    t.wait_for(function()
+      return chat_text():find("**Error:** boom", 1, true)
+    end, "the error")
+    local text = chat_text()
+    t.contains(text, "[tool] bash: Run go test ./... — completed\n\nDone")
+    local _, count = text:gsub("%[tool%]", "")
+    t.eq(1, count, "one line per call")
+  end)
+
+  it("cancels the running turn with :KinCancel and the buffer mapping", function()
+    local fake = setup()
+    require("kin").ask("hello")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    vim.cmd("KinCancel")
+    t.wait_for(function()
+      return #fake:sent("turn/cancel") == 1
+    end, "turn/cancel from the command")
+    local chat = require("kin.chat")
+    vim.api.nvim_set_current_win(chat.state.win)
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<C-c>", true, false, true), "x", false)
+    t.wait_for(function()
+      return #fake:sent("turn/cancel") == 2
+    end, "turn/cancel from <C-c>")
+    t.eq(fake:sent("turn/start")[1].params.sessionId, fake:sent("turn/cancel")[2].params.sessionId)
+  end)
+
+  it(":KinSend puts the selection in a fenced block named after the file", function()
+    local fake = setup()
+    vim.cmd("filetype on")
+    local file = vim.fn.tempname() .. ".lua"
+    vim.fn.writefile({ "local a = 1", "local b = 2", "return a + b" }, file)
+    vim.cmd("edit " .. vim.fn.fnameescape(file))
+    vim.cmd("2,3KinSend what does this return?")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local input = fake:sent("turn/start")[1].params.input
+    t.contains(input, vim.fn.fnamemodify(file, ":t") .. "` (lines 2-3):\n```lua\nlocal b = 2\nreturn a + b\n```\n\nwhat does this return?")
+  end)
+
+  it(":KinSend without a range sends the file and asks the question", function()
+    local fake = setup()
+    t.script_input({ "explain" })
+    local file = vim.fn.tempname() .. ".txt"
+    vim.fn.writefile({ "x", "```", "y" }, file)
+    vim.cmd("edit " .. vim.fn.fnameescape(file))
+    vim.cmd("KinSend")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local input = fake:sent("turn/start")[1].params.input
+    t.contains(input, "````text\nx\n```\ny\n````\n\nexplain")
+  end)
+
+  it(":KinSessions resumes a session and redraws its history", function()
+    local fake = setup({
+      ["session/list"] = function()
+        return { sessions = { { sessionId = "s_a", title = "fix the flaky test", turns = 1, updatedAt = "2026" } } }
+      end,
+      ["session/resume"] = function(p)
+        return {
+          session = { sessionId = p.sessionId, title = "fix the flaky test", turns = 1 },
+          history = {
+            { type = "user", turnId = "t_1", text = "run the tests" },
+            { type = "toolCall", turnId = "t_1", callId = "call_1", name = "bash", title = "Run go test ./...", status = "completed" },
+            { type = "decision", turnId = "t_1", callId = "call_1", kind = "tool_call", decision = "allow_once", reason = "person", title = "Run go test ./..." },
+            { type = "assistant", turnId = "t_1", text = "All tests pass." },
+            { type = "turn", turnId = "t_1", status = "completed" },
+          },
+          pending = {},
+        }
+      end,
+    })
+    t.script_select({ "fix the flaky test", "Resume" })
+    vim.cmd("KinSessions")
+    t.wait_for(function()
+      return chat_text():find("All tests pass.", 1, true)
+    end, "history drawn")
+    t.eq("s_a", require("kin.chat").state.current)
+    local text = chat_text()
+    t.contains(text, "## You\n\nrun the tests\n\n## kin\n\n[tool] bash: Run go test ./... — completed\n[approval] Run go test ./... — allow once\n\nAll tests pass.")
+    t.contains(t.selects[1].labels[1], "fix the flaky test  (1 turns")
+    -- The next question continues that session.
+    require("kin").ask("and now?")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    t.eq("s_a", fake:sent("turn/start")[1].params.sessionId)
+    t.eq(0, #fake:sent("session/new"))
+  end)
+
+  it(":KinSessions deletes a session", function()
+    local fake = setup({
+      ["session/list"] = function()
+        return { sessions = { { sessionId = "s_b", title = "old", turns = 2 } } }
+      end,
+    })
+    t.script_select({ "old", "Delete" })
+    vim.cmd("KinSessions")
+    t.wait_for(function()
+      return #fake:sent("session/delete") == 1
+    end, "session/delete")
+    t.eq("s_b", fake:sent("session/delete")[1].params.sessionId)
+  end)
+
+  it(":KinNew starts a new session", function()
+    local fake = setup()
+    vim.cmd("KinNew my title")
+    t.wait_for(function()
+      return require("kin.chat").state.current
+    end, "a current session")
+    t.eq("my title", fake:sent("session/new")[1].params.title)
+  end)
+
+  it("re-attaches the session after :KinRestart", function()
+    local fake = setup()
+    require("kin").ask("one")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    vim.cmd("KinRestart")
+    t.wait_for(function()
+      return fake.spawned == 2 and require("kin.service").ctx.ready
+    end, "restarted")
+    require("kin").ask("two")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 2
+    end, "second turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    t.eq(sid, fake:sent("session/resume")[1].params.sessionId)
+    t.eq(sid, fake:sent("turn/start")[2].params.sessionId)
+  end)
+end)

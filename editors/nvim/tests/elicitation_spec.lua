@@ -1,0 +1,99 @@
+local t = require("harness")
+local fake_kin = require("fake_kin")
+
+local function setup()
+  local fake = fake_kin.new()
+  require("kin").setup({ spawn = fake.spawn, log_file = false })
+  require("kin.service").with_client(function() end)
+  t.wait_for(function()
+    return require("kin.service").ctx.ready
+  end, "ready")
+  return fake
+end
+
+local FORM = {
+  requestId = "el_1", sessionId = "s_1", server = "everything", mode = "form", message = "Please provide your details",
+  fields = {
+    { name = "name", title = "Name", type = "string", required = true },
+    { name = "age", title = "Age", type = "integer", minimum = 0, maximum = 150 },
+    { name = "color", title = "Favourite colour", type = "enum", enum = { "red", "green" }, enumNames = { "Red", "Green" } },
+    { name = "subscribe", title = "Subscribe", type = "boolean", default = false },
+  },
+}
+
+local function responses(fake)
+  local out = {}
+  for _, m in ipairs(fake:sent("elicitation/respond")) do
+    out[#out + 1] = m.params
+  end
+  return out
+end
+
+describe("elicitation", function()
+  it("asks field by field, validates numbers and accepts", function()
+    t.capture_notify()
+    local fake = setup()
+    t.script_input({ "Ana", "old", "200", "31.5", "31" })
+    t.script_select({ "Red", "Yes" })
+    fake:notify("elicitation/request", FORM)
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "elicitation/respond")
+    t.eq({ requestId = "el_1", action = "accept", content = { name = "Ana", age = 31, color = "red", subscribe = true } }, responses(fake)[1])
+    t.contains(t.inputs[1].prompt, "[everything] Please provide your details › Name")
+    t.contains(t.inputs[2].prompt, "Age (0–150, optional)")
+    t.contains(t.notes_text(), "Age must be a number")
+    t.contains(t.notes_text(), "Age must be at most 150")
+    t.contains(t.notes_text(), "Age must be a whole number")
+    t.eq({ "Red", "Green", "(leave empty)" }, t.selects[1].labels)
+    t.eq({ "Yes", "No" }, t.selects[2].labels)
+    t.contains(t.selects[2].prompt, "[everything]")
+  end)
+
+  it("declines the whole request when one field is dismissed", function()
+    local fake = setup()
+    t.script_input({ "Ana", "" })
+    t.script_select({ false })
+    fake:notify("elicitation/request", FORM)
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "elicitation/respond")
+    t.eq({ requestId = "el_1", action = "decline" }, responses(fake)[1])
+  end)
+
+  it("re-asks a required field left empty", function()
+    local fake = setup()
+    t.script_input({ "", "Bo", "" })
+    t.script_select({ "(leave empty)", "No" })
+    fake:notify("elicitation/request", FORM)
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "elicitation/respond")
+    t.eq({ name = "Bo", subscribe = false }, responses(fake)[1].content)
+  end)
+
+  it("opens a URL only after consent", function()
+    local fake = setup()
+    local opened = {}
+    vim.ui.open = function(url)
+      opened[#opened + 1] = url
+    end
+    t.script_select({ "Cancel", "Open in browser" })
+    local req = { requestId = "el_2", server = "notion", mode = "url", purpose = "oauth", message = "Sign in to notion", url = "https://auth.example.com/authorize?client_id=x" }
+    fake:notify("elicitation/request", req)
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "first answer")
+    t.eq({ requestId = "el_2", action = "decline" }, responses(fake)[1])
+    t.eq({}, opened)
+    t.contains(t.selects[1].prompt, "https://auth.example.com/authorize?client_id=x")
+    t.contains(t.selects[1].prompt, "[notion]")
+    req.requestId = "el_3"
+    fake:notify("elicitation/request", req)
+    t.wait_for(function()
+      return #responses(fake) == 2
+    end, "second answer")
+    t.eq({ requestId = "el_3", action = "accept" }, responses(fake)[2])
+    t.eq({ "https://auth.example.com/authorize?client_id=x" }, opened)
+  end)
+end)

@@ -1,0 +1,208 @@
+-- A small describe/it harness for tests/child.lua, plus helpers shared by the specs.
+local M = { cases = {}, before = {}, after = {} }
+
+local prefix = {}
+
+function _G.describe(name, fn)
+  table.insert(prefix, name)
+  local before_n, after_n = #M.before, #M.after
+  fn()
+  for i = #M.before, before_n + 1, -1 do
+    table.remove(M.before, i)
+  end
+  for i = #M.after, after_n + 1, -1 do
+    table.remove(M.after, i)
+  end
+  table.remove(prefix)
+end
+
+function _G.it(name, fn)
+  local full = table.concat(prefix, " ") .. (#prefix > 0 and " " or "") .. name
+  table.insert(M.cases, {
+    name = full,
+    fn = fn,
+    before = vim.list_slice(M.before, 1, #M.before),
+    after = vim.list_slice(M.after, 1, #M.after),
+  })
+end
+
+function _G.before_each(fn)
+  table.insert(M.before, fn)
+end
+
+function _G.after_each(fn)
+  table.insert(M.after, fn)
+end
+
+--- Skips the running case (the reason is printed).
+function M.skip_case(reason)
+  error("KINTEST_SKIP: " .. reason, 0)
+end
+
+--- Marks the whole spec as skipped (e.g. no kin binary).
+function M.skip(reason)
+  M.skip_all = reason
+end
+
+-- Assertions -------------------------------------------------------------------------------
+
+function M.eq(expected, actual, msg)
+  if not vim.deep_equal(expected, actual) then
+    error(("%sexpected %s, got %s"):format(msg and (msg .. ": ") or "", vim.inspect(expected), vim.inspect(actual)), 2)
+  end
+end
+
+function M.ok(cond, msg)
+  if not cond then
+    error(msg or "expected a true value", 2)
+  end
+  return cond
+end
+
+function M.contains(haystack, needle, msg)
+  if type(haystack) ~= "string" or not haystack:find(needle, 1, true) then
+    error(("%sexpected %s to contain %s"):format(msg and (msg .. ": ") or "", vim.inspect(haystack), vim.inspect(needle)), 2)
+  end
+end
+
+function M.not_contains(haystack, needle, msg)
+  if type(haystack) == "string" and haystack:find(needle, 1, true) then
+    error(("%sexpected %s not to contain %s"):format(msg and (msg .. ": ") or "", vim.inspect(haystack), vim.inspect(needle)), 2)
+  end
+end
+
+--- Waits for cond() to be truthy (processing events); errors with what was awaited.
+function M.wait_for(cond, what, timeout)
+  local value
+  local ok = vim.wait(timeout or 10000, function()
+    value = cond()
+    return value
+  end, 10)
+  if not ok then
+    error("timed out waiting for " .. (what or "a condition"), 2)
+  end
+  return value
+end
+
+-- UI doubles -------------------------------------------------------------------------------
+
+--- Replaces vim.ui.select with a script: each call pops the next answer. An answer is a
+--- function(items, opts) -> item, a string matched against the formatted items, or false
+--- (dismiss). Every call is recorded in M.selects.
+function M.script_select(answers)
+  M.selects = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local fmt = opts.format_item or tostring
+    local labels = {}
+    for i, it in ipairs(items) do
+      labels[i] = fmt(it)
+    end
+    table.insert(M.selects, { prompt = opts.prompt, labels = labels, kind = opts.kind })
+    local answer = table.remove(answers, 1)
+    local choice, idx
+    if type(answer) == "function" then
+      choice = answer(items, opts, labels)
+    elseif type(answer) == "string" then
+      for i, l in ipairs(labels) do
+        if l:find(answer, 1, true) then
+          choice, idx = items[i], i
+          break
+        end
+      end
+      if not choice then
+        error(("select %q: no item matches %q in %s"):format(opts.prompt or "", answer, vim.inspect(labels)))
+      end
+    end
+    vim.schedule(function()
+      on_choice(choice, idx)
+    end)
+  end
+end
+
+--- Replaces vim.ui.input: each call pops the next answer (a string, or false to dismiss).
+function M.script_input(answers)
+  M.inputs = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(M.inputs, { prompt = opts.prompt, default = opts.default })
+    local answer = table.remove(answers, 1)
+    vim.schedule(function()
+      if answer == false or answer == nil then
+        on_confirm(nil)
+      else
+        on_confirm(answer)
+      end
+    end)
+  end
+end
+
+--- Records vim.notify calls in M.notes.
+function M.capture_notify()
+  M.notes = {}
+  vim.notify = function(msg, level, opts)
+    table.insert(M.notes, { msg = msg, level = level, title = opts and opts.title })
+  end
+end
+
+function M.notes_text()
+  local parts = {}
+  for _, n in ipairs(M.notes or {}) do
+    parts[#parts + 1] = n.msg
+  end
+  return table.concat(parts, "\n")
+end
+
+-- Running one case -------------------------------------------------------------------------
+
+local function rpc_trace()
+  local ok, service = pcall(require, "kin.service")
+  local client = ok and service.ctx.client or M.last_client
+  if not client or not client.trace then
+    return ""
+  end
+  return "RPC trace:\n  " .. table.concat(client.trace, "\n  ") .. "\n"
+    .. (#client.stderr_tail > 0 and ("kin stderr:\n  " .. table.concat(client.stderr_tail, "\n  ") .. "\n") or "")
+end
+
+function M.run(index)
+  local c = M.cases[index]
+  local function call(fn)
+    return xpcall(fn, debug.traceback)
+  end
+  local ok, err = true, nil
+  for _, fn in ipairs(c.before) do
+    ok, err = call(fn)
+    if not ok then
+      break
+    end
+  end
+  if ok then
+    ok, err = call(c.fn)
+  end
+  if not ok and err and tostring(err):find("KINTEST_SKIP", 1, true) then
+    io.stdout:write(tostring(err):match("KINTEST_SKIP: ([^\n]*)") .. "\n")
+    for _, fn in ipairs(c.after) do
+      call(fn)
+    end
+    pcall(function()
+      require("kin.service").stop()
+    end)
+    return "skip"
+  end
+  local trace = not ok and rpc_trace() or ""
+  for _, fn in ipairs(c.after) do
+    local aok, aerr = call(fn)
+    if ok and not aok then
+      ok, err = false, aerr
+    end
+  end
+  if not ok then
+    io.stdout:write(tostring(err) .. "\n" .. trace)
+  end
+  -- Stop the service so no process outlives the case.
+  pcall(function()
+    require("kin.service").stop()
+  end)
+  return ok and "ok" or "fail"
+end
+
+return M

@@ -1,0 +1,242 @@
+-- Against the real `kin serve` and the scripted mock model (tests/rules.json), started by
+-- tests/run.sh, which sets KIN_BIN, OPENAI_BASE_URL and OPENAI_API_KEY.
+local t = require("harness")
+
+local KIN = vim.env.KIN_BIN
+if not KIN or vim.fn.executable(KIN) ~= 1 then
+  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
+end
+local TESTS = vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))
+
+local env = {}
+
+before_each(function()
+  env.home = vim.fn.tempname() .. "-kin-home"
+  env.ws = vim.fn.tempname() .. "-ws"
+  vim.fn.mkdir(env.home, "p")
+  vim.fn.mkdir(env.ws, "p")
+  vim.cmd.cd(env.ws)
+  require("kin").setup({
+    cmd = { KIN, "serve" },
+    env = { KIN_HOME = env.home },
+    log_file = env.home .. "/kin.log",
+  })
+end)
+
+local function chat_text()
+  return require("kin.chat").current():text_content()
+end
+
+local function turn_over()
+  local tr = require("kin.chat").current()
+  return tr.last == "end" and not tr.running
+end
+
+-- Messages in the client's RPC trace ("->" sent, "<-" received) with this method.
+local function traced(dir, method)
+  local out = {}
+  local client = require("kin.service").ctx.client
+  for _, line in ipairs(client and client.trace or {}) do
+    if line:sub(1, 2) == dir then
+      local ok, msg = pcall(vim.json.decode, line:sub(4))
+      if ok and type(msg) == "table" and msg.method == method then
+        out[#out + 1] = msg
+      end
+    end
+  end
+  return out
+end
+
+local function sent(method)
+  return traced("->", method)
+end
+
+local function received(method)
+  return #traced("<-", method)
+end
+
+-- Cases that need kin's MCP support skip while the binary has none (initialize says so).
+local function need_mcp()
+  require("kin.service").wait_ready(10000)
+  local init = require("kin.service").ctx.init or {}
+  if not (init.capabilities and init.capabilities.mcp) then
+    t.skip_case("this kin build reports capabilities.mcp = false")
+  end
+end
+
+-- Answers approval dialogs by kind; records each preview.
+local function approve_with(answers)
+  local previews = {}
+  vim.ui.select = function(items, opts, on_choice)
+    local a = require("kin.approval").active
+    local preview = a and table.concat(a.lines, "\n") or ""
+    table.insert(previews, { prompt = opts.prompt, preview = preview, kind = opts.kind })
+    local answer = table.remove(answers, 1)
+    local choice
+    for _, it in ipairs(items) do
+      local label = opts.format_item and opts.format_item(it) or tostring(it)
+      if answer and label == answer then
+        choice = it
+      end
+    end
+    vim.schedule(function()
+      on_choice(choice)
+    end)
+  end
+  return previews
+end
+
+describe("real kin", function()
+  it("streams an answer into the chat buffer", function()
+    vim.cmd("KinChat hello there")
+    t.wait_for(turn_over, "the turn to end", 20000)
+    t.contains(chat_text(), "## You\n\nhello there\n\n## kin\n\nHello from the mock.")
+    t.ok(received("turn/delta") >= 2, "the answer came in several deltas")
+    -- kin logs to the file :KinLog opens
+    vim.cmd("KinLog")
+    t.eq(env.home .. "/kin.log", vim.api.nvim_buf_get_name(0))
+  end)
+
+  it("keeps the conversation across :KinRestart", function()
+    vim.cmd("KinChat hello one")
+    t.wait_for(turn_over, "the first turn to end", 20000)
+    local first_pid = require("kin").pid()
+    local sid = require("kin.chat").state.current
+    vim.cmd("KinRestart")
+    t.ok(vim.uv.kill(first_pid, 0) ~= 0, "the first kin is gone")
+    require("kin").ask("hello two")
+    t.wait_for(function()
+      return chat_text():find("hello two", 1, true) and turn_over()
+    end, "the second turn to end", 20000)
+    t.ok(require("kin").pid() ~= first_pid, "a new kin runs")
+    t.eq(sid, require("kin.chat").state.current)
+    local _, answers = chat_text():gsub("Hello from the mock%.", "")
+    t.eq(2, answers)
+  end)
+
+  it("runs a command the person allowed", function()
+    local previews = approve_with({ "Allow once" })
+    vim.cmd("KinChat please run it")
+    t.wait_for(turn_over, "the turn to end", 20000)
+    local text = chat_text()
+    t.contains(text, "[tool] bash")
+    t.contains(text, "— completed")
+    t.contains(text, "The command printed kin-42.")
+    t.eq(1, #previews)
+    t.contains(previews[1].preview, "echo kin-$((40+2))")
+    t.contains(previews[1].preview, "cwd: ")
+    local r = sent("approval/respond")
+    t.eq("allow_once", r[1].params.decision)
+    t.ok(received("approval/resolved") >= 1, "kin resolved the approval")
+  end)
+
+  it("denies a command when the dialog is dismissed", function()
+    local previews = approve_with({ false })
+    vim.cmd("KinChat please run it")
+    t.wait_for(turn_over, "the turn to end", 20000)
+    local text = chat_text()
+    t.contains(text, "— denied")
+    t.not_contains(text, "kin-42.")
+    t.eq(1, #previews)
+    t.eq("deny", sent("approval/respond")[1].params.decision)
+  end)
+
+  it("answers an MCP server's elicitation", function()
+    need_mcp()
+    require("kin.service").stop()
+    vim.fn.mkdir(env.ws .. "/.kin", "p")
+    vim.fn.writefile({ vim.json.encode({
+      mcpServers = { asker = { command = "python3", args = { TESTS .. "/mcp_elicit.py" } } },
+    }) }, env.ws .. "/.kin/mcp.json")
+    -- The launch (server_launch), then the call (tool_call).
+    local previews = approve_with({ "Trust server", "Allow once" })
+    t.script_input({ "Ana" })
+    local input_select = vim.ui.select
+    require("kin.service").with_client(function() end)
+    t.wait_for(function()
+      local s = require("kin.service").ctx.mcp.asker
+      return s and s.state == "connected"
+    end, "the asker MCP server to connect", 20000)
+    vim.ui.select = input_select
+    vim.cmd("KinChat please elicit my name")
+    t.wait_for(turn_over, "the turn to end", 20000)
+    t.contains(chat_text(), "Greeted Ana.")
+    t.contains(t.inputs[1].prompt, "[asker] What is your name? › Name")
+    t.eq({ name = "Ana" }, sent("elicitation/respond")[1].params.content)
+    t.contains(previews[1].preview, "Server:      asker")
+  end)
+
+  it("adds a server through :KinMcp into the project's mcp.json", function()
+    require("kin").setup({
+      cmd = { KIN, "serve" },
+      env = { KIN_HOME = env.home, FILES_TOKEN = "from-the-environment" },
+      log_file = env.home .. "/kin.log",
+    })
+    need_mcp()
+    t.script_select({ "+ Add a server", "project", "stdio" })
+    t.script_input({ "files", "npx -y @modelcontextprotocol/server-filesystem /data", "TOKEN", "" })
+    vim.fn.inputsecret = function()
+      return "${FILES_TOKEN}"
+    end
+    t.capture_notify()
+    vim.cmd("KinMcp")
+    t.wait_for(function()
+      return t.notes_text():find("added MCP server files", 1, true)
+    end, "the add to finish", 20000)
+    local file = env.ws .. "/.kin/mcp.json"
+    t.ok(vim.fn.filereadable(file) == 1, file .. " written")
+    local doc = vim.json.decode(table.concat(vim.fn.readfile(file), "\n"))
+    local entry = doc.mcpServers.files
+    t.eq("npx", entry.command)
+    t.eq({ "-y", "@modelcontextprotocol/server-filesystem", "/data" }, entry.args)
+    t.eq({ TOKEN = "${FILES_TOKEN}" }, entry.env)
+    -- and kin lists it
+    local listed
+    require("kin.service").request("mcp/list", {}, function(r)
+      listed = r
+    end)
+    t.wait_for(function()
+      return listed
+    end, "mcp/list")
+    local names = vim.tbl_map(function(s)
+      return s.name
+    end, listed.servers or {})
+    t.ok(vim.tbl_contains(names, "files"), "listed: " .. vim.inspect(listed))
+  end)
+
+  it(":checkhealth kin passes", function()
+    require("kin").setup({
+      cmd = { KIN, "serve" },
+      env = { KIN_HOME = env.home, OPENAI_API_KEY = "sk-kin-nvim-secret-value" },
+      log_file = env.home .. "/kin.log",
+    })
+    vim.env.PATH = vim.fs.dirname(KIN) .. ":" .. vim.env.PATH
+    vim.cmd("checkhealth kin")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    t.contains(text, "configured: model")
+    t.contains(text, "API key present")
+    t.not_contains(text, "ERROR", text)
+    t.not_contains(text, "sk-kin-nvim-secret-value", "the key's value never shows")
+  end)
+
+  it("leaves no kin process behind after :qa", function()
+    local pidfile = vim.fn.tempname()
+    local script = vim.fn.tempname() .. ".lua"
+    vim.fn.writefile({
+      ("vim.opt.rtp:prepend(%q)"):format(vim.env.KIN_TEST_ROOT),
+      "vim.cmd('runtime plugin/kin.lua')",
+      ("require('kin').setup({ cmd = { %q, 'serve' }, env = { KIN_HOME = %q }, log_file = false })"):format(KIN, env.home),
+      "require('kin.service').with_client(function(c)",
+      ("  vim.fn.writefile({ tostring(c.pid) }, %q)"):format(pidfile),
+      "  vim.cmd('qa')",
+      "end)",
+    }, script)
+    local nvim = vim.env.KIN_TEST_NVIM or vim.v.progpath
+    local res = vim.system({ nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile " .. script }):wait(20000)
+    t.eq(0, res.code, "nvim exited: " .. (res.stderr or ""))
+    local pid = tonumber(vim.fn.readfile(pidfile)[1])
+    t.ok(pid and pid > 0, "kin's pid was written")
+    local alive = vim.uv.kill(pid, 0)
+    t.ok(alive ~= 0, ("kin (pid %d) still runs after :qa"):format(pid))
+  end)
+end)
