@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/model"
@@ -50,6 +51,12 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.svc, s.gate, s.mcp, s.state = svc, gate, mcp, stateInitialized
 	s.mu.Unlock()
 
+	client := "unknown editor"
+	if p.ClientInfo != nil {
+		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
+	}
+	s.log.Info("initialized", zap.String("client", client), zap.Strings("roots", roots),
+		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil))
 	if gerr != nil {
 		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}

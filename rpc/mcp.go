@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/permission"
@@ -65,7 +66,10 @@ func (h host) ApproveLaunch(ctx context.Context, req permission.Request) permiss
 func (h host) Elicit(ctx context.Context, req ElicitationRequest) ElicitationResponse {
 	return h.s.elicit.Ask(ctx, req)
 }
-func (h host) Status(v any) { h.s.notify(NotifyMCPStatus, v) }
+func (h host) Status(v any) {
+	h.s.log.Info("mcp status", zap.Any("status", v))
+	h.s.notify(NotifyMCPStatus, v)
+}
 func (h host) Notice(level, message string) {
 	h.s.notify(NotifyNotice, agent.Notice{Level: level, Message: message, Source: "mcp"})
 }

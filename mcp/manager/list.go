@@ -30,9 +30,9 @@ type Row struct {
 type ListResult struct {
 	Servers  []Row    `json:"servers"`
 	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
-	Foreign  []Row    `json:"foreign,omitempty"`  // root .mcp.json entries, never loaded
-	Warnings []string `json:"warnings,omitempty"`
-	Notices  []string `json:"notices,omitempty"`
+	Foreign  []Row    `json:"foreign"`  // root .mcp.json entries, never loaded
+	Warnings []string `json:"warnings"` // one per skipped entry or unreadable file
+	Notices  []string `json:"notices"`
 }
 
 // List describes every configured server as of the last Start or Apply.
@@ -40,7 +40,7 @@ func (m *Manager) List() ListResult {
 	m.mu.Lock()
 	cfg := m.cfg
 	m.mu.Unlock()
-	var r ListResult
+	r := ListResult{Servers: []Row{}, Foreign: []Row{}, Warnings: []string{}, Notices: []string{}}
 	if cfg == nil {
 		return r
 	}
@@ -63,9 +63,28 @@ func (m *Manager) List() ListResult {
 	}
 	for _, w := range cfg.Warnings {
 		r.Warnings = append(r.Warnings, w.String())
+		// A skipped entry still gets a row, so a manager can show, fix or
+		// remove it rather than lose it to a warning line.
+		if w.Server != "" && !hasRow(r.Servers, w.Server) && w.File != config.ForeignPath(m.opts.Workdir) {
+			scope := config.ScopeGlobal
+			if w.File == config.ProjectPath(m.opts.Workdir) {
+				scope = config.ScopeProject
+			}
+			r.Servers = append(r.Servers, Row{Name: w.Server, Scope: string(scope), Enabled: true,
+				State: StateUnavailable, LastError: "not loaded: " + w.Problem, File: w.File})
+		}
 	}
 	r.Notices = append(r.Notices, cfg.Notices...)
 	return r
+}
+
+func hasRow(rows []Row, name string) bool {
+	for _, r := range rows {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Manager) row(sc config.Server) Row {
