@@ -29,3 +29,7 @@ step "Neovim plugin in a real Neovim 0.10 (Debian trixie's build, private folder
 export KIN_NVIM_DIR="${KIN_NVIM_DIR:-$KIN_CI_CACHE/nvim}"
 bash .ci/install-nvim.sh
 KIN_TEST_NVIM="$KIN_NVIM_DIR/bin/nvim" bash editors/nvim/tests/run.sh
+
+step "VS Code extension: type check, unit tests, and integration in a real VS Code (code-server + chromium)"
+bash .ci/install-vscode.sh
+(cd editors/vscode && npm ci --no-audit --no-fund && npm run build && KIN_IT=1 npm test)

@@ -1,0 +1,47 @@
+// Virtual documents for reviewing a proposed file change before approving it: the old and the
+// new text of each diff in an approval/request, opened side by side with `vscode.diff`.
+
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { FileDiff } from './protocol/types';
+
+export const DIFF_SCHEME = 'kin-diff';
+
+export class DiffDocuments implements vscode.TextDocumentContentProvider {
+	// texts holds the contents served, by the URI's path (`/<requestId>/<i>/<side>/<file>`).
+	private readonly texts = new Map<string, string>();
+
+	provideTextDocumentContent(uri: vscode.Uri): string {
+		return this.texts.get(uri.path) ?? '';
+	}
+
+	/** Opens one diff editor per changed file; returns how many were opened. */
+	async open(requestId: string, title: string, diffs: FileDiff[]): Promise<number> {
+		let n = 0;
+		for (const [i, d] of diffs.entries()) {
+			const base = path.basename(d.path) || 'file';
+			const left = this.put(`/${encodeURIComponent(requestId)}/${i}/old/${base}`, d.oldText ?? '');
+			const right = this.put(`/${encodeURIComponent(requestId)}/${i}/new/${base}`, d.newText ?? '');
+			await vscode.commands.executeCommand('vscode.diff', left, right, `${base}: proposed change (${title})`, {
+				preview: false,
+			});
+			n++;
+		}
+		return n;
+	}
+
+	/** Forgets the texts of a request once it is resolved. */
+	forget(requestId: string): void {
+		const prefix = `/${encodeURIComponent(requestId)}/`;
+		for (const k of [...this.texts.keys()]) {
+			if (k.startsWith(prefix)) {
+				this.texts.delete(k);
+			}
+		}
+	}
+
+	private put(p: string, text: string): vscode.Uri {
+		this.texts.set(p, text);
+		return vscode.Uri.from({ scheme: DIFF_SCHEME, path: p });
+	}
+}

@@ -1,0 +1,36 @@
+// What the status bar item says for a state of the service. Pure, so unit-tested.
+
+export interface StatusInputs {
+	service: string;
+	busy: boolean;
+	waiting: number;
+	modelMissing?: string;
+}
+
+/** What the item says for a state; pure, so unit-tested. */
+export function describe(s: StatusInputs): { text: string; tooltip: string; warn: boolean; error: boolean } {
+	if (s.service === 'failed') {
+		return { text: '$(error) kin: stopped', tooltip: 'kin: the service stopped. Run "kin: Restart Service".', warn: false, error: true };
+	}
+	if (s.service === 'starting') {
+		return { text: '$(loading~spin) kin: starting', tooltip: 'kin: starting the service', warn: false, error: false };
+	}
+	if (s.service !== 'ready') {
+		return { text: '$(circle-slash) kin', tooltip: 'kin: not running', warn: false, error: false };
+	}
+	if (s.waiting > 0) {
+		return {
+			text: `$(bell-dot) kin: waiting for approval${s.waiting > 1 ? ` (${s.waiting})` : ''}`,
+			tooltip: 'kin: an approval waits for you',
+			warn: true,
+			error: false,
+		};
+	}
+	if (s.modelMissing) {
+		return { text: '$(warning) kin: no model', tooltip: `kin: ${s.modelMissing}`, warn: true, error: false };
+	}
+	if (s.busy) {
+		return { text: '$(sync~spin) kin: busy', tooltip: 'kin: a turn is running', warn: false, error: false };
+	}
+	return { text: '$(comment-discussion) kin: connected', tooltip: 'kin: connected', warn: false, error: false };
+}

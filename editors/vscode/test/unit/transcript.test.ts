@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Action, TranscriptState, initialState, reduce, fromHistory, ToolEntry } from '../../src/chat/transcript';
+import type { ApprovalRequest } from '../../src/protocol/types';
+
+const S = 's_1';
+const session = { sessionId: S, title: 't' };
+
+function run(actions: Action[], start: TranscriptState = initialState(session)): TranscriptState {
+	return actions.reduce(reduce, start);
+}
+
+const approval: ApprovalRequest = {
+	requestId: 'ap_1',
+	sessionId: S,
+	turnId: 't_1',
+	callId: 'c1',
+	kind: 'tool_call',
+	tool: 'bash',
+	title: 'Run go test ./...',
+	command: 'go test ./...',
+	cwd: '/w',
+	options: [],
+};
+
+test('deltas of one turn stream into one assistant message', () => {
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'hi' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'All ' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'tests pass.' } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => [e.type, 'text' in e ? e.text : '']),
+		[
+			['user', 'hi'],
+			['assistant', 'All tests pass.'],
+		],
+	);
+	assert.equal(s.runningTurn, 't_1');
+});
+
+test('text after a tool call starts a new assistant message below the card', () => {
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'hi' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Running.' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'pending' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Done.' } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'assistant', 'tool', 'assistant'],
+	);
+});
+
+test('a tool card follows its status, streams output, and a final status is never reopened', () => {
+	const base: Action[] = [
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'x' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'pending' } },
+	];
+	let s = run(base);
+	const card = () => s.entries.find((e) => e.type === 'tool') as ToolEntry;
+	assert.equal(card().title, 'bash', 'the name stands in until kin sends a title');
+	for (const status of ['awaiting_approval', 'running'] as const) {
+		s = reduce(s, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', title: 'Run ls', status } });
+		assert.equal(card().status, status);
+	}
+	s = reduce(s, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'running', outputDelta: 'a\n' } });
+	s = reduce(s, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'running', outputDelta: 'b\n' } });
+	assert.equal(card().output, 'a\nb\n');
+	assert.equal(card().title, 'Run ls');
+	s = reduce(s, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'output_limit', output: 'a\nb\n[cut]' } });
+	assert.equal(card().status, 'output_limit');
+	assert.equal(card().output, 'a\nb\n[cut]');
+	const late = reduce(s, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'running', outputDelta: 'z' } });
+	assert.equal(late, s, 'a late running after a final status changes nothing');
+	for (const final of ['completed', 'failed', 'denied', 'unknown'] as const) {
+		const t = run([...base, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: final } }]);
+		assert.equal((t.entries[1] as ToolEntry).status, final);
+	}
+});
+
+test('a pending approval shows inline and is replaced by its decision when resolved', () => {
+	let s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'x' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'bash', status: 'pending' } },
+		{ type: 'approvalRequest', params: approval },
+	]);
+	const waiting = s.entries.find((e) => e.type === 'waiting');
+	assert.ok(waiting && waiting.type === 'waiting');
+	assert.equal(waiting.title, 'Run go test ./...');
+	assert.match(waiting.detail ?? '', /\$ go test \.\/\.\.\.\s+\(in \/w\)/);
+	assert.equal((s.entries[1] as ToolEntry).status, 'awaiting_approval');
+	// The same request again (a resume's `pending`) is not shown twice.
+	assert.equal(reduce(s, { type: 'approvalRequest', params: approval }), s);
+	s = reduce(s, { type: 'approvalResolved', params: { requestId: 'ap_1', sessionId: S, decision: 'deny', reason: 'person' } });
+	assert.equal(
+		s.entries.some((e) => e.type === 'waiting'),
+		false,
+	);
+	const d = s.entries[s.entries.length - 1];
+	assert.equal(d.type, 'decision');
+	assert.equal(d.type === 'decision' && d.decision, 'deny');
+});
+
+test('an elicitation waits inline until resolved', () => {
+	let s = run([{ type: 'elicitationRequest', params: { requestId: 'el_1', sessionId: S, server: 'everything', mode: 'form', message: 'details?' } }]);
+	assert.equal(s.entries.length, 1);
+	assert.match((s.entries[0] as any).title, /everything asks for input/);
+	s = reduce(s, { type: 'elicitationResolved', params: { requestId: 'el_1', action: 'decline' } });
+	assert.equal(s.entries.length, 0);
+});
+
+test('notifications of another session are ignored', () => {
+	const s0 = initialState(session);
+	const s = run(
+		[
+			{ type: 'turnStarted', params: { sessionId: 's_other', turnId: 't_9', input: 'x' } },
+			{ type: 'delta', params: { sessionId: 's_other', turnId: 't_9', text: 'x' } },
+			{ type: 'approvalRequest', params: { ...approval, sessionId: 's_other' } },
+		],
+		s0,
+	);
+	assert.equal(s, s0);
+});
+
+test('a turn ends: running clears; failures keep their error', () => {
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'x' } },
+		{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'failed', error: 'HTTP 401' } },
+	]);
+	assert.equal(s.runningTurn, undefined);
+	const end = s.entries[s.entries.length - 1];
+	assert.deepEqual(end.type === 'turnEnd' && [end.status, end.error], ['failed', 'HTTP 401']);
+});
+
+test('a resumed session redraws its history and shows what still waits', () => {
+	const s = fromHistory({
+		session,
+		history: [
+			{ type: 'user', turnId: 't_1', text: 'run the tests' },
+			{
+				type: 'toolCall',
+				turnId: 't_1',
+				callId: 'call_1',
+				name: 'bash',
+				kind: 'execute',
+				title: 'Run go test ./...',
+				arguments: '{"command":"go test ./..."}',
+				status: 'completed',
+				output: 'ok\n',
+			},
+			{ type: 'decision', turnId: 't_1', callId: 'call_1', requestId: 'ap_1', kind: 'tool_call', decision: 'allow_once', reason: 'person', title: 'Run go test ./...' },
+			{ type: 'assistant', turnId: 't_1', text: 'All tests pass.' },
+			{ type: 'turn', turnId: 't_1', status: 'completed' },
+			{ type: 'user', turnId: 't_2', text: 'again' },
+		],
+		pending: [{ ...approval, requestId: 'ap_2', turnId: 't_2', callId: 'call_2' }],
+	});
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'tool', 'decision', 'assistant', 'turnEnd', 'user', 'waiting'],
+	);
+	assert.equal((s.entries[1] as ToolEntry).output, 'ok\n');
+	assert.equal(s.runningTurn, 't_2', 'a turn with no end in the history is still running');
+	// Keys stay unique.
+	assert.equal(new Set(s.entries.map((e) => e.key)).size, s.entries.length);
+});
+
+test('reduce never changes the state it is given', () => {
+	const s0 = run([{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'x' } }]);
+	const copy = JSON.parse(JSON.stringify(s0));
+	reduce(s0, { type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'y' } });
+	reduce(s0, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c', name: 'n', status: 'running' } });
+	assert.deepEqual(s0, copy);
+});

@@ -1,0 +1,172 @@
+// The pure parts of what a person sees: dialog text and buttons, elicitation checks, the status
+// bar's words, command-line splitting and the markdown rendering of the chat.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buttonsFor, dialogDetail, dialogMessage } from '../../src/approvalText';
+import { parseFieldValue, validateField } from '../../src/elicitationFields';
+import type { ApprovalRequest } from '../../src/protocol/types';
+import { maskedNames, splitArgs } from '../../src/shellWords';
+import { describe } from '../../src/statusText';
+import { renderEntry, renderMarkdown } from '../../src/webview/render';
+
+const opts = (always: string) => [
+	{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+	{ optionId: 'allow_always', name: always, kind: 'allow_always' },
+	{ optionId: 'deny', name: 'Deny', kind: 'reject_once' },
+];
+
+test('deny is the first (Enter) button and closing the dialog denies too', () => {
+	const b = buttonsFor({ requestId: 'a', kind: 'tool_call', title: 't', options: opts('Always allow `go test` commands in this session') });
+	assert.deepEqual(
+		b.map((x) => [x.title, x.optionId, !!x.close]),
+		[
+			['Deny', 'deny', false],
+			['Allow once', 'allow_once', false],
+			['Always allow `go test` commands in this session', 'allow_always', false],
+			['Cancel', 'deny', true],
+		],
+	);
+});
+
+test('a file change offers Review diff; a server launch offers Trust server', () => {
+	const edit = buttonsFor({
+		requestId: 'a',
+		kind: 'tool_call',
+		title: 'Edit main.go',
+		diffs: [{ path: '/w/main.go', oldText: 'a', newText: 'b' }],
+		options: opts('Always allow edit_file in this session'),
+	});
+	assert.ok(edit.some((x) => x.title === 'Review diff' && x.optionId === undefined));
+	const launch = buttonsFor({
+		requestId: 'b',
+		kind: 'server_launch',
+		title: 'Start MCP server files',
+		options: [
+			{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+			{ optionId: 'trust', name: 'Trust server', kind: 'allow_always' },
+			{ optionId: 'deny', name: 'Deny', kind: 'reject_once' },
+		],
+	});
+	assert.deepEqual(
+		launch.map((x) => x.title),
+		['Deny', 'Allow once', 'Trust server', 'Cancel'],
+	);
+	assert.equal(
+		dialogDetail({
+			requestId: 'ap_8',
+			kind: 'server_launch',
+			title: 'Start MCP server elicit',
+			server: 'elicit',
+			destination: 'node server.mjs',
+			arguments: 'env API_TOKEN=●●●●',
+			transport: 'stdio',
+			scope: 'project',
+			options: [],
+		}),
+		'Server: elicit\nTransport: stdio\nDestination: node server.mjs\nScope: project\nEnvironment: env API_TOKEN=●●●●',
+	);
+});
+
+test('the dialog names server, destination, tool and arguments of an MCP call', () => {
+	const p: ApprovalRequest = {
+		requestId: 'ap_5',
+		kind: 'tool_call',
+		tool: 'mcp__docs__query-docs',
+		title: 'Call query-docs on docs',
+		server: 'docs',
+		destination: 'https://mcp.example.com/mcp',
+		arguments: '{\n  "query": "react hooks"\n}',
+		warning: 'Arguments are sent to this MCP server.',
+		options: [],
+	};
+	assert.equal(dialogMessage(p), 'kin wants to: Call query-docs on docs');
+	assert.equal(
+		dialogDetail(p),
+		'Server: docs\nDestination: https://mcp.example.com/mcp\nTool: mcp__docs__query-docs\nArguments:\n{\n  "query": "react hooks"\n}\n\nArguments are sent to this MCP server.',
+	);
+});
+
+test('a bash approval shows its command and cwd; acknowledge_unknown names the call', () => {
+	const bash = dialogDetail({ requestId: 'a', kind: 'tool_call', tool: 'bash', title: 'Run ls', command: 'ls -la', cwd: '/w', options: [] });
+	assert.equal(bash, 'Tool: bash\nCommand: ls -la\nCwd: /w');
+	const ack: ApprovalRequest = {
+		requestId: 'ap_7',
+		kind: 'acknowledge_unknown',
+		tool: 'mcp__docs__create-ticket',
+		callId: 'call_9',
+		title: 'mcp__docs__create-ticket may already have run',
+		warning: 'The outcome of this call is unknown.',
+		options: [],
+	};
+	assert.equal(dialogMessage(ack), 'kin: mcp__docs__create-ticket may already have run');
+	assert.match(dialogDetail(ack), /Call: mcp__docs__create-ticket/);
+});
+
+test('elicitation fields are checked as the person types', () => {
+	const age = { name: 'age', title: 'Age', type: 'integer', minimum: 0, maximum: 150 };
+	assert.equal(validateField(age, 'x'), 'Enter a number');
+	assert.equal(validateField(age, '3.5'), 'Enter a whole number');
+	assert.equal(validateField(age, '200'), 'At most 150');
+	assert.equal(validateField(age, '31'), undefined);
+	assert.equal(parseFieldValue(age, '31'), 31);
+	assert.equal(validateField({ name: 'n', title: 'Name', type: 'string', required: true }, ''), 'Name is required');
+	assert.equal(validateField({ name: 'n', type: 'string' }, ''), undefined);
+	assert.equal(parseFieldValue({ name: 'n', type: 'string' }, ''), undefined);
+	assert.equal(validateField({ name: 'e', type: 'string', format: 'email' }, 'ana'), 'Enter an email address');
+});
+
+test('the status bar: connected, busy, waiting for approval (warning), failed (error)', () => {
+	assert.match(describe({ service: 'ready', busy: false, waiting: 0 }).text, /connected/);
+	assert.match(describe({ service: 'ready', busy: true, waiting: 0 }).text, /busy/);
+	const w = describe({ service: 'ready', busy: true, waiting: 2 });
+	assert.match(w.text, /waiting for approval \(2\)/);
+	assert.equal(w.warn, true);
+	assert.equal(describe({ service: 'failed', busy: false, waiting: 0 }).error, true);
+});
+
+test('command lines split like a shell, without expansion', () => {
+	assert.deepEqual(splitArgs('npx -y @modelcontextprotocol/server-filesystem "/data dir" \'$HOME\' a\\ b'), [
+		'npx',
+		'-y',
+		'@modelcontextprotocol/server-filesystem',
+		'/data dir',
+		'$HOME',
+		'a b',
+	]);
+	assert.deepEqual(splitArgs('   '), []);
+});
+
+test('masked env and header names are read in both shapes kin may send', () => {
+	assert.deepEqual(maskedNames({ TOKEN: '●●●●' }), ['TOKEN']);
+	assert.deepEqual(maskedNames(['API_TOKEN=●●●●', 'X-Tenant: ●●●●']), ['API_TOKEN', 'X-Tenant']);
+	assert.deepEqual(maskedNames(undefined), []);
+});
+
+test('markdown renders code blocks and never passes HTML through', () => {
+	const html = renderMarkdown('Hi **there**\n\n```go\nfmt.Println("<b>")\n```\n\n<script>alert(1)</script>');
+	assert.match(html, /<strong>there<\/strong>/);
+	assert.match(html, /<pre><code class="language-go">fmt.Println\(&quot;&lt;b&gt;&quot;\)/);
+	assert.doesNotMatch(html, /<script>/);
+	const user = renderEntry({ type: 'user', key: 'e1', turnId: 't', text: '<img src=x onerror=alert(1)>' });
+	assert.doesNotMatch(user, /<img/);
+});
+
+test('a tool card shows its status, arguments and output', () => {
+	const html = renderEntry({
+		type: 'tool',
+		key: 'e2',
+		turnId: 't',
+		callId: 'c1',
+		name: 'bash',
+		kind: 'execute',
+		title: 'Run echo <hi>',
+		arguments: '{"command":"echo <hi>"}',
+		status: 'denied',
+		output: 'denied by the person',
+	});
+	assert.match(html, /status-denied/);
+	assert.match(html, /<span class="status">denied<\/span>/);
+	assert.match(html, /Run echo &lt;hi&gt;/);
+	assert.match(html, /&quot;command&quot;: &quot;echo &lt;hi&gt;&quot;/);
+});
