@@ -286,3 +286,15 @@ func newTurnID() string {
 	_, _ = rand.Read(b[:])
 	return "t_" + hex.EncodeToString(b[:])
 }
+
+// RecordElicitation notes in a session's log that an MCP server asked the
+// person something and how it was answered (never the answer itself), so
+// resume shows it and a headless decline is on record.
+func (s *Service) RecordElicitation(sessionID, requestID, server, mode, message, action, reason string) {
+	sess, err := s.open(sessionID)
+	if err != nil {
+		return
+	}
+	sess.append(s, session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
+		Title: message, Decision: action, Reason: reason})
+}

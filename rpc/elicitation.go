@@ -99,6 +99,9 @@ func (e *elicitations) Ask(ctx context.Context, req ElicitationRequest) Elicitat
 	delete(e.pend, req.RequestID)
 	e.mu.Unlock()
 	e.s.notify(NotifyElicitationResolved, ElicitationResolved{RequestID: req.RequestID, Action: resp.Action, Reason: reason})
+	if svc, _ := e.s.service(); svc != nil && req.SessionID != "" {
+		svc.RecordElicitation(req.SessionID, req.RequestID, req.Server, req.Mode, req.Message, resp.Action, reason)
+	}
 	return resp
 }
 

@@ -26,6 +26,9 @@ type HistoryItem struct {
 
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
+
+	Server string `json:"server,omitempty"`
+	Mode   string `json:"mode,omitempty"`
 }
 
 // History turns records into the items an editor redraws. A tool call and its
@@ -54,6 +57,9 @@ func History(recs []Record) []HistoryItem {
 				ApprovalKind: r.ApprovalKind, Decision: r.Decision, Reason: r.Reason, Title: r.Title, Approved: r.Approved})
 		case TypeTurn:
 			out = append(out, HistoryItem{Type: "turn", TurnID: r.TurnID, Status: r.Status, Error: r.Error, Usage: r.Usage})
+		case TypeElicit:
+			out = append(out, HistoryItem{Type: "elicitation", TurnID: r.TurnID, CallID: r.CallID, RequestID: r.RequestID,
+				Server: r.Server, Mode: r.Mode, Title: r.Title, Decision: r.Decision, Reason: r.Reason})
 		}
 	}
 	return out

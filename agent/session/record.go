@@ -18,11 +18,12 @@ const (
 	TypeTitle    = "title"   // the session was named
 	TypeUser     = "user"    // a question sent to the model
 	TypeAssist   = "assistant"
-	TypeCall     = "toolCall"   // the model asked for a call
-	TypeResult   = "toolResult" // how the call ended
-	TypeDecision = "decision"   // a person's (or a grant's) decision
-	TypeAck      = "ack"        // unknown outcomes acknowledged
-	TypeTurn     = "turn"       // how a turn ended
+	TypeCall     = "toolCall"    // the model asked for a call
+	TypeResult   = "toolResult"  // how the call ended
+	TypeDecision = "decision"    // a person's (or a grant's) decision
+	TypeAck      = "ack"         // unknown outcomes acknowledged
+	TypeElicit   = "elicitation" // an MCP server asked the person something
+	TypeTurn     = "turn"        // how a turn ended
 )
 
 // Usage counts tokens of a turn.
@@ -58,4 +59,9 @@ type Record struct {
 
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
+
+	// For elicitations: which server asked, in which mode. The answer's
+	// content is never recorded.
+	Server string `json:"server,omitempty"`
+	Mode   string `json:"mode,omitempty"`
 }

@@ -228,6 +228,20 @@ func TestMCPElicitationReachesTheEditor(t *testing.T) {
 	if !strings.Contains(call["output"].(string), "accept: hello Ana (green)") {
 		t.Errorf("output %v", call["output"])
 	}
+	// The question and its outcome are on record; the answer is not.
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	found := false
+	for _, h := range res.History {
+		found = found || (h.Type == "elicitation" && h.Server == "asker" && h.Decision == "accept")
+	}
+	if !found {
+		t.Errorf("no elicitation in history: %+v", res.History)
+	}
+	b, _ := os.ReadFile(filepath.Join(w.home, "sessions", sid+".jsonl"))
+	if strings.Contains(string(b), `"Ana"`) {
+		t.Error("the person's answer was written to the session log")
+	}
 }
 
 func TestMCPManagerMethodsAndTrustGrants(t *testing.T) {
