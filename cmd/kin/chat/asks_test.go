@@ -1,0 +1,249 @@
+package chat_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/cmd/kin/chat"
+)
+
+func options(extra ...map[string]any) []map[string]any {
+	out := []map[string]any{{"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"}}
+	out = append(out, extra...)
+	return append(out, map[string]any{"optionId": "deny", "name": "Deny", "kind": "reject_once"})
+}
+
+// An MCP call's approval reads like spec 000 section 1, and "a" grants it.
+func TestMCPApprovalBlock(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_5", "sessionId": "s_fake", "turnId": "t_2", "callId": "call_9",
+		"kind": "tool_call", "tool": "mcp__docs__query-docs", "toolKind": "other", "title": "Call query-docs on docs",
+		"server": "docs", "destination": "https://mcp.example.com/mcp", "arguments": "{\n  \"query\": \"react hooks\"\n}",
+		"warning": "Arguments are sent to this MCP server. kin cannot control what the server does with them.",
+		"grant":   map[string]any{"key": "mcp:mcp__docs__query-docs", "label": "Always allow mcp__docs__query-docs in this session"},
+		"options": options(map[string]any{"optionId": "allow_always", "name": "Always allow mcp__docs__query-docs in this session", "kind": "allow_always"}),
+	})
+	want := `[Tool: mcp__docs__query-docs]
+Server: "docs"
+Destination: "https://mcp.example.com/mcp"
+Tool: "query-docs"
+Arguments: "{\n  \"query\": \"react hooks\"\n}"
+Arguments are sent to this MCP server. kin cannot control what the server does with them.
+Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)] `
+	s.out.waitFor(t, want)
+	s.send("a")
+	if got := f.waitCall("approval/respond", 1); got["requestId"] != "ap_5" || got["decision"] != "allow_always" {
+		t.Errorf("respond %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// Server launches offer trust; acknowledgements ask plainly; Enter denies.
+func TestLaunchAndAcknowledge(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_6", "kind": "server_launch", "server": "files", "title": "Start MCP server files",
+		"transport": "stdio", "destination": "npx -y @modelcontextprotocol/server-filesystem /data", "scope": "project",
+		"options": options(map[string]any{"optionId": "trust", "name": "Trust server", "kind": "allow_always"}),
+	})
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_7", "sessionId": "s_fake", "turnId": "t_4", "callId": "call_9",
+		"kind": "acknowledge_unknown", "tool": "mcp__docs__create-ticket", "title": "mcp__docs__create-ticket may already have run",
+		"warning": "The outcome of this call is unknown: it may have happened. It will not be retried. Acknowledge to send your next question.",
+		"options": []map[string]any{{"optionId": "allow_once", "name": "Acknowledge and continue", "kind": "allow_once"}, {"optionId": "deny", "name": "Not now", "kind": "reject_once"}},
+	})
+	out := s.out.waitFor(t, "Approve this operation? [y/N/t(rust)] ")
+	for _, w := range []string{"[Server launch: files] Start MCP server files\n", "Transport: stdio\n", "Command: npx -y @modelcontextprotocol/server-filesystem /data\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("launch block lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "Acknowledge?") {
+		t.Error("the second question was shown before the first was answered")
+	}
+	s.send("t")
+	if got := f.waitCall("approval/respond", 1); got["decision"] != "trust" {
+		t.Errorf("launch respond %v", got)
+	}
+	out = s.out.waitFor(t, "Acknowledge? [y/N] ")
+	if !strings.Contains(out, "The outcome of this call is unknown") {
+		t.Errorf("no warning:\n%s", out)
+	}
+	s.send("")
+	if got := f.waitCall("approval/respond", 2); got["requestId"] != "ap_7" || got["decision"] != "deny" {
+		t.Errorf("ack respond %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// A question the service withdraws (turn cancelled) leaves the screen.
+func TestResolvedElsewhere(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("approval/request", map[string]any{"requestId": "ap_1", "kind": "tool_call", "tool": "bash", "title": "Run ls", "command": "ls", "cwd": "/w", "options": options()})
+	s.out.waitFor(t, "Approve this operation? [y/N] ")
+	f.notify("approval/resolved", map[string]any{"requestId": "ap_1", "decision": "deny", "reason": "cancelled"})
+	s.out.waitFor(t, "(no longer asked: the turn was cancelled)")
+	s.out.waitCount(t, "You> ", 2)
+	s.send("/quit")
+	s.wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.reqs {
+		if c.method == "approval/respond" {
+			t.Errorf("answered a withdrawn request: %s", c.params)
+		}
+	}
+}
+
+// Forms are asked field by field, with numbers checked and choices numbered.
+func TestElicitationForm(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("elicitation/request", map[string]any{
+		"requestId": "el_1", "sessionId": "s_fake", "server": "everything", "mode": "form",
+		"message": "Please provide your details",
+		"fields": []map[string]any{
+			{"name": "name", "title": "Name", "type": "string", "required": true},
+			{"name": "age", "title": "Age", "type": "integer", "minimum": 0, "maximum": 150},
+			{"name": "color", "title": "Favourite colour", "type": "enum", "enum": []string{"red", "green"}, "enumNames": []string{"Red", "Green"}},
+			{"name": "subscribe", "title": "Subscribe", "type": "boolean", "default": false},
+		}})
+	s.out.waitFor(t, "[MCP server everything asks] Please provide your details")
+	s.out.waitFor(t, "Name (required): ")
+	s.send("Ana")
+	s.out.waitFor(t, "Age (whole number 0–150, optional): ")
+	s.send("thirty")
+	s.out.waitFor(t, "Please type a number.")
+	s.send("200")
+	s.out.waitFor(t, "Please type a number in range 0–150.")
+	s.send("31")
+	s.out.waitFor(t, "  1) Red\n  2) Green\n")
+	s.send("3")
+	s.out.waitFor(t, "Please choose 1-2.")
+	s.send("1")
+	s.out.waitFor(t, "Subscribe (y/n, optional, Enter for no): ")
+	s.send("")
+	got := f.waitCall("elicitation/respond", 1)
+	want := map[string]any{"requestId": "el_1", "action": "accept", "content": map[string]any{"name": "Ana", "age": 31.0, "color": "red", "subscribe": false}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("respond %v\nwant    %v", got, want)
+	}
+
+	// Enter on an empty required field declines the whole request.
+	f.notify("elicitation/request", map[string]any{"requestId": "el_2", "server": "x", "mode": "form", "message": "Who?",
+		"fields": []map[string]any{{"name": "name", "type": "string", "required": true}}})
+	s.out.waitFor(t, "name (required): ")
+	s.send("")
+	if got := f.waitCall("elicitation/respond", 2); got["action"] != "decline" || got["content"] != nil {
+		t.Errorf("respond %v", got)
+	}
+
+	// /cancel declines too, even halfway through.
+	f.notify("elicitation/request", map[string]any{"requestId": "el_3", "server": "x", "mode": "form", "message": "Two things",
+		"fields": []map[string]any{{"name": "a", "type": "string"}, {"name": "b", "type": "number"}}})
+	s.out.waitFor(t, "a (optional): ")
+	s.send("first")
+	s.out.waitFor(t, "b (number, optional): ")
+	s.send("/cancel")
+	if got := f.waitCall("elicitation/respond", 3); got["action"] != "decline" || got["content"] != nil {
+		t.Errorf("respond %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// URL mode shows the URL and asks; accepting only answers accept.
+func TestElicitationURL(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	url := "https://auth.example.com/authorize?client_id=app-123&state=xyz"
+	f.notify("elicitation/request", map[string]any{"requestId": "el_2", "server": "notion", "mode": "url", "purpose": "oauth",
+		"message": "Sign in to notion to connect it", "url": url})
+	out := s.out.waitFor(t, "Open this URL yourself? kin never opens it. [y/N] ")
+	if !strings.Contains(out, "URL: "+url+"\n") {
+		t.Errorf("the URL is not shown whole:\n%s", out)
+	}
+	s.send("y")
+	if got := f.waitCall("elicitation/respond", 1); got["action"] != "accept" || got["content"] != nil {
+		t.Errorf("respond %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// Piped input declines elicitations, --approve-all or not: it is about
+// approvals only.
+func TestPipedDeclinesElicitation(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, false, func(o *chat.Options) { o.ApproveAll = true })
+	f.waitCall("initialized", 1)
+	f.notify("elicitation/request", map[string]any{"requestId": "el_9", "server": "x", "mode": "form", "message": "Name?",
+		"fields": []map[string]any{{"name": "name", "type": "string", "required": true}}})
+	if got := f.waitCall("elicitation/respond", 1); got["action"] != "decline" {
+		t.Errorf("respond %v", got)
+	}
+	s.out.waitFor(t, "declined (non-interactive)")
+	s.in.Close()
+	s.wait()
+}
+
+// /mcp lists rows with their state; text from servers cannot drive the
+// terminal.
+func TestMCPListAndEscapes(t *testing.T) {
+	f, conn := newFake(t)
+	f.set("mcp/list", map[string]any{
+		"servers": []map[string]any{
+			{"name": "files", "scope": "project", "transport": "stdio", "enabled": true, "state": "connected", "tools": 14, "launch": "npx server", "trusted": true},
+			{"name": "api", "scope": "global", "transport": "http", "enabled": true, "state": "needs_login", "launch": "https://example.com/mcp", "lastError": "sign-in required\x1b[2J"},
+		},
+		"notices": []string{"found .mcp.json (not loaded)"},
+	})
+	s := run(t, conn, true, nil)
+	s.send("/mcp")
+	out := s.out.waitFor(t, "found .mcp.json (not loaded)")
+	for _, w := range []string{"files  project/stdio  connected  npx server (14 tools), trusted\n", "api  global/http  needs_login", `sign-in required\x1b[2J`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("/mcp lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("an escape sequence reached the terminal: %q", out)
+	}
+	f.set("mcp/list", &jsonrpc2.Error{Code: -32603, Message: "MCP support is not available in this build"})
+	s.send("/mcp")
+	s.out.waitFor(t, "kin: MCP support is not available in this build\n")
+	s.send("/quit")
+	if code := s.wait(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// Ctrl-D with a question on screen denies it.
+func TestInputClosedDenies(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("approval/request", map[string]any{"requestId": "ap_1", "kind": "tool_call", "tool": "bash", "title": "Run ls", "command": "ls", "options": options()})
+	s.out.waitFor(t, "Approve this operation?")
+	s.in.Close()
+	if got := f.waitCall("approval/respond", 1); got["decision"] != "deny" {
+		t.Errorf("respond %v", got)
+	}
+	if code := s.wait(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -1,0 +1,717 @@
+package chat
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Exit codes of Run.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1   // a turn did not complete (piped), a command failed, the service went away
+	ExitUsage       = 2   // bad flags, or no model service configured (piped)
+	ExitInterrupted = 130 // Ctrl-C at an idle point of piped input
+)
+
+// callTimeout bounds every request; the protocol answers at once except
+// for session/resume, which reads a log.
+const callTimeout = 60 * time.Second
+
+// Options configure Run.
+type Options struct {
+	In       io.Reader // questions and answers, one a line
+	Out, Err io.Writer
+	// Interactive is set when In is a terminal: approvals and forms are
+	// asked, and the prompt is shown. Otherwise every approval is denied
+	// (unless ApproveAll) and every elicitation declined.
+	Interactive bool
+	// Color paints the output with ANSI colours (Out is a terminal).
+	Color bool
+
+	// Conn is a connection to a server that is already up; it is closed
+	// when Run returns. When nil, Spawn starts one.
+	Conn  io.ReadWriteCloser
+	Spawn func(ctx context.Context) (io.ReadWriteCloser, error)
+
+	// ApproveAll allows every approval request once, without asking. Never
+	// set it unless the person asked for it (--approve-all).
+	ApproveAll bool
+	// RPC prints every JSON-RPC message, secrets masked, to Err.
+	RPC bool
+	// Trace, when set, receives every JSON-RPC message as a JSON line,
+	// secrets masked (kin chat uses it with --connect; a spawned server
+	// traces itself).
+	Trace io.Writer
+	// Interrupt delivers Ctrl-C: it cancels the running turn, denies the
+	// question on screen, and a second one at an idle prompt exits.
+	Interrupt <-chan struct{}
+
+	// Cwd is the workspace folder sent in initialize (default: the
+	// working directory).
+	Cwd     string
+	Version string
+}
+
+// Run is kin chat: it connects, initializes, and runs the prompt loop until
+// /quit, end of input, or a second Ctrl-C. It returns the exit code.
+func Run(ctx context.Context, o Options) int {
+	if o.In == nil {
+		o.In = strings.NewReader("")
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.Err == nil {
+		o.Err = io.Discard
+	}
+	if o.Cwd == "" {
+		o.Cwd, _ = os.Getwd()
+	}
+	rwc := o.Conn
+	if rwc == nil {
+		if o.Spawn == nil {
+			fmt.Fprintln(o.Err, "kin: chat: no service to talk to")
+			return ExitUsage
+		}
+		var err error
+		if rwc, err = o.Spawn(ctx); err != nil {
+			fmt.Fprintf(o.Err, "kin: cannot start the service: %v\n", err)
+			return ExitFailed
+		}
+	}
+	notes := newQueue()
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}),
+		handler{notes}, connOpts(o)...)
+
+	u := &ui{
+		o:     o,
+		ctx:   ctx,
+		conn:  conn,
+		rwc:   rwc,
+		notes: notes,
+		scr:   newScreen(o.Out, o.Color),
+		calls: map[string]*callState{},
+	}
+	stopInput := make(chan struct{})
+	defer close(stopInput)
+	lines := make(chan string)
+	go readLines(o.In, lines, stopInput)
+	u.lines = lines
+
+	code := u.run()
+	u.shutdown()
+	return code
+}
+
+// handler queues notifications for the UI goroutine. It runs on jsonrpc2's
+// read loop, so it never waits on anything.
+type handler struct{ q *queue }
+
+func (h handler) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if !req.Notif {
+		_ = c.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "kin chat answers no requests: " + req.Method})
+		return
+	}
+	var params json.RawMessage
+	if req.Params != nil {
+		params = append(json.RawMessage(nil), *req.Params...)
+	}
+	h.q.push(note{method: req.Method, params: params})
+}
+
+func readLines(r io.Reader, out chan<- string, stop <-chan struct{}) {
+	defer close(out)
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			select {
+			case out <- strings.TrimRight(line, "\r\n"):
+			case <-stop:
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// callState is what has been shown of one tool call.
+type callState struct {
+	name, title, kind string
+	last              string // last status line printed
+	streamed          bool   // output was shown as it came
+}
+
+// ui is the one goroutine that draws and reads.
+type ui struct {
+	o     Options
+	ctx   context.Context
+	conn  *jsonrpc2.Conn
+	rwc   io.ReadWriteCloser
+	notes *queue
+	scr   *screen
+	lines <-chan string
+
+	inputDone bool // In reached its end
+	session   string
+	running   bool // a turn of this session is running
+	calls     map[string]*callState
+
+	asks      []ask
+	headShown bool // the first ask's block is on screen
+
+	interrupts    int // Ctrl-C since the last input line
+	quit          bool
+	quitAfterTurn bool
+	exit          int
+	failed        bool // something the piped run must report
+}
+
+func (u *ui) run() int {
+	if code, ok := u.initialize(); !ok {
+		return code
+	}
+	for !u.quit {
+		if !u.running && len(u.asks) == 0 && (u.inputDone || u.quitAfterTurn) {
+			break
+		}
+		u.showPrompt()
+		var lines <-chan string
+		if !u.inputDone && !u.quitAfterTurn && (u.o.Interactive || (!u.running && len(u.asks) == 0)) {
+			lines = u.lines
+		}
+		select {
+		case <-u.ctx.Done():
+			u.scr.endLine()
+			return ExitFailed
+		case <-u.conn.DisconnectNotify():
+			u.drainNotes()
+			u.scr.endLine()
+			u.errorf("the service stopped%s", u.serviceTail())
+			return ExitFailed
+		case <-u.notes.ready:
+			u.drainNotes()
+		case line, ok := <-lines:
+			if !ok {
+				u.inputClosed()
+				continue
+			}
+			u.input(line)
+		case <-u.o.Interrupt:
+			u.interrupt()
+		}
+	}
+	u.scr.endLine()
+	if u.exit != 0 {
+		return u.exit
+	}
+	if !u.o.Interactive && u.failed {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func (u *ui) drainNotes() {
+	for _, n := range u.notes.take() {
+		u.handle(n)
+	}
+}
+
+// initialize runs the handshake and says what is missing, if anything.
+func (u *ui) initialize() (int, bool) {
+	pid := os.Getpid()
+	var res initializeResult
+	ctx, cancel := context.WithTimeout(u.ctx, callTimeout)
+	defer cancel()
+	err := u.conn.Call(ctx, "initialize", initializeParams{
+		ProcessID:        pid,
+		ClientInfo:       clientInfo{Name: "kin chat", Version: u.o.Version},
+		Capabilities:     clientCaps{Approvals: true, Elicitation: elicitationCaps{Form: true, URL: true}},
+		WorkspaceFolders: []workspaceFolder{{URI: fileURI(u.o.Cwd), Name: filepath.Base(u.o.Cwd)}},
+	}, &res)
+	if err != nil {
+		u.errorf("initialize: %s%s", errText(err), u.serviceTail())
+		return ExitFailed, false
+	}
+	_ = u.conn.Notify(u.ctx, "initialized", struct{}{})
+	if res.ProtocolVersion != "1" {
+		u.warnf("the service speaks protocol version %q; kin chat knows version \"1\"", res.ProtocolVersion)
+	}
+	if !res.Model.Configured {
+		missing := first(res.Model.Missing, "the model service is not configured")
+		if !u.o.Interactive {
+			fmt.Fprintf(u.o.Err, "kin: %s\n", strings.TrimPrefix(missing, "kin: "))
+			return ExitUsage, false
+		}
+		u.scr.line(u.scr.yellow("kin: " + strings.TrimPrefix(missing, "kin: ")))
+		u.scr.line(u.scr.dim("Questions need a model service; commands work. /help lists them."))
+	} else if u.o.Interactive {
+		where := ""
+		if res.Model.BaseURL != "" {
+			where = " at " + displayURL(res.Model.BaseURL)
+		}
+		u.scr.line(u.scr.bold("kin chat") + u.scr.dim(fmt.Sprintf(" · model %s%s · workspace %s", cleanLine(res.Model.Model), where, cleanLine(strings.Join(res.WorkspaceFolders, ", ")))))
+		u.scr.line(u.scr.dim("Ask a question, or /help for commands."))
+	}
+	return 0, true
+}
+
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// showPrompt puts the current question (or the idle prompt) on screen.
+func (u *ui) showPrompt() {
+	if len(u.asks) > 0 {
+		a := u.asks[0]
+		if !u.headShown {
+			u.scr.endLine()
+			a.show(u)
+			u.headShown = true
+		}
+		if u.o.Interactive && !u.scr.prompting {
+			u.scr.prompt(a.prompt(u))
+		}
+		return
+	}
+	if u.o.Interactive && !u.running && !u.inputDone && !u.scr.prompting {
+		if u.scr.mode == "" && !u.scr.col0 {
+			u.scr.endLine()
+		}
+		u.scr.prompt(u.scr.bold("You> "))
+	}
+}
+
+func (u *ui) input(line string) {
+	u.interrupts = 0
+	if u.o.Interactive {
+		u.scr.afterInput()
+	}
+	if len(u.asks) > 0 {
+		a := u.asks[0]
+		if a.answer(u, line) {
+			u.dropAsk(a.id())
+		}
+		return
+	}
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return
+	}
+	if !u.o.Interactive {
+		u.scr.line(u.scr.bold("You> ") + cleanLine(t))
+	}
+	if strings.HasPrefix(t, "/") {
+		u.command(t)
+		return
+	}
+	if u.running {
+		u.scr.line(u.scr.dim("A turn is running: wait for it, or /cancel it."))
+		return
+	}
+	u.question(t)
+}
+
+func (u *ui) question(text string) {
+	if u.session == "" && !u.newSession("", false) {
+		return
+	}
+	var res turnStartResult
+	if err := u.call("turn/start", turnStartParams{SessionID: u.session, Input: text}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	u.running = true
+	u.calls = map[string]*callState{}
+}
+
+// inputClosed: nobody can answer any more. What waits is refused, and the
+// loop ends when the running turn does.
+func (u *ui) inputClosed() {
+	u.inputDone = true
+	if u.o.Interactive {
+		u.scr.endLine()
+	}
+	for len(u.asks) > 0 {
+		a := u.asks[0]
+		if !u.headShown {
+			a.show(u)
+		}
+		a.refuse(u, "input closed")
+		u.dropAsk(a.id())
+	}
+}
+
+// interrupt is Ctrl-C.
+func (u *ui) interrupt() {
+	u.interrupts++
+	switch {
+	case u.running:
+		u.scr.endLine()
+		u.cancelTurn()
+		if !u.o.Interactive {
+			u.quitAfterTurn = true
+		}
+	case len(u.asks) > 0:
+		a := u.asks[0]
+		u.scr.endLine()
+		a.refuse(u, "interrupted")
+		u.dropAsk(a.id())
+	case !u.o.Interactive:
+		u.exit, u.quit = ExitInterrupted, true
+	case u.interrupts >= 2:
+		u.scr.endLine()
+		u.quit = true
+	default:
+		u.scr.line(u.scr.dim("(Ctrl-C again to exit, or /quit)"))
+	}
+}
+
+func (u *ui) cancelTurn() {
+	if !u.running {
+		u.scr.line(u.scr.dim("No turn is running."))
+		return
+	}
+	var res turnCancelResult
+	if err := u.call("turn/cancel", sessionIDParams{SessionID: u.session}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	u.scr.line(u.scr.dim("cancelling…"))
+}
+
+// ---- notifications ----
+
+func (u *ui) handle(n note) {
+	switch n.method {
+	case "turn/delta":
+		var d turnDelta
+		if json.Unmarshal(n.params, &d) != nil || d.SessionID != u.session {
+			return
+		}
+		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
+	case "turn/toolCall":
+		var c toolCall
+		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
+			return
+		}
+		u.toolCall(c)
+	case "turn/completed":
+		var c turnCompleted
+		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session || !u.running {
+			return
+		}
+		u.turnDone(c)
+	case "approval/request":
+		var r approvalRequest
+		if json.Unmarshal(n.params, &r) != nil || r.RequestID == "" {
+			return
+		}
+		u.addAsk(&approvalAsk{req: r})
+	case "approval/resolved":
+		var r approvalResolved
+		if json.Unmarshal(n.params, &r) == nil {
+			u.resolved(r.RequestID, describeReason(r.Reason))
+		}
+	case "elicitation/request":
+		var r elicitationRequest
+		if json.Unmarshal(n.params, &r) != nil || r.RequestID == "" {
+			return
+		}
+		u.addAsk(&elicitAsk{req: r})
+	case "elicitation/resolved":
+		var r elicitationResolved
+		if json.Unmarshal(n.params, &r) == nil {
+			u.resolved(r.RequestID, describeReason(r.Reason))
+		}
+	case "mcp/status":
+		var st mcpStatus
+		if json.Unmarshal(n.params, &st) != nil {
+			return
+		}
+		l := fmt.Sprintf("%s %s: %s", u.scr.cyan("[mcp]"), cleanLine(st.Server), u.scr.status(st.State))
+		if st.State == "connected" {
+			l += fmt.Sprintf(" (%d tools)", st.Tools)
+		}
+		if st.Error != "" {
+			l += ": " + cleanLine(st.Error)
+		}
+		u.scr.line(l)
+	case "notice":
+		var nt notice
+		if json.Unmarshal(n.params, &nt) != nil {
+			return
+		}
+		tag := "[" + first(nt.Level, "info") + "]"
+		switch nt.Level {
+		case "warning":
+			tag = u.scr.yellow(tag)
+		case "error":
+			tag = u.scr.red(tag)
+		default:
+			tag = u.scr.cyan(tag)
+		}
+		u.scr.line(tag + " " + cleanLine(nt.Message))
+	}
+}
+
+func (u *ui) toolCall(c toolCall) {
+	st := u.calls[c.CallID]
+	if st == nil {
+		st = &callState{}
+		u.calls[c.CallID] = st
+	}
+	st.name, st.kind = first(c.Name, st.name), first(c.Kind, st.kind)
+	st.title = first(c.Title, st.title)
+	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
+	if c.OutputDelta != "" {
+		if st.last != "running" {
+			u.scr.line(label + " … running")
+			st.last = "running"
+		}
+		st.streamed = true
+		u.scr.stream("out:"+c.CallID, "", "    ", clean(c.OutputDelta))
+		return
+	}
+	switch c.Status {
+	case "", "pending", "awaiting_approval":
+		return
+	}
+	if c.Status == st.last {
+		return
+	}
+	st.last = c.Status
+	u.scr.line(label + " … " + u.scr.status(c.Status))
+	switch c.Status {
+	case "failed", "unknown", "output_limit":
+		if !st.streamed {
+			u.scr.indented(c.Output, 12)
+		} else if out := strings.TrimRight(c.Output, "\n"); out != "" {
+			// The streamed output is on screen; the end says how it ended
+			// ("exit status 2", "[killed after cancel; …]").
+			u.scr.indented(out[strings.LastIndexByte(out, '\n')+1:], 1)
+		}
+	case "completed":
+		if st.kind == "execute" && !st.streamed {
+			u.scr.indented(c.Output, 20)
+		}
+	}
+}
+
+func (u *ui) turnDone(c turnCompleted) {
+	u.scr.endLine()
+	why := ""
+	if c.Error != "" {
+		why = ": " + cleanLine(c.Error)
+	}
+	switch c.Status {
+	case "completed":
+	case "cancelled":
+		u.scr.line(u.scr.yellow("[turn cancelled]") + why)
+	case "limit":
+		u.scr.line(u.scr.yellow("[turn stopped: too many tool calls in one turn]") + why)
+	case "failed":
+		u.scr.line(u.scr.red("[turn failed]") + why)
+	default:
+		u.scr.line(u.scr.yellow("[turn ended: "+cleanLine(c.Status)+"]") + why)
+	}
+	if c.Status != "completed" {
+		u.failed = true
+	}
+	u.running = false
+	if u.o.Interactive {
+		u.scr.blank()
+	}
+}
+
+// addAsk queues a question, or answers it at once where nobody may be asked.
+func (u *ui) addAsk(a ask) {
+	for _, q := range u.asks {
+		if q.id() == a.id() {
+			return // shown again by session/resume
+		}
+	}
+	switch {
+	case u.o.ApproveAll && isApproval(a):
+		u.scr.endLine()
+		a.show(u)
+		u.scr.line(u.scr.green("approved") + " " + u.scr.dim("(--approve-all)"))
+		u.respondApproval(a.id(), "allow_once")
+	case !u.o.Interactive:
+		u.scr.endLine()
+		a.show(u)
+		if isApproval(a) {
+			u.scr.line(u.scr.red("denied") + " (non-interactive; use --approve-all)")
+			u.respondApproval(a.id(), "deny")
+		} else {
+			u.scr.line(u.scr.dim("declined (non-interactive)"))
+			u.respondElicitation(a.id(), "decline", nil)
+		}
+	case u.inputDone:
+		u.scr.endLine()
+		a.show(u)
+		a.refuse(u, "input closed")
+	default:
+		u.asks = append(u.asks, a)
+	}
+}
+
+func isApproval(a ask) bool {
+	_, ok := a.(*approvalAsk)
+	return ok
+}
+
+func (u *ui) dropAsk(id string) {
+	for i, a := range u.asks {
+		if a.id() == id {
+			u.asks = append(u.asks[:i:i], u.asks[i+1:]...)
+			if i == 0 {
+				u.headShown = false
+				u.scr.endLine()
+			}
+			return
+		}
+	}
+}
+
+// resolved takes a question the service no longer waits for off the queue.
+func (u *ui) resolved(id, why string) {
+	for i, a := range u.asks {
+		if a.id() != id {
+			continue
+		}
+		if i == 0 && u.headShown {
+			u.scr.line(u.scr.dim("(no longer asked: " + why + ")"))
+		}
+		u.dropAsk(id)
+		return
+	}
+}
+
+func describeReason(r string) string {
+	switch r {
+	case "cancelled":
+		return "the turn was cancelled"
+	case "disconnected":
+		return "the connection closed"
+	case "shutdown":
+		return "the service is shutting down"
+	case "grant":
+		return "a standing grant answered it"
+	case "person":
+		return "answered"
+	}
+	return first(r, "resolved")
+}
+
+func (u *ui) respondApproval(id, decision string) {
+	err := u.call("approval/respond", approvalRespondParams{RequestID: id, Decision: decision}, nil)
+	switch {
+	case err == nil:
+	case isNotFound(err):
+		u.scr.line(u.scr.dim("(that request was already resolved)"))
+	default:
+		u.fail(err)
+	}
+}
+
+func (u *ui) respondElicitation(id, action string, content map[string]any) error {
+	err := u.call("elicitation/respond", elicitationRespondParams{RequestID: id, Action: action, Content: content}, nil)
+	switch {
+	case err == nil:
+	case isNotFound(err):
+		u.scr.line(u.scr.dim("(that request was already resolved)"))
+	default:
+		u.fail(err)
+	}
+	return err
+}
+
+// ---- requests ----
+
+func (u *ui) call(method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(u.ctx, callTimeout)
+	defer cancel()
+	if out == nil {
+		out = new(json.RawMessage)
+	}
+	return u.conn.Call(ctx, method, params, out)
+}
+
+// fail reports a failed request.
+func (u *ui) fail(err error) {
+	u.failed = true
+	u.errorf("%s", errText(err))
+}
+
+func (u *ui) errorf(format string, args ...any) {
+	msg := "kin: " + strings.TrimPrefix(fmt.Sprintf(format, args...), "kin: ")
+	if u.o.Interactive {
+		u.scr.line(u.scr.red(msg))
+		return
+	}
+	u.scr.endLine()
+	fmt.Fprintln(u.o.Err, msg)
+}
+
+func (u *ui) warnf(format string, args ...any) {
+	u.scr.line(u.scr.yellow("kin: " + fmt.Sprintf(format, args...)))
+}
+
+// errText is what a person reads of a failed request.
+func errText(err error) string {
+	var re *jsonrpc2.Error
+	if errors.As(err, &re) {
+		return cleanLine(re.Message)
+	}
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return "the connection to the service is closed"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the service did not answer in time"
+	}
+	return cleanLine(err.Error())
+}
+
+func isNotFound(err error) bool {
+	var re *jsonrpc2.Error
+	return errors.As(err, &re) && re.Code == -32013
+}
+
+func (u *ui) serviceTail() string {
+	if t, ok := u.rwc.(interface{ Stderr() string }); ok {
+		if s := strings.TrimSpace(t.Stderr()); s != "" {
+			return "\n" + clean(s)
+		}
+	}
+	return ""
+}
+
+// shutdown ends the conversation politely: shutdown, exit, close.
+func (u *ui) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	select {
+	case <-u.conn.DisconnectNotify():
+	default:
+		var out json.RawMessage
+		if err := u.conn.Call(ctx, "shutdown", nil, &out); err == nil {
+			_ = u.conn.Notify(ctx, "exit", nil)
+		}
+	}
+	_ = u.conn.Close()
+	u.scr.endLine()
+}

@@ -1,0 +1,254 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+const helpText = `Commands:
+  /new [TITLE]        start a new session
+  /sessions           list sessions, newest first
+  /resume ID          continue a session (its history is shown again)
+  /cancel             cancel the running turn (Ctrl-C does the same)
+  /mcp                list MCP servers and their state
+  /grants             list standing grants
+  /grants revoke ID   revoke one
+  /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
+  /help               this text
+Anything else is a question for the model. At an approval, Enter or n denies.`
+
+func (u *ui) command(line string) {
+	fields := strings.Fields(line)
+	arg := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+	switch fields[0] {
+	case "/help", "/?":
+		u.scr.line(helpText)
+	case "/quit", "/exit", "/q":
+		u.quit = true
+	case "/new":
+		if u.busy() {
+			return
+		}
+		u.newSession(arg, true)
+	case "/sessions":
+		u.listSessions()
+	case "/resume":
+		if len(fields) != 2 {
+			u.usage("/resume ID (see /sessions)")
+			return
+		}
+		if u.busy() {
+			return
+		}
+		u.resume(fields[1])
+	case "/cancel":
+		u.cancelTurn()
+	case "/mcp":
+		u.listMCP()
+	case "/grants":
+		switch {
+		case len(fields) == 1 || (len(fields) == 2 && fields[1] == "list"):
+			u.listGrants()
+		case len(fields) == 3 && fields[1] == "revoke":
+			u.revokeGrant(fields[2])
+		default:
+			u.usage("/grants, or /grants revoke ID")
+		}
+	default:
+		u.usage(fmt.Sprintf("unknown command %s; /help lists them", cleanLine(fields[0])))
+	}
+}
+
+func (u *ui) usage(msg string) {
+	u.failed = true
+	u.errorf("%s", msg)
+}
+
+func (u *ui) busy() bool {
+	if u.running {
+		u.scr.line(u.scr.dim("A turn is running: wait for it, or /cancel it first."))
+		return true
+	}
+	return false
+}
+
+func (u *ui) newSession(title string, say bool) bool {
+	var res sessionResult
+	if err := u.call("session/new", struct {
+		Title string `json:"title,omitempty"`
+	}{title}, &res); err != nil {
+		u.fail(err)
+		return false
+	}
+	u.session = res.Session.SessionID
+	if say {
+		u.scr.line(u.scr.dim("New session " + cleanLine(u.session)))
+	}
+	return true
+}
+
+func (u *ui) listSessions() {
+	var res sessionListResult
+	if err := u.call("session/list", struct{}{}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	if len(res.Sessions) == 0 {
+		u.scr.line(u.scr.dim("No sessions yet."))
+		return
+	}
+	for _, s := range res.Sessions {
+		mark := "  "
+		if s.SessionID == u.session {
+			mark = "* "
+		}
+		turns := "turns"
+		if s.Turns == 1 {
+			turns = "turn"
+		}
+		u.scr.line(fmt.Sprintf("%s%s  %q  %s", mark, cleanLine(s.SessionID), cleanLine(s.Title),
+			u.scr.dim(fmt.Sprintf("%d %s, updated %s", s.Turns, turns, when(s.UpdatedAt)))))
+	}
+}
+
+func when(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return cleanLine(ts)
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// resume redraws a session's history and makes it the current one.
+func (u *ui) resume(id string) {
+	var res resumeResult
+	if err := u.call("session/resume", sessionIDParams{SessionID: id}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	u.session = res.Session.SessionID
+	s := u.scr
+	s.line(s.dim(fmt.Sprintf("── session %s %q ──", cleanLine(res.Session.SessionID), cleanLine(res.Session.Title))))
+	for _, h := range res.History {
+		u.historyItem(h)
+	}
+	s.line(s.dim("── your next question continues this session ──"))
+	for _, raw := range res.Pending {
+		if a, ok := pendingAsk(raw); ok {
+			u.addAsk(a)
+		}
+	}
+}
+
+func (u *ui) historyItem(h historyItem) {
+	s := u.scr
+	switch h.Type {
+	case "user":
+		s.line(s.bold("You> ") + clean(h.Text))
+	case "assistant":
+		s.line(s.bold("Assistant> ") + clean(h.Text))
+	case "toolCall":
+		s.line(fmt.Sprintf("%s %s: %s … %s", s.cyan("[tool]"), cleanLine(h.Name), cleanLine(first(h.Title, h.Name)), s.status(h.Status)))
+		s.indented(h.Output, 6)
+	case "decision":
+		title := h.Title
+		if title == "" && len(h.Approved) > 0 {
+			var a struct {
+				Title string `json:"title"`
+			}
+			_ = json.Unmarshal(h.Approved, &a)
+			title = a.Title
+		}
+		s.line(s.dim(fmt.Sprintf("[approval] %s: %s (%s)", cleanLine(title), decisionText(h.Decision), describeReason(h.Reason))))
+	case "turn":
+		why := ""
+		if h.Error != "" {
+			why = ": " + cleanLine(h.Error)
+		}
+		switch h.Status {
+		case "completed", "":
+		case "failed":
+			s.line(s.red("[turn failed]") + why)
+		default:
+			s.line(s.yellow("[turn "+cleanLine(h.Status)+"]") + why)
+		}
+	}
+}
+
+func decisionText(d string) string {
+	switch d {
+	case "allow_once":
+		return "allowed once"
+	case "allow_always":
+		return "always allowed"
+	case "trust":
+		return "trusted"
+	case "deny":
+		return "denied"
+	}
+	return cleanLine(d)
+}
+
+func (u *ui) listMCP() {
+	var res mcpListResult
+	if err := u.call("mcp/list", struct{}{}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	s := u.scr
+	if len(res.Servers) == 0 && len(res.Foreign) == 0 {
+		s.line(s.dim("No MCP servers configured."))
+	}
+	for _, r := range res.Servers {
+		state := s.status(first(r.State, "?"))
+		if r.Enabled != nil && !*r.Enabled {
+			state = s.dim("disabled")
+		}
+		extra := ""
+		if r.State == "connected" {
+			extra = fmt.Sprintf(" (%d tools)", r.Tools)
+		}
+		if r.Trusted {
+			extra += ", trusted"
+		}
+		s.line(fmt.Sprintf("%s  %s  %s  %s%s", cleanLine(r.Name), s.dim(cleanLine(r.Scope)+"/"+cleanLine(r.Transport)), state, s.dim(cleanLine(r.Launch)), extra))
+		if r.LastError != "" {
+			s.line("    " + s.red(cleanLine(r.LastError)))
+		}
+	}
+	for _, r := range res.Foreign {
+		s.line(fmt.Sprintf("%s  %s  %s", cleanLine(r.Name), s.dim("not loaded, from "+cleanLine(r.File)), s.dim(cleanLine(r.Launch))))
+	}
+	for _, w := range res.Warnings {
+		s.line(s.yellow(fmt.Sprintf("[warning] %s: %s: %s", cleanLine(w.File), cleanLine(w.Server), cleanLine(w.Problem))))
+	}
+	for _, n := range res.Notices {
+		s.line(s.cyan("[info]") + " " + cleanLine(n))
+	}
+}
+
+func (u *ui) listGrants() {
+	var res grantsListResult
+	if err := u.call("grants/list", struct{}{}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	s := u.scr
+	if len(res.Grants) == 0 {
+		s.line(s.dim("No standing grants."))
+		return
+	}
+	for _, g := range res.Grants {
+		s.line(fmt.Sprintf("%s  %s  %s  %s", cleanLine(g.ID), s.dim(cleanLine(g.Scope)), cleanLine(g.Label), s.dim("("+cleanLine(g.Key)+")")))
+	}
+}
+
+func (u *ui) revokeGrant(id string) {
+	if err := u.call("grants/revoke", grantIDParams{ID: id}, nil); err != nil {
+		u.fail(err)
+		return
+	}
+	u.scr.line("Revoked " + cleanLine(id) + ".")
+}

@@ -1,0 +1,191 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/rpc"
+)
+
+// connOpts are the client connection's options: jsonrpc2's own log lines go
+// to Err only with --rpc, and --rpc and Trace see every message masked.
+func connOpts(o Options) []jsonrpc2.ConnOpt {
+	logw := io.Discard
+	if o.RPC {
+		logw = o.Err
+	}
+	opts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(log.New(logw, "kin chat: ", 0))}
+	var mu sync.Mutex
+	write := func(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+		var msg any = req
+		if resp != nil {
+			msg = resp
+		}
+		if msg == (*jsonrpc2.Request)(nil) {
+			return
+		}
+		b, err := json.Marshal(msg)
+		if err != nil {
+			return
+		}
+		masked := rpc.MaskSecrets(b)
+		mu.Lock()
+		defer mu.Unlock()
+		if o.RPC {
+			arrow := "-->"
+			if dir == "in" {
+				arrow = "<--"
+			}
+			fmt.Fprintf(o.Err, "%s %s\n", arrow, masked)
+		}
+		if o.Trace != nil {
+			line, _ := json.Marshal(struct {
+				Time string          `json:"time"`
+				Dir  string          `json:"dir"`
+				Msg  json.RawMessage `json:"msg"`
+			}{time.Now().UTC().Format(time.RFC3339Nano), dir, masked})
+			_, _ = o.Trace.Write(append(line, '\n'))
+		}
+	}
+	if o.RPC || o.Trace != nil {
+		opts = append(opts,
+			jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { write("in", req, resp) }),
+			jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { write("out", req, resp) }),
+		)
+	}
+	return opts
+}
+
+// Dial connects to `kin serve --listen` on a loopback address. The protocol
+// has no authentication, so nothing else is accepted.
+func Dial(addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if host != "localhost" {
+		ip := net.ParseIP(host)
+		if ip == nil || !ip.IsLoopback() {
+			return nil, errors.New("only loopback addresses are allowed (127.0.0.1, ::1 or localhost)")
+		}
+	}
+	return net.DialTimeout("tcp", addr, 10*time.Second)
+}
+
+// SpawnCommand returns a Spawn that starts exe with args (kin chat uses its
+// own binary and "serve") and talks over its stdin and stdout. The service
+// runs in its own process group, so the Ctrl-C typed at the terminal reaches
+// kin chat (which cancels the turn) and not the service. Closing the
+// connection closes the service's stdin, which shuts it down; it is killed
+// if it has not exited 5 seconds later.
+func SpawnCommand(exe string, args ...string) func(ctx context.Context) (io.ReadWriteCloser, error) {
+	return func(ctx context.Context) (io.ReadWriteCloser, error) {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			inR.Close()
+			inW.Close()
+			return nil, err
+		}
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			inR.Close()
+			inW.Close()
+			outR.Close()
+			outW.Close()
+			return nil, err
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+		ownProcessGroup(cmd)
+		err = cmd.Start()
+		inR.Close()
+		outW.Close()
+		errW.Close()
+		if err != nil {
+			inW.Close()
+			outR.Close()
+			errR.Close()
+			return nil, err
+		}
+		p := &process{cmd: cmd, stdin: inW, stdout: outR, done: make(chan struct{}), tail: &tail{max: 8 << 10}}
+		go func() {
+			_, _ = io.Copy(p.tail, errR)
+			errR.Close()
+		}()
+		go func() {
+			_ = cmd.Wait()
+			close(p.done)
+		}()
+		return p, nil
+	}
+}
+
+// process is a spawned service as a connection.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	done   chan struct{}
+	tail   *tail
+	once   sync.Once
+}
+
+func (p *process) Read(b []byte) (int, error)  { return p.stdout.Read(b) }
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+func (p *process) Close() error {
+	p.once.Do(func() {
+		p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+		p.stdout.Close()
+	})
+	return nil
+}
+
+// Stderr is the end of what the service wrote to stderr, shown when it
+// stops unexpectedly.
+func (p *process) Stderr() string { return p.tail.String() }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	max int
+
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
