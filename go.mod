@@ -23,4 +23,8 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-ignore ./editors
+ignore (
+	./.ci/npm/node_modules
+	./editors
+	./mcp/conformance/node_modules
+)

@@ -25,6 +25,9 @@ step "Go tests (race detector on)"
 go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"
 echo "Go suites passed."
 
+step "MCP conformance suite, client side (core scenarios; Node 22 from npm)"
+bash mcp/conformance/run.sh
+
 step "Neovim plugin in a real Neovim 0.10 (Debian trixie's build, private folder)"
 export KIN_NVIM_DIR="${KIN_NVIM_DIR:-$KIN_CI_CACHE/nvim}"
 bash .ci/install-nvim.sh

@@ -153,7 +153,7 @@ func attempt(ctx context.Context, srv config.Server, opts Options, version strin
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     srv.URL,
 			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, stats),
-			MaxRetries:   -1,
+			MaxRetries:   2, // GET reconnects with Last-Event-ID only: they resume a stream, never re-send a request
 			MaxEventSize: MaxMessage,
 		}
 	}

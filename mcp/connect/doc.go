@@ -12,7 +12,10 @@
 //   - http: https only, except to localhost or a loopback address; redirects
 //     are refused (so configured headers never reach another host); every
 //     POST response body is limited to MaxMessage bytes and every event of
-//     the long-lived GET stream likewise; the SDK's own retries are off.
+//     the long-lived GET stream likewise. The SDK never re-sends a POST; its
+//     only retries are GET reconnects with Last-Event-ID that resume a
+//     response stream the server closed (SEP-1699), which re-send nothing,
+//     so kin allows two of those.
 //   - listings bypass the SDK's response cache (definitions affect approval).
 //
 // This package must never connect to anything its caller did not ask for,

@@ -30,8 +30,8 @@ type Row struct {
 type ListResult struct {
 	Servers  []Row    `json:"servers"`
 	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
-	Foreign  []Row    `json:"foreign"`  // root .mcp.json entries, never loaded
-	Warnings []string `json:"warnings"` // one per skipped entry or unreadable file
+	Foreign  []Row    `json:"foreign"`            // root .mcp.json entries, never loaded
+	Warnings []string `json:"warnings"`           // one per skipped entry or unreadable file
 	Notices  []string `json:"notices"`
 }
 
