@@ -75,6 +75,10 @@ func renderApproval(s *screen, r approvalRequest) {
 		if r.Scope != "" {
 			s.line("Scope: " + cleanLine(r.Scope))
 		}
+		if r.Arguments != "" {
+			// The env and header names it is given, values masked.
+			s.line("Settings: " + cleanLine(r.Arguments))
+		}
 		if r.Warning != "" {
 			s.line(s.yellow(cleanLine(r.Warning)))
 		}
@@ -130,7 +134,7 @@ func renderApproval(s *screen, r approvalRequest) {
 			s.line(s.yellow(cleanLine(r.Warning)))
 		}
 	}
-	if r.AlwaysAsk {
+	if r.AlwaysAsk && r.Warning == "" {
 		s.line(s.yellow("This call is always asked: it is outside the workspace or touches a sensitive path."))
 	}
 }

@@ -53,7 +53,8 @@ func TestLaunchAndAcknowledge(t *testing.T) {
 	f.notify("approval/request", map[string]any{
 		"requestId": "ap_6", "kind": "server_launch", "server": "files", "title": "Start MCP server files",
 		"transport": "stdio", "destination": "npx -y @modelcontextprotocol/server-filesystem /data", "scope": "project",
-		"options": options(map[string]any{"optionId": "trust", "name": "Trust server", "kind": "allow_always"}),
+		"arguments": "env TOKEN=●●●●",
+		"options":   options(map[string]any{"optionId": "trust", "name": "Trust server", "kind": "allow_always"}),
 	})
 	f.notify("approval/request", map[string]any{
 		"requestId": "ap_7", "sessionId": "s_fake", "turnId": "t_4", "callId": "call_9",
@@ -62,7 +63,7 @@ func TestLaunchAndAcknowledge(t *testing.T) {
 		"options": []map[string]any{{"optionId": "allow_once", "name": "Acknowledge and continue", "kind": "allow_once"}, {"optionId": "deny", "name": "Not now", "kind": "reject_once"}},
 	})
 	out := s.out.waitFor(t, "Approve this operation? [y/N/t(rust)] ")
-	for _, w := range []string{"[Server launch: files] Start MCP server files\n", "Transport: stdio\n", "Command: npx -y @modelcontextprotocol/server-filesystem /data\n"} {
+	for _, w := range []string{"[Server launch: files] Start MCP server files\n", "Transport: stdio\n", "Command: npx -y @modelcontextprotocol/server-filesystem /data\n", "Settings: env TOKEN=●●●●\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("launch block lacks %q:\n%s", w, out)
 		}
@@ -210,12 +211,20 @@ func TestMCPListAndEscapes(t *testing.T) {
 			{"name": "files", "scope": "project", "transport": "stdio", "enabled": true, "state": "connected", "tools": 14, "launch": "npx server", "trusted": true},
 			{"name": "api", "scope": "global", "transport": "http", "enabled": true, "state": "needs_login", "launch": "https://example.com/mcp", "lastError": "sign-in required\x1b[2J"},
 		},
-		"notices": []string{"found .mcp.json (not loaded)"},
+		"shadowed": []map[string]any{{"name": "files", "scope": "global", "transport": "stdio", "launch": "files-server"}},
+		"warnings": []string{"/home/ana/.kin/mcp.json: server \"bad\": both command and url are set"},
+		"notices":  []string{"found .mcp.json (not loaded)"},
 	})
 	s := run(t, conn, true, nil)
 	s.send("/mcp")
 	out := s.out.waitFor(t, "found .mcp.json (not loaded)")
-	for _, w := range []string{"files  project/stdio  connected  npx server (14 tools), trusted\n", "api  global/http  needs_login", `sign-in required\x1b[2J`} {
+	for _, w := range []string{
+		"files  project/stdio  connected  npx server (14 tools), trusted\n",
+		"api  global/http  needs_login",
+		`sign-in required\x1b[2J`,
+		"files  global/stdio  hidden by the project entry of the same name\n",
+		`[warning] /home/ana/.kin/mcp.json: server "bad": both command and url are set`,
+	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("/mcp lacks %q:\n%s", w, out)
 		}

@@ -251,7 +251,7 @@ func (u *ui) initialize() (int, bool) {
 		u.warnf("the service speaks protocol version %q; kin chat knows version \"1\"", res.ProtocolVersion)
 	}
 	if !res.Model.Configured {
-		missing := first(res.Model.Missing, "the model service is not configured")
+		missing := cleanLine(first(res.Model.Missing, "the model service is not configured"))
 		if !u.o.Interactive {
 			fmt.Fprintf(u.o.Err, "kin: %s\n", strings.TrimPrefix(missing, "kin: "))
 			return ExitUsage, false
@@ -442,6 +442,10 @@ func (u *ui) handle(n note) {
 		if json.Unmarshal(n.params, &st) != nil {
 			return
 		}
+		switch st.State {
+		case "connecting", "awaiting_trust":
+			return // on the way; the launch approval or the outcome follows
+		}
 		l := fmt.Sprintf("%s %s: %s", u.scr.cyan("[mcp]"), cleanLine(st.Server), u.scr.status(st.State))
 		if st.State == "connected" {
 			l += fmt.Sprintf(" (%d tools)", st.Tools)
@@ -505,8 +509,13 @@ func (u *ui) toolCall(c toolCall) {
 			u.scr.indented(out[strings.LastIndexByte(out, '\n')+1:], 1)
 		}
 	case "completed":
-		if st.kind == "execute" && !st.streamed {
+		switch {
+		case st.streamed:
+		case st.kind == "execute":
 			u.scr.indented(c.Output, 20)
+		case st.kind == "other" || st.kind == "fetch":
+			// An MCP result: its beginning, as spec 000 shows it.
+			u.scr.indented(c.Output, 6)
 		}
 	}
 }

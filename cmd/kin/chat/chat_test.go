@@ -235,8 +235,11 @@ func TestInterruptAtApprovalCancels(t *testing.T) {
 // /resume redraws an earlier session and the next question continues it.
 func TestResumeShowsHistory(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Text: []string{"Noted: ", "kiwi."}})
-	first := e.run(false, nil)
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo kiwi-out"})}}},
+		modeltest.Reply{Text: []string{"Noted: ", "kiwi."}},
+	)
+	first := e.run(false, func(o *chat.Options) { o.ApproveAll = true })
 	first.send("remember the word kiwi")
 	first.in.Close()
 	if code := first.wait(); code != 0 {
@@ -253,7 +256,12 @@ func TestResumeShowsHistory(t *testing.T) {
 	}
 	s.send("/resume " + id)
 	out = s.out.waitFor(t, "your next question continues this session")
-	for _, want := range []string{"You> remember the word kiwi\n", "Assistant> Noted: kiwi.\n"} {
+	for _, want := range []string{
+		"You> remember the word kiwi\n",
+		"[tool] bash: Run echo kiwi-out … completed\n    kiwi-out\n",
+		"[approval] Run echo kiwi-out: allowed once",
+		"Assistant> Noted: kiwi.\n",
+	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("history lacks %q:\n%s", want, out)
 		}

@@ -162,6 +162,8 @@ func (u *ui) historyItem(h historyItem) {
 			title = a.Title
 		}
 		s.line(s.dim(fmt.Sprintf("[approval] %s: %s (%s)", cleanLine(title), decisionText(h.Decision), describeReason(h.Reason))))
+	case "elicitation":
+		s.line(s.dim(fmt.Sprintf("[MCP server %s asked] %s: %s", cleanLine(h.Server), cleanLine(h.Title), elicitationText(h.Decision))))
 	case "turn":
 		why := ""
 		if h.Error != "" {
@@ -191,6 +193,33 @@ func decisionText(d string) string {
 	return cleanLine(d)
 }
 
+func elicitationText(action string) string {
+	switch action {
+	case "accept":
+		return "answered"
+	case "decline":
+		return "declined"
+	case "cancel":
+		return "cancelled"
+	}
+	return cleanLine(first(action, "unanswered"))
+}
+
+// warningText reads one mcp/list warning: a string, or {file, server, problem}.
+func warningText(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return cleanLine(str)
+	}
+	var w struct {
+		File    string `json:"file"`
+		Server  string `json:"server"`
+		Problem string `json:"problem"`
+	}
+	_ = json.Unmarshal(raw, &w)
+	return cleanLine(fmt.Sprintf("%s: server %q: %s", w.File, w.Server, w.Problem))
+}
+
 func (u *ui) listMCP() {
 	var res mcpListResult
 	if err := u.call("mcp/list", struct{}{}, &res); err != nil {
@@ -218,11 +247,14 @@ func (u *ui) listMCP() {
 			s.line("    " + s.red(cleanLine(r.LastError)))
 		}
 	}
+	for _, r := range res.Shadowed {
+		s.line(fmt.Sprintf("%s  %s  %s", cleanLine(r.Name), s.dim(cleanLine(r.Scope)+"/"+cleanLine(r.Transport)), s.dim("hidden by the project entry of the same name")))
+	}
 	for _, r := range res.Foreign {
 		s.line(fmt.Sprintf("%s  %s  %s", cleanLine(r.Name), s.dim("not loaded, from "+cleanLine(r.File)), s.dim(cleanLine(r.Launch))))
 	}
-	for _, w := range res.Warnings {
-		s.line(s.yellow(fmt.Sprintf("[warning] %s: %s: %s", cleanLine(w.File), cleanLine(w.Server), cleanLine(w.Problem))))
+	for _, raw := range res.Warnings {
+		s.line(s.yellow("[warning]") + " " + warningText(raw))
 	}
 	for _, n := range res.Notices {
 		s.line(s.cyan("[info]") + " " + cleanLine(n))

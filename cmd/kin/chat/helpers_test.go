@@ -223,9 +223,8 @@ func args(v any) string {
 	return string(b)
 }
 
-// waitFile polls for a file's content (the tool's effect lands before the
-// tool line is printed, so this only guards against a slow file system).
-func fileContent(t *testing.T, path string) (string, bool) {
+// fileContent reads a file of the workspace; ok is false when it is absent.
+func fileContent(t *testing.T, path string) (content string, ok bool) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -3,16 +3,23 @@
 package chat_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/mcp/mcptest"
 )
 
 // openPTY opens a pseudo-terminal pair with nothing but the syscall package.
@@ -40,21 +47,22 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-// The real binary at a terminal: Ctrl-C (a real SIGINT from the terminal's
-// line discipline) cancels the streaming turn without touching the service,
-// which answers the next question; a second Ctrl-C at the idle prompt exits.
-func TestBinaryTerminalCtrlC(t *testing.T) {
+// terminal is the real kin binary running `kin chat` at a pseudo-terminal,
+// as its controlling terminal: typed Ctrl-C is a real SIGINT from the
+// line discipline.
+type terminal struct {
+	t       *testing.T
+	master  *os.File
+	screen  *buffer
+	exited  chan struct{}
+	waitErr error
+}
+
+func (e *env) terminal(t *testing.T, args ...string) *terminal {
+	t.Helper()
 	bin := kin(t)
-	e := newEnv(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	e.model.Script(
-		modeltest.Reply{Text: []string{"Thinking", " for ever"}, Hold: hold},
-		modeltest.Reply{Text: []string{"second ", "answer"}},
-	)
 	master, slave := openPTY(t)
-	defer master.Close()
-	cmd := exec.Command(bin, "chat")
+	cmd := exec.Command(bin, append([]string{"chat"}, args...)...)
 	cmd.Dir, cmd.Env = e.ws, append(e.binEnv(), "TERM=xterm")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -62,80 +70,203 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	exited := make(chan struct{})
-	var waitErr error
+	term := &terminal{t: t, master: master, screen: newBuffer(), exited: make(chan struct{})}
 	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
+		term.waitErr = cmd.Wait()
+		close(term.exited)
 	}()
-	t.Cleanup(func() {
-		select {
-		case <-exited:
-		default:
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	screen := newBuffer()
 	go func() {
 		buf := make([]byte, 4096)
 		for {
 			n, err := master.Read(buf)
 			if n > 0 {
-				_, _ = screen.Write(buf[:n])
+				_, _ = term.screen.Write(buf[:n])
 			}
 			if err != nil {
 				return
 			}
 		}
 	}()
-	// The screen as a person reads it: no colours, no carriage returns.
-	plain := func() string { return strings.ReplaceAll(ansi.ReplaceAllString(screen.String(), ""), "\r", "") }
-	await := func(substr string, n int) {
-		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			changed := screen.next()
-			if strings.Count(plain(), substr) >= n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %q (x%d) on the terminal:\n%s", substr, n, plain())
-			}
-			select {
-			case <-changed:
-			case <-time.After(time.Until(deadline)):
-			}
+	t.Cleanup(func() {
+		select {
+		case <-term.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-term.exited
+		}
+		master.Close()
+		if t.Failed() {
+			t.Logf("the terminal showed:\n%s", term.plain())
+		}
+	})
+	return term
+}
+
+// plain is the screen as a person reads it: no colours, no carriage returns.
+func (term *terminal) plain() string {
+	return strings.ReplaceAll(ansi.ReplaceAllString(term.screen.String(), ""), "\r", "")
+}
+
+// await waits until substr is on screen n times.
+func (term *terminal) await(substr string, n int) {
+	term.t.Helper()
+	term.until(fmt.Sprintf("%q (x%d)", substr, n), func(s string) bool { return strings.Count(s, substr) >= n })
+}
+
+// awaitAfter waits until substr is on screen after marker.
+func (term *terminal) awaitAfter(marker, substr string) {
+	term.t.Helper()
+	term.until(fmt.Sprintf("%q after %q", substr, marker), func(s string) bool {
+		i := strings.LastIndex(s, marker)
+		return i >= 0 && strings.Contains(s[i+len(marker):], substr)
+	})
+}
+
+func (term *terminal) until(what string, ok func(string) bool) {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		changed := term.screen.next()
+		if ok(term.plain()) {
+			return
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("timed out waiting for %s on the terminal", what)
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
 		}
 	}
-	typeIn := func(s string) {
-		t.Helper()
-		if _, err := master.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
+}
+
+func (term *terminal) typeIn(s string) {
+	term.t.Helper()
+	if _, err := term.master.Write([]byte(s)); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+func (term *terminal) waitExit() error {
+	term.t.Helper()
+	select {
+	case <-term.exited:
+		return term.waitErr
+	case <-time.After(timeout):
+		term.t.Fatal("kin chat did not exit")
+		return nil
+	}
+}
+
+// Ctrl-C cancels the streaming turn without touching the service (its own
+// process group), which answers the next question; a second Ctrl-C at the
+// idle prompt exits.
+func TestBinaryTerminalCtrlC(t *testing.T) {
+	e := newEnv(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	e.model.Script(
+		modeltest.Reply{Text: []string{"Thinking", " for ever"}, Hold: hold},
+		modeltest.Reply{Text: []string{"second ", "answer"}},
+	)
+	term := e.terminal(t)
+	term.await("You> ", 1)
+	if !strings.Contains(term.screen.String(), "\x1b[1mYou> ") {
+		t.Errorf("no colour on a terminal: %q", term.screen.String())
+	}
+	term.typeIn("think hard\r")
+	term.await("Assistant> Thinking", 1)
+	term.typeIn("\x03") // Ctrl-C
+	term.await("[turn cancelled]", 1)
+	term.await("You> ", 2)
+	term.typeIn("again\r")
+	term.await("Assistant> second answer", 1)
+	term.await("You> ", 3)
+	term.typeIn("\x03")
+	term.await("(Ctrl-C again to exit, or /quit)", 1)
+	term.typeIn("\x03")
+	if err := term.waitExit(); err != nil {
+		t.Errorf("kin chat exited with %v", err)
+	}
+}
+
+// Spec 000 section 1 through the real binary and a real MCP server: the
+// launch is trusted with t, the call's approval shows Server, Destination,
+// Tool and Arguments and the warning, y sends it (the server sees exactly
+// one call), and a form elicitation is answered field by field.
+func TestBinaryTerminalMCP(t *testing.T) {
+	e := newEnv(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	var calls atomic.Int64
+	mcptest.AddTool(s, "query-docs", "Query the documentation.", false, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		return mcptest.Text(fmt.Sprintf("docs for %v", a["query"])), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "greet", Description: "Greets after asking a name.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(
+				`{"type":"object","properties":{"name":{"type":"string","title":"Name"},"color":{"type":"string","enum":["red","green"]}},"required":["name"]}`)})
+			if err != nil {
+				return nil, err
+			}
+			return mcptest.Text(fmt.Sprintf("%s: hello %v (%v)", res.Action, res.Content["name"], res.Content["color"])), nil
+		})
+	url := mcptest.ServeHTTP(t, s)
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"docs": map[string]any{"type": "http", "url": url}}})
+	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "mcp__docs__query-docs", Arguments: `{"query":"react hooks"}`}}},
+		modeltest.Reply{Text: []string{"Hooks let function components keep state."}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "g1", Name: "mcp__docs__greet", Arguments: `{}`}}},
+		modeltest.Reply{Text: []string{"Greeted."}},
+	)
+
+	term := e.terminal(t)
+	term.await("Approve this operation? [y/N/t(rust)] ", 1)
+	if out := term.plain(); !strings.Contains(out, "[Server launch: docs]") || !strings.Contains(out, "URL: "+url+"\n") {
+		t.Errorf("launch block:\n%s", out)
+	}
+	term.typeIn("t\r")
+	term.await("[mcp] docs: connected", 1)
+	term.typeIn("How do React hooks work?\r")
+	term.await("Approve this operation? [y/N/a(lways: ", 1)
+	want := fmt.Sprintf(`[Tool: mcp__docs__query-docs]
+Server: "docs"
+Destination: %q
+Tool: "query-docs"
+Arguments: "{\n  \"query\": \"react hooks\"\n}"
+Arguments are sent to this MCP server. kin cannot control what the server does with them.
+Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)] `, url)
+	if out := term.plain(); !strings.Contains(out, want) {
+		t.Errorf("the approval is not spec 000's block; want\n%s", want)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("the server was called before the approval (%d)", n)
+	}
+	term.typeIn("y\r")
+	term.await("[tool] mcp__docs__query-docs: Call query-docs on docs … completed", 1)
+	term.awaitAfter("Assistant> Hooks let function components keep state.", "You> ")
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the server saw %d calls, want 1", n)
 	}
 
-	await("You> ", 1)
-	if !strings.Contains(screen.String(), "\x1b[1mYou> ") {
-		t.Errorf("no colour on a terminal: %q", screen.String())
+	term.typeIn("greet me\r")
+	term.awaitAfter("greet me", "Approve this operation? [y/N/a(lways: ")
+	term.typeIn("y\r")
+	term.await("[MCP server docs asks] Who are you?", 1)
+	term.await("choose 1-2 (optional): ", 1)
+	term.typeIn("2\r")
+	term.await("Name (required): ", 1)
+	term.typeIn("Ana\r")
+	term.awaitAfter("Assistant> Greeted.", "You> ")
+	reqs := e.model.Requests()
+	if out, _ := reqs[len(reqs)-1].LastToolOutput(); !strings.Contains(out, "accept: hello Ana (green)") {
+		t.Errorf("the server got %q", out)
 	}
-	typeIn("think hard\r")
-	await("Assistant> Thinking", 1)
-	typeIn("\x03") // Ctrl-C
-	await("[turn cancelled]", 1)
-	await("You> ", 2)
-	typeIn("again\r")
-	await("Assistant> second answer", 1)
-	await("You> ", 3)
-	typeIn("\x03")
-	await("(Ctrl-C again to exit, or /quit)", 1)
-	typeIn("\x03")
-	select {
-	case <-exited:
-		if waitErr != nil {
-			t.Errorf("kin chat exited with %v:\n%s", waitErr, plain())
-		}
-	case <-time.After(timeout):
-		t.Fatalf("kin chat did not exit after the second Ctrl-C:\n%s", plain())
+	term.typeIn("/quit\r")
+	if err := term.waitExit(); err != nil {
+		t.Errorf("kin chat exited with %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func (s *screen) line(str string) {
 
 func (s *screen) linef(format string, args ...any) { s.line(fmt.Sprintf(format, args...)) }
 
-// blank prints an empty line unless the last one was already empty.
+// blank ends the current line and prints an empty one.
 func (s *screen) blank() {
 	s.endLine()
 	s.write("\n")

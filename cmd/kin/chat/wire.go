@@ -86,6 +86,8 @@ type historyItem struct {
 	Reason    string          `json:"reason"`
 	Error     string          `json:"error"`
 	Approved  json.RawMessage `json:"approved"`
+	Server    string          `json:"server"`
+	Mode      string          `json:"mode"`
 }
 
 type resumeResult struct {
@@ -254,13 +256,12 @@ type mcpServerRow struct {
 
 type mcpListResult struct {
 	Servers  []mcpServerRow `json:"servers"`
+	Shadowed []mcpServerRow `json:"shadowed"`
 	Foreign  []mcpServerRow `json:"foreign"`
-	Warnings []struct {
-		File    string `json:"file"`
-		Server  string `json:"server"`
-		Problem string `json:"problem"`
-	} `json:"warnings"`
-	Notices []string `json:"notices"`
+	// Warnings are strings; early versions of the contract showed objects
+	// ({file, server, problem}), which are read too.
+	Warnings []json.RawMessage `json:"warnings"`
+	Notices  []string          `json:"notices"`
 }
 
 type grantRow struct {
