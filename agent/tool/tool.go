@@ -87,8 +87,8 @@ type Approval struct {
 	// For MCP calls (spec 000 section 1).
 	Server      string `json:"server,omitempty"`
 	Destination string `json:"destination,omitempty"`
-	Tool        string `json:"tool,omitempty"`
-	Arguments   string `json:"arguments,omitempty"` // pretty JSON, cut at 2 KiB
+	Tool        string `json:"serverTool,omitempty"` // the tool's name on its server (the exposed name is the request's "tool")
+	Arguments   string `json:"arguments,omitempty"`  // pretty JSON, cut at 2 KiB
 	Warning     string `json:"warning,omitempty"`
 
 	// Grant is the scope an "always allow" decision covers. Empty means the

@@ -139,10 +139,13 @@ func renderApproval(s *screen, r approvalRequest) {
 	}
 }
 
-// mcpToolName is the server's own name for the tool. The request's "tool"
-// is kin's exposed name (mcp__<server>__<tool>), so the server's name is
-// recovered from it, or from the title "Call <tool> on <server>".
+// mcpToolName is the server's own name for the tool: serverTool, or for an
+// older kin recovered from the exposed name (mcp__<server>__<tool>) or the
+// title "Call <tool> on <server>".
 func mcpToolName(r approvalRequest) string {
+	if r.ServerTool != "" {
+		return r.ServerTool
+	}
 	if rest, ok := strings.CutPrefix(r.Tool, "mcp__"+r.Server+"__"); ok && rest != "" {
 		return rest
 	}

@@ -166,6 +166,7 @@ type approvalRequest struct {
 	Cwd         string      `json:"cwd"`
 	Diffs       []diff      `json:"diffs"`
 	Server      string      `json:"server"`
+	ServerTool  string      `json:"serverTool"`
 	Destination string      `json:"destination"`
 	Arguments   string      `json:"arguments"`
 	Warning     string      `json:"warning"`
