@@ -28,6 +28,9 @@ echo "Go suites passed."
 step "MCP conformance suite, client side (core scenarios; Node 22 from npm)"
 bash mcp/conformance/run.sh
 
+step "MCP conformance suite, client side (auth scenarios)"
+bash mcp/oauth/conformance-client/run.sh
+
 step "Neovim plugin in a real Neovim 0.10 (Debian trixie's build, private folder)"
 export KIN_NVIM_DIR="${KIN_NVIM_DIR:-$KIN_CI_CACHE/nvim}"
 bash .ci/install-nvim.sh
