@@ -25,7 +25,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	kinBin = filepath.Join(dir, "kin")
-	if out, err := exec.Command("go", "build", "-o", kinBin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", kinBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as README.md installs it
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building kin: %v\n%s", err, out)
 		os.Exit(1)
 	}
