@@ -137,6 +137,9 @@ func (s *Service) open(id string) (*Session, error) {
 		return nil, err
 	}
 	sess := &Session{id: id, log: log, recs: recs, title: session.Summarize(id, recs).Title}
+	for _, r := range session.Unfinished(recs) {
+		sess.append(s, r)
+	}
 	s.sessions[id] = sess
 	return sess, nil
 }

@@ -345,3 +345,20 @@ func TestCancelKillsBashChildren(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeListsPendingApprovalsForAReloadedEditor(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo hi"})}}}, modeltest.Reply{Text: []string{"ok"}})
+	ed, sid := e.editor()
+	tid := start(t, ed, sid, "run")
+	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	if len(res.Pending) != 1 || res.Pending[0].(map[string]any)["requestId"] != req["requestId"] {
+		t.Fatalf("pending %v", res.Pending)
+	}
+	ed.MustCall("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: "allow_once"}, nil)
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Errorf("%v", done)
+	}
+}

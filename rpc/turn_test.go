@@ -196,3 +196,34 @@ func TestShutdownThenExitEndsWithZero(t *testing.T) {
 		t.Errorf("exit code %d", ed.Exit)
 	}
 }
+
+func TestCallLeftRunningByACrashIsUnknownOnResume(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.home, "sessions")
+	os.MkdirAll(dir, 0o700)
+	log := `{"type":"session","time":"2026-11-01T10:00:00Z","sessionId":"s_crash","title":"crash"}
+{"type":"user","time":"2026-11-01T10:00:01Z","turnId":"t_1","text":"deploy"}
+{"type":"toolCall","time":"2026-11-01T10:00:02Z","turnId":"t_1","callId":"c1","name":"bash","arguments":"{\"command\":\"make deploy\"}"}
+{"type":"decision","time":"2026-11-01T10:00:03Z","turnId":"t_1","callId":"c1","decision":"allow_once","reason":"person"}
+`
+	os.WriteFile(filepath.Join(dir, "s_crash.jsonl"), []byte(log), 0o600)
+	ed := rpctest.Start(t, e.options())
+	ed.Initialize(e.ws)
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: "s_crash"}, &res)
+	if res.History[1].Type != "toolCall" || res.History[1].Status != "unknown" {
+		t.Fatalf("history %+v", res.History)
+	}
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["kind"] == "acknowledge_unknown" {
+			return "allow_once"
+		}
+		return "deny"
+	})
+	e.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	tid := start(t, ed, "s_crash", "what happened?")
+	ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", tid)))
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Errorf("%v", done)
+	}
+}

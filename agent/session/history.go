@@ -85,3 +85,33 @@ func PendingUnknown(recs []Record) []Unknown {
 	}
 	return out
 }
+
+// Unfinished returns the results to record for calls a previous process
+// left without one (it stopped mid-call). A call the person had allowed may
+// have run, so its outcome is unknown and must be acknowledged like any
+// other; a call never allowed did not run.
+func Unfinished(recs []Record) []Record {
+	answered, allowed := map[string]bool{}, map[string]bool{}
+	for _, r := range recs {
+		switch {
+		case r.Type == TypeResult:
+			answered[r.CallID] = true
+		case r.Type == TypeDecision && r.CallID != "" && (r.Decision == "allow_once" || r.Decision == "allow_always"):
+			allowed[r.CallID] = true
+		}
+	}
+	var out []Record
+	for _, r := range recs {
+		if r.Type != TypeCall || answered[r.CallID] {
+			continue
+		}
+		res := Record{Type: TypeResult, TurnID: r.TurnID, CallID: r.CallID, Name: r.Name,
+			Status: string(tool.StatusFailed), Output: "not run: kin stopped before this call was decided"}
+		if allowed[r.CallID] {
+			res.Status, res.Output = string(tool.StatusUnknown), "kin stopped while this call ran: it may have happened"
+		}
+		out = append(out, res)
+		answered[r.CallID] = true
+	}
+	return out
+}
