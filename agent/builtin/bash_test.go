@@ -4,6 +4,7 @@ package builtin_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -293,4 +294,28 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z'
 	}
 	return true
+}
+
+func TestBashNeverSeesKinsModelKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-canary-bash")
+	t.Setenv("KIN_TEST_VISIBLE", "yes")
+	root := t.TempDir()
+	tl := builtin.Tools(builtin.Options{})
+	var bash tool.Tool
+	for _, x := range tl {
+		if x.Spec().Name == "bash" {
+			bash = x
+		}
+	}
+	act, err := bash.Prepare(context.Background(), tool.Env{Roots: []string{root}}, json.RawMessage(`{"command":"env"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := act.Run(context.Background(), nil)
+	if strings.Contains(res.Output, "sk-canary-bash") {
+		t.Fatal("the model key reached a command's environment")
+	}
+	if !strings.Contains(res.Output, "KIN_TEST_VISIBLE=yes") {
+		t.Errorf("the rest of the environment is missing:\n%s", res.Output)
+	}
 }

@@ -28,8 +28,9 @@ type Options struct {
 	// and SIGKILL when it is stopped. Default 2 s.
 	KillGrace time.Duration
 	// Env is the environment commands run with. Nil means this process's
-	// environment plus PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0
-	// (commands have no terminal and no stdin).
+	// environment without kin's own secrets (see ownSecrets), plus
+	// PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 (commands have no
+	// terminal and no stdin).
 	Env []string
 }
 
@@ -53,10 +54,20 @@ func (o Options) withDefaults() Options {
 		o.KillGrace = 2 * time.Second
 	}
 	if o.Env == nil {
-		o.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+		for _, kv := range os.Environ() {
+			if name, _, _ := strings.Cut(kv, "="); !ownSecrets[name] {
+				o.Env = append(o.Env, kv)
+			}
+		}
+		o.Env = append(o.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	}
 	return o
 }
+
+// ownSecrets are kin's own credentials. A command the model asked for never
+// sees them: its output goes back to the model, and an innocent-looking
+// `env` would hand the model kin's key.
+var ownSecrets = map[string]bool{"OPENAI_API_KEY": true}
 
 // Tool names, fixed: models and grants refer to them.
 const (
