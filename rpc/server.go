@@ -135,6 +135,14 @@ type route struct {
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
 // loop, so nothing here may wait on the editor.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	// jsonrpc2 starts reading before NewConn returns, so the first message
+	// can arrive before Serve has stored conn: store it here, before anything
+	// this message starts can notify.
+	s.mu.Lock()
+	if s.conn == nil {
+		s.conn = conn
+	}
+	s.mu.Unlock()
 	if req.Notif {
 		s.handleNotification(ctx, conn, req)
 		return

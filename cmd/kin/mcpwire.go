@@ -7,12 +7,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/manager"
+	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/trust"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -121,8 +123,35 @@ func (a *mcpAdapter) Check(ctx context.Context, name string) (any, error) {
 	return checkResult{Results: res}, nil
 }
 
+type loginResult struct {
+	State manager.State `json:"state"`
+}
+
+// Login signs in to an OAuth server and reconnects it; the answer is the
+// server's state afterwards. An unknown name is -32013; a server that
+// cannot sign in as configured (not an OAuth server, disabled, a refused
+// client registration) -32014; a sign-in that did not finish (declined,
+// timed out, refused) -32603 with the reason and the fix.
 func (a *mcpAdapter) Login(ctx context.Context, name string) (any, error) {
-	return nil, errors.New("OAuth sign-in is not available in this build; use a static header (for example an API key) for now")
+	if err := a.m.Login(ctx, name); err != nil {
+		var oe *oauth.Error
+		switch {
+		case errors.Is(err, manager.ErrUnknownServer):
+			return nil, &jsonrpc2.Error{Code: rpc.CodeNotFound, Message: err.Error()}
+		case errors.As(err, &oe) && (oe.Kind == oauth.KindConfig || oe.Kind == oauth.KindRegistration):
+			return nil, &jsonrpc2.Error{Code: rpc.CodeConfigError, Message: oe.Msg}
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		}
+		return nil, &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: "sign-in to " + name + " did not finish: " + err.Error()}
+	}
+	st := manager.StateStopped
+	for _, r := range a.m.List().Servers {
+		if r.Name == name {
+			st = r.State
+		}
+	}
+	return loginResult{State: st}, nil
 }
 
 func (a *mcpAdapter) TrustGrants() []permission.Grant {
@@ -167,7 +196,7 @@ func (h mcpHost) ApproveLaunch(ctx context.Context, r manager.LaunchRequest) (st
 }
 
 func (h mcpHost) Elicit(ctx context.Context, r manager.ElicitRequest) (manager.ElicitResult, error) {
-	req := rpc.ElicitationRequest{SessionID: r.SessionID, Server: r.Server, Mode: r.Mode, Message: r.Message, URL: r.URL}
+	req := rpc.ElicitationRequest{SessionID: r.SessionID, Server: r.Server, Mode: r.Mode, Purpose: r.Purpose, Message: r.Message, URL: r.URL}
 	for _, f := range r.Fields {
 		req.Fields = append(req.Fields, rpc.ElicitationField{Name: f.Name, Title: f.Title, Description: f.Description,
 			Type: f.Type, Required: f.Required, Default: f.Default, Enum: f.Enum, EnumNames: f.EnumNames, Format: f.Format,

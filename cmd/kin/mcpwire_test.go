@@ -1,21 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/mcp/oauth/oauthtest"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
@@ -44,12 +49,21 @@ func (w *world) config(servers map[string]any) {
 }
 
 func (w *world) editor() *rpctest.Editor {
+	return w.editorWith(nil, nil)
+}
+
+// editorWith starts an editor whose kin logs to log and traces to trace
+// (nil: neither).
+func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
+	if log == nil {
+		log = zap.NewNop()
+	}
 	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
 	opts := rpc.Options{
-		Home: w.home, Cwd: w.ws, Version: "test", Logger: zap.NewNop(),
+		Home: w.home, Cwd: w.ws, Version: "test", Logger: log, Trace: trace,
 		Getenv: func(k string) string { return vars[k] },
 		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
-		MCP:    mcpFactory(zap.NewNop(), w.home, []string{"read_file", "list_dir", "search", "write_file", "edit_file", "bash"}),
+		MCP:    mcpFactory(log, w.home, []string{"read_file", "list_dir", "search", "write_file", "edit_file", "bash"}),
 	}
 	ed := rpctest.Start(w.t, opts)
 	ed.Initialize(w.ws)
@@ -302,5 +316,268 @@ func TestMCPManagerMethodsAndTrustGrants(t *testing.T) {
 	}
 	if code, _ := ed.CallErr("mcp/add", map[string]any{"name": "bad", "config": map[string]any{"command": "x", "url": "https://h"}}); code != rpc.CodeConfigError && code != 0 {
 		t.Logf("bad entry add code %d", code)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers (the trace and
+// the log are written from several goroutines).
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// bufferLogger logs everything, fields included, as JSON lines to buf.
+func bufferLogger(buf io.Writer) *zap.Logger {
+	enc := zapcore.NewJSONEncoder(zap.NewDevelopmentEncoderConfig())
+	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(buf), zapcore.DebugLevel))
+}
+
+// signInEditor answers like a person at an editor: it allows every tool
+// call once, and for a sign-in link (mode url, purpose oauth) answers accept
+// and lets the test browser open it, which follows the authorization
+// server's redirect to kin's loopback callback. Any other elicitation fails
+// the test. (A server launch may be asked before the hook is in place: the
+// test answers it.)
+func signInEditor(t *testing.T, ed *rpctest.Editor, b *oauthtest.Browser) {
+	ed.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		switch n.Method {
+		case "approval/request":
+			if req["kind"] != "server_launch" {
+				respond(ed, req, "allow_once")
+			}
+		case "elicitation/request":
+			if req["mode"] != "url" || req["purpose"] != "oauth" {
+				t.Errorf("unexpected elicitation %v", req)
+				go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "decline"}, nil)
+				return
+			}
+			go func() {
+				_ = ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept"}, nil)
+				ctx, cancel := context.WithTimeout(context.Background(), rpctest.Timeout)
+				defer cancel()
+				if err := b.Visit(ctx, req["url"].(string)); err != nil {
+					t.Errorf("browser: %v", err)
+				}
+			}()
+		}
+	})
+}
+
+type listedRow struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Auth  string `json:"auth"`
+	OAuth *struct {
+		ClientID    string `json:"clientId"`
+		RedirectURI string `json:"redirectUri"`
+		SignedIn    bool   `json:"signedIn"`
+	} `json:"oauth"`
+}
+
+// listRow returns mcp/list's result, raw and decoded.
+func listRow(t *testing.T, ed *rpctest.Editor, name string) (string, listedRow) {
+	t.Helper()
+	var raw json.RawMessage
+	ed.MustCall("mcp/list", nil, &raw)
+	var list struct {
+		Servers []listedRow `json:"servers"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Servers {
+		if r.Name == name {
+			return string(raw), r
+		}
+	}
+	t.Fatalf("no row %s in %s", name, raw)
+	return "", listedRow{}
+}
+
+// OAuth end to end through the editor protocol: an "auth": "oauth" server
+// is trusted, its sign-in URL reaches the editor as an elicitation/request
+// of mode url and purpose oauth, the browser completes the sign-in and the
+// server connects; the model calls its tool in a turn. A new editor on the
+// same KIN_HOME reconnects without asking anything; mcp/login signs in
+// again. No credential the authorization server issued appears in any
+// notification, mcp/list result, session log, trace or log line.
+func TestMCPOAuthSignInThroughTheProtocol(t *testing.T) {
+	as := oauthtest.NewAuthServer(t, oauthtest.AuthOptions{})
+	rs := oauthtest.NewResourceServer(t, as, oauthtest.ResourceOptions{})
+	w := newWorld(t, map[string]any{"api": map[string]any{
+		"type": "http", "url": rs.URL, "auth": "oauth", "headers": map[string]any{"X-Tenant": "acme"},
+	}})
+	browser := &oauthtest.Browser{}
+	var trace, logs syncBuffer
+
+	ed := w.editorWith(bufferLogger(&logs), &trace)
+	signInEditor(t, ed, browser)
+	launch := ed.Wait("approval/request", rpctest.Field("kind", "server_launch"))
+	if launch["server"] != "api" {
+		t.Errorf("launch %v", launch)
+	}
+	respond(ed, launch, "trust")
+	el := ed.Wait("elicitation/request", rpctest.Field("purpose", "oauth"))
+	if el["server"] != "api" || el["mode"] != "url" || el["sessionId"] != nil ||
+		!strings.HasPrefix(el["url"].(string), as.URL+"/authorize?") || !strings.Contains(el["message"].(string), "Sign in to api") {
+		t.Errorf("sign-in elicitation %v", el)
+	}
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "api"), rpctest.Field("state", "connected")))
+	ed.Wait("elicitation/resolved", rpctest.Field("requestId", el["requestId"]))
+	if n := len(browser.Visited()); n != 1 {
+		t.Errorf("the browser opened %d sign-in links", n)
+	}
+
+	w.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "mcp__api__whoami", Arguments: "{}"}}},
+		modeltest.Reply{Text: []string{"You are acme."}},
+	)
+	sid := newSession(t, ed)
+	tid := startTurn(t, ed, sid, "who am I?")
+	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
+		t.Fatalf("turn %v", done)
+	}
+	call := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "w1"), rpctest.Field("status", "completed")))
+	if !strings.Contains(fmt.Sprint(call["output"]), "tenant=acme") {
+		t.Errorf("tool output %v", call["output"])
+	}
+	list1, row := listRow(t, ed, "api")
+	if row.State != "connected" || row.Auth != "oauth" || row.OAuth == nil || !row.OAuth.SignedIn ||
+		!strings.HasPrefix(row.OAuth.RedirectURI, "http://127.0.0.1:") || !strings.HasSuffix(row.OAuth.RedirectURI, "/callback") {
+		t.Errorf("mcp/list row %s", list1)
+	}
+	notes := ed.Raw()
+	ed.MustCall("shutdown", nil, nil)
+
+	// A new editor on the same KIN_HOME: connected from the stored sign-in,
+	// without an approval or an elicitation.
+	ed2 := w.editorWith(bufferLogger(&logs), &trace)
+	signInEditor(t, ed2, browser)
+	ed2.Wait("mcp/status", rpctest.All(rpctest.Field("server", "api"), rpctest.Field("state", "connected")))
+	if n := len(ed2.Notes("elicitation/request")) + len(ed2.Notes("approval/request")); n != 0 {
+		t.Errorf("the restart asked %d questions", n)
+	}
+	var check struct {
+		Results []map[string]any `json:"results"`
+	}
+	ed2.MustCall("mcp/check", map[string]any{"name": "api"}, &check)
+	if check.Results[0]["ready"] != true {
+		t.Errorf("check %v", check.Results)
+	}
+
+	// mcp/login runs a new sign-in and answers with the state.
+	var login map[string]any
+	ed2.MustCall("mcp/login", map[string]any{"name": "api"}, &login)
+	if login["state"] != "connected" {
+		t.Errorf("mcp/login %v", login)
+	}
+	if n := len(ed2.Notes("elicitation/request")); n != 1 {
+		t.Errorf("mcp/login asked %d times", n)
+	}
+	if c := as.Counts(); c.Authorizes != 2 || c.Registrations != 1 {
+		t.Errorf("authorization server counts %+v: want 2 sign-ins with one registration", c)
+	}
+	list2, row := listRow(t, ed2, "api")
+	if !row.OAuth.SignedIn || row.State != "connected" {
+		t.Errorf("after mcp/login: %s", list2)
+	}
+	if code, _ := ed2.CallErr("mcp/login", map[string]any{"name": "nope"}); code != rpc.CodeNotFound {
+		t.Errorf("unknown server: code %d", code)
+	}
+	notes = append(notes, ed2.Raw()...)
+	ed2.MustCall("shutdown", nil, nil)
+
+	// The canary: every access and refresh token, code and client secret
+	// the authorization server handed out.
+	secrets := as.Secrets()
+	if len(secrets) < 4 {
+		t.Fatalf("the authorization server issued only %d credentials", len(secrets))
+	}
+	session, err := os.ReadFile(filepath.Join(w.home, "sessions", sid+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, n := range notes {
+		all.WriteString(n.Method + " " + string(n.Params) + "\n")
+	}
+	places := map[string]string{
+		"notifications": all.String(), "mcp/list": list1 + list2, "session log": string(session),
+		"trace": trace.String(), "log": logs.String(),
+	}
+	if !strings.Contains(trace.String(), "elicitation/request") || !strings.Contains(logs.String(), "mcp oauth: signed in") {
+		t.Fatalf("the trace or the log missed the sign-in")
+	}
+	for _, secret := range secrets {
+		for where, text := range places {
+			if strings.Contains(text, secret) {
+				t.Errorf("credential %.8s… appears in the %s", secret, where)
+			}
+		}
+	}
+}
+
+// A declined sign-in: the server waits in needs_login, mcp/check says to
+// run mcp/login, and a declined mcp/login answers with an error saying why.
+func TestMCPOAuthDeclinedThroughTheProtocol(t *testing.T) {
+	as := oauthtest.NewAuthServer(t, oauthtest.AuthOptions{})
+	rs := oauthtest.NewResourceServer(t, as, oauthtest.ResourceOptions{})
+	w := newWorld(t, map[string]any{
+		"api":   map[string]any{"type": "http", "url": rs.URL, "auth": "oauth"},
+		"plain": map[string]any{"type": "http", "url": rs.URL},
+	})
+	ed := w.editor()
+	ed.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		if n.Method == "elicitation/request" {
+			go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "decline"}, nil)
+		}
+	})
+	for _, name := range []string{"api", "plain"} {
+		respond(ed, ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "server_launch"), rpctest.Field("server", name))), "trust")
+	}
+	st := ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "api"), rpctest.Field("state", "needs_login")))
+	if !strings.Contains(fmt.Sprint(st["error"]), "run mcp/login") {
+		t.Errorf("status %v", st)
+	}
+	var check struct {
+		Results []map[string]any `json:"results"`
+	}
+	ed.MustCall("mcp/check", map[string]any{"name": "api"}, &check)
+	if ex := fmt.Sprint(check.Results[0]["explanation"]); check.Results[0]["ready"] != false ||
+		!strings.HasPrefix(ex, "api uses OAuth and has no stored sign-in: run mcp/login") {
+		t.Errorf("check %v", check.Results)
+	}
+	_, row := listRow(t, ed, "api")
+	if row.OAuth == nil || row.OAuth.SignedIn {
+		t.Errorf("row %+v", row)
+	}
+	code, msg := ed.CallErr("mcp/login", map[string]any{"name": "api"})
+	if code != rpc.CodeInternalError || !strings.Contains(msg, "not started") {
+		t.Errorf("declined mcp/login: %d %q", code, msg)
+	}
+	if n := as.Counts().Exchanges; n != 0 {
+		t.Errorf("%d code exchanges after declines", n)
+	}
+	// A server without "auth": "oauth": its 401 says OAuth is offered, and
+	// mcp/login is a configuration error.
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "plain"), rpctest.Field("state", "needs_login")))
+	if code, msg := ed.CallErr("mcp/login", map[string]any{"name": "plain"}); code != rpc.CodeConfigError || !strings.Contains(msg, `"auth": "oauth"`) {
+		t.Errorf("mcp/login of a static server: %d %q", code, msg)
 	}
 }

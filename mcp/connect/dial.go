@@ -9,14 +9,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/oauth"
 )
 
 // Limits and versions.
 const (
-	// ConnectTimeout bounds one server's connect and handshake.
+	// ConnectTimeout bounds one server's connect and handshake, unless
+	// Options.Timeout says otherwise (a first OAuth sign-in gets
+	// oauth.SignInTimeout).
 	ConnectTimeout = 10 * time.Second
 	// MaxMessage bounds one inbound protocol message or HTTP response.
 	MaxMessage = 1 << 20
@@ -42,9 +46,16 @@ const (
 type Error struct {
 	Kind Kind
 	Msg  string
+	// cause is the *oauth.Error behind an OAuth failure (nil otherwise),
+	// so a caller can tell a sign-in that is needed from one that is
+	// misconfigured. Its text is Msg's source and holds no secret.
+	cause error
 }
 
 func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the *oauth.Error behind an OAuth failure, or nil.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Options configures Dial.
 type Options struct {
@@ -62,6 +73,15 @@ type Options struct {
 	HTTPTransport http.RoundTripper
 	// ProtocolVersion pins the version of the first attempt (normally "").
 	ProtocolVersion string
+	// OAuthHandler, when set, returns the OAuth handler of an http server
+	// (kin: oauth.(*Manager).Handler), set as the transport's
+	// OAuthHandler. An error refuses the server before any network call.
+	// Nil: no handler (a 401 is only explained).
+	OAuthHandler func(config.Server) (auth.OAuthHandler, error)
+	// Timeout bounds the connect and handshake; 0 means ConnectTimeout.
+	// A connect that may have to wait for an OAuth sign-in needs
+	// oauth.SignInTimeout (see oauth.(*Manager).ConnectTimeout).
+	Timeout time.Duration
 }
 
 // Conn is a live connection to one server.
@@ -78,16 +98,28 @@ type Conn struct {
 	close sync.Once
 }
 
-// Dial connects to srv, bounded by ConnectTimeout (or ctx's earlier
-// deadline). It never contacts a server whose transport it cannot harden.
+// Dial connects to srv, bounded by Options.Timeout (default
+// ConnectTimeout) or ctx's earlier deadline. It never contacts a server
+// whose transport it cannot harden.
 func Dial(ctx context.Context, srv config.Server, opts Options) (*Conn, error) {
 	red := NewRedactor(srv)
 	if err := checkServer(srv); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	d := dialer{srv: srv, opts: opts, red: red, timeout: opts.Timeout}
+	if d.timeout <= 0 {
+		d.timeout = ConnectTimeout
+	}
+	if srv.Transport == config.TransportHTTP && opts.OAuthHandler != nil {
+		h, err := opts.OAuthHandler(srv)
+		if err != nil {
+			return nil, d.oauthError(err)
+		}
+		d.handler = h
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	c, err := attempt(ctx, srv, opts, opts.ProtocolVersion, red)
+	c, err := d.attempt(ctx, opts.ProtocolVersion)
 	if err == nil || opts.ProtocolVersion != "" {
 		return c, err
 	}
@@ -97,34 +129,57 @@ func Dial(ctx context.Context, srv config.Server, opts Options) (*Conn, error) {
 	}
 	// The first attempt probed with server/discover; a server that exits on
 	// it (or answers it badly) gets one more try with the legacy handshake.
-	if c2, err2 := attempt(ctx, srv, opts, LegacyProtocolVersion, red); err2 == nil {
+	if c2, err2 := d.attempt(ctx, LegacyProtocolVersion); err2 == nil {
 		return c2, nil
 	}
 	return nil, err
+}
+
+// dialer is one Dial: the server, its options and what Dial worked out.
+type dialer struct {
+	srv     config.Server
+	opts    Options
+	red     *Redactor
+	timeout time.Duration
+	handler auth.OAuthHandler // nil: none
+}
+
+// oauthError turns an OAuth failure into an Error: a configuration that
+// cannot sign in is KindConfig, anything else (sign-in needed, declined,
+// timed out, refused) KindAuth. The message is the oauth.Error's, which
+// names the fix and holds no credential; it is redacted all the same.
+func (d *dialer) oauthError(err error) *Error {
+	var oe *oauth.Error
+	if !errors.As(err, &oe) {
+		return &Error{Kind: KindAuth, Msg: "OAuth: " + d.red.Error(err)}
+	}
+	kind := KindAuth
+	if oe.Kind == oauth.KindConfig {
+		kind = KindConfig
+	}
+	return &Error{Kind: kind, Msg: d.red.String(oe.Msg), cause: oe}
 }
 
 func checkServer(srv config.Server) error {
 	switch srv.Transport {
 	case config.TransportStdio:
 		if srv.Command == "" {
-			return &Error{KindConfig, "no command to run"}
+			return &Error{Kind: KindConfig, Msg: "no command to run"}
 		}
 	case config.TransportHTTP:
-		if srv.Auth == "oauth" {
-			return &Error{KindAuth, "this server uses OAuth sign-in, which this build of kin does not support yet; use a static header such as an API key"}
-		}
 		if err := CheckURL(srv.URL); err != nil {
-			return &Error{KindConfig, err.Error()}
+			return &Error{Kind: KindConfig, Msg: err.Error()}
 		}
 	default:
-		return &Error{KindConfig, fmt.Sprintf("transport %q cannot be connected", srv.Transport)}
+		return &Error{Kind: KindConfig, Msg: fmt.Sprintf("transport %q cannot be connected", srv.Transport)}
 	}
 	return nil
 }
 
 // attempt makes one connection with the given protocol version ("" = the
 // SDK's latest, which probes with server/discover).
-func attempt(ctx context.Context, srv config.Server, opts Options, version string, red *Redactor) (*Conn, error) {
+func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
+	srv, opts, red := d.srv, d.opts, d.red
 	impl := opts.Implementation
 	if impl == nil {
 		impl = &mcp.Implementation{Name: "kin", Version: "dev"}
@@ -144,7 +199,7 @@ func attempt(ctx context.Context, srv config.Server, opts Options, version strin
 		}
 		p, err := spawn(srv, opts.Workdir, lookup)
 		if err != nil {
-			return nil, &Error{KindSpawn, "start: " + red.Error(err)}
+			return nil, &Error{Kind: KindSpawn, Msg: "start: " + red.Error(err)}
 		}
 		c.proc = p
 		t = &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessage}
@@ -152,9 +207,10 @@ func attempt(ctx context.Context, srv config.Server, opts Options, version strin
 		stats = &httpStats{}
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     srv.URL,
-			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, stats),
+			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, srv.Auth == "oauth", stats),
 			MaxRetries:   2, // GET reconnects with Last-Event-ID only: they resume a stream, never re-send a request
 			MaxEventSize: MaxMessage,
+			OAuthHandler: d.handler,
 		}
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -162,17 +218,24 @@ func attempt(ctx context.Context, srv config.Server, opts Options, version strin
 		if c.proc != nil {
 			c.proc.Stop()
 		}
+		var oe *oauth.Error
 		switch {
+		case errors.As(err, &oe):
+			return nil, d.oauthError(oe)
 		case stats != nil && stats.lastAuthStatus.Load() != 0:
-			return nil, &Error{KindAuth, fmt.Sprintf(
-				"the server rejected the credentials (HTTP %d); OAuth sign-in is not supported here, configure a static header such as an API key",
-				stats.lastAuthStatus.Load())}
+			status, challenge := stats.auth()
+			if srv.Auth == "oauth" && d.handler != nil {
+				// Signed in, and refused all the same.
+				return nil, &Error{Kind: KindAuth, Msg: fmt.Sprintf(
+					"the server refused the OAuth sign-in (HTTP %d); run mcp/login to sign in again, or check oauth.scopes", status)}
+			}
+			return nil, &Error{Kind: KindAuth, Msg: red.String(oauth.ExplainUnauthorized(status, challenge, len(srv.Headers) > 0))}
 		case errors.Is(err, ErrRedirect):
-			return nil, &Error{KindConnect, ErrRedirect.Error()}
+			return nil, &Error{Kind: KindConnect, Msg: ErrRedirect.Error()}
 		case ctx.Err() != nil:
-			return nil, &Error{KindTimeout, fmt.Sprintf("no answer within %s", ConnectTimeout)}
+			return nil, &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no answer within %s", d.timeout)}
 		}
-		return nil, &Error{KindConnect, red.Error(err)}
+		return nil, &Error{Kind: KindConnect, Msg: red.Error(err)}
 	}
 	c.Session = cs
 	if r := cs.InitializeResult(); r != nil {

@@ -17,6 +17,14 @@
 //     response stream the server closed (SEP-1699), which re-send nothing,
 //     so kin allows two of those.
 //   - listings bypass the SDK's response cache (definitions affect approval).
+//   - OAuth: an http server's auth.OAuthHandler comes from
+//     Options.OAuthHandler (package mcp/oauth) and sets the bearer token;
+//     for an "auth": "oauth" server a configured Authorization header never
+//     replaces that token. The HTTP client with the configured headers is
+//     the MCP server's only: the authorization server is reached through
+//     mcp/oauth's own client, so those headers never reach it. A failed
+//     sign-in is reported with mcp/oauth's message (Error unwraps to the
+//     *oauth.Error); the first sign-in gets Options.Timeout.
 //
 // This package must never connect to anything its caller did not ask for,
 // never retry a tool call, and never put a secret (header or env value, URL

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -47,16 +48,29 @@ func isLoopback(host string) bool {
 // httpStats records what the guarded transport saw.
 type httpStats struct {
 	lastAuthStatus atomic.Int32 // last 401/403 seen, 0 after a success
+
+	// mu guards challenge.
+	mu        sync.Mutex
+	challenge http.Header // the WWW-Authenticate of the last 401/403
+}
+
+// auth returns the last 401/403 status and its WWW-Authenticate header.
+func (s *httpStats) auth() (int, http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return int(s.lastAuthStatus.Load()), s.challenge.Clone()
 }
 
 // newHTTPClient returns the client for one server: configured headers added
-// to every request, redirects refused, POST response bodies limited.
-func newHTTPClient(base http.RoundTripper, headers map[string]string, stats *httpStats) *http.Client {
+// to every request, redirects refused, POST response bodies limited. For an
+// OAuth server (oauth set) a configured Authorization header never replaces
+// the bearer token the OAuth handler put on a request.
+func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool, stats *httpStats) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return &http.Client{
-		Transport: &guardTransport{base: base, headers: headers, stats: stats},
+		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return ErrRedirect
 		},
@@ -67,12 +81,18 @@ func newHTTPClient(base http.RoundTripper, headers map[string]string, stats *htt
 type guardTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	oauth   bool // the server signs in with OAuth
 	stats   *httpStats
 }
 
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	for k, v := range t.headers {
+		if t.oauth && strings.EqualFold(k, "Authorization") && req.Header.Get("Authorization") != "" {
+			// The OAuth handler's bearer token wins over a configured
+			// Authorization header, which is sent only without one.
+			continue
+		}
 		r.Header.Set(k, v)
 	}
 	resp, err := t.base.RoundTrip(r)
@@ -81,7 +101,10 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
+		t.stats.mu.Lock()
 		t.stats.lastAuthStatus.Store(int32(resp.StatusCode))
+		t.stats.challenge = http.Header{"Www-Authenticate": resp.Header.Values("WWW-Authenticate")}
+		t.stats.mu.Unlock()
 	default:
 		if resp.StatusCode < 300 {
 			t.stats.lastAuthStatus.Store(0)

@@ -87,8 +87,8 @@ func TestHTTPRejectedCredentialsNotEchoed(t *testing.T) {
 	if strings.Contains(err.Error(), secret) {
 		t.Fatalf("secret in error: %q", err)
 	}
-	if !strings.Contains(err.Error(), "OAuth") {
-		t.Errorf("error should say OAuth is not supported: %q", err)
+	if !strings.Contains(err.Error(), "rejected the configured credentials (HTTP 401)") || !strings.Contains(err.Error(), `"auth": "oauth"`) {
+		t.Errorf("error should explain the 401 and where OAuth is turned on: %q", err)
 	}
 }
 

@@ -4,18 +4,27 @@
 // A Manager loads the configuration (package config), asks before it launches
 // or contacts a server that is not trusted (Host.ApproveLaunch; "trust" is
 // persisted by package trust), connects the servers in parallel (package
-// connect, each bounded to 10 s), discovers and vets their tools (package
+// connect, each bounded to 10 s; 300 s for an "auth": "oauth" server that
+// must sign in first), discovers and vets their tools (package
 // catalog) and offers them as tool.Tools (package calltool). While running it
 // refetches and re-vets a server's list when the server says it changed,
 // revokes the standing grant of a tool that was redefined, relays a server's
 // questions to the person (Host.Elicit), reports every state change
 // (Host.Status) and reconnects live on Apply.
 //
+// OAuth sign-in is package oauth's, one oauth.Manager per Manager: its
+// handler goes on every http connection, its sign-in URL reaches the person
+// as a Host.Elicit of mode "url" and purpose "oauth", and its notes as
+// warning notices. A sign-in that did not finish leaves the server in
+// needs_login; Login signs in again and reconnects, Logout signs out. List
+// shows an OAuth server's public client id, redirect URI and whether a
+// sign-in is stored, never a token.
+//
 // Wiring: the rpc layer implements Host, calls New, runs Start after the
 // editor's `initialized` (off the JSON-RPC read loop: Start waits for launch
 // approvals), passes the Manager to the turn loop as a tool.Source, maps
-// mcp/list, mcp/apply, mcp/reload and mcp/check onto List, Apply and Check,
-// and calls Close on shutdown.
+// mcp/list, mcp/apply, mcp/reload, mcp/check and mcp/login onto List, Apply,
+// Check and Login, and calls Close on shutdown.
 //
 // The Manager must never launch or contact an untrusted server before the
 // person approved it, never auto-answer an elicitation, never install a tool

@@ -7,8 +7,12 @@ type ElicitRequest struct {
 	// server when there is exactly one (empty otherwise).
 	SessionID, TurnID, CallID string
 	Mode                      string // "form" or "url"
-	Message                   string // the server's text (sanitised, untrusted)
-	Fields                    []Field
+	// Purpose is "oauth" for kin's own OAuth sign-in of the server (mode
+	// "url": URL is the authorization server's sign-in page); "" for a
+	// question the server asked.
+	Purpose string
+	Message string // the server's text (sanitised, untrusted), or kin's for a sign-in
+	Fields  []Field
 	// URL is for mode "url": show it, never open or fetch it.
 	URL           string
 	ElicitationID string

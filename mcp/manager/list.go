@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kin-dev/kin/mcp/config"
@@ -10,20 +11,35 @@ import (
 
 // Row is one server in List (mcp/list). It holds no secret.
 type Row struct {
-	Name      string   `json:"name"`
-	Scope     string   `json:"scope"`
-	Transport string   `json:"transport"`
-	Enabled   bool     `json:"enabled"`
-	State     State    `json:"state,omitempty"`
-	Tools     int      `json:"tools"`
-	LastError string   `json:"lastError,omitempty"`
-	Launch    string   `json:"launch"`
-	Env       []string `json:"env,omitempty"`     // "KEY=●●●●"
-	Headers   []string `json:"headers,omitempty"` // "Name: ●●●●"
-	Auth      string   `json:"auth,omitempty"`
-	OAuth     string   `json:"oauth,omitempty"`
-	Trusted   bool     `json:"trusted"`
-	File      string   `json:"file,omitempty"`
+	Name      string    `json:"name"`
+	Scope     string    `json:"scope"`
+	Transport string    `json:"transport"`
+	Enabled   bool      `json:"enabled"`
+	State     State     `json:"state,omitempty"`
+	Tools     int       `json:"tools"`
+	LastError string    `json:"lastError,omitempty"`
+	Launch    string    `json:"launch"`
+	Env       []string  `json:"env,omitempty"`     // "KEY=●●●●"
+	Headers   []string  `json:"headers,omitempty"` // "Name: ●●●●"
+	Auth      string    `json:"auth,omitempty"`
+	OAuth     *OAuthRow `json:"oauth,omitempty"` // set for an enabled "auth": "oauth" server
+	Trusted   bool      `json:"trusted"`
+	File      string    `json:"file,omitempty"`
+}
+
+// OAuthRow is the OAuth sign-in of a server as mcp/list shows it: public
+// values only, never a token or a secret.
+type OAuthRow struct {
+	// ClientID is the configured public client id (oauth.clientId); ""
+	// means kin registers a client dynamically.
+	ClientID string `json:"clientId,omitempty"`
+	// RedirectURI is the loopback redirect URI kin sends, the one a
+	// provider must have registered (the port reads <ephemeral> when kin
+	// picks one).
+	RedirectURI string `json:"redirectUri,omitempty"`
+	// SignedIn is set when a usable sign-in is stored: connecting needs no
+	// person.
+	SignedIn bool `json:"signedIn"`
 }
 
 // ListResult is what mcp/list returns.
@@ -91,9 +107,19 @@ func (m *Manager) row(sc config.Server) Row {
 	d := sc.Display()
 	return Row{
 		Name: d.Name, Scope: string(sc.Scope), Transport: string(sc.Transport), Enabled: !sc.Disabled,
-		Launch: d.Launch, Env: d.Env, Headers: d.Headers, Auth: d.Auth, OAuth: d.OAuth,
+		Launch: d.Launch, Env: d.Env, Headers: d.Headers, Auth: d.Auth, OAuth: m.oauthRow(sc),
 		Trusted: sc.Connectable() && m.trust.IsTrusted(sc), File: sc.File,
 	}
+}
+
+// oauthRow describes the sign-in of an enabled OAuth server (nil for any
+// other: a disabled, shadowed or foreign entry is not expanded).
+func (m *Manager) oauthRow(sc config.Server) *OAuthRow {
+	if sc.Auth != "oauth" || sc.Transport != config.TransportHTTP || !sc.Connectable() {
+		return nil
+	}
+	st := m.oauth.Status(sc)
+	return &OAuthRow{ClientID: st.ClientID, RedirectURI: st.RedirectURI, SignedIn: st.SignedIn}
 }
 
 func (m *Manager) server(name string) *server {
@@ -130,6 +156,19 @@ func (m *Manager) Check(ctx context.Context, name string) []CheckResult {
 func (s *server) check(ctx context.Context) CheckResult {
 	st, lastErr, n := s.snapshot()
 	r := CheckResult{Name: s.disp.Name, State: st}
+	if s.cfg.Auth == "oauth" && s.cfg.Connectable() && st != StateConnected && st != StateConnecting && st != StateDisabled {
+		if info := s.m.oauth.Status(s.cfg); !info.SignedIn {
+			// Say first what the person can do about it.
+			r.Explanation = s.disp.Name + " uses OAuth and has no stored sign-in: run mcp/login"
+			if info.Problem != "" {
+				r.Explanation = s.disp.Name + " uses OAuth, which cannot work as configured: " + s.red.String(info.Problem)
+			}
+			if last := strings.TrimSuffix(lastErr, loginSuffix); last != "" && !strings.Contains(r.Explanation, last) {
+				r.Explanation += " (last attempt: " + last + ")"
+			}
+			return r
+		}
+	}
 	switch st {
 	case StateConnected:
 		cs, ok := s.Session()

@@ -14,6 +14,7 @@ import (
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/trust"
 )
 
@@ -23,6 +24,7 @@ type Manager struct {
 	host    Host
 	log     *zap.Logger
 	trust   *trust.Store
+	oauth   *oauth.Manager
 	names   *catalog.Names
 	limits  catalog.Limits
 	version string
@@ -62,6 +64,14 @@ func New(opts Options) *Manager {
 	if m.version == "" {
 		m.version = "dev"
 	}
+	// The sign-in URL goes to the person through the Host; without one no
+	// person can be asked, and a server without a stored sign-in needs
+	// mcp/login from a front end.
+	var oh oauth.Host
+	if opts.Host != nil {
+		oh = oauthHost{m}
+	}
+	m.oauth = oauth.New(oauth.Options{KinHome: opts.KinHome, Host: oh, Logger: m.log.Named("oauth")})
 	for _, n := range append(slices.Clone(opts.Reserved), calltool.ListResourcesName, calltool.ReadResourceName) {
 		m.names.Reserve(n)
 	}
@@ -177,7 +187,17 @@ func sameServer(a, b config.Server) bool {
 		slices.Equal(a.Args, b.Args) && maps.Equal(a.Env, b.Env) && a.URL == b.URL &&
 		maps.Equal(a.Headers, b.Headers) && a.TimeoutMS == b.TimeoutMS && a.Disabled == b.Disabled &&
 		slices.Equal(a.AllowedTools, b.AllowedTools) && a.AllowedToolsSet == b.AllowedToolsSet &&
-		a.Auth == b.Auth && (a.OAuth == nil) == (b.OAuth == nil)
+		a.Auth == b.Auth && sameOAuth(a.OAuth, b.OAuth)
+}
+
+// sameOAuth compares two oauth blocks field by field: a changed client id,
+// callback or scope set needs a new connection (and usually a new sign-in).
+func sameOAuth(a, b *config.OAuth) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.ClientID == b.ClientID && a.CallbackHost == b.CallbackHost && a.CallbackPort == b.CallbackPort &&
+		(a.Scopes == nil) == (b.Scopes == nil) && slices.Equal(a.Scopes, b.Scopes)
 }
 
 // Close stops every server (a stdio server's whole process group, reaped)

@@ -2,7 +2,6 @@ package manager
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -143,24 +142,35 @@ func (s *server) start(ctx context.Context) {
 	stopWatch := context.AfterFunc(life, cancel)
 	defer stopWatch()
 
-	if !s.m.trust.IsTrusted(s.cfg) {
-		s.set(StateAwaitingTrust, "")
-		dec, err := s.m.host.ApproveLaunch(ctx, s.launchRequest())
-		if life.Err() != nil {
-			return // stopped meanwhile
-		}
-		switch {
-		case err == nil && dec == DecisionTrust:
-			if err := s.m.trust.Trust(s.cfg); err != nil {
-				s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.red.Error(err)))
-			}
-		case err == nil && dec == DecisionAllowOnce:
-		default:
-			s.set(StateDenied, "the launch was not approved")
-			return
-		}
+	if !s.approve(ctx, life) {
+		return
 	}
 	s.connect(ctx, life)
+}
+
+// approve asks for the launch approval of a server that is not trusted.
+// It reports whether the server may be started or contacted; when not,
+// the state is set (denied) unless the server was stopped meanwhile.
+func (s *server) approve(ctx, life context.Context) bool {
+	if s.m.trust.IsTrusted(s.cfg) {
+		return true
+	}
+	s.set(StateAwaitingTrust, "")
+	dec, err := s.m.host.ApproveLaunch(ctx, s.launchRequest())
+	if life.Err() != nil {
+		return false // stopped meanwhile
+	}
+	switch {
+	case err == nil && dec == DecisionTrust:
+		if err := s.m.trust.Trust(s.cfg); err != nil {
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.red.Error(err)))
+		}
+	case err == nil && dec == DecisionAllowOnce:
+	default:
+		s.set(StateDenied, "the launch was not approved")
+		return false
+	}
+	return true
 }
 
 func (s *server) launchRequest() LaunchRequest {
@@ -181,20 +191,20 @@ func (s *server) launchRequest() LaunchRequest {
 	return r
 }
 
-// connect dials and discovers, bounded to connect.ConnectTimeout.
+// connect dials and discovers, bounded to connect.ConnectTimeout, or to
+// oauth.SignInTimeout when the connect may have to wait for the person to
+// sign in (an OAuth server without a usable stored sign-in).
 func (s *server) connect(ctx context.Context, life context.Context) {
 	s.set(StateConnecting, "")
-	ctx, cancel := context.WithTimeout(ctx, connect.ConnectTimeout)
+	timeout := s.m.oauth.ConnectTimeout(s.cfg, connect.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	conn, err := connect.Dial(ctx, s.cfg, s.dialOptions())
+	opts := s.dialOptions()
+	opts.Timeout = timeout
+	conn, err := connect.Dial(ctx, s.cfg, opts)
 	if err != nil {
-		st := StateUnavailable
-		var ce *connect.Error
-		if errors.As(err, &ce) && ce.Kind == connect.KindAuth {
-			st = StateNeedsLogin
-		}
 		if life.Err() == nil {
-			s.fail(st, err.Error())
+			s.fail(s.connectFailure(err))
 		}
 		return
 	}
@@ -202,7 +212,7 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 	if err != nil {
 		conn.Close()
 		if ctx.Err() != nil && life.Err() == nil {
-			err = fmt.Errorf("no tool list within %s", connect.ConnectTimeout)
+			err = fmt.Errorf("no tool list within %s", timeout)
 		}
 		if life.Err() == nil {
 			s.fail(StateUnavailable, "tool discovery: "+s.red.Error(err))
@@ -234,6 +244,7 @@ func (s *server) dialOptions() connect.Options {
 		Workdir:        s.m.opts.Workdir,
 		Env:            s.m.opts.Env,
 		HTTPTransport:  s.m.opts.HTTPTransport,
+		OAuthHandler:   s.m.oauth.Handler,
 		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
 		Client: mcp.ClientOptions{
 			Logger:             slog.New(slog.DiscardHandler),

@@ -632,3 +632,50 @@ func TestProviderDeniesConsent(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A caller that joined a sign-in whose own caller gave up (a connect that
+// mcp/login stopped) runs a sign-in of its own instead of failing with the
+// other caller's cancellation.
+func TestJoinedAbandonedSignInStartsAgain(t *testing.T) {
+	w := newWorld(t, oauthtest.AuthOptions{}, oauthtest.ResourceOptions{})
+	h := newHost(t)
+	shown := make(chan struct{}, 4)
+	h.open = func(ctx context.Context, req oauth.SignIn) error {
+		shown <- struct{}{}
+		if len(h.SignIns()) == 1 {
+			<-ctx.Done() // nobody answers the first link
+			return ctx.Err()
+		}
+		return h.visit(ctx, req.URL)
+	}
+	m := w.manager(h)
+	s := w.server("api", nil, nil)
+
+	cctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	connected := make(chan error, 1)
+	go func() {
+		cs, err := connect(cctx, t, m, s)
+		if err == nil {
+			cs.Close()
+		}
+		connected <- err
+	}()
+	<-shown
+	login := make(chan error, 1)
+	go func() { login <- m.Login(context.Background(), s) }()
+	time.Sleep(300 * time.Millisecond) // Login probes and joins the waiting sign-in
+	cancel()
+	if err := <-connected; err == nil {
+		t.Error("the cancelled connect connected")
+	}
+	if err := <-login; err != nil {
+		t.Fatalf("login after the connect gave up: %v", err)
+	}
+	if n := len(h.SignIns()); n != 2 {
+		t.Errorf("sign-ins shown = %d, want 2", n)
+	}
+	if !m.Status(s).SignedIn {
+		t.Error("not signed in")
+	}
+}

@@ -44,25 +44,33 @@ func (m *Manager) signIn(ctx context.Context, s config.Server, ep *endpoint, a s
 			return failed
 		}
 	}
-	ch := m.flight.DoChan(ep.key, func() (any, error) {
-		err := m.runSignIn(ctx, s, ep, a)
-		ep.mu.Lock()
-		switch {
-		case err == nil:
-			ep.failure = nil
-		case !errors.Is(ctx.Err(), context.Canceled):
-			// A caller that gave up (a reconnect, a shutdown) leaves no
-			// failure to hold: the next connect may ask again at once.
-			ep.failure, ep.failedAt = err, time.Now()
+	for {
+		ch := m.flight.DoChan(ep.key, func() (any, error) {
+			err := m.runSignIn(ctx, s, ep, a)
+			abandoned := err != nil && errors.Is(ctx.Err(), context.Canceled)
+			ep.mu.Lock()
+			switch {
+			case err == nil:
+				ep.failure = nil
+			case !abandoned:
+				// A caller that gave up (a reconnect, a shutdown) leaves no
+				// failure to hold: the next connect may ask again at once.
+				ep.failure, ep.failedAt = err, time.Now()
+			}
+			ep.mu.Unlock()
+			return abandoned, err
+		})
+		select {
+		case r := <-ch:
+			if abandoned, _ := r.Val.(bool); abandoned && r.Shared && ctx.Err() == nil {
+				// This caller joined a sign-in whose own caller gave up (a
+				// connect stopped by mcp/login, say): run one of its own.
+				continue
+			}
+			return r.Err
+		case <-ctx.Done():
+			return &Error{Kind: KindTimeout, Msg: "the sign-in was abandoned: " + ctx.Err().Error()}
 		}
-		ep.mu.Unlock()
-		return nil, err
-	})
-	select {
-	case r := <-ch:
-		return r.Err
-	case <-ctx.Done():
-		return &Error{Kind: KindTimeout, Msg: "the sign-in was abandoned: " + ctx.Err().Error()}
 	}
 }
 
