@@ -3,8 +3,8 @@ local fake_kin = require("fake_kin")
 
 local ROWS = {
   servers = {
-    { name = "files", scope = "project", transport = "stdio", enabled = true, state = "connected", tools = 14, launch = "npx -y server /data", env = { TOKEN = "●●●●" }, trusted = true },
-    { name = "api", scope = "global", transport = "http", enabled = true, state = "needs_login", tools = 0, launch = "https://example.com/mcp", headers = { ["X-Tenant"] = "●●●●" }, auth = "oauth", lastError = "sign-in required" },
+    { name = "files", scope = "project", transport = "stdio", enabled = true, state = "connected", tools = 14, launch = "npx -y server /data", env = { "TOKEN=●●●●" }, trusted = true },
+    { name = "api", scope = "global", transport = "http", enabled = true, state = "needs_login", tools = 0, launch = "https://example.com/mcp", headers = { "X-Tenant: ●●●●" }, auth = "oauth", lastError = "sign-in required" },
   },
   foreign = { { name = "legacy", scope = "foreign", transport = "stdio", launch = "node server.js", file = "/w/.mcp.json" } },
   warnings = {},

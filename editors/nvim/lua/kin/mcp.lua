@@ -198,13 +198,28 @@ function M.add(cb)
   end)
 end
 
+--- Names of masked entries: kin sends lists ("KEY=●●●●", "Name: ●●●●"); a map is accepted too.
+local function masked_names(entries, sep)
+  local names = {}
+  if vim.islist(entries or {}) then
+    for _, e in ipairs(entries or {}) do
+      local name = vim.trim((tostring(e):match("^([^" .. sep .. "]+)" .. sep) or tostring(e)))
+      table.insert(names, name)
+    end
+  else
+    names = vim.tbl_keys(entries)
+  end
+  return names
+end
+M._masked_names = masked_names
+
 --- Edit: the launch is asked again with the current values; masked secrets are asked again.
 function M.edit(row, cb)
   local defaults = {
     launch = row.transport ~= "http" and row.launch or nil,
     url = row.transport == "http" and row.launch or nil,
-    env_keys = vim.tbl_keys(row.env or {}),
-    header_keys = vim.tbl_keys(row.headers or {}),
+    env_keys = masked_names(row.env, "="),
+    header_keys = masked_names(row.headers, ":"),
   }
   table.sort(defaults.env_keys)
   table.sort(defaults.header_keys)
