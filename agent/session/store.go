@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,10 +43,21 @@ func validID(id string) bool {
 // Store is the sessions folder.
 type Store struct {
 	dir string
+
+	// mu guards summaries: List reads a log again only when its size or
+	// modification time changed, so a long history lists quickly.
+	mu        sync.Mutex
+	summaries map[string]summary
+}
+
+type summary struct {
+	size  int64
+	mtime time.Time
+	info  Info
 }
 
 // NewStore uses dir (created 0700 on first write).
-func NewStore(dir string) *Store { return &Store{dir: dir} }
+func NewStore(dir string) *Store { return &Store{dir: dir, summaries: map[string]summary{}} }
 
 func (s *Store) path(id string) (string, error) {
 	if !validID(id) {
@@ -124,14 +136,36 @@ func (s *Store) List() ([]Info, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
-		recs, _, err := ReadRecords(filepath.Join(s.dir, name))
-		if err != nil || len(recs) == 0 {
-			continue
+		if info, ok := s.summarize(name); ok {
+			out = append(out, info)
 		}
-		out = append(out, Summarize(strings.TrimSuffix(name, ".jsonl"), recs))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, nil
+}
+
+// summarize returns a log's Info, from the cache while the file is unchanged.
+func (s *Store) summarize(name string) (Info, bool) {
+	path := filepath.Join(s.dir, name)
+	st, err := os.Stat(path)
+	if err != nil {
+		return Info{}, false
+	}
+	s.mu.Lock()
+	c, ok := s.summaries[name]
+	s.mu.Unlock()
+	if ok && c.size == st.Size() && c.mtime.Equal(st.ModTime()) {
+		return c.info, true
+	}
+	recs, _, err := ReadRecords(path)
+	if err != nil || len(recs) == 0 {
+		return Info{}, false
+	}
+	info := Summarize(strings.TrimSuffix(name, ".jsonl"), recs)
+	s.mu.Lock()
+	s.summaries[name] = summary{size: st.Size(), mtime: st.ModTime(), info: info}
+	s.mu.Unlock()
+	return info, true
 }
 
 // Delete removes a session's log.
