@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
@@ -10,7 +12,28 @@ import (
 // call that never got a result (the process died mid-call) gets one saying
 // so, because the Responses API wants every call answered; a call to a tool
 // that no longer exists is replayed as it was.
+// ContextBudget bounds how many bytes of tool output the model is sent per
+// request. Every call's result counts toward it (built-in and MCP alike);
+// when a long session goes over, the oldest outputs are replaced by a short
+// note, newest first kept, and the conversation's text is never dropped.
+const ContextBudget = 384 << 10
+
 func conversation(recs []session.Record) []model.Item {
+	items := conversationItems(recs)
+	used := 0
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Kind != model.FunctionOutput {
+			continue
+		}
+		if used+len(items[i].Output) > ContextBudget {
+			items[i].Output = fmt.Sprintf("[output of %d bytes left out to fit the context budget; call the tool again if it is still needed]", len(items[i].Output))
+		}
+		used += len(items[i].Output)
+	}
+	return items
+}
+
+func conversationItems(recs []session.Record) []model.Item {
 	var items []model.Item
 	answered := map[string]bool{}
 	for _, r := range recs {
