@@ -82,6 +82,9 @@ type Options struct {
 	// A connect that may have to wait for an OAuth sign-in needs
 	// oauth.SignInTimeout (see oauth.(*Manager).ConnectTimeout).
 	Timeout time.Duration
+	// ListenTimeout bounds the wait for the acknowledgement of the
+	// list-change subscription (see Conn.Listen); 0 means ListenTimeout.
+	ListenTimeout time.Duration
 }
 
 // Conn is a live connection to one server.
@@ -92,10 +95,11 @@ type Conn struct {
 	// ProtocolVersion is the negotiated version.
 	ProtocolVersion string
 
-	red   *Redactor
-	proc  *process
-	done  chan struct{}
-	close sync.Once
+	red    *Redactor
+	proc   *process
+	listen *listen
+	done   chan struct{}
+	close  sync.Once
 }
 
 // Dial connects to srv, bounded by Options.Timeout (default
@@ -186,9 +190,11 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 	}
 	copts := opts.Client
 	client := mcp.NewClient(impl, &copts)
-	client.AddSendingMiddleware(noCache)
+	l := newListen(opts.ListenTimeout)
+	client.AddSendingMiddleware(noCache, l.sending)
+	client.AddReceivingMiddleware(l.receiving)
 
-	c := &Conn{red: red, done: make(chan struct{})}
+	c := &Conn{red: red, listen: l, done: make(chan struct{})}
 	var t mcp.Transport
 	var stats *httpStats
 	switch srv.Transport {
@@ -207,7 +213,7 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		stats = &httpStats{}
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     srv.URL,
-			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, srv.Auth == "oauth", stats),
+			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, srv.Auth == "oauth", stats, l),
 			MaxRetries:   2, // GET reconnects with Last-Event-ID only: they resume a stream, never re-send a request
 			MaxEventSize: MaxMessage,
 			OAuthHandler: d.handler,

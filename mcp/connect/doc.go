@@ -16,7 +16,15 @@
 //     only retries are GET reconnects with Last-Event-ID that resume a
 //     response stream the server closed (SEP-1699), which re-send nothing,
 //     so kin allows two of those.
+//     The one other long-lived POST stream, the list-change subscription
+//     (subscriptions/listen, 2026-07-28), is limited event by event too.
 //   - listings bypass the SDK's response cache (definitions affect approval).
+//   - list changes: on the 2026-07-28 protocol the SDK opens the
+//     subscriptions/listen stream at connect for the lists whose handler is
+//     set and whose listChanged the server advertises; Conn.Listen reports
+//     whether the server acknowledged it (see listen.go). A server that
+//     does not answer that request at all is cut off after ListenTimeout
+//     instead of holding the connect up.
 //   - OAuth: an http server's auth.OAuthHandler comes from
 //     Options.OAuthHandler (package mcp/oauth) and sets the bearer token;
 //     for an "auth": "oauth" server a configured Authorization header never

@@ -64,13 +64,14 @@ func (s *httpStats) auth() (int, http.Header) {
 // newHTTPClient returns the client for one server: configured headers added
 // to every request, redirects refused, POST response bodies limited. For an
 // OAuth server (oauth set) a configured Authorization header never replaces
-// the bearer token the OAuth handler put on a request.
-func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool, stats *httpStats) *http.Client {
+// the bearer token the OAuth handler put on a request. The list-change
+// subscription request is watched for l (see roundTripListen).
+func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool, stats *httpStats, l *listen) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return &http.Client{
-		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats},
+		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats, listen: l},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return ErrRedirect
 		},
@@ -83,6 +84,7 @@ type guardTransport struct {
 	headers map[string]string
 	oauth   bool // the server signs in with OAuth
 	stats   *httpStats
+	listen  *listen
 }
 
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -95,7 +97,15 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		r.Header.Set(k, v)
 	}
-	resp, err := t.base.RoundTrip(r)
+	// (The SDK's header, not one a configuration could have set.)
+	listenReq := req.Method == http.MethodPost && req.Header.Get(headerMethod) == methodListen && t.listen != nil
+	var resp *http.Response
+	var err error
+	if listenReq {
+		resp, err = t.roundTripListen(r)
+	} else {
+		resp, err = t.base.RoundTrip(r)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +120,10 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.stats.lastAuthStatus.Store(0)
 		}
 	}
-	// The GET stream lives as long as the session; its events are limited
+	// The GET stream lives as long as the session, the list-change
+	// subscription's as long as the subscription; their events are limited
 	// one by one (MaxEventSize). Every other body is one reply.
-	if req.Method != http.MethodGet {
+	if req.Method != http.MethodGet && !(listenReq && mediaType(resp) == "text/event-stream") {
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxMessage}
 	}
 	return resp, nil

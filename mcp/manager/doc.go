@@ -7,7 +7,10 @@
 // connect, each bounded to 10 s; 300 s for an "auth": "oauth" server that
 // must sign in first), discovers and vets their tools (package
 // catalog) and offers them as tool.Tools (package calltool). While running it
-// refetches and re-vets a server's list when the server says it changed,
+// refetches and re-vets a server's list when the server says it changed
+// (a legacy tools/list_changed, or the same notification on the
+// 2026-07-28 subscription), warns once per connection when a server
+// advertises list changes but does not acknowledge that subscription,
 // revokes the standing grant of a tool that was redefined, relays a server's
 // questions to the person (Host.Elicit), reports every state change
 // (Host.Status) and reconnects live on Apply.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -153,6 +155,17 @@ func (m *Manager) Check(ctx context.Context, name string) []CheckResult {
 	return out
 }
 
+// probe asks a connected server for a sign of life: a ping, or on the
+// 2026-07-28 protocol, which has no ping, a tools/list. It returns what was
+// asked.
+func probe(ctx context.Context, cs *mcp.ClientSession) (string, error) {
+	if r := cs.InitializeResult(); r != nil && r.ProtocolVersion >= "2026-07-28" {
+		_, err := cs.ListTools(ctx, nil)
+		return "a tools/list", err
+	}
+	return "a ping", cs.Ping(ctx, nil)
+}
+
 func (s *server) check(ctx context.Context) CheckResult {
 	st, lastErr, n := s.snapshot()
 	r := CheckResult{Name: s.disp.Name, State: st}
@@ -178,12 +191,17 @@ func (s *server) check(ctx context.Context) CheckResult {
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		if err := cs.Ping(pctx, nil); err != nil {
-			r.Explanation = "connected, but it does not answer a ping: " + s.red.Error(err)
+		if what, err := probe(pctx, cs); err != nil {
+			r.Explanation = "connected, but it does not answer " + what + ": " + s.red.Error(err)
 			break
 		}
 		r.Ready = true
 		r.Explanation = fmt.Sprintf("connected to %s with %d tools", s.disp.Launch, n)
+		s.mu.Lock()
+		if s.listen != "" {
+			r.Explanation += "; " + s.listen
+		}
+		s.mu.Unlock()
 	case StateDisabled:
 		r.Explanation = "disabled in the configuration"
 	case StateAwaitingTrust:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,7 @@ type server struct {
 	defs      []catalog.Def
 	tools     []*calltool.Tool
 	resources bool
+	listen    string            // why this connection's lists will not refresh ("" = they will)
 	initialRO map[string]string // read-only tools of the initial list: name -> fingerprint
 	known     map[string]string // every definition seen since approval: name -> fingerprint
 	revoked   map[string]bool   // redefined tools: never auto-allowed again
@@ -226,6 +228,7 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 		return
 	}
 	s.conn = conn
+	s.listen = ""
 	caps := conn.Session.InitializeResult().Capabilities
 	s.resources = caps != nil && caps.Resources != nil
 	ev := s.install(raws, true)
@@ -237,6 +240,7 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 	s.report(ev)
 	go s.watch(conn)
 	go s.refreshLoop(conn)
+	go s.checkListen(conn)
 }
 
 func (s *server) dialOptions() connect.Options {
@@ -246,6 +250,7 @@ func (s *server) dialOptions() connect.Options {
 		HTTPTransport:  s.m.opts.HTTPTransport,
 		OAuthHandler:   s.m.oauth.Handler,
 		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
+		ListenTimeout:  s.m.opts.ListenTimeout,
 		Client: mcp.ClientOptions{
 			Logger:             slog.New(slog.DiscardHandler),
 			ElicitationHandler: s.elicit,
@@ -258,6 +263,49 @@ func (s *server) dialOptions() connect.Options {
 			}},
 		},
 	}
+}
+
+// checkListen warns, once for the connection, when the server advertised
+// list changes but did not acknowledge the subscription the SDK opened for
+// them (2026-07-28 sessions only: older ones get list_changed unasked, and
+// cannot be checked), and records it for Check. Calls are unaffected.
+func (s *server) checkListen(conn *connect.Conn) {
+	s.mu.Lock()
+	life := s.life
+	s.mu.Unlock()
+	r := conn.Listen(life)
+	if r.Acknowledged() {
+		return
+	}
+	lists, items := listNames(r.Missing)
+	s.mu.Lock()
+	if s.conn != conn || s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	s.listen = fmt.Sprintf("its %s will not refresh automatically (calls still work): it advertises %s list changes but did not acknowledge the subscription: %s",
+		items, lists, r.Problem)
+	s.mu.Unlock()
+	s.m.log.Warn("mcp list-change subscription not acknowledged", zap.String("server", s.cfg.Name), zap.String("lists", lists), zap.String("problem", r.Problem))
+	s.m.host.Notice(LevelWarning, fmt.Sprintf(
+		"MCP server %s advertises %s list changes but did not acknowledge the subscription; its %s will not refresh automatically (calls still work)",
+		s.disp.Name, lists, items))
+}
+
+// listNames names the lists of n: ("tool", "tools"), ("tool and resource",
+// "tools and resources").
+func listNames(n mcp.NotificationSubscriptions) (lists, items string) {
+	var l, i []string
+	for _, k := range []struct {
+		on   bool
+		name string
+	}{{n.ToolsListChanged, "tool"}, {n.ResourcesListChanged, "resource"}, {n.PromptsListChanged, "prompt"}} {
+		if k.on {
+			l = append(l, k.name)
+			i = append(i, k.name+"s")
+		}
+	}
+	return strings.Join(l, " and "), strings.Join(i, " and ")
 }
 
 // watch notices a connection that ends without stop.

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -96,4 +97,7 @@ type Options struct {
 	HTTPTransport http.RoundTripper
 	// Version is kin's version, sent to servers as clientInfo.
 	Version string
+	// ListenTimeout bounds the wait for a server's acknowledgement of the
+	// list-change subscription (tests); 0 means connect.ListenTimeout.
+	ListenTimeout time.Duration
 }

@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -15,11 +16,44 @@ type RPCError struct {
 	Message string `json:"message"`
 }
 
-// Raw is a scripted MCP server speaking plain JSON over HTTP (no SSE), for
-// misbehaviour the SDK's server would not produce. It answers
-// server/discover with "method not found", so clients fall back to
-// initialize.
+// ListenMode is how a Modern Raw server treats subscriptions/listen.
+type ListenMode int
+
+// Listen modes.
+const (
+	// ListenRefuse answers with the JSON-RPC error "method not found".
+	ListenRefuse ListenMode = iota
+	// ListenSilent opens the event stream and never sends anything on it.
+	ListenSilent
+	// ListenHang sends no reply at all, not even the response headers.
+	ListenHang
+	// ListenAckNothing acknowledges an empty filter (honouring none of
+	// the request) and keeps the stream open.
+	ListenAckNothing
+	// ListenFlood acknowledges tool list changes, then sends FloodEvents
+	// tools/list_changed notifications of about 100 kB each (padded in
+	// _meta) and keeps the stream open.
+	ListenFlood
+)
+
+// FloodEvents is how many notifications ListenFlood sends: together more
+// than a client's 1 MiB limit on a single reply.
+const FloodEvents = 12
+
+// Raw is a scripted MCP server speaking plain JSON over HTTP (no SSE but
+// for subscriptions/listen), for misbehaviour the SDK's server would not
+// produce. Unless Modern, it answers server/discover with "method not
+// found", so clients fall back to initialize; either way it advertises
+// tools.listChanged.
 type Raw struct {
+	// Modern answers server/discover for the 2026-07-28 protocol, so
+	// clients stay on it (no initialize) and open subscriptions/listen.
+	Modern bool
+	// Listen is how a Modern server treats subscriptions/listen.
+	Listen ListenMode
+	// Listens counts subscriptions/listen requests.
+	Listens atomic.Int64
+
 	// Tools returns one page of tools for a cursor, and the next cursor.
 	// Nil lists one tool, "echo".
 	Tools func(cursor string) (tools []map[string]any, next string)
@@ -60,16 +94,29 @@ func (r *Raw) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	var result any
 	var rpcErr *RPCError
-	switch in.Method {
-	case "initialize":
+	switch {
+	case in.Method == "server/discover" && r.Modern:
+		result = map[string]any{
+			"supportedVersions": []string{"2026-07-28"},
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "raw", "version": "1"}},
+		}
+	case in.Method == "subscriptions/listen" && r.Modern:
+		r.Listens.Add(1)
+		if r.Listen != ListenRefuse {
+			r.listen(w, req)
+			return
+		}
+		rpcErr = &RPCError{Code: -32601, Message: "method not found"}
+	case in.Method == "initialize":
 		result = map[string]any{
 			"protocolVersion": "2025-11-25",
 			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
 			"serverInfo":      map[string]any{"name": "raw", "version": "1"},
 		}
-	case "ping":
+	case in.Method == "ping":
 		result = map[string]any{}
-	case "tools/list":
+	case in.Method == "tools/list":
 		r.Lists.Add(1)
 		var p struct {
 			Cursor string `json:"cursor"`
@@ -84,7 +131,7 @@ func (r *Raw) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			res["nextCursor"] = next
 		}
 		result = res
-	case "tools/call":
+	case in.Method == "tools/call":
 		r.Calls.Add(1)
 		if r.Delay > 0 {
 			select {
@@ -117,6 +164,36 @@ func (r *Raw) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
+}
+
+// listen holds a subscriptions/listen request open until the client ends
+// it, sending what r.Listen says.
+func (r *Raw) listen(w http.ResponseWriter, req *http.Request) {
+	if r.Listen != ListenHang {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		send := func(method string, params map[string]any) {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+			_, _ = fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+		}
+		switch r.Listen {
+		case ListenAckNothing:
+			send("notifications/subscriptions/acknowledged", map[string]any{"notifications": map[string]any{}})
+		case ListenFlood:
+			send("notifications/subscriptions/acknowledged", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+			for range FloodEvents {
+				send("notifications/tools/list_changed", map[string]any{"_meta": map[string]any{"pad": strings.Repeat("x", 100_000)}})
+			}
+		default:
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+		}
+	}
+	<-req.Context().Done()
 }
 
 // Tool is a tool definition for Raw.Tools.
