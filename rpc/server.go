@@ -68,7 +68,6 @@ type Server struct {
 	elicit   *elicitations
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
-	exited   bool
 }
 
 // Serve runs the protocol on rwc until the editor sends exit or the stream
@@ -203,7 +202,6 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		if s.state != stateShutDown {
 			s.exitCode = 1
 		}
-		s.exited = true
 		s.mu.Unlock()
 		conn.Close()
 	case "$/cancelRequest":
