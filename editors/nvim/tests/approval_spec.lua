@@ -63,12 +63,22 @@ describe("approvals", function()
     t.eq({ { requestId = "ap_3", decision = "allow_always" } }, responses(fake))
     t.contains(seen.preview, "```sh\ngo test ./...\n```")
     t.contains(seen.preview, "cwd: /home/ana/src/app")
-    t.eq({ "Allow once", "Always allow `go test` commands in this session", "Deny" }, seen.labels)
+    t.eq({ "Allow once", "Always allow `go test` commands in this session", "Always allow `go test` commands in every session", "Deny" }, seen.labels)
     t.ok(seen.float_open, "the preview float is open while asking")
     t.eq(nil, require("kin.approval").active, "preview closed")
     for _, w in ipairs(vim.api.nvim_list_wins()) do
       t.eq("", vim.api.nvim_win_get_config(w).relative, "no float left open")
     end
+  end)
+
+  it("keeps an always-allow for every session when chosen", function()
+    local fake = setup()
+    t.script_select({ select_capturing("Always allow `go test` commands in every session", {}) })
+    fake:notify("approval/request", bash_request())
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "approval/respond")
+    t.eq({ { requestId = "ap_3", decision = "allow_always", permanent = true } }, responses(fake))
   end)
 
   it("denies when the dialog is dismissed", function()

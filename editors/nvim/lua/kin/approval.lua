@@ -102,6 +102,20 @@ local function prompt_text(p)
   return ("kin: %s%s"):format(who, p.title or p.kind or "approve?")
 end
 
+--- The choices shown: kin's options, plus, after a session-wide "always allow", the same grant
+--- kept for every session (sent as allow_always with permanent = true; see PROTOCOL.md).
+function M.choices(p)
+  local out = {}
+  for _, o in ipairs(p.options or {}) do
+    table.insert(out, o)
+    if o.optionId == "allow_always" and p.kind == "tool_call" then
+      local name = (o.name or "Always allow"):gsub(" in this session$", "")
+      table.insert(out, { optionId = "allow_always", name = name .. " in every session", kind = "allow_always", permanent = true })
+    end
+  end
+  return out
+end
+
 --- Shows one approval request and answers it.
 function M.show(p, done)
   local lines, ft = M.preview_lines(p)
@@ -115,7 +129,7 @@ function M.show(p, done)
   end)
   -- The default vim.ui.select (inputlist) blocks: draw the preview first.
   pcall(vim.cmd, "redraw")
-  local options = p.options or {}
+  local options = M.choices(p)
   vim.ui.select(options, {
     prompt = prompt_text(p),
     kind = "kin.approval",
@@ -129,7 +143,11 @@ function M.show(p, done)
     end
     local decision = (choice and choice.optionId) or "deny"
     if not prompts.is_resolved(p.requestId) then
-      service.request("approval/respond", { requestId = p.requestId, decision = decision }, nil, function(err)
+      local params = { requestId = p.requestId, decision = decision }
+      if choice and choice.permanent then
+        params.permanent = true
+      end
+      service.request("approval/respond", params, nil, function(err)
         if err.code ~= -32013 then
           service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
         end
