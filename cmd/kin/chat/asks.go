@@ -43,18 +43,18 @@ func (a *approvalAsk) answer(u *ui, line string) bool {
 		u.cancelTurn()
 		return false
 	}
-	d := parseDecision(a.req, t)
+	d, permanent := parseDecision(a.req, t)
 	if d == "" {
 		u.scr.line(u.scr.dim("Please answer " + approvalChoices(a.req) + " (Enter denies)."))
 		return false
 	}
-	u.respondApproval(a.req.RequestID, d)
+	u.respondApproval(a.req.RequestID, d, permanent)
 	return true
 }
 
 func (a *approvalAsk) refuse(u *ui, why string) {
 	u.scr.line(u.scr.red("denied") + " " + u.scr.dim("("+why+")"))
-	u.respondApproval(a.req.RequestID, "deny")
+	u.respondApproval(a.req.RequestID, "deny", false)
 }
 
 // renderApproval prints an approval block in the shape of spec 000 section 1.
@@ -190,6 +190,9 @@ func approvalChoices(r approvalRequest) string {
 		switch o.OptionID {
 		case "allow_always":
 			keys = append(keys, "a(lways: "+cleanLine(o.Name)+")")
+			if r.Kind == "tool_call" {
+				keys = append(keys, "p(ermanently, in every session)")
+			}
 		case "trust":
 			keys = append(keys, "t(rust)")
 		}
@@ -205,25 +208,31 @@ func approvalPrompt(r approvalRequest) string {
 }
 
 // parseDecision maps an answer to an optionId, "" when it is not one of
-// the request's options. Enter and n deny.
-func parseDecision(r approvalRequest, t string) string {
+// the request's options. Enter and n deny; p is "always" kept for every
+// session (a permanent grant).
+func parseDecision(r approvalRequest, t string) (decision string, permanent bool) {
 	var d string
 	switch t {
 	case "", "n", "no":
-		return "deny"
+		return "deny", false
 	case "y", "yes":
 		d = "allow_once"
 	case "a", "always":
 		d = "allow_always"
+	case "p", "permanently":
+		if r.Kind != "tool_call" {
+			return "", false
+		}
+		d, permanent = "allow_always", true
 	case "t", "trust":
 		d = "trust"
 	default:
-		return ""
+		return "", false
 	}
 	if !hasOption(r, d) {
-		return ""
+		return "", false
 	}
-	return d
+	return d, permanent
 }
 
 // ---- elicitations ----

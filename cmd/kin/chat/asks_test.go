@@ -35,7 +35,7 @@ Destination: "https://mcp.example.com/mcp"
 Tool: "query-docs"
 Arguments: "{\n  \"query\": \"react hooks\"\n}"
 Arguments are sent to this MCP server. kin cannot control what the server does with them.
-Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)] `
+Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)/p(ermanently, in every session)] `
 	s.out.waitFor(t, want)
 	s.send("a")
 	if got := f.waitCall("approval/respond", 1); got["requestId"] != "ap_5" || got["decision"] != "allow_always" {

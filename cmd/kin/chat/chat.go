@@ -558,13 +558,13 @@ func (u *ui) addAsk(a ask) {
 		u.scr.endLine()
 		a.show(u)
 		u.scr.line(u.scr.green("approved") + " " + u.scr.dim("(--approve-all)"))
-		u.respondApproval(a.id(), "allow_once")
+		u.respondApproval(a.id(), "allow_once", false)
 	case !u.o.Interactive:
 		u.scr.endLine()
 		a.show(u)
 		if isApproval(a) {
 			u.scr.line(u.scr.red("denied") + " (non-interactive; use --approve-all)")
-			u.respondApproval(a.id(), "deny")
+			u.respondApproval(a.id(), "deny", false)
 		} else {
 			u.scr.line(u.scr.dim("declined (non-interactive)"))
 			u.respondElicitation(a.id(), "decline", nil)
@@ -626,8 +626,8 @@ func describeReason(r string) string {
 	return first(r, "resolved")
 }
 
-func (u *ui) respondApproval(id, decision string) {
-	err := u.call("approval/respond", approvalRespondParams{RequestID: id, Decision: decision}, nil)
+func (u *ui) respondApproval(id, decision string, permanent bool) {
+	err := u.call("approval/respond", approvalRespondParams{RequestID: id, Decision: decision, Permanent: permanent}, nil)
 	switch {
 	case err == nil:
 	case isNotFound(err):

@@ -78,6 +78,29 @@ func TestApprovalYesRunsEnterDenies(t *testing.T) {
 	}
 }
 
+// "p" keeps the grant for every session: it is written to grants.json and
+// listed as permanent.
+func TestPermanentAllow(t *testing.T) {
+	e := newEnv(t)
+	e.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo kept"})}}},
+		modeltest.Reply{Text: []string{"ok"}},
+	)
+	s := e.run(true, nil)
+	s.send("echo once")
+	s.out.waitFor(t, "/p(ermanently, in every session)]")
+	s.send("p")
+	s.out.waitFor(t, "Assistant> ok")
+	s.send("/grants")
+	s.out.waitFor(t, "  permanent  ")
+	b, err := os.ReadFile(filepath.Join(e.home, "grants.json"))
+	if err != nil || !strings.Contains(string(b), "bash:echo") {
+		t.Errorf("grants.json: %v %s", err, b)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
 // "a" grants the scope shown; /grants lists it and /grants revoke removes it.
 func TestAlwaysAllowAndGrants(t *testing.T) {
 	e := newEnv(t)
@@ -89,7 +112,7 @@ func TestAlwaysAllowAndGrants(t *testing.T) {
 	s := e.run(true, nil)
 	s.send("echo twice")
 	out := s.out.waitFor(t, "Approve this operation? [y/N/a(lways: ")
-	label := regexp.MustCompile(`a\(lways: ([^)]*)\)\]`).FindStringSubmatch(out)
+	label := regexp.MustCompile(`a\(lways: ([^)]*)\)/p\(ermanently`).FindStringSubmatch(out)
 	if label == nil || !strings.Contains(label[1], "echo") {
 		t.Fatalf("no grant label in %q", out)
 	}

@@ -180,6 +180,7 @@ type approvalRequest struct {
 type approvalRespondParams struct {
 	RequestID string `json:"requestId"`
 	Decision  string `json:"decision"`
+	Permanent bool   `json:"permanent,omitempty"`
 }
 
 type approvalResolved struct {
