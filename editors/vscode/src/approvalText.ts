@@ -9,6 +9,8 @@ export interface DialogButton {
 	title: string;
 	optionId?: string;
 	close?: boolean;
+	/** Keep the grant for every session (approval/respond permanent: true). */
+	permanent?: boolean;
 }
 
 /**
@@ -26,6 +28,10 @@ export function buttonsFor(p: ApprovalRequest): DialogButton[] {
 			continue;
 		}
 		allow.push({ title: o.name, optionId: o.optionId });
+		if (o.optionId === 'allow_always' && p.kind === 'tool_call') {
+			// PROTOCOL.md: an editor may offer the same grant for every session.
+			allow.push({ title: `${o.name.replace(/ in this session$/, '')} in every session`, optionId: o.optionId, permanent: true });
+		}
 	}
 	const denyId = deny?.optionId ?? 'deny';
 	const out: DialogButton[] = [{ title: deny?.name ?? 'Deny', optionId: denyId }, ...allow];

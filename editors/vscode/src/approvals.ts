@@ -64,9 +64,10 @@ export class Approvals implements vscode.Disposable {
 				return; // resolved while it waited its turn
 			}
 			const buttons = buttonsFor(p);
-			const items: (vscode.MessageItem & { optionId?: string })[] = buttons.map((b) => ({
+			const items: (vscode.MessageItem & { optionId?: string; permanent?: boolean })[] = buttons.map((b) => ({
 				title: b.title,
 				optionId: b.optionId,
+				permanent: b.permanent,
 				isCloseAffordance: b.close,
 			}));
 			const choice = await vscode.window.showWarningMessage(dialogMessage(p), { modal: true, detail: dialogDetail(p) }, ...items);
@@ -75,14 +76,14 @@ export class Approvals implements vscode.Disposable {
 				continue; // ask again, with the diff in view
 			}
 			const decision = choice?.optionId ?? 'deny';
-			await this.respond(p.requestId, decision);
+			await this.respond(p.requestId, decision, decision !== 'deny' && !!choice?.permanent);
 			return;
 		}
 	}
 
-	private async respond(requestId: string, decision: string): Promise<void> {
+	private async respond(requestId: string, decision: string, permanent = false): Promise<void> {
 		try {
-			await this.service.request('approval/respond', { requestId, decision });
+			await this.service.request('approval/respond', permanent ? { requestId, decision, permanent } : { requestId, decision });
 		} catch (err) {
 			if (err instanceof RpcError && err.code === ErrorCodes.NotFound) {
 				return; // already resolved (a cancelled turn); nothing to do

@@ -24,8 +24,13 @@ test('deny is the first (Enter) button and closing the dialog denies too', () =>
 			['Deny', 'deny', false],
 			['Allow once', 'allow_once', false],
 			['Always allow `go test` commands in this session', 'allow_always', false],
+			['Always allow `go test` commands in every session', 'allow_always', false],
 			['Cancel', 'deny', true],
 		],
+	);
+	assert.deepEqual(
+		b.filter((x) => x.permanent).map((x) => x.title),
+		['Always allow `go test` commands in every session'],
 	);
 });
 

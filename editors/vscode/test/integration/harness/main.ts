@@ -183,7 +183,7 @@ async function main(): Promise<void> {
 		const dialog = await person({ type: 'dialog', contains: 'echo kin-allowed-output', click: 'Allow once' });
 		assert.match(dialog.text, /Command: echo kin-allowed-output/);
 		assert.match(dialog.text, /Cwd: /);
-		assert.deepEqual(dialog.buttons.slice().sort(), ['Allow once', 'Always allow `echo` commands in this session', 'Cancel', 'Deny'].sort());
+		assert.deepEqual(dialog.buttons.slice().sort(), ['Allow once', 'Always allow `echo` commands in this session', 'Always allow `echo` commands in every session', 'Cancel', 'Deny'].sort());
 		assert.equal((await completed).status, 'completed');
 		const card = tool(ctx, 'call_allow');
 		assert.equal(card?.status, 'completed');
