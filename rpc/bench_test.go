@@ -12,12 +12,11 @@ import (
 )
 
 func benchEditor(b *testing.B) (*env, *rpctest.Editor, string) {
-	e := &env{model: modeltest.New(), home: b.TempDir(), ws: b.TempDir()}
-	b.Cleanup(e.model.Close)
-	e.vars = map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": e.model.URL()}
-	opts := rpc.Options{Home: e.home, Getenv: func(k string) string { return e.vars[k] }, Cwd: e.ws, Logger: zap.NewNop()}
+	e := &env{World: rpctest.NewWorld(b)}
+	opts := e.Options()
+	opts.Logger, opts.Tools = zap.NewNop(), nil // measure the relay, not logging
 	ed := rpctest.Start(b, opts)
-	ed.Initialize(e.ws)
+	ed.Initialize(e.WS)
 	var s rpc.SessionResult
 	ed.MustCall("session/new", nil, &s)
 	return e, ed, s.Session.SessionID
@@ -29,7 +28,7 @@ func BenchmarkTurnStartToFirstDelta(b *testing.B) {
 	e, ed, sid := benchEditor(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.model.Script(modeltest.Reply{Text: []string{"first", " second"}})
+		e.Model.Script(modeltest.Reply{Text: []string{"first", " second"}})
 		var res rpc.TurnStartResult
 		ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "hi"}, &res)
 		ed.Wait("turn/delta", rpctest.Field("turnId", res.TurnID))
@@ -48,7 +47,7 @@ func BenchmarkRelayPerDelta(b *testing.B) {
 	deltas := strings.Split(strings.Repeat("tok ", n), " ")[:n]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e.model.Script(modeltest.Reply{Text: deltas})
+		e.Model.Script(modeltest.Reply{Text: deltas})
 		var res rpc.TurnStartResult
 		ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "long"}, &res)
 		ed.Wait("turn/completed", rpctest.Field("turnId", res.TurnID))

@@ -33,10 +33,10 @@ func (m *slowMCP) Apply(ctx context.Context) (any, error) {
 func TestCancelRequestAnswersMinus32800AndKeepsServing(t *testing.T) {
 	e := newEnv(t)
 	m := &slowMCP{started: make(chan struct{})}
-	opts := e.options()
+	opts := e.Options()
 	opts.MCP = func([]string, rpc.MCPHost) rpc.MCP { return m }
 	ed := rpctest.Start(t, opts)
-	ed.Initialize(e.ws)
+	ed.Initialize(e.WS)
 	ctx := context.Background()
 	call, err := ed.Conn.DispatchCall(ctx, "mcp/apply", nil, jsonrpc2.PickID(jsonrpc2.ID{Num: 9999}))
 	if err != nil {

@@ -22,8 +22,8 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // update PROTOCOL.md with it.
 func TestGoldenExchange(t *testing.T) {
 	e := newEnv(t)
-	e.write("a.txt", "one\n")
-	e.model.Script(
+	e.Write("a.txt", "one\n")
+	e.Model.Script(
 		modeltest.Reply{Text: []string{"Let me look."}, Calls: []modeltest.Call{{ID: "call_read", Name: "read_file", Arguments: `{"path":"a.txt"}`}}, Usage: modeltest.Usage{Input: 10, Output: 5}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "write_file", Arguments: `{"path":"a.txt","content":"two\n"}`}}, Usage: modeltest.Usage{Input: 20, Output: 5}},
 		modeltest.Reply{Text: []string{"Done", "."}, Usage: modeltest.Usage{Input: 30, Output: 2}},
@@ -59,7 +59,7 @@ func normalize(t *testing.T, e *env, v any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.ReplaceAll(string(b), e.ws, "/WS")
+	s := strings.ReplaceAll(string(b), e.WS, "/WS")
 	s = volatile.ReplaceAllString(s, `"$1": "<$1>"`)
 	return append([]byte(s), '\n')
 }

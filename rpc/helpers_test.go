@@ -1,68 +1,28 @@
 package rpc_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"go.uber.org/zap/zaptest"
-
-	"github.com/kin-dev/kin/agent/builtin"
-	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
-// env is one test's world: a mock model, a KIN_HOME and a workspace.
+// env is one test's world (see rpctest.World) plus the editor helpers below.
 type env struct {
-	t     *testing.T
-	model *modeltest.Server
-	home  string
-	ws    string
-	vars  map[string]string
+	*rpctest.World
+	t *testing.T
 }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	m := modeltest.New()
-	t.Cleanup(m.Close)
-	ws := t.TempDir()
-	ws, _ = filepath.EvalSymlinks(ws)
-	return &env{t: t, model: m, home: t.TempDir(), ws: ws,
-		vars: map[string]string{"OPENAI_API_KEY": "sk-test-canary", "OPENAI_BASE_URL": m.URL(), "KIN_MODEL": "mock-1"}}
-}
-
-func (e *env) options() rpc.Options {
-	return rpc.Options{
-		Home:    e.home,
-		Getenv:  func(k string) string { return e.vars[k] },
-		Cwd:     e.ws,
-		Version: "test",
-		Logger:  zaptest.NewLogger(e.t),
-		Tools: func(roots []string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
-		},
-	}
-}
+func newEnv(t *testing.T) *env { return &env{World: rpctest.NewWorld(t), t: t} }
 
 // editor starts a server and an initialized editor with one new session.
 func (e *env) editor() (*rpctest.Editor, string) {
 	e.t.Helper()
-	ed := rpctest.Start(e.t, e.options())
-	ed.Initialize(e.ws)
+	ed := rpctest.Start(e.t, e.Options())
+	ed.Initialize(e.WS)
 	var res rpc.SessionResult
 	ed.MustCall("session/new", rpc.SessionNewParams{}, &res)
 	return ed, res.Session.SessionID
-}
-
-func (e *env) write(name, content string) string {
-	e.t.Helper()
-	p := filepath.Join(e.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	return p
 }
 
 // start begins a turn and returns its id.

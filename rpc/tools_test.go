@@ -20,8 +20,8 @@ func args(v any) string {
 
 func TestToolCallApprovedRunsAndDeniedDoesNot(t *testing.T) {
 	e := newEnv(t)
-	target := e.write("notes.txt", "old\n")
-	e.model.Script(
+	target := e.Write("notes.txt", "old\n")
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_run", Name: "bash", Arguments: args(map[string]any{"command": "echo ran-ok"})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "write_file", Arguments: args(map[string]any{"path": "notes.txt", "content": "new\n"})}}},
 		modeltest.Reply{Text: []string{"done"}},
@@ -64,7 +64,7 @@ func TestToolCallApprovedRunsAndDeniedDoesNot(t *testing.T) {
 		}
 	}
 	// The model was told the outcome of both calls.
-	reqs := e.model.Requests()
+	reqs := e.Model.Requests()
 	if out, _ := reqs[1].LastToolOutput(); !strings.Contains(out, "ran-ok") {
 		t.Errorf("model got %q for bash", out)
 	}
@@ -75,8 +75,8 @@ func TestToolCallApprovedRunsAndDeniedDoesNot(t *testing.T) {
 
 func TestApprovedEditAppliesTheDiffShown(t *testing.T) {
 	e := newEnv(t)
-	p := e.write("main.go", "package main\n\nfunc main() {}\n")
-	e.model.Script(
+	p := e.Write("main.go", "package main\n\nfunc main() {}\n")
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "edit_file", Arguments: args(map[string]any{"path": "main.go", "old_string": "func main() {}", "new_string": "func main() { run() }"})}}},
 		modeltest.Reply{Text: []string{"edited"}},
 	)
@@ -94,7 +94,7 @@ func TestApprovedEditAppliesTheDiffShown(t *testing.T) {
 
 func TestCancelDeniesPendingApproval(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "do it")
 	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
@@ -106,7 +106,7 @@ func TestCancelDeniesPendingApproval(t *testing.T) {
 	if done := completed(ed, tid); done["status"] != "cancelled" {
 		t.Errorf("turn %v", done)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "made")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err == nil {
 		t.Error("the command ran without approval")
 	}
 	// Answering late is an error, not a run.
@@ -117,7 +117,7 @@ func TestCancelDeniesPendingApproval(t *testing.T) {
 
 func TestAllowAlwaysIsScopedToProgramAndSubcommand(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "go test ./..."})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "go test -run X ./..."})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c3", Name: "bash", Arguments: args(map[string]any{"command": "rm -f nothing"})}}},
@@ -164,7 +164,7 @@ func TestTurnLimitAfterSixteenCalls(t *testing.T) {
 	for i := 0; i < 17; i++ {
 		replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{{ID: fmt.Sprintf("c%d", i), Name: "list_dir", Arguments: "{}"}}})
 	}
-	e.model.Script(replies...)
+	e.Model.Script(replies...)
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "loop")
 	done := completed(ed, tid)
@@ -184,11 +184,11 @@ func TestTurnLimitAfterSixteenCalls(t *testing.T) {
 
 func TestResumeAfterRestartReplaysHistoryAndContinues(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "read_file", Arguments: args(map[string]any{"path": "a.txt"})}}},
 		modeltest.Reply{Text: []string{"it says hi"}},
 	)
-	e.write("a.txt", "hi\n")
+	e.Write("a.txt", "hi\n")
 	ed, sid := e.editor()
 	completed(ed, start(t, ed, sid, "what is in a.txt?"))
 	ed.MustCall("shutdown", nil, nil)
@@ -197,8 +197,8 @@ func TestResumeAfterRestartReplaysHistoryAndContinues(t *testing.T) {
 
 	// A new process: the session is listed, resumes with its tool call, and
 	// the next question carries the whole conversation.
-	ed2 := rpctest.Start(t, e.options())
-	ed2.Initialize(e.ws)
+	ed2 := rpctest.Start(t, e.Options())
+	ed2.Initialize(e.WS)
 	var list rpc.SessionListResult
 	ed2.MustCall("session/list", nil, &list)
 	if len(list.Sessions) != 1 || list.Sessions[0].Title != "what is in a.txt?" || list.Sessions[0].Turns != 1 {
@@ -216,9 +216,9 @@ func TestResumeAfterRestartReplaysHistoryAndContinues(t *testing.T) {
 	if got := strings.Join(types, ","); got != "user,toolCall,assistant,turn" {
 		t.Errorf("history types %s", got)
 	}
-	e.model.Script(modeltest.Reply{Text: []string{"still here"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"still here"}})
 	completed(ed2, start(t, ed2, sid, "and now?"))
-	last := e.model.Requests()[2]
+	last := e.Model.Requests()[2]
 	if len(last.Input) != 5 { // user, call, output, assistant, user
 		t.Errorf("continued conversation has %d items: %v", len(last.Input), last.Input)
 	}
@@ -226,7 +226,7 @@ func TestResumeAfterRestartReplaysHistoryAndContinues(t *testing.T) {
 
 func TestSessionWithVanishedToolAndCutLastLineStillOpens(t *testing.T) {
 	e := newEnv(t)
-	dir := filepath.Join(e.home, "sessions")
+	dir := filepath.Join(e.Home, "sessions")
 	os.MkdirAll(dir, 0o700)
 	log := `{"type":"session","time":"2026-11-01T10:00:00Z","sessionId":"s_old","title":"old"}
 {"type":"user","time":"2026-11-01T10:00:01Z","turnId":"t_1","text":"use the docs"}
@@ -235,14 +235,14 @@ func TestSessionWithVanishedToolAndCutLastLineStillOpens(t *testing.T) {
 {"type":"turn","time":"2026-11-01T10:00:04Z","turnId":"t_1","status":"completed"}
 {"type":"assistant","time":"2026-11-01T10:00:05Z","tu`
 	os.WriteFile(filepath.Join(dir, "s_old.jsonl"), []byte(log), 0o600)
-	ed := rpctest.Start(t, e.options())
-	ed.Initialize(e.ws)
+	ed := rpctest.Start(t, e.Options())
+	ed.Initialize(e.WS)
 	var res rpc.SessionResumeResult
 	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: "s_old"}, &res)
 	if len(res.History) != 3 || res.History[1].Name != "mcp__gone__query" {
 		t.Fatalf("history %+v", res.History)
 	}
-	e.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"ok"}})
 	if done := completed(ed, start(t, ed, "s_old", "go on")); done["status"] != "completed" {
 		t.Fatalf("%v", done)
 	}
@@ -255,7 +255,7 @@ func TestSessionWithVanishedToolAndCutLastLineStillOpens(t *testing.T) {
 
 func TestUnknownOutcomeMustBeAcknowledgedBeforeNextQuestion(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "slow", Name: "bash", Arguments: args(map[string]any{"command": "sleep 30", "timeout": 1})}}},
 		modeltest.Reply{Text: []string{"timed out"}},
 	)
@@ -269,7 +269,7 @@ func TestUnknownOutcomeMustBeAcknowledgedBeforeNextQuestion(t *testing.T) {
 	})
 	completed(ed, start(t, ed, sid, "run slow"))
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "slow"), rpctest.Field("status", "unknown")))
-	before := len(e.model.Requests())
+	before := len(e.Model.Requests())
 
 	decision = "deny"
 	t2 := start(t, ed, sid, "next question")
@@ -281,18 +281,18 @@ func TestUnknownOutcomeMustBeAcknowledgedBeforeNextQuestion(t *testing.T) {
 	if done["status"] != "cancelled" || !strings.Contains(done["error"].(string), "not sent") {
 		t.Errorf("declined ack: %v", done)
 	}
-	if len(e.model.Requests()) != before {
+	if len(e.Model.Requests()) != before {
 		t.Fatal("the question reached the model without the acknowledgement")
 	}
 
 	decision = "allow_once"
-	e.model.Script(modeltest.Reply{Text: []string{"answered"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"answered"}})
 	t3 := start(t, ed, sid, "next question")
 	if done := completed(ed, t3); done["status"] != "completed" || ed.Text(t3) != "answered" {
 		t.Errorf("after ack: %v", done)
 	}
 	// Once acknowledged, it is not asked again.
-	e.model.Script(modeltest.Reply{Text: []string{"again"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"again"}})
 	t4 := start(t, ed, sid, "one more")
 	completed(ed, t4)
 	for _, r := range ed.Notes("approval/request") {
@@ -304,16 +304,16 @@ func TestUnknownOutcomeMustBeAcknowledgedBeforeNextQuestion(t *testing.T) {
 
 func TestEditorDisconnectDeniesPendingAndStops(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}})
 	ed, sid := e.editor()
 	start(t, ed, sid, "do it")
 	ed.Wait("approval/request", nil)
 	ed.Conn.Close()
 	<-ed.Done
-	if _, err := os.Stat(filepath.Join(e.ws, "made")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err == nil {
 		t.Error("ran after disconnect")
 	}
-	recs, _ := os.ReadFile(filepath.Join(e.home, "sessions", sid+".jsonl"))
+	recs, _ := os.ReadFile(filepath.Join(e.Home, "sessions", sid+".jsonl"))
 	if !strings.Contains(string(recs), `"reason":"disconnected"`) || !strings.Contains(string(recs), `"status":"cancelled"`) {
 		t.Errorf("log does not record the disconnect:\n%s", recs)
 	}
@@ -321,7 +321,7 @@ func TestEditorDisconnectDeniesPendingAndStops(t *testing.T) {
 
 func TestCancelKillsBashChildren(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "sleep 60 & echo $! > child.pid; echo started; wait"})}}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "sleep 60 & echo $! > child.pid; echo started; wait"})}}})
 	ed, sid := e.editor()
 	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
 	tid := start(t, ed, sid, "sleep")
@@ -333,7 +333,7 @@ func TestCancelKillsBashChildren(t *testing.T) {
 		t.Fatalf("%v", done)
 	}
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), rpctest.Field("status", "unknown")))
-	b, err := os.ReadFile(filepath.Join(e.ws, "child.pid"))
+	b, err := os.ReadFile(filepath.Join(e.WS, "child.pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestCancelKillsBashChildren(t *testing.T) {
 
 func TestResumeListsPendingApprovalsForAReloadedEditor(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo hi"})}}}, modeltest.Reply{Text: []string{"ok"}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo hi"})}}}, modeltest.Reply{Text: []string{"ok"}})
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "run")
 	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))

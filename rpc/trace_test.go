@@ -43,12 +43,12 @@ func (l *lockedBuffer) String() string {
 
 func TestTraceRecordsBothDirectionsWithoutSecrets(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Text: []string{"hi"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"hi"}})
 	var trace lockedBuffer
-	opts := e.options()
+	opts := e.Options()
 	opts.Trace = &trace
 	ed := rpctest.Start(t, opts)
-	ed.Initialize(e.ws)
+	ed.Initialize(e.WS)
 	var s rpc.SessionResult
 	ed.MustCall("session/new", nil, &s)
 	completed(ed, start(t, ed, s.Session.SessionID, "hello"))

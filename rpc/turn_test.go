@@ -17,7 +17,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func TestTextTurnStreamsAndCompletes(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Text: []string{"Hel", "lo, ", "world"}, Usage: modeltest.Usage{Input: 12, Output: 3}})
+	e.Model.Script(modeltest.Reply{Text: []string{"Hel", "lo, ", "world"}, Usage: modeltest.Usage{Input: 12, Output: 3}})
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "say hello")
 	done := completed(ed, tid)
@@ -32,7 +32,7 @@ func TestTextTurnStreamsAndCompletes(t *testing.T) {
 		t.Errorf("usage = %v", usage)
 	}
 	ed.Wait("turn/started", rpctest.Field("turnId", tid))
-	req := e.model.Requests()[0]
+	req := e.Model.Requests()[0]
 	if req.Model != "mock-1" || !req.Stream || req.Authorization != "Bearer sk-test-canary" {
 		t.Errorf("model request: model=%q stream=%v auth=%q", req.Model, req.Stream, req.Authorization)
 	}
@@ -40,7 +40,7 @@ func TestTextTurnStreamsAndCompletes(t *testing.T) {
 		t.Errorf("model saw %q", req.LastUserText())
 	}
 	// The log is on disk, private, one record per line.
-	p := filepath.Join(e.home, "sessions", sid+".jsonl")
+	p := filepath.Join(e.Home, "sessions", sid+".jsonl")
 	st, err := os.Stat(p)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("session log: %v mode %v", err, st.Mode())
@@ -54,7 +54,7 @@ func TestTextTurnStreamsAndCompletes(t *testing.T) {
 func TestSecondTurnStartIsRefusedWhileRunning(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
-	e.model.Script(modeltest.Reply{Text: []string{"a", "b"}, Hold: hold})
+	e.Model.Script(modeltest.Reply{Text: []string{"a", "b"}, Hold: hold})
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "first")
 	ed.Wait("turn/delta", rpctest.Field("turnId", tid))
@@ -72,7 +72,7 @@ func TestCancelMidStream(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	e.model.Script(modeltest.Reply{Text: []string{"partial ", "never"}, Hold: hold}, modeltest.Reply{Text: []string{"after"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"partial ", "never"}, Hold: hold}, modeltest.Reply{Text: []string{"after"}})
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "long answer")
 	ed.Wait("turn/delta", rpctest.Field("turnId", tid))
@@ -110,14 +110,14 @@ func TestModelFailuresEndTurnFailedAndSessionStaysUsable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
-			e.model.Script(c.reply, modeltest.Reply{Text: []string{"recovered"}})
+			e.Model.Script(c.reply, modeltest.Reply{Text: []string{"recovered"}})
 			ed, sid := e.editor()
 			tid := start(t, ed, sid, "hi")
 			done := completed(ed, tid)
 			if done["status"] != "failed" || !strings.Contains(done["error"].(string), c.want) {
 				t.Fatalf("got %v %q, want failed with %q", done["status"], done["error"], c.want)
 			}
-			if n := len(e.model.Requests()); n != 1 {
+			if n := len(e.Model.Requests()); n != 1 {
 				t.Errorf("model saw %d requests; a failed request must not be retried", n)
 			}
 			t2 := start(t, ed, sid, "again")
@@ -130,9 +130,9 @@ func TestModelFailuresEndTurnFailedAndSessionStaysUsable(t *testing.T) {
 
 func TestMissingKeyIsAClearError(t *testing.T) {
 	e := newEnv(t)
-	delete(e.vars, "OPENAI_API_KEY")
-	ed := rpctest.Start(t, e.options())
-	res := ed.Initialize(e.ws)
+	delete(e.Vars, "OPENAI_API_KEY")
+	ed := rpctest.Start(t, e.Options())
+	res := ed.Initialize(e.WS)
 	if res.Model.Configured || !strings.Contains(res.Model.Missing, "OPENAI_API_KEY") {
 		t.Errorf("initialize model info: %+v", res.Model)
 	}
@@ -146,7 +146,7 @@ func TestMissingKeyIsAClearError(t *testing.T) {
 
 func TestTwoSessionsRunInParallel(t *testing.T) {
 	e := newEnv(t)
-	e.model.SetRules([]modeltest.Rule{
+	e.Model.SetRules([]modeltest.Rule{
 		{WhenUser: "alpha", Reply: modeltest.ReplyJSON{Text: modeltest.Deltas{"A1", "A2"}, DelayMs: 20}},
 		{WhenUser: "beta", Reply: modeltest.ReplyJSON{Text: modeltest.Deltas{"B1", "B2"}, DelayMs: 20}},
 	})
@@ -166,11 +166,11 @@ func TestTwoSessionsRunInParallel(t *testing.T) {
 
 func TestRequestsBeforeInitializeAndUnknownMethods(t *testing.T) {
 	e := newEnv(t)
-	ed := rpctest.Start(t, e.options())
+	ed := rpctest.Start(t, e.Options())
 	if code, msg := ed.CallErr("session/list", nil); code != rpc.CodeNotInitialized || !strings.Contains(msg, "initialize") {
 		t.Errorf("before initialize: %d %q", code, msg)
 	}
-	ed.Initialize(e.ws)
+	ed.Initialize(e.WS)
 	if code, _ := ed.CallErr("no/such", nil); code != rpc.CodeMethodNotFound {
 		t.Errorf("unknown method: %d", code)
 	}
@@ -199,7 +199,7 @@ func TestShutdownThenExitEndsWithZero(t *testing.T) {
 
 func TestCallLeftRunningByACrashIsUnknownOnResume(t *testing.T) {
 	e := newEnv(t)
-	dir := filepath.Join(e.home, "sessions")
+	dir := filepath.Join(e.Home, "sessions")
 	os.MkdirAll(dir, 0o700)
 	log := `{"type":"session","time":"2026-11-01T10:00:00Z","sessionId":"s_crash","title":"crash"}
 {"type":"user","time":"2026-11-01T10:00:01Z","turnId":"t_1","text":"deploy"}
@@ -207,8 +207,8 @@ func TestCallLeftRunningByACrashIsUnknownOnResume(t *testing.T) {
 {"type":"decision","time":"2026-11-01T10:00:03Z","turnId":"t_1","callId":"c1","decision":"allow_once","reason":"person"}
 `
 	os.WriteFile(filepath.Join(dir, "s_crash.jsonl"), []byte(log), 0o600)
-	ed := rpctest.Start(t, e.options())
-	ed.Initialize(e.ws)
+	ed := rpctest.Start(t, e.Options())
+	ed.Initialize(e.WS)
 	var res rpc.SessionResumeResult
 	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: "s_crash"}, &res)
 	if res.History[1].Type != "toolCall" || res.History[1].Status != "unknown" {
@@ -220,7 +220,7 @@ func TestCallLeftRunningByACrashIsUnknownOnResume(t *testing.T) {
 		}
 		return "deny"
 	})
-	e.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"ok"}})
 	tid := start(t, ed, "s_crash", "what happened?")
 	ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", tid)))
 	if done := completed(ed, tid); done["status"] != "completed" {

@@ -76,8 +76,8 @@ func (e *env) binEnv() []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "HOME="+e.home, "KIN_HOME="+e.home)
-	for k, v := range e.vars {
+	out = append(out, "HOME="+e.Home, "KIN_HOME="+e.Home)
+	for k, v := range e.Vars {
 		out = append(out, k+"="+v)
 	}
 	return out
@@ -92,7 +92,7 @@ type result struct {
 func (e *env) chatPiped(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(kin(t), append([]string{"chat"}, args...)...)
-	cmd.Dir, cmd.Env = e.ws, e.binEnv()
+	cmd.Dir, cmd.Env = e.WS, e.binEnv()
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -126,20 +126,20 @@ func (e *env) chatPiped(t *testing.T, stdin string, args ...string) result {
 // run exits 0 because every turn completed.
 func TestBinaryPiped(t *testing.T) {
 	e := newEnv(t)
-	e.vars["OPENAI_API_KEY"] = "sk-canary-5e1f"
-	e.model.Script(
+	e.Vars["OPENAI_API_KEY"] = "sk-canary-5e1f"
+	e.Model.Script(
 		modeltest.Reply{Text: []string{"Hello ", "from ", "kin."}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}},
 		modeltest.Reply{Text: []string{"It was denied."}},
 	)
-	trace := filepath.Join(e.home, "trace.jsonl")
+	trace := filepath.Join(e.Home, "trace.jsonl")
 	r := e.chatPiped(t, "hello\nmake a file\n/sessions\n", "--trace", trace)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{
 		"You> hello\nAssistant> Hello from kin.\n",
-		"[Tool: bash] Run touch made\nCommand: touch made\nCwd: " + e.ws + "\n",
+		"[Tool: bash] Run touch made\nCommand: touch made\nCwd: " + e.WS + "\n",
 		"denied (non-interactive; use --approve-all)\n",
 		"[tool] bash: Run touch made … denied\n",
 		"Assistant> It was denied.\n",
@@ -149,7 +149,7 @@ func TestBinaryPiped(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "made")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err == nil {
 		t.Error("the command ran without approval")
 	}
 	b, err := os.ReadFile(trace)
@@ -164,7 +164,7 @@ func TestBinaryPiped(t *testing.T) {
 			t.Errorf("the API key leaked:\n%s", out)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(e.home, "logs", "chat-serve.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(e.Home, "logs", "chat-serve.log")); err != nil {
 		t.Errorf("the service's log is not in KIN_HOME/logs: %v", err)
 	}
 }
@@ -172,7 +172,7 @@ func TestBinaryPiped(t *testing.T) {
 // --approve-all lets the same call run.
 func TestBinaryApproveAll(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo from-bash > made"})}}},
 		modeltest.Reply{Text: []string{"made it"}},
 	)
@@ -180,7 +180,7 @@ func TestBinaryApproveAll(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "approved (--approve-all)") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if b, _ := os.ReadFile(filepath.Join(e.ws, "made")); string(b) != "from-bash\n" {
+	if b, _ := os.ReadFile(filepath.Join(e.WS, "made")); string(b) != "from-bash\n" {
 		t.Errorf("made = %q", b)
 	}
 }
@@ -188,7 +188,7 @@ func TestBinaryApproveAll(t *testing.T) {
 // No key: the exact advice, and exit 2.
 func TestBinaryMissingKey(t *testing.T) {
 	e := newEnv(t)
-	delete(e.vars, "OPENAI_API_KEY")
+	delete(e.Vars, "OPENAI_API_KEY")
 	r := e.chatPiped(t, "hello\n")
 	if r.code != 2 {
 		t.Errorf("exit %d, want 2", r.code)
@@ -200,7 +200,7 @@ func TestBinaryMissingKey(t *testing.T) {
 	if r.stdout != "" {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	if len(e.model.Requests()) != 0 {
+	if len(e.Model.Requests()) != 0 {
 		t.Error("the model was called")
 	}
 }
@@ -208,7 +208,7 @@ func TestBinaryMissingKey(t *testing.T) {
 // A failed turn: exit 1.
 func TestBinaryFailedTurn(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{HTTPStatus: 401, ErrorMessage: "Incorrect API key provided"})
+	e.Model.Script(modeltest.Reply{HTTPStatus: 401, ErrorMessage: "Incorrect API key provided"})
 	r := e.chatPiped(t, "hello\n")
 	if r.code != 1 || !strings.Contains(r.stdout, "[turn failed]") {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -219,9 +219,9 @@ func TestBinaryFailedTurn(t *testing.T) {
 // the client side, and --rpc prints the exchange to stderr, both masked.
 func TestBinaryConnect(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Text: []string{"over tcp"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"over tcp"}})
 	srv := exec.Command(kin(t), "serve", "--listen", "127.0.0.1:0")
-	srv.Dir, srv.Env = e.ws, e.binEnv()
+	srv.Dir, srv.Env = e.WS, e.binEnv()
 	stderr, err := srv.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestBinaryConnect(t *testing.T) {
 	case <-time.After(timeout):
 		t.Fatal("kin serve --listen did not say where it listens")
 	}
-	trace := filepath.Join(e.home, "client-trace.jsonl")
+	trace := filepath.Join(e.Home, "client-trace.jsonl")
 	r := e.chatPiped(t, "hello\n", "--connect", a, "--trace", trace, "--rpc")
 	if r.code != 0 || !strings.Contains(r.stdout, "Assistant> over tcp\n") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -16,7 +16,7 @@ import (
 func TestStreamedAnswer(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
-	e.model.Script(modeltest.Reply{Text: []string{"Hel", "lo ", "world."}, Hold: hold})
+	e.Model.Script(modeltest.Reply{Text: []string{"Hel", "lo ", "world."}, Hold: hold})
 	s := e.run(false, nil)
 	s.send("say hello")
 	s.out.waitFor(t, "You> say hello\nAssistant> Hel")
@@ -34,9 +34,9 @@ func TestStreamedAnswer(t *testing.T) {
 // y runs the command shown; Enter denies the write shown as a diff.
 func TestApprovalYesRunsEnterDenies(t *testing.T) {
 	e := newEnv(t)
-	notes := e.write("notes.txt", "old\n")
-	made := filepath.Join(e.ws, "made-by-bash")
-	e.model.Script(
+	notes := e.Write("notes.txt", "old\n")
+	made := filepath.Join(e.WS, "made-by-bash")
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made-by-bash"})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "write_file", Arguments: args(map[string]any{"path": "notes.txt", "content": "new\n"})}}},
 		modeltest.Reply{Text: []string{"All ", "done."}},
@@ -46,7 +46,7 @@ func TestApprovalYesRunsEnterDenies(t *testing.T) {
 	s.send("touch and write")
 
 	out := s.out.waitFor(t, "Approve this operation? [y/N/a(lways: ")
-	for _, want := range []string{"[Tool: bash] Run touch made-by-bash\n", "Command: touch made-by-bash\n", "Cwd: " + e.ws + "\n"} {
+	for _, want := range []string{"[Tool: bash] Run touch made-by-bash\n", "Command: touch made-by-bash\n", "Cwd: " + e.WS + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("approval block lacks %q:\n%s", want, out)
 		}
@@ -82,7 +82,7 @@ func TestApprovalYesRunsEnterDenies(t *testing.T) {
 // listed as permanent.
 func TestPermanentAllow(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo kept"})}}},
 		modeltest.Reply{Text: []string{"ok"}},
 	)
@@ -93,7 +93,7 @@ func TestPermanentAllow(t *testing.T) {
 	s.out.waitFor(t, "Assistant> ok")
 	s.send("/grants")
 	s.out.waitFor(t, "  permanent  ")
-	b, err := os.ReadFile(filepath.Join(e.home, "grants.json"))
+	b, err := os.ReadFile(filepath.Join(e.Home, "grants.json"))
 	if err != nil || !strings.Contains(string(b), "bash:echo") {
 		t.Errorf("grants.json: %v %s", err, b)
 	}
@@ -104,7 +104,7 @@ func TestPermanentAllow(t *testing.T) {
 // "a" grants the scope shown; /grants lists it and /grants revoke removes it.
 func TestAlwaysAllowAndGrants(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo first-run"})}}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "echo second-run"})}}},
 		modeltest.Reply{Text: []string{"ok"}},
@@ -146,8 +146,8 @@ func TestPipedApprovals(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
-			made := filepath.Join(e.ws, "made")
-			e.model.Script(
+			made := filepath.Join(e.WS, "made")
+			e.Model.Script(
 				modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}},
 				modeltest.Reply{Text: []string{"finished"}},
 			)
@@ -181,7 +181,7 @@ func TestPipedApprovals(t *testing.T) {
 // A failed turn makes piped input exit 1.
 func TestPipedFailedTurnExitsOne(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{HTTPStatus: 400, ErrorMessage: "bad things"})
+	e.Model.Script(modeltest.Reply{HTTPStatus: 400, ErrorMessage: "bad things"})
 	s := e.run(false, nil)
 	s.send("fail please")
 	s.in.Close()
@@ -199,7 +199,7 @@ func TestInterruptCancelsTurnThenExits(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Text: []string{"Thinking", " forever"}, Hold: hold},
 		modeltest.Reply{Text: []string{"second answer"}},
 	)
@@ -224,7 +224,7 @@ func TestInterruptCancelsTurnThenExits(t *testing.T) {
 // Ctrl-C while an approved command runs kills it and ends the turn.
 func TestInterruptStopsRunningCommand(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo started; sleep 60; touch too-late"})}}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo started; sleep 60; touch too-late"})}}})
 	s := e.run(true, nil)
 	s.send("slow")
 	s.out.waitFor(t, "Approve this operation?")
@@ -232,7 +232,7 @@ func TestInterruptStopsRunningCommand(t *testing.T) {
 	s.out.waitFor(t, "    started\n")
 	s.interrupt()
 	s.out.waitFor(t, "[turn cancelled]")
-	if _, err := os.Stat(filepath.Join(e.ws, "too-late")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "too-late")); err == nil {
 		t.Error("the command ran on after the cancel")
 	}
 	s.send("/quit")
@@ -242,13 +242,13 @@ func TestInterruptStopsRunningCommand(t *testing.T) {
 // Ctrl-C at an approval prompt denies it; the turn goes on.
 func TestInterruptAtApprovalCancels(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch nope"})}}})
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch nope"})}}})
 	s := e.run(true, nil)
 	s.send("do it")
 	s.out.waitFor(t, "Approve this operation?")
 	s.interrupt()
 	s.out.waitFor(t, "[turn cancelled]")
-	if _, err := os.Stat(filepath.Join(e.ws, "nope")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "nope")); err == nil {
 		t.Error("the command ran")
 	}
 	s.send("/quit")
@@ -258,7 +258,7 @@ func TestInterruptAtApprovalCancels(t *testing.T) {
 // /resume redraws an earlier session and the next question continues it.
 func TestResumeShowsHistory(t *testing.T) {
 	e := newEnv(t)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "echo kiwi-out"})}}},
 		modeltest.Reply{Text: []string{"Noted: ", "kiwi."}},
 	)
@@ -269,7 +269,7 @@ func TestResumeShowsHistory(t *testing.T) {
 		t.Fatalf("first run exit %d", code)
 	}
 
-	e.model.Script(modeltest.Reply{Text: []string{"It was kiwi."}})
+	e.Model.Script(modeltest.Reply{Text: []string{"It was kiwi."}})
 	s := e.run(true, nil)
 	s.send("/sessions")
 	out := s.out.waitFor(t, `"remember the word kiwi"`)
@@ -291,7 +291,7 @@ func TestResumeShowsHistory(t *testing.T) {
 	}
 	s.send("which word?")
 	s.out.waitFor(t, "Assistant> It was kiwi.")
-	reqs := e.model.Requests()
+	reqs := e.Model.Requests()
 	last := reqs[len(reqs)-1]
 	if !strings.Contains(string(last.Raw), "remember the word kiwi") {
 		t.Errorf("the resumed question was sent without the history: %s", last.Raw)
@@ -308,7 +308,7 @@ func TestMissingKey(t *testing.T) {
 	const want = "kin: set OPENAI_API_KEY"
 	t.Run("piped", func(t *testing.T) {
 		e := newEnv(t)
-		delete(e.vars, "OPENAI_API_KEY")
+		delete(e.Vars, "OPENAI_API_KEY")
 		s := e.run(false, nil)
 		s.send("hello")
 		if code := s.wait(); code != 2 {
@@ -317,13 +317,13 @@ func TestMissingKey(t *testing.T) {
 		if got := s.err.String(); !strings.HasPrefix(got, want) {
 			t.Errorf("stderr %q, want it to start with %q", got, want)
 		}
-		if len(e.model.Requests()) != 0 {
+		if len(e.Model.Requests()) != 0 {
 			t.Error("the model was called")
 		}
 	})
 	t.Run("interactive", func(t *testing.T) {
 		e := newEnv(t)
-		delete(e.vars, "OPENAI_API_KEY")
+		delete(e.Vars, "OPENAI_API_KEY")
 		s := e.run(true, nil)
 		s.out.waitFor(t, want)
 		s.out.waitFor(t, "You> ")

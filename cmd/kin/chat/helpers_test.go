@@ -7,66 +7,33 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-
-	"github.com/kin-dev/kin/agent/builtin"
-	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/cmd/kin/chat"
 	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
 // timeout bounds every wait; nothing here sleeps a fixed time.
 const timeout = 20 * time.Second
 
-// env is one test's world: a mock model, a KIN_HOME and a workspace.
+// env is one test's world (see rpctest.World).
 type env struct {
-	t     *testing.T
-	model *modeltest.Server
-	home  string
-	ws    string
-	vars  map[string]string
+	*rpctest.World
+	t *testing.T
 }
 
-func newEnv(t *testing.T) *env {
-	t.Helper()
-	m := modeltest.New()
-	t.Cleanup(m.Close)
-	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	return &env{t: t, model: m, home: t.TempDir(), ws: ws,
-		vars: map[string]string{"OPENAI_API_KEY": "sk-test-canary", "OPENAI_BASE_URL": m.URL(), "KIN_MODEL": "mock-1"}}
-}
-
-func (e *env) write(name, content string) string {
-	e.t.Helper()
-	p := filepath.Join(e.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		e.t.Fatal(err)
-	}
-	return p
-}
+func newEnv(t *testing.T) *env { return &env{World: rpctest.NewWorld(t), t: t} }
 
 // connect serves a real kin server on one end of a pipe and returns the
 // other end, as `kin serve` would be over stdio.
 func (e *env) connect() io.ReadWriteCloser {
 	a, b := net.Pipe()
 	done := make(chan struct{})
-	opts := rpc.Options{
-		Home:    e.home,
-		Getenv:  func(k string) string { return e.vars[k] },
-		Cwd:     e.ws,
-		Version: "test",
-		Logger:  zaptest.NewLogger(e.t),
-		Tools: func([]string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
-		},
-	}
+	opts := e.Options()
 	go func() {
 		rpc.Serve(context.Background(), a, opts)
 		close(done)
@@ -98,7 +65,7 @@ type session struct {
 func (e *env) run(interactive bool, tweak func(*chat.Options)) *session {
 	e.t.Helper()
 	return run(e.t, e.connect(), interactive, func(o *chat.Options) {
-		o.Cwd = e.ws
+		o.Cwd = e.WS
 		if tweak != nil {
 			tweak(o)
 		}

@@ -63,7 +63,7 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 	bin := kin(t)
 	master, slave := openPTY(t)
 	cmd := exec.Command(bin, append([]string{"chat"}, args...)...)
-	cmd.Dir, cmd.Env = e.ws, append(e.binEnv(), "TERM=xterm")
+	cmd.Dir, cmd.Env = e.WS, append(e.binEnv(), "TERM=xterm")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {
@@ -165,7 +165,7 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Text: []string{"Thinking", " for ever"}, Hold: hold},
 		modeltest.Reply{Text: []string{"second ", "answer"}},
 	)
@@ -213,10 +213,10 @@ func TestBinaryTerminalMCP(t *testing.T) {
 		})
 	url := mcptest.ServeHTTP(t, s)
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"docs": map[string]any{"type": "http", "url": url}}})
-	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), cfg, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.model.Script(
+	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "mcp__docs__query-docs", Arguments: `{"query":"react hooks"}`}}},
 		modeltest.Reply{Text: []string{"Hooks let function components keep state."}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "g1", Name: "mcp__docs__greet", Arguments: `{}`}}},
@@ -261,7 +261,7 @@ Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this
 	term.await("Name (required): ", 1)
 	term.typeIn("Ana\r")
 	term.awaitAfter("Assistant> Greeted.", "You> ")
-	reqs := e.model.Requests()
+	reqs := e.Model.Requests()
 	if out, _ := reqs[len(reqs)-1].LastToolOutput(); !strings.Contains(out, "accept: hello Ana (green)") {
 		t.Errorf("the server got %q", out)
 	}
