@@ -1,12 +1,9 @@
 package model
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/settings"
 )
 
 // DefaultModel is used when neither KIN_MODEL nor the settings file names one.
@@ -19,30 +16,18 @@ type Config struct {
 	Model   string `json:"model"`
 }
 
-// settings is the optional file $KIN_HOME/settings.json. The environment wins
-// over it, so a one-off run can point elsewhere without editing the file.
-type settings struct {
-	APIKey  string `json:"openaiApiKey"`
-	BaseURL string `json:"openaiBaseUrl"`
-	Model   string `json:"model"`
-}
-
 // LoadConfig reads OPENAI_API_KEY, OPENAI_BASE_URL and KIN_MODEL from the
-// environment, falling back to $KIN_HOME/settings.json. A settings file that
-// cannot be parsed is an error naming the file; a missing one is not.
+// environment, falling back to $KIN_HOME/settings.json (the environment wins,
+// so a one-off run can point elsewhere without editing the file). A settings
+// file that cannot be parsed is an error naming the file; a missing one is not.
 func LoadConfig(kinHome string, getenv func(string) string) (Config, error) {
-	var s settings
-	path := filepath.Join(kinHome, "settings.json")
-	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return Config{}, fmt.Errorf("kin: %s is not valid JSON: %v", path, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return Config{}, fmt.Errorf("kin: reading %s: %v", path, err)
+	s, err := settings.Load(kinHome)
+	if err != nil {
+		return Config{}, err
 	}
 	c := Config{
-		APIKey:  first(getenv("OPENAI_API_KEY"), s.APIKey),
-		BaseURL: strings.TrimRight(first(getenv("OPENAI_BASE_URL"), s.BaseURL), "/"),
+		APIKey:  first(getenv("OPENAI_API_KEY"), s.OpenAIAPIKey),
+		BaseURL: strings.TrimRight(first(getenv("OPENAI_BASE_URL"), s.OpenAIBaseURL), "/"),
 		Model:   first(getenv("KIN_MODEL"), s.Model, DefaultModel),
 	}
 	return c, nil

@@ -1,0 +1,45 @@
+// Package settings reads $KIN_HOME/settings.json, the person's own choices
+// for kin (model service, limits, sandbox...). Every feature that has a
+// setting declares its field here, so there is one file, one parser and one
+// place that documents what the file may hold.
+//
+// The file may hold the model key, so it is never logged and never written
+// with a mode wider than 0600. The environment wins over the file where a
+// variable exists for the same thing (the callers decide that).
+package settings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Settings is the file's content. Absent fields are zero.
+type Settings struct {
+	OpenAIAPIKey  string `json:"openaiApiKey,omitempty"`
+	OpenAIBaseURL string `json:"openaiBaseUrl,omitempty"`
+	Model         string `json:"model,omitempty"`
+}
+
+// Path is where the file lives under home.
+func Path(home string) string { return filepath.Join(home, "settings.json") }
+
+// Load reads the file under home. A missing file is the zero Settings; one
+// that cannot be read or parsed is an error naming the file.
+func Load(home string) (Settings, error) {
+	var s Settings
+	path := Path(home)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("kin: reading %s: %v", path, err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Settings{}, fmt.Errorf("kin: %s is not valid JSON: %v", path, err)
+	}
+	return s, nil
+}
