@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // Errors returned by Store methods (wrapped; test with errors.Is).

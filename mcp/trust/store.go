@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/mcp/config"
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // FileName is the trust file's name inside KIN_HOME.
