@@ -216,5 +216,5 @@ type statusParams struct {
 func (h mcpHost) Status(s manager.Status) {
 	h.h.Status(statusParams{Server: s.Server, State: string(s.State), Tools: s.Tools, Error: s.Error})
 }
-func (h mcpHost) Notice(level, message string) { h.h.Notice(level, message) }
-func (h mcpHost) RevokeGrant(key string)       { h.h.RevokeGrant(key) }
+func (h mcpHost) Notice(level, message string)      { h.h.Notice(level, message) }
+func (h mcpHost) RevokeGrant(key, keep string) bool { return h.h.RevokeGrant(key, keep) }

@@ -143,11 +143,24 @@ func TestNames(t *testing.T) {
 	if got := n.Assign("docs", "query-docs"); got != "mcp__docs__query-docs" {
 		t.Fatalf("not stable: %q", got)
 	}
-	// Collision across servers: "a__b"+"c" vs "a"+"b__c".
+	// Collision across servers: "a__b"+"c" vs "a"+"b__c". Neither gets the
+	// plain name, whichever comes first.
 	first := n.Assign("a", "b__c")
 	second := n.Assign("a__b", "c")
-	if first != "mcp__a__b__c" || second == first || !strings.HasPrefix(second, "mcp__a__b__c_") {
+	if first != catalog.Hashed("a", "b__c") || second != catalog.Hashed("a__b", "c") || first == second {
 		t.Fatalf("collision: %q %q", first, second)
+	}
+	other := catalog.NewNames()
+	if other.Assign("a__b", "c") != second || other.Assign("a", "b__c") != first {
+		t.Fatal("names depend on the order servers list in")
+	}
+	for _, st := range [][2]string{{"a_", "b"}, {"a", "_b"}, {"a", "b__"}} {
+		if got := n.Assign(st[0], st[1]); got != catalog.Hashed(st[0], st[1]) {
+			t.Errorf("ambiguous %q/%q got %q", st[0], st[1], got)
+		}
+	}
+	if got := n.Assign("my_server", "get_thing"); got != "mcp__my_server__get_thing" {
+		t.Errorf("single underscores are not ambiguous: %q", got)
 	}
 	// Disallowed characters.
 	dotted := n.Assign("docs", "get.page")

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Def is one vetted tool definition.
@@ -16,7 +18,7 @@ type Def struct {
 	Schema      json.RawMessage // the input schema, passed through
 	ReadOnly    bool            // the server's readOnlyHint (a claim, not a fact)
 	Flagged     bool            // the description looked like an injection attempt
-	Fingerprint string          // changes when description, schema or readOnlyHint do
+	Fingerprint string          // changes when description, schema or annotations do
 }
 
 // Allowed is a server's allowed_tools filter: nil allows every tool, an
@@ -55,21 +57,25 @@ func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, 
 			Schema:      r.Schema,
 			ReadOnly:    ro,
 			Flagged:     flagged,
-			Fingerprint: Fingerprint(t.Description, r.Schema, ro),
+			Fingerprint: Fingerprint(t.Description, r.Schema, t.Annotations),
 		})
 	}
 	return defs, skipped
 }
 
 // Fingerprint identifies a definition's meaning: the server's description
-// as sent, the schema and the read-only claim.
-func Fingerprint(desc string, schema json.RawMessage, readOnly bool) string {
+// and input schema as sent, and its annotations (the read-only,
+// destructive, idempotent and open-world claims and the title). It is
+// stored with "always allow" grants, so a grant answers only the
+// definition the person saw.
+func Fingerprint(desc string, schema json.RawMessage, ann *mcp.ToolAnnotations) string {
+	annotations, _ := json.Marshal(ann) // a struct of plain fields: never fails
 	h := sha256.New()
 	h.Write([]byte(strconv.Quote(desc)))
 	h.Write([]byte{0})
 	h.Write(schema)
 	h.Write([]byte{0})
-	h.Write([]byte(strconv.FormatBool(readOnly)))
+	h.Write(annotations)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 

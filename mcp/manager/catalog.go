@@ -14,8 +14,9 @@ import (
 
 // events are what an install found worth telling the person.
 type events struct {
-	redefined []string // exposed names
-	added     []string // server tool names (late tools only)
+	redefined []catalog.Def // changed since this connection's approval
+	current   []catalog.Def // the others: checked against the standing grants
+	added     []string      // server tool names (late tools only)
 	skipped   []string // not in allowed_tools, first report
 	removed   []string
 }
@@ -45,7 +46,9 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 			ev.added = append(ev.added, d.Name)
 		case seen && fp != d.Fingerprint:
 			s.revoked[d.Name] = true
-			ev.redefined = append(ev.redefined, d.Exposed)
+			ev.redefined = append(ev.redefined, d)
+		default:
+			ev.current = append(ev.current, d)
 		}
 		s.known[d.Name] = d.Fingerprint
 	}
@@ -72,15 +75,29 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 }
 
 // report tells the Host what install found. Call without locks.
+//
+// A tool redefined while this connection lives loses every standing grant.
+// A standing grant given for another definition of a tool (a permanent
+// grant from before a restart, when `npx -y pkg` fetched a new version, or
+// one given through another kin process) is revoked too, with the same
+// warning: the person approved something else.
 func (s *server) report(ev events) {
 	name := s.disp.Name
-	for _, exposed := range ev.redefined {
-		s.m.host.RevokeGrant("mcp:" + exposed)
+	var redefined []string
+	for _, d := range ev.redefined {
+		s.m.host.RevokeGrant(calltool.GrantKey(s.id, d.Name), "")
+		redefined = append(redefined, d.Exposed)
 	}
-	if len(ev.redefined) > 0 {
+	for _, d := range ev.current {
+		if s.m.host.RevokeGrant(calltool.GrantKey(s.id, d.Name), d.Fingerprint) {
+			redefined = append(redefined, d.Exposed)
+		}
+	}
+	if len(redefined) > 0 {
+		sort.Strings(redefined)
 		s.m.host.Notice(LevelWarning, fmt.Sprintf(
-			"⚠ MCP server %s redefined %s after approval (description, schema or read-only hint changed): any standing grant is revoked and each call needs fresh approval",
-			name, strings.Join(ev.redefined, ", ")))
+			"⚠ MCP server %s redefined %s after approval (description, schema or annotations changed): any standing grant is revoked and each call needs fresh approval",
+			name, strings.Join(redefined, ", ")))
 	}
 	if len(ev.added) > 0 {
 		s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s added tools %s; each call needs approval",

@@ -26,6 +26,7 @@ type server struct {
 	cfg  config.Server
 	disp config.Display
 	red  *connect.Redactor
+	id   string // trust.Hash(cfg): the launch identity grants are keyed on
 
 	refresh chan struct{} // a list change is pending (capacity 1)
 
@@ -53,6 +54,7 @@ func newServer(m *Manager, cfg config.Server) *server {
 		cfg:     cfg,
 		disp:    cfg.Display(),
 		red:     connect.NewRedactor(cfg),
+		id:      trust.Hash(cfg),
 		refresh: make(chan struct{}, 1),
 		state:   StateStopped,
 		known:   map[string]string{},
@@ -65,6 +67,7 @@ func newServer(m *Manager, cfg config.Server) *server {
 // Binding.
 
 func (s *server) Name() string        { return s.cfg.Name }
+func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
 func (s *server) Redact(t string) string {
 	return s.red.String(t)
