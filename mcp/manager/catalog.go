@@ -17,7 +17,7 @@ type events struct {
 	redefined []catalog.Def // changed since this connection's approval
 	current   []catalog.Def // the others: checked against the standing grants
 	added     []string      // server tool names (late tools only)
-	skipped   []string // not in allowed_tools, first report
+	skipped   []string      // not in allowed_tools, first report
 	removed   []string
 }
 
