@@ -162,7 +162,7 @@ func (s *server) refetch(conn *connect.Conn) {
 	if err != nil {
 		s.mu.Unlock()
 		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: the changed tool list could not be fetched; keeping the previous one: %s",
-			s.disp.Name, s.red.Error(err)))
+			s.disp.Name, s.redactErr(err)))
 		return
 	}
 	ev := s.install(raws, false)

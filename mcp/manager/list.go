@@ -174,7 +174,7 @@ func (s *server) check(ctx context.Context) CheckResult {
 			// Say first what the person can do about it.
 			r.Explanation = s.disp.Name + " uses OAuth and has no stored sign-in: run mcp/login"
 			if info.Problem != "" {
-				r.Explanation = s.disp.Name + " uses OAuth, which cannot work as configured: " + s.red.String(info.Problem)
+				r.Explanation = s.disp.Name + " uses OAuth, which cannot work as configured: " + s.Redact(info.Problem)
 			}
 			if last := strings.TrimSuffix(lastErr, loginSuffix); last != "" && !strings.Contains(r.Explanation, last) {
 				r.Explanation += " (last attempt: " + last + ")"
@@ -192,7 +192,7 @@ func (s *server) check(ctx context.Context) CheckResult {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		if what, err := probe(pctx, cs); err != nil {
-			r.Explanation = "connected, but it does not answer " + what + ": " + s.red.Error(err)
+			r.Explanation = "connected, but it does not answer " + what + ": " + s.redactErr(err)
 			break
 		}
 		r.Ready = true

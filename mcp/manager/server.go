@@ -69,8 +69,18 @@ func newServer(m *Manager, cfg config.Server) *server {
 func (s *server) Name() string        { return s.cfg.Name }
 func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
+// Redact removes the server's secrets from t: its env and header values,
+// URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
-	return s.red.String(t)
+	return s.redactor().String(t)
+}
+
+func (s *server) redactErr(err error) string {
+	return s.redactor().Error(err)
+}
+
+func (s *server) redactor() *connect.Redactor {
+	return s.red.With(s.m.oauth.Secrets(s.cfg)...)
 }
 
 func (s *server) Timeout() time.Duration {
@@ -103,7 +113,7 @@ func (s *server) Track(env tool.Env) func() {
 
 // set records a state and reports it.
 func (s *server) set(st State, msg string) {
-	msg = s.red.String(msg)
+	msg = s.Redact(msg)
 	s.mu.Lock()
 	s.state, s.lastErr = st, msg
 	n := len(s.tools)
@@ -119,7 +129,7 @@ func (s *server) fail(st State, msg string) {
 	if st == StateNeedsLogin {
 		verb = "needs sign-in"
 	}
-	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.red.String(msg)))
+	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.Redact(msg)))
 }
 
 // begin makes the server startable again and returns its lifetime context.
@@ -168,7 +178,7 @@ func (s *server) approve(ctx, life context.Context) bool {
 	switch {
 	case err == nil && dec == DecisionTrust:
 		if err := s.m.trust.Trust(s.cfg); err != nil {
-			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.red.Error(err)))
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.redactErr(err)))
 		}
 	case err == nil && dec == DecisionAllowOnce:
 	default:
@@ -220,7 +230,7 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 			err = fmt.Errorf("no tool list within %s", timeout)
 		}
 		if life.Err() == nil {
-			s.fail(StateUnavailable, "tool discovery: "+s.red.Error(err))
+			s.fail(StateUnavailable, "tool discovery: "+s.redactErr(err))
 		}
 		return
 	}
