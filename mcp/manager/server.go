@@ -69,6 +69,7 @@ func newServer(m *Manager, cfg config.Server) *server {
 func (s *server) Name() string        { return s.cfg.Name }
 func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
+
 // Redact removes the server's secrets from t: its env and header values,
 // URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
