@@ -16,7 +16,10 @@
 //   - Sanitize and Describe build the description the model sees: labelled
 //     with its origin, stripped of zero-width and bidi controls, capped, and
 //     flagged when it reads like an attempt to override instructions.
-//   - Vet combines these and filters by the server's allowed_tools.
+//   - Vet combines these, filters by the server's allowed_tools, leaves
+//     out a tool whose input schema is not an object schema (a model takes
+//     only `"type": "object"` as a function's parameters) and sanitises
+//     the texts of the schema (descriptions, titles) like descriptions.
 //
 // This package must never register a definition it has not vetted, never
 // trust a description (it is the server's text, passed on as data), and

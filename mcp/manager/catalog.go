@@ -14,10 +14,11 @@ import (
 
 // events are what an install found worth telling the person.
 type events struct {
-	redefined []catalog.Def // changed since this connection's approval
-	current   []catalog.Def // the others: checked against the standing grants
-	added     []string      // server tool names (late tools only)
-	skipped   []string      // not in allowed_tools, first report
+	redefined []catalog.Def     // changed since this connection's approval
+	current   []catalog.Def     // the others: checked against the standing grants
+	added     []string          // server tool names (late tools only)
+	skipped   []string          // not in allowed_tools, first report
+	omitted   []catalog.Omitted // left out (not an object schema), first report
 	removed   []string
 }
 
@@ -29,7 +30,7 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	if s.cfg.AllowedToolsSet {
 		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
 	}
-	defs, skipped := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
+	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
 	var ev events
 	for _, name := range skipped {
 		if !s.skipped[name] {
@@ -37,6 +38,13 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 			ev.skipped = append(ev.skipped, name)
 		}
 	}
+	for _, o := range omitted {
+		if s.reported[o.Name] != o.Reason {
+			s.reported[o.Name] = o.Reason
+			ev.omitted = append(ev.omitted, o)
+		}
+	}
+	s.omitted = omitted
 	ch := catalog.Compare(s.defs, defs)
 	ev.removed = ch.Removed
 	for _, d := range defs {
@@ -107,6 +115,16 @@ func (s *server) report(ev events) {
 		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: tools not in allowed_tools were skipped: %s",
 			name, strings.Join(labels(ev.skipped), ", ")))
 	}
+	for _, o := range ev.omitted {
+		s.m.host.Notice(LevelWarning, omittedWarning(name, o))
+	}
+}
+
+// omittedWarning says which tool was left out and why (mcp/list's warnings
+// and a notice).
+func omittedWarning(server string, o catalog.Omitted) string {
+	return fmt.Sprintf("MCP server %s: tool %s is left out (the server's other tools are available): %s",
+		server, catalog.Label(o.Name), o.Reason)
 }
 
 func labels(names []string) []string {

@@ -49,7 +49,7 @@ type ListResult struct {
 	Servers  []Row    `json:"servers"`
 	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
 	Foreign  []Row    `json:"foreign"`            // root .mcp.json entries, never loaded
-	Warnings []string `json:"warnings"`           // one per skipped entry or unreadable file
+	Warnings []string `json:"warnings"`           // one per skipped entry, unreadable file or tool left out
 	Notices  []string `json:"notices"`
 }
 
@@ -66,6 +66,9 @@ func (m *Manager) List() ListResult {
 		row := m.row(sc)
 		if s := m.server(sc.Name); s != nil && sameServer(s.cfg, sc) {
 			row.State, row.LastError, row.Tools = s.snapshot()
+			for _, o := range s.omittedTools() {
+				r.Warnings = append(r.Warnings, omittedWarning(row.Name, o))
+			}
 		} else if row.Enabled {
 			row.State, row.LastError = StateStopped, "changed since the last apply: run mcp/apply to connect it"
 		}

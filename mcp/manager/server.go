@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,22 +46,25 @@ type server struct {
 	known     map[string]string // every definition seen since approval: name -> fingerprint
 	revoked   map[string]bool   // redefined tools: never auto-allowed again
 	skipped   map[string]bool   // tools already reported as not in allowed_tools
+	reported  map[string]string // tools already reported as left out: name -> reason
+	omitted   []catalog.Omitted // the last listing's tools left out
 	calls     map[*tool.Env]struct{}
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
 	return &server{
-		m:       m,
-		cfg:     cfg,
-		disp:    cfg.Display(),
-		red:     connect.NewRedactor(cfg),
-		id:      trust.Hash(cfg),
-		refresh: make(chan struct{}, 1),
-		state:   StateStopped,
-		known:   map[string]string{},
-		revoked: map[string]bool{},
-		skipped: map[string]bool{},
-		calls:   map[*tool.Env]struct{}{},
+		m:        m,
+		cfg:      cfg,
+		disp:     cfg.Display(),
+		red:      connect.NewRedactor(cfg),
+		id:       trust.Hash(cfg),
+		refresh:  make(chan struct{}, 1),
+		state:    StateStopped,
+		known:    map[string]string{},
+		revoked:  map[string]bool{},
+		skipped:  map[string]bool{},
+		reported: map[string]string{},
+		calls:    map[*tool.Env]struct{}{},
 	}
 }
 
@@ -358,6 +362,16 @@ func (s *server) stop(report bool) {
 		}
 		s.set(st, "")
 	}
+}
+
+// omittedTools lists the tools of the live connection that were left out.
+func (s *server) omittedTools() []catalog.Omitted {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	return slices.Clone(s.omitted)
 }
 
 // snapshot returns the state for List and Check.
