@@ -269,6 +269,7 @@ func (s *server) dialOptions() connect.Options {
 		OAuthHandler:   s.m.oauth.Handler,
 		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
 		ListenTimeout:  s.m.opts.ListenTimeout,
+		Logger:         s.m.log,
 		Client: mcp.ClientOptions{
 			Logger:             slog.New(slog.DiscardHandler),
 			ElicitationHandler: s.elicit,
