@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,5 +104,39 @@ func TestBinaryRevokedGrantIsNotHonoured(t *testing.T) {
 	}
 	if keys := grantKeys(t, p.home); strings.Join(keys, ",") != "bash:pwd" {
 		t.Errorf("grants.json holds %v, want only bash:pwd", keys)
+	}
+}
+
+// A server name that is not valid UTF-8 (the byte \xe8), too long or with a
+// control character is refused, by `kin mcp add` and by mcp/add in a raw
+// frame, saying what a name may be; nothing is written.
+func TestBinaryRefusesBadServerNames(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	for _, name := range []string{"\xe8", strings.Repeat("n", 65), "a\x1bb"} {
+		cmd := exec.Command(kinBin, "mcp", "add", "--scope", "global", name, "--", "srv")
+		cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
+		cmd.Dir = wd
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "a name is 1 to 64 characters of valid UTF-8") {
+			t.Errorf("kin mcp add %q: %v\n%s", name, err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("mcp.json written: %v", err)
+	}
+
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	body := "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"mcp/add\",\"params\":{\"scope\":\"global\",\"name\":\"\xe8\",\"config\":{\"command\":\"srv\"}}}"
+	p.sendRaw("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	e := p.until(idIs(2))["error"].(map[string]any)
+	if e["code"] != -32602.0 || !strings.Contains(e["message"].(string), "a name is 1 to 64 characters of valid UTF-8") {
+		t.Errorf("mcp/add of \\xe8: %v", e)
+	}
+	p.send(req(3, "mcp/list", nil))
+	if servers := p.until(idIs(3))["result"].(map[string]any)["servers"].([]any); len(servers) != 0 {
+		t.Errorf("servers after the refusal: %v", servers)
 	}
 }

@@ -77,6 +77,9 @@ func (a *mcpAdapter) Edit(ctx context.Context, e rpc.MCPEdit) error {
 	default:
 		err = fmt.Errorf("unknown edit %q", e.Op)
 	}
+	if errors.Is(err, config.ErrBadName) {
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
+	}
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ var (
 	ErrNotFound      = errors.New("server not found")
 	ErrMalformedFile = errors.New("config file is malformed; kin will not overwrite it")
 	ErrScope         = errors.New("cannot write this scope")
+	ErrBadName       = errors.New("invalid server name")
 )
 
 // Store edits the project and global mcp.json files. Every method is one
@@ -46,8 +47,12 @@ func (st *Store) Path(scope Scope) (string, error) {
 
 // Add writes a new entry, given as raw JSON exactly as it should appear in
 // the file (${VAR} unexpanded). The entry must be well formed (as Load would
-// accept it, apart from unset variables); ErrExists if the name is taken.
+// accept it, apart from unset variables); ErrExists if the name is taken,
+// ErrBadName if it is not a name CheckName accepts.
 func (st *Store) Add(scope Scope, name string, raw json.RawMessage) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	if err := checkRaw(name, raw); err != nil {
 		return err
 	}
