@@ -37,7 +37,12 @@ func mcpFactory(log *zap.Logger, home string, reserved []string) rpc.MCPFactory 
 			Reserved: reserved,
 			Version:  version,
 		})
-		return &mcpAdapter{m: m, store: config.NewStore(wd, home), trust: trust.Open(home)}
+		store := config.NewStore(wd, home)
+		store.Moved = func(name string, moved []string) {
+			h.Notice("info", fmt.Sprintf("MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
+				name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(home)))
+		}
+		return &mcpAdapter{m: m, store: store, trust: trust.Open(home)}
 	}
 }
 
