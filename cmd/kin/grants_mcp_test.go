@@ -209,3 +209,31 @@ func TestMCPPermanentGrantDoesNotSurviveARedefinition(t *testing.T) {
 		t.Errorf("grants after the redefinition %v", grants.Grants)
 	}
 }
+
+// An MCP call's approval shows bidi and zero-width characters in its
+// arguments escaped; the server gets the arguments as the model wrote them.
+func TestMCPApprovalEscapesArguments(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	got := make(chan string, 1)
+	mcptest.AddTool(srv, "open", "Open a file.", false, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		got <- a["query"].(string)
+		return mcptest.Text("opened"), nil
+	})
+	w := newWorld(t, map[string]any{"files": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, srv)}})
+	ed := w.editor()
+	answer(ed, map[string]string{"o1": "allow_once"})
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "files"), rpctest.Field("state", "connected")))
+	spoofed := "invoice_\u202egpj.exe\u200b"
+	b, _ := json.Marshal(map[string]string{"query": spoofed})
+	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "o1", Name: "mcp__files__open", Arguments: strings.ReplaceAll(string(b), `\u202e`, "\u202e")}}},
+		modeltest.Reply{Text: []string{"done"}})
+	tid := startTurn(t, ed, newSession(t, ed), "open it")
+	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
+	ap := ed.Wait("approval/request", rpctest.Field("callId", "o1"))
+	if args := ap["arguments"].(string); !strings.Contains(args, `invoice_\u202egpj.exe\u200b`) || strings.ContainsAny(args, "\u202e\u200b") {
+		t.Errorf("arguments shown as %q", args)
+	}
+	if v := <-got; v != spoofed {
+		t.Errorf("the server got %q, want %q", v, spoofed)
+	}
+}
