@@ -34,6 +34,7 @@ func Main(m *testing.M) {
 //	echo          tools echo {query} and child_pid
 //	sleeper       like echo, and starts `sleep 300` in its process group;
 //	              child_pid returns the sleep's pid
+//	setsid-sleeper like sleeper, but the sleep leaves the group (setsid)
 //	discover-exit exits when the first message is server/discover, else echo
 //	crash         exits at once
 //	env           tool env returns the server's environment, one per line
@@ -66,8 +67,9 @@ func serveStdio(name string) int {
 	switch name {
 	case "crash":
 		return 3
-	case "sleeper":
+	case "sleeper", "setsid-sleeper":
 		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = setsidAttr(name == "setsid-sleeper")
 		if err := cmd.Start(); err != nil {
 			return 4
 		}

@@ -1,0 +1,106 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+)
+
+// procAlive: pid runs (exists and is not a zombie).
+func procAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// bashTurn starts kin serve, runs one turn whose model calls bash with
+// command (approved once), and returns kin and the pid the command printed
+// as "pid=N" (from the streamed output).
+func bashTurn(t *testing.T, command string, then ...modeltest.Reply) (*proc, int) {
+	t.Helper()
+	m := modeltest.New()
+	t.Cleanup(m.Close)
+	args, _ := json.Marshal(map[string]string{"command": command})
+	m.Script(append([]modeltest.Reply{{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: string(args)}}}}, then...)...)
+	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL())
+	p.send(req(1, "initialize", map[string]any{"processId": os.Getpid()}))
+	p.until(idIs(1))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	p.send(req(2, "session/new", nil))
+	sid := p.until(idIs(2))["result"].(map[string]any)["session"].(map[string]any)["sessionId"]
+	p.send(req(3, "turn/start", map[string]any{"sessionId": sid, "input": "run it"}))
+	ap := p.until(func(m map[string]any) bool { return m["method"] == "approval/request" })
+	rid := ap["params"].(map[string]any)["requestId"]
+	p.send(req(4, "approval/respond", map[string]any{"requestId": rid, "decision": "allow_once"}))
+	var out strings.Builder
+	p.until(func(m map[string]any) bool {
+		if m["method"] != "turn/toolCall" {
+			return false
+		}
+		d, _ := m["params"].(map[string]any)["outputDelta"].(string)
+		out.WriteString(d)
+		_, rest, ok := strings.Cut(out.String(), "pid=")
+		return ok && strings.Contains(rest, "\n")
+	})
+	_, rest, _ := strings.Cut(out.String(), "pid=")
+	pid, err := strconv.Atoi(strings.Fields(rest)[0])
+	if err != nil {
+		t.Fatalf("pid in %q: %v", out.String(), err)
+	}
+	t.Cleanup(func() {
+		if procAlive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return p, pid
+}
+
+// exitKin sends shutdown and exit and waits for kin to end.
+func exitKin(t *testing.T, p *proc) {
+	t.Helper()
+	p.send(req(90, "shutdown", nil))
+	p.until(idIs(90))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+	if code := p.wait(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+// kin shuts down during a command that started a process with setsid():
+// the command is stopped, and so is the process that left its group.
+func TestBinaryShutdownStopsWhatACommandSetsidStarted(t *testing.T) {
+	p, pid := bashTurn(t, "setsid sleep 1000 & echo pid=$!; sleep 1000")
+	if !procAlive(pid) {
+		t.Fatal("the setsid sleep is not running before shutdown")
+	}
+	exitKin(t, p)
+	if procAlive(pid) {
+		t.Fatalf("the setsid sleep %d outlived kin", pid)
+	}
+}
+
+// A process that also dropped kin's marker from its environment is beyond
+// what kin can attribute to its command, and outlives the call; it is still
+// below kin (its subreaper), so it does not outlive kin.
+func TestBinaryShutdownStopsUnattributedOrphans(t *testing.T) {
+	p, pid := bashTurn(t, "env -u KIN_PROC_OWNER setsid sleep 1000 >/dev/null 2>&1 & echo pid=$!",
+		modeltest.Reply{Text: []string{"done"}})
+	p.until(func(m map[string]any) bool { return m["method"] == "turn/completed" })
+	if !procAlive(pid) {
+		t.Fatal("the unmarked sleep is not running before shutdown (the test would prove nothing)")
+	}
+	exitKin(t, p)
+	if procAlive(pid) {
+		t.Fatalf("the unmarked sleep %d outlived kin", pid)
+	}
+}
