@@ -4,13 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/mcp/mcptest"
 )
+
+// The test binary doubles as the stdio MCP servers of mcptest: kin serve
+// starts it with KIN_MCPTEST_SERVER set.
+func init() { mcptest.ServeIfAsked() }
 
 // procAlive: pid runs (exists and is not a zombie).
 func procAlive(pid int) bool {
@@ -102,5 +109,68 @@ func TestBinaryShutdownStopsUnattributedOrphans(t *testing.T) {
 	exitKin(t, p)
 	if procAlive(pid) {
 		t.Fatalf("the unmarked sleep %d outlived kin", pid)
+	}
+}
+
+// kin shuts down while a stdio MCP server runs whose child left the
+// server's process group with setsid(): the server and its child go.
+func TestBinaryShutdownStopsWhatAnMCPServerSetsidStarted(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"sl": map[string]any{"command": exe, "env": map[string]string{mcptest.EnvServer: "setsid-sleeper"}},
+	}})
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := modeltest.New()
+	t.Cleanup(m.Close)
+	m.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "mcp__sl__child_pid"}}}, modeltest.Reply{Text: []string{"ok"}})
+	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL(), "KIN_HOME="+home, "HOME="+home)
+	p.send(req(1, "initialize", map[string]any{"processId": os.Getpid()}))
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	id := 100
+	approve := func(m map[string]any) {
+		if m["method"] == "approval/request" {
+			id++
+			p.send(req(id, "approval/respond", map[string]any{"requestId": m["params"].(map[string]any)["requestId"], "decision": "allow_once"}))
+		}
+	}
+	p.until(func(m map[string]any) bool {
+		approve(m)
+		par, _ := m["params"].(map[string]any)
+		return m["method"] == "mcp/status" && par["server"] == "sl" && par["state"] == "connected"
+	})
+	p.send(req(2, "session/new", nil))
+	sid := p.until(idIs(2))["result"].(map[string]any)["session"].(map[string]any)["sessionId"]
+	p.send(req(3, "turn/start", map[string]any{"sessionId": sid, "input": "child?"}))
+	var output string
+	p.until(func(m map[string]any) bool {
+		approve(m)
+		par, _ := m["params"].(map[string]any)
+		if m["method"] == "turn/toolCall" && par["status"] == "completed" {
+			output, _ = par["output"].(string)
+		}
+		return m["method"] == "turn/completed"
+	})
+	found := regexp.MustCompile(`(\d+)\s*</untrusted-mcp-result>`).FindStringSubmatch(output)
+	if found == nil {
+		t.Fatalf("no child pid in %q", output)
+	}
+	pid, _ := strconv.Atoi(found[1])
+	t.Cleanup(func() {
+		if procAlive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if !procAlive(pid) {
+		t.Fatal("the server's setsid child is not running before shutdown")
+	}
+	exitKin(t, p)
+	if procAlive(pid) {
+		t.Fatalf("the MCP server's setsid child %d outlived kin", pid)
 	}
 }

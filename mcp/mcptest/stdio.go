@@ -22,10 +22,17 @@ const EnvServer = "KIN_MCPTEST_SERVER"
 // Main runs the stdio server named by $KIN_MCPTEST_SERVER when it is set,
 // and the tests otherwise. Call it from TestMain.
 func Main(m *testing.M) {
+	ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+// ServeIfAsked runs the stdio server named by $KIN_MCPTEST_SERVER and exits,
+// when it is set; otherwise it returns. For a test binary whose TestMain
+// does other things (call it from an init function there).
+func ServeIfAsked() {
 	if name := os.Getenv(EnvServer); name != "" {
 		os.Exit(serveStdio(name))
 	}
-	os.Exit(m.Run())
 }
 
 // Stdio is a stdio server entry that re-executes the test binary as the
