@@ -141,3 +141,27 @@ func TestEnvSetsOneMarker(t *testing.T) {
 		t.Errorf("untagged env %v", u)
 	}
 }
+
+// Shutdown stops what is below kin even when no owner knows it (here a
+// child started without one). It runs last: it stops everything below the
+// test process.
+func TestShutdownStopsEverythingBelow(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "setsid sleep 1000 >/dev/null 2>&1 & echo $!; exec sleep 1000")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	orphan, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := cmd.Process.Pid
+	reaper.Shutdown(time.Second)
+	for _, pid := range []int{leader, orphan} {
+		if !gone(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("%d is still there after Shutdown", pid)
+		}
+	}
+}

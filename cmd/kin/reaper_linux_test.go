@@ -96,16 +96,15 @@ func TestBinaryShutdownStopsWhatACommandSetsidStarted(t *testing.T) {
 	}
 }
 
-// A process that also dropped kin's marker from its environment is beyond
-// what kin can attribute to its command, and outlives the call; it is still
-// below kin (its subreaper), so it does not outlive kin.
-func TestBinaryShutdownStopsUnattributedOrphans(t *testing.T) {
+// A process that also drops kin's marker from its environment may be out
+// of what kin can attribute to its command (kin may still have seen the
+// marker before the exec that dropped it), so it may outlive the call; it
+// is below kin (its subreaper) either way, so it does not outlive kin.
+func TestBinaryShutdownLeavesNothingBelowKin(t *testing.T) {
 	p, pid := bashTurn(t, "env -u KIN_PROC_OWNER setsid sleep 1000 >/dev/null 2>&1 & echo pid=$!",
 		modeltest.Reply{Text: []string{"done"}})
 	p.until(func(m map[string]any) bool { return m["method"] == "turn/completed" })
-	if !procAlive(pid) {
-		t.Fatal("the unmarked sleep is not running before shutdown (the test would prove nothing)")
-	}
+	t.Logf("after the call, the unmarked sleep runs: %v", procAlive(pid))
 	exitKin(t, p)
 	if procAlive(pid) {
 		t.Fatalf("the unmarked sleep %d outlived kin", pid)
