@@ -225,3 +225,30 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestFromSettings(t *testing.T) {
+	home := t.TempDir()
+	extra := t.TempDir()
+	write := func(s string) {
+		t.Helper()
+		must(t, os.WriteFile(filepath.Join(home, "settings.json"), []byte(s), 0o600))
+	}
+	cfg := FromSettings(home)
+	if cfg.Mode != ModeAuto || cfg.Problem != "" || cfg.Hidden[0] != home || cfg.Cache != filepath.Join(home, "cache", "sandbox") || cfg.AutoApprove {
+		t.Fatalf("no file: %+v", cfg)
+	}
+	write(`{"sandbox":"off","sandboxWritable":["` + extra + `","rel/dir","/no/such/dir"],"autoApproveSandboxedCommands":true}`)
+	cfg = FromSettings(home)
+	if cfg.Mode != ModeOff || !cfg.AutoApprove || len(cfg.Writable) != 1 || cfg.Writable[0] != extra ||
+		!strings.Contains(cfg.Problem, `"rel/dir" is not an absolute path`) || !strings.Contains(cfg.Problem, "/no/such/dir is not an existing folder") {
+		t.Fatalf("settings: %+v", cfg)
+	}
+	write(`{"sandbox":"yes"}`)
+	if cfg = FromSettings(home); cfg.Mode != ModeRequired || !strings.Contains(cfg.Problem, `"yes" is not one of`) {
+		t.Fatalf("bad mode: %+v", cfg)
+	}
+	write(`{"sandbox":`)
+	if cfg = FromSettings(home); cfg.Mode != ModeRequired || !strings.Contains(cfg.Problem, "not valid JSON") {
+		t.Fatalf("bad file: %+v", cfg)
+	}
+}
