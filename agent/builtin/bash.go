@@ -225,7 +225,14 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	case <-time.After(bashDrainWait):
 	}
 	leftovers := false
-	if killed == "" && groupAlive(proc) {
+	if policy != nil {
+		// The sandbox's PID namespace ended with the command and took
+		// everything it started along; what may still show in the group
+		// is bubblewrap's own last moment, not the command's leftovers.
+		if groupAlive(proc) {
+			signalGroup(proc, sigKill)
+		}
+	} else if killed == "" && groupAlive(proc) {
 		leftovers = true
 		signalGroup(proc, sigTerm)
 		for deadline := time.Now().Add(min(b.opts.KillGrace, 300*time.Millisecond)); groupAlive(proc) && time.Now().Before(deadline); {
