@@ -36,7 +36,7 @@ export function describe(s: StatusInputs): { text: string; tooltip: string; warn
 		return { text: '$(sync~spin) kin: busy', tooltip: `kin: a turn is running${unconfined}`, warn: false, error: false };
 	}
 	if (s.unconfined) {
-		return { text: '$(unlock) kin: unconfined', tooltip: `kin: connected${unconfined}`, warn: true, error: false };
+		return { text: '$(unlock) kin: connected, unconfined', tooltip: `kin: connected${unconfined}`, warn: true, error: false };
 	}
 	return { text: '$(comment-discussion) kin: connected', tooltip: 'kin: connected', warn: false, error: false };
 }
