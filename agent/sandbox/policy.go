@@ -55,7 +55,7 @@ type resolved struct {
 // resolved (the workspace folders, sandboxWritable, the cache), outermost
 // only, for the approval.
 func (p Policy) WritableFolders() []string {
-	r := resolve(p)
+	r := resolve(p, false)
 	var out []string
 	for _, e := range r.entries {
 		if e.kind != kindWritable {
@@ -75,7 +75,10 @@ func (p Policy) WritableFolders() []string {
 	return out
 }
 
-func resolve(p Policy) resolved {
+// resolve resolves p. With create, it makes the cache folder (a command is
+// about to use it); without, a cache folder not made yet is listed as it
+// will be (preparing a call changes nothing).
+func resolve(p Policy, create bool) resolved {
 	r := resolved{network: p.Network}
 	seen := map[string]int{} // path -> index in r.entries
 	add := func(path string, k kind) {
@@ -97,12 +100,16 @@ func resolve(p Policy) resolved {
 		r.entries = append(r.entries, entry{path: real, kind: k, dir: fi.IsDir()})
 	}
 	if p.Cache != "" && filepath.IsAbs(p.Cache) {
-		// made before it is resolved, so it can be bound
-		if err := os.MkdirAll(p.Cache, 0o700); err == nil {
-			if real, _, ok := realPath(p.Cache); ok {
-				r.cache = real
-				add(real, kindWritable)
-			}
+		if create {
+			_ = os.MkdirAll(p.Cache, 0o700) // before it is resolved, so it can be bound
+		}
+		if real, _, ok := realPath(p.Cache); ok {
+			r.cache = real
+			add(real, kindWritable)
+		} else if !create {
+			path := filepath.Clean(p.Cache)
+			seen[path] = len(r.entries)
+			r.entries = append(r.entries, entry{path: path, kind: kindWritable, dir: true})
 		}
 	}
 	for _, w := range p.Writable {

@@ -131,7 +131,7 @@ func TestResolveOrdersAndDrops(t *testing.T) {
 		Writable: []string{link, filepath.Join(root, "missing"), "relative", filepath.Join(ws, ".git", "config")},
 		ReadOnly: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config")},
 		Hidden:   []string{ws + "/.git/hooks/", filepath.Join(root, "gone")},
-	})
+	}, true)
 	var got []string
 	for _, e := range r.entries {
 		got = append(got, map[kind]string{kindWritable: "w", kindReadOnly: "r", kindHidden: "h"}[e.kind]+" "+strings.TrimPrefix(e.path, root))
@@ -141,6 +141,23 @@ func TestResolveOrdersAndDrops(t *testing.T) {
 	want := "w /ws|r /ws/.git/config|h /ws/.git/hooks"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("entries %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func TestPreparingMakesNoCacheFolder(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache", "sandbox")
+	p := Policy{Cache: cache}
+	if got := p.WritableFolders(); len(got) != 1 || got[0] != cache {
+		t.Fatalf("writable %v", got)
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Fatal("listing the writable folders made the cache folder")
+	}
+	if r := resolve(p, true); r.cache != cache {
+		t.Fatalf("resolved cache %q", r.cache)
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatal("the cache folder was not made for a command")
 	}
 }
 

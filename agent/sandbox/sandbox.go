@@ -209,11 +209,11 @@ func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: no command")
 	}
-	r := resolve(p)
+	r := resolve(p, true)
+	if p.Cache != "" && r.cache == "" {
+		return nil, nil, fmt.Errorf("sandbox: the cache folder %s cannot be made", p.Cache)
+	}
 	if r.cache != "" {
-		if err := os.MkdirAll(r.cache, 0o700); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: cache folder: %v", err)
-		}
 		env = setEnv(env, "XDG_CACHE_HOME", r.cache)
 		env = setEnv(env, "GOCACHE", filepath.Join(r.cache, "go-build"))
 	}
