@@ -41,9 +41,9 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 		}
 		fixed = true
 		args = append(args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", bwrapTmp, "--tmpfs", "/run")
-		if r.network {
-			// systemd-resolved's resolv.conf lives under /run
-			args = append(args, "--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
+		if r.network && r.resolvDir != "" {
+			// the name server list, which a private /run would hide
+			args = append(args, "--ro-bind-try", r.resolvDir, r.resolvDir)
 		}
 	}
 	var remount []string

@@ -49,6 +49,10 @@ type resolved struct {
 	entries []entry
 	cache   string
 	network bool
+	// resolvDir is the folder under /run holding the resolv.conf that
+	// /etc/resolv.conf links to (systemd-resolved, NetworkManager), kept
+	// visible when the command has network; "" when it is elsewhere.
+	resolvDir string
 }
 
 // WritableFolders lists the folders a command under p may change,
@@ -80,6 +84,11 @@ func (p Policy) WritableFolders() []string {
 // will be (preparing a call changes nothing).
 func resolve(p Policy, create bool) resolved {
 	r := resolved{network: p.Network}
+	if p.Network {
+		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && within("/run", t) {
+			r.resolvDir = filepath.Dir(t)
+		}
+	}
 	seen := map[string]int{} // path -> index in r.entries
 	add := func(path string, k kind) {
 		real, fi, ok := realPath(path)

@@ -112,7 +112,7 @@ func TestBwrapArgs(t *testing.T) {
 	if got != want {
 		t.Fatalf("bwrap args\n got %s\nwant %s", got, want)
 	}
-	r.network = true
+	r.network, r.resolvDir = true, "/run/systemd/resolve"
 	got = strings.Join(bwrapArgs(r, false, "/", []string{"true"}), " ")
 	if !strings.HasPrefix(got, "--unshare-all --share-net --cap-drop ALL --die-with-parent ") ||
 		!strings.Contains(got, "--tmpfs /run --ro-bind-try /run/systemd/resolve /run/systemd/resolve ") {
