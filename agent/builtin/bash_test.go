@@ -16,20 +16,29 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
 func TestBashApproval(t *testing.T) {
 	root, env := workspace(t)
 	files(t, root, map[string]string{"sub/x": ""})
-	a := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."})
+	a, err := prepareWith(t, "bash", unconfined, env, map[string]any{"command": "go test ./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ap := a.Approval
 	if ap == nil || ap.Title != "Run go test ./..." || ap.Command != "go test ./..." || ap.Cwd != root {
 		t.Fatalf("approval %+v", ap)
 	}
-	if ap.Grant == nil || ap.Grant.Key != "bash:go test" || ap.Grant.Label != "Always allow `go test` commands in this session" {
+	// (the grant of a confined command is pinned in sandbox_linux_test.go)
+	if ap.Grant == nil || ap.Grant.Key != "bash-unconfined:go test" || ap.Grant.Label != "Always allow `go test` commands, unconfined, in this session" {
 		t.Fatalf("grant %+v", ap.Grant)
 	}
+	if ap.Sandbox == nil || ap.Sandbox.Confined || !ap.Sandbox.Network || ap.AutoEditAllows {
+		t.Fatalf("sandbox %+v", ap.Sandbox)
+	}
+	wantContains(t, ap.Warning, "No sandbox: the sandbox is off in settings.json", "runs unconfined", "reach the network")
 	long := "echo " + strings.Repeat("x", 200) + "\necho second line"
 	a = mustPrepare(t, "bash", env, map[string]any{"command": long, "cwd": "sub"})
 	if got := a.Approval.Title; !strings.HasPrefix(got, "Run echo xxx") || len([]rune(got)) != len("Run ")+80 {
@@ -45,7 +54,7 @@ func TestBashApproval(t *testing.T) {
 		_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": cwd})
 		wantErr(t, err, "cwd", "outside the workspace")
 	}
-	_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": "sub/x"})
+	_, err = prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": "sub/x"})
 	wantErr(t, err, "not an existing directory")
 	_, err = prepare(t, "bash", env, map[string]any{"command": "  "})
 	wantErr(t, err, "empty")
@@ -186,7 +195,7 @@ func TestBashStreams(t *testing.T) {
 // A command that ignores SIGTERM is killed at its timeout, and nothing of
 // it runs when the call has ended.
 func TestBashTimeout(t *testing.T) {
-	r, _ := runBash(t, context.Background(), builtin.Options{KillGrace: 300 * time.Millisecond},
+	r, _ := runBash(t, context.Background(), builtin.Options{KillGrace: 300 * time.Millisecond, Sandbox: unconfined.Sandbox},
 		map[string]any{"command": "trap '' TERM; sleep 1000 & echo pid=$!; wait", "timeout": 0.5})
 	wantStatus(t, r, tool.StatusUnknown)
 	wantContains(t, r.Output, "pid=", "killed after the timeout", "it may have partially run")
@@ -195,6 +204,11 @@ func TestBashTimeout(t *testing.T) {
 		t.Fatalf("the TERM-ignoring sleep %d outlived the call", pid)
 	}
 }
+
+// unconfined runs commands without the sandbox: the tests of process
+// groups look at host pids, which a PID namespace renumbers (the sandbox's
+// own tests are in sandbox_linux_test.go).
+var unconfined = builtin.Options{Sandbox: sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})}
 
 // pidIn reads the number after "pid=" in out.
 func pidIn(t *testing.T, out string) int {
@@ -211,12 +225,15 @@ func pidIn(t *testing.T, out string) int {
 	return pid
 }
 
-// runUntilCancelled runs command, cancels it once it printed "pid=N", and
-// returns the result and N.
+// runUntilCancelled runs command (unconfined), cancels it once it printed
+// "pid=N", and returns the result and N.
 func runUntilCancelled(t *testing.T, command string) (tool.Result, int) {
 	t.Helper()
 	_, env := workspace(t)
-	a := mustPrepare(t, "bash", env, map[string]any{"command": command})
+	a, err := prepareWith(t, "bash", unconfined, env, map[string]any{"command": command})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
@@ -247,7 +264,7 @@ func TestBashBackgroundLeftoversStopped(t *testing.T) {
 		"sleep 100 & echo pid=$!",                 // holds the output pipe
 		"sleep 100 >/dev/null 2>&1 & echo pid=$!", // does not
 	} {
-		r, _ := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": cmd})
+		r, _ := runBash(t, context.Background(), unconfined, map[string]any{"command": cmd})
 		wantStatus(t, r, tool.StatusCompleted)
 		wantContains(t, r.Output, "exit status 0", "left running in the background were stopped")
 		if pid := pidIn(t, r.Output); alive(pid) {

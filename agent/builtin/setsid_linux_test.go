@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -26,14 +25,16 @@ func killLeft(t *testing.T, pid int, what string) {
 }
 
 // A process the command starts with setsid() leaves its process group; it
-// is stopped (and reaped) all the same when the command ends.
+// is stopped (and reaped) all the same when the command ends. Unconfined:
+// a confined command's PID namespace ends with it anyway, and its pids are
+// not the host's.
 func TestBashSetsidChildStoppedWhenTheCommandEnds(t *testing.T) {
 	for _, cmd := range []string{
 		"setsid sleep 1000 & echo pid=$!",                               // holds the output pipe
 		"setsid sleep 1000 >/dev/null 2>&1 & echo pid=$!",               // does not
 		"(setsid sleep 1000 >/dev/null 2>&1 & echo pid=$!) ; sleep 0.2", // orphaned while the command runs
 	} {
-		r, _ := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": cmd})
+		r, _ := runBash(t, context.Background(), unconfined, map[string]any{"command": cmd})
 		wantStatus(t, r, tool.StatusCompleted)
 		wantContains(t, r.Output, "exit status 0", "left running in the background were stopped")
 		killLeft(t, pidIn(t, r.Output), cmd)

@@ -19,6 +19,14 @@ import (
 // starts it with KIN_MCPTEST_SERVER set.
 func init() { mcptest.ServeIfAsked() }
 
+// killSleep kills pid if it is still one of the test's sleeps (never
+// anything else that came to have its number).
+func killSleep(pid int) {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.HasPrefix(string(b), "sleep\x00") {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
 // procAlive: pid runs (exists and is not a zombie).
 func procAlive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -32,14 +40,20 @@ func procAlive(pid int) bool {
 
 // bashTurn starts kin serve, runs one turn whose model calls bash with
 // command (approved once), and returns kin and the pid the command printed
-// as "pid=N" (from the streamed output).
+// as "pid=N" (from the streamed output). Commands run unconfined: a
+// confined one's PID namespace dies with it (nothing to reap), and its pids
+// are not the host's.
 func bashTurn(t *testing.T, command string, then ...modeltest.Reply) (*proc, int) {
 	t.Helper()
 	m := modeltest.New()
 	t.Cleanup(m.Close)
 	args, _ := json.Marshal(map[string]string{"command": command})
 	m.Script(append([]modeltest.Reply{{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: string(args)}}}}, then...)...)
-	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL())
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox": "off"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL(), "KIN_HOME="+home, "HOME="+home)
 	p.send(req(1, "initialize", map[string]any{"processId": os.Getpid()}))
 	p.until(idIs(1))
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
@@ -64,11 +78,7 @@ func bashTurn(t *testing.T, command string, then ...modeltest.Reply) (*proc, int
 	if err != nil {
 		t.Fatalf("pid in %q: %v", out.String(), err)
 	}
-	t.Cleanup(func() {
-		if procAlive(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	t.Cleanup(func() { killSleep(pid) })
 	return p, pid
 }
 
@@ -160,11 +170,7 @@ func TestBinaryShutdownStopsWhatAnMCPServerSetsidStarted(t *testing.T) {
 		t.Fatalf("no child pid in %q", output)
 	}
 	pid, _ := strconv.Atoi(found[1])
-	t.Cleanup(func() {
-		if procAlive(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	t.Cleanup(func() { killSleep(pid) })
 	if !procAlive(pid) {
 		t.Fatal("the server's setsid child is not running before shutdown")
 	}
