@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -58,8 +59,11 @@ func runServe(args []string, stderr io.Writer) int {
 func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	cwd, _ := os.Getwd()
 	home := kinHome()
+	// One sandbox per process: its probe runs once, and every connection
+	// reports and uses the same answer.
+	sb := sandbox.New(sandbox.FromSettings(home))
 	var reserved []string
-	for _, t := range builtin.Tools(builtin.Options{}) {
+	for _, t := range builtin.Tools(builtin.Options{Sandbox: sb}) {
 		reserved = append(reserved, t.Spec().Name)
 	}
 	return rpc.Options{
@@ -70,9 +74,10 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 		Logger:  log,
 		Trace:   trace,
 		Tools: func(roots []string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
+			return builtin.Tools(builtin.Options{Sandbox: sb})
 		},
-		MCP: mcpFactory(log, home, reserved),
+		Sandbox: sb,
+		MCP:     mcpFactory(log, home, reserved),
 	}
 }
 

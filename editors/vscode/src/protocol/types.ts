@@ -40,6 +40,16 @@ export interface InitializeResult {
 	capabilities: Record<string, unknown>;
 	model?: ModelInfo;
 	workspaceFolders?: string[];
+	/** How commands run: confined by a mechanism, or not and why (absent before kin had a sandbox). */
+	sandbox?: SandboxInfo;
+}
+
+export interface SandboxInfo {
+	mode: 'auto' | 'required' | 'off';
+	mechanism?: string;
+	confined: boolean;
+	reason?: string;
+	hint?: string;
 }
 
 // ---- sessions ----
