@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,22 +178,38 @@ func (x *index) list() ([]Info, error) {
 		x.rewrite()
 	}
 	if x.sorted == nil {
-		x.sorted = make([]Info, 0, len(x.rows))
-		for _, i := range x.rows {
-			x.sorted = append(x.sorted, i)
-		}
-		sort.Slice(x.sorted, func(a, b int) bool {
-			ia, ib := x.sorted[a], x.sorted[b]
-			if !ia.UpdatedAt.Equal(ib.UpdatedAt) {
-				return ia.UpdatedAt.After(ib.UpdatedAt)
-			}
-			return ia.SessionID > ib.SessionID
-		})
+		x.sorted = x.newestFirst()
 	}
 	return x.sorted, nil
 }
 
+// newestFirst sorts the rows by when they changed, newest first. Sorting
+// small keys, not the rows, keeps a cold list of many sessions cheap.
+func (x *index) newestFirst() []Info {
+	type key struct {
+		t  int64
+		id string
+	}
+	keys := make([]key, 0, len(x.rows))
+	for id, i := range x.rows {
+		keys = append(keys, key{i.UpdatedAt.UnixNano(), id})
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.t, a.t); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	out := make([]Info, len(keys))
+	for n, k := range keys {
+		out[n] = x.rows[k.id]
+	}
+	return out
+}
+
 // catchUp reads the journal's new lines, or all of it when it was replaced.
+// The journal is small (one line per session after a rewrite), so the new
+// part is read whole.
 func (x *index) catchUp() {
 	f, err := os.Open(x.journal())
 	if err != nil {
@@ -207,41 +225,68 @@ func (x *index) catchUp() {
 	}
 	if x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off {
 		x.reset()
+		x.rows = make(map[string]Info, fi.Size()/128)
 	}
 	x.fi = fi
 	if fi.Size() == x.off {
 		return
 	}
-	if _, err := f.Seek(x.off, 0); err != nil {
-		return
-	}
-	_, _ = eachLine(f, x.off, func(off int64, line []byte) {
-		if line[len(line)-1] != '\n' {
-			return // being written: read it next time
+	buf := make([]byte, fi.Size()-x.off)
+	n, _ := f.ReadAt(buf, x.off)
+	buf = buf[:n]
+	for len(buf) > 0 {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break // being written: read it next time
 		}
-		x.apply(string(line[:len(line)-1]))
-		x.off = off + int64(len(line))
+		x.apply(string(buf[:i]))
+		x.off += int64(i + 1)
 		x.lines++
-	})
+		buf = buf[i+1:]
+	}
 }
 
 func (x *index) reset() {
 	x.rows, x.sorted, x.fi, x.off, x.lines, x.mtime = map[string]Info{}, nil, nil, 0, 0, time.Time{}
 }
 
+// fields splits a journal line at its tabs, into out (no allocation).
+func fields(line string, out []string) []string {
+	out = out[:0]
+	for {
+		i := strings.IndexByte(line, '\t')
+		if i < 0 {
+			return append(out, line)
+		}
+		out = append(out, line[:i])
+		line = line[i+1:]
+	}
+}
+
+// unquote reads a Go-quoted string; one without escapes is a substring.
+func unquote(s string) (string, error) {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && strings.IndexByte(s, '\\') < 0 {
+		return s[1 : len(s)-1], nil
+	}
+	return strconv.Unquote(s)
+}
+
 func (x *index) apply(line string) {
-	f := strings.Split(line, "\t")
+	var buf [8]string
+	f := fields(line, buf[:0])
 	switch {
 	case f[0] == "r" && len(f) == 7:
-		roots, err1 := strconv.Unquote(f[5])
-		title, err2 := strconv.Unquote(f[6])
+		roots, err1 := unquote(f[5])
+		title, err2 := unquote(f[6])
 		turns, err3 := strconv.Atoi(f[4])
 		if err1 != nil || err2 != nil || err3 != nil || !validID(f[1]) {
 			return
 		}
 		i := Info{SessionID: f[1], Title: title, CreatedAt: fromNanos(f[2]), UpdatedAt: fromNanos(f[3]), Turns: turns}
-		if roots != "" {
-			i.setRoots(strings.Split(roots, "\x00"))
+		if first, rest, more := strings.Cut(roots, "\x00"); more {
+			i.setRoots(append([]string{first}, strings.Split(rest, "\x00")...))
+		} else {
+			i.Cwd = first
 		}
 		x.rows[i.SessionID] = i
 	case f[0] == "t" && len(f) == 3:
@@ -253,7 +298,7 @@ func (x *index) apply(line string) {
 			x.rows[f[1]] = i
 		}
 	case f[0] == "n" && len(f) == 4:
-		title, err := strconv.Unquote(f[3])
+		title, err := unquote(f[3])
 		if i, ok := x.rows[f[1]]; ok && err == nil {
 			i.Title = title
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
