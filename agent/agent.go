@@ -300,7 +300,7 @@ func (s *Service) RecordElicitation(sessionID, requestID, server, mode, message,
 		return
 	}
 	if _, err := sess.append(session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
-		Title: message, Decision: action, Reason: reason}); err != nil && !errors.Is(err, errNotOwner) {
+		Title: message, Decision: action, Reason: reason}); err != nil && !errors.Is(err, errNotOwner) && !errors.Is(err, session.ErrReadOnly) {
 		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
 	}
 }

@@ -1,9 +1,9 @@
 package session
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,7 +42,7 @@ type index struct {
 
 	// mu guards everything below.
 	mu     sync.Mutex
-	rows   map[string]Info
+	rows   rowSet
 	sorted []Info      // rows newest first; nil when rows changed
 	fi     os.FileInfo // the journal read so far
 	off    int64       // where the unread lines start
@@ -50,7 +50,7 @@ type index struct {
 	mtime  time.Time   // the folder's mtime the rows agree with
 }
 
-func newIndex(dir string) *index { return &index{dir: dir, rows: map[string]Info{}} }
+func newIndex(dir string) *index { return &index{dir: dir} }
 
 func (x *index) journal() string { return filepath.Join(x.dir, indexName) }
 
@@ -174,37 +174,13 @@ func (x *index) list() ([]Info, error) {
 			return nil, err
 		}
 	}
-	if x.lines > 2*len(x.rows)+256 {
+	if x.lines > 2*x.rows.len()+256 {
 		x.rewrite()
 	}
 	if x.sorted == nil {
-		x.sorted = x.newestFirst()
+		x.sorted = x.rows.newestFirst()
 	}
 	return x.sorted, nil
-}
-
-// newestFirst sorts the rows by when they changed, newest first. Sorting
-// small keys, not the rows, keeps a cold list of many sessions cheap.
-func (x *index) newestFirst() []Info {
-	type key struct {
-		t  int64
-		id string
-	}
-	keys := make([]key, 0, len(x.rows))
-	for id, i := range x.rows {
-		keys = append(keys, key{i.UpdatedAt.UnixNano(), id})
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := cmp.Compare(b.t, a.t); c != 0 {
-			return c
-		}
-		return strings.Compare(b.id, a.id)
-	})
-	out := make([]Info, len(keys))
-	for n, k := range keys {
-		out[n] = x.rows[k.id]
-	}
-	return out
 }
 
 // catchUp reads the journal's new lines, or all of it when it was replaced.
@@ -225,29 +201,34 @@ func (x *index) catchUp() {
 	}
 	if x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off {
 		x.reset()
-		x.rows = make(map[string]Info, fi.Size()/128)
+		x.rows.grow(int(fi.Size() / 128))
 	}
 	x.fi = fi
 	if fi.Size() == x.off {
 		return
 	}
-	buf := make([]byte, fi.Size()-x.off)
-	n, _ := f.ReadAt(buf, x.off)
-	buf = buf[:n]
-	for len(buf) > 0 {
-		i := bytes.IndexByte(buf, '\n')
+	// One string for all the new lines: rows keep substrings of it, and no
+	// line costs an allocation of its own.
+	var sb strings.Builder
+	sb.Grow(int(fi.Size() - x.off))
+	if _, err := io.Copy(&sb, io.NewSectionReader(f, x.off, fi.Size()-x.off)); err != nil {
+		return
+	}
+	text := sb.String()
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			break // being written: read it next time
 		}
-		x.apply(string(buf[:i]))
+		x.apply(text[:i])
 		x.off += int64(i + 1)
 		x.lines++
-		buf = buf[i+1:]
+		text = text[i+1:]
 	}
 }
 
 func (x *index) reset() {
-	x.rows, x.sorted, x.fi, x.off, x.lines, x.mtime = map[string]Info{}, nil, nil, 0, 0, time.Time{}
+	x.rows, x.sorted, x.fi, x.off, x.lines, x.mtime = rowSet{}, nil, nil, 0, 0, time.Time{}
 }
 
 // fields splits a journal line at its tabs, into out (no allocation).
@@ -288,26 +269,24 @@ func (x *index) apply(line string) {
 		} else {
 			i.Cwd = first
 		}
-		x.rows[i.SessionID] = i
+		x.rows.put(i)
 	case f[0] == "t" && len(f) == 3:
-		if i, ok := x.rows[f[1]]; ok {
+		if i := x.rows.get(f[1]); i != nil {
 			i.Turns++
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
 			}
-			x.rows[f[1]] = i
 		}
 	case f[0] == "n" && len(f) == 4:
 		title, err := unquote(f[3])
-		if i, ok := x.rows[f[1]]; ok && err == nil {
+		if i := x.rows.get(f[1]); i != nil && err == nil {
 			i.Title = title
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
 			}
-			x.rows[f[1]] = i
 		}
 	case f[0] == "d" && len(f) == 2:
-		delete(x.rows, f[1])
+		x.rows.del(f[1])
 	case f[0] == "m" && len(f) == 2:
 		x.mtime = fromNanos(f[1])
 		return
@@ -330,6 +309,7 @@ func (x *index) reconcile(dt time.Time) error {
 		return err
 	}
 	var out strings.Builder
+	added := 0
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
 		id, ok := strings.CutSuffix(name, ".jsonl")
@@ -337,23 +317,27 @@ func (x *index) reconcile(dt time.Time) error {
 			continue
 		}
 		seen[id] = true
-		if _, known := x.rows[id]; known {
+		if x.rows.get(id) != nil {
 			continue
 		}
 		if info, ok := summarize(filepath.Join(x.dir, name), id); ok {
-			x.rows[id] = info
+			x.rows.put(info)
 			out.WriteString(rowLine(info))
+			added++
 		}
 	}
-	for id := range x.rows {
+	for _, id := range x.rows.ids() {
 		if !seen[id] {
-			delete(x.rows, id)
+			x.rows.del(id)
 			out.WriteString("d\t" + id + "\n")
 		}
 	}
 	x.sorted, x.mtime = nil, dt
 	out.WriteString("m\t" + nanos(dt) + "\n")
 	x.appendLocked(out.String())
+	if added > x.rows.len()/2 && added > 64 {
+		x.rewrite() // a rebuild: leave a snapshot, newest first, for the next cold list
+	}
 	return nil
 }
 
@@ -373,7 +357,8 @@ func (x *index) rewrite() {
 	}
 	var b strings.Builder
 	b.WriteString(indexHeader)
-	for _, i := range x.rows {
+	x.sorted = x.rows.newestFirst()
+	for _, i := range x.sorted {
 		b.WriteString(rowLine(i))
 	}
 	b.WriteString("m\t" + nanos(x.mtime) + "\n")
@@ -385,7 +370,7 @@ func (x *index) rewrite() {
 	}
 	x.fi, x.off, x.lines = nil, 0, 0
 	if fi, err := os.Stat(x.journal()); err == nil {
-		x.fi, x.off, x.lines = fi, fi.Size(), len(x.rows)+1
+		x.fi, x.off, x.lines = fi, fi.Size(), x.rows.len()+1
 	}
 	// The new file changed the folder's mtime; nothing else did when the
 	// rows agreed with it just before.
@@ -401,4 +386,104 @@ func (x *index) rewrite() {
 			}
 		}
 	}
+}
+
+// rowSet holds the rows in the order the journal gave them, with an index
+// by id: a cold list of many sessions builds a small map, not a map of
+// rows, and a journal written newest first needs no sort.
+type rowSet struct {
+	rows  []Info // "" ids are deleted rows
+	pos   map[string]int32
+	holes int
+}
+
+func (r *rowSet) grow(n int) {
+	r.rows = make([]Info, 0, n)
+	r.pos = make(map[string]int32, n)
+}
+
+func (r *rowSet) len() int { return len(r.rows) - r.holes }
+
+func (r *rowSet) get(id string) *Info {
+	if p, ok := r.pos[id]; ok {
+		return &r.rows[p]
+	}
+	return nil
+}
+
+func (r *rowSet) put(i Info) {
+	if p := r.get(i.SessionID); p != nil {
+		*p = i
+		return
+	}
+	if r.pos == nil {
+		r.pos = map[string]int32{}
+	}
+	r.pos[i.SessionID] = int32(len(r.rows))
+	r.rows = append(r.rows, i)
+}
+
+func (r *rowSet) del(id string) {
+	if p, ok := r.pos[id]; ok {
+		r.rows[p] = Info{}
+		delete(r.pos, id)
+		r.holes++
+	}
+}
+
+func (r *rowSet) ids() []string {
+	out := make([]string, 0, r.len())
+	for _, i := range r.rows {
+		if i.SessionID != "" {
+			out = append(out, i.SessionID)
+		}
+	}
+	return out
+}
+
+// newer orders rows newest first, then by id.
+func newer(a, b *Info) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(b.SessionID, a.SessionID)
+}
+
+// newestFirst returns the rows by when they changed, newest first.
+func (r *rowSet) newestFirst() []Info {
+	out := make([]Info, 0, r.len())
+	sorted := true
+	for k := range r.rows {
+		if r.rows[k].SessionID == "" {
+			continue
+		}
+		if n := len(out); n > 0 && newer(&out[n-1], &r.rows[k]) > 0 {
+			sorted = false
+		}
+		out = append(out, r.rows[k])
+	}
+	if sorted {
+		return out
+	}
+	// Sort small keys, not the rows.
+	type key struct {
+		t  int64
+		id string
+		k  int32
+	}
+	keys := make([]key, 0, len(out))
+	for k, i := range out {
+		keys = append(keys, key{i.UpdatedAt.UnixNano(), i.SessionID, int32(k)})
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.t, a.t); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	sortedRows := make([]Info, len(out))
+	for n, k := range keys {
+		sortedRows[n] = out[k.k]
+	}
+	return sortedRows
 }
