@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/instructions"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -44,18 +46,25 @@ var (
 	ErrSessionReadOnly = session.ErrReadOnly
 	// ErrBadCursor: a resume's before is not a cursor kin handed out.
 	ErrBadCursor = session.ErrBadCursor
+	// ErrBadChoice: a model kin does not have, or an effort the model does
+	// not take (the message says which).
+	ErrBadChoice = errors.New("invalid params")
 )
 
 // Options configure a Service.
 type Options struct {
-	Home       string // KIN_HOME: sessions live in Home/sessions
+	Home string // KIN_HOME: sessions live in Home/sessions
+	// Models are the models sessions may use; without any, Model is the
+	// one model.
+	Models     model.Catalog
 	Model      model.Config
 	HTTPClient *http.Client // for the model service; nil uses the default
 	Tools      tool.Source
 	Events     Events
 	Gate       *permission.Gate
 	Logger     *zap.Logger
-	// Instructions replaces the default system instructions when set.
+	// Instructions replaces kin's own system prompt when set (the
+	// project's instructions files are still added).
 	Instructions string
 }
 
@@ -63,9 +72,14 @@ type Options struct {
 // every session carries its roots.
 type Service struct {
 	opts   Options
+	models model.Catalog
 	store  *session.Store
-	client *model.Client
+	loader *instructions.Loader
 	log    *zap.Logger
+
+	// cmu guards clients: one per model, made on first use.
+	cmu     sync.Mutex
+	clients map[string]*model.Client
 
 	// opening serialises taking a session's ownership, so one Service never
 	// opens a log twice.
@@ -86,28 +100,126 @@ func New(opts Options) *Service {
 	if opts.Tools == nil {
 		opts.Tools = tool.Static(nil)
 	}
+	models := opts.Models
+	if len(models.Models) == 0 {
+		models = model.One(opts.Model)
+	}
 	return &Service{
 		opts:     opts,
+		models:   models,
 		store:    session.NewStore(filepath.Join(opts.Home, "sessions")),
-		client:   model.New(opts.Model, opts.HTTPClient),
+		loader:   instructions.NewLoader(),
 		log:      opts.Logger,
+		clients:  map[string]*model.Client{},
 		sessions: map[string]*Session{},
 	}
 }
 
-// NewSession creates a session whose tools work in roots (the first is its
-// working directory). The caller decides the roots; kin keeps them in the
-// session's first record.
-func (s *Service) NewSession(title string, roots []string) (session.Info, error) {
-	info, log, err := s.store.Create(title, roots)
-	if err != nil {
-		return session.Info{}, err
+// Models are the models sessions may use, and the default.
+func (s *Service) Models() model.Catalog { return s.models }
+
+// client is the model's client (one per model, so what it learnt of the
+// service, such as refused reasoning parameters, holds for every session).
+func (s *Service) client(cfg model.Config) *model.Client {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	c := s.clients[cfg.Model]
+	if c == nil {
+		c = model.New(cfg, s.opts.HTTPClient)
+		s.clients[cfg.Model] = c
 	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: info.Title}
+	return c
+}
+
+// SessionOptions describe a new session.
+type SessionOptions struct {
+	Title string
+	// Roots are the session's workspace folders (the first is its working
+	// directory). The caller decides them; kin keeps them in the session's
+	// first record.
+	Roots []string
+	// Model and Effort are the session's choice ("": the default model,
+	// the service's effort).
+	Model, Effort string
+}
+
+// Opened is a session as session/new and session/resume describe it.
+type Opened struct {
+	Info          session.Info
+	Model, Effort string
+	// Instructions are the instructions files in force.
+	Instructions []session.InstructionFile
+}
+
+// NewSession creates a session, records its model and the instructions in
+// force, and keeps it open.
+func (s *Service) NewSession(o SessionOptions) (Opened, error) {
+	m, effort, err := s.choose(o.Model, o.Effort, "")
+	if err != nil {
+		return Opened{}, err
+	}
+	info, log, err := s.store.Create(o.Title, o.Roots)
+	if err != nil {
+		return Opened{}, err
+	}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title,
+		model: m.Model, effort: effort}
+	files := s.instructionFiles(o.Roots, nil)
+	for _, r := range []session.Record{
+		{Type: session.TypeConfigure, Model: m.Model, Effort: effort, Reason: session.ConfigureNew},
+		{Type: session.TypeInstructions, Files: files},
+	} {
+		if _, err := sess.append(r); err != nil {
+			log.Delete()
+			return Opened{}, err
+		}
+	}
+	if err := sess.sync(); err != nil {
+		log.Delete()
+		return Opened{}, err
+	}
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
-	return info, nil
+	return Opened{Info: info, Model: m.Model, Effort: effort, Instructions: files}, nil
+}
+
+// choose checks a model and effort ("" model: current, else the default)
+// and returns the model and the effort to keep. An effort the chosen model
+// does not take is refused when it was asked for, dropped when it was the
+// session's earlier one.
+func (s *Service) choose(id, effort, current string) (model.Config, string, error) {
+	if id == "" {
+		id = current
+	}
+	if id == "" {
+		id = s.models.Default
+	}
+	m, ok := s.models.Find(id)
+	if !ok {
+		return model.Config{}, "", fmt.Errorf("%w: kin has no model %q (it has %s; models in $KIN_HOME/settings.json lists them)", ErrBadChoice, id, s.models.IDs())
+	}
+	if !m.TakesEffort(effort) {
+		if len(m.Efforts) == 0 {
+			return model.Config{}, "", fmt.Errorf("%w: the model %s takes no effort setting (efforts in $KIN_HOME/settings.json lists what a model takes)", ErrBadChoice, m.Model)
+		}
+		return model.Config{}, "", fmt.Errorf("%w: the model %s takes effort %s, not %q", ErrBadChoice, m.Model, strings.Join(m.Efforts, ", "), effort)
+	}
+	return m, effort, nil
+}
+
+// instructionFiles are the instructions files in force for roots and the
+// directories below them, as the log records them.
+func (s *Service) instructionFiles(roots, dirs []string) []session.InstructionFile {
+	return recorded(s.loader.Load(s.opts.Home, roots, dirs))
+}
+
+func recorded(fs []instructions.File) []session.InstructionFile {
+	out := make([]session.InstructionFile, len(fs))
+	for i, f := range fs {
+		out[i] = session.InstructionFile{Path: f.Path, Bytes: f.Bytes, Hash: f.Hash, Cut: f.Cut}
+	}
+	return out
 }
 
 // ListSessions lists stored sessions, newest first, from the index (the
@@ -125,7 +237,7 @@ type ResumeOptions struct {
 
 // Resumed is a session as an editor redraws it.
 type Resumed struct {
-	Info    session.Info
+	Opened
 	History []session.HistoryItem // oldest first
 	// Cursor is the Before of the next older page ("" at the beginning).
 	Cursor string
@@ -149,7 +261,7 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 	}
 	running := sess.runningTurn()
 	if v == nil {
-		if running != nil {
+		if running != nil && running.answer != nil {
 			running.answer.flush() // so the page shows all that streamed
 		}
 		if v, err = s.store.View(id, q); err != nil {
@@ -157,7 +269,12 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 		}
 	}
 	page := v.Page()
-	out := Resumed{Info: v.Info, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
+	m, effort := sess.choice()
+	if m == "" {
+		m = s.models.Default
+	}
+	opened := Opened{Info: v.Info, Model: m, Effort: effort, Instructions: s.instructionFiles(sess.sessionRoots(), sess.instructionDirs())}
+	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
 	if running != nil {
 		out.RunningTurnID = running.turnID
 	}
@@ -192,34 +309,42 @@ func (s *Service) DeleteSession(id string) error {
 }
 
 // StartTurn begins a turn and returns its id at once. defaultRoots serve a
-// session recorded before sessions kept their roots.
-func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (string, error) {
-	if m := s.opts.Model.Missing(); m != "" {
-		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
-	}
+// session recorded before sessions kept their roots. A part kin cannot
+// take refuses the question (a *PartError) before anything is sent.
+func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (string, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return "", err
 	}
-	sess.mu.Lock()
-	if err := sess.notOwned; err != nil {
-		sess.mu.Unlock()
-		return "", err
-	}
-	if sess.running != nil {
-		sess.mu.Unlock()
-		return "", ErrTurnRunning
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
-	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, abort: cancel, release: func() {
+	if err := sess.reserve(r); err != nil {
+		cancel(nil)
+		return "", err
+	}
+	release := func() {
 		sess.mu.Lock()
 		sess.running = nil
 		sess.mu.Unlock()
-	}}
+	}
+	cfg, fellBack := s.sessionModel(sess)
+	if m := cfg.Missing(); m != "" {
+		release()
+		cancel(nil)
+		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
+	}
+	q, err := assemble(in, sess.sessionRoots(), cfg, s.opts.Tools.Tools())
+	if err != nil {
+		release()
+		cancel(nil)
+		return "", err
+	}
+	_, effort := sess.choice()
+	t := &turn{svc: s, sess: sess, id: r.turnID, question: q, cfg: cfg, effort: effort, fellBack: fellBack,
+		client: s.client(cfg), abort: cancel, release: release}
 	t.answer = newAnswer(t)
+	sess.mu.Lock()
 	r.answer = t.answer
-	sess.running = r
 	sess.mu.Unlock()
 
 	s.turns.Add(1)

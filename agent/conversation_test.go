@@ -27,7 +27,7 @@ func conversationOf(t *testing.T, recs []session.Record) []model.Item {
 	if err := log.Each(c.add); err != nil {
 		t.Fatal(err)
 	}
-	return c.model(log.ReadAt)
+	return c.model(log.ReadAt, view{budget: ContextBudget})
 }
 
 func TestConversationKeepsNewestOutputsWithinBudget(t *testing.T) {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -26,6 +25,31 @@ type TurnStarted struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
 	Input     string `json:"input"`
+	// Parts are what the question attached, as history shows them.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// ReasoningDelta is a piece of the model's reasoning summary.
+type ReasoningDelta struct {
+	SessionID string
+	TurnID    string
+	Text      string
+}
+
+// Usage counts a turn's tokens so far; the context fields say how full the
+// model's window was after its latest response, and how large it is.
+type Usage struct {
+	InputTokens   int64 `json:"inputTokens"`
+	OutputTokens  int64 `json:"outputTokens"`
+	ContextTokens int64 `json:"contextTokens"`
+	ContextWindow int64 `json:"contextWindow"`
+}
+
+// UsageUpdate is sent after every model response of a turn.
+type UsageUpdate struct {
+	SessionID string
+	TurnID    string
+	Usage
 }
 
 // Delta is a piece of assistant text.
@@ -58,8 +82,8 @@ type TurnDone struct {
 	SessionID string      `json:"sessionId"`
 	TurnID    string      `json:"turnId"`
 	Status    string      `json:"status"`
-	Error     string      `json:"error,omitempty"`
-	Usage     model.Usage `json:"usage"`
+	Error     string `json:"error,omitempty"`
+	Usage     Usage  `json:"usage"`
 }
 
 // Notice is something a person should see.
@@ -77,6 +101,8 @@ type Events interface {
 	TurnStarted(TurnStarted)
 	Delta(Delta)
 	ToolCall(ToolCall)
+	Reasoning(ReasoningDelta)
+	Usage(UsageUpdate)
 	TurnDone(TurnDone)
 	Notice(Notice)
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,18 +32,22 @@ type Session struct {
 	// written (a full disk); they are written before anything else.
 	owed []session.Record
 
-	// mu guards known, roots, title, running and notOwned.
+	// mu guards known, roots, title, model, effort, dirs, running and
+	// notOwned.
 	mu      sync.Mutex
-	known   bool // roots and title were read
+	known   bool // roots, title, model and effort were read
 	roots   []string
 	title   string
+	model   string // the session's model ("": the default)
+	effort  string
+	dirs    []string // directories below the roots whose instructions are in force
 	running *running
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
 }
 
 type running struct {
-	turnID string
+	turnID string // "" while compacting on request
 	cancel func()
 	done   chan struct{}
 	answer *answer
@@ -109,6 +115,7 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 	}
 	sess.mu.Lock()
 	sess.known, sess.roots, sess.title, sess.notOwned = true, roots, v.Info.Title, err
+	sess.model, sess.effort, sess.dirs = v.Model(), v.Effort(), dirsOf(v.Instructions(), roots)
 	sess.mu.Unlock()
 	if log == nil {
 		return v, nil
@@ -188,15 +195,49 @@ func (sess *Session) pendingUnknown() []session.Unknown {
 	return append([]session.Unknown(nil), sess.conv.unknown...)
 }
 
-// model builds the next request's input.
-func (sess *Session) model() ([]model.Item, error) {
+// input builds the next request's input.
+func (sess *Session) input(v view) ([]model.Item, error) {
 	c, err := sess.conversation()
 	if err != nil {
 		return nil, err
 	}
 	sess.wmu.Lock()
 	defer sess.wmu.Unlock()
-	return c.model(sess.log.ReadAt), nil
+	if sess.log == nil {
+		return nil, errNotOwner
+	}
+	return c.model(sess.log.ReadAt, v), nil
+}
+
+// choice is the session's model and effort.
+func (sess *Session) choice() (string, string) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.model, sess.effort
+}
+
+// instructionDirs are the directories below the roots whose instructions
+// are in force.
+func (sess *Session) instructionDirs() []string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.dirs
+}
+
+// dirsOf are the directories below the roots that hold the instructions
+// files of a record (a file in a root, or in KIN_HOME, is not below one).
+func dirsOf(files []session.InstructionFile, roots []string) []string {
+	var out []string
+	for _, f := range files {
+		d := filepath.Dir(f.Path)
+		for _, r := range roots {
+			if d != r && strings.HasPrefix(d, r+string(filepath.Separator)) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // append writes a record to the log (fitted to the caps; the fitted record

@@ -4,7 +4,10 @@ import "github.com/kin-dev/kin/agent/tool"
 
 // HistoryItem is what an editor needs to redraw one entry of a session.
 type HistoryItem struct {
-	Type   string `json:"type"` // user, assistant, toolCall, decision, turn
+	// Type is user, assistant, toolCall, decision, turn, elicitation,
+	// reasoning (Text is the summary), compaction (Text is the summary,
+	// Reason auto or requested), instructions or configure.
+	Type   string `json:"type"`
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
 
@@ -29,6 +32,17 @@ type HistoryItem struct {
 
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+
+	// Parts are what a question attached (not its text parts, which are in
+	// Text): paths, ranges, uris and diagnostics, with the length of any
+	// content left out.
+	Parts []Part `json:"parts,omitempty"`
+	// Model and Effort: for configure items.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Files and Changed: for instructions items.
+	Files   []InstructionFile `json:"files,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
 }
 
 // Unknown is a call whose outcome is not known and not yet acknowledged.
