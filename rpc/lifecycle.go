@@ -59,12 +59,12 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
-		Home: s.opts.Home, Roots: roots, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
 		Files: func(string) files.Access { return buffers },
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.state, s.docCaps = svc, gate, mcp, stateInitialized, docCaps
+	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps
 	s.mu.Unlock()
 
 	sbst := s.commandSandbox().Status()

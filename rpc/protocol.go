@@ -128,6 +128,11 @@ type CancelParams struct {
 // SessionNewParams is session/new's params.
 type SessionNewParams struct {
 	Title string `json:"title,omitempty"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absolute paths of directories); without them the session gets the
+	// connection's workspace folders.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SessionResult wraps one session.
@@ -145,11 +150,28 @@ type SessionIDParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// SessionResumeParams is session/resume's params: a page of history, the
+// newest limit items before the before cursor.
+type SessionResumeParams struct {
+	SessionID string `json:"sessionId"`
+	Limit     int    `json:"limit,omitempty"`
+	Before    string `json:"before,omitempty"`
+}
+
 // SessionResumeResult is session/resume's result.
 type SessionResumeResult struct {
 	Session session.Info          `json:"session"`
 	History []session.HistoryItem `json:"history"`
-	Pending []any                 `json:"pending"`
+	// Cursor is the before of the next older page (absent at the start).
+	Cursor  string `json:"cursor,omitempty"`
+	Pending []any  `json:"pending"`
+	// RunningTurnID is the turn this kin runs on the session now.
+	RunningTurnID string `json:"runningTurnId,omitempty"`
+	// ReadOnly is set when turns cannot run on the session here (another
+	// kin has it open, or its log cannot be written); ReadOnlyReason says
+	// which.
+	ReadOnly       bool   `json:"readOnly,omitempty"`
+	ReadOnlyReason string `json:"readOnlyReason,omitempty"`
 }
 
 // TurnStartParams is turn/start's params.

@@ -70,11 +70,13 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, inflight, exitCode and docCaps.
+	// mu guards state, svc, gate, mcp, roots, inflight, exitCode and
+	// docCaps.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
+	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
 	mcp      MCP
 	elicit   *elicitations
@@ -316,8 +318,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return re
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
-	case errors.Is(err, agent.ErrTurnRunning):
+	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
+	case errors.Is(err, agent.ErrBadCursor):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
 	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound):
