@@ -38,19 +38,43 @@ func offset(text string, pos Position) (int, error) {
 	if pos.Line < 0 || pos.Character < 0 {
 		return 0, fmt.Errorf("position %d:%d is negative", pos.Line, pos.Character)
 	}
-	start := 0
-	for line := 0; line < pos.Line; line++ {
-		i := strings.IndexAny(text[start:], "\r\n")
+	ls, err := lineStart(text, 0, 0, pos.Line)
+	if err != nil {
+		return 0, err
+	}
+	return inLine(text, ls, pos.Character), nil
+}
+
+// lineStart returns the byte offset where line starts, scanning from byte
+// from, where line fromLine (<= line) starts. It runs in the read loop for
+// every keystroke, so a text without "\r" (the usual case) is scanned for
+// "\n" alone, which strings.IndexByte does fast.
+func lineStart(text string, from, fromLine, line int) (int, error) {
+	cr := strings.IndexByte(text[from:], '\r') >= 0
+	start := from
+	for l := fromLine; l < line; l++ {
+		var i int
+		if cr {
+			i = strings.IndexAny(text[start:], "\r\n")
+		} else {
+			i = strings.IndexByte(text[start:], '\n')
+		}
 		if i < 0 {
-			return 0, fmt.Errorf("line %d is past the end of the text (%d lines)", pos.Line, line+1)
+			return 0, fmt.Errorf("line %d is past the end of the text (%d lines)", line, l+1)
 		}
 		start += i + 1
 		if text[start-1] == '\r' && start < len(text) && text[start] == '\n' {
 			start++
 		}
 	}
-	off, units := start, 0
-	for off < len(text) && units < pos.Character {
+	return start, nil
+}
+
+// inLine returns the byte offset of the character-th UTF-16 unit of the
+// line starting at ls (its end when the line is shorter).
+func inLine(text string, ls, character int) int {
+	off, units := ls, 0
+	for off < len(text) && units < character {
 		r, size := utf8.DecodeRuneInString(text[off:])
 		if r == '\r' || r == '\n' {
 			break // past the end of the line: the end of the line
@@ -59,13 +83,38 @@ func offset(text string, pos Position) (int, error) {
 		if r >= 0x10000 {
 			n = 2
 		}
-		if units+n > pos.Character {
+		if units+n > character {
 			break // inside a surrogate pair: before the character
 		}
 		units += n
 		off += size
 	}
-	return off, nil
+	return off
+}
+
+// rangeOffsets returns the byte offsets of r in text; the end is found
+// from the start's line, not from the top.
+func rangeOffsets(text string, r Range) (int, int, error) {
+	s, e := r.Start, r.End
+	if s.Line < 0 || s.Character < 0 || e.Line < 0 || e.Character < 0 {
+		return 0, 0, fmt.Errorf("the range %d:%d-%d:%d has a negative position", s.Line, s.Character, e.Line, e.Character)
+	}
+	if e.Line < s.Line || (e.Line == s.Line && e.Character < s.Character) {
+		return 0, 0, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", e.Line, e.Character, s.Line, s.Character)
+	}
+	ls, err := lineStart(text, 0, 0, s.Line)
+	if err != nil {
+		return 0, 0, err
+	}
+	le, err := lineStart(text, ls, s.Line, e.Line)
+	if err != nil {
+		return 0, 0, err
+	}
+	start, end := inLine(text, ls, s.Character), inLine(text, le, e.Character)
+	if end < start { // both clamped on one line
+		end = start
+	}
+	return start, end, nil
 }
 
 // positionOf returns the Position of byte offset off in text (off is at a
@@ -103,21 +152,14 @@ func apply(text string, changes []TextChange) (string, error) {
 			text = c.Text
 			continue
 		}
-		start, err := offset(text, c.Range.Start)
-		if err == nil {
-			var end int
-			if end, err = offset(text, c.Range.End); err == nil && end < start {
-				err = fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
+		start, end, err := rangeOffsets(text, *c.Range)
+		if err != nil {
+			if len(changes) > 1 {
+				return "", fmt.Errorf("change %d of %d: %v", i+1, len(changes), err)
 			}
-			if err == nil {
-				text = text[:start] + c.Text + text[end:]
-				continue
-			}
+			return "", err
 		}
-		if len(changes) > 1 {
-			return "", fmt.Errorf("change %d of %d: %v", i+1, len(changes), err)
-		}
-		return "", err
+		text = text[:start] + c.Text + text[end:]
 	}
 	return text, nil
 }
