@@ -457,3 +457,16 @@ func TestGoldenDocuments(t *testing.T) {
 	}
 	check(t, "documents.json", normalize(t, e, frames))
 }
+
+func TestBadTextDocumentsCapabilityIsInvalidParams(t *testing.T) {
+	e := newEnv(t)
+	ed := rpctest.Start(t, e.Options())
+	code, msg := ed.CallErr("initialize", rpc.InitializeParams{Capabilities: json.RawMessage(`{"textDocuments":{"sync":"yes"}}`)})
+	if code != rpc.CodeInvalidParams || !strings.Contains(msg, "capabilities") {
+		t.Errorf("got %d %q", code, msg)
+	}
+	// The connection still serves: a good initialize works.
+	if res := ed.InitializeWith(rpctest.Capabilities(false), e.WS); !res.Capabilities.TextDocuments.Sync {
+		t.Errorf("initialize %+v", res.Capabilities)
+	}
+}
