@@ -15,6 +15,15 @@
 // else: WithBeforeWrite wraps an Access so that something (checkpoints for
 // turn/undo) sees each file's previous content before it is replaced.
 //
+// Another front end implements Access for its own editors, one per session
+// (agent.Options.Files gets the session id). An ACP client, for example:
+// Open asks fs/read_text_file (the client's buffer or its disk; a missing
+// file wraps fs.ErrNotExist), Buffer returns false (search reads the disk),
+// Plan returns ViaEditor, and Write reads the file again through the client
+// (ErrConflict when it is no longer c.Old), then sends fs/write_text_file
+// once: an error answer is ErrRefused, no answer within a bound (or ctx
+// ending first) is ErrUnknown.
+//
 // What this package must never do:
 //
 //   - Never decide which paths may be touched: paths reach it after kin's
