@@ -37,7 +37,12 @@ func mcpFactory(log *zap.Logger, home string, reserved []string) rpc.MCPFactory 
 			Reserved: reserved,
 			Version:  version,
 		})
-		return &mcpAdapter{m: m, store: config.NewStore(wd, home), trust: trust.Open(home)}
+		store := config.NewStore(wd, home)
+		store.Moved = func(name string, moved []string) {
+			h.Notice("info", fmt.Sprintf("MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
+				name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(home)))
+		}
+		return &mcpAdapter{m: m, store: store, trust: trust.Open(home)}
 	}
 }
 
@@ -76,6 +81,9 @@ func (a *mcpAdapter) Edit(ctx context.Context, e rpc.MCPEdit) error {
 		err = a.store.Adopt(e.Name)
 	default:
 		err = fmt.Errorf("unknown edit %q", e.Op)
+	}
+	if errors.Is(err, config.ErrBadName) {
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if err != nil {
 		return err
@@ -216,5 +224,5 @@ type statusParams struct {
 func (h mcpHost) Status(s manager.Status) {
 	h.h.Status(statusParams{Server: s.Server, State: string(s.State), Tools: s.Tools, Error: s.Error})
 }
-func (h mcpHost) Notice(level, message string) { h.h.Notice(level, message) }
-func (h mcpHost) RevokeGrant(key string)       { h.h.RevokeGrant(key) }
+func (h mcpHost) Notice(level, message string)      { h.h.Notice(level, message) }
+func (h mcpHost) RevokeGrant(key, keep string) bool { return h.h.RevokeGrant(key, keep) }
