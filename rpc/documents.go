@@ -54,11 +54,12 @@ func didOpen(s *Server, params json.RawMessage) {
 		s.log.Debug("not a file buffer", zap.String("uri", p.TextDocument.URI))
 		return
 	}
-	if err := ov.Open(p.TextDocument.URI, path, p.TextDocument.Version, p.TextDocument.Text); err != nil {
+	d, err := ov.Open(p.TextDocument.URI, path, p.TextDocument.Version, p.TextDocument.Text)
+	if err != nil {
 		s.log.Warn("textDocument/didOpen", zap.Error(err))
 		return
 	}
-	if d, _ := ov.Get(files.RealPath(filepath.Clean(path))); d.TooLarge {
+	if d.TooLarge {
 		s.notify(NotifyNotice, agent.Notice{Level: "info", Source: "documents",
 			Message: fmt.Sprintf("%s is over %d MiB: kin reads it from disk and does not edit it while it is open", path, files.MaxDocument>>20)})
 	}

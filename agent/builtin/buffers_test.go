@@ -28,7 +28,7 @@ func (s *stubEditor) FilesChanged(c []kinfiles.FileChange) { s.changed = append(
 func withBuffers(t *testing.T, env tool.Env, apply bool, path, text string) (tool.Env, *stubEditor) {
 	t.Helper()
 	o := kinfiles.NewOverlay()
-	if err := o.Open("file://"+path, path, 1, text); err != nil {
+	if _, err := o.Open("file://"+path, path, 1, text); err != nil {
 		t.Fatal(err)
 	}
 	ed := &stubEditor{o: o}

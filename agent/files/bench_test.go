@@ -16,7 +16,7 @@ func BenchmarkOverlayKeystroke(b *testing.B) {
 	}
 	o := NewOverlay()
 	p := "/ws/big.txt"
-	_ = o.Open("file://"+p, p, 1, sb.String())
+	_, _ = o.Open("file://"+p, p, 1, sb.String())
 	b.SetBytes(int64(sb.Len()))
 	b.ReportAllocs()
 	v := int64(1)

@@ -92,7 +92,7 @@ func TestBuffersReadWhatThePersonSees(t *testing.T) {
 	if text, f := openText(t, b, p); text != "saved\n" || f.From != ViaDisk {
 		t.Fatalf("closed file: %q from %s", text, f.From)
 	}
-	_ = o.Open("file://"+p, p, 1, "typed\n")
+	_, _ = o.Open("file://"+p, p, 1, "typed\n")
 	text, f := openText(t, b, p)
 	if text != "typed\n" || f.From != ViaEditor || !f.Unsaved || f.Size != 6 {
 		t.Fatalf("open buffer: %q %+v", text, f)
@@ -106,7 +106,7 @@ func TestBuffersReadWhatThePersonSees(t *testing.T) {
 	}
 	// A buffer of a file not on disk yet is readable.
 	n := filepath.Join(dir, "new.txt")
-	_ = o.Open("file://"+n, n, 1, "draft")
+	_, _ = o.Open("file://"+n, n, 1, "draft")
 	if text, f := openText(t, b, n); text != "draft" || !f.Unsaved {
 		t.Fatalf("new buffer: %q %+v", text, f)
 	}
@@ -123,7 +123,7 @@ func TestBuffersEditThroughTheEditor(t *testing.T) {
 	p := filepath.Join(dir, "main.go")
 	write(t, p, "package main\n\nfunc main() {}\n")
 	uri := "file://" + p
-	_ = o.Open(uri, p, 7, "package main\n\nfunc main() {}\n// typed, unsaved\n")
+	_, _ = o.Open(uri, p, 7, "package main\n\nfunc main() {}\n// typed, unsaved\n")
 	if via, err := b.Plan(context.Background(), p); via != ViaEditor || err != nil {
 		t.Fatalf("plan %s %v", via, err)
 	}
@@ -158,7 +158,7 @@ func TestBuffersEditorRefusesOrNeverAnswers(t *testing.T) {
 	dir, o, ed, b := setup(t, true)
 	p := filepath.Join(dir, "a.txt")
 	write(t, p, "a\n")
-	_ = o.Open("file://"+p, p, 1, "a\n")
+	_, _ = o.Open("file://"+p, p, 1, "a\n")
 	c := Change{Path: p, Old: []byte("a\n"), Existed: true, New: []byte("b\n")}
 
 	ed.answer = func(context.Context, Edit) (EditResult, error) {
@@ -205,7 +205,7 @@ func TestBuffersWaitForTheReportOfTheLastEdit(t *testing.T) {
 	dir, o, ed, b := setup(t, true)
 	p := filepath.Join(dir, "a.txt")
 	uri := "file://" + p
-	_ = o.Open(uri, p, 1, "one\n")
+	_, _ = o.Open(uri, p, 1, "one\n")
 	// The editor answers before it reports the change.
 	var report func()
 	ed.answer = func(_ context.Context, e Edit) (EditResult, error) {
@@ -241,7 +241,7 @@ func TestBuffersWithoutApplyEdits(t *testing.T) {
 	write(t, p, "a\n")
 	uri := "file://" + p
 	// A clean buffer: disk, then the editor is told to reload it.
-	_ = o.Open(uri, p, 1, "a\n")
+	_, _ = o.Open(uri, p, 1, "a\n")
 	w, err := b.Write(context.Background(), Change{Path: p, Old: []byte("a\n"), Existed: true, New: []byte("b\n")})
 	if err != nil || w.Via != ViaDisk || !w.Saved || read(t, p) != "b\n" {
 		t.Fatalf("write %+v %v", w, err)
@@ -280,7 +280,7 @@ func TestBuffersLostBufferIsNeitherReadNorWritten(t *testing.T) {
 	p := filepath.Join(dir, "a.txt")
 	write(t, p, "a\n")
 	uri := "file://" + p
-	_ = o.Open(uri, p, 1, "a\n")
+	_, _ = o.Open(uri, p, 1, "a\n")
 	_ = o.Change(uri, 2, []TextChange{{Range: &Range{Start: Position{5, 0}, End: Position{5, 0}}}})
 	if _, err := b.Open(context.Background(), p); !errors.Is(err, ErrOutOfSync) || !strings.Contains(err.Error(), "open it again") {
 		t.Fatalf("open: %v", err)

@@ -69,10 +69,11 @@ func NewOverlay() *Overlay {
 
 // Open records a buffer the editor opened (or reopened: it replaces what
 // was there, and brings back a buffer kin had lost track of). path is the
-// file the URI names; it is keyed by its real path.
-func (o *Overlay) Open(uri, path string, version int64, text string) error {
+// file the URI names; it is keyed by its real path. It returns what kin
+// keeps of the buffer.
+func (o *Overlay) Open(uri, path string, version int64, text string) (Document, error) {
 	if !filepath.IsAbs(path) {
-		return fmt.Errorf("%s: not an absolute file path", uri)
+		return Document{}, fmt.Errorf("%s: not an absolute file path", uri)
 	}
 	real := RealPath(filepath.Clean(path))
 	d := &doc{uri: uri, path: real, version: version, text: text}
@@ -90,7 +91,7 @@ func (o *Overlay) Open(uri, path string, version int64, text string) error {
 	o.docs[real] = d
 	o.byURI[uri] = real
 	o.changedLocked()
-	return nil
+	return d.snapshot(), nil
 }
 
 // Change applies a didChange. version must be greater than the last one.

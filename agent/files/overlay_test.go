@@ -22,7 +22,7 @@ func TestOverlayFollowsTheEditor(t *testing.T) {
 	p := filepath.Join(dir, "a.go")
 	o := NewOverlay()
 	uri := "file://" + p
-	if err := o.Open(uri, p, 1, "one\ntwo\n"); err != nil {
+	if _, err := o.Open(uri, p, 1, "one\ntwo\n"); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.Change(uri, 2, []TextChange{{Range: &Range{Start: Position{1, 0}, End: Position{1, 3}}, Text: "2"}}); err != nil {
@@ -41,7 +41,7 @@ func TestOverlayFollowsTheEditor(t *testing.T) {
 	if err := o.Change(uri, 3, nil); err == nil || !strings.Contains(err.Error(), "is not open") {
 		t.Fatalf("change of a closed buffer: %v", err)
 	}
-	if err := o.Open("untitled:1", "relative", 1, ""); err == nil {
+	if _, err := o.Open("untitled:1", "relative", 1, ""); err == nil {
 		t.Fatal("a relative path was accepted")
 	}
 }
@@ -57,14 +57,14 @@ func TestOverlayKeysByRealPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := NewOverlay()
-	if err := o.Open("file://"+link, link, 1, "buffer\n"); err != nil {
+	if _, err := o.Open("file://"+link, link, 1, "buffer\n"); err != nil {
 		t.Fatal(err)
 	}
 	if d, ok := o.Get(real); !ok || d.Text != "buffer\n" || d.URI != "file://"+link {
 		t.Fatalf("got %+v, %v", d, ok)
 	}
 	// The same file opened under its own name replaces the other.
-	if err := o.Open("file://"+real, real, 1, "again\n"); err != nil {
+	if _, err := o.Open("file://"+real, real, 1, "again\n"); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.Change("file://"+link, 2, nil); err == nil {
@@ -79,7 +79,7 @@ func TestOverlayLosesTrackUntilReopened(t *testing.T) {
 	p := filepath.Join(tempDir(t), "a.txt")
 	uri := "file://" + p
 	o := NewOverlay()
-	_ = o.Open(uri, p, 5, "short\n")
+	_, _ = o.Open(uri, p, 5, "short\n")
 	err := o.Change(uri, 6, []TextChange{{Range: &Range{Start: Position{9, 0}, End: Position{9, 0}}, Text: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "line 9 is past the end") {
 		t.Fatalf("bad range: %v", err)
@@ -95,7 +95,7 @@ func TestOverlayLosesTrackUntilReopened(t *testing.T) {
 	if d, _ := o.Get(p); d.Lost == "" {
 		t.Fatal("a later change brought it back")
 	}
-	_ = o.Open(uri, p, 8, "reopened\n")
+	_, _ = o.Open(uri, p, 8, "reopened\n")
 	if d, _ := o.Get(p); d.Lost != "" || d.Text != "reopened\n" {
 		t.Fatalf("reopen: %+v", d)
 	}
@@ -108,11 +108,11 @@ func TestOverlayLosesTrackUntilReopened(t *testing.T) {
 func TestOverlayTooLarge(t *testing.T) {
 	p := filepath.Join(tempDir(t), "big.log")
 	o := NewOverlay()
-	_ = o.Open("file://"+p, p, 1, strings.Repeat("x", MaxDocument+1))
+	_, _ = o.Open("file://"+p, p, 1, strings.Repeat("x", MaxDocument+1))
 	if d, _ := o.Get(p); !d.TooLarge || d.Text != "" {
 		t.Fatalf("kept a buffer over the limit: %d bytes", len(d.Text))
 	}
-	_ = o.Open("file://"+p, p, 2, "small")
+	_, _ = o.Open("file://"+p, p, 2, "small")
 	_ = o.Change("file://"+p, 3, []TextChange{{Text: strings.Repeat("y", MaxDocument+1)}})
 	if d, _ := o.Get(p); !d.TooLarge {
 		t.Fatal("a buffer grown over the limit is still kept")
@@ -123,7 +123,7 @@ func TestOverlayAheadUntilTheEditorReports(t *testing.T) {
 	p := filepath.Join(tempDir(t), "a.txt")
 	uri := "file://" + p
 	o := NewOverlay()
-	_ = o.Open(uri, p, 3, "old\n")
+	_, _ = o.Open(uri, p, 3, "old\n")
 	o.expect(p, 3, "new\n")
 	d, _ := o.Get(p)
 	if !d.Ahead || d.Text != "new\n" {

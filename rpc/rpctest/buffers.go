@@ -76,6 +76,9 @@ func (e *Editor) AnswerEdits(answer EditAnswer) {
 // file) and sends textDocument/didOpen.
 func (e *Editor) OpenBuffer(path, text string) {
 	e.t.Helper()
+	if e.docs == nil {
+		e.t.Fatal("rpctest: call KeepBuffers before OpenBuffer")
+	}
 	disk, _ := os.ReadFile(path)
 	b := &buffer{uri: "file://" + path, version: 1, text: text, saved: string(disk)}
 	e.mu.Lock()
