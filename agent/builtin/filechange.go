@@ -25,9 +25,8 @@ type fileChange struct {
 	fa       files.Access
 	env      tool.Env
 	existed  bool
-	// from says where old came from: the editor's buffer when the file is
-	// open there (what the person sees, and what the diff is against).
-	from    files.Via
+	// unsaved: old is the editor's buffer of the file, which differs from
+	// the file on disk (the diff is against what the person sees).
 	unsaved bool
 	title   string // the approval's title
 	old     []byte
@@ -61,7 +60,7 @@ func loadForChange(ctx context.Context, toolName string, env tool.Env, p string)
 		f.Close()
 		return nil, fmt.Errorf("%s: %s is %d bytes; files over %d MiB are not edited with this tool", toolName, t.disp, f.Size, maxEditSize>>20)
 	default:
-		fc.from, fc.unsaved = f.From, f.Unsaved
+		fc.unsaved = f.Unsaved
 		if fc.old, err = files.ReadAll(f, maxEditSize); err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
 		}
