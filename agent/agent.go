@@ -20,6 +20,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/instructions"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
@@ -66,6 +67,13 @@ type Options struct {
 	// Instructions replaces kin's own system prompt when set (the
 	// project's instructions files are still added).
 	Instructions string
+	// Files is how a session's tools read and write files (the editor's
+	// buffers first, where the front end keeps them). Nil means the disk.
+	Files func(sessionID string) files.Access
+	// BeforeWrite, when set, sees every file write of the built-in tools
+	// before it happens, with the content it replaces (c.Old), and stops
+	// it by failing: the hook for checkpoints (turn/undo).
+	BeforeWrite func(ctx context.Context, c files.Change) error
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -113,6 +121,20 @@ func New(opts Options) *Service {
 		clients:  map[string]*model.Client{},
 		sessions: map[string]*Session{},
 	}
+}
+
+// Files is how the tools of a session read and write files: the front
+// end's Access (the editor's buffers first), wrapped so that BeforeWrite
+// sees every write. Everything that reads a file for a session (tools,
+// a turn's file input) goes through it.
+func (s *Service) Files(sessionID string) files.Access {
+	var a files.Access = files.Disk{}
+	if s.opts.Files != nil {
+		if fa := s.opts.Files(sessionID); fa != nil {
+			a = fa
+		}
+	}
+	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
 }
 
 // Models are the models sessions may use, and the default.
@@ -164,10 +186,10 @@ func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	}
 	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title,
 		model: m.Model, effort: effort}
-	files := s.instructionFiles(o.Roots, nil)
+	instr := s.instructionFiles(o.Roots, nil)
 	for _, r := range []session.Record{
 		{Type: session.TypeConfigure, Model: m.Model, Effort: effort, Reason: session.ConfigureNew},
-		{Type: session.TypeInstructions, Files: files},
+		{Type: session.TypeInstructions, Files: instr},
 	} {
 		if _, err := sess.append(r); err != nil {
 			log.Delete()
@@ -181,7 +203,7 @@ func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
-	return Opened{Info: info, Model: m.Model, Effort: effort, Instructions: files}, nil
+	return Opened{Info: info, Model: m.Model, Effort: effort, Instructions: instr}, nil
 }
 
 // choose checks a model and effort ("" model: current, else the default)
@@ -333,7 +355,8 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 		cancel(nil)
 		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
 	}
-	q, err := assemble(in, sess.sessionRoots(), cfg, s.opts.Tools.Tools())
+	env := tool.Env{SessionID: sessionID, TurnID: r.turnID, Roots: sess.sessionRoots(), Files: s.Files(sessionID)}
+	q, err := assemble(in, env, cfg, s.opts.Tools.Tools())
 	if err != nil {
 		release()
 		cancel(nil)

@@ -65,14 +65,12 @@ type question struct {
 // under the same rules as read_file (it is read by read_file), so that the
 // model sees the file as it was when the person asked. Any bad part refuses
 // the whole question.
-func assemble(in Input, roots []string, cfg model.Config, tools []tool.Tool) (question, error) {
+func assemble(in Input, env tool.Env, cfg model.Config, tools []tool.Tool) (question, error) {
 	if len(in.Parts) == 0 {
 		if strings.TrimSpace(in.Text) == "" {
 			return question{}, &PartError{Index: 0, Type: "text", Reason: "the question is empty"}
 		}
-		if len(in.Text) > MaxInputText {
-			return question{}, &PartError{Index: 0, Type: "text", Reason: fmt.Sprintf("the question is %d bytes, more than kin takes (%d)", len(in.Text), MaxInputText)}
-		}
+		// A long question is cut when recorded, saying so (session.Fit).
 		return question{rec: session.Record{Type: session.TypeUser, Text: in.Text}}, nil
 	}
 	var q question
@@ -97,7 +95,7 @@ func assemble(in Input, roots []string, cfg model.Config, tools []tool.Tool) (qu
 			if err := checkRange(p.Range, false); err != nil {
 				return q, bad("%v", err)
 			}
-			text, err := readPart(p, roots, tools)
+			text, err := readPart(p, env, tools)
 			if err != nil {
 				return q, bad("%s: %v", p.Path, err)
 			}
@@ -202,9 +200,10 @@ func lines(r *Range) (first, last int) {
 }
 
 // readPart reads a file part through the read_file tool, so what the model
-// is attached is what read_file would show it, under its path rules (inside
-// the workspace; confined reads only).
-func readPart(p Part, roots []string, tools []tool.Tool) (string, error) {
+// is attached is what read_file would show it (the editor's buffer when it
+// has the file open), under its path rules (inside the workspace; confined
+// reads only).
+func readPart(p Part, env tool.Env, tools []tool.Tool) (string, error) {
 	var rf tool.Tool
 	for _, t := range tools {
 		if t.Spec().Name == "read_file" {
@@ -222,7 +221,7 @@ func readPart(p Part, roots []string, tools []tool.Tool) (string, error) {
 	}
 	raw, _ := json.Marshal(args)
 	ctx := context.Background()
-	act, err := rf.Prepare(ctx, tool.Env{Roots: roots}, raw)
+	act, err := rf.Prepare(ctx, env, raw)
 	if err != nil {
 		return "", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "read_file: "))
 	}

@@ -16,6 +16,13 @@ func (e events) TurnStarted(v agent.TurnStarted) {
 }
 func (e events) Delta(v agent.Delta)       { e.s.notify(NotifyTurnDelta, v) }
 func (e events) ToolCall(v agent.ToolCall) { e.s.notify(NotifyTurnToolCall, v) }
+func (e events) Reasoning(v agent.ReasoningDelta) {
+	e.s.notify("turn/reasoning", map[string]any{"sessionId": v.SessionID, "turnId": v.TurnID, "text": v.Text})
+}
+func (e events) Usage(v agent.UsageUpdate) {
+	e.s.notify("turn/usage", map[string]any{"sessionId": v.SessionID, "turnId": v.TurnID, "inputTokens": v.InputTokens,
+		"outputTokens": v.OutputTokens, "contextTokens": v.ContextTokens, "contextWindow": v.ContextWindow})
+}
 func (e events) TurnDone(v agent.TurnDone) {
 	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))

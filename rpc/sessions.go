@@ -20,11 +20,11 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession(p.Title, roots)
+	opened, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots})
 	if err != nil {
 		return nil, err
 	}
-	return SessionResult{Session: info}, nil
+	return SessionResult{Session: opened.Info}, nil
 }
 
 // sessionRoots are the folders a new session works in: cwd and the

@@ -3,6 +3,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/kin-dev/kin/agent"
 )
 
 func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
@@ -17,7 +19,7 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 		return nil, invalid("invalid params: input is empty")
 	}
 	svc, _ := s.service()
-	id, err := svc.StartTurn(p.SessionID, p.Input, s.workspace())
+	id, err := svc.StartTurn(p.SessionID, agent.TextInput(p.Input), s.workspace())
 	if err != nil {
 		return nil, err
 	}
