@@ -79,9 +79,9 @@ type ToolCall struct {
 
 // TurnDone is sent once when a turn ends.
 type TurnDone struct {
-	SessionID string      `json:"sessionId"`
-	TurnID    string      `json:"turnId"`
-	Status    string      `json:"status"`
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	Status    string `json:"status"`
 	Error     string `json:"error,omitempty"`
 	Usage     Usage  `json:"usage"`
 }
