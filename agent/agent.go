@@ -340,35 +340,36 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
-	if err := sess.reserve(r); err != nil {
-		cancel(nil)
-		return "", err
-	}
 	release := func() {
 		sess.mu.Lock()
 		sess.running = nil
 		sess.mu.Unlock()
 	}
+	t := &turn{svc: s, sess: sess, id: r.turnID, abort: cancel, release: release}
+	t.answer = newAnswer(t)
+	r.answer = t.answer
+	if err := sess.reserve(r); err != nil {
+		cancel(nil)
+		return "", err
+	}
+	// Refused before it began: whoever waits on the turn is let go.
+	refuse := func(err error) (string, error) {
+		release()
+		close(r.done)
+		cancel(nil)
+		return "", err
+	}
 	cfg, fellBack := s.sessionModel(sess)
 	if m := cfg.Missing(); m != "" {
-		release()
-		cancel(nil)
-		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
+		return refuse(fmt.Errorf("%w: %s", ErrNotConfigured, m))
 	}
 	env := tool.Env{SessionID: sessionID, TurnID: r.turnID, Roots: sess.sessionRoots(), Files: s.Files(sessionID)}
 	q, err := assemble(in, env, cfg, s.opts.Tools.Tools())
 	if err != nil {
-		release()
-		cancel(nil)
-		return "", err
+		return refuse(err)
 	}
 	_, effort := sess.choice()
-	t := &turn{svc: s, sess: sess, id: r.turnID, question: q, cfg: cfg, effort: effort, fellBack: fellBack,
-		client: s.client(cfg), abort: cancel, release: release}
-	t.answer = newAnswer(t)
-	sess.mu.Lock()
-	r.answer = t.answer
-	sess.mu.Unlock()
+	t.question, t.cfg, t.effort, t.fellBack, t.client = q, cfg, effort, fellBack, s.client(cfg)
 
 	s.turns.Add(1)
 	go func() {

@@ -65,7 +65,7 @@ func (c *convo) plan(current string, window int64, read func(off int64, n int) (
 			break // a summary, or records of no turn: summarised again
 		}
 		if turn != current {
-			if kept >= keepTurns || (&convo{items: c.items[s:e]}).size(ContextBudget) > limit {
+			if kept >= keepTurns || itemsSize(c.items[s:e], ContextBudget) > limit {
 				break
 			}
 			kept++

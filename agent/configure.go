@@ -31,14 +31,15 @@ func (s *Service) sessionModel(sess *Session) (cfg model.Config, fellBack string
 	return s.models.DefaultConfig(), id
 }
 
-// Configure is what session/configure changes; nil fields stay.
-type Configure struct {
+// SessionConfig is what session/configure changes; nil fields stay.
+type SessionConfig struct {
 	Model  *string
 	Effort *string
 }
 
-// Configured is a session's model and effort after a change.
+// Configured is a session's configuration after a change.
 type Configured struct {
+	SessionID     string
 	Model, Effort string
 }
 
@@ -46,7 +47,7 @@ type Configured struct {
 // with ErrTurnRunning during one). The choice is recorded, so it survives
 // resume. Switching to a model that does not take the session's effort
 // drops the effort, unless the change names one (then it must fit).
-func (s *Service) Configure(sessionID string, c Configure, defaultRoots []string) (Configured, error) {
+func (s *Service) Configure(sessionID string, c SessionConfig, defaultRoots []string) (Configured, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return Configured{}, err
@@ -78,7 +79,7 @@ func (s *Service) Configure(sessionID string, c Configure, defaultRoots []string
 		return Configured{}, err
 	}
 	if m.Model == curModel && kept == curEffort {
-		return Configured{Model: m.Model, Effort: kept}, nil
+		return Configured{SessionID: sessionID, Model: m.Model, Effort: kept}, nil
 	}
 	if _, err := sess.append(session.Record{Type: session.TypeConfigure, Model: m.Model, Effort: kept}); err != nil {
 		return Configured{}, err
@@ -89,5 +90,5 @@ func (s *Service) Configure(sessionID string, c Configure, defaultRoots []string
 	sess.mu.Lock()
 	sess.model, sess.effort = m.Model, kept
 	sess.mu.Unlock()
-	return Configured{Model: m.Model, Effort: kept}, nil
+	return Configured{SessionID: sessionID, Model: m.Model, Effort: kept}, nil
 }

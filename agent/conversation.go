@@ -53,6 +53,9 @@ type convo struct {
 	// last compaction).
 	ctxTokens int64
 	ctxBytes  int
+	// textBytes and outBytes are the items' sizes (see itemSize), kept as
+	// items come so that a size costs nothing.
+	textBytes, outBytes int
 }
 
 type convItem struct {
@@ -82,6 +85,20 @@ func newConvo() *convo { return &convo{answered: map[string]bool{}} }
 // add takes a record as it is in the log (off, n locate it; n == 0 when it
 // could not be written and is kept whole).
 func (c *convo) add(r session.Record, off int64, n int) {
+	before := len(c.items)
+	var piece int
+	defer func() {
+		if r.Type == session.TypeCompaction {
+			c.textBytes, c.outBytes = 0, 0
+			before = 0
+		}
+		for _, it := range c.items[before:] {
+			t, o := itemSize(it)
+			c.textBytes += t
+			c.outBytes += o
+		}
+		c.textBytes += piece
+	}()
 	switch r.Type {
 	case session.TypeUser:
 		it := convItem{kind: model.Message, role: "user", turn: r.TurnID, text: r.Text}
@@ -98,6 +115,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		c.answered1 = true
 		if last := len(c.items) - 1; r.Cont && last >= 0 && c.items[last].kind == model.Message && c.items[last].role == "assistant" {
 			c.items[last].pieces = append(c.items[last].pieces, r.Text)
+			piece = len(r.Text)
 			return
 		}
 		c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: r.Text})
@@ -204,26 +222,37 @@ func partsSize(ps []session.Part) int {
 }
 
 // size estimates how many bytes of the conversation a request sends (tool
-// outputs up to budget, images at what they cost, reasoning by its
-// summary: its encrypted content is counted in tokens by the service).
-func (c *convo) size(budget int) int {
-	n, out := 0, 0
-	for _, it := range c.items {
-		switch it.kind {
-		case model.FunctionOutput:
-			out += it.outLen
-		case model.ReasoningItem:
-			for _, s := range it.reasoning.Summary {
-				n += len(s)
-			}
-		default:
-			n += len(it.text) + it.partBytes + len(it.name)
-			for _, p := range it.pieces {
-				n += len(p)
-			}
+// outputs up to budget).
+func (c *convo) size(budget int) int { return c.textBytes + min(c.outBytes, budget) }
+
+// itemSize is an item's bytes in a request: text (images at what they
+// cost, reasoning by its summary: its encrypted content the service counts
+// in tokens), or tool output.
+func itemSize(it convItem) (text, out int) {
+	switch it.kind {
+	case model.FunctionOutput:
+		return 0, it.outLen
+	case model.ReasoningItem:
+		for _, s := range it.reasoning.Summary {
+			text += len(s)
 		}
+		return text, 0
 	}
-	return n + min(out, budget)
+	text = len(it.text) + it.partBytes + len(it.name)
+	for _, p := range it.pieces {
+		text += len(p)
+	}
+	return text, 0
+}
+
+// itemsSize is size for a run of items.
+func itemsSize(items []convItem, budget int) int {
+	text, out := 0, 0
+	for _, it := range items {
+		t, o := itemSize(it)
+		text, out = text+t, out+o
+	}
+	return text + min(out, budget)
 }
 
 // observe notes how many tokens the model said the context holds now.
