@@ -47,7 +47,10 @@ type compactPlan struct {
 
 // plan decides what a compaction keeps (the running turn, and up to
 // keepTurns turns before it within keepShare of the window) and renders
-// everything before as a transcript for the summary request.
+// everything before as a transcript for the summary request. Between turns
+// (current ""), when keeping the recent turns would leave nothing to
+// summarise, they are summarised too: a compaction asked for does
+// something while there is anything but a summary.
 func (c *convo) plan(current string, window int64, read func(off int64, n int) (session.Record, error)) (compactPlan, error) {
 	starts := []int{} // where each turn's items start
 	for i, it := range c.items {
@@ -72,8 +75,14 @@ func (c *convo) plan(current string, window int64, read func(off int64, n int) (
 		}
 		keep = s
 	}
+	onlySummary := func(items []convItem) bool {
+		return len(items) == 0 || (len(items) == 1 && items[0].role == "developer" && items[0].turn == "")
+	}
+	if current == "" && onlySummary(c.items[:keep]) {
+		keep = len(c.items)
+	}
 	old := c.items[:keep]
-	if len(old) == 0 || (len(old) == 1 && old[0].role == "developer" && old[0].turn == "") {
+	if onlySummary(old) {
 		return compactPlan{}, errNothingToCompact
 	}
 	p := compactPlan{transcript: transcript(old, read, int(transcriptShare*float64(window)*4))}
