@@ -98,16 +98,6 @@ func New(opts Options) *Service {
 	}
 }
 
-// ModelConfig returns the model configuration (without the key's value
-// ever being marshalled).
-func (s *Service) ModelConfig() model.Config { return s.opts.Model }
-
-// SetRoots replaces the workspace folders tools are confined to.
-func (s *Service) SetRoots(roots []string) { s.opts.Roots = roots }
-
-// Roots returns the workspace folders.
-func (s *Service) Roots() []string { return s.opts.Roots }
-
 // NewSession creates a session.
 func (s *Service) NewSession(title string) (session.Info, error) {
 	info, log, err := s.store.Create(title)

@@ -27,7 +27,7 @@ func TestBashApproval(t *testing.T) {
 	if ap == nil || ap.Title != "Run go test ./..." || ap.Command != "go test ./..." || ap.Cwd != root {
 		t.Fatalf("approval %+v", ap)
 	}
-	if ap.Grant == nil || ap.Grant.Key != "bash:go test" || ap.Grant.Label != "Always allow `go test` commands in this session" {
+	if ap.Grant == nil || ap.Grant.Key != "bash:go test" || ap.Grant.Label != "Always allow `go test` commands" {
 		t.Fatalf("grant %+v", ap.Grant)
 	}
 	long := "echo " + strings.Repeat("x", 200) + "\necho second line"

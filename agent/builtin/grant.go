@@ -88,7 +88,7 @@ func bashGrant(command string) *tool.Grant {
 	s := strings.Join(scope, " ")
 	return &tool.Grant{
 		Key:   "bash:" + s,
-		Label: "Always allow `" + s + "` commands in this session",
+		Label: "Always allow `" + s + "` commands",
 	}
 }
 

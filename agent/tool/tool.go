@@ -107,7 +107,9 @@ type Grant struct {
 	// Key is the grant's identity: "bash:go test", "tool:write_file",
 	// "mcp:mcp__docs__query". Shell and MCP keys never mix.
 	Key string `json:"key"`
-	// Label says it to a person: "Always allow `go test` commands".
+	// Label says what it covers, without saying for how long: "Always allow
+	// `go test` commands". The approval's options add "in this session" or
+	// "in every session".
 	Label string `json:"label"`
 }
 

@@ -58,9 +58,6 @@ func New(b Binding, def catalog.Def, autoAllow bool) *Tool {
 // Def is the vetted definition the tool was built from.
 func (t *Tool) Def() catalog.Def { return t.def }
 
-// AutoAllow reports whether calls may run without asking.
-func (t *Tool) AutoAllow() bool { return t.autoAllow }
-
 // Spec implements tool.Tool.
 func (t *Tool) Spec() tool.Spec {
 	return tool.Spec{
@@ -93,7 +90,7 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 		Warning:     Warning,
 		Grant: &tool.Grant{
 			Key:   "mcp:" + t.def.Exposed,
-			Label: "Always allow " + t.def.Exposed + " in this session",
+			Label: "Always allow " + t.def.Exposed,
 		},
 		AutoAllow: t.autoAllow,
 	}
