@@ -30,18 +30,16 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
 
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
-	gate := permission.NewGate(events{s}, grants)
+	gate := permission.NewGate(s.asks, grants)
 	var builtins []tool.Tool
 	if s.opts.Tools != nil {
 		builtins = s.opts.Tools(roots)
 	}
-	var mcp MCP
-	if s.opts.MCP != nil {
-		mcp = s.opts.MCP(roots, host{s: s, gate: gate})
-	}
 	sources := multiSource{tool.Static(builtins)}
-	if mcp != nil {
-		sources = append(sources, mcp)
+	var mcp *mcpService
+	if s.opts.MCP != nil {
+		mcp = newMCP(s, gate, roots, builtins)
+		sources = append(sources, mcp.m)
 	}
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Roots: roots, Model: cfg, HTTPClient: s.opts.HTTPClient,
@@ -50,6 +48,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.mu.Lock()
 	s.svc, s.gate, s.mcp, s.state = svc, gate, mcp, stateInitialized
 	s.mu.Unlock()
+	s.relay.Store(true)
 
 	client := "unknown editor"
 	if p.ClientInfo != nil {
@@ -58,7 +57,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.log.Info("initialized", zap.String("client", client), zap.Strings("roots", roots),
 		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil))
 	if gerr != nil {
-		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
+		s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
 	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
 	if cfgErr != nil {

@@ -1,4 +1,4 @@
-package main
+package rpc_test
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
 		Home: w.home, Cwd: w.ws, Version: "test", Logger: log, Trace: trace,
 		Getenv: func(k string) string { return vars[k] },
 		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
-		MCP:    mcpFactory(log, w.home, []string{"read_file", "list_dir", "search", "write_file", "edit_file", "bash"}),
+		MCP:    &rpc.MCPOptions{},
 	}
 	ed := rpctest.Start(w.t, opts)
 	ed.Initialize(w.ws)

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -49,8 +51,8 @@ type Options struct {
 	HTTPClient *http.Client // for the model service
 	// Tools builds the built-in tools once the workspace folders are known.
 	Tools func(roots []string) []tool.Tool
-	// MCP, when set, runs the configured MCP servers for this connection.
-	MCP MCPFactory
+	// MCP, when set, runs the configured MCP servers of each connection.
+	MCP *MCPOptions
 }
 
 // Server serves one editor connection.
@@ -58,14 +60,19 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, inflight and exitCode.
+	// asks is every question to the person: approvals and elicitations.
+	asks *ask.Broker
+	// relay is set once initialize ran: from then on warnings and errors
+	// of the log are sent as log/message.
+	relay atomic.Bool
+
+	// mu guards state, conn, svc, gate, mcp, inflight and exitCode.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
 	gate     *permission.Gate
-	mcp      MCP
-	elicit   *elicitations
+	mcp      *mcpService
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
 }
@@ -80,9 +87,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
-	s.elicit = newElicitations(s)
-	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
+	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	s.log = relayLogs(opts.Logger, s)
+	s.asks = ask.New(asker{s})
+	// Not relayed as log/message: the editor got an error reply already.
+	st := newStream(rwc, func(err error) { opts.Logger.Warn("skipped a bad frame", zap.Error(err)) })
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)
@@ -105,20 +114,17 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 // teardown stops turns (denying what they wait for), MCP servers and logs.
 func (s *Server) teardown(reason string) {
 	s.mu.Lock()
-	svc, gate, mcp := s.svc, s.gate, s.mcp
+	svc, mcp := s.svc, s.mcp
 	for _, cancel := range s.inflight {
 		cancel()
 	}
 	s.mu.Unlock()
-	if gate != nil {
-		gate.DenyAll("", reason)
-	}
-	s.elicit.cancelAll(reason)
+	s.asks.Close(reason)
 	if svc != nil {
 		svc.Shutdown()
 	}
 	if mcp != nil {
-		mcp.Close()
+		mcp.m.Close()
 	}
 }
 
@@ -190,21 +196,21 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	switch req.Method {
-	case "initialized":
+	case NotifyInitialized:
 		s.mu.Lock()
 		mcp := s.mcp
 		s.mu.Unlock()
 		if mcp != nil {
-			go mcp.Start(context.Background())
+			go mcp.m.Start(context.Background())
 		}
-	case "exit":
+	case NotifyExit:
 		s.mu.Lock()
 		if s.state != stateShutDown {
 			s.exitCode = 1
 		}
 		s.mu.Unlock()
 		conn.Close()
-	case "$/cancelRequest":
+	case NotifyCancelRequest:
 		var p CancelParams
 		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 			return
@@ -256,7 +262,7 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// service returns the agent, which exists once initialize ran.
+// service returns the agent and its gate, which exist once initialize ran.
 func (s *Server) service() (*agent.Service, *permission.Gate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,8 +293,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound):
+	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
 	}
 	return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
 }

@@ -17,7 +17,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	return SessionResult{Session: info}, nil
+	return SessionResult{Session: sessionInfo(info)}, nil
 }
 
 func handleSessionList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
@@ -26,10 +26,11 @@ func handleSessionList(ctx context.Context, s *Server, _ json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if list == nil {
-		list = []session.Info{}
+	out := SessionListResult{Sessions: []SessionInfo{}}
+	for _, i := range list {
+		out.Sessions = append(out.Sessions, sessionInfo(i))
 	}
-	return SessionListResult{Sessions: list}, nil
+	return out, nil
 }
 
 func sessionID(params json.RawMessage) (string, error) {
@@ -48,22 +49,16 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	svc, gate := s.service()
+	svc, _ := s.service()
 	info, hist, err := svc.Resume(id)
 	if err != nil {
 		return nil, err
 	}
-	if hist == nil {
-		hist = []session.HistoryItem{}
+	out := SessionResumeResult{Session: sessionInfo(info), History: []HistoryItem{}, Pending: pending(s.asks, id)}
+	for _, h := range hist {
+		out.History = append(out.History, historyItem(h))
 	}
-	pending := []any{}
-	for _, r := range gate.Pending(id) {
-		pending = append(pending, r)
-	}
-	for _, r := range s.elicit.pending(id) {
-		pending = append(pending, r)
-	}
-	return SessionResumeResult{Session: info, History: hist, Pending: pending}, nil
+	return out, nil
 }
 
 func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
@@ -76,4 +71,23 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, err
 	}
 	return Empty{}, nil
+}
+
+func sessionInfo(i session.Info) SessionInfo {
+	return SessionInfo{SessionID: i.SessionID, Title: i.Title, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, Turns: i.Turns}
+}
+
+func historyItem(h session.HistoryItem) HistoryItem {
+	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
+		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content),
+		RequestID: h.RequestID, Decision: h.Decision, Reason: h.Reason, ApprovalKind: h.ApprovalKind, Error: h.Error,
+		Server: h.Server, Mode: h.Mode}
+	if h.Approved != nil {
+		d := approvalDetails(*h.Approved)
+		out.Approved = &d
+	}
+	if h.Usage != nil {
+		out.Usage = &Usage{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens}
+	}
+	return out
 }

@@ -57,13 +57,8 @@ func runServe(args []string, stderr io.Writer) int {
 // serverOptions is everything a connection needs, for stdio and TCP alike.
 func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	cwd, _ := os.Getwd()
-	home := kinHome()
-	var reserved []string
-	for _, t := range builtin.Tools(builtin.Options{}) {
-		reserved = append(reserved, t.Spec().Name)
-	}
 	return rpc.Options{
-		Home:    home,
+		Home:    kinHome(),
 		Getenv:  os.Getenv,
 		Cwd:     cwd,
 		Version: version,
@@ -72,7 +67,7 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 		Tools: func(roots []string) []tool.Tool {
 			return builtin.Tools(builtin.Options{})
 		},
-		MCP: mcpFactory(log, home, reserved),
+		MCP: &rpc.MCPOptions{},
 	}
 }
 

@@ -1,0 +1,84 @@
+package rpc
+
+import "encoding/json"
+
+// PROTOCOL.md, Lifecycle: initialize, initialized, shutdown, exit,
+// $/cancelRequest.
+
+// Notifications the editor sends.
+const (
+	NotifyInitialized   = "initialized"
+	NotifyExit          = "exit"
+	NotifyCancelRequest = "$/cancelRequest"
+)
+
+// WorkspaceFolder is LSP's.
+type WorkspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// ClientInfo names the editor.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// ClientCapabilities says what the editor renders.
+type ClientCapabilities struct {
+	Approvals   bool             `json:"approvals,omitempty"`
+	Elicitation *ElicitationCaps `json:"elicitation,omitempty"`
+}
+
+// InitializeParams is initialize's params.
+type InitializeParams struct {
+	ProcessID        *int                `json:"processId,omitempty"`
+	ClientInfo       *ClientInfo         `json:"clientInfo,omitempty"`
+	Capabilities     *ClientCapabilities `json:"capabilities,omitempty"`
+	WorkspaceFolders []WorkspaceFolder   `json:"workspaceFolders,omitempty"`
+	RootURI          string              `json:"rootUri,omitempty"`
+	RootPath         string              `json:"rootPath,omitempty"`
+}
+
+// ServerInfo names kin.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ModelInfo tells the editor whether turns can run. Never the key.
+type ModelInfo struct {
+	Configured bool   `json:"configured"`
+	Model      string `json:"model"`
+	BaseURL    string `json:"baseUrl,omitempty"`
+	Missing    string `json:"missing,omitempty"`
+}
+
+// ElicitationCaps says which elicitation modes are rendered.
+type ElicitationCaps struct {
+	Form bool `json:"form"`
+	URL  bool `json:"url"`
+}
+
+// ServerCapabilities lists what this kin offers.
+type ServerCapabilities struct {
+	Sessions    bool            `json:"sessions"`
+	MCP         bool            `json:"mcp"`
+	Approvals   bool            `json:"approvals"`
+	Elicitation ElicitationCaps `json:"elicitation"`
+}
+
+// InitializeResult is initialize's result.
+type InitializeResult struct {
+	ProtocolVersion  string             `json:"protocolVersion"`
+	ServerInfo       ServerInfo         `json:"serverInfo"`
+	Capabilities     ServerCapabilities `json:"capabilities"`
+	Model            ModelInfo          `json:"model"`
+	WorkspaceFolders []string           `json:"workspaceFolders"`
+}
+
+// CancelParams is $/cancelRequest's params: the id of the request to
+// cancel, a number or a string.
+type CancelParams struct {
+	ID json.RawMessage `json:"id"`
+}
