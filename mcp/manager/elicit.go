@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/catalog"
 )
 
@@ -23,14 +24,19 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	if p == nil {
 		return declined, nil
 	}
-	return s.ask(ctx, p), nil
+	return s.ask(ctx, nil, p), nil
 }
 
-// ask puts one elicitation to the person: a legacy elicitation/create, or
-// an input request of a 2026-07-28 input-required result.
-func (s *server) ask(ctx context.Context, p *mcp.ElicitParams) *mcp.ElicitResult {
+// ask puts one elicitation to the person: a legacy elicitation/create
+// (call is nil: it is attributed to the call in flight, when there is just
+// one), or an input request of a 2026-07-28 input-required result of call.
+func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.red.String(p.Message)), ElicitationID: p.ElicitationID}
-	s.attribute(&r)
+	if call != nil {
+		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
+	} else {
+		s.attribute(&r)
+	}
 	switch p.Mode {
 	case "url":
 		r.URL = p.URL
