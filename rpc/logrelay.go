@@ -47,16 +47,13 @@ func (c *relayCore) Write(e zapcore.Entry, fs []zapcore.Field) error {
 
 func (c *relayCore) Sync() error { return nil }
 
-// logMessage renders one line: "<logger>: <message> {fields}".
+// logMessage renders one line: "<message> {fields}".
 func logMessage(e zapcore.Entry, fs []zapcore.Field) LogMessage {
 	level := "error"
 	if e.Level == zapcore.WarnLevel {
 		level = "warning"
 	}
 	var b strings.Builder
-	if e.LoggerName != "" {
-		b.WriteString(e.LoggerName + ": ")
-	}
 	b.WriteString(e.Message)
 	if len(fs) > 0 {
 		enc := zapcore.NewMapObjectEncoder()

@@ -70,6 +70,17 @@ func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
 	return ed
 }
 
+// serve starts kin for an editor that has not sent initialize yet.
+func (w *world) serve() *rpctest.Editor {
+	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
+	return rpctest.Start(w.t, rpc.Options{
+		Home: w.home, Cwd: w.ws, Version: "0.1.0", Logger: zap.NewNop(),
+		Getenv: func(k string) string { return vars[k] },
+		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
+		MCP:    &rpc.MCPOptions{},
+	})
+}
+
 func respond(ed *rpctest.Editor, req map[string]any, decision string) {
 	go ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: decision}, nil)
 }
