@@ -86,6 +86,20 @@ func Check(fields []Field, content map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
+// WithDefaults returns checked content with every field left out that has
+// a default set to it, as the MCP SDK does for an elicitation/create answer,
+// so that every server gets answers the same way.
+func WithDefaults(fields []Field, content map[string]any) map[string]any {
+	for _, f := range fields {
+		if _, ok := content[f.Name]; !ok && f.Default != nil {
+			if d, err := value(f, f.Default); err == nil {
+				content[f.Name] = d
+			}
+		}
+	}
+	return content
+}
+
 // value checks one answer against its field.
 func value(f Field, v any) (any, error) {
 	switch f.Type {

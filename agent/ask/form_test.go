@@ -83,3 +83,17 @@ func TestCheckKeepsOnlyAnswersThatFitTheForm(t *testing.T) {
 		}
 	}
 }
+
+func TestWithDefaultsFillsWhatWasLeftOut(t *testing.T) {
+	fields := []ask.Field{
+		{Name: "n", Type: ask.TypeInteger, Default: float64(42)},
+		{Name: "fish", Type: ask.TypeMultiSelect, Choices: []ask.Choice{{Value: "a"}, {Value: "b"}}, Default: []string{"b"}},
+		{Name: "s", Type: ask.TypeString, Default: "x"},
+		{Name: "none", Type: ask.TypeString},
+	}
+	got := ask.WithDefaults(fields, map[string]any{"s": "typed"})
+	want := map[string]any{"n": int64(42), "fish": []string{"b"}, "s": "typed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}

@@ -64,7 +64,7 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 		if err != nil {
 			return declined
 		}
-		return &mcp.ElicitResult{Action: "accept", Content: content}
+		return &mcp.ElicitResult{Action: "accept", Content: ask.WithDefaults(r.Fields, content)}
 	case "cancel":
 		return &mcp.ElicitResult{Action: "cancel"}
 	}
