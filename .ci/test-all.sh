@@ -14,6 +14,15 @@ step() { printf '\n==> %s\n' "$*"; }
 step "Go modules"
 go mod download
 
+step "bubblewrap for the command sandbox (Debian package bubblewrap)"
+if ! command -v bwrap >/dev/null; then
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+fi
+bwrap --version
+# The sandbox tests fail, rather than skip, when commands cannot be confined.
+export KIN_REQUIRE_BWRAP=1
+
 step "MCP servers from npm (pinned in .ci/npm/package-lock.json)"
 (cd .ci/npm && npm ci --no-audit --no-fund)
 export KIN_TEST_NPM_DIR="$root/.ci/npm" KIN_REQUIRE_NPM=1

@@ -47,6 +47,9 @@ type ToolCall struct {
 	OutputDelta string
 	Output      string
 	Content     []tool.Content
+	// Sandbox says how a command runs (confined, network, writable), from
+	// the moment it is prepared.
+	Sandbox *tool.Sandbox
 }
 
 // TurnDone is sent once when a turn ends.

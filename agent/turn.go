@@ -238,7 +238,7 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 		return tool.Failed(err.Error())
 	}
 	if action.Approval != nil {
-		ev.Title = action.Approval.Title
+		ev.Title, ev.Sandbox = action.Approval.Title, action.Approval.Sandbox
 		if !t.permitted(ctx, tl, c, action.Approval, emit) {
 			if ctx.Err() != nil {
 				return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the person decided; nothing was run or sent."}

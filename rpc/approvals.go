@@ -48,5 +48,13 @@ func approvalDetails(a tool.Approval) ApprovalDetails {
 	if a.Grant != nil {
 		d.Grant = &GrantScope{Key: a.Grant.Key, Label: a.Grant.Label}
 	}
+	d.Sandbox = sandboxUse(a.Sandbox)
 	return d
+}
+
+func sandboxUse(s *tool.Sandbox) *SandboxUse {
+	if s == nil {
+		return nil
+	}
+	return &SandboxUse{Confined: s.Confined, Network: s.Network, Writable: s.Writable}
 }

@@ -26,7 +26,7 @@ func (e events) Delta(v agent.Delta) {
 func (e events) ToolCall(v agent.ToolCall) {
 	e.s.notify(NotifyTurnToolCall, TurnToolCall{SessionID: v.SessionID, TurnID: v.TurnID, CallID: v.CallID, Name: v.Name,
 		Kind: string(v.Kind), Title: v.Title, Arguments: v.Arguments, Status: v.Status, OutputDelta: v.OutputDelta,
-		Output: v.Output, Content: toolContent(v.Content)})
+		Output: v.Output, Content: toolContent(v.Content), Sandbox: sandboxUse(v.Sandbox)})
 }
 
 func (e events) TurnDone(v agent.TurnDone) {

@@ -261,9 +261,13 @@ func (r *recorder) write(z *normalizer) {
 	sort.Strings(methods)
 	// Normalise in one pass over everything, in a fixed order, so that a
 	// session id is the same value in every file.
-	var all bytes.Buffer
+	// Each file's requests are numbered from 1; a $/cancelRequest names
+	// the cancelled request by its number in its own file.
+	renumbered := map[int64]int64{}
+	files := map[string]*goldenFile{}
 	for _, m := range methods {
-		f := goldenFile{Method: m}
+		f := &goldenFile{Method: m}
+		files[m] = f
 		ids := map[int64]int64{}
 		for _, raw := range r.frames[m] {
 			var fr map[string]json.RawMessage
@@ -273,11 +277,28 @@ func (r *recorder) write(z *normalizer) {
 				_ = json.Unmarshal(idRaw, &id)
 				if _, ok := ids[id]; !ok {
 					ids[id] = int64(len(ids) + 1)
+					renumbered[id] = ids[id]
 				}
 				raw = bytes.Replace(raw, []byte(fmt.Sprintf(`"id":%d`, id)), []byte(fmt.Sprintf(`"id":%d`, ids[id])), 1)
 			}
 			f.Frames = append(f.Frames, raw)
 		}
+	}
+	if f := files["$/cancelRequest"]; f != nil {
+		for i, raw := range f.Frames {
+			var fr struct {
+				Params struct {
+					ID int64 `json:"id"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(raw, &fr) == nil && renumbered[fr.Params.ID] != 0 {
+				f.Frames[i] = bytes.Replace(raw, []byte(fmt.Sprintf(`"id":%d`, fr.Params.ID)), []byte(fmt.Sprintf(`"id":%d`, renumbered[fr.Params.ID])), 1)
+			}
+		}
+	}
+	var all bytes.Buffer
+	for _, m := range methods {
+		f := files[m]
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/mcp/oauth/oauthtest"
 	"github.com/kin-dev/kin/rpc"
@@ -72,6 +73,15 @@ func TestGoldenFrames(t *testing.T) {
 		"bad":     map[string]any{"command": "x", "url": "https://example.com/mcp"},
 	})
 	t.Setenv("DOCS_TOKEN", "docs-canary-secret")
+	// Commands are confined, as on a machine with a sandbox; a second kin
+	// below has none.
+	w.sandbox = sandbox.New(sandbox.FromSettings(w.home))
+	if st := w.sandbox.Status(); !st.Confined {
+		if os.Getenv("KIN_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("KIN_REQUIRE_BWRAP=1 but commands cannot be confined: %s", st.Reason)
+		}
+		t.Skipf("the golden frames show confined commands; no sandbox here: %s", st.Reason)
+	}
 	if err := os.WriteFile(filepath.Join(w.ws, ".mcp.json"), []byte(`{"mcpServers":{"legacy":{"command":"node","args":["server.js"]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +124,7 @@ func TestGoldenFrames(t *testing.T) {
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_2", Name: "write_file", Arguments: `{"path":"main.go","content":"package main\n\nfunc main() {}\n"}`}}, Usage: modeltest.Usage{Input: 900, Output: 30}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_3", Name: "mcp__docs__query-docs", Arguments: `{"query":"react hooks"}`}}, Usage: modeltest.Usage{Input: 950, Output: 20}},
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_4", Name: "mcp__profile__update-profile", Arguments: `{}`}}, Usage: modeltest.Usage{Input: 990, Output: 20}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_6", Name: "bash", Arguments: `{"command":"curl -sI https://example.com","network":true}`}}, Usage: modeltest.Usage{Input: 995, Output: 20}},
 		modeltest.Reply{Text: []string{"All tests ", "pass."}, Usage: modeltest.Usage{Input: 1000, Output: 10}},
 	)
 	var ts rpc.TurnStartResult
@@ -139,6 +150,9 @@ func TestGoldenFrames(t *testing.T) {
 	g.call("elicitation/respond", rpc.ElicitationRespondParams{RequestID: form["requestId"].(string), Action: "accept",
 		Content: params("name", "Ana", "email", "ana@example.com", "age", 31, "subscribe", true, "color", "red", "hero", "hero-2", "fish", []string{"fish-2"}, "tags", []string{"work"})}, nil)
 	g.note("elicitation/resolved", rpctest.Field("requestId", form["requestId"]))
+	net := g.note("approval/request", rpctest.Field("callId", "call_6"))
+	g.call("approval/respond", rpc.ApprovalRespondParams{RequestID: net["requestId"].(string), Decision: "deny"}, nil)
+	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_6"), rpctest.Field("status", "denied")))
 	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_2"), rpctest.Field("status", "completed")))
 	g.note("turn/completed", rpctest.Field("turnId", ts.TurnID))
 	g.call("session/list", nil, nil)
@@ -149,8 +163,8 @@ func TestGoldenFrames(t *testing.T) {
 	// outcome is unknown, and the next question asks to acknowledge it.
 	hold := make(chan struct{})
 	defer close(hold)
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_5", Name: "bash", Arguments: `{"command":"echo started; sleep 30"}`}}},
-		modeltest.Reply{Text: []string{"Stopped."}})
+	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_5", Name: "bash", Arguments: `{"command":"echo started; sleep 30"}`}}, Usage: modeltest.Usage{Input: 1200, Output: 10}},
+		modeltest.Reply{Text: []string{"Stopped."}, Usage: modeltest.Usage{Input: 1300, Output: 3}})
 	var t2 rpc.TurnStartResult
 	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "wait a bit"}, &t2)
 	sleep := ed.Wait("approval/request", rpctest.Field("callId", "call_5"))
@@ -223,6 +237,28 @@ func TestGoldenFrames(t *testing.T) {
 		}
 	}
 	g.fail("grants/revoke", rpc.GrantIDParams{ID: "g_99"}, rpc.CodeNotFound)
+
+	// A kin whose sandbox is off says so at start and on every command.
+	off := newWorld(t, map[string]any{})
+	if err := os.WriteFile(filepath.Join(off.home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off.sandbox = sandbox.New(sandbox.FromSettings(off.home))
+	z.fixed = append(z.fixed, off.ws, "/home/ana/src/app", off.home, "/home/ana/.kin")
+	edOff := off.serve()
+	o := g.forEditor(edOff)
+	o.call("initialize", rpc.InitializeParams{ClientInfo: &rpc.ClientInfo{Name: "kin.nvim", Version: "0.1.0"},
+		WorkspaceFolders: []rpc.WorkspaceFolder{{URI: "file://" + off.ws, Name: "app"}}}, nil)
+	edOff.Notify("initialized", struct{}{})
+	o.note("notice", rpctest.Field("source", "sandbox"))
+	off.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_7", Name: "bash", Arguments: `{"command":"make"}`}}}, modeltest.Reply{Text: []string{"Not run."}})
+	var so rpc.SessionResult
+	edOff.MustCall("session/new", nil, &so)
+	var to rpc.TurnStartResult
+	edOff.MustCall("turn/start", rpc.TurnStartParams{SessionID: so.Session.SessionID, Input: "build it"}, &to)
+	unconfined := o.note("approval/request", rpctest.Field("callId", "call_7"))
+	edOff.MustCall("approval/respond", rpc.ApprovalRespondParams{RequestID: unconfined["requestId"].(string), Decision: "deny"}, nil)
+	edOff.Wait("turn/completed", rpctest.Field("turnId", to.TurnID))
 
 	var s2 rpc.SessionResult
 	ed.MustCall("session/new", nil, &s2)

@@ -50,12 +50,14 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.mu.Unlock()
 	s.relay.Store(true)
 
+	sbst := s.commandSandbox().Status()
 	client := "unknown editor"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
 	}
 	s.log.Info("initialized", zap.String("client", client), zap.Strings("roots", roots),
-		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil))
+		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
+		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason))
 	if gerr != nil {
 		s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
@@ -69,6 +71,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		Capabilities:     ServerCapabilities{Sessions: true, MCP: mcp != nil, Approvals: true, Elicitation: ElicitationCaps{Form: true, URL: true}},
 		Model:            info,
 		WorkspaceFolders: roots,
+		Sandbox:          sandboxInfo(sbst),
 	}, nil
 }
 

@@ -23,6 +23,16 @@ type ApprovalDetails struct {
 	Warning     string      `json:"warning,omitempty"`
 	Grant       *GrantScope `json:"grant,omitempty"`
 	AlwaysAsk   bool        `json:"alwaysAsk,omitempty"`
+	// Sandbox says, for a command, how it runs.
+	Sandbox *SandboxUse `json:"sandbox,omitempty"`
+}
+
+// SandboxUse is how a command runs: confined or not, with network or not,
+// and (confined) the folders it may change.
+type SandboxUse struct {
+	Confined bool     `json:"confined"`
+	Network  bool     `json:"network"`
+	Writable []string `json:"writable,omitempty"`
 }
 
 // GrantScope is what an "always allow" would cover.

@@ -68,6 +68,16 @@ type ServerCapabilities struct {
 	Elicitation ElicitationCaps `json:"elicitation"`
 }
 
+// SandboxInfo says how commands run: confined by which mechanism, or not
+// and why.
+type SandboxInfo struct {
+	Mode      string `json:"mode"`                // auto, required, off
+	Mechanism string `json:"mechanism,omitempty"` // bubblewrap, seatbelt
+	Confined  bool   `json:"confined"`
+	Reason    string `json:"reason,omitempty"` // why not confined
+	Hint      string `json:"hint,omitempty"`   // what would confine them
+}
+
 // InitializeResult is initialize's result.
 type InitializeResult struct {
 	ProtocolVersion  string             `json:"protocolVersion"`
@@ -75,6 +85,7 @@ type InitializeResult struct {
 	Capabilities     ServerCapabilities `json:"capabilities"`
 	Model            ModelInfo          `json:"model"`
 	WorkspaceFolders []string           `json:"workspaceFolders"`
+	Sandbox          SandboxInfo        `json:"sandbox"`
 }
 
 // CancelParams is $/cancelRequest's params: the id of the request to

@@ -55,6 +55,8 @@ type TurnToolCall struct {
 	OutputDelta string        `json:"outputDelta,omitempty"`
 	Output      string        `json:"output,omitempty"`
 	Content     []ToolContent `json:"content,omitempty"`
+	// Sandbox says how a command runs, from the moment it is prepared.
+	Sandbox *SandboxUse `json:"sandbox,omitempty"`
 }
 
 // TurnCompleted is turn/completed's params.

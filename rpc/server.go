@@ -16,6 +16,7 @@ import (
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -53,6 +54,11 @@ type Options struct {
 	Tools func(roots []string) []tool.Tool
 	// MCP, when set, runs the configured MCP servers of each connection.
 	MCP *MCPOptions
+	// Sandbox is the command sandbox the tools use, reported in initialize
+	// and, when it does not confine commands, in a notice at start. Nil
+	// means sandbox.Default() (which is also what the built-in tools use
+	// when given none).
+	Sandbox *sandbox.Sandbox
 }
 
 // Server serves one editor connection.
@@ -75,6 +81,10 @@ type Server struct {
 	mcp      *mcpService
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
+
+	// sandboxSaid makes the start-up sandbox notices once per connection,
+	// however many initialized notifications come.
+	sandboxSaid sync.Once
 }
 
 // Serve runs the protocol on rwc until the editor sends exit or the stream
@@ -198,8 +208,11 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 	switch req.Method {
 	case NotifyInitialized:
 		s.mu.Lock()
-		mcp := s.mcp
+		mcp, initialized := s.mcp, s.state == stateInitialized
 		s.mu.Unlock()
+		if initialized {
+			s.sandboxSaid.Do(s.sandboxNotices)
+		}
 		if mcp != nil {
 			go mcp.m.Start(context.Background())
 		}

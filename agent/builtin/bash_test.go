@@ -16,20 +16,29 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
 func TestBashApproval(t *testing.T) {
 	root, env := workspace(t)
 	files(t, root, map[string]string{"sub/x": ""})
-	a := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."})
+	a, err := prepareWith(t, "bash", unconfined, env, map[string]any{"command": "go test ./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ap := a.Approval
 	if ap == nil || ap.Title != "Run go test ./..." || ap.Command != "go test ./..." || ap.Cwd != root {
 		t.Fatalf("approval %+v", ap)
 	}
-	if ap.Grant == nil || ap.Grant.Key != "bash:go test" || ap.Grant.Label != "Always allow `go test` commands" {
+	// (the grant of a confined command is pinned in sandbox_linux_test.go)
+	if ap.Grant == nil || ap.Grant.Key != "bash-unconfined:go test" || ap.Grant.Label != "Always allow unconfined `go test` commands" {
 		t.Fatalf("grant %+v", ap.Grant)
 	}
+	if ap.Sandbox == nil || ap.Sandbox.Confined || !ap.Sandbox.Network || ap.AutoEditAllows {
+		t.Fatalf("sandbox %+v", ap.Sandbox)
+	}
+	wantContains(t, ap.Warning, "No sandbox: the sandbox is off in settings.json", "runs unconfined", "reach the network")
 	long := "echo " + strings.Repeat("x", 200) + "\necho second line"
 	a = mustPrepare(t, "bash", env, map[string]any{"command": long, "cwd": "sub"})
 	if got := a.Approval.Title; !strings.HasPrefix(got, "Run echo xxx") || len([]rune(got)) != len("Run ")+80 {
@@ -45,7 +54,7 @@ func TestBashApproval(t *testing.T) {
 		_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": cwd})
 		wantErr(t, err, "cwd", "outside the workspace")
 	}
-	_, err := prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": "sub/x"})
+	_, err = prepare(t, "bash", env, map[string]any{"command": "ls", "cwd": "sub/x"})
 	wantErr(t, err, "not an existing directory")
 	_, err = prepare(t, "bash", env, map[string]any{"command": "  "})
 	wantErr(t, err, "empty")
@@ -189,9 +198,17 @@ func TestBashTimeout(t *testing.T) {
 	}
 }
 
+// unconfined runs commands without the sandbox: the tests of process
+// groups look at host pids, which a PID namespace renumbers (the sandbox's
+// own tests are in sandbox_linux_test.go).
+var unconfined = builtin.Options{Sandbox: sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})}
+
 func TestBashCancelKillsGroup(t *testing.T) {
 	_, env := workspace(t)
-	a := mustPrepare(t, "bash", env, map[string]any{"command": "sleep 100 & echo pid=$!; wait"})
+	a, err := prepareWith(t, "bash", unconfined, env, map[string]any{"command": "sleep 100 & echo pid=$!; wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pidc := make(chan int, 1)
 	var once sync.Once
@@ -239,7 +256,7 @@ func TestBashBackgroundLeftoversStopped(t *testing.T) {
 		"sleep 100 >/dev/null 2>&1 & echo pid=$!", // does not
 	} {
 		start := time.Now()
-		r, _ := runBash(t, context.Background(), builtin.Options{}, map[string]any{"command": cmd})
+		r, _ := runBash(t, context.Background(), unconfined, map[string]any{"command": cmd})
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("%s: a background process held the call for %v", cmd, d)
 		}

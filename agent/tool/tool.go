@@ -100,7 +100,33 @@ type Approval struct {
 	// AutoAllow marks a call that may run without asking (an MCP tool the
 	// approved server declared read-only in its initial list).
 	AutoAllow bool `json:"-"`
+
+	// Sandbox says, for commands, how the command runs: confined or not,
+	// with network or not, and what it may change.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// AutoEditAllows marks a command that the auto-edit mode may run
+	// without asking: it is confined and network-less (Sandbox.Contained)
+	// and the person turned on autoApproveSandboxedCommands. Nothing reads
+	// it outside that mode; an unconfined command never has it.
+	AutoEditAllows bool `json:"-"`
 }
+
+// Sandbox is how a command runs, as the approval shows it.
+type Sandbox struct {
+	// Confined is true when kin's sandbox confines the command. False means
+	// it runs with the person's full access to files and the network.
+	Confined bool `json:"confined"`
+	// Network is true when the command can reach the network (always, when
+	// it is not confined).
+	Network bool `json:"network"`
+	// Writable lists the folders a confined command may change (besides a
+	// private temporary directory of its own); absent when not confined.
+	Writable []string `json:"writable,omitempty"`
+}
+
+// Contained reports whether a command is confined and network-less: the
+// only commands a mode may ever run without asking.
+func (s *Sandbox) Contained() bool { return s != nil && s.Confined && !s.Network }
 
 // Grant names what "always allow" would cover.
 type Grant struct {

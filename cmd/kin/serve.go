@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -57,17 +58,22 @@ func runServe(args []string, stderr io.Writer) int {
 // serverOptions is everything a connection needs, for stdio and TCP alike.
 func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	cwd, _ := os.Getwd()
+	home := kinHome()
+	// One sandbox per process: its probe runs once, and every connection
+	// reports and uses the same answer.
+	sb := sandbox.New(sandbox.FromSettings(home))
 	return rpc.Options{
-		Home:    kinHome(),
+		Home:    home,
 		Getenv:  os.Getenv,
 		Cwd:     cwd,
 		Version: version,
 		Logger:  log,
 		Trace:   trace,
 		Tools: func(roots []string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
+			return builtin.Tools(builtin.Options{Sandbox: sb})
 		},
-		MCP: &rpc.MCPOptions{},
+		Sandbox: sb,
+		MCP:     &rpc.MCPOptions{},
 	}
 }
 

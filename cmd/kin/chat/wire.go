@@ -4,8 +4,8 @@ import "github.com/kin-dev/kin/rpc"
 
 // The wire's shapes are rpc's (rpc/protocol_<section>.go, documented in
 // rpc/PROTOCOL.md): the very types the server marshals, so this front end
-// cannot drift from the contract. The golden frames test in this package
-// reads every recorded frame through the screens below.
+// cannot drift from the contract. golden_test.go shows the recorded
+// approvals, forms and lists (rpc/testdata/golden) through the screens.
 type (
 	initializeParams = rpc.InitializeParams
 	initializeResult = rpc.InitializeResult
@@ -24,6 +24,7 @@ type (
 	turnCompleted    = rpc.TurnCompleted
 
 	option                = rpc.PermissionOption
+	sandboxUse            = rpc.SandboxUse
 	diff                  = rpc.Diff
 	approvalRequest       = rpc.ApprovalRequest
 	approvalRespondParams = rpc.ApprovalRespondParams

@@ -48,6 +48,16 @@ export interface InitializeResult {
 	capabilities: { sessions: boolean; mcp: boolean; approvals: boolean; elicitation: { form: boolean; url: boolean } };
 	model: ModelInfo;
 	workspaceFolders: string[];
+	/** How commands run: confined by a mechanism, or not and why (absent before kin had a sandbox). */
+	sandbox?: SandboxInfo;
+}
+
+export interface SandboxInfo {
+	mode: 'auto' | 'required' | 'off';
+	mechanism?: 'bubblewrap' | 'seatbelt';
+	confined: boolean;
+	reason?: string;
+	hint?: string;
 }
 
 export interface CancelParams {
@@ -201,6 +211,8 @@ export interface ToolCallParams {
 	outputDelta?: string;
 	output?: string;
 	content?: ToolContent[];
+	/** How a command runs, from the moment it is prepared. */
+	sandbox?: SandboxUse;
 }
 
 export interface TurnCompleted {
@@ -236,6 +248,15 @@ export interface ApprovalDetails {
 	warning?: string;
 	grant?: { key: string; label: string };
 	alwaysAsk?: boolean;
+	/** How a command runs. */
+	sandbox?: SandboxUse;
+}
+
+/** How a command runs: confined or not, with network or not, and (confined) what it may change. */
+export interface SandboxUse {
+	confined: boolean;
+	network: boolean;
+	writable?: string[];
 }
 
 export interface ApprovalRequest extends ApprovalDetails {
@@ -431,7 +452,7 @@ export interface McpLoginResult {
 
 export interface Grant {
 	id: string;
-	type: 'bash' | 'tool' | 'mcp' | 'trust';
+	type: 'bash' | 'bash-net' | 'bash-unconfined' | 'tool' | 'mcp' | 'trust';
 	key: string;
 	/** What the grant covers; scope says for how long. */
 	label: string;
