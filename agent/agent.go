@@ -3,7 +3,8 @@
 // gate, and reports progress through Events.
 //
 // It knows nothing of JSON-RPC or editors (package rpc translates), and it
-// never lets a call run that the gate did not allow.
+// never lets a call run that the gate did not allow, nor one whose record is
+// not yet durable.
 package agent
 
 import (
@@ -15,7 +16,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -28,17 +28,27 @@ import (
 // MaxCallsPerTurn is how many tool calls one turn may make.
 const MaxCallsPerTurn = 16
 
+// DefaultHistoryPage is how many history items a resume returns when the
+// editor names no limit.
+const DefaultHistoryPage = 200
+
 // Errors the front end maps to protocol codes.
 var (
 	ErrSessionNotFound = session.ErrNotFound
 	ErrTurnRunning     = errors.New("a turn is already running on this session; cancel it or wait for turn/completed")
 	ErrNotConfigured   = errors.New("kin: no model service is configured")
+	// ErrSessionOwned: another kin has the session open; here it is read-only.
+	ErrSessionOwned = session.ErrOwned
+	// ErrSessionReadOnly: the session's log cannot be written (a read-only
+	// KIN_HOME); its history can still be read.
+	ErrSessionReadOnly = session.ErrReadOnly
+	// ErrBadCursor: a resume's before is not a cursor kin handed out.
+	ErrBadCursor = session.ErrBadCursor
 )
 
 // Options configure a Service.
 type Options struct {
 	Home       string // KIN_HOME: sessions live in Home/sessions
-	Roots      []string
 	Model      model.Config
 	HTTPClient *http.Client // for the model service; nil uses the default
 	Tools      tool.Source
@@ -49,36 +59,23 @@ type Options struct {
 	Instructions string
 }
 
-// Service owns sessions and runs turns.
+// Service owns sessions and runs turns. It keeps no workspace of its own:
+// every session carries its roots.
 type Service struct {
 	opts   Options
 	store  *session.Store
 	client *model.Client
 	log    *zap.Logger
 
+	// opening serialises taking a session's ownership, so one Service never
+	// opens a log twice.
+	opening sync.Mutex
+
 	// mu guards sessions.
 	mu       sync.Mutex
 	sessions map[string]*Session
 
 	turns sync.WaitGroup
-}
-
-// Session is an open session.
-type Session struct {
-	id  string
-	log *session.Log
-
-	// mu guards recs, title and running.
-	mu      sync.Mutex
-	recs    []session.Record
-	title   string
-	running *running
-}
-
-type running struct {
-	turnID string
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // New builds a Service.
@@ -98,93 +95,130 @@ func New(opts Options) *Service {
 	}
 }
 
-// NewSession creates a session.
-func (s *Service) NewSession(title string) (session.Info, error) {
-	info, log, err := s.store.Create(title)
+// NewSession creates a session whose tools work in roots (the first is its
+// working directory). The caller decides the roots; kin keeps them in the
+// session's first record.
+func (s *Service) NewSession(title string, roots []string) (session.Info, error) {
+	info, log, err := s.store.Create(title, roots)
 	if err != nil {
 		return session.Info{}, err
 	}
-	sess := &Session{id: info.SessionID, log: log, title: title}
-	sess.recs = []session.Record{{Type: session.TypeSession, SessionID: info.SessionID, Title: title, Time: info.CreatedAt}}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: info.Title}
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
 	return info, nil
 }
 
-// ListSessions lists stored sessions, newest first.
+// ListSessions lists stored sessions, newest first, from the index (the
+// slice is shared: do not change it).
 func (s *Service) ListSessions() ([]session.Info, error) { return s.store.List() }
 
-// open returns the open session, opening its log on first use.
-func (s *Service) open(id string) (*Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sess, ok := s.sessions[id]; ok {
-		return sess, nil
-	}
-	recs, log, err := s.store.Open(id)
-	if err != nil {
-		return nil, err
-	}
-	sess := &Session{id: id, log: log, recs: recs, title: session.Summarize(id, recs).Title}
-	for _, r := range session.Unfinished(recs) {
-		sess.append(s, r)
-	}
-	s.sessions[id] = sess
-	return sess, nil
+// ResumeOptions pick the page of history a resume returns.
+type ResumeOptions struct {
+	Limit  int    // items; 0 means DefaultHistoryPage
+	Before string // a Cursor from an earlier resume: the page before it
+	// DefaultRoots serve a session recorded before sessions kept their
+	// roots.
+	DefaultRoots []string
 }
 
-// Resume opens a session and returns its summary and history.
-func (s *Service) Resume(id string) (session.Info, []session.HistoryItem, error) {
-	sess, err := s.open(id)
-	if err != nil {
-		return session.Info{}, nil, err
-	}
-	sess.mu.Lock()
-	recs := append([]session.Record(nil), sess.recs...)
-	sess.mu.Unlock()
-	return session.Summarize(id, recs), session.History(recs), nil
+// Resumed is a session as an editor redraws it.
+type Resumed struct {
+	Info    session.Info
+	History []session.HistoryItem // oldest first
+	// Cursor is the Before of the next older page ("" at the beginning).
+	Cursor string
+	// ReadOnly says why turns cannot run here (nil: they can).
+	ReadOnly error
+	// RunningTurnID is the turn this kin runs on the session now ("" when
+	// none); turn/cancel stops it.
+	RunningTurnID string
 }
 
-// DeleteSession removes a session that is not running a turn.
+// Resume opens a session (taking its ownership when no other kin has it)
+// and returns one page of its history, newest first by default.
+func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
+	q := session.Query{Limit: o.Limit, Before: o.Before}
+	if q.Limit <= 0 {
+		q.Limit = DefaultHistoryPage
+	}
+	sess, v, err := s.open(id, o.DefaultRoots, q)
+	if err != nil {
+		return Resumed{}, err
+	}
+	running := sess.runningTurn()
+	if v == nil {
+		if running != nil {
+			running.answer.flush() // so the page shows all that streamed
+		}
+		if v, err = s.store.View(id, q); err != nil {
+			return Resumed{}, err
+		}
+	}
+	page := v.Page()
+	out := Resumed{Info: v.Info, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
+	if running != nil {
+		out.RunningTurnID = running.turnID
+	}
+	return out, nil
+}
+
+// DeleteSession removes a session that is not running a turn and that no
+// other kin has open.
 func (s *Service) DeleteSession(id string) error {
 	s.mu.Lock()
 	sess := s.sessions[id]
 	s.mu.Unlock()
+	var err error
 	if sess != nil {
-		sess.mu.Lock()
-		busy := sess.running != nil
-		sess.mu.Unlock()
-		if busy {
+		if sess.runningTurn() != nil {
 			return ErrTurnRunning
 		}
-		sess.log.Close()
-		s.mu.Lock()
-		delete(s.sessions, id)
-		s.mu.Unlock()
+		err = sess.delete()
+	} else {
+		err = s.store.Delete(id)
 	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.sessions, id)
+	s.mu.Unlock()
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
-	return s.store.Delete(id)
+	return nil
 }
 
-// StartTurn begins a turn and returns its id at once.
-func (s *Service) StartTurn(sessionID, input string) (string, error) {
+// StartTurn begins a turn and returns its id at once. defaultRoots serve a
+// session recorded before sessions kept their roots.
+func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (string, error) {
 	if m := s.opts.Model.Missing(); m != "" {
 		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
 	}
-	sess, err := s.open(sessionID)
+	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return "", err
 	}
 	sess.mu.Lock()
+	if err := sess.notOwned; err != nil {
+		sess.mu.Unlock()
+		return "", err
+	}
 	if sess.running != nil {
 		sess.mu.Unlock()
 		return "", ErrTurnRunning
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{turnID: newTurnID(), cancel: cancel, done: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
+	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, abort: cancel, release: func() {
+		sess.mu.Lock()
+		sess.running = nil
+		sess.mu.Unlock()
+	}}
+	t.answer = newAnswer(t)
+	r.answer = t.answer
 	sess.running = r
 	sess.mu.Unlock()
 
@@ -192,12 +226,7 @@ func (s *Service) StartTurn(sessionID, input string) (string, error) {
 	go func() {
 		defer s.turns.Done()
 		defer close(r.done)
-		defer cancel()
-		t := &turn{svc: s, sess: sess, id: r.turnID, input: input, release: func() {
-			sess.mu.Lock()
-			sess.running = nil
-			sess.mu.Unlock()
-		}}
+		defer cancel(nil)
 		t.run(ctx)
 	}()
 	return r.turnID, nil
@@ -212,9 +241,7 @@ func (s *Service) CancelTurn(sessionID string) bool {
 	if sess == nil {
 		return false
 	}
-	sess.mu.Lock()
-	r := sess.running
-	sess.mu.Unlock()
+	r := sess.runningTurn()
 	if r == nil {
 		return false
 	}
@@ -228,10 +255,7 @@ func (s *Service) Busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sess := range s.sessions {
-		sess.mu.Lock()
-		r := sess.running
-		sess.mu.Unlock()
-		if r != nil {
+		if sess.runningTurn() != nil {
 			return true
 		}
 	}
@@ -239,7 +263,7 @@ func (s *Service) Busy() bool {
 }
 
 // Shutdown cancels every running turn, waits for them to record how they
-// ended, and closes the session logs.
+// ended, and closes the session logs (giving up their ownership).
 func (s *Service) Shutdown() {
 	s.mu.Lock()
 	var all []*Session
@@ -248,30 +272,14 @@ func (s *Service) Shutdown() {
 	}
 	s.mu.Unlock()
 	for _, sess := range all {
-		sess.mu.Lock()
-		if r := sess.running; r != nil {
+		if r := sess.runningTurn(); r != nil {
 			r.cancel()
 		}
-		sess.mu.Unlock()
 	}
 	s.turns.Wait()
 	for _, sess := range all {
-		sess.log.Close()
+		sess.close()
 	}
-}
-
-// append writes a record to the session log and keeps it in memory. A log
-// that cannot be written is reported, not fatal: the turn goes on.
-func (sess *Session) append(s *Service, r session.Record) {
-	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
-	}
-	if err := sess.log.Append(r); err != nil {
-		s.log.Error("session log write failed", zap.String("session", sess.id), zap.Error(err))
-	}
-	sess.mu.Lock()
-	sess.recs = append(sess.recs, r)
-	sess.mu.Unlock()
 }
 
 func newTurnID() string {
@@ -282,12 +290,17 @@ func newTurnID() string {
 
 // RecordElicitation notes in a session's log that an MCP server asked the
 // person something and how it was answered (never the answer itself), so
-// resume shows it and a headless decline is on record.
+// resume shows it and a headless decline is on record. Only an open session
+// this kin owns is written.
 func (s *Service) RecordElicitation(sessionID, requestID, server, mode, message, action, reason string) {
-	sess, err := s.open(sessionID)
-	if err != nil {
+	s.mu.Lock()
+	sess := s.sessions[sessionID]
+	s.mu.Unlock()
+	if sess == nil {
 		return
 	}
-	sess.append(s, session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
-		Title: message, Decision: action, Reason: reason})
+	if _, err := sess.append(session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
+		Title: message, Decision: action, Reason: reason}); err != nil && !errors.Is(err, errNotOwner) && !errors.Is(err, session.ErrReadOnly) {
+		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+	}
 }

@@ -202,10 +202,23 @@ var volatile = []struct {
 	{regexp.MustCompile(`(client_id|state|code_challenge)=[A-Za-z0-9_%-]+`), nil},
 }
 
+// cursorField is a session/resume cursor (an offset into the log, which
+// moves with every timestamp's length), wherever it is handed back.
+var cursorField = regexp.MustCompile(`("(?:cursor|before)": ")([0-9a-z]+)(")`)
+
 func (z *normalizer) apply(s string) string {
 	for i := 0; i+1 < len(z.fixed); i += 2 {
 		s = strings.ReplaceAll(s, z.fixed[i], z.fixed[i+1])
 	}
+	s = cursorField.ReplaceAllStringFunc(s, func(m string) string {
+		p := cursorField.FindStringSubmatch(m)
+		key := "cursor " + p[2]
+		if _, ok := z.seen[key]; !ok {
+			z.n["cursor"]++
+			z.seen[key] = fmt.Sprintf("h2vb%d", z.n["cursor"])
+		}
+		return p[1] + z.seen[key] + p[3]
+	})
 	for i, v := range volatile {
 		s = v.re.ReplaceAllStringFunc(s, func(old string) string {
 			if host, port, ok := strings.Cut(old, "%3A"); ok && v.name == nil {

@@ -157,6 +157,13 @@ func TestGoldenFrames(t *testing.T) {
 	g.note("turn/completed", rpctest.Field("turnId", ts.TurnID))
 	g.call("session/list", nil, nil)
 	g.call("session/resume", rpc.SessionIDParams{SessionID: sid}, nil)
+	// A page: the newest 2 items, and the cursor of the older ones.
+	var page rpc.SessionResumeResult
+	g.call("session/resume", rpc.SessionResumeParams{SessionID: sid, Limit: 2}, &page)
+	if page.Cursor == "" || len(page.History) != 2 {
+		t.Fatalf("page %+v", page)
+	}
+	g.call("session/resume", rpc.SessionResumeParams{SessionID: sid, Limit: 2, Before: page.Cursor}, nil)
 	g.fail("session/resume", rpc.SessionIDParams{SessionID: "s_20261130T231500_000000"}, rpc.CodeSessionNotFound)
 
 	// A command that is still running when the turn is cancelled: its

@@ -42,11 +42,11 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		sources = append(sources, mcp.m)
 	}
 	svc := agent.New(agent.Options{
-		Home: s.opts.Home, Roots: roots, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.state = svc, gate, mcp, stateInitialized
+	s.svc, s.gate, s.mcp, s.roots, s.state = svc, gate, mcp, roots, stateInitialized
 	s.mu.Unlock()
 	s.relay.Store(true)
 

@@ -16,11 +16,20 @@ type SessionInfo struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	Turns     int       `json:"turns"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absent for a session recorded before sessions kept them).
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SessionNewParams is session/new's params.
 type SessionNewParams struct {
 	Title string `json:"title,omitempty"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absolute paths of directories); without them the session gets the
+	// connection's workspace folders.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SessionResult is session/new's result.
@@ -39,11 +48,28 @@ type SessionIDParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// SessionResumeParams is session/resume's params: a page of history, the
+// newest limit items before the before cursor.
+type SessionResumeParams struct {
+	SessionID string `json:"sessionId"`
+	Limit     int    `json:"limit,omitempty"`
+	Before    string `json:"before,omitempty"`
+}
+
 // SessionResumeResult is session/resume's result.
 type SessionResumeResult struct {
-	Session SessionInfo      `json:"session"`
-	History []HistoryItem    `json:"history"`
+	Session SessionInfo   `json:"session"`
+	History []HistoryItem `json:"history"`
+	// Cursor is the before of the next older page (absent at the start).
+	Cursor  string           `json:"cursor,omitempty"`
 	Pending []PendingRequest `json:"pending"`
+	// RunningTurnID is the turn this kin runs on the session now.
+	RunningTurnID string `json:"runningTurnId,omitempty"`
+	// ReadOnly is set when turns cannot run on the session here (another
+	// kin has it open, or its log cannot be written); ReadOnlyReason says
+	// which.
+	ReadOnly       bool   `json:"readOnly,omitempty"`
+	ReadOnlyReason string `json:"readOnlyReason,omitempty"`
 }
 
 // History item types.

@@ -23,7 +23,7 @@ var wireTypes = map[string]struct{ params, result any }{
 	"$/cancelRequest":     {CancelParams{}, nil},
 	"session/new":         {SessionNewParams{}, SessionResult{}},
 	"session/list":        {nil, SessionListResult{}},
-	"session/resume":      {SessionIDParams{}, SessionResumeResult{}},
+	"session/resume":      {SessionResumeParams{}, SessionResumeResult{}},
 	"session/delete":      {SessionIDParams{}, Empty{}},
 	"turn/start":          {TurnStartParams{}, TurnStartResult{}},
 	"turn/cancel":         {SessionIDParams{}, TurnCancelResult{}},

@@ -72,11 +72,12 @@ type Server struct {
 	// of the log are sent as log/message.
 	relay atomic.Bool
 
-	// mu guards state, conn, svc, gate, mcp, inflight and exitCode.
+	// mu guards state, conn, svc, roots, gate, mcp, inflight and exitCode.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
+	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
 	mcp      *mcpService
 	inflight map[jsonrpc2.ID]context.CancelFunc
@@ -302,8 +303,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return re
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
-	case errors.Is(err, agent.ErrTurnRunning):
+	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
+	case errors.Is(err, agent.ErrBadCursor):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
 	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound):

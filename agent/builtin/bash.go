@@ -172,13 +172,14 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return tool.Failed(fmt.Sprintf("bash: could not start %s: %v", b.opts.Shell, err))
 	}
 	pw.Close() // the command's copies keep it open
 	proc := cmd.Process
+	defer endGroup(proc, b.opts.KillGrace) // what left the group (setsid) goes too
 
 	out := newHeadTail(tool.MaxOutput - 512)
 	st := newStreamer(progress)

@@ -342,18 +342,10 @@ func TestSandboxCancelKillsThePIDNamespace(t *testing.T) {
 	}
 	wantStatus(t, r, tool.StatusUnknown)
 	wantContains(t, r.Output, "killed after cancel")
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		left := 0
-		for pid := range pids {
-			if alive(pid) {
-				left++
-			}
-		}
-		if left == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sleepers still running after cancel", left)
+	// Run returns once nothing of the command runs: no waiting here.
+	for pid := range pids {
+		if alive(pid) {
+			t.Errorf("sleeper %d still running after cancel", pid)
 		}
 	}
 }

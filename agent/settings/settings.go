@@ -21,6 +21,10 @@ type Settings struct {
 	OpenAIAPIKey  string `json:"openaiApiKey,omitempty"`
 	OpenAIBaseURL string `json:"openaiBaseUrl,omitempty"`
 	Model         string `json:"model,omitempty"`
+	// ModelIdleTimeoutSeconds is how long the model service may send
+	// nothing (before it answers or mid-answer) before the turn fails.
+	// Zero means the default (model.DefaultIdleTimeout).
+	ModelIdleTimeoutSeconds float64 `json:"modelIdleTimeoutSeconds,omitempty"`
 
 	// Sandbox is how commands are confined: "auto" (the default: confined
 	// where the system allows it, unconfined and said so where not),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,11 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
@@ -46,6 +49,13 @@ func runServe(args []string, stderr io.Writer) int {
 		trace = f
 	}
 	opts := serverOptions(log, trace)
+
+	// kin adopts what its commands and servers orphan (setsid, double
+	// forks), stops it with its owner, and stops whatever is left on exit.
+	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
+	}
+	defer reaper.Shutdown(2 * time.Second)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -29,8 +30,9 @@ var (
 // process is a spawned stdio server: the leader of its own process group.
 type process struct {
 	cmd    *exec.Cmd
-	stdin  *os.File // our end: writes reach the server's stdin
-	stdout *os.File // our end: reads come from the server's stdout
+	owner  *reaper.Owner // what the server starts outside its group (setsid)
+	stdin  *os.File      // our end: writes reach the server's stdin
+	stdout *os.File      // our end: reads come from the server's stdout
 	exited chan struct{}
 	err    error // the leader's exit, valid after exited is closed
 	stop   sync.Once
@@ -157,7 +159,11 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		outR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	// Untagged: a stdio server gets only PATH, HOME, LANG and its own
+	// variables; its processes are found by snapshots of its tree.
+	owner := reaper.NewOwner(false)
+	owner.Started(cmd.Process)
+	p := &process{cmd: cmd, owner: owner, stdin: inW, stdout: outR, exited: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -171,9 +177,13 @@ func (p *process) Pid() int { return p.cmd.Process.Pid }
 // Stop ends the server and everything in its process group: stdin is closed
 // (the polite MCP shutdown), then the group gets SIGTERM, then SIGKILL. It
 // returns once the leader is reaped and no member of the group is left (or
-// the group could not be signalled any more).
+// the group could not be signalled any more), and what the server started
+// outside its group (setsid) is stopped too.
 func (p *process) Stop() {
 	p.stop.Do(func() {
+		// Before the server goes: then its children are re-parented and
+		// no longer known to be its.
+		p.owner.Snapshot()
 		p.stdin.Close()
 		pgid := p.cmd.Process.Pid
 		if !p.wait(stdinGrace) {
@@ -192,6 +202,7 @@ func (p *process) Stop() {
 			}
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}
+		p.owner.Stop(termGrace)
 		p.stdout.Close()
 	})
 }

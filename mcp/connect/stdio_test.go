@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -79,10 +78,7 @@ func TestStdioProcessGroupReaped(t *testing.T) {
 	if alive(leader) {
 		t.Error("server still running after Close")
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for alive(child) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Close returns once nothing of the server runs: no waiting here.
 	if alive(child) {
 		_ = syscall.Kill(child, syscall.SIGKILL)
 		t.Error("the server's child (sleep) survived Close")
@@ -118,14 +114,10 @@ func TestStdioFailures(t *testing.T) {
 		{"crash", mcptest.Stdio(t, "crash", nil), connect.KindConnect},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			_, err := connect.Dial(context.Background(), tc.srv, connect.Options{Env: kinEnv})
 			var ce *connect.Error
 			if !errors.As(err, &ce) || ce.Kind != tc.kind {
 				t.Fatalf("err = %v, want kind %s", err, tc.kind)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %s", d)
 			}
 		})
 	}

@@ -22,10 +22,17 @@ const EnvServer = "KIN_MCPTEST_SERVER"
 // Main runs the stdio server named by $KIN_MCPTEST_SERVER when it is set,
 // and the tests otherwise. Call it from TestMain.
 func Main(m *testing.M) {
+	ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+// ServeIfAsked runs the stdio server named by $KIN_MCPTEST_SERVER and exits,
+// when it is set; otherwise it returns. For a test binary whose TestMain
+// does other things (call it from an init function there).
+func ServeIfAsked() {
 	if name := os.Getenv(EnvServer); name != "" {
 		os.Exit(serveStdio(name))
 	}
-	os.Exit(m.Run())
 }
 
 // Stdio is a stdio server entry that re-executes the test binary as the
@@ -34,6 +41,7 @@ func Main(m *testing.M) {
 //	echo          tools echo {query} and child_pid
 //	sleeper       like echo, and starts `sleep 300` in its process group;
 //	              child_pid returns the sleep's pid
+//	setsid-sleeper like sleeper, but the sleep leaves the group (setsid)
 //	discover-exit exits when the first message is server/discover, else echo
 //	crash         exits at once
 //	env           tool env returns the server's environment, one per line
@@ -66,8 +74,9 @@ func serveStdio(name string) int {
 	switch name {
 	case "crash":
 		return 3
-	case "sleeper":
+	case "sleeper", "setsid-sleeper":
 		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = setsidAttr(name == "setsid-sleeper")
 		if err := cmd.Start(); err != nil {
 			return 4
 		}

@@ -72,10 +72,16 @@ export interface SessionInfo {
 	createdAt: string;
 	updatedAt: string;
 	turns: number;
+	/** The session's workspace folders (absent for a session recorded before kin kept them). */
+	cwd?: string;
+	additionalDirectories?: string[];
 }
 
 export interface SessionNewParams {
 	title?: string;
+	/** The session's workspace folders (absolute directories); without them, the connection's. */
+	cwd?: string;
+	additionalDirectories?: string[];
 }
 
 export interface SessionResult {
@@ -88,6 +94,14 @@ export interface SessionListResult {
 
 export interface SessionIdParams {
 	sessionId: string;
+}
+
+export interface SessionResumeParams {
+	sessionId: string;
+	/** Items per page (kin's default 200), the newest first. */
+	limit?: number;
+	/** A cursor from an earlier page: the page just older than it. */
+	before?: string;
 }
 
 export type HistoryItem =
@@ -135,8 +149,15 @@ export type HistoryItem =
 export interface ResumeResult {
 	session: SessionInfo;
 	history: HistoryItem[];
+	/** The `before` of the next older page; absent at the session's start. */
+	cursor?: string;
 	/** approval/request or elicitation/request params still waiting (an elicitation has a mode). */
 	pending: (ApprovalRequest | ElicitationRequest)[];
+	/** The turn kin is running on this session now. */
+	runningTurnId?: string;
+	/** Turns cannot run here (another kin has the session open, or its log is read-only). */
+	readOnly?: boolean;
+	readOnlyReason?: string;
 }
 
 // ---- turns ----

@@ -35,7 +35,7 @@ const WIRE: Record<string, { params?: string; result?: string }> = {
 	'$/cancelRequest': { params: 'CancelParams' },
 	'session/new': { params: 'SessionNewParams', result: 'SessionResult' },
 	'session/list': { result: 'SessionListResult' },
-	'session/resume': { params: 'SessionIdParams', result: 'ResumeResult' },
+	'session/resume': { params: 'SessionResumeParams', result: 'ResumeResult' },
 	'session/delete': { params: 'SessionIdParams', result: 'Empty' },
 	'turn/start': { params: 'TurnStartParams', result: 'TurnStartResult' },
 	'turn/cancel': { params: 'SessionIdParams', result: 'TurnCancelResult' },
