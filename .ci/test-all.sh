@@ -30,6 +30,13 @@ export KIN_TEST_NPM_DIR="$root/.ci/npm" KIN_REQUIRE_NPM=1
 step "go vet"
 go vet ./...
 
+step "Every release target compiles (linux, darwin, windows; amd64, arm64; tests run on linux only)"
+for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+  echo "$target"
+  GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go build ./...
+  GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go build -o /dev/null ./cmd/kin
+done
+
 step "Go tests (race detector on)"
 go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"
 echo "Go suites passed."

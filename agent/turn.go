@@ -385,7 +385,7 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *to
 	if gate == nil {
 		return false
 	}
-	if !ap.AlwaysAsk && ap.Grant != nil && gate.Grants().Allows(t.sess.id, ap.Grant.Key) {
+	if !ap.AlwaysAsk && ap.Grant != nil && gate.Grants().Allows(t.sess.id, *ap.Grant) {
 		t.record(session.Record{Type: session.TypeDecision, CallID: c.CallID, ApprovalKind: permission.KindToolCall,
 			Decision: permission.AllowAlways, Reason: permission.ReasonGrant, Title: ap.Title, Approved: ap})
 		return true
@@ -397,7 +397,7 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *to
 	t.record(session.Record{Type: session.TypeDecision, CallID: c.CallID, RequestID: out.RequestID, ApprovalKind: req.Kind,
 		Decision: out.Decision, Reason: out.Reason, Title: ap.Title, Approved: ap})
 	if grant, permanent := out.Grants(); grant && ap.Grant != nil {
-		if _, err := gate.Grants().Add(t.sess.id, ap.Grant.Key, ap.Grant.Label, permanent); err != nil {
+		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, permanent); err != nil {
 			t.events().Notice(Notice{Level: "warning", Message: "could not save the grant: " + err.Error(), SessionID: t.sess.id})
 		}
 	}

@@ -46,7 +46,7 @@ func approvalDetails(a tool.Approval) ApprovalDetails {
 		d.Diffs = append(d.Diffs, diff(x))
 	}
 	if a.Grant != nil {
-		d.Grant = &GrantScope{Key: a.Grant.Key, Label: a.Grant.Label}
+		d.Grant = &GrantScope{Key: a.Grant.Key, Fingerprint: a.Grant.Fingerprint, Label: a.Grant.Label}
 	}
 	d.Sandbox = sandboxUse(a.Sandbox)
 	return d

@@ -193,6 +193,9 @@ var volatile = []struct {
 	{regexp.MustCompile(`s_\d{8}T\d{6}_[0-9a-f]{6}`), func(n int) string { return fmt.Sprintf("s_20261130T2315%02d_4f3a9c", n) }},
 	{regexp.MustCompile(`t_[0-9a-f]{8}`), func(n int) string { return fmt.Sprintf("t_%08d", n) }},
 	{regexp.MustCompile(`p_\d{10,}_(\d+)`), func(n int) string { return fmt.Sprintf("p_1796081841718904_%d", n) }},
+	// An MCP grant key names the server's launch identity, whose URL has a
+	// test server's port.
+	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), func(n int) string { return fmt.Sprintf("sha256:%064x", 0x9f2ce41a+n) }},
 	// Questions asked in parallel (server launches) are numbered in the
 	// order they happened to be asked.
 	{regexp.MustCompile(`"ap_\d+"`), func(n int) string { return fmt.Sprintf(`"ap_%d"`, n) }},

@@ -25,7 +25,8 @@ func handleGrantsList(ctx context.Context, s *Server, _ json.RawMessage) (any, e
 }
 
 func grant(g permission.Grant) Grant {
-	return Grant{ID: g.ID, Type: g.Type, Key: g.Key, Label: g.Label, Scope: g.Scope, SessionID: g.SessionID, Created: g.Created}
+	return Grant{ID: g.ID, Type: g.Type, Key: g.Key, Fingerprint: g.Fingerprint, Label: g.Label, Scope: g.Scope,
+		SessionID: g.SessionID, Created: g.Created}
 }
 
 func handleGrantsRevoke(ctx context.Context, s *Server, params json.RawMessage) (any, error) {

@@ -55,7 +55,13 @@ func newMCP(s *Server, gate *permission.Gate, roots []string, builtins []tool.To
 	}
 	m := manager.New(manager.Options{Workdir: wd, KinHome: s.opts.Home, Host: mcpHost{s, gate}, Logger: s.log.Named("mcp"),
 		Env: env, Reserved: reserved, Version: s.opts.Version})
-	return &mcpService{m: m, store: config.NewStore(wd, s.opts.Home), trust: trust.Open(s.opts.Home)}
+	store := config.NewStore(wd, s.opts.Home)
+	store.Moved = func(name string, moved []string) {
+		s.notify(NotifyNotice, Notice{Level: "info", Source: "mcp", Message: fmt.Sprintf(
+			"MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
+			name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(s.opts.Home))})
+	}
+	return &mcpService{m: m, store: store, trust: trust.Open(s.opts.Home)}
 }
 
 // mcpHost is what the manager asks of the editor.
@@ -99,7 +105,12 @@ func (h mcpHost) Notice(level, message string) {
 	h.s.notify(NotifyNotice, Notice{Level: level, Message: message, Source: "mcp"})
 }
 
-func (h mcpHost) RevokeGrant(key string) { _ = h.gate.Grants().RevokeKey(key) }
+// RevokeGrant removes the "always allow" grants with key except those given
+// for the definition keep ("" removes all), reporting whether one was.
+func (h mcpHost) RevokeGrant(key, keep string) bool {
+	removed, _ := h.gate.Grants().RevokeKey(key, keep)
+	return removed
+}
 
 var errNoMCP = &jsonrpc2.Error{Code: CodeInternalError, Message: "MCP support is not available in this build"}
 
@@ -137,8 +148,11 @@ func mcpEdit[P any](check func(*P) error, edit func(*mcpService, *P) error) func
 		}
 		if err := edit(m, &p); err != nil {
 			code := CodeConfigError
-			if errors.Is(err, config.ErrNotFound) {
+			switch {
+			case errors.Is(err, config.ErrNotFound):
 				code = CodeNotFound
+			case errors.Is(err, config.ErrBadName):
+				code = CodeInvalidParams
 			}
 			return nil, &jsonrpc2.Error{Code: int64(code), Message: err.Error()}
 		}

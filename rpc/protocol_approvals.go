@@ -35,10 +35,13 @@ type SandboxUse struct {
 	Writable []string `json:"writable,omitempty"`
 }
 
-// GrantScope is what an "always allow" would cover.
+// GrantScope is what an "always allow" would cover. Key and Fingerprint
+// are opaque to editors.
 type GrantScope struct {
-	Key   string `json:"key"`
-	Label string `json:"label"`
+	Key string `json:"key"`
+	// Fingerprint, for an MCP tool, identifies the definition shown.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Label       string `json:"label"`
 }
 
 // PermissionOption is one choice, in the Agent Client Protocol's shape.

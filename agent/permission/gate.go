@@ -124,6 +124,7 @@ func (o Outcome) Grants() (grant, permanent bool) {
 // Ask puts req to the person and waits. It returns a deny when ctx ends
 // first (a cancelled turn) or the broker is closed.
 func (g *Gate) Ask(ctx context.Context, req Request) Outcome {
+	req = forDisplay(req)
 	if req.Options == nil {
 		req.Options = OptionsFor(req)
 	}

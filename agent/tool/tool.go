@@ -131,8 +131,13 @@ func (s *Sandbox) Contained() bool { return s != nil && s.Confined && !s.Network
 // Grant names what "always allow" would cover.
 type Grant struct {
 	// Key is the grant's identity: "bash:go test", "tool:write_file",
-	// "mcp:mcp__docs__query". Shell and MCP keys never mix.
+	// "mcp:sha256:<launch hash>/query" (an MCP tool: its server's launch
+	// identity and its name on that server). Shell and MCP keys never mix.
 	Key string `json:"key"`
+	// Fingerprint, set for MCP tools, identifies the definition shown
+	// (description, input schema, annotations): a grant answers only calls
+	// of the definition it was given for.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Label says what it covers, without saying for how long: "Always allow
 	// `go test` commands". The approval's options add "in this session" or
 	// "in every session".

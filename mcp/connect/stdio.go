@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kin-dev/kin/agent/reaper"
@@ -147,7 +145,7 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		Stdin:       inR,
 		Stdout:      outW,
 		Stderr:      devnull,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: groupAttr(),
 	}
 	err = cmd.Start()
 	// The child has its own copies now (or never will).
@@ -185,22 +183,22 @@ func (p *process) Stop() {
 		// no longer known to be its.
 		p.owner.Snapshot()
 		p.stdin.Close()
-		pgid := p.cmd.Process.Pid
+		leader := p.cmd.Process
 		if !p.wait(stdinGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			signalGroup(leader, sigTerm)
 			if !p.wait(termGrace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				signalGroup(leader, sigKill)
 				<-p.exited
 			}
 		}
 		// The leader is gone; children it left in the group may not be.
-		if groupAlive(pgid) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if groupAlive(leader.Pid) {
+			signalGroup(leader, sigTerm)
 			deadline := time.Now().Add(termGrace)
-			for groupAlive(pgid) && time.Now().Before(deadline) {
+			for groupAlive(leader.Pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			signalGroup(leader, sigKill)
 		}
 		p.owner.Stop(termGrace)
 		p.stdout.Close()
@@ -217,39 +215,6 @@ func (p *process) wait(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// groupAlive reports whether any process of the group is still running.
-// Zombies (children reparented to an init that has not reaped them yet) do
-// not count: they hold no resources but a table slot.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	alive, ok := procGroupAlive(pgid)
-	if !ok {
-		return true // no /proc: trust kill(2)
-	}
-	return alive
-}
-
-// procGroupAlive scans /proc for a live (non-zombie) member of the group.
-func procGroupAlive(pgid int) (alive, ok bool) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		state, group, ok := ProcState(e.Name())
-		if ok && group == pgid && state != 'Z' && state != 'X' {
-			return true, true
-		}
-	}
-	return false, true
 }
 
 // ProcState reads the state letter and process group of /proc/<pid>/stat.

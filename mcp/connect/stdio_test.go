@@ -3,12 +3,16 @@ package connect_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
@@ -120,5 +124,37 @@ func TestStdioFailures(t *testing.T) {
 				t.Fatalf("err = %v, want kind %s", err, tc.kind)
 			}
 		})
+	}
+}
+
+// A stdio server that writes a banner, a blank line and log lines on stdout
+// around its messages connects and works; each skipped line is logged.
+// One that writes nothing but noise fails to connect, without waiting out
+// the connect timeout.
+func TestStdioNoiseOnStdout(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	c, err := connect.Dial(context.Background(), mcptest.Stdio(t, "banner", nil), connect.Options{Env: kinEnv, Logger: zap.New(core)})
+	if err != nil {
+		t.Fatalf("a server with a banner was dropped: %v", err)
+	}
+	defer c.Close()
+	for range 3 {
+		if got := text(t, c.Session, "echo"); got != "echo: hi" {
+			t.Fatalf("echo = %q", got)
+		}
+	}
+	var skipped []string
+	for _, e := range logs.All() {
+		skipped = append(skipped, e.ContextMap()["line"].(string))
+	}
+	if len(skipped) < 2 || skipped[0] != "Starting Time MCP server..." || skipped[1] != `{"level":30,"msg":"listening on stdio"}` ||
+		!slices.Contains(skipped, "handled a message") {
+		t.Errorf("logged %q", skipped)
+	}
+
+	_, err = connect.Dial(context.Background(), mcptest.Stdio(t, "garbage", nil), connect.Options{Env: kinEnv, Timeout: time.Minute})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Kind != connect.KindConnect || !strings.Contains(err.Error(), "not JSON-RPC messages") {
+		t.Fatalf("a server that writes only noise: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 // (call is nil: it is attributed to the call in flight, when there is just
 // one), or an input request of a 2026-07-28 input-required result of call.
 func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
-	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.red.String(p.Message)), ElicitationID: p.ElicitationID}
+	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
 	} else {

@@ -45,6 +45,11 @@ func ServeIfAsked() {
 //	discover-exit exits when the first message is server/discover, else echo
 //	crash         exits at once
 //	env           tool env returns the server's environment, one per line
+//	banner        like echo, after writing a banner, a blank line and a JSON
+//	              log line on stdout before its first message (as time-mcp
+//	              and pino-logging servers do), and a log line after each call
+//	garbage       writes lines that are not JSON-RPC on stdout, and nothing
+//	              else, until its stdout is closed
 func Stdio(t testing.TB, name string, env map[string]string) config.Server {
 	t.Helper()
 	exe, err := os.Executable()
@@ -71,9 +76,21 @@ func serveStdio(name string) int {
 		return Text(strings.Join(os.Environ(), "\n")), nil
 	})
 	var in io.Reader = os.Stdin
+	var out io.WriteCloser = os.Stdout
 	switch name {
 	case "crash":
 		return 3
+	case "banner":
+		fmt.Println("Starting Time MCP server...")
+		fmt.Println()
+		fmt.Println(`{"level":30,"msg":"listening on stdio"}`)
+		out = chatty{os.Stdout}
+	case "garbage":
+		for i := 0; ; i++ {
+			if _, err := fmt.Printf("[%d] not a message, just noise\n", i); err != nil {
+				return 0
+			}
+		}
 	case "sleeper", "setsid-sleeper":
 		cmd := exec.Command("sleep", "300")
 		cmd.SysProcAttr = setsidAttr(name == "setsid-sleeper")
@@ -89,9 +106,23 @@ func serveStdio(name string) int {
 		}
 		in = io.MultiReader(strings.NewReader(line), br)
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: os.Stdout}
+	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out}
 	if err := s.Run(context.Background(), t); err != nil {
 		return 1
 	}
 	return 0
 }
+
+// chatty writes a log line to stdout after every message, as a server that
+// logs to the wrong stream does.
+type chatty struct{ w io.WriteCloser }
+
+func (c chatty) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err == nil && len(p) > 0 && p[len(p)-1] == '\n' {
+		_, err = io.WriteString(c.w, "handled a message\n")
+	}
+	return n, err
+}
+
+func (c chatty) Close() error { return c.w.Close() }

@@ -238,7 +238,7 @@ Destination: %q
 Tool: "query-docs"
 Arguments: "{\n  \"query\": \"react hooks\"\n}"
 Arguments are sent to this MCP server. kin cannot control what the server does with them.
-Approve this operation? [y: Allow once / a: Always allow mcp__docs__query-docs in this session / p: Always allow mcp__docs__query-docs in every session / N: Deny] `, url)
+Approve this operation? [y: Allow once / a: Always allow query-docs on docs in this session / p: Always allow query-docs on docs in every session / N: Deny] `, url)
 	if out := term.plain(); !strings.Contains(out, want) {
 		t.Errorf("the approval is not spec 000's block; want\n%s", want)
 	}

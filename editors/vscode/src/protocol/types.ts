@@ -267,7 +267,8 @@ export interface ApprovalDetails {
 	serverTool?: string;
 	arguments?: string;
 	warning?: string;
-	grant?: { key: string; label: string };
+	/** What "always allow" would cover; key and fingerprint are opaque. */
+	grant?: { key: string; fingerprint?: string; label: string };
 	alwaysAsk?: boolean;
 	/** How a command runs. */
 	sandbox?: SandboxUse;
@@ -475,6 +476,8 @@ export interface Grant {
 	id: string;
 	type: 'bash' | 'bash-net' | 'bash-unconfined' | 'tool' | 'mcp' | 'trust';
 	key: string;
+	/** On an MCP grant: the tool definition it was given for (opaque). */
+	fingerprint?: string;
 	/** What the grant covers; scope says for how long. */
 	label: string;
 	scope: 'session' | 'permanent';
