@@ -177,6 +177,38 @@ func (r *recorder) note(method string, match func(map[string]any) bool) map[stri
 	return m
 }
 
+// addWire records frames that crossed an editor's pipe (rpctest's Wire):
+// those of the methods keep picks, a request followed by its response
+// (which keep is not asked about), from whichever side sent it.
+func (r *recorder) addWire(wire []rpctest.Frame, keep func(method string, m map[string]any) bool) {
+	asked := map[string]string{} // "<from> <id>" of a kept request -> its method
+	for _, f := range wire {
+		var m map[string]any
+		if json.Unmarshal(f.Msg, &m) != nil {
+			continue
+		}
+		method, _ := m["method"].(string)
+		id, _ := json.Marshal(m["id"])
+		other := "kin"
+		if f.From == "kin" {
+			other = "editor"
+		}
+		switch {
+		case method != "" && keep(method, m):
+			if m["id"] != nil {
+				asked[f.From+" "+string(id)] = method
+			}
+		case method == "" && asked[other+" "+string(id)] != "":
+			method = asked[other+" "+string(id)]
+		default:
+			continue
+		}
+		r.mu.Lock()
+		r.frames[method] = append(r.frames[method], append(json.RawMessage(nil), f.Msg...))
+		r.mu.Unlock()
+	}
+}
+
 // normalizer replaces what changes from run to run (ids, times, ports,
 // temporary paths) with fixed, realistic values, consistently within the
 // whole recording.

@@ -274,6 +274,7 @@ func TestGoldenFrames(t *testing.T) {
 	g.notify("exit", nil)
 	<-ed.Done
 
+	goldenDocuments(t, g, z)
 	g.write(z)
 }
 

@@ -24,10 +24,12 @@ type ClientInfo struct {
 	Version string `json:"version,omitempty"`
 }
 
-// ClientCapabilities says what the editor renders.
+// ClientCapabilities says what the editor renders, and what it does with
+// its buffers (PROTOCOL.md "Documents").
 type ClientCapabilities struct {
-	Approvals   bool             `json:"approvals,omitempty"`
-	Elicitation *ElicitationCaps `json:"elicitation,omitempty"`
+	Approvals     bool                             `json:"approvals,omitempty"`
+	Elicitation   *ElicitationCaps                 `json:"elicitation,omitempty"`
+	TextDocuments *TextDocumentsClientCapabilities `json:"textDocuments,omitempty"`
 }
 
 // InitializeParams is initialize's params.
@@ -66,6 +68,9 @@ type ServerCapabilities struct {
 	MCP         bool            `json:"mcp"`
 	Approvals   bool            `json:"approvals"`
 	Elicitation ElicitationCaps `json:"elicitation"`
+	// TextDocuments says what kin does with the editor's buffers on this
+	// connection (PROTOCOL.md "Documents").
+	TextDocuments TextDocumentsServerCapabilities `json:"textDocuments"`
 }
 
 // SandboxInfo says how commands run: confined by which mechanism, or not

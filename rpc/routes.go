@@ -32,8 +32,13 @@ var routes = map[string]route{
 }
 
 // editorNotifications are the notifications kin handles, in
-// handleNotification; any other is ignored.
-var editorNotifications = []string{NotifyInitialized, NotifyExit, NotifyCancelRequest}
+// handleNotification (and documentNotifications, the editor's buffers);
+// any other is ignored.
+var editorNotifications = []string{NotifyInitialized, NotifyExit, NotifyCancelRequest,
+	NotifyDidOpen, NotifyDidChange, NotifyDidClose}
+
+// kinRequests are the requests kin sends the editor.
+var kinRequests = []string{MethodApplyEdit}
 
 // kinNotifications are the notifications kin sends.
 var kinNotifications = []string{
@@ -41,4 +46,5 @@ var kinNotifications = []string{
 	NotifyApprovalRequest, NotifyApprovalResolved,
 	NotifyElicitationRequest, NotifyElicitationResolved,
 	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,
+	NotifyDidChangeFiles,
 }

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
@@ -59,6 +61,10 @@ type Options struct {
 	// means sandbox.Default() (which is also what the built-in tools use
 	// when given none).
 	Sandbox *sandbox.Sandbox
+	// ApplyEditTimeout bounds the wait for the editor's answer to a
+	// workspace/applyEdit; after it the edit's outcome is unknown. 0 is
+	// files.DefaultEditTimeout (30 s).
+	ApplyEditTimeout time.Duration
 }
 
 // Server serves one editor connection.
@@ -72,7 +78,8 @@ type Server struct {
 	// of the log are sent as log/message.
 	relay atomic.Bool
 
-	// mu guards state, conn, svc, roots, gate, mcp, inflight and exitCode.
+	// mu guards state, conn, svc, roots, gate, mcp, inflight, exitCode and
+	// docCaps.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
@@ -82,6 +89,12 @@ type Server struct {
 	mcp      *mcpService
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
+	// docCaps is what the editor said it does with its buffers.
+	docCaps TextDocumentsClientCapabilities
+
+	// overlay is the editor's open buffers: the connection's, shared by
+	// its sessions.
+	overlay *files.Overlay
 
 	// sandboxSaid makes the start-up sandbox notices once per connection,
 	// however many initialized notifications come.
@@ -98,7 +111,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]context.CancelFunc{}, overlay: files.NewOverlay()}
 	s.log = relayLogs(opts.Logger, s)
 	s.asks = ask.New(asker{s})
 	// Not relayed as log/message: the editor got an error reply already.
@@ -240,6 +253,14 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 			cancel()
 		}
 	default:
+		if h, ok := documentNotifications[req.Method]; ok {
+			params := json.RawMessage("{}")
+			if req.Params != nil {
+				params = *req.Params
+			}
+			h(s, params)
+			return
+		}
 		s.log.Debug("ignored notification", zap.String("method", req.Method))
 	}
 }

@@ -29,7 +29,7 @@ export type Empty = Record<string, never>;
 export interface InitializeParams {
 	processId?: number;
 	clientInfo?: { name: string; version?: string };
-	capabilities?: { approvals?: boolean; elicitation?: { form: boolean; url: boolean } };
+	capabilities?: { approvals?: boolean; elicitation?: { form: boolean; url: boolean }; textDocuments?: TextDocumentsClientCapabilities };
 	workspaceFolders?: { uri: string; name?: string }[];
 	rootUri?: string;
 	rootPath?: string;
@@ -45,7 +45,13 @@ export interface ModelInfo {
 export interface InitializeResult {
 	protocolVersion: string;
 	serverInfo: { name: string; version: string };
-	capabilities: { sessions: boolean; mcp: boolean; approvals: boolean; elicitation: { form: boolean; url: boolean } };
+	capabilities: {
+		sessions: boolean;
+		mcp: boolean;
+		approvals: boolean;
+		elicitation: { form: boolean; url: boolean };
+		textDocuments: { sync: boolean; applyEdit: boolean; positionEncoding: 'utf-16' };
+	};
 	model: ModelInfo;
 	workspaceFolders: string[];
 	/** How commands run: confined by a mechanism, or not and why (absent before kin had a sandbox). */
@@ -491,4 +497,52 @@ export interface GrantsListResult {
 
 export interface GrantIdParams {
 	id: string;
+}
+
+// ---- documents: the editor's buffers (this extension does not sync them yet) ----
+
+export interface TextDocumentsClientCapabilities {
+	sync: boolean;
+	applyEdit: boolean;
+}
+
+export interface Position {
+	line: number;
+	/** UTF-16 code units, as in LSP. */
+	character: number;
+}
+
+export interface Range {
+	start: Position;
+	end: Position;
+}
+
+export interface DidOpenTextDocumentParams {
+	textDocument: { uri: string; languageId: string; version: number; text: string };
+}
+
+export interface DidChangeTextDocumentParams {
+	textDocument: { uri: string; version: number };
+	contentChanges: { range?: Range; rangeLength?: number; text: string }[];
+}
+
+export interface DidCloseTextDocumentParams {
+	textDocument: { uri: string };
+}
+
+export interface ApplyWorkspaceEditParams {
+	label?: string;
+	edit: { documentChanges: { textDocument: { uri: string; version: number }; edits: { range: Range; newText: string }[] }[] };
+	sessionId?: string;
+	callId?: string;
+}
+
+export interface ApplyWorkspaceEditResult {
+	applied: boolean;
+	failureReason?: string;
+	saved?: boolean;
+}
+
+export interface DidChangeFilesParams {
+	changes: { uri: string; path: string; type: 'created' | 'changed' }[];
 }

@@ -64,6 +64,11 @@ const WIRE: Record<string, { params?: string; result?: string }> = {
 	'mcp/login': { params: 'McpNameParams', result: 'McpLoginResult' },
 	'grants/list': { result: 'GrantsListResult' },
 	'grants/revoke': { params: 'GrantIdParams', result: 'Empty' },
+	'textDocument/didOpen': { params: 'DidOpenTextDocumentParams' },
+	'textDocument/didChange': { params: 'DidChangeTextDocumentParams' },
+	'textDocument/didClose': { params: 'DidCloseTextDocumentParams' },
+	'workspace/applyEdit': { params: 'ApplyWorkspaceEditParams', result: 'ApplyWorkspaceEditResult' },
+	'workspace/didChangeFiles': { params: 'DidChangeFilesParams' },
 };
 
 interface Frame {
