@@ -46,6 +46,10 @@ type recorder struct {
 	t  *testing.T
 	ed *rpctest.Editor
 
+	// ns tells this kin's question ids from another's ("ap_1" of two
+	// servers are two questions): see forKin.
+	ns string
+
 	// mu guards frames and nextID (shared with forEditor's recorders).
 	mu     *sync.Mutex
 	frames map[string][]json.RawMessage
@@ -56,10 +60,21 @@ func newRecorder(t *testing.T, ed *rpctest.Editor) *recorder {
 	return &recorder{t: t, ed: ed, mu: &sync.Mutex{}, frames: map[string][]json.RawMessage{}, nextID: 1 << 20}
 }
 
-// forEditor returns a recorder of the same frames driving another editor.
+// forEditor returns a recorder of the same frames driving another editor
+// of the same kin.
 func (r *recorder) forEditor(ed *rpctest.Editor) *recorder {
-	return &recorder{t: r.t, ed: ed, mu: r.mu, frames: r.frames, nextID: r.nextID + 1<<16}
+	return &recorder{t: r.t, ed: ed, ns: r.ns, mu: r.mu, frames: r.frames, nextID: r.nextID + 1<<16}
 }
+
+// forKin is forEditor for an editor of another kin, whose question ids
+// are its own.
+func (r *recorder) forKin(ed *rpctest.Editor, ns string) *recorder {
+	o := r.forEditor(ed)
+	o.ns = ns
+	return o
+}
+
+var questionID = regexp.MustCompile(`"(ap|el)_(\d+)"`)
 
 func (r *recorder) add(method string, f frame) {
 	b, err := json.Marshal(f)
@@ -171,7 +186,11 @@ func (r *recorder) note(method string, match func(map[string]any) bool) map[stri
 		if n.Method != method || json.Unmarshal(n.Params, &v) != nil || (match != nil && !match(v)) {
 			continue
 		}
-		r.add(method, frame{JSONRPC: "2.0", Method: method, Params: n.Params})
+		params := n.Params
+		if r.ns != "" {
+			params = questionID.ReplaceAll(params, []byte(`"${1}_`+r.ns+`${2}"`))
+		}
+		r.add(method, frame{JSONRPC: "2.0", Method: method, Params: params})
 		break
 	}
 	return m
@@ -230,8 +249,8 @@ var volatile = []struct {
 	{regexp.MustCompile(`sha256:[0-9a-f]{64}`), func(n int) string { return fmt.Sprintf("sha256:%064x", 0x9f2ce41a+n) }},
 	// Questions asked in parallel (server launches) are numbered in the
 	// order they happened to be asked.
-	{regexp.MustCompile(`"ap_\d+"`), func(n int) string { return fmt.Sprintf(`"ap_%d"`, n) }},
-	{regexp.MustCompile(`"el_\d+"`), func(n int) string { return fmt.Sprintf(`"el_%d"`, n) }},
+	{regexp.MustCompile(`"ap_[a-z]*\d+"`), func(n int) string { return fmt.Sprintf(`"ap_%d"`, n) }},
+	{regexp.MustCompile(`"el_[a-z]*\d+"`), func(n int) string { return fmt.Sprintf(`"el_%d"`, n) }},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), func(n int) string { return "2026-11-30T23:15:00Z" }},
 	{regexp.MustCompile(`127\.0\.0\.1(:|%3A)\d{2,5}`), nil},
 	{regexp.MustCompile(`(client_id|state|code_challenge)=[A-Za-z0-9_%-]+`), nil},

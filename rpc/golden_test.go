@@ -253,7 +253,7 @@ func TestGoldenFrames(t *testing.T) {
 	off.sandbox = sandbox.New(sandbox.FromSettings(off.home))
 	z.fixed = append(z.fixed, off.ws, "/home/ana/src/app", off.home, "/home/ana/.kin")
 	edOff := off.serve()
-	o := g.forEditor(edOff)
+	o := g.forKin(edOff, "off")
 	o.call("initialize", rpc.InitializeParams{ClientInfo: &rpc.ClientInfo{Name: "kin.nvim", Version: "0.1.0"},
 		WorkspaceFolders: []rpc.WorkspaceFolder{{URI: "file://" + off.ws, Name: "app"}}}, nil)
 	edOff.Notify("initialized", struct{}{})
