@@ -47,10 +47,10 @@ type compactPlan struct {
 
 // plan decides what a compaction keeps (the running turn, and up to
 // keepTurns turns before it within keepShare of the window) and renders
-// everything before as a transcript for the summary request. Between turns
-// (current ""), when keeping the recent turns would leave nothing to
-// summarise, they are summarised too: a compaction asked for does
-// something while there is anything but a summary.
+// everything before as a transcript for the summary request. When keeping
+// the recent turns would leave nothing to summarise, they are summarised
+// too: a compaction does something while there is anything but a summary
+// and the running turn.
 func (c *convo) plan(current string, window int64, read func(off int64, n int) (session.Record, error)) (compactPlan, error) {
 	starts := []int{} // where each turn's items start
 	for i, it := range c.items {
@@ -58,17 +58,24 @@ func (c *convo) plan(current string, window int64, read func(off int64, n int) (
 			starts = append(starts, i)
 		}
 	}
-	keep := len(c.items)
-	kept := 0
-	limit := int(keepShare * float64(window) * 4)
+	// Turns are kept by their share of the window in tokens: bytes at the
+	// ratio the model's own count showed, else about four a token.
+	perByte := 0.25
+	if c.ctxTokens > 0 && c.ctxBytes > 0 {
+		perByte = min(max(float64(c.ctxTokens)/float64(c.ctxBytes), 0.05), 2)
+	}
+	limit := keepShare * float64(window)
+	keep, kept, currentStart := len(c.items), 0, len(c.items)
 	for g := len(starts) - 1; g >= 0; g-- {
 		s, e := starts[g], keep
 		turn := c.items[s].turn
 		if turn == "" {
 			break // a summary, or records of no turn: summarised again
 		}
-		if turn != current {
-			if kept >= keepTurns || itemsSize(c.items[s:e], ContextBudget) > limit {
+		if turn == current {
+			currentStart = s
+		} else {
+			if kept >= keepTurns || float64(itemsSize(c.items[s:e], ContextBudget))*perByte > limit {
 				break
 			}
 			kept++
@@ -78,8 +85,10 @@ func (c *convo) plan(current string, window int64, read func(off int64, n int) (
 	onlySummary := func(items []convItem) bool {
 		return len(items) == 0 || (len(items) == 1 && items[0].role == "developer" && items[0].turn == "")
 	}
-	if current == "" && onlySummary(c.items[:keep]) {
-		keep = len(c.items)
+	if onlySummary(c.items[:keep]) {
+		// Keeping the recent turns would leave nothing to summarise: they
+		// are summarised too (all but the running turn).
+		keep = currentStart
 	}
 	old := c.items[:keep]
 	if onlySummary(old) {

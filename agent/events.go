@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -22,11 +21,11 @@ const (
 
 // TurnStarted is sent when a turn begins.
 type TurnStarted struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Input     string `json:"input"`
+	SessionID string
+	TurnID    string
+	Input     string
 	// Parts are what the question attached, as history shows them.
-	Parts []Part `json:"parts,omitempty"`
+	Parts []Part
 }
 
 // ReasoningDelta is a piece of the model's reasoning summary.
@@ -39,10 +38,10 @@ type ReasoningDelta struct {
 // Usage counts a turn's tokens so far; the context fields say how full the
 // model's window was after its latest response, and how large it is.
 type Usage struct {
-	InputTokens   int64 `json:"inputTokens"`
-	OutputTokens  int64 `json:"outputTokens"`
-	ContextTokens int64 `json:"contextTokens"`
-	ContextWindow int64 `json:"contextWindow"`
+	InputTokens   int64
+	OutputTokens  int64
+	ContextTokens int64
+	ContextWindow int64
 }
 
 // UsageUpdate is sent after every model response of a turn.
@@ -54,50 +53,50 @@ type UsageUpdate struct {
 
 // Delta is a piece of assistant text.
 type Delta struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Text      string `json:"text"`
+	SessionID string
+	TurnID    string
+	Text      string
 }
 
 // ToolCall is a call and each change of its status.
 type ToolCall struct {
-	SessionID   string         `json:"sessionId"`
-	TurnID      string         `json:"turnId"`
-	CallID      string         `json:"callId"`
-	Name        string         `json:"name"`
-	Kind        tool.Kind      `json:"kind"`
-	Title       string         `json:"title,omitempty"`
-	Arguments   string         `json:"arguments"`
-	Status      string         `json:"status"`
-	OutputDelta string         `json:"outputDelta,omitempty"`
-	Output      string         `json:"output,omitempty"`
-	Content     []tool.Content `json:"content,omitempty"`
+	SessionID   string
+	TurnID      string
+	CallID      string
+	Name        string
+	Kind        tool.Kind
+	Title       string
+	Arguments   string
+	Status      string
+	OutputDelta string
+	Output      string
+	Content     []tool.Content
 	// Sandbox says how a command runs (confined, network, writable), from
 	// the moment it is prepared.
-	Sandbox *tool.Sandbox `json:"sandbox,omitempty"`
+	Sandbox *tool.Sandbox
 }
 
 // TurnDone is sent once when a turn ends.
 type TurnDone struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Status    string `json:"status"`
-	Error     string `json:"error,omitempty"`
-	Usage     Usage  `json:"usage"`
+	SessionID string
+	TurnID    string
+	Status    string
+	Error     string
+	Usage     Usage
 }
 
 // Notice is something a person should see.
 type Notice struct {
-	Level     string `json:"level"` // info, warning, error
-	Message   string `json:"message"`
-	Source    string `json:"source,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
+	Level     string // info, warning, error
+	Message   string
+	Source    string
+	SessionID string
 }
 
-// Events is how the agent reports to its front end. Implementations must not
-// block for long: they are called from turn goroutines.
+// Events is how the agent reports to its front end (questions to the person
+// go through the gate's ask.Broker instead). Implementations must not block
+// for long: they are called from turn goroutines.
 type Events interface {
-	permission.Notifier
 	TurnStarted(TurnStarted)
 	Delta(Delta)
 	ToolCall(ToolCall)

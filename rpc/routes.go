@@ -1,8 +1,6 @@
 package rpc
 
 // routes is the dispatch table: every request method kin answers.
-// Notifications (initialized, exit, $/cancelRequest) are handled in
-// handleNotification.
 var routes = map[string]route{
 	"initialize": {handle: handleInitialize, beforeInit: true},
 	"shutdown":   {handle: handleShutdown, beforeInit: true},
@@ -11,6 +9,10 @@ var routes = map[string]route{
 	"session/list":   {handle: handleSessionList},
 	"session/resume": {handle: handleSessionResume, async: true},
 	"session/delete": {handle: handleSessionDelete},
+	// session/compact asks the model for a summary: it may take a while.
+	MethodSessionConfigure: {handle: handleSessionConfigure},
+	MethodSessionCompact:   {handle: handleSessionCompact, async: true},
+	MethodModelsList:       {handle: handleModelsList},
 
 	"turn/start":  {handle: handleTurnStart},
 	"turn/cancel": {handle: handleTurnCancel, async: true},
@@ -31,4 +33,22 @@ var routes = map[string]route{
 
 	"grants/list":   {handle: handleGrantsList},
 	"grants/revoke": {handle: handleGrantsRevoke},
+}
+
+// editorNotifications are the notifications kin handles, in
+// handleNotification (and documentNotifications, the editor's buffers);
+// any other is ignored.
+var editorNotifications = []string{NotifyInitialized, NotifyExit, NotifyCancelRequest,
+	NotifyDidOpen, NotifyDidChange, NotifyDidClose}
+
+// kinRequests are the requests kin sends the editor.
+var kinRequests = []string{MethodApplyEdit}
+
+// kinNotifications are the notifications kin sends.
+var kinNotifications = []string{
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnReasoning, NotifyTurnToolCall, NotifyTurnUsage, NotifyTurnCompleted,
+	NotifyApprovalRequest, NotifyApprovalResolved,
+	NotifyElicitationRequest, NotifyElicitationResolved,
+	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,
+	NotifyDidChangeFiles,
 }

@@ -15,11 +15,15 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	if p.SessionID == "" {
 		return nil, invalid("invalid params: sessionId is required")
 	}
-	if p.Input == "" {
+	if p.Input == "" && len(p.Parts) == 0 {
 		return nil, invalid("invalid params: input is empty")
 	}
+	in := agent.TextInput(p.Input)
+	if len(p.Parts) > 0 {
+		in = agent.Input{Parts: agentParts(p.Parts)}
+	}
 	svc, _ := s.service()
-	id, err := svc.StartTurn(p.SessionID, agent.TextInput(p.Input), s.workspace())
+	id, err := svc.StartTurn(p.SessionID, in, s.workspace())
 	if err != nil {
 		return nil, err
 	}
