@@ -425,3 +425,61 @@ func TestContextIsCompactedAndTheFullHistoryStays(t *testing.T) {
 		t.Errorf("unknown session: %d", code)
 	}
 }
+
+// goldenConversation records the conversation's frames (see
+// TestGoldenFrames): models/list, a session with a model and effort and
+// the instructions in force, a question with every kind of part, reasoning
+// and usage, a model switched and refused, the summary on request, and the
+// history that shows them.
+func goldenConversation(t *testing.T, g *recorder, z *normalizer) {
+	e := newEnv(t)
+	z.fixed = append(z.fixed, e.WS, "/home/ana/src/app", e.Home, "/home/ana/.kin", e.Model.URL(), "http://127.0.0.1:8931/v1")
+	e.settings(twoModels(e, 200000))
+	e.put("AGENTS.md", "Run go test ./... before you say done.\n")
+	e.put("internal/store/AGENTS.md", "Keep writes atomic.\n")
+	e.put("internal/store/store.go", "package store\n\nfunc Save() error {\n\treturn nil\n}\n")
+	ed := e.connect()
+	ed.MustCall("models/list", nil, nil)
+	var s rpc.SessionResult
+	ed.MustCall("session/new", rpc.SessionNewParams{Title: "atomic saves", Model: "mock-1", Effort: "medium"}, &s)
+	sid := s.Session.SessionID
+	e.Model.Script(
+		modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"**Checking Save**\n\nIt writes in place."}, Encrypted: "gAAAAABpZ3Jvb3Q"}},
+			Calls: []modeltest.Call{{ID: "call_1", Name: "read_file", Arguments: `{"path":"internal/store/store.go"}`}}, Usage: modeltest.Usage{Input: 1830, Output: 96}},
+		modeltest.Reply{Text: []string{"Save writes in place; ", "write a temp file and rename it."}, Usage: modeltest.Usage{Input: 2010, Output: 41}},
+	)
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	rng := rpc.Range{Start: rpc.Position{Line: 2, Character: 0}, End: rpc.Position{Line: 4, Character: 1}}
+	tid := startParts(t, ed, sid,
+		rpc.InputPart{Type: "text", Text: "Is Save atomic?"},
+		rpc.InputPart{Type: "file", Path: "internal/store/store.go", Range: &rng},
+		rpc.InputPart{Type: "selection", Path: "internal/store/store.go", Range: &rpc.Range{Start: rpc.Position{Line: 3, Character: 1}, End: rpc.Position{Line: 3, Character: 11}}, Text: "return nil"},
+		rpc.InputPart{Type: "diagnostics", Path: "internal/store/store.go", Items: []rpc.DiagnosticItem{{Range: rng, Severity: "warning", Message: "Save never fails", Source: "staticcheck"}}},
+		rpc.InputPart{Type: "resource", URI: "untitled:Untitled-1", MimeType: "text/markdown", Text: "Saves must survive a crash."},
+		rpc.InputPart{Type: "image", MimeType: "image/png", Data: png},
+	)
+	completed(ed, tid)
+	ed.CallErr("session/configure", rpc.SessionConfigureParams{SessionID: sid, Effort: ptr("max")})
+	ed.MustCall("session/configure", rpc.SessionConfigureParams{SessionID: sid, Model: ptr("local")}, nil)
+	ed.CallErr("turn/start", rpc.TurnStartParams{SessionID: sid, Parts: []rpc.InputPart{{Type: "text", Text: "and this?"}, {Type: "image", MimeType: "image/png", Data: png}}})
+	e.Model.Script(modeltest.Reply{Text: []string{"## Asked\nIs Save atomic?\n## Decided\nWrite a temp file and rename it.\n## Changed\nNothing yet.\n## Still open\nThe change itself."}})
+	ed.MustCall("session/compact", rpc.SessionIDParams{SessionID: sid}, nil)
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, nil)
+
+	notices := map[string]bool{"instructions": true, "compaction": true}
+	g.addWire(ed.Wire(), func(method string, m map[string]any) bool {
+		switch method {
+		case rpc.MethodModelsList, rpc.MethodSessionConfigure, rpc.MethodSessionCompact, rpc.NotifyTurnReasoning, rpc.NotifyTurnUsage,
+			"session/new", "session/resume", "turn/started":
+			return true
+		case "turn/start":
+			p, _ := m["params"].(map[string]any)
+			_, parts := p["input"].([]any)
+			return parts
+		case "notice":
+			p, _ := m["params"].(map[string]any)
+			return notices[fmt.Sprint(p["source"])]
+		}
+		return false
+	})
+}
