@@ -171,8 +171,8 @@ type ui struct {
 	session   string
 	// model and effort are the session's.
 	model, effort string
-	running   bool // a turn of this session is running
-	calls     map[string]*callState
+	running       bool // a turn of this session is running
+	calls         map[string]*callState
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
