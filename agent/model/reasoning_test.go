@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/modeltest"
@@ -203,5 +204,18 @@ func TestChatCompletionsFailuresAreExplained(t *testing.T) {
 			t.Errorf("%+v: error %v after %d requests", tc.reply, err, len(srv.Requests()))
 		}
 		srv.Close()
+	}
+}
+
+// The idle timeout bounds a Chat Completions service that goes silent too.
+func TestChatCompletionsIdleTimeout(t *testing.T) {
+	srv := modeltest.New()
+	t.Cleanup(srv.Close)
+	srv.Script(modeltest.Reply{Text: []string{"a", "b"}, Stall: modeltest.StallMidStream})
+	c := model.New(model.Config{APIKey: "sk-test", BaseURL: srv.URL(), Model: "mock-1", API: model.APIChat, IdleTimeout: 300 * time.Millisecond}, nil)
+	_, err := c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "hi"}}}, model.Handlers{})
+	var idle *model.IdleError
+	if !errors.As(err, &idle) || idle.Phase != "streaming" || len(srv.Requests()) != 1 {
+		t.Fatalf("error %v after %d requests", err, len(srv.Requests()))
 	}
 }
