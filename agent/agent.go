@@ -56,9 +56,10 @@ type Service struct {
 	client *model.Client
 	log    *zap.Logger
 
-	// mu guards sessions.
+	// mu guards sessions and opening (sessions whose log is being read).
 	mu       sync.Mutex
 	sessions map[string]*Session
+	opening  map[string]chan struct{}
 
 	turns sync.WaitGroup
 }
@@ -76,9 +77,22 @@ type Session struct {
 }
 
 type running struct {
-	turnID string
-	cancel context.CancelFunc
-	done   chan struct{}
+	turnID    string
+	cancel    context.CancelFunc
+	cancelled bool // CancelTurn was called (guarded by the session's mu)
+	done      chan struct{}
+}
+
+// settled returns with sess.mu held and no cancelled turn still ending on
+// the session: a turn/start or session/delete sent right after turn/cancel
+// waits for the cancelled turn to finish instead of being refused.
+func (sess *Session) settled() {
+	sess.mu.Lock()
+	for r := sess.running; r != nil && r.cancelled; r = sess.running {
+		sess.mu.Unlock()
+		<-r.done
+		sess.mu.Lock()
+	}
 }
 
 // New builds a Service.
@@ -95,6 +109,7 @@ func New(opts Options) *Service {
 		client:   model.New(opts.Model, opts.HTTPClient),
 		log:      opts.Logger,
 		sessions: map[string]*Session{},
+		opening:  map[string]chan struct{}{},
 	}
 }
 
@@ -125,13 +140,40 @@ func (s *Service) NewSession(title string) (session.Info, error) {
 // ListSessions lists stored sessions, newest first.
 func (s *Service) ListSessions() ([]session.Info, error) { return s.store.List() }
 
-// open returns the open session, opening its log on first use.
+// open returns the open session, opening its log on first use. The log is
+// read without holding s.mu, so opening a long history never delays a
+// request on another session (a turn/cancel looks its session up under
+// s.mu); concurrent opens of one session wait for the first.
 func (s *Service) open(id string) (*Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sess, ok := s.sessions[id]; ok {
-		return sess, nil
+	for {
+		s.mu.Lock()
+		if sess, ok := s.sessions[id]; ok {
+			s.mu.Unlock()
+			return sess, nil
+		}
+		if wait, ok := s.opening[id]; ok {
+			s.mu.Unlock()
+			<-wait
+			continue
+		}
+		wait := make(chan struct{})
+		s.opening[id] = wait
+		s.mu.Unlock()
+
+		sess, err := s.load(id)
+		s.mu.Lock()
+		delete(s.opening, id)
+		if err == nil {
+			s.sessions[id] = sess
+		}
+		s.mu.Unlock()
+		close(wait)
+		return sess, err
 	}
+}
+
+// load reads a session's log and closes what a stopped kin left open.
+func (s *Service) load(id string) (*Session, error) {
 	recs, log, err := s.store.Open(id)
 	if err != nil {
 		return nil, err
@@ -140,7 +182,6 @@ func (s *Service) open(id string) (*Session, error) {
 	for _, r := range session.Unfinished(recs) {
 		sess.append(s, r)
 	}
-	s.sessions[id] = sess
 	return sess, nil
 }
 
@@ -162,7 +203,7 @@ func (s *Service) DeleteSession(id string) error {
 	sess := s.sessions[id]
 	s.mu.Unlock()
 	if sess != nil {
-		sess.mu.Lock()
+		sess.settled()
 		busy := sess.running != nil
 		sess.mu.Unlock()
 		if busy {
@@ -188,7 +229,7 @@ func (s *Service) StartTurn(sessionID, input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sess.mu.Lock()
+	sess.settled()
 	if sess.running != nil {
 		sess.mu.Unlock()
 		return "", ErrTurnRunning
@@ -214,7 +255,9 @@ func (s *Service) StartTurn(sessionID, input string) (string, error) {
 }
 
 // CancelTurn stops the session's running turn; it reports whether one ran.
-// It returns once the turn has ended, so a following turn/start succeeds.
+// It does not wait for the turn to end (that may take a file sync or a
+// process group's kill): TurnDone follows, and a StartTurn or
+// DeleteSession on the session waits for the cancelled turn to end.
 func (s *Service) CancelTurn(sessionID string) bool {
 	s.mu.Lock()
 	sess := s.sessions[sessionID]
@@ -224,12 +267,14 @@ func (s *Service) CancelTurn(sessionID string) bool {
 	}
 	sess.mu.Lock()
 	r := sess.running
+	if r != nil {
+		r.cancelled = true
+	}
 	sess.mu.Unlock()
 	if r == nil {
 		return false
 	}
 	r.cancel()
-	<-r.done
 	return true
 }
 

@@ -11,12 +11,14 @@ import (
 type events struct{ s *Server }
 
 func (e events) TurnStarted(v agent.TurnStarted) {
+	e.s.awaitReply(v.SessionID, NotifyTurnStarted) // the turnId reaches the editor first
 	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
 	e.s.notify(NotifyTurnStarted, v)
 }
 func (e events) Delta(v agent.Delta)       { e.s.notify(NotifyTurnDelta, v) }
 func (e events) ToolCall(v agent.ToolCall) { e.s.notify(NotifyTurnToolCall, v) }
 func (e events) TurnDone(v agent.TurnDone) {
+	e.s.awaitReply(v.SessionID, NotifyTurnCompleted) // turn/cancel is answered first
 	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
 	e.s.notify(NotifyTurnCompleted, v)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -58,7 +59,17 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, inflight and exitCode.
+	// base is the parent of every request's context; teardown ends it.
+	base context.Context
+	stop context.CancelFunc
+	// order keeps requests that share an ordering key in arrival order;
+	// running counts the requests dispatched off the read loop; bulk holds
+	// a token per bulk request running (see route.bulk).
+	order   sequencer
+	running sync.WaitGroup
+	bulk    chan struct{}
+
+	// mu guards state, conn, svc, gate, mcp, inflight, holds and exitCode.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
@@ -66,7 +77,8 @@ type Server struct {
 	gate     *permission.Gate
 	mcp      MCP
 	elicit   *elicitations
-	inflight map[jsonrpc2.ID]context.CancelFunc
+	inflight map[jsonrpc2.ID]*inflight
+	holds    map[string]chan struct{} // see hold
 	exitCode int
 }
 
@@ -80,7 +92,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}}
+	s.base, s.stop = context.WithCancel(context.Background())
+	s.bulk = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 	s.elicit = newElicitations(s)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
@@ -103,17 +117,19 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 }
 
 // teardown stops turns (denying what they wait for), MCP servers and logs.
+// It first refuses new requests and waits for the running ones, which it
+// cancels, so nothing starts a turn or a server after it.
 func (s *Server) teardown(reason string) {
 	s.mu.Lock()
+	s.state = stateShutDown
 	svc, gate, mcp := s.svc, s.gate, s.mcp
-	for _, cancel := range s.inflight {
-		cancel()
-	}
 	s.mu.Unlock()
+	s.stop()
 	if gate != nil {
 		gate.DenyAll("", reason)
 	}
 	s.elicit.cancelAll(reason)
+	s.running.Wait()
 	if svc != nil {
 		svc.Shutdown()
 	}
@@ -122,17 +138,40 @@ func (s *Server) teardown(reason string) {
 	}
 }
 
-// route is one method in the dispatch table.
+// route is one method in the dispatch table (see dispatch.go for where
+// and in which order requests run).
 type route struct {
 	handle     func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 	beforeInit bool // may be called before initialize
-	// async methods run off the read loop: they may wait on the person or
-	// on a slow server, and can be cancelled with $/cancelRequest.
-	async bool
+	// onLoop requests run on the read loop, and nothing is read until they
+	// are answered: lifecycle only. Everything else runs off it.
+	onLoop bool
+	// order, when set, gives the key of the requests this one must follow
+	// in arrival order (bySession, inGroup).
+	order ordering
+	// startsInOrder requests wait for the earlier ones of their key but not
+	// the later ones for them: they may wait minutes for the person or a
+	// server (mcp/apply, mcp/login).
+	startsInOrder bool
+	// cancellable requests stop when $/cancelRequest (or teardown) ends
+	// their context, and are answered -32800: they only read, or undo
+	// nothing half done by stopping. Any request is cancelled while it
+	// still waits for its turn.
+	cancellable bool
+	// before names the notification of the session's turn that waits
+	// until this request's reply is written: turn/start's turnId comes
+	// before turn/started, turn/cancel's answer before turn/completed.
+	before string
+	// bulk requests read a lot (every session, a whole history). They
+	// share GOMAXPROCS-1 workers (at least one), so however many an editor
+	// sends, a processor stays free for the read loop and the requests a
+	// person waits on; a bulk request may wait for another.
+	bulk bool
 }
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
-// loop, so nothing here may wait on the editor.
+// loop, so it only checks the lifecycle and hands the request on: nothing
+// here may wait on the editor, the disk or the model.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	// jsonrpc2 starts reading before NewConn returns, so the first message
 	// can arrive before Serve has stored conn: store it here, before anything
@@ -159,33 +198,19 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "kin: the server is not initialized; send initialize first"})
 		return
 	case state == stateShutDown:
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"})
+		s.replyErr(ctx, conn, req.ID, errShutDown)
 		return
 	}
 	params := json.RawMessage("{}")
 	if req.Params != nil && string(*req.Params) != "null" {
 		params = *req.Params
 	}
-	if !r.async {
+	if r.onLoop {
 		res, err := r.handle(ctx, s, params)
 		s.reply(ctx, conn, req.ID, res, err)
 		return
 	}
-	actx, cancel := context.WithCancel(context.Background())
-	s.mu.Lock()
-	s.inflight[req.ID] = cancel
-	s.mu.Unlock()
-	go func() {
-		defer cancel()
-		res, err := r.handle(actx, s, params)
-		s.mu.Lock()
-		delete(s.inflight, req.ID)
-		s.mu.Unlock()
-		if actx.Err() != nil {
-			err = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
-		}
-		s.reply(context.Background(), conn, req.ID, res, err)
-	}()
+	s.dispatch(conn, req.ID, r, params)
 }
 
 func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
@@ -213,12 +238,7 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		if err := json.Unmarshal(p.ID, &id); err != nil {
 			return
 		}
-		s.mu.Lock()
-		cancel := s.inflight[id]
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+		s.cancelRequest(id)
 	default:
 		s.log.Debug("ignored notification", zap.String("method", req.Method))
 	}

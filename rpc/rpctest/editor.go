@@ -36,12 +36,23 @@ type Editor struct {
 	Done chan struct{}
 	Exit int
 
-	// mu guards notes, changed, log and onNote.
-	mu      sync.Mutex
-	notes   []Note
-	changed chan struct{}
-	log     []string
-	onNote  []func(Note)
+	// mu guards notes, changed, log, onNote and received.
+	mu       sync.Mutex
+	notes    []Note
+	changed  chan struct{}
+	log      []string
+	onNote   []func(Note)
+	received []Message
+}
+
+// Message is one message kin sent, in the order the editor read them: a
+// notification (Method set) or a response (ID set, with Result or Error).
+type Message struct {
+	Method string
+	Params json.RawMessage
+	ID     string
+	Result json.RawMessage
+	Error  *jsonrpc2.Error
 }
 
 // Start serves opts on one end of a pipe and connects an editor to the
@@ -54,7 +65,8 @@ func Start(t testing.TB, opts rpc.Options) *Editor {
 		e.Exit = rpc.Serve(context.Background(), a, opts)
 		close(e.Done)
 	}()
-	e.Conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(b, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(e.handle))
+	e.Conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(b, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(e.handle),
+		jsonrpc2.OnRecv(e.recv))
 	t.Cleanup(func() {
 		if t.Failed() {
 			e.mu.Lock()
@@ -88,6 +100,34 @@ func (e *Editor) handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Req
 		h(n)
 	}
 	return nil, nil
+}
+
+// recv records every message in the order it was read.
+func (e *Editor) recv(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	var m Message
+	switch {
+	case resp != nil:
+		m.ID, m.Error = resp.ID.String(), resp.Error
+		if resp.Result != nil {
+			m.Result = *resp.Result
+		}
+	case req != nil:
+		m.Method = req.Method
+		if req.Params != nil {
+			m.Params = *req.Params
+		}
+	}
+	e.mu.Lock()
+	e.received = append(e.received, m)
+	e.mu.Unlock()
+}
+
+// Received returns every message kin sent so far, notifications and
+// responses, in the order they arrived.
+func (e *Editor) Received() []Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Message(nil), e.received...)
 }
 
 // OnNote runs f for every later notification (in the read loop: f must not
