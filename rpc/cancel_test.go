@@ -51,3 +51,21 @@ func TestCancelRequestAnswersMinus32800AndKeepsServing(t *testing.T) {
 	var list rpc.SessionListResult
 	ed.MustCall("session/list", nil, &list)
 }
+
+// $/cancelRequest names a request by the id the editor wrote, also one that
+// jsonrpc2 cannot hold as it is (a negative number).
+func TestCancelRequestWithANegativeID(t *testing.T) {
+	e := newEnv(t)
+	m := &slowMCP{started: make(chan struct{})}
+	opts := e.Options()
+	opts.MCP = func([]string, rpc.MCPHost) rpc.MCP { return m }
+	r := rpctest.StartRaw(t, opts)
+	r.Send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{}})
+	r.Next()
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":-7,"method":"mcp/apply"}`))
+	<-m.started
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":-7}}`))
+	if f := r.Next(); string(f.ID) != "-7" || f.Error == nil || f.Error.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("got id %s error %v, want -32800 for id -7", f.ID, f.Error)
+	}
+}

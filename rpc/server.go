@@ -96,7 +96,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.bulk = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 	s.elicit = newElicitations(s)
-	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
+	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) }, s.editorGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)
@@ -114,6 +114,20 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
+}
+
+// editorGone is called when a write to the editor failed: its end of the
+// pipe is closed (or the socket broke), so nothing kin sends can arrive.
+// That is the editor leaving, as a closed stdin is: the connection closes
+// and Serve tears everything down.
+func (s *Server) editorGone(err error) {
+	s.log.Warn("the editor stopped reading; closing the connection", zap.Error(err))
+	s.mu.Lock()
+	conn := s.conn
+	s.mu.Unlock()
+	if conn != nil {
+		go conn.Close() // not on the writer's goroutine: it holds jsonrpc2's send lock
+	}
 }
 
 // teardown stops turns (denying what they wait for), MCP servers and logs.
@@ -234,8 +248,8 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 			return
 		}
-		var id jsonrpc2.ID
-		if err := json.Unmarshal(p.ID, &id); err != nil {
+		id, err := idOf(p.ID)
+		if err != nil {
 			return
 		}
 		s.cancelRequest(id)

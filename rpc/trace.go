@@ -75,6 +75,7 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 		if err != nil {
 			return
 		}
+		b = unaliasID(b) // the id as the editor wrote it
 		line, _ := json.Marshal(struct {
 			Time string          `json:"time"`
 			Dir  string          `json:"dir"`

@@ -188,8 +188,13 @@ func TestBinarySurvivesMalformedFrames(t *testing.T) {
 	if e := p.next(); e["error"].(map[string]any)["code"] != -32600.0 {
 		t.Errorf("not a request: %v", e)
 	}
-	p.sendRaw("Content-Length: 4000000000\r\n\r\n")
-	if e := p.next(); !strings.Contains(fmt.Sprint(e["error"]), "over the") {
+	// A frame over the cap is skipped as it streams past and answered with
+	// its own id, even a negative one.
+	head := `{"jsonrpc":"2.0","id":-1,"method":"session/new","params":{"title":"`
+	size := 40 << 20
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", size, head))
+	p.sendRaw(strings.Repeat("a", size-len(head)-3) + `"}}`)
+	if e := p.next(); !strings.Contains(fmt.Sprint(e["error"]), "over the") || e["id"] != -1.0 {
 		t.Errorf("huge frame: %v", e)
 	}
 	// Closing stdin mid-frame ends the process cleanly.
@@ -250,5 +255,70 @@ func TestListenServesOnLoopback(t *testing.T) {
 	b, _ := json.Marshal(resp)
 	if !strings.Contains(string(b), `"name":"kin"`) {
 		t.Errorf("%s", b)
+	}
+}
+
+// One malformed header, or one wrong Content-Length, costs the frame it is
+// on and nothing more: kin starts again at the next frame header.
+func TestBinaryResynchronisesAfterBadFraming(t *testing.T) {
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	good := func(id int) string {
+		b, _ := json.Marshal(req(id, "session/list", map[string]any{}))
+		return string(b)
+	}
+	framed := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+	errorFor := func(id any) map[string]any {
+		t.Helper()
+		m := p.next()
+		if m["id"] != id || m["error"] == nil {
+			t.Fatalf("want an error for id %v, got %v", id, m)
+		}
+		return m
+	}
+	answer := func(id float64) {
+		t.Helper()
+		if m := p.next(); m["id"] != id || m["result"] == nil {
+			t.Fatalf("want the answer to %v, got %v", id, m)
+		}
+	}
+	for i, header := range []string{"Content-Length 60", "Content-Lenght: 60", "Content-Length: -60", "Content-Length: 99999999999999999999999"} {
+		id := 10 + i
+		p.sendRaw(header + "\r\n\r\n" + good(900+i) + framed(good(id)))
+		errorFor(nil)
+		answer(float64(id))
+	}
+	short, long := good(20), good(21)
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(short)-8, short) + framed(good(22)))
+	errorFor(20.0)
+	answer(22)
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(long)+30, long) + framed(good(23)))
+	errorFor(21.0)
+	answer(23)
+	p.sendRaw(framed(good(24)))
+	answer(24)
+}
+
+// A header line has a length cap: a 128 MiB line is skipped without being
+// kept (it grew kin's memory by its size), and the next frame is answered.
+func TestBinaryHugeHeaderLineKeepsMemoryBounded(t *testing.T) {
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	chunk := strings.Repeat("x", 1<<20)
+	for range 128 {
+		p.sendRaw(chunk)
+	}
+	p.sendRaw("\r\n\r\n")
+	p.send(req(2, "session/list", map[string]any{}))
+	if m := p.next(); m["id"] != nil || m["error"] == nil {
+		t.Fatalf("want one id-null error for the line, got %v", m)
+	}
+	if m := p.next(); m["id"] != 2.0 || m["result"] == nil {
+		t.Fatalf("the next request was not answered: %v", m)
+	}
+	if hwm := hwmKB(p.cmd.Process.Pid); hwm > 64<<10 {
+		t.Errorf("kin's peak memory reached %.0f MiB reading one header line", hwm/1024)
 	}
 }
