@@ -41,6 +41,7 @@ type proc struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout io.ReadCloser // the editor's read end of kin's stdout
 	out    *bufio.Reader
 	stderr *strings.Builder
 	home   string
@@ -59,7 +60,7 @@ func startServe(t testing.TB, env ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		if t.Failed() {
