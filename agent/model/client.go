@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -116,12 +117,14 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 	defer stream.Close()
 
 	var out Response
+	var text strings.Builder // += would copy the whole answer on every delta
+	defer func() { out.Text = text.String() }() // every return hands back &out
 	completed := false
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
-			out.Text += ev.Delta
+			text.WriteString(ev.Delta)
 			if onDelta != nil {
 				onDelta(ev.Delta)
 			}
