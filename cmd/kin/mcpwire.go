@@ -37,6 +37,10 @@ func mcpFactory(log *zap.Logger, home string, reserved []string) rpc.MCPFactory 
 			Reserved: reserved,
 			Version:  version,
 		})
+		// The factory runs in initialize, before any request can read
+		// the configuration; Start (on initialized) connects and reports
+		// a configuration that cannot be read.
+		_ = m.Load()
 		return &mcpAdapter{m: m, store: config.NewStore(wd, home), trust: trust.Open(home)}
 	}
 }

@@ -581,3 +581,36 @@ func TestMCPOAuthDeclinedThroughTheProtocol(t *testing.T) {
 		t.Errorf("mcp/login of a static server: %d %q", code, msg)
 	}
 }
+
+// mcp/list right after initialized lists the configured servers: the
+// configuration is read while initialize is answered, not by the start-up
+// that initialized kicks off in the background (it answered no servers in 7
+// of 10 runs). Many fresh connections, as the race was one of timing.
+func TestMCPListRightAfterInitializedSeesTheConfiguration(t *testing.T) {
+	w := newWorld(t, map[string]any{
+		"later":    map[string]any{"command": "kin-test-no-such-server"},
+		"disabled": map[string]any{"command": "kin-test-no-such-server", "disabled": true},
+	})
+	for i := range 25 {
+		ed := w.editor()
+		var list struct {
+			Servers []struct {
+				Name  string `json:"name"`
+				State string `json:"state"`
+			} `json:"servers"`
+		}
+		ed.MustCall("mcp/list", nil, &list)
+		names := map[string]string{}
+		for _, s := range list.Servers {
+			names[s.Name] = s.State
+		}
+		if _, ok := names["later"]; !ok || len(names) != 2 {
+			t.Fatalf("connection %d: mcp/list right after initialized: %v", i, list.Servers)
+		}
+		if st := names["later"]; st == "stopped" {
+			t.Errorf("connection %d: a server about to start shows %q", i, st)
+		}
+		ed.Conn.Close()
+		<-ed.Done
+	}
+}

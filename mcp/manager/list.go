@@ -53,10 +53,11 @@ type ListResult struct {
 	Notices  []string `json:"notices"`
 }
 
-// List describes every configured server as of the last Start or Apply.
+// List describes every configured server as of the last Load, Start or
+// Apply.
 func (m *Manager) List() ListResult {
 	m.mu.Lock()
-	cfg := m.cfg
+	cfg, starting := m.cfg, m.loaded
 	m.mu.Unlock()
 	r := ListResult{Servers: []Row{}, Foreign: []Row{}, Warnings: []string{}, Notices: []string{}}
 	if cfg == nil {
@@ -66,6 +67,8 @@ func (m *Manager) List() ListResult {
 		row := m.row(sc)
 		if s := m.server(sc.Name); s != nil && sameServer(s.cfg, sc) {
 			row.State, row.LastError, row.Tools = s.snapshot()
+		} else if row.Enabled && starting {
+			row.State = StateConnecting // Start is about to connect it
 		} else if row.Enabled {
 			row.State, row.LastError = StateStopped, "changed since the last apply: run mcp/apply to connect it"
 		}
