@@ -14,12 +14,28 @@ step() { printf '\n==> %s\n' "$*"; }
 step "Go modules"
 go mod download
 
+step "bubblewrap for the command sandbox (Debian package bubblewrap)"
+if ! command -v bwrap >/dev/null; then
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+fi
+bwrap --version
+# The sandbox tests fail, rather than skip, when commands cannot be confined.
+export KIN_REQUIRE_BWRAP=1
+
 step "MCP servers from npm (pinned in .ci/npm/package-lock.json)"
 (cd .ci/npm && npm ci --no-audit --no-fund)
 export KIN_TEST_NPM_DIR="$root/.ci/npm" KIN_REQUIRE_NPM=1
 
 step "go vet"
 go vet ./...
+
+step "Every release target compiles (linux, darwin, windows; amd64, arm64; tests run on linux only)"
+for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+  echo "$target"
+  GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go build ./...
+  GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go build -o /dev/null ./cmd/kin
+done
 
 step "Go tests (race detector on)"
 go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"

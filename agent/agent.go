@@ -3,7 +3,8 @@
 // gate, and reports progress through Events.
 //
 // It knows nothing of JSON-RPC or editors (package rpc translates), and it
-// never lets a call run that the gate did not allow.
+// never lets a call run that the gate did not allow, nor one whose record is
+// not yet durable.
 package agent
 
 import (
@@ -15,7 +16,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -28,17 +28,27 @@ import (
 // MaxCallsPerTurn is how many tool calls one turn may make.
 const MaxCallsPerTurn = 16
 
+// DefaultHistoryPage is how many history items a resume returns when the
+// editor names no limit.
+const DefaultHistoryPage = 200
+
 // Errors the front end maps to protocol codes.
 var (
 	ErrSessionNotFound = session.ErrNotFound
 	ErrTurnRunning     = errors.New("a turn is already running on this session; cancel it or wait for turn/completed")
 	ErrNotConfigured   = errors.New("kin: no model service is configured")
+	// ErrSessionOwned: another kin has the session open; here it is read-only.
+	ErrSessionOwned = session.ErrOwned
+	// ErrSessionReadOnly: the session's log cannot be written (a read-only
+	// KIN_HOME); its history can still be read.
+	ErrSessionReadOnly = session.ErrReadOnly
+	// ErrBadCursor: a resume's before is not a cursor kin handed out.
+	ErrBadCursor = session.ErrBadCursor
 )
 
 // Options configure a Service.
 type Options struct {
 	Home       string // KIN_HOME: sessions live in Home/sessions
-	Roots      []string
 	Model      model.Config
 	HTTPClient *http.Client // for the model service; nil uses the default
 	Tools      tool.Source
@@ -49,50 +59,23 @@ type Options struct {
 	Instructions string
 }
 
-// Service owns sessions and runs turns.
+// Service owns sessions and runs turns. It keeps no workspace of its own:
+// every session carries its roots.
 type Service struct {
 	opts   Options
 	store  *session.Store
 	client *model.Client
 	log    *zap.Logger
 
-	// mu guards sessions and opening (sessions whose log is being read).
+	// opening serialises taking a session's ownership, so one Service never
+	// opens a log twice.
+	opening sync.Mutex
+
+	// mu guards sessions.
 	mu       sync.Mutex
 	sessions map[string]*Session
-	opening  map[string]chan struct{}
 
 	turns sync.WaitGroup
-}
-
-// Session is an open session.
-type Session struct {
-	id  string
-	log *session.Log
-
-	// mu guards recs, title and running.
-	mu      sync.Mutex
-	recs    []session.Record
-	title   string
-	running *running
-}
-
-type running struct {
-	turnID    string
-	cancel    context.CancelFunc
-	cancelled bool // CancelTurn was called (guarded by the session's mu)
-	done      chan struct{}
-}
-
-// settled returns with sess.mu held and no cancelled turn still ending on
-// the session: a turn/start or session/delete sent right after turn/cancel
-// waits for the cancelled turn to finish instead of being refused.
-func (sess *Session) settled() {
-	sess.mu.Lock()
-	for r := sess.running; r != nil && r.cancelled; r = sess.running {
-		sess.mu.Unlock()
-		<-r.done
-		sess.mu.Lock()
-	}
 }
 
 // New builds a Service.
@@ -109,99 +92,85 @@ func New(opts Options) *Service {
 		client:   model.New(opts.Model, opts.HTTPClient),
 		log:      opts.Logger,
 		sessions: map[string]*Session{},
-		opening:  map[string]chan struct{}{},
 	}
 }
 
-// ModelConfig returns the model configuration (without the key's value
-// ever being marshalled).
-func (s *Service) ModelConfig() model.Config { return s.opts.Model }
-
-// SetRoots replaces the workspace folders tools are confined to.
-func (s *Service) SetRoots(roots []string) { s.opts.Roots = roots }
-
-// Roots returns the workspace folders.
-func (s *Service) Roots() []string { return s.opts.Roots }
-
-// NewSession creates a session.
-func (s *Service) NewSession(title string) (session.Info, error) {
-	info, log, err := s.store.Create(title)
+// NewSession creates a session whose tools work in roots (the first is its
+// working directory). The caller decides the roots; kin keeps them in the
+// session's first record.
+func (s *Service) NewSession(title string, roots []string) (session.Info, error) {
+	info, log, err := s.store.Create(title, roots)
 	if err != nil {
 		return session.Info{}, err
 	}
-	sess := &Session{id: info.SessionID, log: log, title: title}
-	sess.recs = []session.Record{{Type: session.TypeSession, SessionID: info.SessionID, Title: title, Time: info.CreatedAt}}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: info.Title}
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
 	return info, nil
 }
 
-// ListSessions lists stored sessions, newest first.
+// ListSessions lists stored sessions, newest first, from the index (the
+// slice is shared: do not change it).
 func (s *Service) ListSessions() ([]session.Info, error) { return s.store.List() }
 
-// open returns the open session, opening its log on first use. The log is
-// read without holding s.mu, so opening a long history never delays a
-// request on another session (a turn/cancel looks its session up under
-// s.mu); concurrent opens of one session wait for the first.
-func (s *Service) open(id string) (*Session, error) {
-	for {
-		s.mu.Lock()
-		if sess, ok := s.sessions[id]; ok {
-			s.mu.Unlock()
-			return sess, nil
-		}
-		if wait, ok := s.opening[id]; ok {
-			s.mu.Unlock()
-			<-wait
-			continue
-		}
-		wait := make(chan struct{})
-		s.opening[id] = wait
-		s.mu.Unlock()
-
-		sess, err := s.load(id)
-		s.mu.Lock()
-		delete(s.opening, id)
-		if err == nil {
-			s.sessions[id] = sess
-		}
-		s.mu.Unlock()
-		close(wait)
-		return sess, err
-	}
+// ResumeOptions pick the page of history a resume returns.
+type ResumeOptions struct {
+	Limit  int    // items; 0 means DefaultHistoryPage
+	Before string // a Cursor from an earlier resume: the page before it
+	// DefaultRoots serve a session recorded before sessions kept their
+	// roots.
+	DefaultRoots []string
 }
 
-// load reads a session's log and closes what a stopped kin left open.
-func (s *Service) load(id string) (*Session, error) {
-	recs, log, err := s.store.Open(id)
+// Resumed is a session as an editor redraws it.
+type Resumed struct {
+	Info    session.Info
+	History []session.HistoryItem // oldest first
+	// Cursor is the Before of the next older page ("" at the beginning).
+	Cursor string
+	// ReadOnly says why turns cannot run here (nil: they can).
+	ReadOnly error
+	// RunningTurnID is the turn this kin runs on the session now ("" when
+	// none); turn/cancel stops it.
+	RunningTurnID string
+}
+
+// Resume opens a session (taking its ownership when no other kin has it)
+// and returns one page of its history, newest first by default.
+func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
+	q := session.Query{Limit: o.Limit, Before: o.Before}
+	if q.Limit <= 0 {
+		q.Limit = DefaultHistoryPage
+	}
+	sess, v, err := s.open(id, o.DefaultRoots, q)
 	if err != nil {
-		return nil, err
+		return Resumed{}, err
 	}
-	sess := &Session{id: id, log: log, recs: recs, title: session.Summarize(id, recs).Title}
-	for _, r := range session.Unfinished(recs) {
-		sess.append(s, r)
+	running := sess.runningTurn()
+	if v == nil {
+		if running != nil {
+			running.answer.flush() // so the page shows all that streamed
+		}
+		if v, err = s.store.View(id, q); err != nil {
+			return Resumed{}, err
+		}
 	}
-	return sess, nil
+	page := v.Page()
+	out := Resumed{Info: v.Info, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
+	if running != nil {
+		out.RunningTurnID = running.turnID
+	}
+	return out, nil
 }
 
-// Resume opens a session and returns its summary and history.
-func (s *Service) Resume(id string) (session.Info, []session.HistoryItem, error) {
-	sess, err := s.open(id)
-	if err != nil {
-		return session.Info{}, nil, err
-	}
-	sess.mu.Lock()
-	recs := append([]session.Record(nil), sess.recs...)
-	sess.mu.Unlock()
-	return session.Summarize(id, recs), session.History(recs), nil
-}
-
-// DeleteSession removes a session that is not running a turn.
+// DeleteSession removes a session that is not running a turn and that no
+// other kin has open.
 func (s *Service) DeleteSession(id string) error {
 	s.mu.Lock()
 	sess := s.sessions[id]
 	s.mu.Unlock()
+	var err error
 	if sess != nil {
 		sess.settled()
 		busy := sess.running != nil
@@ -209,33 +178,50 @@ func (s *Service) DeleteSession(id string) error {
 		if busy {
 			return ErrTurnRunning
 		}
-		sess.log.Close()
-		s.mu.Lock()
-		delete(s.sessions, id)
-		s.mu.Unlock()
+		err = sess.delete()
+	} else {
+		err = s.store.Delete(id)
 	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.sessions, id)
+	s.mu.Unlock()
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
-	return s.store.Delete(id)
+	return nil
 }
 
-// StartTurn begins a turn and returns its id at once.
-func (s *Service) StartTurn(sessionID, input string) (string, error) {
+// StartTurn begins a turn and returns its id at once. defaultRoots serve a
+// session recorded before sessions kept their roots.
+func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (string, error) {
 	if m := s.opts.Model.Missing(); m != "" {
 		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
 	}
-	sess, err := s.open(sessionID)
+	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return "", err
 	}
 	sess.settled()
+	if err := sess.notOwned; err != nil {
+		sess.mu.Unlock()
+		return "", err
+	}
 	if sess.running != nil {
 		sess.mu.Unlock()
 		return "", ErrTurnRunning
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{turnID: newTurnID(), cancel: cancel, done: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
+	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, abort: cancel, release: func() {
+		sess.mu.Lock()
+		sess.running = nil
+		sess.mu.Unlock()
+	}}
+	t.answer = newAnswer(t)
+	r.answer = t.answer
 	sess.running = r
 	sess.mu.Unlock()
 
@@ -243,12 +229,7 @@ func (s *Service) StartTurn(sessionID, input string) (string, error) {
 	go func() {
 		defer s.turns.Done()
 		defer close(r.done)
-		defer cancel()
-		t := &turn{svc: s, sess: sess, id: r.turnID, input: input, release: func() {
-			sess.mu.Lock()
-			sess.running = nil
-			sess.mu.Unlock()
-		}}
+		defer cancel(nil)
 		t.run(ctx)
 	}()
 	return r.turnID, nil
@@ -283,10 +264,7 @@ func (s *Service) Busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sess := range s.sessions {
-		sess.mu.Lock()
-		r := sess.running
-		sess.mu.Unlock()
-		if r != nil {
+		if sess.runningTurn() != nil {
 			return true
 		}
 	}
@@ -294,7 +272,7 @@ func (s *Service) Busy() bool {
 }
 
 // Shutdown cancels every running turn, waits for them to record how they
-// ended, and closes the session logs.
+// ended, and closes the session logs (giving up their ownership).
 func (s *Service) Shutdown() {
 	s.mu.Lock()
 	var all []*Session
@@ -303,30 +281,14 @@ func (s *Service) Shutdown() {
 	}
 	s.mu.Unlock()
 	for _, sess := range all {
-		sess.mu.Lock()
-		if r := sess.running; r != nil {
+		if r := sess.runningTurn(); r != nil {
 			r.cancel()
 		}
-		sess.mu.Unlock()
 	}
 	s.turns.Wait()
 	for _, sess := range all {
-		sess.log.Close()
+		sess.close()
 	}
-}
-
-// append writes a record to the session log and keeps it in memory. A log
-// that cannot be written is reported, not fatal: the turn goes on.
-func (sess *Session) append(s *Service, r session.Record) {
-	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
-	}
-	if err := sess.log.Append(r); err != nil {
-		s.log.Error("session log write failed", zap.String("session", sess.id), zap.Error(err))
-	}
-	sess.mu.Lock()
-	sess.recs = append(sess.recs, r)
-	sess.mu.Unlock()
 }
 
 func newTurnID() string {
@@ -337,12 +299,17 @@ func newTurnID() string {
 
 // RecordElicitation notes in a session's log that an MCP server asked the
 // person something and how it was answered (never the answer itself), so
-// resume shows it and a headless decline is on record.
+// resume shows it and a headless decline is on record. Only an open session
+// this kin owns is written.
 func (s *Service) RecordElicitation(sessionID, requestID, server, mode, message, action, reason string) {
-	sess, err := s.open(sessionID)
-	if err != nil {
+	s.mu.Lock()
+	sess := s.sessions[sessionID]
+	s.mu.Unlock()
+	if sess == nil {
 		return
 	}
-	sess.append(s, session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
-		Title: message, Decision: action, Reason: reason})
+	if _, err := sess.append(session.Record{Type: session.TypeElicit, RequestID: requestID, Server: server, Mode: mode,
+		Title: message, Decision: action, Reason: reason}); err != nil && !errors.Is(err, errNotOwner) && !errors.Is(err, session.ErrReadOnly) {
+		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+	}
 }

@@ -48,6 +48,9 @@ type ToolCall struct {
 	OutputDelta string         `json:"outputDelta,omitempty"`
 	Output      string         `json:"output,omitempty"`
 	Content     []tool.Content `json:"content,omitempty"`
+	// Sandbox says how a command runs (confined, network, writable), from
+	// the moment it is prepared.
+	Sandbox *tool.Sandbox `json:"sandbox,omitempty"`
 }
 
 // TurnDone is sent once when a turn ends.

@@ -40,6 +40,7 @@ func TestGoldenExchange(t *testing.T) {
 	completed(ed, tid)
 	record("session/list", nil)
 	record("session/resume", rpc.SessionIDParams{SessionID: sid})
+	record("session/resume", rpc.SessionResumeParams{SessionID: sid, Limit: 2})
 	record("grants/list", nil)
 	code, msg := ed.CallErr("turn/start", rpc.TurnStartParams{SessionID: "s_missing", Input: "x"})
 	results = append(results, map[string]any{"method": "turn/start", "error": map[string]any{"code": code, "message": msg}})
@@ -52,7 +53,7 @@ func TestGoldenExchange(t *testing.T) {
 	check(t, "results.json", normalize(t, e, results))
 }
 
-var volatile = regexp.MustCompile(`"(sessionId|turnId|createdAt|updatedAt|created|time|id)": "[^"]*"`)
+var volatile = regexp.MustCompile(`"(sessionId|turnId|createdAt|updatedAt|created|time|id|cursor)": "[^"]*"`)
 
 func normalize(t *testing.T, e *env, v any) []byte {
 	b, err := json.MarshalIndent(v, "", "  ")

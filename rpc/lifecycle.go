@@ -44,19 +44,21 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
-		Home: s.opts.Home, Roots: roots, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.state = svc, gate, mcp, stateInitialized
+	s.svc, s.gate, s.mcp, s.roots, s.state = svc, gate, mcp, roots, stateInitialized
 	s.mu.Unlock()
 
+	sbst := s.commandSandbox().Status()
 	client := "unknown editor"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
 	}
 	s.log.Info("initialized", zap.String("client", client), zap.Strings("roots", roots),
-		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil))
+		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
+		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason))
 	if gerr != nil {
 		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
@@ -70,6 +72,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		Capabilities:     ServerCapabilities{Sessions: true, MCP: mcp != nil, Approvals: true, Elicitation: ElicitationCaps{Form: true, URL: true}},
 		Model:            info,
 		WorkspaceFolders: roots,
+		Sandbox:          sandboxInfo(sbst),
 	}, nil
 }
 

@@ -51,7 +51,10 @@ type MCPHost interface {
 	Elicit(ctx context.Context, req ElicitationRequest) ElicitationResponse
 	Status(v any)
 	Notice(level, message string)
-	RevokeGrant(key string)
+	// RevokeGrant removes the "always allow" grants with key except those
+	// given for the definition keep ("" removes all), reporting whether
+	// one was removed.
+	RevokeGrant(key, keep string) bool
 }
 
 type host struct {
@@ -73,7 +76,10 @@ func (h host) Status(v any) {
 func (h host) Notice(level, message string) {
 	h.s.notify(NotifyNotice, agent.Notice{Level: level, Message: message, Source: "mcp"})
 }
-func (h host) RevokeGrant(key string) { _ = h.gate.Grants().RevokeKey(key) }
+func (h host) RevokeGrant(key, keep string) bool {
+	removed, _ := h.gate.Grants().RevokeKey(key, keep)
+	return removed
+}
 
 var errNoMCP = &jsonrpc2.Error{Code: CodeInternalError, Message: "MCP support is not available in this build"}
 

@@ -97,6 +97,16 @@ type ServerCapabilities struct {
 	Elicitation ElicitationCaps `json:"elicitation"`
 }
 
+// SandboxInfo says how commands run: confined by which mechanism, or not
+// and why.
+type SandboxInfo struct {
+	Mode      string `json:"mode"`                // auto, required, off
+	Mechanism string `json:"mechanism,omitempty"` // bubblewrap, seatbelt
+	Confined  bool   `json:"confined"`
+	Reason    string `json:"reason,omitempty"` // why not confined
+	Hint      string `json:"hint,omitempty"`   // what would confine them
+}
+
 // InitializeResult is initialize's result.
 type InitializeResult struct {
 	ProtocolVersion  string             `json:"protocolVersion"`
@@ -104,6 +114,7 @@ type InitializeResult struct {
 	Capabilities     ServerCapabilities `json:"capabilities"`
 	Model            ModelInfo          `json:"model"`
 	WorkspaceFolders []string           `json:"workspaceFolders"`
+	Sandbox          SandboxInfo        `json:"sandbox"`
 }
 
 // CancelParams is $/cancelRequest's params.
@@ -114,6 +125,11 @@ type CancelParams struct {
 // SessionNewParams is session/new's params.
 type SessionNewParams struct {
 	Title string `json:"title,omitempty"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absolute paths of directories); without them the session gets the
+	// connection's workspace folders.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SessionResult wraps one session.
@@ -131,11 +147,28 @@ type SessionIDParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// SessionResumeParams is session/resume's params: a page of history, the
+// newest limit items before the before cursor.
+type SessionResumeParams struct {
+	SessionID string `json:"sessionId"`
+	Limit     int    `json:"limit,omitempty"`
+	Before    string `json:"before,omitempty"`
+}
+
 // SessionResumeResult is session/resume's result.
 type SessionResumeResult struct {
 	Session session.Info          `json:"session"`
 	History []session.HistoryItem `json:"history"`
-	Pending []any                 `json:"pending"`
+	// Cursor is the before of the next older page (absent at the start).
+	Cursor  string `json:"cursor,omitempty"`
+	Pending []any  `json:"pending"`
+	// RunningTurnID is the turn this kin runs on the session now.
+	RunningTurnID string `json:"runningTurnId,omitempty"`
+	// ReadOnly is set when turns cannot run on the session here (another
+	// kin has it open, or its log cannot be written); ReadOnlyReason says
+	// which.
+	ReadOnly       bool   `json:"readOnly,omitempty"`
+	ReadOnlyReason string `json:"readOnlyReason,omitempty"`
 }
 
 // TurnStartParams is turn/start's params.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -52,6 +53,11 @@ type Options struct {
 	Tools func(roots []string) []tool.Tool
 	// MCP, when set, runs the configured MCP servers for this connection.
 	MCP MCPFactory
+	// Sandbox is the command sandbox the tools use, reported in initialize
+	// and, when it does not confine commands, in a notice at start. Nil
+	// means sandbox.Default() (which is also what the built-in tools use
+	// when given none).
+	Sandbox *sandbox.Sandbox
 }
 
 // Server serves one editor connection.
@@ -69,17 +75,23 @@ type Server struct {
 	running sync.WaitGroup
 	bulk    chan struct{}
 
-	// mu guards state, conn, svc, gate, mcp, inflight, holds and exitCode.
+	// mu guards state, conn, svc, gate, mcp, roots, inflight, holds and
+	// exitCode.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
+	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
 	mcp      MCP
 	elicit   *elicitations
 	inflight map[jsonrpc2.ID]*inflight
 	holds    map[string]chan struct{} // see hold
 	exitCode int
+
+	// sandboxSaid makes the start-up sandbox notices once per connection,
+	// however many initialized notifications come.
+	sandboxSaid sync.Once
 }
 
 // Serve runs the protocol on rwc until the editor sends exit or the stream
@@ -231,8 +243,11 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 	switch req.Method {
 	case "initialized":
 		s.mu.Lock()
-		mcp := s.mcp
+		mcp, initialized := s.mcp, s.state == stateInitialized
 		s.mu.Unlock()
+		if initialized {
+			s.sandboxSaid.Do(s.sandboxNotices)
+		}
 		if mcp != nil {
 			go mcp.Start(context.Background())
 		}
@@ -317,8 +332,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return re
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
-	case errors.Is(err, agent.ErrTurnRunning):
+	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
+	case errors.Is(err, agent.ErrBadCursor):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
 	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound):

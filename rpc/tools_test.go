@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/rpc"
@@ -321,29 +323,55 @@ func TestEditorDisconnectDeniesPendingAndStops(t *testing.T) {
 
 func TestCancelKillsBashChildren(t *testing.T) {
 	e := newEnv(t)
-	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "sleep 60 & echo $! > child.pid; echo started; wait"})}}})
+	// a unique sleep, found by its command line: inside the sandbox the
+	// command sees other pids than the host does
+	token := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%1000)
+	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "sleep " + token + " & echo started; wait"})}}})
 	ed, sid := e.editor()
 	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
 	tid := start(t, ed, sid, "sleep")
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), func(m map[string]any) bool {
 		return strings.Contains(fmt.Sprint(m["outputDelta"]), "started")
 	}))
+	var pids []int
+	for deadline := time.Now().Add(5 * time.Second); len(pids) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pids = running("sleep\x00" + token)
+	}
+	if len(pids) != 1 {
+		t.Fatalf("the sleep child is not running: %v", pids)
+	}
 	ed.MustCall("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
 	if done := completed(ed, tid); done["status"] != "cancelled" {
 		t.Fatalf("%v", done)
 	}
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), rpctest.Field("status", "unknown")))
-	b, err := os.ReadFile(filepath.Join(e.WS, "child.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := strings.TrimSpace(string(b))
-	if _, err := os.Stat("/proc/" + pid); err == nil {
-		st, _ := os.ReadFile("/proc/" + pid + "/stat")
-		if !strings.Contains(string(st), ") Z ") {
-			t.Errorf("the sleep child %s survived the cancel", pid)
+	for deadline := time.Now().Add(5 * time.Second); len(running("sleep\x00"+token)) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sleep child %v survived the cancel", pids)
 		}
 	}
+}
+
+// running lists the live (not zombie) processes whose command line holds
+// token.
+func running(token string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(b), token) {
+			continue
+		}
+		if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
 }
 
 func TestResumeListsPendingApprovalsForAReloadedEditor(t *testing.T) {

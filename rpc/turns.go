@@ -17,7 +17,7 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 		return nil, invalid("invalid params: input is empty")
 	}
 	svc, _ := s.service()
-	id, err := svc.StartTurn(p.SessionID, p.Input)
+	id, err := svc.StartTurn(p.SessionID, p.Input, s.workspace())
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -25,7 +26,8 @@ const bashSchema = `{
   "properties": {
     "command": {"type": "string", "description": "The command line to run with bash -c."},
     "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is killed. Default 120."},
-    "cwd": {"type": "string", "description": "Directory to run in, inside the workspace. Default: the first workspace folder."}
+    "cwd": {"type": "string", "description": "Directory to run in, inside the workspace. Default: the first workspace folder."},
+    "network": {"type": "boolean", "description": "true when the command needs the network (downloads, git fetch, API calls). Default false: no network."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -47,6 +49,7 @@ type bashArgs struct {
 	Command string   `json:"command"`
 	Timeout *float64 `json:"timeout"`
 	Cwd     string   `json:"cwd"`
+	Network bool     `json:"network"`
 }
 
 func (b bashTool) Spec() tool.Spec {
@@ -90,16 +93,35 @@ func (b bashTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("bash: cwd %s is not an existing directory", ws.display(cwd))
 	}
+	st := b.opts.Sandbox.Status()
+	if st.Refuses() {
+		return nil, fmt.Errorf("bash: refused, nothing was run: settings.json requires a sandbox for commands (\"sandbox\": \"required\"), and %s", st.Reason)
+	}
 	cmd := args.Command
+	ap := &tool.Approval{
+		Title:   "Run " + commandTitle(cmd),
+		Command: cmd,
+		Cwd:     cwd,
+		Sandbox: &tool.Sandbox{Confined: st.Confined, Network: true},
+	}
+	var policy *sandbox.Policy
+	if st.Confined {
+		p := commandPolicy(b.opts.Sandbox, ws.roots, args.Network)
+		policy = &p
+		ap.Sandbox.Network = args.Network
+		ap.Sandbox.Writable = p.WritableFolders()
+		if args.Network {
+			ap.Warning = "With network access: this command can connect to any host on the network and to services on this machine. Files outside the writable folders stay read-only."
+		}
+		ap.AutoEditAllows = b.opts.Sandbox.Config().AutoApprove && ap.Sandbox.Contained()
+	} else {
+		ap.Warning = st.Unconfined()
+	}
+	ap.Grant = commandGrant(cmd, ap.Sandbox)
 	return &tool.Action{
-		Approval: &tool.Approval{
-			Title:   "Run " + commandTitle(cmd),
-			Command: cmd,
-			Cwd:     cwd,
-			Grant:   bashGrant(cmd),
-		},
+		Approval: ap,
 		Run: func(ctx context.Context, progress func(string)) tool.Result {
-			return b.run(ctx, progress, cmd, cwd, timeout)
+			return b.run(ctx, progress, cmd, cwd, timeout, policy)
 		},
 	}, nil
 }
@@ -118,29 +140,46 @@ func commandTitle(cmd string) string {
 	return first
 }
 
-// run runs the command in its own process group and returns its outcome.
-func (b bashTool) run(ctx context.Context, progress func(string), command, cwd string, timeout time.Duration) tool.Result {
-	if err := ctx.Err(); err != nil {
-		return tool.Failed("bash: cancelled before the command started; it did not run")
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return tool.Failed("bash: " + err.Error())
+// command builds the process for a command line: confined by policy, or,
+// when policy is nil (the approval said so), unconfined in a process group
+// of its own.
+func (b bashTool) command(command, cwd string, policy *sandbox.Policy) (*exec.Cmd, func(), error) {
+	if policy != nil {
+		return b.opts.Sandbox.Command(*policy, cwd, b.opts.Env, b.opts.Shell, "-c", command)
 	}
 	cmd := exec.Command(b.opts.Shell, "-c", command)
 	cmd.Dir = cwd
 	cmd.Env = b.opts.Env
+	cmd.SysProcAttr = groupAttr()
+	return cmd, func() {}, nil
+}
+
+// run runs the command in its own process group (and, when confined, its
+// own namespaces) and returns its outcome.
+func (b bashTool) run(ctx context.Context, progress func(string), command, cwd string, timeout time.Duration, policy *sandbox.Policy) tool.Result {
+	if err := ctx.Err(); err != nil {
+		return tool.Failed("bash: cancelled before the command started; it did not run")
+	}
+	cmd, cleanup, err := b.command(command, cwd, policy)
+	if err != nil {
+		return tool.Failed("bash: the sandbox could not be set up, so the command did not run: " + err.Error())
+	}
+	defer cleanup()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return tool.Failed("bash: " + err.Error())
+	}
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = groupAttr()
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		pr.Close()
 		pw.Close()
 		return tool.Failed(fmt.Sprintf("bash: could not start %s: %v", b.opts.Shell, err))
 	}
 	pw.Close() // the command's copies keep it open
 	proc := cmd.Process
+	defer endGroup(proc, b.opts.KillGrace) // what left the group (setsid) goes too
 
 	out := newHeadTail(tool.MaxOutput - 512)
 	st := newStreamer(progress)
@@ -187,7 +226,14 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	case <-time.After(bashDrainWait):
 	}
 	leftovers := false
-	if killed == "" && groupAlive(proc) {
+	if policy != nil {
+		// The sandbox's PID namespace ended with the command and took
+		// everything it started along; what may still show in the group
+		// is bubblewrap's own last moment, not the command's leftovers.
+		if groupAlive(proc) {
+			signalGroup(proc, sigKill)
+		}
+	} else if killed == "" && groupAlive(proc) {
 		leftovers = true
 		signalGroup(proc, sigTerm)
 		for deadline := time.Now().Add(min(b.opts.KillGrace, 300*time.Millisecond)); groupAlive(proc) && time.Now().Before(deadline); {
@@ -232,6 +278,9 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 		if leftovers {
 			sb.WriteString("[processes the command left running in the background were stopped]\n")
 		}
+		if policy != nil && status == tool.StatusFailed {
+			sb.WriteString(sandboxNote(policy))
+		}
 		if cut && status == tool.StatusCompleted {
 			status = tool.StatusOutputLimit
 		}
@@ -242,6 +291,18 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 		Output:  result,
 		Content: []tool.Content{{Type: "terminal", Text: result}},
 	}
+}
+
+// sandboxNote tells the model, after a confined command failed, what the
+// sandbox did not allow, so that "Read-only file system" or a failed
+// connection is not mistaken for a bug to work around.
+func sandboxNote(p *sandbox.Policy) string {
+	note := "[the command ran in kin's sandbox: it may change only " + strings.Join(p.WritableFolders(), ", ") +
+		" and $TMPDIR (a private, empty /tmp); everything else is read-only and some paths (kin's home, credentials) are hidden"
+	if !p.Network {
+		note += "; it has no network: ask again with network: true if it needs one"
+	}
+	return note + "]\n"
 }
 
 // killGroup stops the process group: SIGTERM, up to grace for it to exit,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 	// PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 (commands have no
 	// terminal and no stdin).
 	Env []string
+	// Sandbox confines bash commands. Nil means sandbox.Default(): auto
+	// mode, where commands are confined when the system allows it.
+	Sandbox *sandbox.Sandbox
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +53,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BashMaxTimeout < o.BashTimeout {
 		o.BashMaxTimeout = o.BashTimeout
+	}
+	if o.Sandbox == nil {
+		o.Sandbox = sandbox.Default()
 	}
 	if o.KillGrace <= 0 {
 		o.KillGrace = 2 * time.Second

@@ -22,7 +22,12 @@
 //     simple command's program (and subcommand), never a pipeline, a list,
 //     a redirection, a substitution or a wrapper such as sudo or sh.
 //   - Never leave a command running after its call: on timeout or cancel the
-//     whole process group is killed and reaped.
+//     whole process group is killed and reaped (and, when confined, its PID
+//     namespace with everything in it).
+//   - Never run a command other than its approval said: confined by the
+//     policy it showed (package sandbox), with network only when it showed
+//     network, unconfined only when it said "unconfined", and not at all
+//     when the person required a sandbox and there is none.
 //   - Never panic on bad input: bad arguments are Prepare errors, other
 //     problems (missing files, binary content, huge output) are failed or
 //     limited results.

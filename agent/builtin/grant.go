@@ -92,6 +92,27 @@ func bashGrant(command string) *tool.Grant {
 	}
 }
 
+// commandGrant is the grant "always allow" gives for a command run the way
+// sb says: a grant for a confined, network-less command ("bash:go test")
+// covers only such runs; one with network ("bash-net:") and one for an
+// unconfined run ("bash-unconfined:") are kept apart, so that allowing
+// `curl` without network, or while a sandbox was there, never allows it
+// with more.
+func commandGrant(command string, sb *tool.Sandbox) *tool.Grant {
+	g := bashGrant(command)
+	if g == nil || sb == nil {
+		return g
+	}
+	scope := strings.TrimPrefix(g.Key, "bash:")
+	switch {
+	case !sb.Confined:
+		return &tool.Grant{Key: "bash-unconfined:" + scope, Label: "Always allow `" + scope + "` commands, unconfined, in this session"}
+	case sb.Network:
+		return &tool.Grant{Key: "bash-net:" + scope, Label: "Always allow `" + scope + "` commands with network access in this session"}
+	}
+	return g
+}
+
 // simpleCommand splits a command into words if it is one simple command:
 // no operators (; & | && ||), no redirections (< >), no substitutions ($
 // and backticks), no subshells or groups, no escapes, no line breaks.

@@ -4,12 +4,18 @@ package builtin
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
+	"time"
 )
 
 // Without process groups only the command itself can be stopped.
 
 func groupAttr() *syscall.SysProcAttr { return nil }
+
+func startCmd(cmd *exec.Cmd) error { return cmd.Start() }
+
+func endGroup(*os.Process, time.Duration) {}
 
 func signalGroup(p *os.Process, _ int) { _ = p.Kill() }
 

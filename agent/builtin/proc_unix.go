@@ -5,21 +5,74 @@ package builtin
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
+	"time"
+
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // groupAttr starts a command as the leader of a new process group, so that
 // everything it starts can be signalled at once.
 func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
+// owners holds each running command's reaper.Owner by the leader's pid: what
+// the command starts that leaves its process group (setsid, a double fork)
+// is found through it and stopped with the group.
+var owners sync.Map // int -> *reaper.Owner
+
+func ownerOf(p *os.Process) *reaper.Owner {
+	if o, ok := owners.Load(p.Pid); ok {
+		return o.(*reaper.Owner)
+	}
+	return nil
+}
+
+// startCmd starts cmd with its processes tagged (a marker variable in their
+// environment), so that those re-parented to kin are still known as its.
+func startCmd(cmd *exec.Cmd) error {
+	o := reaper.NewOwner(true)
+	cmd.Env = o.Env(cmd.Env)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	o.Started(cmd.Process)
+	owners.Store(cmd.Process.Pid, o)
+	return nil
+}
+
+// endGroup stops whatever of the command is left outside its process group
+// (grace between SIGTERM and SIGKILL) and forgets it. The command has been
+// waited for.
+func endGroup(p *os.Process, grace time.Duration) {
+	if o := ownerOf(p); o != nil {
+		o.Stop(grace)
+		owners.Delete(p.Pid)
+	}
+	// A SIGKILL just sent to the group takes effect a moment later: the
+	// call ends when nothing of it runs any more.
+	for deadline := time.Now().Add(grace); groupMemberAlive(p) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // signalGroup sends sig to the whole process group led by p (sig is
 // syscall.SIGTERM or syscall.SIGKILL), or to p alone when there is no such
-// group (a pid the group leader has not yet set up, say).
+// group (a pid the group leader has not yet set up, say), and to what the
+// command started outside the group.
 func signalGroup(p *os.Process, sig syscall.Signal) {
+	o := ownerOf(p)
+	if o != nil {
+		o.Snapshot() // before the group goes: then its children are re-parented
+	}
 	if syscall.Kill(-p.Pid, sig) != nil {
 		_ = p.Signal(sig)
+	}
+	if o != nil {
+		o.Signal(sig)
 	}
 }
 
@@ -28,10 +81,19 @@ const (
 	sigKill = syscall.SIGKILL
 )
 
-// groupAlive reports whether any process of p's group still runs. Zombies
-// (dead, waiting for init to reap them) do not count: on Linux /proc tells
-// them apart; elsewhere any member counts.
+// groupAlive reports whether any process of p's group, or one the command
+// started outside it, still runs.
 func groupAlive(p *os.Process) bool {
+	if o := ownerOf(p); o != nil && o.Alive() {
+		return true
+	}
+	return groupMemberAlive(p)
+}
+
+// groupMemberAlive reports whether any process of p's group still runs.
+// Zombies (dead, waiting for init to reap them) do not count: on Linux
+// /proc tells them apart; elsewhere any member counts.
+func groupMemberAlive(p *os.Process) bool {
 	if syscall.Kill(-p.Pid, 0) != nil {
 		return false
 	}

@@ -7,12 +7,10 @@
 package model
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -88,9 +86,7 @@ func New(c Config, httpClient *http.Client) *Client {
 	if c.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(c.BaseURL))
 	}
-	if httpClient != nil {
-		opts = append(opts, option.WithHTTPClient(httpClient))
-	}
+	opts = append(opts, option.WithHTTPClient(idleClient(httpClient, c.IdleTimeout)))
 	if c.BaseURL == "" {
 		opts = append(opts, option.WithBaseURL("https://api.openai.com/v1/"))
 	}
@@ -152,54 +148,6 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 		return &out, errors.New("the model service ended the answer without completing it (no response.completed); nothing was retried")
 	}
 	return &out, nil
-}
-
-// httpFailure remembers an error answer's status and message, so a failure
-// can be explained without the SDK's root package.
-type httpFailure struct {
-	status  int
-	message string
-}
-
-func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if resp != nil && resp.StatusCode >= 400 {
-		f.status = resp.StatusCode
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		var e struct {
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(body, &e) == nil {
-			f.message = e.Error.Message
-		}
-	}
-	return resp, err
-}
-
-// explain turns a transport or API error into a sentence a person
-// understands. It never includes the request's headers.
-func explain(ctx context.Context, err error, f httpFailure) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	code, detail := f.status, f.message
-	switch {
-	case code == 0:
-		return fmt.Errorf("the connection to the model service failed mid-answer: %v; nothing was retried", err)
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return fmt.Errorf("the model service rejected the API key (HTTP %d): check OPENAI_API_KEY", code)
-	case code == http.StatusTooManyRequests:
-		return fmt.Errorf("the model service is rate limiting or out of quota (HTTP 429): wait and try again (%s)", detail)
-	case code == http.StatusNotFound:
-		return fmt.Errorf("the model service does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (%s)", detail)
-	case code >= 500:
-		return fmt.Errorf("the model service failed (HTTP %d): try again later (%s)", code, detail)
-	}
-	return fmt.Errorf("the model service refused the request (HTTP %d): %s", code, detail)
 }
 
 func inputItems(items []Item) responses.ResponseInputParam {

@@ -7,9 +7,11 @@
 // response.in_progress, the output item, content part, text delta and
 // function-call argument events, and finally response.completed (or
 // response.failed). Each request consumes the next [Reply] queued with
-// [Server.Script]; a Reply can also script HTTP errors, dropped connections,
-// missing terminal events, slow streams and streams held open until a test
-// releases them.
+// [Server.Script]; a Reply can also script HTTP errors (with Retry-After,
+// or a proxy's HTML page for a body), dropped connections, missing terminal
+// events, malformed and over-long events, slow streams, streams held open
+// until a test releases them, and a service that stalls for good before its
+// headers, after them or mid-stream.
 //
 // For out-of-process use (a spawned "kin serve" talking to a separately
 // running mock) the server can instead pick replies by [Rule]: rules match on

@@ -29,9 +29,15 @@ type Reply struct {
 	// ErrorMessage is the message of an HTTPStatus error (a stock message
 	// for the status if empty).
 	ErrorMessage string
-	// RetryAfter, if positive, is sent as Retry-After-Ms with an HTTPStatus
-	// error, which the openai-go client honours when it retries.
+	// RetryAfter, if positive, is sent with an HTTPStatus error as
+	// Retry-After-Ms and as Retry-After in whole seconds (rounded up), the
+	// two headers the OpenAI API and the openai-go client use.
 	RetryAfter time.Duration
+	// ErrorBody, if set, is the body of an HTTPStatus error instead of the
+	// OpenAI-style JSON error (a proxy's HTML page, say), sent with
+	// ErrorContentType ("text/plain; charset=utf-8" if empty).
+	ErrorBody        string
+	ErrorContentType string
 
 	// DropAfter, if positive, abruptly closes the connection after that many
 	// events have been sent (a mid-stream drop, no terminating chunk).
@@ -49,7 +55,33 @@ type Reply struct {
 	// Failed, if set, ends the stream with response.failed carrying this
 	// error message instead of response.completed.
 	Failed string
+
+	// Stall makes the service go silent at a point of the answer and stay
+	// silent until the client gives up or the server closes (a hung
+	// service, not a slow one).
+	Stall Stall
+	// BadJSON sends, at the Hold point, an event whose data is not JSON,
+	// then goes on with the stream.
+	BadJSON bool
+	// LongLine, if positive, sends at the Hold point an event whose data
+	// line is that many bytes long, then goes on with the stream.
+	LongLine int
 }
+
+// Stall is where a stalled service stops sending.
+type Stall int
+
+const (
+	// NoStall answers normally.
+	NoStall Stall = iota
+	// StallBeforeHeaders reads the request and never answers.
+	StallBeforeHeaders
+	// StallAfterHeaders sends 200 and the stream's headers, then nothing.
+	StallAfterHeaders
+	// StallMidStream stops at the Hold point (after the first text delta,
+	// or after the first event when there is no text).
+	StallMidStream
+)
 
 // Call is one scripted function call.
 //

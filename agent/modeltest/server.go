@@ -162,9 +162,25 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 		writeError(w, perr)
 		return
 	}
+	if rep.Stall == StallBeforeHeaders {
+		s.hold(r, nil)
+		return
+	}
 	if rep.HTTPStatus != 0 && rep.HTTPStatus != http.StatusOK {
 		if rep.RetryAfter > 0 {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(rep.RetryAfter.Milliseconds(), 10))
+			secs := (rep.RetryAfter + time.Second - 1) / time.Second
+			w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+		}
+		if rep.ErrorBody != "" {
+			ct := rep.ErrorContentType
+			if ct == "" {
+				ct = "text/plain; charset=utf-8"
+			}
+			w.Header().Set("Content-Type", ct)
+			w.WriteHeader(rep.HTTPStatus)
+			_, _ = io.WriteString(w, rep.ErrorBody)
+			return
 		}
 		writeError(w, statusError(rep.HTTPStatus, rep.ErrorMessage))
 		return
@@ -205,6 +221,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p plan, rep Repl
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
+	if rep.Stall == StallAfterHeaders {
+		s.hold(r, nil)
+		return
+	}
 	for i, ev := range p.events {
 		if rep.DropAfter > 0 && i == rep.DropAfter {
 			drop(rc)
@@ -216,7 +236,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p plan, rep Repl
 		if writeEvent(w, ev, i) != nil || rc.Flush() != nil {
 			return
 		}
-		if rep.Hold != nil && i == p.holdAt && !s.hold(r, rep.Hold) {
+		if i != p.holdAt {
+			continue
+		}
+		if rep.Hold != nil && !s.hold(r, rep.Hold) {
+			return
+		}
+		if rep.Stall == StallMidStream {
+			s.hold(r, nil)
+			return
+		}
+		if writeFault(w, rep) != nil || rc.Flush() != nil {
 			return
 		}
 	}
@@ -229,6 +259,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p plan, rep Repl
 // without "stream": true.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan, rep Reply) {
 	if rep.Hold != nil && !s.hold(r, rep.Hold) {
+		return
+	}
+	if rep.Stall != NoStall {
+		w.WriteHeader(http.StatusOK)
+		_ = http.NewResponseController(w).Flush()
+		s.hold(r, nil)
 		return
 	}
 	if rep.Delay > 0 && !s.sleep(r, rep.Delay) {
@@ -256,8 +292,8 @@ func (s *Server) sleep(r *http.Request, d time.Duration) bool {
 	return false
 }
 
-// hold waits until release is closed; false means the client went away or
-// the server closed.
+// hold waits until release is closed (forever when it is nil); false means
+// the client went away or the server closed.
 func (s *Server) hold(r *http.Request, release <-chan struct{}) bool {
 	select {
 	case <-release:

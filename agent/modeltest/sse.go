@@ -203,6 +203,26 @@ func writeEvent(w io.Writer, ev event, seq int) error {
 	return err
 }
 
+// writeFault writes the malformed events a reply asks for: data that is not
+// JSON, or a data line longer than a client may read.
+func writeFault(w io.Writer, rep Reply) error {
+	if rep.BadJSON {
+		if _, err := io.WriteString(w, "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\n\n"); err != nil {
+			return err
+		}
+	}
+	if rep.LongLine > 0 {
+		line := make([]byte, 0, rep.LongLine+len("data: \n\n"))
+		line = append(line, "data: "...)
+		line = append(line, bytes.Repeat([]byte("x"), max(rep.LongLine-len("data: "), 0))...)
+		line = append(line, "\n\n"...)
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SplitText splits s into at most n pieces of about equal length, on rune
 // boundaries. It returns nil for "" and s alone when s is too short to split.
 func SplitText(s string, n int) []string {

@@ -129,6 +129,7 @@ func (o Outcome) Allowed() bool {
 // Ask sends req to the editor and waits for the person. It returns a deny
 // when ctx ends first (a cancelled turn) or the gate is closed.
 func (g *Gate) Ask(ctx context.Context, req Request) Outcome {
+	req = forDisplay(req)
 	req.RequestID = fmt.Sprintf("ap_%d", g.seq.Add(1))
 	if req.Options == nil {
 		req.Options = OptionsFor(req)

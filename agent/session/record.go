@@ -1,9 +1,15 @@
 // Package session keeps conversations on disk: one append-only JSONL log per
-// session under $KIN_HOME/sessions, one record per event, synced as written.
+// session under $KIN_HOME/sessions, one record per event, and a small index
+// of summaries beside the logs so pickers stay fast.
 //
 // A log is the only truth about a session: resume rebuilds everything from
-// it. It must never hold secrets (API keys, MCP headers or env values) and
-// never rewrite a record once written.
+// it, and the index is a cache that can always be rebuilt from the logs. One
+// process owns a log at a time (a lock that dies with the process); others
+// read it. Every record kin writes stays readable by kin: long fields are cut
+// with a marker before they are written, and a reader skips, never fails on,
+// a line it cannot use. A log must never hold secrets (API keys, MCP headers
+// or env values), and a record once written is never rewritten; only a line
+// that a failed write or a crash left unfinished is cut off.
 package session
 
 import (
@@ -41,7 +47,14 @@ type Record struct {
 
 	SessionID string `json:"sessionId,omitempty"`
 	Title     string `json:"title,omitempty"`
-	Text      string `json:"text,omitempty"`
+	// Roots are the session's workspace folders (the first is its working
+	// directory), on the session record.
+	Roots []string `json:"roots,omitempty"`
+	Text  string   `json:"text,omitempty"`
+	// Cont marks assistant text that continues the previous assistant
+	// record of the turn: answers are recorded in pieces as they stream, so
+	// what was shown survives a killed process.
+	Cont bool `json:"cont,omitempty"`
 
 	CallID    string         `json:"callId,omitempty"`
 	Name      string         `json:"name,omitempty"`

@@ -3,13 +3,12 @@ package session
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -18,8 +17,47 @@ type Info struct {
 	SessionID string    `json:"sessionId"`
 	Title     string    `json:"title"`
 	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is when the session last changed: its last turn ended, it
+	// was named, or it was made.
 	UpdatedAt time.Time `json:"updatedAt"`
 	Turns     int       `json:"turns"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (empty for a session recorded before sessions kept them).
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+}
+
+// add folds one record into the summary.
+func (i *Info) add(r Record) {
+	switch r.Type {
+	case TypeSession:
+		i.Title, i.CreatedAt = r.Title, r.Time
+		i.setRoots(r.Roots)
+	case TypeTitle:
+		i.Title = r.Title
+	case TypeTurn:
+		i.Turns++
+	default:
+		return
+	}
+	if r.Time.After(i.UpdatedAt) {
+		i.UpdatedAt = r.Time
+	}
+}
+
+func (i *Info) setRoots(roots []string) {
+	i.Cwd, i.AdditionalDirectories = "", nil
+	if len(roots) > 0 {
+		i.Cwd = roots[0]
+		i.AdditionalDirectories = append([]string(nil), roots[1:]...)
+	}
+}
+
+func (i Info) roots() []string {
+	if i.Cwd == "" {
+		return nil
+	}
+	return append([]string{i.Cwd}, i.AdditionalDirectories...)
 }
 
 // ErrNotFound is returned for a session id with no log.
@@ -40,24 +78,14 @@ func validID(id string) bool {
 	return true
 }
 
-// Store is the sessions folder.
+// Store is the sessions folder: one log per session and the index.
 type Store struct {
 	dir string
-
-	// mu guards summaries: List reads a log again only when its size or
-	// modification time changed, so a long history lists quickly.
-	mu        sync.Mutex
-	summaries map[string]summary
-}
-
-type summary struct {
-	size  int64
-	mtime time.Time
-	info  Info
+	idx *index
 }
 
 // NewStore uses dir (created 0700 on first write).
-func NewStore(dir string) *Store { return &Store{dir: dir, summaries: map[string]summary{}} }
+func NewStore(dir string) *Store { return &Store{dir: dir, idx: newIndex(dir)} }
 
 func (s *Store) path(id string) (string, error) {
 	if !validID(id) {
@@ -66,8 +94,9 @@ func (s *Store) path(id string) (string, error) {
 	return filepath.Join(s.dir, id+".jsonl"), nil
 }
 
-// Create starts a new session log and returns it open for appending.
-func (s *Store) Create(title string) (Info, *Log, error) {
+// Create starts a new session log with its first record (durable before
+// Create returns) and returns it owned by the caller.
+func (s *Store) Create(title string, roots []string) (Info, *Log, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Info{}, nil, err
 	}
@@ -76,126 +105,92 @@ func (s *Store) Create(title string) (Info, *Log, error) {
 	_, _ = rand.Read(rnd[:])
 	id := "s_" + now.Format("20060102T150405") + "_" + hex.EncodeToString(rnd[:])
 	p, _ := s.path(id)
-	log, err := openLog(p)
+	before := s.idx.dirTime()
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return Info{}, nil, err
 	}
-	info := Info{SessionID: id, Title: title, CreatedAt: now, UpdatedAt: now}
-	if err := log.Append(Record{Type: TypeSession, Time: now, SessionID: id, Title: title}); err != nil {
-		log.Close()
+	if err := tryLock(f); err != nil {
+		f.Close()
 		return Info{}, nil, err
 	}
+	log := &Log{id: id, path: p, idx: s.idx, f: f}
+	rec := Fit(Record{Type: TypeSession, Time: now, SessionID: id, Title: title, Roots: roots})
+	_, _, err = log.Append(rec)
+	if err == nil {
+		err = log.Sync()
+	}
+	if err != nil {
+		log.Delete()
+		return Info{}, nil, err
+	}
+	syncDir(s.dir)
+	var info Info
+	info.SessionID = id
+	info.add(rec)
+	s.idx.created(info, before)
 	return info, log, nil
 }
 
-// Open reads a session's records and opens its log for appending.
-func (s *Store) Open(id string) ([]Record, *Log, error) {
-	p, err := s.path(id)
-	if err != nil {
-		return nil, nil, err
+// syncDir makes a new file's name durable; best effort.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
 	}
-	recs, _, err := ReadRecords(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	log, err := openLog(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	return recs, log, nil
 }
 
-// Read returns a session's records without opening it for writing.
-func (s *Store) Read(id string) ([]Record, error) {
+// Open takes ownership of a session's log for appending. It fails with
+// ErrOwned while another kin has it open; a log kin cannot write is still
+// owned, with ReadOnly saying why.
+func (s *Store) Open(id string) (*Log, error) {
 	p, err := s.path(id)
 	if err != nil {
 		return nil, err
 	}
-	recs, _, err := ReadRecords(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	return recs, err
+	return openOwned(id, p, s.idx)
 }
 
-// List returns every session, newest first.
-func (s *Store) List() ([]Info, error) {
-	entries, err := os.ReadDir(s.dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Info
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
-			continue
-		}
-		if info, ok := s.summarize(name); ok {
-			out = append(out, info)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
-	return out, nil
-}
+// Refresh records a session's summary in the index, as an owner's pass over
+// the log found it: that heals a row a crash left behind.
+func (s *Store) Refresh(info Info) { s.idx.refresh(info) }
 
-// summarize returns a log's Info, from the cache while the file is unchanged.
-func (s *Store) summarize(name string) (Info, bool) {
-	path := filepath.Join(s.dir, name)
-	st, err := os.Stat(path)
-	if err != nil {
-		return Info{}, false
-	}
-	s.mu.Lock()
-	c, ok := s.summaries[name]
-	s.mu.Unlock()
-	if ok && c.size == st.Size() && c.mtime.Equal(st.ModTime()) {
-		return c.info, true
-	}
-	recs, _, err := ReadRecords(path)
-	if err != nil || len(recs) == 0 {
-		return Info{}, false
-	}
-	info := Summarize(strings.TrimSuffix(name, ".jsonl"), recs)
-	s.mu.Lock()
-	s.summaries[name] = summary{size: st.Size(), mtime: st.ModTime(), info: info}
-	s.mu.Unlock()
-	return info, true
-}
-
-// Delete removes a session's log.
+// Delete removes a session nobody owns; ErrOwned while another kin has it
+// open.
 func (s *Store) Delete(id string) error {
-	p, err := s.path(id)
+	log, err := s.Open(id)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: %s", ErrNotFound, id)
-	} else {
-		return err
-	}
+	return log.Delete()
 }
 
-// Summarize derives a session's Info from its records.
-func Summarize(id string, recs []Record) Info {
-	info := Info{SessionID: id}
-	for _, r := range recs {
-		switch r.Type {
-		case TypeSession:
-			info.Title, info.CreatedAt = r.Title, r.Time
-		case TypeTitle:
-			info.Title = r.Title
-		case TypeTurn:
-			info.Turns++
-		}
-		if r.Time.After(info.UpdatedAt) {
-			info.UpdatedAt = r.Time
-		}
+// List returns every session, newest first, from the index. The slice is
+// shared: callers must not change it.
+func (s *Store) List() ([]Info, error) { return s.idx.list() }
+
+// summarize reads a log's summary, decoding only what a summary needs.
+func summarize(path, id string) (Info, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Info{}, false
 	}
-	return info
+	defer f.Close()
+	info := Info{SessionID: id}
+	found := false
+	var h struct {
+		Type  string    `json:"type"`
+		Time  time.Time `json:"time"`
+		Title string    `json:"title"`
+		Roots []string  `json:"roots"`
+	}
+	_, err = eachLine(f, 0, func(_ int64, line []byte) {
+		h.Type, h.Title, h.Roots = "", "", nil
+		if json.Unmarshal(line, &h) != nil || h.Type == "" {
+			return
+		}
+		found = true
+		info.add(Record{Type: h.Type, Time: h.Time, Title: h.Title, Roots: h.Roots})
+	})
+	return info, err == nil && found
 }

@@ -21,6 +21,22 @@ type Settings struct {
 	OpenAIAPIKey  string `json:"openaiApiKey,omitempty"`
 	OpenAIBaseURL string `json:"openaiBaseUrl,omitempty"`
 	Model         string `json:"model,omitempty"`
+	// ModelIdleTimeoutSeconds is how long the model service may send
+	// nothing (before it answers or mid-answer) before the turn fails.
+	// Zero means the default (model.DefaultIdleTimeout).
+	ModelIdleTimeoutSeconds float64 `json:"modelIdleTimeoutSeconds,omitempty"`
+
+	// Sandbox is how commands are confined: "auto" (the default: confined
+	// where the system allows it, unconfined and said so where not),
+	// "required" (refuse commands that cannot be confined) or "off".
+	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxWritable are extra folders confined commands may change
+	// (absolute, or starting with ~/).
+	SandboxWritable []string `json:"sandboxWritable,omitempty"`
+	// AutoApproveSandboxedCommands lets the auto-edit mode run confined,
+	// network-less commands without asking (never unconfined ones). It
+	// takes effect with that mode.
+	AutoApproveSandboxedCommands bool `json:"autoApproveSandboxedCommands,omitempty"`
 }
 
 // Path is where the file lives under home.

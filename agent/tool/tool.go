@@ -100,13 +100,44 @@ type Approval struct {
 	// AutoAllow marks a call that may run without asking (an MCP tool the
 	// approved server declared read-only in its initial list).
 	AutoAllow bool `json:"-"`
+
+	// Sandbox says, for commands, how the command runs: confined or not,
+	// with network or not, and what it may change.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// AutoEditAllows marks a command that the auto-edit mode may run
+	// without asking: it is confined and network-less (Sandbox.Contained)
+	// and the person turned on autoApproveSandboxedCommands. Nothing reads
+	// it outside that mode; an unconfined command never has it.
+	AutoEditAllows bool `json:"-"`
 }
+
+// Sandbox is how a command runs, as the approval shows it.
+type Sandbox struct {
+	// Confined is true when kin's sandbox confines the command. False means
+	// it runs with the person's full access to files and the network.
+	Confined bool `json:"confined"`
+	// Network is true when the command can reach the network (always, when
+	// it is not confined).
+	Network bool `json:"network"`
+	// Writable lists the folders a confined command may change (besides a
+	// private temporary directory of its own); absent when not confined.
+	Writable []string `json:"writable,omitempty"`
+}
+
+// Contained reports whether a command is confined and network-less: the
+// only commands a mode may ever run without asking.
+func (s *Sandbox) Contained() bool { return s != nil && s.Confined && !s.Network }
 
 // Grant names what "always allow" would cover.
 type Grant struct {
 	// Key is the grant's identity: "bash:go test", "tool:write_file",
-	// "mcp:mcp__docs__query". Shell and MCP keys never mix.
+	// "mcp:sha256:<launch hash>/query" (an MCP tool: its server's launch
+	// identity and its name on that server). Shell and MCP keys never mix.
 	Key string `json:"key"`
+	// Fingerprint, set for MCP tools, identifies the definition shown
+	// (description, input schema, annotations): a grant answers only calls
+	// of the definition it was given for.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Label says it to a person: "Always allow `go test` commands".
 	Label string `json:"label"`
 }

@@ -22,8 +22,11 @@ const mcpUsage = `Usage:
   kin mcp enable|disable [--scope project|global] NAME
   kin mcp adopt NAME          copy a server from a root .mcp.json into .kin/mcp.json
 
-Secrets belong in the environment: write --env 'TOKEN=${MY_TOKEN}' (single quotes) and
-kin expands it when it starts the server; the file keeps the ${MY_TOKEN} spelling.
+Secrets: write --env 'TOKEN=${MY_TOKEN}' (single quotes) and kin expands it from the
+environment when it starts the server; the file keeps the ${MY_TOKEN} spelling. A value
+typed in clear for a project server (env, header, URL password or query value) never goes
+into .kin/mcp.json, a file people commit: kin stores it in $KIN_HOME/mcp_secrets.json (0600)
+for this project's server and writes a ${VAR} reference instead.
 `
 
 // multiFlag collects repeated KEY=VALUE flags.
@@ -40,6 +43,10 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	wd, _ := os.Getwd()
 	home := kinHome()
 	store := config.NewStore(wd, home)
+	store.Moved = func(name string, moved []string) {
+		fmt.Fprintf(stdout, "kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project's %s\n",
+			config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(home), name)
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "kin mcp %s: %v\n", args[0], err)
 		return 1

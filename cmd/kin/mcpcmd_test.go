@@ -28,7 +28,9 @@ func TestMCPCommandRoundTrip(t *testing.T) {
 		}
 		return out
 	}
-	run("mcp", "add", "--scope", "project", "--env", "TOKEN=secret-env-canary", "files", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/data")
+	if out := run("mcp", "add", "--scope", "project", "--env", "TOKEN=secret-env-canary", "files", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/data"); !strings.Contains(out, "env.TOKEN as ${TOKEN}") || strings.Contains(out, "secret-env-canary") {
+		t.Errorf("add said:\n%s", out)
+	}
 	run("mcp", "add", "--scope", "global", "--url", "https://example.com/mcp", "--header", "Authorization=Bearer ${CANARY_TOKEN}", "api")
 	list := run("mcp", "list")
 	for _, want := range []string{"files (project, stdio): npx -y @modelcontextprotocol/server-filesystem /data", "api (global, http): https://example.com/mcp", "not trusted"} {
@@ -45,7 +47,15 @@ func TestMCPCommandRoundTrip(t *testing.T) {
 			t.Fatalf("a secret was printed:\n%s", out)
 		}
 	}
-	for _, p := range []string{filepath.Join(ws, ".kin", "mcp.json"), filepath.Join(home, "mcp.json")} {
+	// The project file, which people commit, holds a reference; the value
+	// is in KIN_HOME, and the server still gets it.
+	project, _ := os.ReadFile(filepath.Join(ws, ".kin", "mcp.json"))
+	stored, _ := os.ReadFile(filepath.Join(home, "mcp_secrets.json"))
+	if strings.Contains(string(project), "secret-env-canary") || !strings.Contains(string(project), `"TOKEN": "${TOKEN}"`) ||
+		!strings.Contains(string(stored), "secret-env-canary") {
+		t.Errorf("project file:\n%s\nsecrets file:\n%s", project, stored)
+	}
+	for _, p := range []string{filepath.Join(ws, ".kin", "mcp.json"), filepath.Join(home, "mcp.json"), filepath.Join(home, "mcp_secrets.json")} {
 		st, err := os.Stat(p)
 		if err != nil || st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v %v", p, err, st.Mode())
@@ -63,6 +73,9 @@ func TestMCPCommandRoundTrip(t *testing.T) {
 	run("mcp", "remove", "files")
 	if strings.Contains(run("mcp", "list"), "files (") {
 		t.Error("remove did not remove")
+	}
+	if stored, _ := os.ReadFile(filepath.Join(home, "mcp_secrets.json")); strings.Contains(string(stored), "secret-env-canary") {
+		t.Errorf("the removed server's secret is still stored:\n%s", stored)
 	}
 	if out, code := kinCLI(t, ws, home, "mcp", "remove", "nope"); code == 0 || !strings.Contains(out, "nope") {
 		t.Errorf("removing a missing server: %d %s", code, out)

@@ -37,11 +37,16 @@ func mcpFactory(log *zap.Logger, home string, reserved []string) rpc.MCPFactory 
 			Reserved: reserved,
 			Version:  version,
 		})
+		store := config.NewStore(wd, home)
+		store.Moved = func(name string, moved []string) {
+			h.Notice("info", fmt.Sprintf("MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
+				name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(home)))
+		}
 		// The factory runs in initialize, before any request can read
 		// the configuration; Start (on initialized) connects and reports
 		// a configuration that cannot be read.
 		_ = m.Load()
-		return &mcpAdapter{m: m, store: config.NewStore(wd, home), trust: trust.Open(home)}
+		return &mcpAdapter{m: m, store: store, trust: trust.Open(home)}
 	}
 }
 
@@ -80,6 +85,9 @@ func (a *mcpAdapter) Edit(ctx context.Context, e rpc.MCPEdit) error {
 		err = a.store.Adopt(e.Name)
 	default:
 		err = fmt.Errorf("unknown edit %q", e.Op)
+	}
+	if errors.Is(err, config.ErrBadName) {
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if err != nil {
 		return err
@@ -220,5 +228,5 @@ type statusParams struct {
 func (h mcpHost) Status(s manager.Status) {
 	h.h.Status(statusParams{Server: s.Server, State: string(s.State), Tools: s.Tools, Error: s.Error})
 }
-func (h mcpHost) Notice(level, message string) { h.h.Notice(level, message) }
-func (h mcpHost) RevokeGrant(key string)       { h.h.RevokeGrant(key) }
+func (h mcpHost) Notice(level, message string)      { h.h.Notice(level, message) }
+func (h mcpHost) RevokeGrant(key, keep string) bool { return h.h.RevokeGrant(key, keep) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,11 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/reaper"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -46,6 +50,13 @@ func runServe(args []string, stderr io.Writer) int {
 	}
 	opts := serverOptions(log, trace)
 
+	// kin adopts what its commands and servers orphan (setsid, double
+	// forks), stops it with its owner, and stops whatever is left on exit.
+	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
+	}
+	defer reaper.Shutdown(2 * time.Second)
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	// An editor that vanishes closes its end of stdout; the next write
@@ -65,8 +76,11 @@ func runServe(args []string, stderr io.Writer) int {
 func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	cwd, _ := os.Getwd()
 	home := kinHome()
+	// One sandbox per process: its probe runs once, and every connection
+	// reports and uses the same answer.
+	sb := sandbox.New(sandbox.FromSettings(home))
 	var reserved []string
-	for _, t := range builtin.Tools(builtin.Options{}) {
+	for _, t := range builtin.Tools(builtin.Options{Sandbox: sb}) {
 		reserved = append(reserved, t.Spec().Name)
 	}
 	return rpc.Options{
@@ -77,9 +91,10 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 		Logger:  log,
 		Trace:   trace,
 		Tools: func(roots []string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
+			return builtin.Tools(builtin.Options{Sandbox: sb})
 		},
-		MCP: mcpFactory(log, home, reserved),
+		Sandbox: sb,
+		MCP:     mcpFactory(log, home, reserved),
 	}
 }
 

@@ -23,7 +23,13 @@ func TestBinaryTearsDownWhenTheEditorStopsReading(t *testing.T) {
 	defer m.Close()
 	m.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash",
 		Arguments: `{"command":"echo $$ > group.pid; while :; do echo tick; sleep 0.05; done"}`}}})
-	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL())
+	// Unconfined, so the pid the command prints is the host's (a confined
+	// command's PID namespace would die with it anyway).
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox": "off"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startServe(t, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+m.URL(), "KIN_HOME="+home, "HOME="+home)
 	p.send(req(1, "initialize", map[string]any{}))
 	p.until(idIs(1))
 	p.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
@@ -42,7 +48,10 @@ func TestBinaryTearsDownWhenTheEditorStopsReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || len(groupMembers(pgid)) == 0 {
+		t.Fatalf("no running process group %q", b)
+	}
 	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 
 	p.stdout.Close() // the editor is gone; kin's next tick notification breaks
@@ -52,7 +61,7 @@ func TestBinaryTearsDownWhenTheEditorStopsReading(t *testing.T) {
 	if alive := groupMembers(pgid); len(alive) > 0 {
 		t.Errorf("the command's process group survived kin: %v", alive)
 	}
-	if !hasTurnEnd(t, filepath.Join(p.home, "sessions", sid+".jsonl"), turnID) {
+	if !hasTurnEnd(t, filepath.Join(home, "sessions", sid+".jsonl"), turnID) {
 		t.Error("the session log has no end record for the turn")
 	}
 }

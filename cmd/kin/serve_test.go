@@ -63,6 +63,7 @@ func startServe(t testing.TB, env ...string) *proc {
 	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
+		_ = cmd.Wait() // the stderr copy is done once Wait returns
 		if t.Failed() {
 			t.Logf("stderr:\n%s", stderr.String())
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/mcp/trust"
 )
 
 func TestMain(m *testing.M) { mcptest.Main(m) }
@@ -20,12 +21,14 @@ func TestMain(m *testing.M) { mcptest.Main(m) }
 // binding is a fixed connection for tests.
 type binding struct {
 	name    string
+	id      string
 	conn    *connect.Conn
 	dest    string
 	timeout time.Duration
 }
 
-func (b *binding) Name() string { return b.name }
+func (b *binding) Name() string     { return b.name }
+func (b *binding) Identity() string { return b.id }
 func (b *binding) Session() (*mcp.ClientSession, bool) {
 	if b.conn == nil {
 		return nil, false
@@ -55,7 +58,7 @@ func dial(t testing.TB, srv config.Server) *binding {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return &binding{name: srv.Name, conn: c, dest: srv.Display().Launch}
+	return &binding{name: srv.Name, id: trust.Hash(srv), conn: c, dest: srv.Display().Launch}
 }
 
 // tools vets the server's listing into calltool tools by server tool name.
@@ -65,7 +68,7 @@ func tools(t testing.TB, b *binding, autoAllow bool) map[string]*calltool.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, _ := catalog.Vet(b.name, raws, nil, catalog.NewNames())
+	defs, _, _ := catalog.Vet(b.name, raws, nil, catalog.NewNames())
 	out := map[string]*calltool.Tool{}
 	for _, d := range defs {
 		out[d.Name] = calltool.New(b, d, autoAllow && d.ReadOnly)

@@ -29,6 +29,9 @@ const Warning = "Arguments are sent to this MCP server. kin cannot control what 
 type Binding interface {
 	// Name is the server's configured name.
 	Name() string
+	// Identity is the server's launch identity (trust.Hash: what the
+	// person approved to start or contact), the first half of a grant key.
+	Identity() string
 	// Session returns the live session, or false when not connected.
 	Session() (*mcp.ClientSession, bool)
 	// Destination is where arguments go: the masked URL or the command line.
@@ -92,8 +95,9 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 		Arguments:   shown,
 		Warning:     Warning,
 		Grant: &tool.Grant{
-			Key:   "mcp:" + t.def.Exposed,
-			Label: "Always allow " + t.def.Exposed + " in this session",
+			Key:         GrantKey(t.b.Identity(), t.def.Name),
+			Fingerprint: t.def.Fingerprint,
+			Label:       fmt.Sprintf("Always allow %s on %s in this session", catalog.Label(t.def.Name), catalog.Label(server)),
 		},
 		AutoAllow: t.autoAllow,
 	}
@@ -103,6 +107,16 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 			return t.call(ctx, env, obj)
 		},
 	}, nil
+}
+
+// GrantKey is the key of an "always allow" grant on an MCP tool: the launch
+// identity of its server (what the person approved when the server was
+// started or contacted) and the tool's own name on that server. It never
+// uses the exposed name, which depends on which other servers are
+// configured, nor the server's configured name, which a project file may
+// reuse for a different command.
+func GrantKey(identity, toolName string) string {
+	return "mcp:" + identity + "/" + toolName
 }
 
 // objectArgs checks that args is a JSON object ("" and null mean {}).

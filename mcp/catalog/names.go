@@ -39,7 +39,13 @@ func (n *Names) Reserve(name string) {
 
 // Assign returns the exposed name of server's tool, allocating one if the
 // tool has none: mcp__<server>__<tool> when that is valid, at most 64
-// characters and free; otherwise a hashed form (see Hashed).
+// characters, unambiguous and free; otherwise a hashed form (see Hashed).
+//
+// Ambiguous means that another server and tool could spell the same name:
+// server "a" with tool "b__c" and server "a__b" with tool "c" both make
+// mcp__a__b__c. Such a name is never handed out plainly, to either of them,
+// so that a tool's name does not depend on which server listed first
+// (after a restart, a disable or an enable).
 func (n *Names) Assign(server, tool string) string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -48,7 +54,7 @@ func (n *Names) Assign(server, tool string) string {
 		return name
 	}
 	name := Prefix + server + "__" + tool
-	if _, taken := n.owners[name]; taken || !validName(name) {
+	if _, taken := n.owners[name]; taken || !validName(name) || ambiguous(server, tool) {
 		name = Hashed(server, tool)
 		for i := 1; ; i++ { // a hash collision: practically never
 			if _, taken := n.owners[name]; !taken {
@@ -90,6 +96,20 @@ func Hashed(server, tool string) string {
 		base = base[:MaxName-len(suffix)]
 	}
 	return string(base) + suffix
+}
+
+// ambiguous reports whether <server>__<tool> has more than one place where
+// "__" could separate a server name from a tool name (a "__" inside either
+// name, a server name ending in '_' or a tool name starting with one).
+func ambiguous(server, tool string) bool {
+	joined := server + "__" + tool
+	n := 0
+	for i := 0; i+1 < len(joined); i++ {
+		if joined[i] == '_' && joined[i+1] == '_' {
+			n++
+		}
+	}
+	return n > 1
 }
 
 func allowed(c byte) bool {

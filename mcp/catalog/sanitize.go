@@ -2,8 +2,9 @@ package catalog
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // MaxDescription caps the server's text in a description, in bytes.
@@ -24,31 +25,10 @@ var injection = []string{
 	"without telling the user", "do not mention", "before using any other tool", "instead of the user",
 }
 
-// invisible reports the characters Sanitize strips: zero-width and bidi
-// controls, other format characters, and control characters except newline
-// and tab.
-func invisible(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E,
-		r >= 0x2066 && r <= 0x2069, r == 0xFEFF, r == 0x2060:
-		return true
-	case r == utf8.RuneError:
-		return true
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
-}
-
-// Strip removes invisible characters.
-func Strip(s string) string {
-	return strings.Map(func(r rune) rune {
-		if invisible(r) {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, ""))
-}
+// Strip removes invisible characters (zero-width and bidi controls, other
+// format and control characters except newline and tab, bytes that are not
+// UTF-8): package visible's set, shared with what approvals escape.
+func Strip(s string) string { return visible.Strip(s) }
 
 // Sanitize strips invisible characters, caps the text at MaxDescription
 // bytes and reports whether it reads like an instruction override.

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Def is one vetted tool definition.
@@ -13,10 +15,10 @@ type Def struct {
 	Name        string          // the tool's name on the server
 	Exposed     string          // the name the model sees
 	Description string          // labelled and sanitised (see Describe)
-	Schema      json.RawMessage // the input schema, passed through
+	Schema      json.RawMessage // the input schema, its texts sanitised (see sanitizeSchema)
 	ReadOnly    bool            // the server's readOnlyHint (a claim, not a fact)
-	Flagged     bool            // the description looked like an injection attempt
-	Fingerprint string          // changes when description, schema or readOnlyHint do
+	Flagged     bool            // the description or a schema text looked like an injection attempt
+	Fingerprint string          // changes when description, schema or annotations do
 }
 
 // Allowed is a server's allowed_tools filter: nil allows every tool, an
@@ -36,13 +38,31 @@ func (a Allowed) Permits(tool string) bool {
 	return false
 }
 
+// Omitted is a tool kin leaves out although the server listed it (and
+// allowed_tools permits it), and why. The rest of the server stays usable.
+type Omitted struct {
+	Name   string
+	Reason string
+}
+
 // Vet turns a listing into definitions, in listing order. Tools that
-// allowed does not permit are returned in skipped and get no name.
-func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, skipped []string) {
+// allowed does not permit are returned in skipped, tools that no model
+// could be offered (an input schema that is not an object schema) in
+// omitted; neither gets a name.
+func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, skipped []string, omitted []Omitted) {
 	for _, r := range raws {
 		t := r.Tool
 		if !allowed.Permits(t.Name) {
 			skipped = append(skipped, t.Name)
+			continue
+		}
+		if why := objectSchema(r.Schema); why != "" {
+			omitted = append(omitted, Omitted{Name: t.Name, Reason: why})
+			continue
+		}
+		schema, schemaFlagged, err := sanitizeSchema(r.Schema)
+		if err != nil {
+			omitted = append(omitted, Omitted{Name: t.Name, Reason: "its input schema cannot be read: " + err.Error()})
 			continue
 		}
 		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
@@ -52,24 +72,28 @@ func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, 
 			Name:        t.Name,
 			Exposed:     names.Assign(server, t.Name),
 			Description: desc,
-			Schema:      r.Schema,
+			Schema:      schema,
 			ReadOnly:    ro,
-			Flagged:     flagged,
-			Fingerprint: Fingerprint(t.Description, r.Schema, ro),
+			Flagged:     flagged || schemaFlagged,
+			Fingerprint: Fingerprint(t.Description, r.Schema, t.Annotations),
 		})
 	}
-	return defs, skipped
+	return defs, skipped, omitted
 }
 
 // Fingerprint identifies a definition's meaning: the server's description
-// as sent, the schema and the read-only claim.
-func Fingerprint(desc string, schema json.RawMessage, readOnly bool) string {
+// and input schema as sent, and its annotations (the read-only,
+// destructive, idempotent and open-world claims and the title). It is
+// stored with "always allow" grants, so a grant answers only the
+// definition the person saw.
+func Fingerprint(desc string, schema json.RawMessage, ann *mcp.ToolAnnotations) string {
+	annotations, _ := json.Marshal(ann) // a struct of plain fields: never fails
 	h := sha256.New()
 	h.Write([]byte(strconv.Quote(desc)))
 	h.Write([]byte{0})
 	h.Write(schema)
 	h.Write([]byte{0})
-	h.Write([]byte(strconv.FormatBool(readOnly)))
+	h.Write(annotations)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 

@@ -46,6 +46,9 @@ func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bo
 		return s, nil
 	}
 	x := newExpander(lookup)
+	if scope == ScopeProject {
+		x.unset = "; nor is a value stored for this project's server in " + SecretsFileName + " (set the variable, or add the server again with its value)"
+	}
 	switch t {
 	case TransportStdio:
 		s.Command = x.expand("command", e.command)

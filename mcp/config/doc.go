@@ -15,7 +15,13 @@
 // never written.
 //
 // Secrets: values may reference the environment as ${VAR} or
-// ${VAR:-default}; only enabled, unshadowed, loaded entries are expanded. The
+// ${VAR:-default}; only enabled, unshadowed, loaded entries are expanded.
+// The project file is one people commit, so Store never writes a secret
+// value into it: an env or header value, URL password or query value given
+// as literal text for a project entry is stored in
+// <KIN_HOME>/mcp_secrets.json (0600), for that project folder and server
+// only, and the file gets a ${VAR} reference, which Load resolves for that
+// server before the environment. The
 // package must never log or display a resolved value: warnings name fields
 // and variables, never values, and Server.Display masks headers, env values,
 // URL credentials and query values, and shows ${VAR} references in place of

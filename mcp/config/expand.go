@@ -71,6 +71,7 @@ func validVarName(n string) bool {
 type expander struct {
 	lookup   LookupEnv
 	problems []string
+	unset    string // what an unset variable's problem adds (project entries: the secrets file)
 }
 
 func newExpander(lookup LookupEnv) *expander {
@@ -101,7 +102,7 @@ func (x *expander) expand(field, s string) string {
 		case ok:
 			b.WriteString(v)
 		default:
-			x.problems = append(x.problems, fmt.Sprintf("environment variable %s is not set (used in %s)", seg.name, field))
+			x.problems = append(x.problems, fmt.Sprintf("environment variable %s is not set (used in %s)%s", seg.name, field, x.unset))
 		}
 	}
 	return b.String()

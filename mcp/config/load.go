@@ -63,9 +63,13 @@ func Load(workdir, kinHome string, opts ...Option) (*Config, error) {
 
 	inProject := map[string]bool{}
 	if project != nil {
+		var stored map[string]map[string]string
+		if kinHome != "" {
+			stored = projectSecrets(kinHome, workdir)
+		}
 		for _, m := range project.servers {
 			inProject[m.key] = true
-			s, err := buildServer(ScopeProject, projectPath, m.key, m.raw, true, o.lookup)
+			s, err := buildServer(ScopeProject, projectPath, m.key, m.raw, true, withSecrets(stored[m.key], o.lookup))
 			if cfg.add(projectPath, m.key, err) {
 				cfg.Servers = append(cfg.Servers, s)
 			}

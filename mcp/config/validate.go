@@ -7,7 +7,42 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
+
+// MaxNameLength is the longest server name Store.Add accepts, in characters.
+const MaxNameLength = 64
+
+// CheckName says whether a new server may be added under name: 1 to 64
+// characters of valid UTF-8, none of them a control or invisible
+// formatting character (bidi controls, zero-width characters). A name
+// outside these rules could not be told apart from another one: JSON turns
+// bytes that are not UTF-8 into U+FFFD, so two such names would be stored
+// as one that neither spells (U+FFFD itself is refused for that reason). The
+// error wraps ErrBadName.
+func CheckName(name string) error {
+	problem := ""
+	switch n := utf8.RuneCountInString(name); {
+	case !utf8.ValidString(name):
+		problem = "it is not valid UTF-8"
+	case strings.TrimSpace(name) == "":
+		problem = "it is empty"
+	case n > MaxNameLength:
+		problem = fmt.Sprintf("it has %d characters", n)
+	case strings.ContainsRune(name, utf8.RuneError):
+		problem = "it contains U+FFFD, which stands for bytes that are not UTF-8"
+	case strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || visible.Hidden(r) }) >= 0:
+		problem = "it contains a control or invisible formatting character"
+	}
+	if problem == "" {
+		return nil
+	}
+	return fmt.Errorf("%w %.80q: %s; a name is 1 to %d characters of valid UTF-8 without control or invisible formatting characters",
+		ErrBadName, name, problem, MaxNameLength)
+}
 
 // checkEntry validates everything about an entry that does not depend on the
 // environment, and returns its transport. It is used on load (before

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // Errors returned by Store methods (wrapped; test with errors.Is).
@@ -16,6 +16,7 @@ var (
 	ErrNotFound      = errors.New("server not found")
 	ErrMalformedFile = errors.New("config file is malformed; kin will not overwrite it")
 	ErrScope         = errors.New("cannot write this scope")
+	ErrBadName       = errors.New("invalid server name")
 )
 
 // Store edits the project and global mcp.json files. Every method is one
@@ -24,8 +25,19 @@ var (
 // are never expanded, the file is replaced atomically with mode 0600, and a
 // file that is not valid JSON is never overwritten (ErrMalformedFile). The
 // foreign .mcp.json is only ever read (by Adopt).
+//
+// The project file is one people commit, so no secret value is ever written
+// into it: Add and Update move every env and header value and every URL
+// password and query value written as literal text into
+// <KIN_HOME>/mcp_secrets.json (0600), keyed by project folder and server,
+// and write a ${VAR} reference in its place, which Load resolves for that
+// project's server (before the environment). Remove forgets them.
 type Store struct {
 	workdir, kinHome string
+
+	// Moved, when set, is told which fields of a project entry had their
+	// values moved to the secrets file ("env.TOKEN as ${TOKEN}").
+	Moved func(server string, moved []string)
 }
 
 // NewStore returns a Store for the scopes of workdir and kinHome.
@@ -46,19 +58,46 @@ func (st *Store) Path(scope Scope) (string, error) {
 
 // Add writes a new entry, given as raw JSON exactly as it should appear in
 // the file (${VAR} unexpanded). The entry must be well formed (as Load would
-// accept it, apart from unset variables); ErrExists if the name is taken.
+// accept it, apart from unset variables); ErrExists if the name is taken,
+// ErrBadName if it is not a name CheckName accepts.
 func (st *Store) Add(scope Scope, name string, raw json.RawMessage) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	if err := checkRaw(name, raw); err != nil {
 		return err
 	}
 	raw = compactCopy(raw)
-	return st.edit(scope, func(doc *document) error {
+	var vars map[string]string
+	var moved []string
+	if scope == ScopeProject {
+		var err error
+		if raw, vars, moved, err = moveSecrets(name, raw); err != nil {
+			return fmt.Errorf("server %q: %v", name, err)
+		}
+	}
+	err := st.edit(scope, func(doc *document) error {
 		if _, ok := doc.entry(name); ok {
 			return fmt.Errorf("%w: %q", ErrExists, name)
+		}
+		if scope == ScopeProject {
+			// Under the project file's lock: the values are stored only for
+			// an entry that is written, and before it is.
+			if err := st.updateSecrets(name, nil, vars); err != nil {
+				return err
+			}
 		}
 		doc.set(name, raw)
 		return nil
 	})
+	st.report(name, moved, err)
+	return err
+}
+
+func (st *Store) report(name string, moved []string, err error) {
+	if err == nil && len(moved) > 0 && st.Moved != nil {
+		st.Moved(name, moved)
+	}
 }
 
 // Update replaces an existing entry. Fields kin knows (type, command, args,
@@ -70,7 +109,15 @@ func (st *Store) Update(scope Scope, name string, raw json.RawMessage) error {
 	if err := checkRaw(name, raw); err != nil {
 		return err
 	}
-	return st.edit(scope, func(doc *document) error {
+	var vars map[string]string
+	var moved []string
+	if scope == ScopeProject {
+		var err error
+		if raw, vars, moved, err = moveSecrets(name, raw); err != nil {
+			return fmt.Errorf("server %q: %v", name, err)
+		}
+	}
+	err := st.edit(scope, func(doc *document) error {
 		old, ok := doc.entry(name)
 		if !ok {
 			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
@@ -82,9 +129,18 @@ func (st *Store) Update(scope Scope, name string, raw json.RawMessage) error {
 		if err := checkRaw(name, merged); err != nil {
 			return err
 		}
+		if scope == ScopeProject {
+			// Keep the stored values the entry still refers to.
+			refs := referencedVars(merged)
+			if err := st.updateSecrets(name, func(v string) bool { return refs[v] }, vars); err != nil {
+				return err
+			}
+		}
 		doc.set(name, merged)
 		return nil
 	})
+	st.report(name, moved, err)
+	return err
 }
 
 // Remove deletes an entry; ErrNotFound if there is none.
@@ -92,6 +148,11 @@ func (st *Store) Remove(scope Scope, name string) error {
 	return st.edit(scope, func(doc *document) error {
 		if _, ok := doc.entry(name); !ok {
 			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
+		}
+		if scope == ScopeProject {
+			if err := st.updateSecrets(name, nil, nil); err != nil {
+				return err
+			}
 		}
 		doc.remove(name)
 		return nil

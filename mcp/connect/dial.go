@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/oauth"
@@ -85,6 +87,9 @@ type Options struct {
 	// ListenTimeout bounds the wait for the acknowledgement of the
 	// list-change subscription (see Conn.Listen); 0 means ListenTimeout.
 	ListenTimeout time.Duration
+	// Logger receives what a connection reports on its own (a stdio
+	// server's non-protocol lines on stdout, redacted); nil: nothing.
+	Logger *zap.Logger
 }
 
 // Conn is a live connection to one server.
@@ -109,6 +114,9 @@ func Dial(ctx context.Context, srv config.Server, opts Options) (*Conn, error) {
 	red := NewRedactor(srv)
 	if err := checkServer(srv); err != nil {
 		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
 	}
 	d := dialer{srv: srv, opts: opts, red: red, timeout: opts.Timeout}
 	if d.timeout <= 0 {
@@ -208,7 +216,11 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 			return nil, &Error{Kind: KindSpawn, Msg: "start: " + red.Error(err)}
 		}
 		c.proc = p
-		t = &mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessage}
+		noise := func(line []byte) {
+			opts.Logger.Warn("mcp stdio server wrote a line that is not JSON-RPC on stdout; skipped",
+				zap.String("server", srv.Name), zap.String("line", red.String(clip(bytes.TrimSpace(line), 200))))
+		}
+		t = &mcp.IOTransport{Reader: newNoiseFilter(p.stdout, noise), Writer: p.stdin, MaxLineLength: MaxMessage}
 	case config.TransportHTTP:
 		stats = &httpStats{}
 		t = &mcp.StreamableClientTransport{

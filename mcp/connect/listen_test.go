@@ -72,35 +72,32 @@ func TestListenLegacy(t *testing.T) {
 	if c.ProtocolVersion != connect.LegacyProtocolVersion {
 		t.Fatalf("protocol %q", c.ProtocolVersion)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if r := c.Listen(ctx); r.Requested.ToolsListChanged || !r.Acknowledged() {
+	if r := c.Listen(context.Background()); r.Requested.ToolsListChanged || !r.Acknowledged() {
 		t.Fatalf("listen %+v", r)
 	}
 }
 
 // A server that advertises tool list changes and then refuses, ignores or
-// half-honours the subscription is reported, each within the bound, and
-// the session still works. One that never answers the listen request does
-// not hold the connect up past the bound.
+// half-honours the subscription is reported, and the session still works.
+// A refusal or a partial acknowledgement is reported on the reply (the
+// bound is an hour there: waiting for it would never end); silence and no
+// reply at all are reported when the bound has passed.
 func TestListenNotAcknowledged(t *testing.T) {
-	const bound = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name    string
 		mode    mcptest.ListenMode
+		bound   time.Duration
 		problem string
-		fast    bool // reported on the reply, without waiting for the bound
 	}{
-		{"refused", mcptest.ListenRefuse, "does not support subscriptions/listen (method not found)", true},
-		{"silent", mcptest.ListenSilent, "no acknowledgement within 300ms", false},
-		{"hang", mcptest.ListenHang, "within 300ms", false}, // no reply, or no acknowledgement: the same bound
-		{"ack nothing", mcptest.ListenAckNothing, "left out part of the requested filter", true},
+		{"refused", mcptest.ListenRefuse, time.Hour, "does not support subscriptions/listen (method not found)"},
+		{"silent", mcptest.ListenSilent, 300 * time.Millisecond, "no acknowledgement within 300ms"},
+		{"hang", mcptest.ListenHang, 300 * time.Millisecond, "within 300ms"}, // no reply, or no acknowledgement: the same bound
+		{"ack nothing", mcptest.ListenAckNothing, time.Hour, "left out part of the requested filter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw := &mcptest.Raw{Modern: true, Listen: tc.mode}
 			url := mcptest.ServeHTTPHandler(t, raw).URL
-			start := time.Now()
-			c, err := connect.Dial(context.Background(), mcptest.HTTPConfig("raw", url, nil), listChanges(make(chan struct{}, 1), bound))
+			c, err := connect.Dial(context.Background(), mcptest.HTTPConfig("raw", url, nil), listChanges(make(chan struct{}, 1), tc.bound))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,12 +106,8 @@ func TestListenNotAcknowledged(t *testing.T) {
 				t.Fatalf("protocol %q, %d listens", c.ProtocolVersion, raw.Listens.Load())
 			}
 			r := c.Listen(context.Background())
-			took := time.Since(start)
 			if r.Acknowledged() || !r.Missing.ToolsListChanged || !strings.Contains(r.Problem, tc.problem) {
 				t.Fatalf("listen %+v", r)
-			}
-			if took > 3*time.Second || (tc.fast && took >= bound) {
-				t.Errorf("reported after %s", took)
 			}
 			if got := text(t, c.Session, "echo"); got != "ok" {
 				t.Fatalf("call after the failed subscription: %q", got)
@@ -143,8 +136,13 @@ func TestListenStdio(t *testing.T) {
 func TestListenStreamNotCapped(t *testing.T) {
 	raw := &mcptest.Raw{Modern: true, Listen: mcptest.ListenFlood}
 	var n atomic.Int64
+	all := make(chan struct{})
 	var o connect.Options
-	o.Client.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { n.Add(1) }
+	o.Client.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
+		if n.Add(1) == mcptest.FloodEvents {
+			close(all)
+		}
+	}
 	c, err := connect.Dial(context.Background(), mcptest.HTTPConfig("raw", mcptest.ServeHTTPHandler(t, raw).URL, nil), o)
 	if err != nil {
 		t.Fatal(err)
@@ -153,11 +151,9 @@ func TestListenStreamNotCapped(t *testing.T) {
 	if r := c.Listen(context.Background()); !r.Acknowledged() {
 		t.Fatalf("listen %+v", r)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for n.Load() < mcptest.FloodEvents && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := n.Load(); got != mcptest.FloodEvents {
-		t.Fatalf("%d of %d list changes arrived", got, mcptest.FloodEvents)
+	select {
+	case <-all:
+	case <-time.After(time.Minute): // a guard against a hang, not a timing goal
+		t.Fatalf("%d of %d list changes arrived", n.Load(), mcptest.FloodEvents)
 	}
 }

@@ -66,6 +66,32 @@ func NewRedactor(srv config.Server) *Redactor {
 	return r
 }
 
+// With returns a Redactor that also hides each of secrets (a server's
+// current OAuth tokens, which change while it runs), masked.
+func (r *Redactor) With(secrets ...string) *Redactor {
+	if len(secrets) == 0 {
+		return r
+	}
+	type pair struct{ old, new string }
+	var ps []pair
+	if r != nil {
+		for i := 0; i+1 < len(r.pairs); i += 2 {
+			ps = append(ps, pair{r.pairs[i], r.pairs[i+1]})
+		}
+	}
+	for _, v := range secrets {
+		if len(v) >= minSecret {
+			ps = append(ps, pair{v, config.Mask})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].old) > len(ps[j].old) })
+	out := &Redactor{}
+	for _, p := range ps {
+		out.pairs = append(out.pairs, p.old, p.new)
+	}
+	return out
+}
+
 // String returns s with every secret replaced.
 func (r *Redactor) String(s string) string {
 	if r == nil || len(r.pairs) == 0 {

@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -29,8 +28,9 @@ var (
 // process is a spawned stdio server: the leader of its own process group.
 type process struct {
 	cmd    *exec.Cmd
-	stdin  *os.File // our end: writes reach the server's stdin
-	stdout *os.File // our end: reads come from the server's stdout
+	owner  *reaper.Owner // what the server starts outside its group (setsid)
+	stdin  *os.File      // our end: writes reach the server's stdin
+	stdout *os.File      // our end: reads come from the server's stdout
 	exited chan struct{}
 	err    error // the leader's exit, valid after exited is closed
 	stop   sync.Once
@@ -145,7 +145,7 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		Stdin:       inR,
 		Stdout:      outW,
 		Stderr:      devnull,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: groupAttr(),
 	}
 	err = cmd.Start()
 	// The child has its own copies now (or never will).
@@ -157,7 +157,11 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		outR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	// Untagged: a stdio server gets only PATH, HOME, LANG and its own
+	// variables; its processes are found by snapshots of its tree.
+	owner := reaper.NewOwner(false)
+	owner.Started(cmd.Process)
+	p := &process{cmd: cmd, owner: owner, stdin: inW, stdout: outR, exited: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -171,27 +175,32 @@ func (p *process) Pid() int { return p.cmd.Process.Pid }
 // Stop ends the server and everything in its process group: stdin is closed
 // (the polite MCP shutdown), then the group gets SIGTERM, then SIGKILL. It
 // returns once the leader is reaped and no member of the group is left (or
-// the group could not be signalled any more).
+// the group could not be signalled any more), and what the server started
+// outside its group (setsid) is stopped too.
 func (p *process) Stop() {
 	p.stop.Do(func() {
+		// Before the server goes: then its children are re-parented and
+		// no longer known to be its.
+		p.owner.Snapshot()
 		p.stdin.Close()
-		pgid := p.cmd.Process.Pid
+		leader := p.cmd.Process
 		if !p.wait(stdinGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			signalGroup(leader, sigTerm)
 			if !p.wait(termGrace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				signalGroup(leader, sigKill)
 				<-p.exited
 			}
 		}
 		// The leader is gone; children it left in the group may not be.
-		if groupAlive(pgid) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if groupAlive(leader.Pid) {
+			signalGroup(leader, sigTerm)
 			deadline := time.Now().Add(termGrace)
-			for groupAlive(pgid) && time.Now().Before(deadline) {
+			for groupAlive(leader.Pid) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 			}
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			signalGroup(leader, sigKill)
 		}
+		p.owner.Stop(termGrace)
 		p.stdout.Close()
 	})
 }
@@ -206,39 +215,6 @@ func (p *process) wait(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// groupAlive reports whether any process of the group is still running.
-// Zombies (children reparented to an init that has not reaped them yet) do
-// not count: they hold no resources but a table slot.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	alive, ok := procGroupAlive(pgid)
-	if !ok {
-		return true // no /proc: trust kill(2)
-	}
-	return alive
-}
-
-// procGroupAlive scans /proc for a live (non-zombie) member of the group.
-func procGroupAlive(pgid int) (alive, ok bool) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		state, group, ok := ProcState(e.Name())
-		if ok && group == pgid && state != 'Z' && state != 'X' {
-			return true, true
-		}
-	}
-	return false, true
 }
 
 // ProcState reads the state letter and process group of /proc/<pid>/stat.

@@ -14,9 +14,11 @@ import (
 
 // events are what an install found worth telling the person.
 type events struct {
-	redefined []string // exposed names
-	added     []string // server tool names (late tools only)
-	skipped   []string // not in allowed_tools, first report
+	redefined []catalog.Def     // changed since this connection's approval
+	current   []catalog.Def     // the others: checked against the standing grants
+	added     []string          // server tool names (late tools only)
+	skipped   []string          // not in allowed_tools, first report
+	omitted   []catalog.Omitted // left out (not an object schema), first report
 	removed   []string
 }
 
@@ -28,7 +30,7 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	if s.cfg.AllowedToolsSet {
 		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
 	}
-	defs, skipped := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
+	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
 	var ev events
 	for _, name := range skipped {
 		if !s.skipped[name] {
@@ -36,6 +38,13 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 			ev.skipped = append(ev.skipped, name)
 		}
 	}
+	for _, o := range omitted {
+		if s.reported[o.Name] != o.Reason {
+			s.reported[o.Name] = o.Reason
+			ev.omitted = append(ev.omitted, o)
+		}
+	}
+	s.omitted = omitted
 	ch := catalog.Compare(s.defs, defs)
 	ev.removed = ch.Removed
 	for _, d := range defs {
@@ -45,7 +54,9 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 			ev.added = append(ev.added, d.Name)
 		case seen && fp != d.Fingerprint:
 			s.revoked[d.Name] = true
-			ev.redefined = append(ev.redefined, d.Exposed)
+			ev.redefined = append(ev.redefined, d)
+		default:
+			ev.current = append(ev.current, d)
 		}
 		s.known[d.Name] = d.Fingerprint
 	}
@@ -72,15 +83,29 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 }
 
 // report tells the Host what install found. Call without locks.
+//
+// A tool redefined while this connection lives loses every standing grant.
+// A standing grant given for another definition of a tool (a permanent
+// grant from before a restart, when `npx -y pkg` fetched a new version, or
+// one given through another kin process) is revoked too, with the same
+// warning: the person approved something else.
 func (s *server) report(ev events) {
 	name := s.disp.Name
-	for _, exposed := range ev.redefined {
-		s.m.host.RevokeGrant("mcp:" + exposed)
+	var redefined []string
+	for _, d := range ev.redefined {
+		s.m.host.RevokeGrant(calltool.GrantKey(s.id, d.Name), "")
+		redefined = append(redefined, d.Exposed)
 	}
-	if len(ev.redefined) > 0 {
+	for _, d := range ev.current {
+		if s.m.host.RevokeGrant(calltool.GrantKey(s.id, d.Name), d.Fingerprint) {
+			redefined = append(redefined, d.Exposed)
+		}
+	}
+	if len(redefined) > 0 {
+		sort.Strings(redefined)
 		s.m.host.Notice(LevelWarning, fmt.Sprintf(
-			"⚠ MCP server %s redefined %s after approval (description, schema or read-only hint changed): any standing grant is revoked and each call needs fresh approval",
-			name, strings.Join(ev.redefined, ", ")))
+			"⚠ MCP server %s redefined %s after approval (description, schema or annotations changed): any standing grant is revoked and each call needs fresh approval",
+			name, strings.Join(redefined, ", ")))
 	}
 	if len(ev.added) > 0 {
 		s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s added tools %s; each call needs approval",
@@ -90,6 +115,16 @@ func (s *server) report(ev events) {
 		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: tools not in allowed_tools were skipped: %s",
 			name, strings.Join(labels(ev.skipped), ", ")))
 	}
+	for _, o := range ev.omitted {
+		s.m.host.Notice(LevelWarning, omittedWarning(name, o))
+	}
+}
+
+// omittedWarning says which tool was left out and why (mcp/list's warnings
+// and a notice).
+func omittedWarning(server string, o catalog.Omitted) string {
+	return fmt.Sprintf("MCP server %s: tool %s is left out (the server's other tools are available): %s",
+		server, catalog.Label(o.Name), o.Reason)
 }
 
 func labels(names []string) []string {
@@ -145,7 +180,7 @@ func (s *server) refetch(conn *connect.Conn) {
 	if err != nil {
 		s.mu.Unlock()
 		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: the changed tool list could not be fetched; keeping the previous one: %s",
-			s.disp.Name, s.red.Error(err)))
+			s.disp.Name, s.redactErr(err)))
 		return
 	}
 	ev := s.install(raws, false)

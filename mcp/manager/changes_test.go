@@ -232,7 +232,7 @@ func checkLateAndRedefinedTools(t *testing.T, srv *mcp.Server, m *manager.Manage
 	h.mu.Lock()
 	revoked := slices.Clone(h.revoked)
 	h.mu.Unlock()
-	if !slices.Equal(revoked, []string{"mcp:mcp__docs__lookup"}) {
+	if !slices.Equal(revoked, []string{approval(t, m, "mcp__docs__lookup").Grant.Key}) {
 		t.Fatalf("revoked %v", revoked)
 	}
 	eventually(t, "new definition", func() bool {

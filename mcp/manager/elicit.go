@@ -22,7 +22,7 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	if p == nil {
 		return declined, nil
 	}
-	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.red.String(p.Message)), ElicitationID: p.ElicitationID}
+	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
 	s.attribute(&r)
 	switch p.Mode {
 	case "url":

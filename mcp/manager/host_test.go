@@ -63,10 +63,16 @@ func (h *host) Notice(level, msg string) {
 	h.notices = append(h.notices, level+": "+msg)
 }
 
-func (h *host) RevokeGrant(key string) {
+// RevokeGrant records revocations of every grant of a key (a redefined
+// tool); the host holds no grants, so nothing is ever removed.
+func (h *host) RevokeGrant(key, keep string) bool {
+	if keep != "" {
+		return false
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.revoked = append(h.revoked, key)
+	return false
 }
 
 // all returns everything recorded, as JSON, for secret canaries.

@@ -49,7 +49,7 @@ type ListResult struct {
 	Servers  []Row    `json:"servers"`
 	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
 	Foreign  []Row    `json:"foreign"`            // root .mcp.json entries, never loaded
-	Warnings []string `json:"warnings"`           // one per skipped entry or unreadable file
+	Warnings []string `json:"warnings"`           // one per skipped entry, unreadable file or tool left out
 	Notices  []string `json:"notices"`
 }
 
@@ -67,6 +67,9 @@ func (m *Manager) List() ListResult {
 		row := m.row(sc)
 		if s := m.server(sc.Name); s != nil && sameServer(s.cfg, sc) {
 			row.State, row.LastError, row.Tools = s.snapshot()
+			for _, o := range s.omittedTools() {
+				r.Warnings = append(r.Warnings, omittedWarning(row.Name, o))
+			}
 		} else if row.Enabled && starting {
 			row.State = StateConnecting // Start is about to connect it
 		} else if row.Enabled {
@@ -177,7 +180,7 @@ func (s *server) check(ctx context.Context) CheckResult {
 			// Say first what the person can do about it.
 			r.Explanation = s.disp.Name + " uses OAuth and has no stored sign-in: run mcp/login"
 			if info.Problem != "" {
-				r.Explanation = s.disp.Name + " uses OAuth, which cannot work as configured: " + s.red.String(info.Problem)
+				r.Explanation = s.disp.Name + " uses OAuth, which cannot work as configured: " + s.Redact(info.Problem)
 			}
 			if last := strings.TrimSuffix(lastErr, loginSuffix); last != "" && !strings.Contains(r.Explanation, last) {
 				r.Explanation += " (last attempt: " + last + ")"
@@ -195,7 +198,7 @@ func (s *server) check(ctx context.Context) CheckResult {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		if what, err := probe(pctx, cs); err != nil {
-			r.Explanation = "connected, but it does not answer " + what + ": " + s.red.Error(err)
+			r.Explanation = "connected, but it does not answer " + what + ": " + s.redactErr(err)
 			break
 		}
 		r.Ready = true

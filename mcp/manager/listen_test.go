@@ -19,9 +19,14 @@ const listenBound = 300 * time.Millisecond
 // setupListen is setup with a short acknowledgement bound.
 func setupListen(t *testing.T, h *host, servers map[string]any) *manager.Manager {
 	t.Helper()
+	return setupListenBound(t, h, servers, listenBound)
+}
+
+func setupListenBound(t *testing.T, h *host, servers map[string]any, bound time.Duration) *manager.Manager {
+	t.Helper()
 	home := t.TempDir()
 	writeConfig(t, home, servers)
-	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ListenTimeout: listenBound})
+	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ListenTimeout: bound})
 	t.Cleanup(m.Close)
 	return m
 }
@@ -35,7 +40,9 @@ func TestModernListChanges(t *testing.T) {
 	mcptest.AddTool(srv, "query", "Query.", false, okHandler)
 	seen := &mcptest.Methods{}
 	h := &host{}
-	m := setupListen(t, h, map[string]any{"docs": map[string]any{"type": "http", "url": mcptest.ServeHTTPStateless(t, srv, seen)}})
+	// An hour: an acknowledgement slow under load is still one (no warning
+	// can come while the test runs, so none needs waiting for).
+	m := setupListenBound(t, h, map[string]any{"docs": map[string]any{"type": "http", "url": mcptest.ServeHTTPStateless(t, srv, seen)}}, time.Hour)
 	m.Start(context.Background())
 	if !approval(t, m, "mcp__docs__lookup").AutoAllow || approval(t, m, "mcp__docs__query").AutoAllow {
 		t.Fatal("initial read-only tool should be auto-allowed, the other not")
@@ -51,8 +58,8 @@ func TestModernListChanges(t *testing.T) {
 
 	checkLateAndRedefinedTools(t, srv, m, h)
 
-	// The subscription was acknowledged: no warning, now or later.
-	time.Sleep(2 * listenBound)
+	// The list changes came on the subscription, so it was acknowledged:
+	// no warning.
 	if n := h.noticesWith("did not acknowledge"); len(n) != 0 {
 		t.Fatalf("warned: %v", n)
 	}
@@ -77,14 +84,10 @@ func TestListenWarning(t *testing.T) {
 		"halfway": map[string]any{"type": "http", "url": serve(true, mcptest.ListenAckNothing)},
 		"legacy":  map[string]any{"type": "http", "url": serve(false, 0)},
 	})
-	start := time.Now()
 	m.Start(context.Background())
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("start took %s", d)
-	}
 	warned := []string{"refuses", "silent", "hangs", "halfway"}
+	// One check per connection, so once each has warned no more can come.
 	eventually(t, "warnings", func() bool { return len(h.noticesWith("did not acknowledge")) >= len(warned) })
-	time.Sleep(2 * listenBound)
 	for _, name := range warned {
 		want := "warning: MCP server " + name + " advertises tool list changes but did not acknowledge the subscription; its tools will not refresh automatically (calls still work)"
 		if n := h.noticesWith("MCP server " + name + " advertises"); len(n) != 1 || n[0] != want {

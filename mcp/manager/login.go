@@ -29,7 +29,7 @@ func (h oauthHost) OpenURL(ctx context.Context, req oauth.SignIn) error {
 	if s := h.m.server(req.Server); s != nil {
 		// A token that ran out during a tool call: name the call.
 		s.attribute(&r)
-		r.Message = s.red.String(r.Message)
+		r.Message = s.Redact(r.Message)
 	}
 	res, err := h.m.host.Elicit(ctx, r)
 	if err != nil {
@@ -48,7 +48,7 @@ func (h oauthHost) OpenURL(ctx context.Context, req oauth.SignIn) error {
 // issued, the sign-in could not be saved).
 func (h oauthHost) Notice(server, message string) {
 	if s := h.m.server(server); s != nil {
-		server, message = s.disp.Name, s.red.String(message)
+		server, message = s.disp.Name, s.Redact(message)
 	}
 	h.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: %s", server, message))
 }
@@ -128,7 +128,7 @@ func (s *server) login(ctx context.Context) error {
 		if !errors.As(err, &oe) {
 			oe = &oauth.Error{Kind: oauth.KindToken, Msg: err.Error()}
 		}
-		msg := s.red.String(oe.Msg)
+		msg := s.Redact(oe.Msg)
 		if life.Err() != nil {
 			return &oauth.Error{Kind: oe.Kind, Msg: msg}
 		}
@@ -175,7 +175,7 @@ func (s *server) connectFailure(err error) (State, string) {
 		if needsLoginKinds[oe.Kind] {
 			st = StateNeedsLogin
 		}
-		msg := s.red.String(oe.Msg)
+		msg := s.Redact(oe.Msg)
 		if st == StateNeedsLogin && oe.Kind != oauth.KindUnauthorized {
 			msg = loginHint(msg)
 		}
@@ -190,7 +190,7 @@ func (s *server) connectFailure(err error) (State, string) {
 			// The connect's own deadline ended a sign-in: the sign-in's
 			// last error says why it did not finish.
 			if last := s.m.oauth.Status(s.cfg).LastError; last != "" {
-				return StateNeedsLogin, loginHint(s.red.String(last))
+				return StateNeedsLogin, loginHint(s.Redact(last))
 			}
 		}
 	}

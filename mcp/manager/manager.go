@@ -281,6 +281,6 @@ func (nopHost) ApproveLaunch(context.Context, LaunchRequest) (string, error) {
 func (nopHost) Elicit(context.Context, ElicitRequest) (ElicitResult, error) {
 	return ElicitResult{Action: "decline"}, nil
 }
-func (nopHost) Status(Status)         {}
-func (nopHost) Notice(string, string) {}
-func (nopHost) RevokeGrant(string)    {}
+func (nopHost) Status(Status)                   {}
+func (nopHost) Notice(string, string)           {}
+func (nopHost) RevokeGrant(string, string) bool { return false }

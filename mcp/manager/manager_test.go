@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/connect"
@@ -30,11 +29,7 @@ func TestStartWorkingBrokenOffline(t *testing.T) {
 		"offline": map[string]any{"type": "http", "url": offURL},
 		"off":     map[string]any{"command": "true", "disabled": true},
 	}, nil)
-	start := time.Now()
 	m.Start(context.Background())
-	if d := time.Since(start); d > 12*time.Second {
-		t.Errorf("Start took %s", d)
-	}
 	if r := state(m, "echo"); r.State != manager.StateConnected || r.Tools != 3 {
 		t.Fatalf("echo: %+v", r)
 	}
@@ -171,18 +166,10 @@ func TestCloseReapsProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child pid from %q: %v", r.Output, err)
 	}
-	m.Close()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		st, _, ok := connect.ProcState(strconv.Itoa(child))
-		if !ok || st == 'Z' {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(child, syscall.SIGKILL)
-			t.Fatal("child survived Close")
-		}
-		time.Sleep(20 * time.Millisecond)
+	m.Close() // returns once nothing of the server runs
+	if st, _, ok := connect.ProcState(strconv.Itoa(child)); ok && st != 'Z' {
+		_ = syscall.Kill(child, syscall.SIGKILL)
+		t.Fatal("child survived Close")
 	}
 	if len(m.Tools()) != 0 {
 		t.Error("tools offered after Close")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ type server struct {
 	cfg  config.Server
 	disp config.Display
 	red  *connect.Redactor
+	id   string // trust.Hash(cfg): the launch identity grants are keyed on
 
 	refresh chan struct{} // a list change is pending (capacity 1)
 
@@ -44,30 +46,46 @@ type server struct {
 	known     map[string]string // every definition seen since approval: name -> fingerprint
 	revoked   map[string]bool   // redefined tools: never auto-allowed again
 	skipped   map[string]bool   // tools already reported as not in allowed_tools
+	reported  map[string]string // tools already reported as left out: name -> reason
+	omitted   []catalog.Omitted // the last listing's tools left out
 	calls     map[*tool.Env]struct{}
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
 	return &server{
-		m:       m,
-		cfg:     cfg,
-		disp:    cfg.Display(),
-		red:     connect.NewRedactor(cfg),
-		refresh: make(chan struct{}, 1),
-		state:   StateStopped,
-		known:   map[string]string{},
-		revoked: map[string]bool{},
-		skipped: map[string]bool{},
-		calls:   map[*tool.Env]struct{}{},
+		m:        m,
+		cfg:      cfg,
+		disp:     cfg.Display(),
+		red:      connect.NewRedactor(cfg),
+		id:       trust.Hash(cfg),
+		refresh:  make(chan struct{}, 1),
+		state:    StateStopped,
+		known:    map[string]string{},
+		revoked:  map[string]bool{},
+		skipped:  map[string]bool{},
+		reported: map[string]string{},
+		calls:    map[*tool.Env]struct{}{},
 	}
 }
 
 // Binding.
 
 func (s *server) Name() string        { return s.cfg.Name }
+func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
+
+// Redact removes the server's secrets from t: its env and header values,
+// URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
-	return s.red.String(t)
+	return s.redactor().String(t)
+}
+
+func (s *server) redactErr(err error) string {
+	return s.redactor().Error(err)
+}
+
+func (s *server) redactor() *connect.Redactor {
+	return s.red.With(s.m.oauth.Secrets(s.cfg)...)
 }
 
 func (s *server) Timeout() time.Duration {
@@ -100,7 +118,7 @@ func (s *server) Track(env tool.Env) func() {
 
 // set records a state and reports it.
 func (s *server) set(st State, msg string) {
-	msg = s.red.String(msg)
+	msg = s.Redact(msg)
 	s.mu.Lock()
 	s.state, s.lastErr = st, msg
 	n := len(s.tools)
@@ -116,7 +134,7 @@ func (s *server) fail(st State, msg string) {
 	if st == StateNeedsLogin {
 		verb = "needs sign-in"
 	}
-	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.red.String(msg)))
+	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.Redact(msg)))
 }
 
 // begin makes the server startable again and returns its lifetime context.
@@ -165,7 +183,7 @@ func (s *server) approve(ctx, life context.Context) bool {
 	switch {
 	case err == nil && dec == DecisionTrust:
 		if err := s.m.trust.Trust(s.cfg); err != nil {
-			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.red.Error(err)))
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.redactErr(err)))
 		}
 	case err == nil && dec == DecisionAllowOnce:
 	default:
@@ -217,7 +235,7 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 			err = fmt.Errorf("no tool list within %s", timeout)
 		}
 		if life.Err() == nil {
-			s.fail(StateUnavailable, "tool discovery: "+s.red.Error(err))
+			s.fail(StateUnavailable, "tool discovery: "+s.redactErr(err))
 		}
 		return
 	}
@@ -251,6 +269,7 @@ func (s *server) dialOptions() connect.Options {
 		OAuthHandler:   s.m.oauth.Handler,
 		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
 		ListenTimeout:  s.m.opts.ListenTimeout,
+		Logger:         s.m.log,
 		Client: mcp.ClientOptions{
 			Logger:             slog.New(slog.DiscardHandler),
 			ElicitationHandler: s.elicit,
@@ -344,6 +363,16 @@ func (s *server) stop(report bool) {
 		}
 		s.set(st, "")
 	}
+}
+
+// omittedTools lists the tools of the live connection that were left out.
+func (s *server) omittedTools() []catalog.Omitted {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	return slices.Clone(s.omitted)
 }
 
 // snapshot returns the state for List and Check.

@@ -55,9 +55,11 @@ type Host interface {
 	Status(s Status)
 	// Notice is something a person should see (level info, warning, error).
 	Notice(level, message string)
-	// RevokeGrant removes a standing "always allow" grant, such as
-	// "mcp:mcp__docs__query", from every session.
-	RevokeGrant(key string)
+	// RevokeGrant removes the standing "always allow" grants with key (see
+	// calltool.GrantKey) from every session, except those given for the
+	// tool definition keep ("" removes them all). It reports whether one
+	// was removed.
+	RevokeGrant(key, keep string) bool
 }
 
 // LaunchRequest is a server_launch approval. It holds no secret: the

@@ -22,10 +22,17 @@ const EnvServer = "KIN_MCPTEST_SERVER"
 // Main runs the stdio server named by $KIN_MCPTEST_SERVER when it is set,
 // and the tests otherwise. Call it from TestMain.
 func Main(m *testing.M) {
+	ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+// ServeIfAsked runs the stdio server named by $KIN_MCPTEST_SERVER and exits,
+// when it is set; otherwise it returns. For a test binary whose TestMain
+// does other things (call it from an init function there).
+func ServeIfAsked() {
 	if name := os.Getenv(EnvServer); name != "" {
 		os.Exit(serveStdio(name))
 	}
-	os.Exit(m.Run())
 }
 
 // Stdio is a stdio server entry that re-executes the test binary as the
@@ -34,9 +41,15 @@ func Main(m *testing.M) {
 //	echo          tools echo {query} and child_pid
 //	sleeper       like echo, and starts `sleep 300` in its process group;
 //	              child_pid returns the sleep's pid
+//	setsid-sleeper like sleeper, but the sleep leaves the group (setsid)
 //	discover-exit exits when the first message is server/discover, else echo
 //	crash         exits at once
 //	env           tool env returns the server's environment, one per line
+//	banner        like echo, after writing a banner, a blank line and a JSON
+//	              log line on stdout before its first message (as time-mcp
+//	              and pino-logging servers do), and a log line after each call
+//	garbage       writes lines that are not JSON-RPC on stdout, and nothing
+//	              else, until its stdout is closed
 func Stdio(t testing.TB, name string, env map[string]string) config.Server {
 	t.Helper()
 	exe, err := os.Executable()
@@ -63,11 +76,24 @@ func serveStdio(name string) int {
 		return Text(strings.Join(os.Environ(), "\n")), nil
 	})
 	var in io.Reader = os.Stdin
+	var out io.WriteCloser = os.Stdout
 	switch name {
 	case "crash":
 		return 3
-	case "sleeper":
+	case "banner":
+		fmt.Println("Starting Time MCP server...")
+		fmt.Println()
+		fmt.Println(`{"level":30,"msg":"listening on stdio"}`)
+		out = chatty{os.Stdout}
+	case "garbage":
+		for i := 0; ; i++ {
+			if _, err := fmt.Printf("[%d] not a message, just noise\n", i); err != nil {
+				return 0
+			}
+		}
+	case "sleeper", "setsid-sleeper":
 		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = setsidAttr(name == "setsid-sleeper")
 		if err := cmd.Start(); err != nil {
 			return 4
 		}
@@ -80,9 +106,23 @@ func serveStdio(name string) int {
 		}
 		in = io.MultiReader(strings.NewReader(line), br)
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: os.Stdout}
+	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out}
 	if err := s.Run(context.Background(), t); err != nil {
 		return 1
 	}
 	return 0
 }
+
+// chatty writes a log line to stdout after every message, as a server that
+// logs to the wrong stream does.
+type chatty struct{ w io.WriteCloser }
+
+func (c chatty) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err == nil && len(p) > 0 && p[len(p)-1] == '\n' {
+		_, err = io.WriteString(c.w, "handled a message\n")
+	}
+	return n, err
+}
+
+func (c chatty) Close() error { return c.w.Close() }

@@ -311,3 +311,38 @@ func (m *Manager) String() string { return "oauth.Manager(" + m.store.dir + ")" 
 
 // String never shows a credential.
 func (ep *endpoint) String() string { return "oauth endpoint " + shortKey(ep.key) }
+
+// Secrets returns the credentials of s's sign-in, in use or stored: access
+// and refresh tokens and a registered client secret. They are for
+// redaction only: a server that echoes its own token back (in a tool
+// result, an error) must not hand it to the model, the session log or the
+// editor. Nil for a server that does not use OAuth.
+func (m *Manager) Secrets(s config.Server) []string {
+	if s.Transport != config.TransportHTTP || s.Auth != "oauth" {
+		return nil
+	}
+	var out []string
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	ep := m.endpoint(s)
+	if ps, cur := ep.current(); ps != nil {
+		add(ps.rec.AccessToken, ps.rec.RefreshToken, ps.rec.ClientSecret)
+		if cur != nil {
+			add(cur.AccessToken, cur.RefreshToken)
+		}
+	}
+	if r, err := m.store.read(ep.key); err == nil {
+		if t := r.Token; t != nil {
+			add(t.AccessToken, t.RefreshToken, t.ClientSecret)
+		}
+		if c := r.Client; c != nil {
+			add(c.ClientSecret)
+		}
+	}
+	return out
+}

@@ -124,8 +124,9 @@ func TestRestartReusesRegistrationAndReconnectsSilently(t *testing.T) {
 }
 
 func TestRefreshWhenTheAccessTokenExpires(t *testing.T) {
-	// oauth2 renews ten seconds before expiry: an 11 s token is due after 1 s.
-	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 11 * time.Second}, oauthtest.ResourceOptions{})
+	// oauth2 renews ten seconds before expiry: a 5 s token is due as soon as
+	// it is issued, so every use renews it (and no test waits for a clock).
+	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 5 * time.Second}, oauthtest.ResourceOptions{})
 	s := w.server("api", nil, nil)
 	m := w.manager(newHost(t))
 	cs := mustConnect(t, m, s)
@@ -133,7 +134,6 @@ func TestRefreshWhenTheAccessTokenExpires(t *testing.T) {
 	before := w.as.Counts().Refreshes
 	firstToken := accessToken(w.record(t, s))
 
-	time.Sleep(1500 * time.Millisecond)
 	whoami(t, cs)
 	c := w.as.Counts()
 	if c.Refreshes <= before || c.Authorizes != 1 {
@@ -555,14 +555,13 @@ func TestStaticCredentialRejectedSaysOAuthIsAvailable(t *testing.T) {
 // server handed out (tokens, codes, client secrets) must be absent from
 // every log line, error, notice, sign-in message and status.
 func TestSecretsNeverShow(t *testing.T) {
-	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 11 * time.Second}, oauthtest.ResourceOptions{})
+	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 5 * time.Second}, oauthtest.ResourceOptions{}) // due at once (see above)
 	h := newHost(t)
 	m := w.manager(h)
 	s := w.server("api", nil, nil)
 	var shown []string
 	cs := mustConnect(t, m, s)
 	whoami(t, cs)
-	time.Sleep(1500 * time.Millisecond)
 	whoami(t, cs) // renewal
 	w.as.ExpireAccessTokens()
 	whoami(t, cs) // forced renewal

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // record is one endpoint's file, KIN_HOME/mcp_auth/<key>.json (mode 0600).

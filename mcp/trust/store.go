@@ -11,8 +11,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kin-dev/kin/agent/lockedfile"
 	"github.com/kin-dev/kin/mcp/config"
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
 )
 
 // FileName is the trust file's name inside KIN_HOME.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -21,6 +22,9 @@ type World struct {
 	Home  string
 	WS    string
 	Vars  map[string]string
+	// Sandbox confines the built-in tools' commands and is what the server
+	// reports; nil is sandbox.Default().
+	Sandbox *sandbox.Sandbox
 }
 
 // NewWorld builds a World whose model is configured (with a canary key).
@@ -42,8 +46,9 @@ func (w *World) Options() rpc.Options {
 		Version: "test",
 		Logger:  zaptest.NewLogger(w.T),
 		Tools: func([]string) []tool.Tool {
-			return builtin.Tools(builtin.Options{})
+			return builtin.Tools(builtin.Options{Sandbox: w.Sandbox})
 		},
+		Sandbox: w.Sandbox,
 	}
 }
 

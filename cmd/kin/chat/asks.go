@@ -118,6 +118,9 @@ func renderApproval(s *screen, r approvalRequest) {
 		if r.Cwd != "" {
 			s.line("Cwd: " + cleanLine(r.Cwd))
 		}
+		if sb := r.Sandbox; sb != nil {
+			s.line("Sandbox: " + sandboxLine(*sb))
+		}
 		for _, d := range r.Diffs {
 			s.line("File: " + cleanLine(d.Path))
 			if d.Unified != "" {
@@ -137,6 +140,23 @@ func renderApproval(s *screen, r approvalRequest) {
 	if r.AlwaysAsk && r.Warning == "" {
 		s.line(s.yellow("This call is always asked: it is outside the workspace or touches a sensitive path."))
 	}
+}
+
+// sandboxLine says how a command runs, in a few words (the warning that
+// follows it says the rest).
+func sandboxLine(sb sandboxUse) string {
+	if !sb.Confined {
+		return "none: runs unconfined"
+	}
+	var w []string
+	for _, p := range sb.Writable {
+		w = append(w, cleanLine(p))
+	}
+	l := "confined; may change only " + strings.Join(append(w, "its own /tmp"), ", ")
+	if sb.Network {
+		return l + "; with network access"
+	}
+	return l + "; no network"
 }
 
 // mcpToolName is the server's own name for the tool: serverTool, or for an

@@ -256,3 +256,43 @@ func TestInputClosedDenies(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// A command's approval says how it runs; the header says whether commands
+// are confined, and the start-up notice why not.
+func TestCommandApprovalShowsTheSandbox(t *testing.T) {
+	f, conn := newFake(t)
+	f.results["initialize"].(map[string]any)["sandbox"] = map[string]any{"mode": "auto", "mechanism": "bubblewrap", "confined": true}
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "kin chat · model fake-1 · workspace /w · commands confined (bubblewrap)")
+	s.out.waitFor(t, "You> ")
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_1", "sessionId": "s_fake", "turnId": "t_1", "callId": "c1",
+		"kind": "tool_call", "tool": "bash", "toolKind": "execute", "title": "Run curl -sI https://example.com",
+		"command": "curl -sI https://example.com", "cwd": "/w",
+		"sandbox": map[string]any{"confined": true, "network": true, "writable": []string{"/w", "/home/ana/.kin/cache/sandbox"}},
+		"warning": "With network access: this command can connect to any host on the network and to services on this machine.",
+		"options": options(),
+	})
+	s.out.waitFor(t, `[Tool: bash] Run curl -sI https://example.com
+Command: curl -sI https://example.com
+Cwd: /w
+Sandbox: confined; may change only /w, /home/ana/.kin/cache/sandbox, its own /tmp; with network access
+With network access: this command can connect to any host on the network and to services on this machine.
+`)
+	s.send("n")
+	f.waitCall("approval/respond", 1)
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_2", "sessionId": "s_fake", "turnId": "t_1", "callId": "c2",
+		"kind": "tool_call", "tool": "bash", "toolKind": "execute", "title": "Run make", "command": "make", "cwd": "/w",
+		"sandbox": map[string]any{"confined": false, "network": true},
+		"warning": "No sandbox: bubblewrap (bwrap) is not installed. This command runs unconfined: it can read and change everything you can, and reach the network.",
+		"options": options(),
+	})
+	s.out.waitFor(t, `Cwd: /w
+Sandbox: none: runs unconfined
+No sandbox: bubblewrap (bwrap) is not installed.`)
+	s.send("n")
+	f.waitCall("approval/respond", 2)
+	s.send("/quit")
+	s.wait()
+}

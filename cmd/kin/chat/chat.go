@@ -263,7 +263,15 @@ func (u *ui) initialize() (int, bool) {
 		if res.Model.BaseURL != "" {
 			where = " at " + displayURL(res.Model.BaseURL)
 		}
-		u.scr.line(u.scr.bold("kin chat") + u.scr.dim(fmt.Sprintf(" · model %s%s · workspace %s", cleanLine(res.Model.Model), where, cleanLine(strings.Join(res.WorkspaceFolders, ", ")))))
+		commands := ""
+		if sb := res.Sandbox; sb != nil {
+			// the start-up notice says why, when they are not confined
+			commands = " · commands unconfined"
+			if sb.Confined {
+				commands = " · commands confined (" + cleanLine(sb.Mechanism) + ")"
+			}
+		}
+		u.scr.line(u.scr.bold("kin chat") + u.scr.dim(fmt.Sprintf(" · model %s%s · workspace %s%s", cleanLine(res.Model.Model), where, cleanLine(strings.Join(res.WorkspaceFolders, ", ")), commands)))
 		u.scr.line(u.scr.dim("Ask a question, or /help for commands."))
 	}
 	return 0, true

@@ -238,7 +238,7 @@ Destination: %q
 Tool: "query-docs"
 Arguments: "{\n  \"query\": \"react hooks\"\n}"
 Arguments are sent to this MCP server. kin cannot control what the server does with them.
-Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)/p(ermanently, in every session)] `, url)
+Approve this operation? [y/N/a(lways: Always allow query-docs on docs in this session)/p(ermanently, in every session)] `, url)
 	if out := term.plain(); !strings.Contains(out, want) {
 		t.Errorf("the approval is not spec 000's block; want\n%s", want)
 	}

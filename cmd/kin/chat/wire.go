@@ -49,6 +49,12 @@ type initializeResult struct {
 		Missing    string `json:"missing"`
 	} `json:"model"`
 	WorkspaceFolders []string `json:"workspaceFolders"`
+	// Sandbox is absent from a kin older than the command sandbox.
+	Sandbox *struct {
+		Mode      string `json:"mode"`
+		Mechanism string `json:"mechanism"`
+		Confined  bool   `json:"confined"`
+	} `json:"sandbox"`
 }
 
 type sessionInfo struct {
@@ -172,9 +178,17 @@ type approvalRequest struct {
 	Warning     string      `json:"warning"`
 	Grant       *grantScope `json:"grant"`
 	AlwaysAsk   bool        `json:"alwaysAsk"`
+	Sandbox     *sandboxUse `json:"sandbox"`
 	Transport   string      `json:"transport"`
 	Scope       string      `json:"scope"`
 	Options     []option    `json:"options"`
+}
+
+// sandboxUse is how a command will run.
+type sandboxUse struct {
+	Confined bool     `json:"confined"`
+	Network  bool     `json:"network"`
+	Writable []string `json:"writable"`
 }
 
 type approvalRespondParams struct {

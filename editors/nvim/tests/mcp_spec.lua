@@ -171,6 +171,32 @@ describe(":checkhealth kin", function()
     t.not_contains(text, "ERROR")
   end)
 
+  it("says whether commands run confined, and why not with the fix", function()
+    local sandbox
+    local fake = fake_kin.new({ handlers = {
+      initialize = function()
+        return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, model = { configured = true, model = "m" }, sandbox = sandbox }
+      end,
+      ["mcp/list"] = function()
+        return { servers = {} }
+      end,
+    } })
+    local function health(sb)
+      sandbox = sb
+      require("kin").setup({ spawn = fake.spawn, log_file = false, cmd = { "sh", "serve" } })
+      vim.cmd("checkhealth kin")
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+      require("kin.service").stop()
+      return text
+    end
+    t.contains(health({ mode = "auto", mechanism = "bubblewrap", confined = true }), "OK commands run confined (bubblewrap)")
+    local text = health({ mode = "auto", confined = false, reason = "bubblewrap (bwrap) is not installed", hint = "install bubblewrap (apt-get install bubblewrap)" })
+    t.contains(text, "WARNING commands run unconfined: bubblewrap (bwrap) is not installed")
+    t.contains(text, "install bubblewrap (apt-get install bubblewrap)")
+    t.contains(health({ mode = "required", confined = false, reason = "bubblewrap (bwrap) is not installed" }),
+      "ERROR commands will not run: settings.json requires a sandbox, and bubblewrap (bwrap) is not installed")
+  end)
+
   it("reports a missing model configuration as an error, naming what to set", function()
     local fake = fake_kin.new({ handlers = { initialize = function()
       return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, model = { configured = false, model = "gpt-5.1", missing = "set OPENAI_API_KEY" } }

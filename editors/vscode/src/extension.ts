@@ -9,7 +9,7 @@ import { CHAT_VIEW_ID, ChatViewProvider, ViewStatus } from './chat/chatView';
 import { DIFF_SCHEME, DiffDocuments } from './diffDocuments';
 import { Elicitations } from './elicitation';
 import { McpManager } from './mcpManager';
-import type { ApprovalRequest, ElicitationRequest, LogMessage, McpStatus, Notice } from './protocol/types';
+import type { ApprovalRequest, ElicitationRequest, LogMessage, McpStatus, Notice, SandboxInfo } from './protocol/types';
 import { API_KEY_SECRET, KinService } from './service';
 import { StatusBar } from './statusBar';
 
@@ -67,6 +67,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		waiting: approvals.waiting,
 		model: service.initializeResult?.model?.model,
 		modelMissing: service.initializeResult?.model?.configured === false ? service.initializeResult.model.missing : undefined,
+		unconfined: unconfinedText(service.initializeResult?.sandbox),
 	});
 	ctx.view = new ChatViewProvider(extension.extensionUri, chat, viewStatus);
 	current = ctx;
@@ -246,4 +247,13 @@ function showNotice(p: Notice, output: vscode.OutputChannel): void {
 
 function levelRank(l: string): number {
 	return { error: 0, warning: 1, warn: 1, info: 2, debug: 3 }[l] ?? 2;
+}
+
+/** What the status bar says about a sandbox that does not confine commands. */
+function unconfinedText(sb: SandboxInfo | undefined): string | undefined {
+	if (!sb || sb.confined) {
+		return undefined;
+	}
+	const why = sb.reason ?? 'no sandbox';
+	return sb.mode === 'required' ? `commands will not run: settings.json requires a sandbox, and ${why}` : `commands run unconfined: ${why}`;
 }

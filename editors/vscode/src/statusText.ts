@@ -5,6 +5,8 @@ export interface StatusInputs {
 	busy: boolean;
 	waiting: number;
 	modelMissing?: string;
+	/** Why commands run unconfined (or not at all), when they do. */
+	unconfined?: string;
 }
 
 /** What the item says for a state; pure, so unit-tested. */
@@ -29,8 +31,12 @@ export function describe(s: StatusInputs): { text: string; tooltip: string; warn
 	if (s.modelMissing) {
 		return { text: '$(warning) kin: no model', tooltip: `kin: ${s.modelMissing}`, warn: true, error: false };
 	}
+	const unconfined = s.unconfined ? `; ${s.unconfined}` : '';
 	if (s.busy) {
-		return { text: '$(sync~spin) kin: busy', tooltip: 'kin: a turn is running', warn: false, error: false };
+		return { text: '$(sync~spin) kin: busy', tooltip: `kin: a turn is running${unconfined}`, warn: false, error: false };
+	}
+	if (s.unconfined) {
+		return { text: '$(unlock) kin: connected, unconfined', tooltip: `kin: connected${unconfined}`, warn: true, error: false };
 	}
 	return { text: '$(comment-discussion) kin: connected', tooltip: 'kin: connected', warn: false, error: false };
 }

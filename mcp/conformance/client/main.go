@@ -243,7 +243,10 @@ func (h *host) Status(s manager.Status) {
 
 func (h *host) Notice(level, msg string) { logf("notice %s: %s", level, msg) }
 
-func (h *host) RevokeGrant(key string) { logf("grant revoked: %s", key) }
+func (h *host) RevokeGrant(key, keep string) bool {
+	logf("grant revoked: %s", key)
+	return false
+}
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "kin-conformance: "+format+"\n", args...)

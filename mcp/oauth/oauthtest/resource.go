@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -41,7 +42,9 @@ type ResourceServer struct {
 }
 
 // NewResourceServer starts a protected MCP server, closed when the test ends.
-// Its one tool, "whoami", answers with the X-Tenant header it was called with.
+// Its tool "whoami" answers with the X-Tenant header it was called with;
+// "echo_token" and "echo_token_error" echo the Authorization header back,
+// in a result and in a JSON-RPC error, as a careless server might.
 func NewResourceServer(t testing.TB, as *AuthServer, opts ResourceOptions) *ResourceServer {
 	t.Helper()
 	rs := &ResourceServer{}
@@ -58,6 +61,20 @@ func NewResourceServer(t testing.TB, as *AuthServer, opts ResourceOptions) *Reso
 				tenant = req.Extra.Header.Get("X-Tenant")
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "tenant=" + tenant}}}, nil, nil
+		})
+	header := func(req *mcp.CallToolRequest) string {
+		if req.Extra == nil || req.Extra.Header == nil {
+			return ""
+		}
+		return req.Extra.Header.Get("Authorization")
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo_token", Description: "echoes the credentials it got"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you sent " + header(req)}}}, nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo_token_error", Description: "fails, quoting the credentials it got"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, &jsonrpc.Error{Code: -32001, Message: "rejected " + header(req)}
 		})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 

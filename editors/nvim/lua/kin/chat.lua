@@ -275,6 +275,11 @@ function M.resume(session_id, cb)
     M.state.stale[session_id] = nil
     local t = set_current(session_id)
     t:history(result.history)
+    -- Only a turn kin says it runs here can be stopped from here.
+    t.running = result.runningTurnId ~= nil
+    if result.readOnly then
+      notify(result.readOnlyReason or "this session is read-only here", vim.log.levels.WARN)
+    end
     M.open()
     for _, pending in ipairs(result.pending or {}) do
       if pending.options then

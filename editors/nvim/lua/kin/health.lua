@@ -1,5 +1,5 @@
 -- :checkhealth kin — the binary and its version, the model configuration (whether a key is
--- present, never its value) and each MCP server's state.
+-- present, never its value), whether commands run confined, and each MCP server's state.
 local config = require("kin.config")
 local service = require("kin.service")
 
@@ -88,6 +88,24 @@ function M.check()
     h.error("the model service is not configured: " .. tostring(model.missing or "no model information"), {
       "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a service other than OpenAI's) in the environment or in setup({ env = ... })",
     })
+  end
+
+  h.start("kin: command sandbox")
+  local sb = init.sandbox
+  if type(sb) ~= "table" then
+    h.info("this kin does not report a command sandbox")
+  elseif sb.confined then
+    h.ok(("commands run confined (%s)"):format(tostring(sb.mechanism)))
+  else
+    local advice = (sb.hint and sb.hint ~= "") and { sb.hint } or nil
+    local reason = tostring(sb.reason or "no reason given")
+    if sb.mode == "required" then
+      h.error("commands will not run: settings.json requires a sandbox, and " .. reason, advice)
+    elseif sb.mode == "off" then
+      h.warn("commands run unconfined: " .. reason)
+    else
+      h.warn("commands run unconfined: " .. reason, advice)
+    end
   end
 
   h.start("kin: MCP servers")

@@ -14,6 +14,7 @@ export interface ViewStatus {
 	waiting: number;
 	model?: string;
 	modelMissing?: string;
+	unconfined?: string;
 }
 
 /** What the page receives. */

@@ -236,14 +236,14 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 /** Redraws a resumed session: its history, then whatever still waits for the person. */
 export function fromHistory(result: ResumeResult): TranscriptState {
 	let s = initialState(result.session);
-	const open = new Set<string>();
 	for (const item of result.history) {
-		s = applyHistoryItem(s, item, open);
+		s = applyHistoryItem(s, item);
 	}
-	// A turn with no `turn` item is still running.
-	const running = [...open].pop();
-	if (running) {
-		s = { ...s, runningTurn: running };
+	// kin says which turn it runs on this session (runningTurnId): that one shows Stop, and its
+	// turn/completed still arrives. A turn without an end that kin does not run (another kin's, on
+	// a read-only session) is not shown as running: nothing here could end it.
+	if (result.runningTurnId) {
+		s = { ...s, runningTurn: result.runningTurnId };
 	}
 	for (const p of result.pending ?? []) {
 		s = 'options' in p ? reduce(s, { type: 'approvalRequest', params: p }) : reduce(s, { type: 'elicitationRequest', params: p as ElicitationRequest });
@@ -251,10 +251,9 @@ export function fromHistory(result: ResumeResult): TranscriptState {
 	return s;
 }
 
-function applyHistoryItem(s: TranscriptState, item: HistoryItem, open: Set<string>): TranscriptState {
+function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptState {
 	switch (item.type) {
 		case 'user':
-			open.add(item.turnId);
 			return push(s, (key) => ({ type: 'user', key, turnId: item.turnId, text: item.text }));
 		case 'assistant':
 			return push(s, (key) => ({ type: 'assistant', key, turnId: item.turnId, text: item.text }));
@@ -270,7 +269,6 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem, open: Set<strin
 				reason: item.reason,
 			}));
 		case 'turn':
-			open.delete(item.turnId);
 			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error }));
 		default:
 			return s;

@@ -40,6 +40,16 @@ export interface InitializeResult {
 	capabilities: Record<string, unknown>;
 	model?: ModelInfo;
 	workspaceFolders?: string[];
+	/** How commands run: confined by a mechanism, or not and why (absent before kin had a sandbox). */
+	sandbox?: SandboxInfo;
+}
+
+export interface SandboxInfo {
+	mode: 'auto' | 'required' | 'off';
+	mechanism?: string;
+	confined: boolean;
+	reason?: string;
+	hint?: string;
 }
 
 // ---- sessions ----
@@ -50,6 +60,9 @@ export interface SessionInfo {
 	createdAt?: string;
 	updatedAt?: string;
 	turns?: number;
+	/** The session's workspace folders. */
+	cwd?: string;
+	additionalDirectories?: string[];
 }
 
 export type HistoryItem =
@@ -71,7 +84,14 @@ export type HistoryItem =
 export interface ResumeResult {
 	session: SessionInfo;
 	history: HistoryItem[];
+	/** The `before` of the next older page; absent at the session's start. */
+	cursor?: string;
 	pending: (ApprovalRequest | ElicitationRequest)[];
+	/** The turn kin is running on this session now. */
+	runningTurnId?: string;
+	/** Turns cannot run here (another kin has the session open, or its log is read-only). */
+	readOnly?: boolean;
+	readOnlyReason?: string;
 }
 
 // ---- turns ----

@@ -155,15 +155,27 @@ test('a resumed session redraws its history and shows what still waits', () => {
 			{ type: 'user', turnId: 't_2', text: 'again' },
 		],
 		pending: [{ ...approval, requestId: 'ap_2', turnId: 't_2', callId: 'call_2' }],
+		runningTurnId: 't_2',
 	});
 	assert.deepEqual(
 		s.entries.map((e) => e.type),
 		['user', 'tool', 'decision', 'assistant', 'turnEnd', 'user', 'waiting'],
 	);
 	assert.equal((s.entries[1] as ToolEntry).output, 'ok\n');
-	assert.equal(s.runningTurn, 't_2', 'a turn with no end in the history is still running');
+	assert.equal(s.runningTurn, 't_2', 'kin runs t_2');
 	// Keys stay unique.
 	assert.equal(new Set(s.entries.map((e) => e.key)).size, s.entries.length);
+});
+
+test('a turn without an end that kin does not run is not shown running', () => {
+	const s = fromHistory({
+		session,
+		history: [{ type: 'user', turnId: 't_1', text: 'another kin runs this' }],
+		pending: [],
+		readOnly: true,
+		readOnlyReason: 'this session is open in another kin',
+	});
+	assert.equal(s.runningTurn, undefined);
 });
 
 test('reduce never changes the state it is given', () => {

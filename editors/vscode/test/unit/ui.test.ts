@@ -128,6 +128,10 @@ test('the status bar: connected, busy, waiting for approval (warning), failed (e
 	assert.match(w.text, /waiting for approval \(2\)/);
 	assert.equal(w.warn, true);
 	assert.equal(describe({ service: 'failed', busy: false, waiting: 0 }).error, true);
+	const u = describe({ service: 'ready', busy: false, waiting: 0, unconfined: 'commands run unconfined: bubblewrap (bwrap) is not installed' });
+	assert.match(u.text, /unconfined/);
+	assert.match(u.tooltip, /bubblewrap \(bwrap\) is not installed/);
+	assert.equal(u.warn, true);
 });
 
 test('command lines split like a shell, without expansion', () => {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
-	"github.com/kin-dev/kin/mcp/config/lockedfile"
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 func TestUpdate(t *testing.T) {
@@ -47,5 +48,30 @@ func TestUpdate(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Dir(path)); fi.Mode().Perm() != lockedfile.DirMode {
 		t.Errorf("dir mode %v", fi.Mode().Perm())
+	}
+}
+
+// Concurrent read-modify-write cycles never lose an edit: each one holds
+// the lock across its read and its write (every Update opens the lock file
+// anew, as another process would).
+func TestConcurrentUpdatesLoseNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n")
+	const n = 32
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := lockedfile.Update(path, func(d []byte, _ bool) ([]byte, error) {
+				return append(d, 'x'), nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if data, _ := os.ReadFile(path); len(data) != n {
+		t.Fatalf("%d edits kept, want %d", len(data), n)
 	}
 }

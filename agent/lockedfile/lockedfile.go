@@ -1,9 +1,12 @@
 // Package lockedfile performs read-modify-write cycles on small private
-// files (kin's mcp.json and mcp_trust.json) so that concurrent writers, in
-// this process or in others, never corrupt the file or lose an edit.
+// files (kin's mcp.json, mcp_trust.json, grants.json, sign-ins) so that
+// concurrent writers, in this process or in others, never corrupt the file
+// or lose an edit. It is a leaf: agent and mcp both use it, and it must
+// never import either.
 //
-// An exclusive flock(2) on "<file>.lock" (beside the file) is held across the
-// whole cycle; the new content goes to a temporary file in the same directory
+// An exclusive lock on "<file>.lock" (beside the file) is held across the
+// whole cycle: flock(2) on Unix, LockFileEx on Windows. The lock belongs to
+// the open file, so it dies with the process that holds it; the new content goes to a temporary file in the same directory
 // which is synced and renamed over the target, so readers that take no lock
 // always see either the old or the new file, never a torn one. Files are
 // written with mode 0600 and missing directories are created with mode 0700.
@@ -18,7 +21,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // FileMode is the mode of every file written by Update.
@@ -71,24 +73,19 @@ func resolve(path string) string {
 	return path
 }
 
-// lock takes an exclusive flock on the named lock file, creating it if needed.
+// lock takes an exclusive lock on the named lock file, creating it if
+// needed. The returned func releases it.
 func lock(name string) (unlock func(), err error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", name, err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := lockFile(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = unlockFile(f)
 		f.Close()
 	}, nil
 }

@@ -1,0 +1,51 @@
+package permission
+
+import (
+	"slices"
+
+	"github.com/kin-dev/kin/agent/visible"
+)
+
+// forDisplay returns req as a person may safely read it: in every field the
+// editor shows, characters that hide or reorder text (bidi controls,
+// zero-width and other format characters, control characters, bytes that
+// are not UTF-8) are escaped, so "invoice_\u202egpj.exe" shows as written
+// and not as "invoice_exe.jpg". Ids, kinds, the grant key and option ids
+// are kin's own and left as they are.
+//
+// Only the request is escaped: what the call runs or writes is held by its
+// tool.Action, never read back from the request, so an approved diff still
+// writes exactly the bytes it proposed.
+func forDisplay(req Request) Request {
+	e := visible.Escape
+	req.ToolName = e(req.ToolName)
+	req.Title = e(req.Title)
+	req.Command = e(req.Command)
+	req.Cwd = e(req.Cwd)
+	req.Server = e(req.Server)
+	req.Destination = e(req.Destination)
+	req.Tool = e(req.Tool)
+	req.Arguments = e(req.Arguments)
+	req.Warning = e(req.Warning)
+	req.Transport = e(req.Transport)
+	req.Scope = e(req.Scope)
+	if req.Diffs != nil {
+		req.Diffs = slices.Clone(req.Diffs)
+		for i := range req.Diffs {
+			d := &req.Diffs[i]
+			d.Path, d.OldText, d.NewText, d.Unified = e(d.Path), e(d.OldText), e(d.NewText), e(d.Unified)
+		}
+	}
+	if req.Grant != nil {
+		g := *req.Grant
+		g.Label = e(g.Label)
+		req.Grant = &g
+	}
+	if req.Options != nil {
+		req.Options = slices.Clone(req.Options)
+		for i := range req.Options {
+			req.Options[i].Name = e(req.Options[i].Name)
+		}
+	}
+	return req
+}

@@ -1,0 +1,122 @@
+package reaper
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// ident names one process for its whole life: a pid is reused, a pid with
+// its start time (clock ticks after boot) is not.
+type ident struct {
+	pid   int
+	start uint64
+}
+
+// procInfo is what kin reads of a process in /proc/<pid>/stat.
+type procInfo struct {
+	ident
+	ppid  int
+	state byte // R, S, D, Z (zombie), X (dead), ...
+}
+
+func (p procInfo) live() bool { return p.state != 'Z' && p.state != 'X' }
+
+// table is a snapshot of every process kin can see.
+type table struct {
+	procs    map[int]procInfo
+	children map[int][]int
+}
+
+// readTable reads /proc. Processes that end while it reads are left out.
+func readTable() table {
+	t := table{procs: map[int]procInfo{}, children: map[int][]int{}}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return t
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if p, ok := readStat(pid); ok {
+			t.procs[pid] = p
+			t.children[p.ppid] = append(t.children[p.ppid], pid)
+		}
+	}
+	return t
+}
+
+// readStat parses /proc/<pid>/stat: "pid (comm) state ppid pgrp ... ";
+// comm may hold spaces and parentheses, so fields count from the last ')'.
+// The start time is field 22, the 20th after comm.
+func readStat(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 || len(f[0]) == 0 {
+		return procInfo{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procInfo{}, false
+	}
+	return procInfo{ident: ident{pid: pid, start: start}, ppid: ppid, state: f[0][0]}, true
+}
+
+// is reports whether id is still the process it names.
+func (t table) is(id ident) (procInfo, bool) {
+	p, ok := t.procs[id.pid]
+	return p, ok && p.start == id.start
+}
+
+// descendants returns every process below pid (not pid itself).
+func (t table) descendants(pid int) []procInfo {
+	var out []procInfo
+	queue := append([]int(nil), t.children[pid]...)
+	seen := map[int]bool{pid: true}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		if p, ok := t.procs[c]; ok {
+			out = append(out, p)
+		}
+		queue = append(queue, t.children[c]...)
+	}
+	return out
+}
+
+// markerOf returns the value of the marker variable in pid's environment
+// ("" if it has none or its environment cannot be read: another user's
+// process, or a zombie, whose environment is gone).
+func markerOf(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	key := []byte(markerVar + "=")
+	val := ""
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if bytes.HasPrefix(kv, key) {
+			val = string(kv[len(key):]) // the last one wins, as in getenv after exec's dedup
+		}
+	}
+	return val
+}

@@ -1,0 +1,339 @@
+package reaper
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// markerVar is the environment variable that tags a tagged owner's
+// processes. Its value is opaque: an instance id and a counter.
+const markerVar = "KIN_PROC_OWNER"
+
+// The package's state is the process's: there is one subreaper per process.
+var (
+	// mu guards owners, nextID and enabled, every Owner's fields, and
+	// serialises every wait4, so that a pid checked to be kin's zombie
+	// child cannot be reaped (and reused) by anyone else before kin reaps it.
+	mu       sync.Mutex
+	owners   = map[string]*Owner{} // started, not yet stopped, by marker
+	nextID   int
+	enabled  bool
+	instance = newInstance()
+	self     = os.Getpid()
+)
+
+func newInstance() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Enable makes this process a child subreaper and starts reaping the
+// zombies of adopted processes that an owner's scan attributed. kin serve
+// calls it once at start. Calling it again does nothing.
+func Enable() error {
+	mu.Lock()
+	defer mu.Unlock()
+	if enabled {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	enabled = true
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go func() {
+		for range sig {
+			// A child changed state: a leader may have exited (its children
+			// are re-parented to kin now, and still carry their marker) or
+			// an adopted process may have died (a zombie to reap).
+			mu.Lock()
+			if len(owners) > 0 {
+				t := readTable()
+				scanLocked(t)
+				for _, o := range owners {
+					o.reapLocked(t)
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// Owner is one program kin started and the processes it started.
+type Owner struct {
+	marker string // the marker value; "" for an untagged owner
+
+	// guarded by the package's mu
+	leader  ident
+	started bool
+	seen    map[ident]bool // attributed processes, never the leader
+}
+
+// NewOwner returns an owner. A tagged owner's processes carry a marker
+// variable in their environment (see Env).
+func NewOwner(tagged bool) *Owner {
+	o := &Owner{seen: map[ident]bool{}}
+	if tagged {
+		mu.Lock()
+		nextID++
+		o.marker = instance + "-" + strconv.Itoa(nextID)
+		mu.Unlock()
+	}
+	return o
+}
+
+// Env returns env (nil: this process's environment) with the owner's
+// marker variable set; an untagged owner's env is returned as it is.
+func (o *Owner) Env(env []string) []string {
+	if o.marker == "" {
+		return env
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if len(kv) > len(markerVar) && kv[:len(markerVar)+1] == markerVar+"=" {
+			continue // a kin running under kin: its own marker, not its parent's
+		}
+		out = append(out, kv)
+	}
+	return append(out, markerVar+"="+o.marker)
+}
+
+// Started records the owner's leader, the process kin started (os/exec
+// waits for it; the package never does). Call it after Start and before
+// Wait, while the leader's pid cannot have been reused.
+func (o *Owner) Started(p *os.Process) {
+	st, ok := readStat(p.Pid)
+	mu.Lock()
+	defer mu.Unlock()
+	o.leader = ident{pid: p.Pid}
+	if ok {
+		o.leader = st.ident
+	}
+	o.started = true
+	owners[o.key()] = o
+}
+
+func (o *Owner) key() string {
+	if o.marker != "" {
+		return o.marker
+	}
+	return "leader-" + strconv.Itoa(o.leader.pid)
+}
+
+// Snapshot records the leader's descendants as they are now. Call it before
+// signalling the leader's process group: once the leader is gone, the
+// children that left its group are re-parented and no longer below it.
+func (o *Owner) Snapshot() {
+	mu.Lock()
+	defer mu.Unlock()
+	o.refreshLocked(readTable())
+}
+
+// Signal sends sig to every live process attributed to the owner (the
+// leader excepted: its process group is the caller's) and reports how many.
+func (o *Owner) Signal(sig syscall.Signal) int {
+	mu.Lock()
+	defer mu.Unlock()
+	t := readTable()
+	o.refreshLocked(t)
+	n := 0
+	for id := range o.seen {
+		if p, ok := t.is(id); ok && p.live() && signal1(id, sig) {
+			n++
+		}
+	}
+	return n
+}
+
+// Alive reports whether a process attributed to the owner still runs,
+// reaping those that are kin's zombies.
+func (o *Owner) Alive() bool {
+	mu.Lock()
+	defer mu.Unlock()
+	t := readTable()
+	o.refreshLocked(t)
+	o.reapLocked(t)
+	for id := range o.seen {
+		if p, ok := t.is(id); ok && p.live() {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop ends every process attributed to the owner: SIGTERM, up to grace
+// for them to exit, then SIGKILL; it reaps those that are kin's children
+// and forgets the owner. Call it once the leader has exited (or is being
+// stopped by its caller).
+func (o *Owner) Stop(grace time.Duration) {
+	defer func() {
+		mu.Lock()
+		if owners[o.key()] == o {
+			delete(owners, o.key())
+		}
+		mu.Unlock()
+	}()
+	if o.Signal(syscall.SIGTERM) == 0 && !o.Alive() {
+		return
+	}
+	killAt := time.Now().Add(grace)
+	giveUp := killAt.Add(2 * time.Second) // a process stuck in the kernel (D state)
+	killed := false
+	for o.Alive() && time.Now().Before(giveUp) {
+		if !killed && !time.Now().Before(killAt) {
+			o.Signal(syscall.SIGKILL)
+			killed = true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// refreshLocked adds to seen the leader's descendants and, for a tagged
+// owner, the processes below kin carrying its marker and their
+// descendants; it drops what has gone.
+func (o *Owner) refreshLocked(t table) {
+	for id := range o.seen {
+		if _, ok := t.is(id); !ok {
+			delete(o.seen, id)
+		}
+	}
+	if !o.started {
+		return
+	}
+	add := func(p procInfo) {
+		if p.ident != o.leader {
+			o.seen[p.ident] = true
+		}
+	}
+	if _, ok := t.is(o.leader); ok {
+		for _, p := range t.descendants(o.leader.pid) {
+			add(p)
+		}
+	}
+	if o.marker != "" {
+		for _, p := range t.descendants(self) {
+			if p.live() && !o.seen[p.ident] && p.ident != o.leader && markerOf(p.pid) == o.marker {
+				add(p)
+			}
+		}
+	}
+	// what an attributed process started is the owner's too
+	for id := range o.seen {
+		for _, p := range t.descendants(id.pid) {
+			add(p)
+		}
+	}
+}
+
+// scanLocked attributes marked processes below kin to their owners in one
+// pass (the SIGCHLD path), reading each environment once.
+func scanLocked(t table) {
+	leaders := map[ident]bool{}
+	for _, o := range owners {
+		leaders[o.leader] = true
+		if _, ok := t.is(o.leader); ok {
+			for _, p := range t.descendants(o.leader.pid) {
+				o.seen[p.ident] = true
+			}
+		}
+	}
+	for _, p := range t.descendants(self) {
+		if !p.live() || leaders[p.ident] {
+			continue
+		}
+		if o := owners[markerOf(p.pid)]; o != nil && o.marker != "" {
+			o.seen[p.ident] = true
+		}
+	}
+}
+
+// reapLocked waits for the owner's processes that are kin's zombies. Each
+// was checked, under mu, to be the attributed process (pid and start time),
+// a child of kin and dead: until kin reaps it, its pid cannot be reused.
+func (o *Owner) reapLocked(t table) {
+	for id := range o.seen {
+		p, ok := t.is(id)
+		if !ok || p.ppid != self || p.live() {
+			continue
+		}
+		var ws unix.WaitStatus
+		if pid, err := unix.Wait4(id.pid, &ws, unix.WNOHANG, nil); pid == id.pid || errors.Is(err, unix.ECHILD) {
+			delete(o.seen, id)
+		}
+	}
+}
+
+// signal1 sends sig to id if it is still that process: through a pidfd
+// where the kernel has them (the check and the signal then name the same
+// process for certain), else with kill(2) right after the check.
+func signal1(id ident, sig syscall.Signal) bool {
+	fd, err := unix.PidfdOpen(id.pid, 0)
+	if err == nil {
+		defer unix.Close(fd)
+		if p, ok := readStat(id.pid); !ok || p.start != id.start {
+			return false
+		}
+		return unix.PidfdSendSignal(fd, sig, nil, 0) == nil
+	}
+	if p, ok := readStat(id.pid); !ok || p.start != id.start {
+		return false
+	}
+	return unix.Kill(id.pid, sig) == nil
+}
+
+// Shutdown stops every process still below kin, attributed or not: kin is
+// exiting and nothing it started may outlive it. SIGTERM, up to grace, then
+// SIGKILL; zombie children are reaped. Call it only when the process is
+// about to exit (it may reap a child whose os/exec Wait is still pending).
+func Shutdown(grace time.Duration) {
+	mu.Lock()
+	defer mu.Unlock()
+	below := func() []procInfo {
+		t := readTable()
+		var live []procInfo
+		for _, p := range t.descendants(self) {
+			if p.live() {
+				live = append(live, p)
+			} else if p.ppid == self {
+				var ws unix.WaitStatus
+				_, _ = unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+			}
+		}
+		return live
+	}
+	live := below()
+	if len(live) == 0 {
+		return
+	}
+	for _, p := range live {
+		signal1(p.ident, syscall.SIGTERM)
+	}
+	killAt := time.Now().Add(grace)
+	giveUp := killAt.Add(2 * time.Second)
+	killed := false
+	for len(live) > 0 && time.Now().Before(giveUp) {
+		if !killed && !time.Now().Before(killAt) {
+			for _, p := range live {
+				signal1(p.ident, syscall.SIGKILL)
+			}
+			killed = true
+		}
+		time.Sleep(10 * time.Millisecond)
+		live = below()
+	}
+}

@@ -1,0 +1,136 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// What one record may hold. Every line kin writes stays under MaxRecord, far
+// below what the reader accepts (maxLine), so kin can always read what it
+// wrote; a field over its cap is cut with a marker saying how much was left
+// out.
+const (
+	// MaxRecord bounds one encoded record.
+	MaxRecord = 8 << 20
+	// MaxText bounds a question and an answer (the whole answer, over all of
+	// its streamed pieces).
+	MaxText = 2 << 20
+	// MaxTitle bounds a session's title.
+	MaxTitle = 512
+
+	maxArguments = 1 << 20
+	maxOutput    = 1 << 20
+	maxSmall     = 64 << 10 // names, ids, errors, reasons
+	// maxShown bounds each text of a call's content and of an approval's
+	// diffs when the record as a whole is too long.
+	maxShown = 256 << 10
+)
+
+// Cut returns s cut to at most max bytes (on a character boundary) with a
+// marker saying how many bytes were left out; s itself when it fits.
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	p := Prefix(s, max)
+	return p + CutMarker(len(s)-len(p))
+}
+
+// Prefix is the longest start of s within max bytes that does not split a
+// character.
+func Prefix(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// CutMarker is what replaces n bytes that were not recorded.
+func CutMarker(n int) string { return fmt.Sprintf("\n[kin: %d more bytes were not recorded]", n) }
+
+// Fit cuts a record's fields to their caps. Callers that keep a record in
+// memory fit it first, so what they keep is what the log holds.
+func Fit(r Record) Record {
+	r.Title = Cut(r.Title, MaxTitle)
+	r.Text = Cut(r.Text, MaxText)
+	r.Arguments = Cut(r.Arguments, maxArguments)
+	r.Output = Cut(r.Output, maxOutput)
+	r.Error = Cut(r.Error, maxSmall)
+	r.Reason = Cut(r.Reason, maxSmall)
+	r.Name = Cut(r.Name, maxSmall)
+	return r
+}
+
+// encode is a record's line (with its newline), fitted. A record still too
+// long after Fit carries a large call content or approval: their texts are
+// cut, and dropped with a note as a last resort.
+func encode(r Record) ([]byte, error) {
+	r = Fit(r)
+	b, err := json.Marshal(r)
+	if err != nil || len(b) < MaxRecord {
+		return append(b, '\n'), err
+	}
+	r.Content = cutContent(r.Content, maxShown)
+	r.Approved = cutApproval(r.Approved, maxShown)
+	if b, err = json.Marshal(r); err != nil || len(b) < MaxRecord {
+		return append(b, '\n'), err
+	}
+	if len(r.Content) > 0 {
+		r.Content = []tool.Content{{Type: "text", Text: "[kin: what this call showed was too large to record]"}}
+	}
+	if r.Approved != nil {
+		a := *r.Approved
+		a.Diffs, a.Arguments = nil, ""
+		a.Warning = Cut(a.Warning, maxSmall) + "\n[kin: what was shown for this decision was too large to record]"
+		r.Approved = &a
+	}
+	if b, err = json.Marshal(r); err != nil || len(b) < MaxRecord {
+		return append(b, '\n'), err
+	}
+	return nil, fmt.Errorf("a %s record of %d bytes is too large to record", r.Type, len(b))
+}
+
+func cutContent(cs []tool.Content, max int) []tool.Content {
+	if len(cs) == 0 {
+		return cs
+	}
+	out := make([]tool.Content, len(cs))
+	for i, c := range cs {
+		c.Text = Cut(c.Text, max)
+		if c.Diff != nil {
+			d := cutDiff(*c.Diff, max)
+			c.Diff = &d
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func cutApproval(a *tool.Approval, max int) *tool.Approval {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Arguments = Cut(c.Arguments, max)
+	c.Command = Cut(c.Command, max)
+	c.Warning = Cut(c.Warning, max)
+	if len(a.Diffs) > 0 {
+		c.Diffs = make([]tool.Diff, len(a.Diffs))
+		for i, d := range a.Diffs {
+			c.Diffs[i] = cutDiff(d, max)
+		}
+	}
+	return &c
+}
+
+func cutDiff(d tool.Diff, max int) tool.Diff {
+	d.OldText, d.NewText, d.Unified = Cut(d.OldText, max), Cut(d.NewText, max), Cut(d.Unified, max)
+	return d
+}

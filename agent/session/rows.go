@@ -1,0 +1,107 @@
+package session
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// rowSet holds the rows in the order the journal gave them, with an index
+// by id: a cold list of many sessions builds a small map, not a map of
+// rows, and a journal written newest first needs no sort.
+type rowSet struct {
+	rows  []Info // "" ids are deleted rows
+	pos   map[string]int32
+	holes int
+}
+
+func (r *rowSet) grow(n int) {
+	r.rows = make([]Info, 0, n)
+	r.pos = make(map[string]int32, n)
+}
+
+func (r *rowSet) len() int { return len(r.rows) - r.holes }
+
+func (r *rowSet) get(id string) *Info {
+	if p, ok := r.pos[id]; ok {
+		return &r.rows[p]
+	}
+	return nil
+}
+
+func (r *rowSet) put(i Info) {
+	if p := r.get(i.SessionID); p != nil {
+		*p = i
+		return
+	}
+	if r.pos == nil {
+		r.pos = map[string]int32{}
+	}
+	r.pos[i.SessionID] = int32(len(r.rows))
+	r.rows = append(r.rows, i)
+}
+
+func (r *rowSet) del(id string) {
+	if p, ok := r.pos[id]; ok {
+		r.rows[p] = Info{}
+		delete(r.pos, id)
+		r.holes++
+	}
+}
+
+func (r *rowSet) ids() []string {
+	out := make([]string, 0, r.len())
+	for _, i := range r.rows {
+		if i.SessionID != "" {
+			out = append(out, i.SessionID)
+		}
+	}
+	return out
+}
+
+// newer orders rows newest first, then by id.
+func newer(a, b *Info) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(b.SessionID, a.SessionID)
+}
+
+// newestFirst returns the rows by when they changed, newest first.
+func (r *rowSet) newestFirst() []Info {
+	out := make([]Info, 0, r.len())
+	sorted := true
+	for k := range r.rows {
+		if r.rows[k].SessionID == "" {
+			continue
+		}
+		if n := len(out); n > 0 && newer(&out[n-1], &r.rows[k]) > 0 {
+			sorted = false
+		}
+		out = append(out, r.rows[k])
+	}
+	if sorted {
+		return out
+	}
+	// Sort small keys, not the rows.
+	type key struct {
+		t  int64
+		id string
+		k  int32
+	}
+	keys := make([]key, 0, len(out))
+	for k, i := range out {
+		keys = append(keys, key{i.UpdatedAt.UnixNano(), i.SessionID, int32(k)})
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.t, a.t); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	sortedRows := make([]Info, len(out))
+	for n, k := range keys {
+		sortedRows[n] = out[k.k]
+	}
+	return sortedRows
+}

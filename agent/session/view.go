@@ -1,0 +1,304 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// Query picks a page of history: the newest Limit items that start before
+// the Before cursor (all of them when Before is empty).
+type Query struct {
+	Limit  int
+	Before string
+}
+
+// ErrBadCursor is returned for a Before that no page handed out.
+var ErrBadCursor = errors.New("invalid params: before is not a cursor session/resume returned")
+
+// Page is a slice of a session's history, oldest first.
+type Page struct {
+	Items []HistoryItem
+	// Cursor, when set, is the Before of the page just older than this
+	// one; empty when this page starts at the session's beginning.
+	Cursor string
+}
+
+// View is what one pass over a session's log found: its summary, what a
+// stopped kin left open, and one page of its history. The pass decodes each
+// record once and keeps only the page, so reading a long session costs
+// about as much as decoding its file, and memory stays near the page's size.
+type View struct {
+	Info    Info
+	Records int // records read
+	Skipped int // lines that were not records
+
+	page pager
+
+	// What is open at the end of the log.
+	calls    map[string]openCall // calls without a result
+	callSeq  []string            // their ids, in order
+	lastTurn string              // the turn of the latest turn-bound record
+	ended    bool                // whether lastTurn has its end record
+	unknown  []Unknown
+}
+
+type openCall struct {
+	turnID, name string
+	allowed      bool
+}
+
+// View reads a session's log, opening it read-only.
+func (s *Store) View(id string, q Query) (*View, error) {
+	p, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	before := int64(-1)
+	if q.Before != "" {
+		if before, err = strconv.ParseInt(strings.TrimPrefix(q.Before, "h"), 36, 64); err != nil || before < 0 || !strings.HasPrefix(q.Before, "h") {
+			return nil, ErrBadCursor
+		}
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v := &View{Info: Info{SessionID: id}, calls: map[string]openCall{}}
+	v.page = pager{limit: q.Limit, before: before, calls: map[string]int{}, assist: -1}
+	var r Record
+	bad := 0
+	skipped, err := eachLine(f, 0, func(off int64, line []byte) {
+		if !parse(line, &r) {
+			bad++
+			return
+		}
+		v.Add(r, off)
+	})
+	v.Skipped = skipped + bad
+	if err != nil {
+		return nil, err
+	}
+	if v.Records == 0 {
+		return nil, fmt.Errorf("%w: %s (its log holds no records)", ErrNotFound, id)
+	}
+	return v, nil
+}
+
+// Add takes one more record, at offset off of the log: the pass feeds every
+// record through it, and an owner feeds the records it appends afterwards
+// (the repairs) so the page shows them.
+func (v *View) Add(r Record, off int64) {
+	v.Records++
+	v.Info.add(r)
+	switch {
+	case r.Type == TypeCall:
+		v.calls[r.CallID] = openCall{turnID: r.TurnID, name: r.Name}
+		v.callSeq = append(v.callSeq, r.CallID)
+	case r.Type == TypeResult:
+		delete(v.calls, r.CallID)
+		if r.Status == string(tool.StatusUnknown) {
+			v.unknown = append(v.unknown, Unknown{CallID: r.CallID, Name: r.Name, TurnID: r.TurnID})
+		}
+	case r.Type == TypeDecision && r.CallID != "" && (r.Decision == "allow_once" || r.Decision == "allow_always"):
+		if c, ok := v.calls[r.CallID]; ok {
+			c.allowed = true
+			v.calls[r.CallID] = c
+		}
+	case r.Type == TypeAck:
+		v.unknown = nil
+	}
+	if r.TurnID != "" {
+		if r.Type == TypeTurn {
+			if r.TurnID == v.lastTurn {
+				v.ended = true
+			}
+		} else if r.TurnID != v.lastTurn {
+			v.lastTurn, v.ended = r.TurnID, false
+		}
+	}
+	v.page.add(r, off)
+}
+
+// Roots are the session's workspace folders as recorded when it was made
+// (nil for a session recorded before sessions kept them).
+func (v *View) Roots() []string { return v.Info.roots() }
+
+// Unknown lists calls that ended unknown since the last acknowledgement.
+func (v *View) Unknown() []Unknown { return v.unknown }
+
+// OpenTurn is the turn the log ends in when that turn has no end record:
+// one running in the kin that owns the session, or one a stopped kin left.
+func (v *View) OpenTurn() string {
+	if v.ended {
+		return ""
+	}
+	return v.lastTurn
+}
+
+// Repairs are the records that close what a stopped kin left open, for the
+// session's owner to append: a call without a result gets one (unknown if
+// the person had allowed it, since it may have run; failed if it was never
+// allowed), and a turn without an end ends failed. Text that had streamed
+// is already in the log and stays.
+func (v *View) Repairs() []Record {
+	var out []Record
+	for _, id := range v.callSeq {
+		c, open := v.calls[id]
+		if !open {
+			continue
+		}
+		res := Record{Type: TypeResult, TurnID: c.turnID, CallID: id, Name: c.name,
+			Status: string(tool.StatusFailed), Output: "not run: kin stopped before this call was decided"}
+		if c.allowed {
+			res.Status, res.Output = string(tool.StatusUnknown), "kin stopped while this call ran: it may have happened"
+		}
+		out = append(out, res)
+	}
+	if t := v.OpenTurn(); t != "" {
+		out = append(out, Record{Type: TypeTurn, TurnID: t, Status: "failed", Error: StoppedDuringTurn})
+	}
+	return out
+}
+
+// StoppedDuringTurn is how a turn that a stopped kin left open ends.
+const StoppedDuringTurn = "kin stopped during this turn"
+
+// Page returns the page the query asked for.
+func (v *View) Page() Page { return v.page.result() }
+
+// pager keeps the newest limit history items seen so far, in a ring, so a
+// pass over a long log never holds more than one page.
+type pager struct {
+	limit  int
+	before int64 // items must start before this offset; <0: no bound
+	ring   []pageItem
+	n      int            // items taken so far
+	calls  map[string]int // call id -> item number, while in the ring
+	assist int            // item number of the latest assistant item, -1 none
+}
+
+type pageItem struct {
+	off   int64
+	item  HistoryItem
+	parts []string // an answer's pieces, joined at the end
+}
+
+func (p *pager) slot(k int) *pageItem {
+	if p.limit <= 0 || k < 0 || k < p.n-p.limit || k >= p.n {
+		return nil
+	}
+	return &p.ring[k%p.limit]
+}
+
+func (p *pager) add(r Record, off int64) {
+	if p.limit <= 0 {
+		return
+	}
+	switch r.Type {
+	case TypeResult:
+		if it := p.slot(p.callItem(r.CallID)); it != nil {
+			it.item.Status, it.item.Output, it.item.Content = r.Status, r.Output, r.Content
+			if r.Title != "" {
+				it.item.Title = r.Title
+			}
+		}
+		return
+	case TypeAssist:
+		if r.Cont {
+			if it := p.slot(p.assist); it != nil && it.item.TurnID == r.TurnID {
+				it.parts = append(it.parts, r.Text)
+			}
+			return
+		}
+	}
+	if p.before >= 0 && off >= p.before {
+		if r.Type == TypeAssist {
+			p.assist = -1 // its pieces belong to an item after the cursor
+		}
+		return
+	}
+	var it HistoryItem
+	switch r.Type {
+	case TypeUser, TypeAssist:
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text}
+	case TypeCall:
+		it = HistoryItem{Type: "toolCall", TurnID: r.TurnID, CallID: r.CallID, Name: r.Name,
+			Kind: r.Kind, Title: r.Title, Arguments: r.Arguments, Status: "pending"}
+	case TypeDecision:
+		it = HistoryItem{Type: "decision", TurnID: r.TurnID, CallID: r.CallID, RequestID: r.RequestID,
+			ApprovalKind: r.ApprovalKind, Decision: r.Decision, Reason: r.Reason, Title: r.Title, Approved: r.Approved}
+	case TypeTurn:
+		it = HistoryItem{Type: "turn", TurnID: r.TurnID, Status: r.Status, Error: r.Error, Usage: r.Usage}
+	case TypeElicit:
+		it = HistoryItem{Type: "elicitation", TurnID: r.TurnID, CallID: r.CallID, RequestID: r.RequestID,
+			Server: r.Server, Mode: r.Mode, Title: r.Title, Decision: r.Decision, Reason: r.Reason}
+	default:
+		return
+	}
+	if p.ring == nil {
+		p.ring = make([]pageItem, 0, min(p.limit, 256))
+	}
+	k := p.n
+	if len(p.ring) < p.limit {
+		p.ring = append(p.ring, pageItem{})
+	} else if old := &p.ring[k%p.limit]; old.item.Type == "toolCall" {
+		delete(p.calls, old.item.CallID)
+	}
+	p.ring[k%p.limit] = pageItem{off: off, item: it}
+	p.n++
+	switch r.Type {
+	case TypeCall:
+		p.calls[r.CallID] = k
+	case TypeAssist:
+		p.assist = k
+	}
+}
+
+func (p *pager) callItem(id string) int {
+	if k, ok := p.calls[id]; ok {
+		return k
+	}
+	return -1
+}
+
+func (p *pager) result() Page {
+	if p.limit <= 0 || p.n == 0 {
+		return Page{Items: []HistoryItem{}}
+	}
+	first := max(0, p.n-p.limit)
+	out := Page{Items: make([]HistoryItem, 0, p.n-first)}
+	for k := first; k < p.n; k++ {
+		it := p.ring[k%p.limit]
+		if len(it.parts) > 0 {
+			var b strings.Builder
+			b.Grow(len(it.item.Text) + partsLen(it.parts))
+			b.WriteString(it.item.Text)
+			for _, s := range it.parts {
+				b.WriteString(s)
+			}
+			it.item.Text = b.String()
+		}
+		out.Items = append(out.Items, it.item)
+	}
+	if first > 0 {
+		out.Cursor = "h" + strconv.FormatInt(p.ring[first%p.limit].off, 36)
+	}
+	return out
+}
+
+func partsLen(ps []string) int {
+	n := 0
+	for _, s := range ps {
+		n += len(s)
+	}
+	return n
+}

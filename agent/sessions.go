@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/session"
+)
+
+// Session is a session this Service has opened: owned (its log open for
+// appending, locked against every other kin) or, while another kin owns it,
+// shown read-only.
+type Session struct {
+	id  string
+	svc *Service
+
+	// wmu serialises writing and the conversation the writes extend. It is
+	// never held while waiting on a person or the model.
+	wmu sync.Mutex
+	// log is nil while this kin does not own the session.
+	log *session.Log
+	// conv is the model's view, read from the log at the first turn.
+	conv *convo
+	// owed are records that close a call or a turn but could not be
+	// written (a full disk); they are written before anything else.
+	owed []session.Record
+
+	// mu guards known, roots, title, running and notOwned.
+	mu      sync.Mutex
+	known   bool // roots and title were read
+	roots   []string
+	title   string
+	running *running
+	// notOwned says why turns cannot run here (nil: they can).
+	notOwned error
+}
+
+type running struct {
+	turnID    string
+	cancel    func()
+	cancelled bool // CancelTurn was called (guarded by the session's mu)
+	done      chan struct{}
+	answer    *answer
+}
+
+// settled returns with sess.mu held and no cancelled turn still ending on
+// the session: a turn/start or session/delete sent right after turn/cancel
+// waits for the cancelled turn to finish instead of being refused.
+func (sess *Session) settled() {
+	sess.mu.Lock()
+	for r := sess.running; r != nil && r.cancelled; r = sess.running {
+		sess.mu.Unlock()
+		<-r.done
+		sess.mu.Lock()
+	}
+}
+
+var errNotOwner = errors.New("this kin does not own the session")
+
+// open returns the session, opening it on first use and taking its
+// ownership when it is free (also on later calls, once the kin that had it
+// let go). When it had to read the log to do so, it returns what it read
+// (with the page q asked for), so the caller need not read it again.
+func (s *Service) open(id string, defaultRoots []string, q session.Query) (*Session, *session.View, error) {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	s.mu.Lock()
+	sess := s.sessions[id]
+	s.mu.Unlock()
+	fresh := sess == nil
+	if fresh {
+		sess = &Session{id: id, svc: s}
+	}
+	v, err := sess.own(defaultRoots, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fresh {
+		s.mu.Lock()
+		s.sessions[id] = sess
+		s.mu.Unlock()
+	}
+	return sess, v, nil
+}
+
+// own takes the session's log when this kin does not have it yet. As owner
+// it closes what a stopped kin left open: a call without a result, a turn
+// without an end (see session.View.Repairs). A session another kin owns is
+// only read, and nothing in it is closed.
+func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View, error) {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log != nil {
+		return nil, nil
+	}
+	st := sess.svc.store
+	log, err := st.Open(sess.id)
+	if err != nil && !errors.Is(err, session.ErrOwned) {
+		return nil, err
+	}
+	sess.mu.Lock()
+	known := sess.known
+	sess.mu.Unlock()
+	if log == nil && known && q.Limit == 0 {
+		return nil, nil // still another kin's; nothing new to read
+	}
+	v, verr := st.View(sess.id, q)
+	if verr != nil {
+		if log != nil {
+			log.Close()
+		}
+		return nil, verr
+	}
+	roots := v.Roots()
+	if roots == nil {
+		roots = defaultRoots
+	}
+	sess.mu.Lock()
+	sess.known, sess.roots, sess.title, sess.notOwned = true, roots, v.Info.Title, err
+	sess.mu.Unlock()
+	if log == nil {
+		return v, nil
+	}
+	sess.log = log
+	if ro := log.ReadOnly(); ro != nil {
+		sess.mu.Lock()
+		sess.notOwned = ro
+		sess.mu.Unlock()
+	} else {
+		st.Refresh(v.Info)
+	}
+	repairs := v.Repairs()
+	for _, r := range repairs {
+		r.Time = time.Now().UTC()
+		off, _, err := log.Append(r)
+		if err != nil {
+			off = -1 // shown, written once the log can be written
+			sess.owed = append(sess.owed, r)
+		}
+		v.Add(r, off)
+	}
+	if len(repairs) > 0 {
+		if err := log.Sync(); err != nil {
+			sess.svc.log.Error("session log sync failed", zap.String("session", sess.id), zap.Error(err))
+		}
+	}
+	return v, nil
+}
+
+func (sess *Session) readOnly() error {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.notOwned
+}
+
+func (sess *Session) runningTurn() *running {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.running
+}
+
+func (sess *Session) sessionRoots() []string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.roots
+}
+
+// conversation loads the model's view from the log on first use.
+func (sess *Session) conversation() (*convo, error) {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.conv != nil {
+		return sess.conv, nil
+	}
+	if sess.log == nil {
+		return nil, errNotOwner
+	}
+	c := newConvo()
+	if err := sess.log.Each(c.add); err != nil {
+		return nil, err
+	}
+	for _, r := range sess.owed {
+		c.add(r, 0, 0)
+	}
+	sess.conv = c
+	return c, nil
+}
+
+// pendingUnknown lists calls that ended unknown and are not acknowledged.
+func (sess *Session) pendingUnknown() []session.Unknown {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.conv == nil {
+		return nil
+	}
+	return append([]session.Unknown(nil), sess.conv.unknown...)
+}
+
+// model builds the next request's input.
+func (sess *Session) model() ([]model.Item, error) {
+	c, err := sess.conversation()
+	if err != nil {
+		return nil, err
+	}
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	return c.model(sess.log.ReadAt), nil
+}
+
+// append writes a record to the log (fitted to the caps; the fitted record
+// is returned) and extends the conversation with it. It only writes: see
+// sync.
+func (sess *Session) append(r session.Record) (session.Record, error) {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	r = session.Fit(r)
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log == nil {
+		return r, errNotOwner
+	}
+	for len(sess.owed) > 0 {
+		if _, _, err := sess.log.Append(sess.owed[0]); err != nil {
+			return r, err
+		}
+		sess.owed = sess.owed[1:]
+	}
+	off, n, err := sess.log.Append(r)
+	if err != nil {
+		return r, err
+	}
+	if sess.conv != nil {
+		sess.conv.add(r, off, n)
+	}
+	return r, nil
+}
+
+// owe keeps a closing record that could not be written: the conversation
+// has it now, the log gets it before the next record.
+func (sess *Session) owe(r session.Record) {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	r = session.Fit(r)
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	sess.owed = append(sess.owed, r)
+	if sess.conv != nil {
+		sess.conv.add(r, 0, 0)
+	}
+}
+
+// sync makes what was appended durable.
+func (sess *Session) sync() error {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log == nil {
+		return errNotOwner
+	}
+	if len(sess.owed) > 0 {
+		return fmt.Errorf("saving the session: %d records are still waiting to be written", len(sess.owed))
+	}
+	return sess.log.Sync()
+}
+
+func (sess *Session) delete() error {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log == nil {
+		return sess.svc.store.Delete(sess.id)
+	}
+	err := sess.log.Delete()
+	sess.log = nil
+	return err
+}
+
+func (sess *Session) close() {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log != nil {
+		if err := sess.log.Close(); err != nil {
+			sess.svc.log.Error("closing a session log", zap.String("session", sess.id), zap.Error(err))
+		}
+		sess.log = nil
+	}
+}

@@ -1,0 +1,69 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// objectSchema reports why a listed input schema cannot be a function's
+// parameters ("" when it can): a model service takes only an object schema,
+// `"type": "object"`, and one tool with another schema fails every request
+// of the turn that offers it.
+func objectSchema(schema json.RawMessage) string {
+	var s struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return "its input schema is not a JSON object"
+	}
+	if string(bytes.TrimSpace(s.Type)) != `"object"` {
+		t := string(bytes.TrimSpace(s.Type))
+		if t == "" {
+			t = "missing"
+		}
+		return fmt.Sprintf(`its input schema is not an object schema (type %.40s, not "object"), which a model cannot take as a tool's parameters`, Label(t))
+	}
+	return ""
+}
+
+// sanitizeSchema returns the schema the model sees: every "description"
+// and "title" text in it, at any depth, sanitised like a tool description
+// (invisible characters stripped, capped, flagged when it reads like an
+// instruction override). Property names, enum values and defaults are the
+// server's data and are kept as they are: the call must send what the
+// server expects. flagged reports a flagged text.
+func sanitizeSchema(schema json.RawMessage) (out json.RawMessage, flagged bool, err error) {
+	d := json.NewDecoder(bytes.NewReader(schema))
+	d.UseNumber() // numbers pass through as written
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, false, err
+	}
+	v = sanitizeValue(v, &flagged)
+	b, err := json.Marshal(v)
+	return b, flagged, err
+}
+
+func sanitizeValue(v any, flagged *bool) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && (k == "description" || k == "title") {
+				text, f := Sanitize(s)
+				if f {
+					*flagged = true
+					text = FlagPrefix + " " + text
+				}
+				v[k] = text
+				continue
+			}
+			v[k] = sanitizeValue(x, flagged)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = sanitizeValue(x, flagged)
+		}
+	}
+	return v
+}

@@ -1,0 +1,143 @@
+//go:build linux
+
+package rpc_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
+)
+
+// smallDisk mounts a tmpfs of the given size as a test's KIN_HOME (a real
+// filesystem that fills up and can be made read-only); the test is skipped
+// where mounting is not allowed.
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
+		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fillDisk writes a file until the disk is full; free removes it.
+func fillDisk(t *testing.T, dir, name string) (free func()) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	f.Close()
+	return func() { os.Remove(p) }
+}
+
+// A full disk fails the turn, saying so, instead of completing it with
+// nothing saved; nothing runs or is sent once the session cannot be
+// written, and once space is back the log goes on whole.
+func TestAFullDiskFailsTheTurnAndTheLogStaysWhole(t *testing.T) {
+	e := newEnv(t)
+	e.Home = smallDisk(t, "1m")
+	hold := make(chan struct{})
+	e.Model.Script(modeltest.Reply{Text: []string{"first words ", strings.Repeat("more ", 20<<10)}, Hold: hold})
+	ed, sid := e.editor()
+
+	// The disk fills up while the answer streams.
+	t1 := start(t, ed, sid, "a long answer")
+	ed.Wait("turn/delta", rpctest.Field("turnId", t1))
+	free := fillDisk(t, e.Home, "filler")
+	close(hold)
+	done := completed(ed, t1)
+	if done["status"] != "failed" || !strings.Contains(done["error"].(string), "no space left on device") {
+		t.Fatalf("turn on a full disk: %v %q", done["status"], done["error"])
+	}
+	if n := ed.Wait("notice", rpctest.Field("level", "error")); !strings.Contains(n["message"].(string), "no space left on device") || n["sessionId"] != sid {
+		t.Errorf("notice %v", n)
+	}
+	// Full again (cutting off the half-written line freed a little; a long
+	// question does not fit what is left of the log's last page): the next
+	// question is not sent to the model at all.
+	free2 := fillDisk(t, e.Home, "filler2")
+	asked := len(e.Model.Requests())
+	t2 := start(t, ed, sid, "still full? "+strings.Repeat("(more than fits in a page) ", 1<<10))
+	if done := completed(ed, t2); done["status"] != "failed" || !strings.Contains(done["error"].(string), "no space left on device") {
+		t.Errorf("second turn: %v", done)
+	}
+	if len(e.Model.Requests()) != asked {
+		t.Error("a question kin could not record was sent to the model")
+	}
+
+	free()
+	free2()
+	e.Model.Script(modeltest.Reply{Text: []string{"saved"}})
+	t3 := start(t, ed, sid, "space is back")
+	if done := completed(ed, t3); done["status"] != "completed" {
+		t.Fatalf("after freeing space: %v", done)
+	}
+	recs, skipped, err := session.ReadRecords(filepath.Join(e.Home, "sessions", sid+".jsonl"))
+	if err != nil || skipped != 0 {
+		t.Fatalf("the log has %d unreadable lines (%v)", skipped, err)
+	}
+	var ends []string
+	for _, r := range recs {
+		if r.Type == session.TypeTurn {
+			ends = append(ends, r.TurnID+":"+r.Status)
+		}
+	}
+	if strings.Join(ends, ",") != t1+":failed,"+t2+":failed,"+t3+":completed" {
+		t.Errorf("turn ends on record: %v", ends)
+	}
+}
+
+// A read-only KIN_HOME still shows its sessions; turns are refused, saying
+// why.
+func TestAReadOnlyHomeStillShowsHistory(t *testing.T) {
+	e := newEnv(t)
+	e.Home = smallDisk(t, "1m")
+	e.Model.Script(modeltest.Reply{Text: []string{"answer"}})
+	ed, sid := e.editor()
+	completed(ed, start(t, ed, sid, "a question"))
+	ed.Conn.Close()
+	<-ed.Done
+	if err := syscall.Mount("", e.Home, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		t.Skipf("cannot remount read-only: %v", err)
+	}
+
+	ed2 := rpctest.Start(t, e.Options())
+	ed2.Initialize(e.WS)
+	var list rpc.SessionListResult
+	ed2.MustCall("session/list", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].Turns != 1 {
+		t.Fatalf("list %+v", list.Sessions)
+	}
+	var res rpc.SessionResumeResult
+	ed2.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	if len(res.History) != 3 || res.History[1].Text != "answer" || !res.ReadOnly || !strings.Contains(res.ReadOnlyReason, "cannot be written") {
+		t.Errorf("resume on a read-only home: %+v", res)
+	}
+	if code, msg := ed2.CallErr("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "more"}); code != rpc.CodeBusy || !strings.Contains(msg, "cannot be written") {
+		t.Errorf("turn/start: %d %q", code, msg)
+	}
+}

@@ -1,0 +1,39 @@
+package rpc
+
+import (
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/sandbox"
+)
+
+// commandSandbox is the sandbox this server's tools use.
+func (s *Server) commandSandbox() *sandbox.Sandbox {
+	if s.opts.Sandbox != nil {
+		return s.opts.Sandbox
+	}
+	return sandbox.Default()
+}
+
+func sandboxInfo(st sandbox.Status) SandboxInfo {
+	return SandboxInfo{Mode: string(st.Mode), Mechanism: st.Mechanism, Confined: st.Confined, Reason: st.Reason, Hint: st.Hint}
+}
+
+// sandboxNotices says at start, once per connection, what a person must
+// know about the sandbox: a settings problem, and that commands run
+// unconfined (or not at all) when they do. Never silent.
+func (s *Server) sandboxNotices() {
+	st := s.commandSandbox().Status()
+	if st.Problem != "" {
+		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: "sandbox settings: " + st.Problem, Source: "sandbox"})
+	}
+	if st.Confined {
+		return
+	}
+	level := "warning"
+	switch {
+	case st.Refuses():
+		level = "error"
+	case st.Mode == sandbox.ModeOff:
+		level = "info" // the person's own choice; still said
+	}
+	s.notify(NotifyNotice, agent.Notice{Level: level, Message: st.Summary(), Source: "sandbox"})
+}
