@@ -113,8 +113,10 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 	defer stream.Close()
 
 	var out Response
-	var text strings.Builder // += would copy the whole answer on every delta
-	defer func() { out.Text = text.String() }() // every return hands back &out
+	// The text is built linearly (+= copied the whole answer on every
+	// delta); every return below hands back &out, so out.Text is set then.
+	var text strings.Builder
+	defer func() { out.Text = text.String() }()
 	completed := false
 	for stream.Next() {
 		ev := stream.Current()
