@@ -595,20 +595,20 @@ func TestMCPListRightAfterInitializedSeesTheConfiguration(t *testing.T) {
 		ed := w.editor()
 		var list struct {
 			Servers []struct {
-				Name  string `json:"name"`
-				State string `json:"state"`
+				Name      string `json:"name"`
+				LastError string `json:"lastError"`
 			} `json:"servers"`
 		}
 		ed.MustCall("mcp/list", nil, &list)
 		names := map[string]string{}
 		for _, s := range list.Servers {
-			names[s.Name] = s.State
+			names[s.Name] = s.LastError
 		}
 		if _, ok := names["later"]; !ok || len(names) != 2 {
 			t.Fatalf("connection %d: mcp/list right after initialized: %v", i, list.Servers)
 		}
-		if st := names["later"]; st == "stopped" {
-			t.Errorf("connection %d: a server about to start shows %q", i, st)
+		if e := names["later"]; strings.Contains(e, "apply") {
+			t.Errorf("connection %d: a server about to start says %q", i, e)
 		}
 		ed.Conn.Close()
 		<-ed.Done
