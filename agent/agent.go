@@ -235,6 +235,17 @@ func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (str
 	return r.turnID, nil
 }
 
+// Settle returns once no cancelled turn is still ending on the session.
+func (s *Service) Settle(sessionID string) {
+	s.mu.Lock()
+	sess := s.sessions[sessionID]
+	s.mu.Unlock()
+	if sess != nil {
+		sess.settled()
+		sess.mu.Unlock()
+	}
+}
+
 // CancelTurn stops the session's running turn; it reports whether one ran.
 // It does not wait for the turn to end (that may take a file sync or a
 // process group's kill): TurnDone follows, and a StartTurn or

@@ -172,26 +172,27 @@ func (s *Server) run(req *inflight, r route, key string, params json.RawMessage)
 	if r.cancellable {
 		ctx = req.ctx
 	}
-	if r.before != "" {
-		s.hold(key, r.before)
-	}
 	res, err := r.handle(ctx, s, params)
 	if r.cancellable && req.ctx.Err() != nil {
-		return nil, s.cancelledErr()
+		return nil, errCancelled // by $/cancelRequest, or by shutdown
 	}
 	return res, err
 }
 
-var errShutDown = &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"}
+var (
+	errShutDown  = &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"}
+	errCancelled = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+)
 
-// cancelledErr is the answer to a request stopped before it ran.
+// cancelledErr is the answer to a request stopped before it ran: cancelled,
+// or refused because the server shut down meanwhile.
 func (s *Server) cancelledErr() *jsonrpc2.Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == stateShutDown {
 		return errShutDown
 	}
-	return &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+	return errCancelled
 }
 
 // cancelRequest is $/cancelRequest: it ends the request's context. A request
@@ -207,12 +208,13 @@ func (s *Server) cancelRequest(id jsonrpc2.ID) {
 }
 
 // hold makes the session's next notification of method (turn/started,
-// turn/completed) wait until release, called once the request's reply is
-// written: an editor learns a turnId from turn/start's answer before any
-// notification names it, and turn/cancel's answer before the turn's end.
-// Requests on one session run one at a time, so a session holds at most one
-// notification of each method; neither handler waits for its turn, so a
-// held notification never holds up the reply it waits for.
+// turn/completed) wait until release, which the dispatcher calls once the
+// request's reply is written (route.before): an editor learns a turnId from
+// turn/start's answer before any notification names it, and turn/cancel's
+// answer before the turn's end. The handler takes the hold; it must not
+// then wait for a turn to send the held notification (turn/start settles a
+// cancelled turn before it holds). Requests on one session run one at a
+// time, so a session holds at most one notification of each method.
 func (s *Server) hold(key, method string) {
 	s.mu.Lock()
 	s.holds[key+" "+method] = make(chan struct{})

@@ -184,9 +184,10 @@ type route struct {
 	// nothing half done by stopping. Any request is cancelled while it
 	// still waits for its turn.
 	cancellable bool
-	// before names the notification of the session's turn that waits
-	// until this request's reply is written: turn/start's turnId comes
-	// before turn/started, turn/cancel's answer before turn/completed.
+	// before names the notification of the session's turn that the
+	// handler holds (Server.hold) until this request's reply is written:
+	// turn/start's turnId comes before turn/started, turn/cancel's answer
+	// before turn/completed.
 	before string
 	// bulk requests read a lot (every session, a whole history). They
 	// share GOMAXPROCS-1 workers (at least one), so however many an editor
