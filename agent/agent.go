@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -57,6 +58,13 @@ type Options struct {
 	Logger     *zap.Logger
 	// Instructions replaces the default system instructions when set.
 	Instructions string
+	// Files is how a session's tools read and write files (the editor's
+	// buffers first, where the front end keeps them). Nil means the disk.
+	Files func(sessionID string) files.Access
+	// BeforeWrite, when set, sees every file write of the built-in tools
+	// before it happens, with the content it replaces (c.Old), and stops
+	// it by failing: the hook for checkpoints (turn/undo).
+	BeforeWrite func(ctx context.Context, c files.Change) error
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -93,6 +101,20 @@ func New(opts Options) *Service {
 		log:      opts.Logger,
 		sessions: map[string]*Session{},
 	}
+}
+
+// Files is how the tools of a session read and write files: the front
+// end's Access (the editor's buffers first), wrapped so that BeforeWrite
+// sees every write. Everything that reads a file for a session (tools,
+// a turn's file input) goes through it.
+func (s *Service) Files(sessionID string) files.Access {
+	var a files.Access = files.Disk{}
+	if s.opts.Files != nil {
+		if fa := s.opts.Files(sessionID); fa != nil {
+			a = fa
+		}
+	}
+	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
 }
 
 // NewSession creates a session whose tools work in roots (the first is its

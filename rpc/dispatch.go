@@ -11,8 +11,9 @@ import (
 // How requests are dispatched.
 //
 // jsonrpc2 calls Handle inline in its read loop: while a handler runs, no
-// later message is even read. So only lifecycle requests (initialize,
-// shutdown), which every later message depends on, run there. Every other
+// later message is even read. So only initialize, which every later message
+// depends on, runs there (shutdown marks the state there and runs off it),
+// and nothing the loop does writes to the editor (see Handle). Every other
 // request runs on its own goroutine, and the loop goes on reading at once:
 // a turn/cancel or an approval/respond is never stuck behind a slow
 // session/list, a session/resume of a long history or a turn/start.
@@ -108,7 +109,7 @@ func (s *Server) dispatch(conn *jsonrpc2.Conn, id jsonrpc2.ID, r route, params j
 	s.mu.Lock()
 	if s.state == stateShutDown {
 		s.mu.Unlock()
-		s.replyErr(context.Background(), conn, id, errShutDown)
+		go s.replyErr(context.Background(), conn, id, errShutDown)
 		return
 	}
 	req := &inflight{}

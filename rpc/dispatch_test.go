@@ -200,16 +200,22 @@ func TestTurnRepliesComeBeforeTheirNotifications(t *testing.T) {
 		completed(ed, res.TurnID)
 		close(hold)
 
-		at := map[string]int{}
-		for n, m := range ed.Received() {
-			var p struct {
-				TurnID string `json:"turnId"`
+		at := map[string]int{} // where each answer and notification came
+		for n, f := range ed.Wire() {
+			var m struct {
+				ID     *json.RawMessage `json:"id"`
+				Method string           `json:"method"`
+				Params struct {
+					TurnID string `json:"turnId"`
+				} `json:"params"`
 			}
-			_ = json.Unmarshal(m.Params, &p)
+			if f.From != "kin" || json.Unmarshal(f.Msg, &m) != nil {
+				continue
+			}
 			switch {
-			case m.ID != "":
-				at["#"+m.ID] = n
-			case p.TurnID == res.TurnID:
+			case m.Method == "" && m.ID != nil:
+				at["#"+string(*m.ID)] = n
+			case m.Params.TurnID == res.TurnID:
 				if _, seen := at[m.Method]; !seen {
 					at[m.Method] = n
 				}

@@ -5,7 +5,7 @@ package rpc
 // $/cancelRequest) are handled in handleNotification, on the read loop.
 var routes = map[string]route{
 	"initialize": {handle: handleInitialize, beforeInit: true, onLoop: true},
-	"shutdown":   {handle: handleShutdown, beforeInit: true, onLoop: true},
+	"shutdown":   {handle: handleShutdown, beforeInit: true, shutsDown: true},
 
 	"session/new":    {handle: handleSessionNew},
 	"session/list":   {handle: handleSessionList, cancellable: true, bulk: true},

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
@@ -58,6 +60,10 @@ type Options struct {
 	// means sandbox.Default() (which is also what the built-in tools use
 	// when given none).
 	Sandbox *sandbox.Sandbox
+	// ApplyEditTimeout bounds the wait for the editor's answer to a
+	// workspace/applyEdit; after it the edit's outcome is unknown. 0 is
+	// files.DefaultEditTimeout (30 s).
+	ApplyEditTimeout time.Duration
 }
 
 // Server serves one editor connection.
@@ -74,9 +80,10 @@ type Server struct {
 	order   sequencer
 	running sync.WaitGroup
 	bulk    chan struct{}
+	down    sync.Once // teardown
 
-	// mu guards state, conn, svc, gate, mcp, roots, inflight, holds and
-	// exitCode.
+	// mu guards state, conn, svc, gate, mcp, roots, inflight, holds,
+	// exitCode and docCaps.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
@@ -88,6 +95,12 @@ type Server struct {
 	inflight map[jsonrpc2.ID]*inflight
 	holds    map[string]chan struct{} // see hold
 	exitCode int
+	// docCaps is what the editor said it does with its buffers.
+	docCaps TextDocumentsClientCapabilities
+
+	// overlay is the editor's open buffers: the connection's, shared by
+	// its sessions.
+	overlay *files.Overlay
 
 	// sandboxSaid makes the start-up sandbox notices once per connection,
 	// however many initialized notifications come.
@@ -104,7 +117,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}}
+	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}, overlay: files.NewOverlay()}
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.bulk = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 	s.elicit = newElicitations(s)
@@ -146,6 +159,12 @@ func (s *Server) editorGone(err error) {
 // It first refuses new requests and waits for the running ones, which it
 // cancels, so nothing starts a turn or a server after it.
 func (s *Server) teardown(reason string) {
+	// Once: shutdown's and the closed connection's may overlap, and the
+	// second waits for the first.
+	s.down.Do(func() { s.tearDown(reason) })
+}
+
+func (s *Server) tearDown(reason string) {
 	s.mu.Lock()
 	s.state = stateShutDown
 	svc, gate, mcp := s.svc, s.gate, s.mcp
@@ -169,9 +188,13 @@ func (s *Server) teardown(reason string) {
 type route struct {
 	handle     func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 	beforeInit bool // may be called before initialize
-	// onLoop requests run on the read loop, and nothing is read until they
-	// are answered: lifecycle only. Everything else runs off it.
+	// onLoop requests run on the read loop, and nothing is read until
+	// they are done (their answer is written from another goroutine):
+	// initialize only. Everything else runs off it.
 	onLoop bool
+	// shutsDown refuses every later request at once (on the loop) and runs
+	// the handler, which waits for the running ones, off it (shutdown).
+	shutsDown bool
 	// order, when set, gives the key of the requests this one must follow
 	// in arrival order (bySession, inGroup).
 	order ordering
@@ -198,7 +221,11 @@ type route struct {
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
 // loop, so it only checks the lifecycle and hands the request on: nothing
-// here may wait on the editor, the disk or the model.
+// here may wait on the editor, the disk or the model, nor write to the
+// editor. A write can block until the editor reads, and an editor may be
+// blocked writing to kin (answering kin's workspace/applyEdit from its own
+// read loop, say) until kin reads: every answer and notification the loop
+// causes is written from another goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	// jsonrpc2 starts reading before NewConn returns, so the first message
 	// can arrive before Serve has stored conn: store it here, before anything
@@ -214,7 +241,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	r, ok := routes[req.Method]
 	if !ok {
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
+		go s.replyErr(context.Background(), conn, req.ID, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
 		return
 	}
 	s.mu.Lock()
@@ -222,22 +249,34 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	s.mu.Unlock()
 	switch {
 	case state == stateCreated && !r.beforeInit:
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "kin: the server is not initialized; send initialize first"})
+		go s.replyErr(context.Background(), conn, req.ID, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "kin: the server is not initialized; send initialize first"})
 		return
 	case state == stateShutDown:
-		s.replyErr(ctx, conn, req.ID, errShutDown)
+		go s.replyErr(context.Background(), conn, req.ID, errShutDown)
 		return
 	}
 	params := json.RawMessage("{}")
 	if req.Params != nil && string(*req.Params) != "null" {
 		params = *req.Params
 	}
-	if r.onLoop {
+	switch {
+	case r.onLoop:
 		res, err := r.handle(ctx, s, params)
-		s.reply(ctx, conn, req.ID, res, err)
-		return
+		go s.reply(context.Background(), conn, req.ID, res, err)
+	case r.shutsDown:
+		// Refuse what comes next at once, but tear down off the loop: the
+		// requests teardown waits for may be writing, and the editor may
+		// be writing to kin meanwhile; the loop must go on reading.
+		s.mu.Lock()
+		s.state = stateShutDown
+		s.mu.Unlock()
+		go func() {
+			res, err := r.handle(context.Background(), s, params)
+			s.reply(context.Background(), conn, req.ID, res, err)
+		}()
+	default:
+		s.dispatch(conn, req.ID, r, params)
 	}
-	s.dispatch(conn, req.ID, r, params)
 }
 
 func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
@@ -247,7 +286,7 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		mcp, initialized := s.mcp, s.state == stateInitialized
 		s.mu.Unlock()
 		if initialized {
-			s.sandboxSaid.Do(s.sandboxNotices)
+			go s.sandboxSaid.Do(s.sandboxNotices) // not written from the read loop
 		}
 		if mcp != nil {
 			go mcp.Start(context.Background())
@@ -270,6 +309,14 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		}
 		s.cancelRequest(id)
 	default:
+		if h, ok := documentNotifications[req.Method]; ok {
+			params := json.RawMessage("{}")
+			if req.Params != nil {
+				params = *req.Params
+			}
+			h(s, params)
+			return
+		}
 		s.log.Debug("ignored notification", zap.String("method", req.Method))
 	}
 }

@@ -45,10 +45,31 @@ type stream struct {
 
 	onBad  func(error) // reports a skipped frame to the log
 	onGone func(error) // the editor stopped reading (a write failed)
+
+	// rejects holds the answers to skipped frames, which a goroutine of
+	// their own writes: ReadObject runs on jsonrpc2's read loop, which must
+	// never wait on a write (see Server.Handle).
+	rejects chan []byte
+	closed  chan struct{}
+	close1  sync.Once
 }
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *stream {
-	return &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriter(rwc), onBad: onBad, onGone: onGone}
+	s := &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriter(rwc), onBad: onBad, onGone: onGone,
+		rejects: make(chan []byte, 64), closed: make(chan struct{})}
+	go s.writeRejects()
+	return s
+}
+
+func (s *stream) writeRejects() {
+	for {
+		select {
+		case b := <-s.rejects:
+			_ = s.WriteObject(json.RawMessage(b))
+		case <-s.closed:
+			return
+		}
+	}
 }
 
 // WriteObject implements jsonrpc2.ObjectStream with the framing of
@@ -85,7 +106,10 @@ func (s *stream) WriteObject(obj any) error {
 }
 
 // Close implements jsonrpc2.ObjectStream.
-func (s *stream) Close() error { return s.rwc.Close() }
+func (s *stream) Close() error {
+	s.close1.Do(func() { close(s.closed) })
+	return s.rwc.Close()
+}
 
 // errFrame is a frame that was skipped; reading goes on.
 type errFrame struct {
@@ -126,8 +150,8 @@ func (s *stream) ReadObject(v any) error {
 	}
 }
 
-// reject answers a frame kin skipped. The id is the request's own (as the
-// editor wrote it) or null.
+// reject answers a frame kin skipped, from another goroutine. The id is
+// the request's own (as the editor wrote it) or null.
 func (s *stream) reject(e *errFrame) {
 	if s.onBad != nil {
 		s.onBad(e)
@@ -138,7 +162,13 @@ func (s *stream) reject(e *errFrame) {
 	}
 	msg, _ := json.Marshal(e.msg)
 	resp := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, e.code, msg)
-	_ = s.WriteObject(json.RawMessage(resp))
+	select {
+	case s.rejects <- resp:
+	default: // 64 answers unread: the editor is not reading; do not wait for it
+		if s.onBad != nil {
+			s.onBad(errors.New("dropped the answer to a skipped frame: the editor is not reading"))
+		}
+	}
 }
 
 // readFrame reads one frame's headers and body, and returns the body and

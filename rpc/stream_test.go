@@ -27,23 +27,38 @@ func listReq(id any) string {
 	return string(b)
 }
 
-// answered reads kin's next frame and checks it answers id (as written).
-func answered(t *testing.T, r *rpctest.Raw, id string) {
+// expect reads the next len(want) answers, in whatever order kin wrote them
+// (JSON-RPC allows any), and checks each: want maps an id, as the editor
+// wrote it ("null" for none), to the error code it must carry (0: a result).
+func expect(t *testing.T, r *rpctest.Raw, want map[string]int64) map[string]rpctest.Answer {
 	t.Helper()
-	f := r.Next()
-	if string(f.ID) != id || f.Error != nil {
-		t.Fatalf("want the answer to id %s, got id %s error %v", id, f.ID, f.Error)
+	got := map[string]rpctest.Answer{}
+	for range want {
+		f := r.Next()
+		got[string(f.ID)] = f
 	}
+	for id, code := range want {
+		f, ok := got[id]
+		switch {
+		case !ok:
+			t.Fatalf("no answer for id %s (got %v)", id, got)
+		case code == 0 && f.Error != nil:
+			t.Fatalf("id %s: error %v, want a result", id, f.Error)
+		case code != 0 && (f.Error == nil || f.Error.Code != code):
+			t.Fatalf("id %s: %v, want error %d", id, f.Error, code)
+		}
+	}
+	return got
 }
 
-// refused reads kin's next frame and checks it is an error for id.
-func refused(t *testing.T, r *rpctest.Raw, id string, code int64) *rpctest.Frame {
+func answered(t *testing.T, r *rpctest.Raw, id string) {
 	t.Helper()
-	f := r.Next()
-	if string(f.ID) != id || f.Error == nil || f.Error.Code != code {
-		t.Fatalf("want error %d for id %s, got id %s error %v", code, id, f.ID, f.Error)
-	}
-	return &f
+	expect(t, r, map[string]int64{id: 0})
+}
+
+func refused(t *testing.T, r *rpctest.Raw, id string, code int64) rpctest.Answer {
+	t.Helper()
+	return expect(t, r, map[string]int64{id: code})[id]
 }
 
 // After a header kin cannot read a length from, the body that follows has
@@ -61,8 +76,7 @@ func TestBadHeaderThenGoodRequestIsAnswered(t *testing.T) {
 			r := rawEditor(t)
 			r.Write(header + "\r\n" + body)
 			r.Write(rpctest.Framed(listReq(2)))
-			refused(t, r, "null", rpc.CodeInvalidRequest)
-			answered(t, r, "2")
+			expect(t, r, map[string]int64{"null": rpc.CodeInvalidRequest, "2": 0})
 			r.Write(rpctest.Framed(listReq(3)))
 			answered(t, r, "3")
 		})
@@ -76,8 +90,7 @@ func TestWrongContentLengthThenGoodFrames(t *testing.T) {
 		bad := listReq(5)
 		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(bad)-10, bad))
 		r.Write(rpctest.Framed(listReq(6)))
-		refused(t, r, "5", rpc.CodeParseError) // the id was read before the cut
-		answered(t, r, "6")
+		expect(t, r, map[string]int64{"5": rpc.CodeParseError, "6": 0}) // the id was read before the cut
 		r.Write(rpctest.Framed(listReq(7)))
 		answered(t, r, "7")
 	})
@@ -86,11 +99,10 @@ func TestWrongContentLengthThenGoodFrames(t *testing.T) {
 		bad := listReq(5)
 		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(bad)+40, bad))
 		r.Write(rpctest.Framed(listReq(6))) // not swallowed by the frame before
-		f := refused(t, r, "5", rpc.CodeInvalidRequest)
-		if !strings.Contains(f.Error.Message, "Content-Length") {
-			t.Errorf("message %q does not name the problem", f.Error.Message)
+		got := expect(t, r, map[string]int64{"5": rpc.CodeInvalidRequest, "6": 0})
+		if msg := got["5"].Error.Message; !strings.Contains(msg, "Content-Length") {
+			t.Errorf("message %q does not name the problem", msg)
 		}
-		answered(t, r, "6")
 		r.Write(rpctest.Framed(listReq(7)))
 		answered(t, r, "7")
 	})
@@ -139,8 +151,7 @@ func TestLongHeaderLineThenGoodFrame(t *testing.T) {
 	}
 	r.Write("\r\n\r\n")
 	r.Write(rpctest.Framed(listReq(9)))
-	refused(t, r, "null", rpc.CodeInvalidRequest)
-	answered(t, r, "9")
+	expect(t, r, map[string]int64{"null": rpc.CodeInvalidRequest, "9": 0})
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
 		t.Errorf("reading one header line allocated %d MiB", grew>>20)

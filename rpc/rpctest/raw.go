@@ -21,13 +21,13 @@ type Raw struct {
 	t   testing.TB
 	w   net.Conn
 	r   *bufio.Reader
-	out chan Frame
+	out chan Answer
 	// Done is closed when Serve returned.
 	Done chan struct{}
 }
 
-// Frame is one message kin wrote, decoded, with its id as written.
-type Frame struct {
+// Answer is one message kin wrote, decoded, with its id as written.
+type Answer struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
@@ -38,7 +38,7 @@ type Frame struct {
 func StartRaw(t testing.TB, opts rpc.Options) *Raw {
 	t.Helper()
 	a, b := net.Pipe()
-	r := &Raw{t: t, w: b, r: bufio.NewReader(b), out: make(chan Frame, 64), Done: make(chan struct{})}
+	r := &Raw{t: t, w: b, r: bufio.NewReader(b), out: make(chan Answer, 64), Done: make(chan struct{})}
 	go func() {
 		rpc.Serve(context.Background(), a, opts)
 		close(r.Done)
@@ -46,7 +46,7 @@ func StartRaw(t testing.TB, opts rpc.Options) *Raw {
 	go func() {
 		defer close(r.out)
 		for {
-			var f Frame
+			var f Answer
 			if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r.r, &f); err != nil {
 				return
 			}
@@ -104,7 +104,7 @@ func Framed(body string) string {
 }
 
 // Next returns kin's next frame, skipping notifications.
-func (r *Raw) Next() Frame {
+func (r *Raw) Next() Answer {
 	r.t.Helper()
 	for {
 		select {
