@@ -6,9 +6,10 @@ import (
 )
 
 // reserve marks the session busy with r, unless it cannot run turns here or
-// something runs already.
+// something runs already. A turn cancelled just before is waited for (see
+// settled).
 func (sess *Session) reserve(r *running) error {
-	sess.mu.Lock()
+	sess.settled()
 	defer sess.mu.Unlock()
 	if err := sess.notOwned; err != nil {
 		return err

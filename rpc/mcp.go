@@ -61,6 +61,10 @@ func newMCP(s *Server, gate *permission.Gate, roots []string, builtins []tool.To
 			"MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
 			name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(s.opts.Home))})
 	}
+	// Built in initialize, before any request can read the configuration;
+	// Start (on initialized) connects and reports a configuration that
+	// cannot be read.
+	_ = m.Load()
 	return &mcpService{m: m, store: store, trust: trust.Open(s.opts.Home)}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -54,6 +55,8 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	defer stream.Close()
 
 	var out Response
+	var text strings.Builder // built linearly; out.Text is set on every return
+	defer func() { out.Text = text.String() }()
 	calls := map[int64]*Call{}
 	finish := ""
 	for stream.Next() {
@@ -70,7 +73,7 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 			h.reasoning(s)
 		}
 		if d.Content != "" {
-			out.Text += d.Content
+			text.WriteString(d.Content)
 			h.text(d.Content)
 		}
 		for _, tc := range d.ToolCalls {

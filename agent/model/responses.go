@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -67,12 +68,16 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 	defer stream.Close()
 
 	var out Response
+	// The text is built linearly (+= copied the whole answer on every
+	// delta); every return below hands back &out, so out.Text is set then.
+	var text strings.Builder
+	defer func() { out.Text = text.String() }()
 	completed := false
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
-			out.Text += ev.Delta
+			text.WriteString(ev.Delta)
 			h.text(ev.Delta)
 		case "response.reasoning_summary_part.added":
 			if ev.SummaryIndex > 0 {
