@@ -75,10 +75,6 @@ type Service struct {
 	client *model.Client
 	log    *zap.Logger
 
-	// opening serialises taking a session's ownership, so one Service never
-	// opens a log twice.
-	opening sync.Mutex
-
 	// mu guards sessions.
 	mu       sync.Mutex
 	sessions map[string]*Session
