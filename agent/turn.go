@@ -133,7 +133,7 @@ func (t *turn) run(ctx context.Context) {
 // step makes one model request and runs the calls it returns. It returns ""
 // when the loop should go on, or how the turn ended.
 func (t *turn) step(ctx context.Context) (string, error) {
-	tools := t.svc.opts.Tools.Tools()
+	tools := t.svc.tools(t.sess.id)
 	specs := make([]tool.Spec, 0, len(tools))
 	for _, tl := range tools {
 		specs = append(specs, tl.Spec())

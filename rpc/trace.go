@@ -142,3 +142,7 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 		}),
 	}
 }
+
+// TraceOpts are the connection options that write every message in and
+// out to w as one JSON line, secrets masked: kin acp's trace is kin serve's.
+func TraceOpts(w io.Writer) []jsonrpc2.ConnOpt { return traceOpts(w) }

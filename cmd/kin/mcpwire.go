@@ -17,6 +17,7 @@ import (
 	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/trust"
 	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/acp"
 )
 
 // mcpFactory builds, for each editor connection, an MCP manager for the
@@ -226,3 +227,42 @@ func (h mcpHost) Status(s manager.Status) {
 }
 func (h mcpHost) Notice(level, message string)      { h.h.Notice(level, message) }
 func (h mcpHost) RevokeGrant(key, keep string) bool { return h.h.RevokeGrant(key, keep) }
+
+// sessionMCPFactory runs the MCP servers an ACP client passes for one
+// session: a manager of their own (Fixed servers, scope client) under the
+// same rules as configured ones, their names reserved against the built-in
+// tools'.
+func sessionMCPFactory(log *zap.Logger, home string, reserved []string) acp.SessionMCPFactory {
+	return func(cwd string, servers []acp.MCPServer, h rpc.MCPHost) (rpc.MCP, error) {
+		var fixed []config.Server
+		for _, s := range servers {
+			t := config.TransportStdio
+			if s.Type == "http" {
+				t = config.TransportHTTP
+			}
+			env, headers := map[string]string{}, map[string]string{}
+			for _, e := range s.Env {
+				env[e.Name] = e.Value
+			}
+			for _, hd := range s.Headers {
+				headers[hd.Name] = hd.Value
+			}
+			sc, err := config.FromClient(s.Name, t, s.Command, s.Args, env, s.URL, headers)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", s.Name, err)
+			}
+			fixed = append(fixed, sc)
+		}
+		m := manager.New(manager.Options{
+			Workdir:  cwd,
+			KinHome:  home,
+			Host:     mcpHost{h},
+			Logger:   log.Named("mcp"),
+			Env:      os.LookupEnv,
+			Reserved: reserved,
+			Version:  version,
+			Fixed:    fixed,
+		})
+		return &mcpAdapter{m: m, store: config.NewStore(cwd, home), trust: trust.Open(home)}, nil
+	}
+}

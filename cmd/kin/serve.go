@@ -91,6 +91,15 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	}
 }
 
+// reservedNames are the built-in tools' names, which no MCP tool may take.
+func reservedNames(opts rpc.Options) []string {
+	var out []string
+	for _, t := range opts.Tools(nil) {
+		out = append(out, t.Spec().Name)
+	}
+	return out
+}
+
 // serveTCP accepts editors on a loopback address only: the protocol has no
 // authentication, so anything else would hand the workspace to the network.
 func serveTCP(ctx context.Context, addr string, opts rpc.Options, stderr io.Writer) int {

@@ -13,6 +13,9 @@ const (
 	ScopeProject Scope = "project" // <workdir>/.kin/mcp.json
 	ScopeGlobal  Scope = "global"  // <KIN_HOME>/mcp.json
 	ScopeForeign Scope = "foreign" // <workdir>/.mcp.json: listed, never loaded
+	// ScopeClient is a server an ACP client passed for one session
+	// (FromClient): it runs under kin's rules as any other.
+	ScopeClient Scope = "client"
 )
 
 // Transport is the live transport of a loadable server.
