@@ -68,7 +68,7 @@ type Server struct {
 	modelConfigured bool
 	// launching is the session whose prompt is starting the configured
 	// MCP servers: their launch approvals are asked there.
-	launching string
+	launching  string
 	mcpStarted chan struct{} // closed once the configured servers settled
 	sessions   map[string]*session
 	inflight   map[jsonrpc2.ID]context.CancelFunc
