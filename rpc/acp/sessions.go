@@ -175,7 +175,15 @@ func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, 
 	if r := res.Info; r.Cwd != "" {
 		roots = append([]string{r.Cwd}, r.AdditionalDirectories...)
 	}
-	ss := newSession(p.SessionID, roots, res.Info.Title)
+	s.mu.Lock()
+	ss := s.sessions[p.SessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		// Open here already (a client that reloads): its turn, its calls
+		// and its servers go on as they are.
+		return ss, res, nil
+	}
+	ss = newSession(p.SessionID, roots, res.Info.Title)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	return ss, res, nil
