@@ -80,8 +80,8 @@ func (w *world) connect(env map[string]string) *client {
 	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})
 	opts := Options{Options: rpc.Options{
 		Home: w.home, Cwd: w.ws, Version: "test",
-		Getenv: func(k string) string { return env[k] },
-		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: sb}) },
+		Getenv:  func(k string) string { return env[k] },
+		Tools:   func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: sb}) },
 		Sandbox: sb,
 	}}
 	a, b := net.Pipe()

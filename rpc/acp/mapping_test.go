@@ -97,7 +97,9 @@ func TestPromptBlocks(t *testing.T) {
 	c.initialize(nil)
 	sid := c.newSession()
 	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
-	link := func(p string) map[string]any { return map[string]any{"type": "resource_link", "name": filepath.Base(p), "uri": "file://" + p} }
+	link := func(p string) map[string]any {
+		return map[string]any{"type": "resource_link", "name": filepath.Base(p), "uri": "file://" + p}
+	}
 	if res := c.prompt(sid, text("read this"), link(filepath.Join(w.ws, "in.txt"))); res.StopReason != StopEndTurn {
 		t.Fatalf("stopReason %q", res.StopReason)
 	}
@@ -156,7 +158,9 @@ func TestLoadAsksAgainWhatIsPending(t *testing.T) {
 	sid := c.newSession()
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo hi"}`}}}, modeltest.Reply{Text: []string{"done"}})
 	done := make(chan error, 1)
-	go func() { done <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("run")}}, nil) }()
+	go func() {
+		done <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("run")}}, nil)
+	}()
 	<-asked
 	c.answer("allow_once")
 	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
