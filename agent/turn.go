@@ -396,8 +396,8 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *to
 	out := gate.Ask(ctx, req)
 	t.record(session.Record{Type: session.TypeDecision, CallID: c.CallID, RequestID: out.RequestID, ApprovalKind: req.Kind,
 		Decision: out.Decision, Reason: out.Reason, Title: ap.Title, Approved: ap})
-	if out.Decision == permission.AllowAlways && ap.Grant != nil {
-		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, out.Permanent); err != nil {
+	if grant, permanent := out.Grants(); grant && ap.Grant != nil {
+		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, permanent); err != nil {
 			t.events().Notice(Notice{Level: "warning", Message: "could not save the grant: " + err.Error(), SessionID: t.sess.id})
 		}
 	}

@@ -27,15 +27,9 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if already {
 		return nil, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
 	}
-	var caps ClientCapabilities
-	if len(p.Capabilities) > 0 && string(p.Capabilities) != "null" {
-		if err := json.Unmarshal(p.Capabilities, &caps); err != nil {
-			return nil, invalid("invalid params: capabilities: %v", err)
-		}
-	}
 	var docCaps TextDocumentsClientCapabilities
-	if caps.TextDocuments != nil {
-		docCaps = *caps.TextDocuments
+	if p.Capabilities != nil && p.Capabilities.TextDocuments != nil {
+		docCaps = *p.Capabilities.TextDocuments
 	}
 	// The editor's buffers, whether it syncs them or not: without sync
 	// the overlay stays empty and every write goes to disk, followed by
@@ -45,17 +39,15 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
 
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
-	gate := permission.NewGate(events{s}, grants)
+	gate := permission.NewGate(s.asks, grants)
 	var builtins []tool.Tool
 	if s.opts.Tools != nil {
 		builtins = s.opts.Tools(roots)
 	}
-	var mcp MCP
-	if s.opts.MCP != nil {
-		mcp = s.opts.MCP(roots, host{s: s, gate: gate})
-	}
 	sources := multiSource{tool.Static(builtins)}
-	if mcp != nil {
+	var mcp *MCPServers
+	if s.opts.MCP != nil {
+		mcp = newMCP(s, gate, roots, builtins)
 		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
@@ -66,6 +58,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.mu.Lock()
 	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps
 	s.mu.Unlock()
+	s.relay.Store(true)
 
 	sbst := s.commandSandbox().Status()
 	client := "unknown editor"
@@ -77,7 +70,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason),
 		zap.Bool("bufferSync", docCaps.Sync), zap.Bool("applyEdit", buffers.ApplyEdits))
 	if gerr != nil {
-		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
+		s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
 	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
 	if cfgErr != nil {

@@ -1,8 +1,6 @@
 package rpc
 
 // routes is the dispatch table: every request method kin answers.
-// Notifications (initialized, exit, $/cancelRequest) are handled in
-// handleNotification.
 var routes = map[string]route{
 	"initialize": {handle: handleInitialize, beforeInit: true},
 	"shutdown":   {handle: handleShutdown, beforeInit: true},
@@ -31,4 +29,22 @@ var routes = map[string]route{
 
 	"grants/list":   {handle: handleGrantsList},
 	"grants/revoke": {handle: handleGrantsRevoke},
+}
+
+// editorNotifications are the notifications kin handles, in
+// handleNotification (and documentNotifications, the editor's buffers);
+// any other is ignored.
+var editorNotifications = []string{NotifyInitialized, NotifyExit, NotifyCancelRequest,
+	NotifyDidOpen, NotifyDidChange, NotifyDidClose}
+
+// kinRequests are the requests kin sends the editor.
+var kinRequests = []string{MethodApplyEdit}
+
+// kinNotifications are the notifications kin sends.
+var kinNotifications = []string{
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnToolCall, NotifyTurnCompleted,
+	NotifyApprovalRequest, NotifyApprovalResolved,
+	NotifyElicitationRequest, NotifyElicitationResolved,
+	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,
+	NotifyDidChangeFiles,
 }

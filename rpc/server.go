@@ -8,12 +8,14 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -52,8 +54,8 @@ type Options struct {
 	HTTPClient *http.Client // for the model service
 	// Tools builds the built-in tools once the workspace folders are known.
 	Tools func(roots []string) []tool.Tool
-	// MCP, when set, runs the configured MCP servers for this connection.
-	MCP MCPFactory
+	// MCP, when set, runs the configured MCP servers of each connection.
+	MCP *MCPOptions
 	// Sandbox is the command sandbox the tools use, reported in initialize
 	// and, when it does not confine commands, in a notice at start. Nil
 	// means sandbox.Default() (which is also what the built-in tools use
@@ -70,7 +72,13 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, roots, inflight, exitCode and
+	// asks is every question to the person: approvals and elicitations.
+	asks *ask.Broker
+	// relay is set once initialize ran: from then on warnings and errors
+	// of the log are sent as log/message.
+	relay atomic.Bool
+
+	// mu guards state, conn, svc, roots, gate, mcp, inflight, exitCode and
 	// docCaps.
 	mu       sync.Mutex
 	state    connState
@@ -78,8 +86,7 @@ type Server struct {
 	svc      *agent.Service
 	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
-	mcp      MCP
-	elicit   *elicitations
+	mcp      *MCPServers
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
 	// docCaps is what the editor said it does with its buffers.
@@ -104,9 +111,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}, overlay: files.NewOverlay()}
-	s.elicit = newElicitations(s)
-	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
+	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]context.CancelFunc{}, overlay: files.NewOverlay()}
+	s.log = relayLogs(opts.Logger, s)
+	s.asks = ask.New(asker{s})
+	// Not relayed as log/message: the editor got an error reply already.
+	st := newStream(rwc, func(err error) { opts.Logger.Warn("skipped a bad frame", zap.Error(err)) })
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)
@@ -129,15 +138,12 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 // teardown stops turns (denying what they wait for), MCP servers and logs.
 func (s *Server) teardown(reason string) {
 	s.mu.Lock()
-	svc, gate, mcp := s.svc, s.gate, s.mcp
+	svc, mcp := s.svc, s.mcp
 	for _, cancel := range s.inflight {
 		cancel()
 	}
 	s.mu.Unlock()
-	if gate != nil {
-		gate.DenyAll("", reason)
-	}
-	s.elicit.cancelAll(reason)
+	s.asks.Close(reason)
 	if svc != nil {
 		svc.Shutdown()
 	}
@@ -214,7 +220,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	switch req.Method {
-	case "initialized":
+	case NotifyInitialized:
 		s.mu.Lock()
 		mcp, initialized := s.mcp, s.state == stateInitialized
 		s.mu.Unlock()
@@ -224,14 +230,14 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		if mcp != nil {
 			go mcp.Start(context.Background())
 		}
-	case "exit":
+	case NotifyExit:
 		s.mu.Lock()
 		if s.state != stateShutDown {
 			s.exitCode = 1
 		}
 		s.mu.Unlock()
 		conn.Close()
-	case "$/cancelRequest":
+	case NotifyCancelRequest:
 		var p CancelParams
 		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 			return
@@ -291,7 +297,7 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// service returns the agent, which exists once initialize ran.
+// service returns the agent and its gate, which exist once initialize ran.
 func (s *Server) service() (*agent.Service, *permission.Gate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -324,8 +330,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound):
+	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
 	}
 	return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
 }

@@ -61,6 +61,5 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	opts := serverOptions(log, trace)
-	return acp.Serve(ctx, stdio{}, acp.Options{Options: opts, SessionMCP: sessionMCPFactory(log, opts.Home, reservedNames(opts))})
+	return acp.Serve(ctx, stdio{}, acp.Options{Options: serverOptions(log, trace)})
 }

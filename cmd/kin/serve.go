@@ -72,10 +72,6 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	// One sandbox per process: its probe runs once, and every connection
 	// reports and uses the same answer.
 	sb := sandbox.New(sandbox.FromSettings(home))
-	var reserved []string
-	for _, t := range builtin.Tools(builtin.Options{Sandbox: sb}) {
-		reserved = append(reserved, t.Spec().Name)
-	}
 	return rpc.Options{
 		Home:    home,
 		Getenv:  os.Getenv,
@@ -87,17 +83,8 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 			return builtin.Tools(builtin.Options{Sandbox: sb})
 		},
 		Sandbox: sb,
-		MCP:     mcpFactory(log, home, reserved),
+		MCP:     &rpc.MCPOptions{},
 	}
-}
-
-// reservedNames are the built-in tools' names, which no MCP tool may take.
-func reservedNames(opts rpc.Options) []string {
-	var out []string
-	for _, t := range opts.Tools(nil) {
-		out = append(out, t.Spec().Name)
-	}
-	return out
 }
 
 // serveTCP accepts editors on a loopback address only: the protocol has no

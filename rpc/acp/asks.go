@@ -7,23 +7,26 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/mcp/manager"
 )
 
-// asks carries the gate's questions to the client as
-// session/request_permission requests and the answers back to the gate.
-// The gate decides; this only relays: an answer that is not one of the
-// request's options, a cancelled outcome, or no answer at all is a deny.
-type asks struct{ s *Server }
+// asker carries the broker's questions to the client: an approval as
+// session/request_permission, an MCP server's question as
+// elicitation/create. The broker and the gate decide; this only relays:
+// an answer that is not one of the request's options, a cancelled
+// outcome, a failed request or no answer at all is a refusal.
+type asker struct{ s *Server }
 
-// pendingAsk is one request_permission kin is waiting on.
+// pendingAsk is one request kin is waiting on the client for.
 type pendingAsk struct {
-	req    permission.Request
+	q      ask.Question
 	cancel context.CancelFunc
 }
 
-// askTable is the connection's outstanding permission requests, by kin's
-// request id.
+// askTable is the connection's outstanding requests to the client, by the
+// question's id (a question asked again on session/load has two).
 type askTable struct {
 	// mu guards m.
 	mu sync.Mutex
@@ -36,11 +39,10 @@ func (t *askTable) add(p *pendingAsk) {
 	if t.m == nil {
 		t.m = map[string][]*pendingAsk{}
 	}
-	t.m[p.req.RequestID] = append(t.m[p.req.RequestID], p)
+	t.m[p.q.ID] = append(t.m[p.q.ID], p)
 }
 
-// done removes every request for id (kin asked it again on session/load:
-// one answer settles all) and returns them.
+// done removes every request for id and returns them.
 func (t *askTable) done(id string) []*pendingAsk {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -49,74 +51,97 @@ func (t *askTable) done(id string) []*pendingAsk {
 	return ps
 }
 
-// ApprovalRequested implements permission.Notifier: it asks the client off
-// the caller's goroutine (the gate waits for Respond, not for this).
-func (a asks) ApprovalRequested(req permission.Request) {
+// Asked implements ask.Notifier. It must not wait: the client is asked on
+// a goroutine of its own.
+func (a asker) Asked(q ask.Question) {
 	s := a.s
-	if req.SessionID == "" {
-		req.SessionID = s.askingSession()
+	switch b := q.Body.(type) {
+	case permission.Request:
+		b.RequestID = q.ID
+		if b.SessionID == "" {
+			// A configured server's launch: asked in the session whose
+			// prompt starts the servers.
+			b.SessionID = s.askingSession()
+		}
+		q.Body = b
+		s.log.Info("approval requested", zap.String("request", q.ID), zap.String("kind", b.Kind), zap.String("tool", b.ToolName), zap.String("session", b.SessionID))
+		if b.SessionID == "" {
+			s.log.Warn("an approval with no session to ask in was denied", zap.String("request", q.ID), zap.String("kind", b.Kind))
+			go s.respond(q.ID, permission.Deny)
+			return
+		}
+		if _, synthetic := permissionToolCallID(b); synthetic {
+			s.update(b.SessionID, syntheticToolCall(b))
+		}
+		s.reask(q)
+	case manager.ElicitRequest:
+		s.log.Info("elicitation requested", zap.String("request", q.ID), zap.String("server", b.Server), zap.String("mode", b.Mode))
+		s.reask(q)
 	}
-	a.s.log.Info("approval requested", zap.String("request", req.RequestID), zap.String("kind", req.Kind), zap.String("tool", req.ToolName), zap.String("session", req.SessionID))
-	if req.SessionID == "" {
-		// No session to ask in: nobody can answer, so it is refused.
-		s.log.Warn("an approval with no session to ask in was denied", zap.String("request", req.RequestID), zap.String("kind", req.Kind))
-		go s.respond(req.RequestID, permission.Deny)
-		return
-	}
-	if _, synthetic := permissionToolCallID(req); synthetic {
-		s.update(req.SessionID, syntheticToolCall(req))
-	}
-	s.reask(req)
 }
 
-// reask sends a request_permission for req (again, on session/load).
-func (s *Server) reask(req permission.Request) {
+// reask sends the client the request for q (again, on session/load).
+func (s *Server) reask(q ask.Question) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &pendingAsk{req: req, cancel: cancel}
-	s.asks.add(p)
+	p := &pendingAsk{q: q, cancel: cancel}
+	s.waits.add(p)
 	go func() {
 		defer cancel()
-		var resp RequestPermissionResponse
-		err := s.call(ctx, "perm", MethodRequestPermission, permissionRequest(req), &resp)
-		switch {
-		case errors.Is(err, context.Canceled):
-			return // resolved meanwhile (cancelled turn, another answer)
-		case err != nil:
-			s.log.Warn("session/request_permission failed; denied", zap.String("request", req.RequestID), zap.Error(err))
-			s.respond(req.RequestID, permission.Deny)
-		case resp.Outcome.Outcome == "selected":
-			s.respond(req.RequestID, resp.Outcome.OptionID)
-		default: // cancelled: the client's turn was cancelled
-			s.respond(req.RequestID, permission.Deny)
+		switch b := q.Body.(type) {
+		case permission.Request:
+			s.askPermission(ctx, q.ID, b)
+		case manager.ElicitRequest:
+			s.askElicitation(ctx, q.ID, b)
 		}
 	}()
 }
 
-func (s *Server) respond(requestID, decision string) {
-	_, gate := s.service()
-	if err := gate.Respond(requestID, decision, false); err != nil && !errors.Is(err, permission.ErrUnknownRequest) {
-		s.log.Warn("the client's answer was refused; denied", zap.String("request", requestID), zap.String("decision", decision), zap.Error(err))
-		_ = gate.Respond(requestID, permission.Deny, false)
+func (s *Server) askPermission(ctx context.Context, id string, req permission.Request) {
+	var resp RequestPermissionResponse
+	err := s.call(ctx, "perm", MethodRequestPermission, permissionRequest(req), &resp)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return // resolved meanwhile (a cancelled turn, another answer)
+	case err != nil:
+		s.log.Warn("session/request_permission failed; denied", zap.String("request", id), zap.Error(err))
+		s.respond(id, permission.Deny)
+	case resp.Outcome.Outcome == "selected":
+		s.respond(id, resp.Outcome.OptionID)
+	default: // cancelled: the client cancelled the prompt
+		s.respond(id, permission.Deny)
 	}
 }
 
-// ApprovalResolved implements permission.Notifier: what still waits on the
-// client is withdrawn ($/cancel_request), and the card of a request that
-// was not a tool call is closed. A tool call's card follows from the
-// call's own next status (running, denied).
-func (a asks) ApprovalResolved(res permission.Resolution) {
-	a.s.log.Info("approval resolved", zap.String("request", res.RequestID), zap.String("decision", res.Decision), zap.String("reason", res.Reason))
-	for i, p := range a.s.asks.done(res.RequestID) {
+func (s *Server) respond(id, decision string) {
+	_, gate := s.service()
+	if err := gate.Respond(id, decision); err != nil && !errors.Is(err, permission.ErrUnknownRequest) {
+		s.log.Warn("the client's answer is not one of the options; denied", zap.String("request", id), zap.String("decision", decision), zap.Error(err))
+		_ = gate.Respond(id, permission.Deny)
+	}
+}
+
+// Resolved implements ask.Notifier: what still waits on the client is
+// withdrawn ($/cancel_request), and the card of an approval that was not a
+// tool call is closed. A tool call's card follows from the call's own next
+// status (running, denied).
+func (a asker) Resolved(q ask.Question, ans ask.Answer) {
+	a.s.log.Info("question resolved", zap.String("request", q.ID), zap.String("choice", ans.Choice), zap.String("reason", ans.Reason))
+	ps := a.s.waits.done(q.ID)
+	for _, p := range ps {
 		p.cancel()
-		if _, synthetic := permissionToolCallID(p.req); synthetic && i == 0 {
-			a.s.update(p.req.SessionID, syntheticDone(p.req, res.Decision, res.Reason))
+	}
+	if len(ps) == 0 {
+		return
+	}
+	if b, ok := ps[0].q.Body.(permission.Request); ok {
+		if _, synthetic := permissionToolCallID(b); synthetic {
+			a.s.update(b.SessionID, syntheticDone(b, ans.Choice, ans.Reason))
 		}
 	}
 }
 
 // askingSession is the session a question of no session (a configured
-// server's launch) is asked in: the one whose prompt is starting the
-// servers.
+// server's launch) is asked in: the one whose prompt starts the servers.
 func (s *Server) askingSession() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
-	"github.com/kin-dev/kin/agent/permission"
 	kinsession "github.com/kin-dev/kin/agent/session"
 )
 
@@ -74,10 +73,6 @@ func (e events) TurnDone(v agent.TurnDone) {
 }
 
 func (e events) Notice(v agent.Notice) { e.s.notice(v.SessionID, v.Level, v.Message) }
-
-// The gate asks through asks (see asks.go); these are never called.
-func (e events) ApprovalRequested(permission.Request)   {}
-func (e events) ApprovalResolved(permission.Resolution) {}
 
 // notice tells the person something: a notice update on the session when
 // the client shows them (session.notices), else the log.

@@ -58,7 +58,7 @@ func TestGoldenFrames(t *testing.T) {
 		modeltest.Reply{Text: []string{"Done."}},
 	)
 	sid := c.newSession()
-	if res := c.prompt(sid, text("change a.txt to two"), map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + w.ws + "/notes.md", "mimeType": "text/markdown", "text": "notes\n"}}); res.StopReason != StopEndTurn {
+	if res := c.prompt(sid, text("change a.txt to two, please, and tell me when you are done with it"), map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + w.ws + "/notes.md", "mimeType": "text/markdown", "text": "notes\n"}}); res.StopReason != StopEndTurn {
 		t.Fatalf("stopReason %q", res.StopReason)
 	}
 	var list ListSessionsResponse

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -33,9 +34,12 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
 	}
 	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
-	svc, gate, mcp := s.buildService(cfg)
 	s.mu.Lock()
-	s.caps, s.svc, s.gate, s.mcp, s.state = p.ClientCapabilities, svc, gate, mcp, stateInitialized
+	s.caps = p.ClientCapabilities // before the service: filesFor reads them
+	s.mu.Unlock()
+	svc, gate, broker, mcp := s.buildService(cfg)
+	s.mu.Lock()
+	s.svc, s.gate, s.asks, s.mcp, s.state = svc, gate, broker, mcp, stateInitialized
 	s.modelConfigured = cfgErr == nil && cfg.Missing() == ""
 	s.mu.Unlock()
 
@@ -123,22 +127,23 @@ func (s *Server) ensureModel() error {
 	if configured {
 		return nil
 	}
-	svc, gate, mcp := s.buildService(cfg)
+	svc, gate, broker, mcp := s.buildService(cfg)
 	s.mu.Lock()
 	if s.modelConfigured { // another request did it first
 		s.mu.Unlock()
+		broker.Close(permission.ReasonShutdown)
 		svc.Shutdown()
 		if mcp != nil {
 			mcp.Close()
 		}
 		return nil
 	}
-	oldSvc, oldGate, oldMCP := s.svc, s.gate, s.mcp
-	s.svc, s.gate, s.mcp, s.modelConfigured = svc, gate, mcp, true
+	oldSvc, oldBroker, oldMCP := s.svc, s.asks, s.mcp
+	s.svc, s.gate, s.asks, s.mcp, s.modelConfigured = svc, gate, broker, mcp, true
 	s.mcpStarted = nil // the new manager starts at the next prompt
 	s.mu.Unlock()
 	s.log.Info("a model service is configured now; the agent starts again with it", zap.String("model", cfg.Model))
-	oldGate.DenyAll("", permission.ReasonShutdown)
+	oldBroker.Close(permission.ReasonShutdown)
 	oldSvc.Shutdown()
 	if oldMCP != nil {
 		oldMCP.Close()
@@ -146,21 +151,20 @@ func (s *Server) ensureModel() error {
 	return nil
 }
 
-// buildService makes the agent for this connection.
-func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gate, rpc.MCP) {
-	roots := []string{s.opts.Cwd}
+// buildService makes the agent for this connection: its broker (every
+// question to the person), gate, tools and configured MCP servers.
+func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gate, *ask.Broker, *rpc.MCPServers) {
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
 	if gerr != nil {
 		s.log.Warn("grants", zap.Error(gerr))
 	}
-	gate := permission.NewGate(asks{s}, grants)
-	var builtins []tool.Tool
-	if s.opts.Tools != nil {
-		builtins = s.opts.Tools(roots)
-	}
-	var mcp rpc.MCP
+	broker := ask.New(asker{s})
+	gate := permission.NewGate(broker, grants)
+	builtins := s.builtins()
+	var mcp *rpc.MCPServers
 	if s.opts.MCP != nil {
-		mcp = s.opts.MCP(roots, mcpHost{s: s, gate: gate})
+		mcp = rpc.NewMCPServers(front{s: s}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: s.opts.Cwd,
+			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
 	}
 	sources := multiSource{tool.Static(builtins)}
 	if mcp != nil {
@@ -172,7 +176,15 @@ func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gat
 		Files:        s.filesFor,
 		SessionTools: s.sessionTools,
 	})
-	return svc, gate, mcp
+	return svc, gate, broker, mcp
+}
+
+// builtins are kin's own tools.
+func (s *Server) builtins() []tool.Tool {
+	if s.opts.Tools == nil {
+		return nil
+	}
+	return s.opts.Tools([]string{s.opts.Cwd})
 }
 
 // commandSandbox is the sandbox the tools use.

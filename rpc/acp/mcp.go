@@ -2,68 +2,68 @@ package acp
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"go.uber.org/zap"
 
-	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/rpc"
 )
 
-// SessionMCPFactory runs the MCP servers a client passed for one session,
-// under kin's rules (launch approval with trust by launch identity, every
-// call approved, all the MCP limits). cwd is the session's working
-// directory; servers were checked by checkMCPServers.
-type SessionMCPFactory func(cwd string, servers []MCPServer, h rpc.MCPHost) (rpc.MCP, error)
-
-// checkMCPServers refuses what kin cannot run: sse (kin speaks http, the
-// transport that replaced it, and says so in mcpCapabilities), a server
-// without a name, or two of the same name.
-func (s *Server) checkMCPServers(servers []MCPServer) ([]MCPServer, error) {
+// clientServers checks the MCP servers a client passed and turns them into
+// kin's (config.FromClient: the name rules, https only but to loopback,
+// scope client). sse is refused (kin speaks http, the transport that
+// replaced it, and says so in mcpCapabilities).
+func (s *Server) clientServers(servers []MCPServer) ([]config.Server, error) {
+	if len(servers) > 0 && s.opts.MCP == nil {
+		return nil, invalid("invalid params: this kin runs no MCP servers")
+	}
+	var out []config.Server
 	seen := map[string]bool{}
 	for i, m := range servers {
+		t := config.TransportStdio
 		switch m.Type {
 		case "", "stdio":
-			if m.Command == "" {
-				return nil, invalid("invalid params: mcpServers[%d] (%s): command is required", i, m.Name)
-			}
 		case "http":
-			if m.URL == "" {
-				return nil, invalid("invalid params: mcpServers[%d] (%s): url is required", i, m.Name)
-			}
+			t = config.TransportHTTP
 		case "sse":
 			return nil, invalid("invalid params: mcpServers[%d] (%s): sse servers are not supported (mcpCapabilities.sse is false); use http", i, m.Name)
 		default:
 			return nil, invalid("invalid params: mcpServers[%d] (%s): unknown type %q", i, m.Name, m.Type)
 		}
-		if m.Name == "" {
-			return nil, invalid("invalid params: mcpServers[%d]: name is required", i)
-		}
 		if seen[m.Name] {
 			return nil, invalid("invalid params: mcpServers[%d]: a second server named %q", i, m.Name)
 		}
 		seen[m.Name] = true
+		env, headers := map[string]string{}, map[string]string{}
+		for _, e := range m.Env {
+			env[e.Name] = e.Value
+		}
+		for _, h := range m.Headers {
+			headers[h.Name] = h.Value
+		}
+		sc, err := config.FromClient(m.Name, t, m.Command, m.Args, env, m.URL, headers)
+		if err != nil {
+			return nil, invalid("invalid params: mcpServers[%d] (%s): %v", i, m.Name, err)
+		}
+		out = append(out, sc)
 	}
-	if len(servers) > 0 && s.opts.SessionMCP == nil {
-		return nil, invalid("invalid params: this kin runs no MCP servers")
-	}
-	return servers, nil
+	return out, nil
 }
 
-// attachMCP makes the session's manager for the client's servers. Nothing
-// starts yet: the servers are asked for at the session's first prompt, in
-// that prompt's session, so the person sees the request where it belongs.
-func (s *Server) attachMCP(ss *session, servers []MCPServer) {
+// attachMCP makes the session's servers from the client's. Nothing starts
+// yet: they are asked for at the session's first prompt, in that session,
+// so the person sees the request where it belongs.
+func (s *Server) attachMCP(ss *session, servers []config.Server) {
 	if len(servers) == 0 {
 		return
 	}
 	_, gate := s.service()
-	m, err := s.opts.SessionMCP(ss.cwd(), servers, mcpHost{s: s, gate: gate, sessionID: ss.id})
-	if err != nil {
-		s.notice(ss.id, "error", "MCP servers of this session: "+err.Error())
-		return
-	}
+	m := rpc.NewMCPServers(front{s: s, sessionID: ss.id}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version,
+		Workdir: ss.cwd(), Fixed: servers, LookupEnv: s.opts.MCP.LookupEnv, Builtins: s.builtins(), Logger: s.log, SessionID: ss.id})
 	ss.mu.Lock()
 	ss.mcp = m
 	ss.mu.Unlock()
@@ -117,10 +117,12 @@ func (s *Server) startMCP(ctx context.Context, ss *session) {
 }
 
 // sessionTools are the tools of the servers the client passed for the
-// session (agent.Options.SessionTools).
+// session (agent.Options.SessionTools). A tool whose name the configured
+// servers' tools took already is left out: the model sees each name once.
 func (s *Server) sessionTools(sessionID string) []tool.Tool {
 	s.mu.Lock()
 	ss := s.sessions[sessionID]
+	conn := s.mcp
 	s.mu.Unlock()
 	if ss == nil {
 		return nil
@@ -131,45 +133,49 @@ func (s *Server) sessionTools(sessionID string) []tool.Tool {
 	if m == nil {
 		return nil
 	}
-	return m.Tools()
+	taken := map[string]bool{}
+	if conn != nil {
+		for _, t := range conn.Tools() {
+			taken[t.Spec().Name] = true
+		}
+	}
+	var out []tool.Tool
+	for _, t := range m.Tools() {
+		if !taken[t.Spec().Name] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
-// mcpHost is what an MCP manager may ask of the client. sessionID is the
-// session whose servers it runs ("" for the configured servers, whose
-// questions go to the session whose prompt started them).
-type mcpHost struct {
+// front is kin acp's side of rpc's MCP adapter, for the configured
+// servers (sessionID "") or one session's.
+type front struct {
 	s         *Server
-	gate      *permission.Gate
 	sessionID string
 }
 
-func (h mcpHost) ApproveLaunch(ctx context.Context, req permission.Request) permission.Outcome {
-	req.Kind = permission.KindLaunch
-	if req.SessionID == "" {
-		req.SessionID = h.sessionID
+func (f front) session() string {
+	if f.sessionID != "" {
+		return f.sessionID
 	}
-	return h.gate.Ask(ctx, req)
+	return f.s.askingSession()
 }
 
-func (h mcpHost) Elicit(ctx context.Context, req rpc.ElicitationRequest) rpc.ElicitationResponse {
-	if req.SessionID == "" {
-		req.SessionID = h.session()
+func (f front) Elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
+	if r.SessionID == "" {
+		r.SessionID = f.session()
 	}
-	return h.s.elicit(ctx, req)
+	return f.s.elicit(ctx, r)
 }
 
-func (h mcpHost) session() string {
-	if h.sessionID != "" {
-		return h.sessionID
+func (f front) Status(st rpc.MCPStatus) {
+	f.s.log.Info("mcp status", zap.String("server", st.Server), zap.String("state", st.State), zap.Int("tools", st.Tools), zap.String("error", st.Error))
+	if st.State == string(manager.StateDenied) || st.State == string(manager.StateUnavailable) {
+		f.s.notice(f.session(), "warning", fmt.Sprintf("MCP server %s is %s: %s", st.Server, st.State, st.Error))
 	}
-	return h.s.askingSession()
 }
 
-func (h mcpHost) Status(v any) { h.s.log.Info("mcp status", zap.Any("status", v)) }
+func (f front) Notice(level, message string) { f.s.notice(f.session(), level, message) }
 
-func (h mcpHost) Notice(level, message string) { h.s.notice(h.session(), level, message) }
-
-func (h mcpHost) RevokeGrant(key, keep string) bool {
-	removed, _ := h.gate.Grants().RevokeKey(key, keep)
-	return removed
-}
+var _ rpc.MCPFront = front{}

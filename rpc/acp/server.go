@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -21,9 +22,6 @@ import (
 // agent with the same tools, sandbox and MCP servers.
 type Options struct {
 	rpc.Options
-	// SessionMCP, when set, runs the MCP servers a client passes in
-	// session/new (and load, resume); without it such servers are refused.
-	SessionMCP SessionMCPFactory
 }
 
 // connState is where a connection is in its lifecycle.
@@ -49,20 +47,23 @@ func (s connState) String() string {
 
 // Server serves one ACP client connection.
 type Server struct {
-	opts Options
-	log  *zap.Logger
-	seq  atomic.Uint64 // ids of kin's requests to the client
-	asks askTable      // permission requests the client has not answered
+	opts  Options
+	log   *zap.Logger
+	seq   atomic.Uint64 // ids of kin's requests to the client
+	waits askTable      // requests to the client it has not answered
 
-	// mu guards state, conn, caps, svc, gate, mcp, modelConfigured,
-	// mcpStarted, sessions and inflight.
+	// mu guards state, conn, caps, svc, gate, asks, mcp,
+	// modelConfigured, launching, mcpStarted, sessions and inflight.
 	mu    sync.Mutex
 	state connState
 	conn  *jsonrpc2.Conn
 	caps  ClientCapabilities
 	svc   *agent.Service
 	gate  *permission.Gate
-	mcp   rpc.MCP
+	// asks is every question to the person (the gate's approvals, MCP
+	// servers' questions): one broker, as in kin serve.
+	asks *ask.Broker
+	mcp  *rpc.MCPServers
 	// modelConfigured says whether svc was built with a model service
 	// (see ensureModel).
 	modelConfigured bool
@@ -118,7 +119,7 @@ func (s *Server) clientGone(err error) {
 func (s *Server) teardown(reason string) {
 	s.mu.Lock()
 	s.state = stateClosed
-	svc, gate, mcp := s.svc, s.gate, s.mcp
+	svc, broker, mcp := s.svc, s.asks, s.mcp
 	var sessions []*session
 	for _, ss := range s.sessions {
 		sessions = append(sessions, ss)
@@ -127,8 +128,8 @@ func (s *Server) teardown(reason string) {
 		cancel()
 	}
 	s.mu.Unlock()
-	if gate != nil {
-		gate.DenyAll("", reason)
+	if broker != nil {
+		broker.Close(reason)
 	}
 	if svc != nil {
 		svc.Shutdown()
@@ -308,6 +309,13 @@ func (s *Server) call(ctx context.Context, kind, method string, params, result a
 		s.notify(NotifyCancelRequest, map[string]any{"requestId": id.Str})
 		return ctx.Err()
 	}
+}
+
+// broker is every question to the person.
+func (s *Server) broker() *ask.Broker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asks
 }
 
 // service returns the agent, which exists once initialize ran.

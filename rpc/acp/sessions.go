@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/permission"
 	kinsession "github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -35,7 +36,7 @@ type session struct {
 	turnID string
 	title  string
 	// mcp runs the servers the client passed for this session (nil: none).
-	mcp        rpc.MCP
+	mcp        *rpc.MCPServers
 	mcpStarted bool
 }
 
@@ -130,7 +131,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	servers, err := s.checkMCPServers(p.MCPServers)
+	servers, err := s.clientServers(p.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, 
 	if err != nil {
 		return nil, agent.Resumed{}, err
 	}
-	servers, err := s.checkMCPServers(p.MCPServers)
+	servers, err := s.clientServers(p.MCPServers)
 	if err != nil {
 		return nil, agent.Resumed{}, err
 	}
@@ -215,7 +216,7 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	svc, gate := s.service()
+	svc, _ := s.service()
 	pages := [][]kinsession.HistoryItem{res.History}
 	for cursor := res.Cursor; cursor != ""; {
 		older, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: loadPage, Before: cursor, DefaultRoots: ss.roots})
@@ -230,8 +231,14 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 			s.replay(ss, it)
 		}
 	}
-	for _, req := range gate.Pending(p.SessionID) {
-		s.reask(req)
+	for _, q := range s.broker().Pending(p.SessionID) {
+		if b, ok := q.Body.(permission.Request); ok && q.SessionID == p.SessionID { // not another session's launch
+			b.RequestID = q.ID
+			q.Body = b
+			s.reask(q)
+		} else if ok := q.SessionID == p.SessionID; ok {
+			s.reask(q)
+		}
 	}
 	return LoadSessionResponse{Meta: readOnlyMeta(res)}, nil
 }

@@ -84,11 +84,16 @@ test("a rejected command never runs", async (t) => {
   const p = kin.permissions[0];
   assert.equal(p.toolCall.toolCallId, "call_rm");
   assert.ok(p.toolCall.content.some((c) => c.type === "content" && c.content.text.includes(`touch ${marker}`)), "the full command is shown");
-  assert.deepEqual(
-    p.options.map((o) => o.kind).sort(),
-    [...new Set(p.options.map((o) => o.kind))].sort(),
-  );
-  assert.ok(p.options.some((o) => o.kind === "reject_once"));
+  // kin's options: once, always in this session, always in every session
+  // (the permanent grant), deny.
+  assert.deepEqual(p.options.map((o) => [o.optionId, o.kind]), [
+    ["allow_once", "allow_once"],
+    ["allow_always", "allow_always"],
+    ["allow_always_permanent", "allow_always"],
+    ["deny", "reject_once"],
+  ]);
+  assert.match(p.options[1].name, /in this session$/);
+  assert.match(p.options[2].name, /in every session$/);
   const first = kin.updatesOf(sessionId, "tool_call")[0];
   assert.equal(first.toolCallId, "call_rm");
   assert.equal(first.kind, "execute");

@@ -1,4 +1,4 @@
-package main
+package rpc_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/mcp/oauth/oauthtest"
@@ -31,6 +32,8 @@ type world struct {
 	home  string
 	ws    string
 	model *modeltest.Server
+	// sandbox confines the built-in tools' commands (nil: sandbox.Default()).
+	sandbox *sandbox.Sandbox
 }
 
 func newWorld(t *testing.T, servers map[string]any) *world {
@@ -63,11 +66,23 @@ func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
 		Home: w.home, Cwd: w.ws, Version: "test", Logger: log, Trace: trace,
 		Getenv: func(k string) string { return vars[k] },
 		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
-		MCP:    mcpFactory(log, w.home, []string{"read_file", "list_dir", "search", "write_file", "edit_file", "bash"}),
+		MCP:    &rpc.MCPOptions{},
 	}
 	ed := rpctest.Start(w.t, opts)
 	ed.Initialize(w.ws)
 	return ed
+}
+
+// serve starts kin for an editor that has not sent initialize yet.
+func (w *world) serve() *rpctest.Editor {
+	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
+	return rpctest.Start(w.t, rpc.Options{
+		Home: w.home, Cwd: w.ws, Version: "0.1.0", Logger: zap.NewNop(),
+		Getenv:  func(k string) string { return vars[k] },
+		Tools:   func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: w.sandbox}) },
+		Sandbox: w.sandbox,
+		MCP:     &rpc.MCPOptions{},
+	})
 }
 
 func respond(ed *rpctest.Editor, req map[string]any, decision string) {
