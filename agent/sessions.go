@@ -41,10 +41,23 @@ type Session struct {
 }
 
 type running struct {
-	turnID string
-	cancel func()
-	done   chan struct{}
-	answer *answer
+	turnID    string
+	cancel    func()
+	cancelled bool // CancelTurn was called (guarded by the session's mu)
+	done      chan struct{}
+	answer    *answer
+}
+
+// settled returns with sess.mu held and no cancelled turn still ending on
+// the session: a turn/start or session/delete sent right after turn/cancel
+// waits for the cancelled turn to finish instead of being refused.
+func (sess *Session) settled() {
+	sess.mu.Lock()
+	for r := sess.running; r != nil && r.cancelled; r = sess.running {
+		sess.mu.Unlock()
+		<-r.done
+		sess.mu.Lock()
+	}
 }
 
 var errNotOwner = errors.New("this kin does not own the session")

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
@@ -32,4 +33,19 @@ func TestCancelRequestAnswersMinus32800AndKeepsServing(t *testing.T) {
 	ed.Wait("approval/resolved", rpctest.All(rpctest.Field("requestId", launch["requestId"]), rpctest.Field("reason", "cancelled")))
 	var list rpc.SessionListResult
 	ed.MustCall("session/list", nil, &list)
+}
+
+// $/cancelRequest names a request by the id the editor wrote, also one that
+// jsonrpc2 cannot hold as it is (a negative number).
+func TestCancelRequestWithANegativeID(t *testing.T) {
+	w := newWorld(t, map[string]any{"files": map[string]any{"command": "kin-test-no-such-server"}})
+	r := rpctest.StartRaw(t, w.options(zap.NewNop(), nil))
+	r.Send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{}})
+	r.Next()
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":-7,"method":"mcp/apply"}`))
+	r.Notification("approval/request") // the apply waits for the person
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":-7}}`))
+	if f := r.Next(); string(f.ID) != "-7" || f.Error == nil || f.Error.Code != rpc.CodeRequestCancelled {
+		t.Fatalf("got id %s error %v, want -32800 for id -7", f.ID, f.Error)
+	}
 }

@@ -15,6 +15,7 @@ import (
 type events struct{ s *Server }
 
 func (e events) TurnStarted(v agent.TurnStarted) {
+	e.s.awaitReply(v.SessionID, NotifyTurnStarted) // the turnId reaches the editor first
 	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
 	e.s.notify(NotifyTurnStarted, TurnStarted{SessionID: v.SessionID, TurnID: v.TurnID, Input: v.Input})
 }
@@ -30,6 +31,7 @@ func (e events) ToolCall(v agent.ToolCall) {
 }
 
 func (e events) TurnDone(v agent.TurnDone) {
+	e.s.awaitReply(v.SessionID, NotifyTurnCompleted) // turn/cancel is answered first
 	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
 	e.s.notify(NotifyTurnCompleted, TurnCompleted{SessionID: v.SessionID, TurnID: v.TurnID, Status: v.Status, Error: v.Error,

@@ -70,7 +70,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason),
 		zap.Bool("bufferSync", docCaps.Sync), zap.Bool("applyEdit", buffers.ApplyEdits))
 	if gerr != nil {
-		s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
+		// Not on the read loop (initialize runs there): see loopWrites.
+		go s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
 	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
 	if cfgErr != nil {
@@ -88,10 +89,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 }
 
 func handleShutdown(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
-	s.teardown(permission.ReasonShutdown)
-	s.mu.Lock()
-	s.state = stateShutDown
-	s.mu.Unlock()
+	s.teardown(permission.ReasonShutdown) // Handle marked the state: nothing new starts
 	return nil, nil
 }
 

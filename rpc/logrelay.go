@@ -40,9 +40,28 @@ func (c *relayCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.Ch
 	return ce
 }
 
+// Write queues the line for the relay goroutine: a log line may be written
+// on the read loop, under a lock, or inside a failed write to the editor,
+// where sending would block or deadlock. A full queue drops the line (it
+// is in kin's own log all the same).
 func (c *relayCore) Write(e zapcore.Entry, fs []zapcore.Field) error {
-	c.s.notify(NotifyLogMessage, logMessage(e, append(append([]zapcore.Field(nil), c.fields...), fs...)))
+	select {
+	case c.s.logs <- logMessage(e, append(append([]zapcore.Field(nil), c.fields...), fs...)):
+	default:
+	}
 	return nil
+}
+
+// relayLogLines sends queued log lines until the connection's base context ends.
+func (s *Server) relayLogLines() {
+	for {
+		select {
+		case m := <-s.logs:
+			s.notify(NotifyLogMessage, m)
+		case <-s.base.Done():
+			return
+		}
+	}
 }
 
 func (c *relayCore) Sync() error { return nil }

@@ -106,6 +106,10 @@ func NewMCPServers(front MCPFront, gate *permission.Gate, c MCPConfig) *MCPServe
 			"MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
 			name, config.ProjectPath(c.Workdir), strings.Join(moved, ", "), config.SecretsPath(c.Home)))
 	}
+	// Built in initialize, before any request can read the configuration;
+	// Start (on initialized) connects and reports a configuration that
+	// cannot be read.
+	_ = m.Load()
 	return &MCPServers{m: m, store: store, trust: trust.Open(c.Home)}
 }
 

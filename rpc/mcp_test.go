@@ -61,16 +61,20 @@ func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	ed := rpctest.Start(w.t, w.options(log, trace))
+	ed.Initialize(w.ws)
+	return ed
+}
+
+// options are the server options of this world's kin.
+func (w *world) options(log *zap.Logger, trace io.Writer) rpc.Options {
 	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
-	opts := rpc.Options{
+	return rpc.Options{
 		Home: w.home, Cwd: w.ws, Version: "test", Logger: log, Trace: trace,
 		Getenv: func(k string) string { return vars[k] },
 		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
 		MCP:    &rpc.MCPOptions{},
 	}
-	ed := rpctest.Start(w.t, opts)
-	ed.Initialize(w.ws)
-	return ed
 }
 
 // serve starts kin for an editor that has not sent initialize yet.
@@ -594,5 +598,38 @@ func TestMCPOAuthDeclinedThroughTheProtocol(t *testing.T) {
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "plain"), rpctest.Field("state", "needs_login")))
 	if code, msg := ed.CallErr("mcp/login", map[string]any{"name": "plain"}); code != rpc.CodeConfigError || !strings.Contains(msg, `"auth": "oauth"`) {
 		t.Errorf("mcp/login of a static server: %d %q", code, msg)
+	}
+}
+
+// mcp/list right after initialized lists the configured servers: the
+// configuration is read while initialize is answered, not by the start-up
+// that initialized kicks off in the background (it answered no servers in 7
+// of 10 runs). Many fresh connections, as the race was one of timing.
+func TestMCPListRightAfterInitializedSeesTheConfiguration(t *testing.T) {
+	w := newWorld(t, map[string]any{
+		"later":    map[string]any{"command": "kin-test-no-such-server"},
+		"disabled": map[string]any{"command": "kin-test-no-such-server", "disabled": true},
+	})
+	for i := range 25 {
+		ed := w.editor()
+		var list struct {
+			Servers []struct {
+				Name      string `json:"name"`
+				LastError string `json:"lastError"`
+			} `json:"servers"`
+		}
+		ed.MustCall("mcp/list", nil, &list)
+		names := map[string]string{}
+		for _, s := range list.Servers {
+			names[s.Name] = s.LastError
+		}
+		if _, ok := names["later"]; !ok || len(names) != 2 {
+			t.Fatalf("connection %d: mcp/list right after initialized: %v", i, list.Servers)
+		}
+		if e := names["later"]; strings.Contains(e, "apply") {
+			t.Errorf("connection %d: a server about to start says %q", i, e)
+		}
+		ed.Conn.Close()
+		<-ed.Done
 	}
 }

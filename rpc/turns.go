@@ -17,6 +17,11 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 		return nil, invalid("invalid params: input is empty")
 	}
 	svc, _ := s.service()
+	// A turn cancelled just before still ends (and sends its turn/started,
+	// if it had not yet); only then is the next turn's turn/started held
+	// until this reply is out, so the hold never waits for the old turn.
+	svc.Settle(p.SessionID)
+	s.hold(sessionKey(p.SessionID), NotifyTurnStarted)
 	id, err := svc.StartTurn(p.SessionID, p.Input, s.workspace())
 	if err != nil {
 		return nil, err
@@ -30,5 +35,6 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
+	s.hold(sessionKey(id), NotifyTurnCompleted) // the answer goes out first
 	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
 }

@@ -59,6 +59,13 @@ func runServe(args []string, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// An editor that vanishes closes its end of stdout; the next write
+	// raises SIGPIPE, which by default kills a Go program writing to fd 1
+	// with no teardown. Asking for the signal makes the write fail with
+	// EPIPE instead, and a failed write is the editor leaving (rpc tears
+	// down as for a closed stdin). Notify, not Ignore: an ignored signal
+	// stays ignored in the commands and MCP servers kin starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if *listen == "" {
 		return rpc.Serve(ctx, stdio{}, opts)
 	}

@@ -54,10 +54,11 @@ type ListResult struct {
 	Notices  []string
 }
 
-// List describes every configured server as of the last Start or Apply.
+// List describes every configured server as of the last Load, Start or
+// Apply.
 func (m *Manager) List() ListResult {
 	m.mu.Lock()
-	cfg := m.cfg
+	cfg, starting := m.cfg, m.loaded
 	m.mu.Unlock()
 	r := ListResult{Servers: []Row{}, Foreign: []Row{}, Warnings: []string{}, Notices: []string{}}
 	if cfg == nil {
@@ -70,6 +71,8 @@ func (m *Manager) List() ListResult {
 			for _, o := range s.omittedTools() {
 				r.Warnings = append(r.Warnings, omittedWarning(row.Name, o))
 			}
+		} else if row.Enabled && starting {
+			row.State = StateConnecting // Start is about to connect it
 		} else if row.Enabled {
 			row.State, row.LastError = StateStopped, "changed since the last apply: run mcp/apply to connect it"
 		}
