@@ -52,8 +52,13 @@ type Server struct {
 	seq   atomic.Uint64 // ids of kin's requests to the client
 	waits askTable      // requests to the client it has not answered
 
+	// disp runs requests off the read loop by kin serve's rules
+	// (rpc.Dispatcher): in arrival order per session, bulk reads sharing
+	// all processors but one.
+	disp *rpc.Dispatcher
+
 	// mu guards state, conn, caps, svc, gate, asks, mcp,
-	// modelConfigured, launching, mcpStarted, sessions and inflight.
+	// modelConfigured, launching, mcpStarted and sessions.
 	mu    sync.Mutex
 	state connState
 	conn  *jsonrpc2.Conn
@@ -72,7 +77,6 @@ type Server struct {
 	launching  string
 	mcpStarted chan struct{} // closed once the configured servers settled
 	sessions   map[string]*session
-	inflight   map[jsonrpc2.ID]context.CancelFunc
 }
 
 // Serve runs the protocol on rwc until the stream closes or ctx ends, then
@@ -85,7 +89,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
+	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) { s.reply(s.connection(), id, res, err) }, errClosed)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
@@ -124,13 +129,12 @@ func (s *Server) teardown(reason string) {
 	for _, ss := range s.sessions {
 		sessions = append(sessions, ss)
 	}
-	for _, cancel := range s.inflight {
-		cancel()
-	}
 	s.mu.Unlock()
+	s.disp.Stop()
 	if broker != nil {
 		broker.Close(reason)
 	}
+	s.disp.Wait()
 	if svc != nil {
 		svc.Shutdown()
 	}
@@ -142,31 +146,46 @@ func (s *Server) teardown(reason string) {
 	}
 }
 
-// route is one method in the dispatch table.
+// route is one method in the dispatch table and where it runs.
 type route struct {
 	handle     func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 	beforeInit bool
-	// onLoop requests run on the read loop: only initialize, which every
-	// later message depends on. Everything else runs off it.
+	// onLoop requests run on the read loop (their answer written from
+	// another goroutine): only initialize, which every later message
+	// depends on. Everything else goes through the dispatcher.
 	onLoop bool
+	// The dispatcher's rules (rpc.Route).
+	order         rpc.Ordering
+	startsInOrder bool
+	cancellable   bool
+	bulk          bool
 }
 
+// routes: requests naming a session run in arrival order on it; a prompt
+// waits for the ones before it but nothing waits for the prompt (it lasts
+// the whole turn, while set_mode or close must get through); reads of
+// many records share the bulk workers.
 var routes = map[string]route{
 	MethodInitialize:       {handle: handleInitialize, beforeInit: true, onLoop: true},
-	MethodAuthenticate:     {handle: handleAuthenticate},
+	MethodAuthenticate:     {handle: handleAuthenticate, order: rpc.InGroup("auth")},
 	MethodSessionNew:       {handle: handleSessionNew},
-	MethodSessionLoad:      {handle: handleSessionLoad},
-	MethodSessionResume:    {handle: handleSessionResume},
-	MethodSessionList:      {handle: handleSessionList},
-	MethodSessionClose:     {handle: handleSessionClose},
-	MethodSessionDelete:    {handle: handleSessionDelete},
-	MethodSessionPrompt:    {handle: handleSessionPrompt},
-	MethodSessionSetMode:   {handle: handleSetMode},
-	MethodSessionSetConfig: {handle: handleSetConfigOption},
+	MethodSessionLoad:      {handle: handleSessionLoad, order: rpc.BySession, bulk: true},
+	MethodSessionResume:    {handle: handleSessionResume, order: rpc.BySession, bulk: true},
+	MethodSessionList:      {handle: handleSessionList, cancellable: true, bulk: true},
+	MethodSessionClose:     {handle: handleSessionClose, order: rpc.BySession},
+	MethodSessionDelete:    {handle: handleSessionDelete, order: rpc.BySession},
+	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, cancellable: true},
+	MethodSessionSetMode:   {handle: handleSetMode, order: rpc.BySession},
+	MethodSessionSetConfig: {handle: handleSetConfigOption, order: rpc.BySession},
 }
 
-// Handle implements jsonrpc2.Handler, inline in jsonrpc2's read loop:
-// nothing here waits on the client, the disk or the model.
+var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
+
+// Handle implements jsonrpc2.Handler, inline in jsonrpc2's read loop: it
+// checks the lifecycle and hands the request on. Nothing here waits on the
+// client, the disk or the model, nor writes to the client (a write can
+// block until the client reads, while the client may be blocked writing
+// to kin): every answer is written from another goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s.mu.Lock()
 	if s.conn == nil {
@@ -185,35 +204,24 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	r, ok := routes[req.Method]
 	switch {
 	case !ok:
-		s.replyErr(conn, req.ID, &jsonrpc2.Error{Code: rpc.CodeMethodNotFound, Message: "method not found: " + req.Method})
+		go s.replyErr(conn, req.ID, &jsonrpc2.Error{Code: rpc.CodeMethodNotFound, Message: "method not found: " + req.Method})
 		return
 	case state == stateCreated && !r.beforeInit:
-		s.replyErr(conn, req.ID, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: send initialize first"})
+		go s.replyErr(conn, req.ID, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: send initialize first"})
 		return
 	case state == stateClosed:
-		s.replyErr(conn, req.ID, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"})
+		go s.replyErr(conn, req.ID, errClosed)
 		return
 	}
 	if r.onLoop {
 		res, err := r.handle(ctx, s, params)
-		s.reply(conn, req.ID, res, err)
+		go s.reply(conn, req.ID, res, err)
 		return
 	}
-	rctx, cancel := context.WithCancel(context.Background())
-	s.mu.Lock()
-	s.inflight[req.ID] = cancel
-	s.mu.Unlock()
-	go func() {
-		defer cancel()
-		res, err := r.handle(rctx, s, params)
-		s.mu.Lock()
-		delete(s.inflight, req.ID)
-		s.mu.Unlock()
-		if rctx.Err() != nil && err == nil && res == nil {
-			err = &jsonrpc2.Error{Code: rpc.CodeRequestCancelled, Message: "request cancelled"}
-		}
-		s.reply(conn, req.ID, res, err)
-	}()
+	s.disp.Dispatch(req.ID, rpc.Route{
+		Handle: func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) },
+		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, Bulk: r.bulk,
+	}, params)
 }
 
 func (s *Server) handleNotification(method string, params json.RawMessage) {
@@ -236,12 +244,7 @@ func (s *Server) handleNotification(method string, params json.RawMessage) {
 		if err := json.Unmarshal(p.RequestID, &id); err != nil {
 			return
 		}
-		s.mu.Lock()
-		cancel := s.inflight[id]
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+		s.disp.Cancel(id)
 	default:
 		s.log.Debug("ignored notification", zap.String("method", method))
 	}
@@ -309,6 +312,13 @@ func (s *Server) call(ctx context.Context, kind, method string, params, result a
 		s.notify(NotifyCancelRequest, map[string]any{"requestId": id.Str})
 		return ctx.Err()
 	}
+}
+
+// connection is the client's connection.
+func (s *Server) connection() *jsonrpc2.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn
 }
 
 // broker is every question to the person.

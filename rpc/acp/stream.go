@@ -36,10 +36,31 @@ type stream struct {
 
 	onBad  func(error) // reports a skipped line to the log
 	onGone func(error) // the client stopped reading (a write failed)
+
+	// rejects holds the answers to skipped lines, which a goroutine of
+	// their own writes: ReadObject runs on jsonrpc2's read loop, which must
+	// never wait on a write (see Server.Handle).
+	rejects chan []byte
+	closed  chan struct{}
+	close1  sync.Once
 }
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *stream {
-	return &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriterSize(rwc, 64<<10), onBad: onBad, onGone: onGone}
+	s := &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriterSize(rwc, 64<<10), onBad: onBad, onGone: onGone,
+		rejects: make(chan []byte, 64), closed: make(chan struct{})}
+	go s.writeRejects()
+	return s
+}
+
+func (s *stream) writeRejects() {
+	for {
+		select {
+		case b := <-s.rejects:
+			_ = s.WriteObject(json.RawMessage(b))
+		case <-s.closed:
+			return
+		}
+	}
 }
 
 // WriteObject implements jsonrpc2.ObjectStream: the JSON on one line.
@@ -69,7 +90,10 @@ func (s *stream) WriteObject(obj any) error {
 }
 
 // Close implements jsonrpc2.ObjectStream.
-func (s *stream) Close() error { return s.rwc.Close() }
+func (s *stream) Close() error {
+	s.close1.Do(func() { close(s.closed) })
+	return s.rwc.Close()
+}
 
 // badLine is a line that was skipped; reading goes on.
 type badLine struct {
@@ -168,7 +192,13 @@ func (s *stream) reject(e *badLine) {
 		id = json.RawMessage("null")
 	}
 	msg, _ := json.Marshal(e.msg)
-	_ = s.WriteObject(json.RawMessage(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, e.code, msg)))
+	select {
+	case s.rejects <- fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, e.code, msg):
+	default: // 64 answers unread: the client is not reading; do not wait for it
+		if s.onBad != nil {
+			s.onBad(errors.New("dropped the answer to a skipped line: the client is not reading"))
+		}
+	}
 }
 
 // readLine returns the next line without its line end and surrounding

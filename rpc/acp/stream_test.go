@@ -5,23 +5,35 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// pipeRW reads from a fixed input and records what is written.
+// pipeRW reads from a fixed input and records what is written, one
+// message per Write, each also sent on wrote.
 type pipeRW struct {
 	io.Reader
-	out bytes.Buffer
+	mu    sync.Mutex
+	out   bytes.Buffer
+	wrote chan struct{}
 }
 
-func (p *pipeRW) Write(b []byte) (int, error) { return p.out.Write(b) }
-func (p *pipeRW) Close() error                { return nil }
+func (p *pipeRW) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	n, err := p.out.Write(b)
+	p.mu.Unlock()
+	if p.wrote != nil {
+		p.wrote <- struct{}{}
+	}
+	return n, err
+}
+func (p *pipeRW) Close() error { return nil }
 
 // readAll reads every message the stream lets through, and returns them
 // with the error answers it wrote.
-func readAll(t *testing.T, input string) (got []map[string]any, answers []map[string]any) {
+func readAll(t *testing.T, input string, nAnswers int) (got []map[string]any, answers []map[string]any) {
 	t.Helper()
-	rw := &pipeRW{Reader: strings.NewReader(input)}
+	rw := &pipeRW{Reader: strings.NewReader(input), wrote: make(chan struct{}, 100)}
 	s := newStream(rw, nil, nil)
 	for {
 		var m map[string]any
@@ -32,6 +44,9 @@ func readAll(t *testing.T, input string) (got []map[string]any, answers []map[st
 			break
 		}
 		got = append(got, m)
+	}
+	for i := 0; i < nAnswers; i++ { // answers are written off the read loop
+		<-rw.wrote
 	}
 	for _, line := range strings.Split(strings.TrimSpace(rw.out.String()), "\n") {
 		if line == "" {
@@ -59,7 +74,7 @@ func TestABadLineIsAnsweredAndTheNextOneRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"session/list"}`,
 		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, // the last line has no newline
 	}, "\n")
-	got, answers := readAll(t, input)
+	got, answers := readAll(t, input, 5)
 
 	var methods []string
 	for _, m := range got {
