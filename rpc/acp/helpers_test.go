@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -52,6 +53,7 @@ type world struct {
 	model *modeltest.Server
 	ws    string
 	home  string
+	trace io.Writer // kin's trace, when set
 }
 
 func newWorld(t *testing.T) *world {
@@ -83,6 +85,8 @@ func (w *world) connect(env map[string]string) *client {
 		Getenv:  func(k string) string { return env[k] },
 		Tools:   func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: sb}) },
 		Sandbox: sb,
+		Trace:   w.trace,
+		MCP:     &rpc.MCPOptions{},
 	}}
 	a, b := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

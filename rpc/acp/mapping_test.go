@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -212,5 +213,73 @@ func TestAWriteThroughTheClientIsCheckedAgainstWhatItHolds(t *testing.T) {
 	last := c.updates(UpdateToolCallUpdate)
 	if st := last[len(last)-1]["status"]; st != StatusFailed {
 		t.Errorf("the write ended %v", st)
+	}
+}
+
+// syncBuffer is a trace that tests read while kin writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestTheTraceHoldsNoFileContentNorSecrets(t *testing.T) {
+	w := newWorld(t)
+	trace := &syncBuffer{}
+	w.trace = trace
+	w.write("a.txt", "FILE-CANARY\n")
+	c := w.connect(nil)
+	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}})
+	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) { return ReadTextFileResponse{Content: "FILE-CANARY\n"}, nil })
+	c.on(MethodWriteTextFile, func(json.RawMessage) (any, error) { return struct{}{}, nil })
+	c.answer("allow_once")
+	var ns NewSessionResponse
+	c.call(MethodSessionNew, map[string]any{"cwd": w.ws, "mcpServers": []any{map[string]any{"name": "s", "command": "true", "args": []string{},
+		"env": []any{map[string]any{"name": "TOKEN", "value": "ENV-SECRET-CANARY"}}}}}, &ns)
+	w.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "write_file", Arguments: `{"path":"a.txt","content":"WRITTEN-CANARY\n"}`}}},
+		modeltest.Reply{Text: []string{"ok"}},
+	)
+	c.prompt(ns.SessionID, text("write"), map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///x", "text": "EMBEDDED-CANARY"}})
+	got := trace.String()
+	if !strings.Contains(got, MethodReadTextFile) || !strings.Contains(got, MethodWriteTextFile) {
+		t.Fatalf("the trace misses the fs requests:\n%s", got)
+	}
+	// The diffs a person is shown stay in the trace, as kin serve's
+	// approval/request does; what kin reads and writes through the client
+	// and what the prompt embeds do not.
+	var fsLines []string
+	for _, l := range strings.Split(got, "\n") {
+		if strings.Contains(l, `"id":"fs_`) || strings.Contains(l, MethodSessionPrompt) {
+			fsLines = append(fsLines, l)
+		}
+	}
+	// The call's arguments (rawInput) are shown too, as turn/toolCall's.
+	fsOnly := strings.Join(fsLines, "\n")
+	for _, canary := range []string{"FILE-CANARY", "WRITTEN-CANARY"} {
+		if strings.Contains(fsOnly, canary) {
+			t.Errorf("an fs/* message or the prompt in the trace holds %s", canary)
+		}
+	}
+	for _, canary := range []string{"EMBEDDED-CANARY", "ENV-SECRET-CANARY"} {
+		if strings.Contains(got, canary) {
+			t.Errorf("the trace holds %s", canary)
+			for _, l := range strings.Split(got, "\n") {
+				if strings.Contains(l, canary) {
+					t.Log(l[:min(len(l), 400)])
+				}
+			}
+		}
 	}
 }

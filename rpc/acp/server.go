@@ -94,7 +94,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
-		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace)...)
+		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace, fileContent)...)
 	}
 	conn := jsonrpc2.NewConn(ctx, st, s, connOpts...)
 	s.mu.Lock()
@@ -107,6 +107,20 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	}
 	s.teardown(permission.ReasonDisconnected)
 	return 0
+}
+
+// fileContent says which messages carry the content of the person's
+// files, kept out of the trace: what kin reads and writes through the
+// client, and what a prompt embeds.
+func fileContent(req *jsonrpc2.Request) bool {
+	if req == nil {
+		return false
+	}
+	switch req.Method {
+	case MethodReadTextFile, MethodWriteTextFile, MethodSessionPrompt:
+		return true
+	}
+	return false
 }
 
 // clientGone is called when a write failed: nothing kin sends can arrive,
