@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
@@ -281,5 +282,30 @@ func TestTheTraceHoldsNoFileContentNorSecrets(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An MCP server's form reaches the client in ACP's restricted schema:
+// every field kind kin reads (ask.Field) is one the schema takes.
+func TestFormsAreInACPsSchema(t *testing.T) {
+	one, three := 1, 3
+	lo, hi := 0.0, 10.0
+	fields := []ask.Field{
+		{Name: "name", Title: "Name", Type: ask.TypeString, Required: true, MinLength: &one, Format: ask.FormatEmail, Default: "a@b.c"},
+		{Name: "count", Type: ask.TypeInteger, Minimum: &lo, Maximum: &hi},
+		{Name: "ratio", Type: ask.TypeNumber},
+		{Name: "ok", Type: ask.TypeBoolean, Default: true},
+		{Name: "color", Type: ask.TypeEnum, Choices: []ask.Choice{{Value: "r"}, {Value: "g"}}},
+		{Name: "size", Type: ask.TypeEnum, Choices: []ask.Choice{{Value: "s", Title: "Small"}, {Value: "l", Title: "Large"}}},
+		{Name: "tags", Type: ask.TypeMultiSelect, Choices: []ask.Choice{{Value: "x"}, {Value: "y"}}, MaxItems: &three},
+		{Name: "langs", Type: ask.TypeMultiSelect, Choices: []ask.Choice{{Value: "go", Title: "Go"}}},
+	}
+	req := CreateElicitationRequest{SessionID: "s", Mode: "form", Message: "srv asks: details?", RequestedSchema: formSchema(fields)}
+	if err := validate(t, "CreateElicitationRequest", req); err != nil {
+		t.Fatal(err)
+	}
+	link := CreateElicitationRequest{SessionID: "s", Mode: "url", Message: "sign in", URL: "https://example.com/auth", ElicitationID: "el_1"}
+	if err := validate(t, "CreateElicitationRequest", link); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
@@ -42,21 +43,26 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	s.startMCP(ctx, ss)
-
 	done := make(chan agent.TurnDone, 1)
 	ss.mu.Lock()
 	busy := ss.done != nil
 	if !busy {
-		ss.done = done
+		ss.done, ss.stopped = done, false
 	}
 	ss.mu.Unlock()
 	if busy {
 		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
 	}
+	s.startMCP(ctx, ss)
 	// The turn id is known only once StartTurn returns, and the turn may
-	// end first: TurnDone waits for it under ss.mu.
+	// end first: TurnDone waits for it under ss.mu. A session/cancel that
+	// came while the servers started stops the prompt before its turn.
 	ss.mu.Lock()
+	if ss.stopped || ctx.Err() != nil {
+		ss.done = nil
+		ss.mu.Unlock()
+		return PromptResponse{StopReason: StopCancelled}, nil
+	}
 	turnID, err := svc.StartTurn(ss.id, input, ss.roots)
 	if err != nil {
 		ss.done = nil
@@ -98,6 +104,19 @@ func (s *Server) cancelTurn(sessionID string) {
 	svc, _ := s.service()
 	if svc == nil {
 		return
+	}
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		ss.mu.Lock()
+		starting := ss.done != nil && ss.turnID == "" // a prompt still starting its servers
+		ss.stopped = ss.stopped || starting
+		ss.mu.Unlock()
+		if starting {
+			// What the starting servers ask in this session is refused.
+			s.broker().RefuseAll(sessionID, ask.ReasonCancelled)
+		}
 	}
 	if svc.CancelTurn(sessionID) {
 		s.log.Info("turn cancelled by the client", zap.String("session", sessionID))

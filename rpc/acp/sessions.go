@@ -34,7 +34,10 @@ type session struct {
 	// done receives the running turn's end (nil when no prompt waits).
 	done   chan agent.TurnDone
 	turnID string
-	title  string
+	// stopped is set by a session/cancel that came before the prompt's
+	// turn started (while its MCP servers started).
+	stopped bool
+	title   string
 	// mcp runs the servers the client passed for this session (nil: none).
 	mcp        *rpc.MCPServers
 	mcpStarted bool
