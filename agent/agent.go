@@ -65,6 +65,10 @@ type Options struct {
 	// before it happens, with the content it replaces (c.Old), and stops
 	// it by failing: the hook for checkpoints (turn/undo).
 	BeforeWrite func(ctx context.Context, c files.Change) error
+	// SessionTools, when set, adds a session's own tools to Tools (the MCP
+	// servers an ACP client passed for that session): asked before each
+	// model request, as Tools is.
+	SessionTools func(sessionID string) []tool.Tool
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -111,6 +115,16 @@ func (s *Service) Files(sessionID string) files.Access {
 		}
 	}
 	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
+}
+
+// tools is what a session's model may call now: the service's tools, then
+// the session's own.
+func (s *Service) tools(sessionID string) []tool.Tool {
+	out := s.opts.Tools.Tools()
+	if s.opts.SessionTools != nil {
+		out = append(out, s.opts.SessionTools(sessionID)...)
+	}
+	return out
 }
 
 // NewSession creates a session whose tools work in roots (the first is its
