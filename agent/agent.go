@@ -74,6 +74,10 @@ type Options struct {
 	// before it happens, with the content it replaces (c.Old), and stops
 	// it by failing: the hook for checkpoints (turn/undo).
 	BeforeWrite func(ctx context.Context, c files.Change) error
+	// SessionTools, when set, adds a session's own tools to Tools (the MCP
+	// servers an ACP client passed for that session): asked before each
+	// model request, as Tools is.
+	SessionTools func(sessionID string) []tool.Tool
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -88,10 +92,6 @@ type Service struct {
 	// cmu guards clients: one per model, made on first use.
 	cmu     sync.Mutex
 	clients map[string]*model.Client
-
-	// opening serialises taking a session's ownership, so one Service never
-	// opens a log twice.
-	opening sync.Mutex
 
 	// mu guards sessions.
 	mu       sync.Mutex
@@ -135,6 +135,16 @@ func (s *Service) Files(sessionID string) files.Access {
 		}
 	}
 	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
+}
+
+// tools is what a session's model may call now: the service's tools, then
+// the session's own.
+func (s *Service) tools(sessionID string) []tool.Tool {
+	out := s.opts.Tools.Tools()
+	if s.opts.SessionTools != nil {
+		out = append(out, s.opts.SessionTools(sessionID)...)
+	}
+	return out
 }
 
 // Models are the models sessions may use, and the default.
@@ -367,7 +377,7 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 		return refuse(fmt.Errorf("%w: %s", ErrNotConfigured, m))
 	}
 	env := tool.Env{SessionID: sessionID, TurnID: r.turnID, Roots: sess.sessionRoots(), Files: s.Files(sessionID)}
-	q, err := assemble(in, env, cfg, s.opts.Tools.Tools())
+	q, err := assemble(in, env, cfg, s.opts.Tools.Tools)
 	if err != nil {
 		return refuse(err)
 	}

@@ -65,7 +65,11 @@ type question struct {
 // under the same rules as read_file (it is read by read_file), so that the
 // model sees the file as it was when the person asked. Any bad part refuses
 // the whole question.
-func assemble(in Input, env tool.Env, cfg model.Config, tools []tool.Tool) (question, error) {
+//
+// tools is asked only for a file part (the read_file tool is the
+// service's): StartTurn's caller may hold locks the session's own tools
+// take.
+func assemble(in Input, env tool.Env, cfg model.Config, tools func() []tool.Tool) (question, error) {
 	if len(in.Parts) == 0 {
 		if strings.TrimSpace(in.Text) == "" {
 			return question{}, &PartError{Index: 0, Type: "text", Reason: "the question is empty"}
@@ -203,9 +207,9 @@ func lines(r *Range) (first, last int) {
 // is attached is what read_file would show it (the editor's buffer when it
 // has the file open), under its path rules (inside the workspace; confined
 // reads only).
-func readPart(p Part, env tool.Env, tools []tool.Tool) (string, error) {
+func readPart(p Part, env tool.Env, tools func() []tool.Tool) (string, error) {
 	var rf tool.Tool
-	for _, t := range tools {
+	for _, t := range tools() {
 		if t.Spec().Name == "read_file" {
 			rf = t
 			break

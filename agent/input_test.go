@@ -36,7 +36,7 @@ func TestPartsAreCheckedAndAFileIsReadLikeReadFile(t *testing.T) {
 	ws := workspace(t)
 	writeFile(t, filepath.Join(ws, "a.go"), "package a\n\nfunc A() {}\n// end\n")
 	env := tool.Env{Roots: []string{ws}, Files: files.Disk{}}
-	tools := builtin.Tools(builtin.Options{})
+	tools := tool.Static(builtin.Tools(builtin.Options{})).Tools
 	q, err := assemble(Input{Parts: []Part{
 		{Type: "text", Text: "why is this"},
 		{Type: "file", Path: "a.go", Range: &Range{Start: Position{Line: 2}, End: Position{Line: 3}}},
@@ -95,7 +95,7 @@ func BenchmarkTurnStartContext(b *testing.B) {
 	file := filepath.Join(d, "main.go")
 	writeFile(b, file, strings.Repeat("func f() { return }\n", 300))
 	env := tool.Env{Roots: []string{ws}, Files: files.Disk{}}
-	tools := builtin.Tools(builtin.Options{})
+	tools := tool.Static(builtin.Tools(builtin.Options{})).Tools
 	in := Input{Parts: []Part{
 		{Type: "text", Text: "why does this fail?"},
 		{Type: "selection", Path: file, Range: &Range{Start: Position{Line: 10}, End: Position{Line: 12}}, Text: "func f() { return }\nfunc f() { return }\n"},

@@ -152,7 +152,7 @@ func (t *turn) run(ctx context.Context) {
 // step makes one model request and runs the calls it returns. It returns ""
 // when the loop should go on, or how the turn ended.
 func (t *turn) step(ctx context.Context) (string, error) {
-	tools := t.svc.opts.Tools.Tools()
+	tools := t.svc.tools(t.sess.id)
 	specs := make([]tool.Spec, 0, len(tools))
 	for _, tl := range tools {
 		specs = append(specs, tl.Spec())
@@ -293,8 +293,15 @@ func (t *turn) nameSession() {
 	}
 }
 
+// titleFrom names a session after its first question's first paragraph:
+// what follows a blank line may be a file the person attached, which
+// must not become the name every list shows.
 func titleFrom(input string) string {
-	s := strings.Join(strings.Fields(input), " ")
+	first := strings.TrimSpace(input)
+	if i := strings.Index(first, "\n\n"); i > 0 {
+		first = first[:i]
+	}
+	s := strings.Join(strings.Fields(first), " ")
 	if utf8.RuneCountInString(s) > 60 {
 		s = string([]rune(s)[:60]) + "…"
 	}

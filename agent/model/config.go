@@ -212,7 +212,7 @@ func LoadCatalog(kinHome string, getenv func(string) string) (Catalog, error) {
 	return cat, nil
 }
 
-func fromSettings(sm settings.Model, key, base string, idle time.Duration, getenv func(string) string) (Config, error) {
+func fromSettings(sm settings.ModelEntry, key, base string, idle time.Duration, getenv func(string) string) (Config, error) {
 	if strings.TrimSpace(sm.ID) == "" {
 		return Config{}, fmt.Errorf("id is required (the model as the service knows it)")
 	}

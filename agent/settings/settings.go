@@ -28,7 +28,7 @@ type Settings struct {
 	// Models are the models a session may pick (models/list); Model above
 	// names the default (else the first). Without models, the one model is
 	// KIN_MODEL / model at OPENAI_BASE_URL / openaiBaseUrl.
-	Models []Model `json:"models,omitempty"`
+	Models []ModelEntry `json:"models,omitempty"`
 	// CompactThreshold is the share of a model's context window (0 to 1)
 	// past which kin summarises the conversation before the next request.
 	// Zero means the default (0.8).
@@ -47,8 +47,8 @@ type Settings struct {
 	AutoApproveSandboxedCommands bool `json:"autoApproveSandboxedCommands,omitempty"`
 }
 
-// Model is one entry of models.
-type Model struct {
+// ModelEntry is one entry of models.
+type ModelEntry struct {
 	// ID is the model as the service knows it (sent in every request) and
 	// as sessions name it.
 	ID   string `json:"id"`
