@@ -30,9 +30,11 @@ const (
 	keepTurns = 2
 	keepShare = 0.25
 	// The summary request's transcript takes at most transcriptShare of
-	// the window; a call's arguments and output at most itemBytes each.
+	// the window; a call's arguments and output at most itemBytes each, a
+	// message messageBytes.
 	transcriptShare = 0.6
 	itemBytes       = 2 << 10
+	messageBytes    = 16 << 10
 )
 
 // errNothingToCompact: everything before the turns kept is a summary
@@ -109,7 +111,7 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 	for _, it := range items {
 		switch it.kind {
 		case model.Message:
-			text := it.text + strings.Join(it.pieces, "")
+			text := cutText(it.text+strings.Join(it.pieces, ""), messageBytes)
 			switch it.role {
 			case "user":
 				var b strings.Builder
@@ -119,7 +121,7 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 						if c.ImageMIME != "" {
 							b.WriteString("\n[an image was attached]")
 						} else if c.Text != "" {
-							b.WriteString("\n" + session.Cut(c.Text, itemBytes))
+							b.WriteString("\n" + cutText(c.Text, itemBytes))
 						}
 					}
 				}
@@ -130,7 +132,7 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 				blocks = append(blocks, text)
 			}
 		case model.FunctionCall:
-			blocks = append(blocks, fmt.Sprintf("### kin called %s\n%s", it.name, session.Cut(it.text, itemBytes)))
+			blocks = append(blocks, fmt.Sprintf("### kin called %s\n%s", it.name, cutText(it.text, itemBytes)))
 		case model.FunctionOutput:
 			out := it.text
 			if it.n > 0 {
@@ -138,7 +140,7 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 					out = outputPrefix(r.Status) + r.Output
 				}
 			}
-			blocks = append(blocks, "### Result\n"+session.Cut(out, itemBytes))
+			blocks = append(blocks, "### Result\n"+cutText(out, itemBytes))
 		}
 	}
 	head := 0
@@ -158,7 +160,22 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 		cut := fmt.Sprintf("[kin: %d earlier entries of the conversation are left out here: they did not fit]", drop)
 		blocks = append(append(blocks[:head:head], cut), blocks[head+drop:]...)
 	}
-	return strings.Join(blocks, "\n\n")
+	out := strings.Join(blocks, "\n\n")
+	if len(out) > max {
+		// A window too small for even the newest entries: their end.
+		out = "[kin: the start of the conversation is left out here: it did not fit]\n" + out[len(out)-max:]
+		out = strings.ToValidUTF8(out, "")
+	}
+	return out
+}
+
+// cutText is s within max bytes, saying how much was left out.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	p := session.Prefix(s, max)
+	return p + fmt.Sprintf("\n[kin: %d more bytes left out here]", len(s)-len(p))
 }
 
 // summarise asks the model for the summary of a plan: one request, whose

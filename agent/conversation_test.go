@@ -175,3 +175,26 @@ func TestAPlanKeepsTheRunningTurnAndSummarisesTheRest(t *testing.T) {
 		t.Errorf("a second compaction of the same turn: %v", err)
 	}
 }
+
+// A conversation of one huge question and answer still makes a summary
+// request that fits the window.
+func TestATranscriptFitsTheWindow(t *testing.T) {
+	c := newConvo()
+	for i, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: strings.Repeat("q", 2<<20)},
+		{Type: session.TypeAssist, TurnID: "t1", Text: strings.Repeat("a", 2<<20)},
+		{Type: session.TypeTurn, TurnID: "t1", Status: "completed"},
+		{Type: session.TypeUser, TurnID: "t2", Text: "and?"},
+	} {
+		c.add(r, int64(i), 0)
+	}
+	for _, window := range []int64{128000, 2000} {
+		p, err := c.plan("t2", window, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max := int(transcriptShare * float64(window) * 4); len(p.transcript) > max+100 || !strings.Contains(p.transcript, "left out") {
+			t.Errorf("window %d: a transcript of %d bytes (at most %d)", window, len(p.transcript), max)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 )
@@ -45,21 +44,32 @@ func (p TurnStartParams) MarshalJSON() ([]byte, error) {
 	return json.Marshal(turnStartWire{SessionID: p.SessionID, Input: b})
 }
 
-// UnmarshalJSON reads input as a string or a list of parts.
+// UnmarshalJSON reads input as a string or a list of parts. A string (a
+// question may be megabytes) is decoded in the one pass over the params.
 func (p *TurnStartParams) UnmarshalJSON(b []byte) error {
-	var w turnStartWire
+	var w struct {
+		SessionID string `json:"sessionId"`
+		Input     any    `json:"input"`
+	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	*p = TurnStartParams{SessionID: w.SessionID}
-	in := bytes.TrimSpace(w.Input)
-	switch {
-	case len(in) == 0 || string(in) == "null":
+	switch in := w.Input.(type) {
+	case nil:
 		return nil
-	case in[0] == '"':
-		return json.Unmarshal(in, &p.Input)
-	case in[0] == '[':
-		return json.Unmarshal(in, &p.Parts)
+	case string:
+		p.Input = in
+		return nil
+	case []any:
+		var parts struct {
+			Input []InputPart `json:"input"`
+		}
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		p.Parts = parts.Input
+		return nil
 	}
 	return errors.New("input must be a string or a list of parts")
 }
