@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/textdiff"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -22,6 +23,7 @@ type fileChange struct {
 	toolName string
 	ws       workspace
 	t        target
+	before   tool.BeforeWrite // the turn's checkpoint, nil without one
 	existed  bool
 	old      []byte
 	new      []byte
@@ -38,7 +40,7 @@ func loadForChange(toolName string, env tool.Env, p string) (*fileChange, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", toolName, err)
 	}
-	fc := &fileChange{toolName: toolName, ws: ws, t: t}
+	fc := &fileChange{toolName: toolName, ws: ws, t: t, before: env.BeforeWrite}
 	fi, err := os.Stat(t.real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -84,7 +86,7 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 		Path:    fc.t.abs,
 		OldText: string(fc.old),
 		NewText: string(fc.new),
-		Unified: unifiedDiff(oldName, newName, string(fc.old), string(fc.new)),
+		Unified: textdiff.Unified(oldName, newName, string(fc.old), string(fc.new)),
 	}
 	if !fc.existed && fc.diff.Unified == "" {
 		fc.diff.Unified = fmt.Sprintf("--- %s\n+++ %s\n", oldName, newName) // a new empty file
@@ -164,6 +166,12 @@ func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if bytes.IndexByte(fc.new, 0) >= 0 {
 		return tool.Failed(fmt.Sprintf("%s: the new content of %s has NUL bytes; not written", fc.toolName, fc.t.disp))
 	}
+	if fc.before != nil {
+		// what the file really is now (checked equal to what was shown)
+		if err := fc.before(ctx, tool.FileWrite{Path: fc.t.real, Old: cur, Existed: exists, New: fc.new}); err != nil {
+			return tool.Failed(fmt.Sprintf("%s: %s: kin could not keep a checkpoint to undo this change (%v); not written", fc.toolName, fc.t.disp, err))
+		}
+	}
 	if err := writeAtomic(fc.t.real, fc.new); err != nil {
 		return tool.Failed(fmt.Sprintf("%s: %s: %v; not written", fc.toolName, fc.t.disp, err))
 	}
@@ -173,7 +181,7 @@ func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if fc.existed {
 		msg = fmt.Sprintf("%s %s (+%d -%d lines)", pastTense(fc.toolName), fc.t.disp, added, removed)
 	} else {
-		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(splitLines(string(fc.new))), "line"))
+		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(textdiff.Lines(string(fc.new))), "line"))
 	}
 	return tool.Result{
 		Status:  tool.StatusCompleted,

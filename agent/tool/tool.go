@@ -55,6 +55,9 @@ type Env struct {
 	CallID    string
 	// Roots are the workspace folders the editor opened (absolute, cleaned).
 	Roots []string
+	// BeforeWrite, when set, sees every file write of the call before it
+	// happens (the turn's checkpoints); nil writes without one.
+	BeforeWrite BeforeWrite
 }
 
 // Tool is one callable thing offered to the model.
