@@ -38,6 +38,7 @@ const (
 	NotifyTurnDelta           = "turn/delta"
 	NotifyTurnToolCall        = "turn/toolCall"
 	NotifyTurnCompleted       = "turn/completed"
+	NotifyTurnPlan            = "turn/plan"
 	NotifyApprovalRequest     = "approval/request"
 	NotifyApprovalResolved    = "approval/resolved"
 	NotifyElicitationRequest  = "elicitation/request"
@@ -130,6 +131,8 @@ type SessionNewParams struct {
 	// connection's workspace folders.
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is ask, agent (the default) or auto-edit.
+	Mode string `json:"mode,omitempty"`
 }
 
 // SessionResult wraps one session.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -20,7 +21,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession(p.Title, roots)
+	info, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode)})
 	if err != nil {
 		return nil, err
 	}

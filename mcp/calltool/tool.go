@@ -64,6 +64,11 @@ func (t *Tool) Def() catalog.Def { return t.def }
 // AutoAllow reports whether calls may run without asking.
 func (t *Tool) AutoAllow() bool { return t.autoAllow }
 
+// ReadOnly implements tool.ReadOnlyTool: only a tool the approved server
+// declared read-only in its initial list counts as changing nothing (the
+// ask mode offers it); every other MCP tool may change anything.
+func (t *Tool) ReadOnly() bool { return t.autoAllow }
+
 // Spec implements tool.Tool.
 func (t *Tool) Spec() tool.Spec {
 	return tool.Spec{
