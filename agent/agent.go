@@ -67,6 +67,10 @@ type Options struct {
 	// Asker puts the ask tool's questions to the person; nil declines them
 	// as headless.
 	Asker Asker
+	// Prompts are the MCP prompts offered as commands (nil: none).
+	Prompts Prompts
+	// Commands are the commands the front end runs itself (/grants, /mcp).
+	Commands []FrontCommand
 	// MaxCallsPerTurn is how many tool calls a turn makes before kin asks
 	// to go on; 0 means the setting maxToolCallsPerTurn, else
 	// MaxCallsPerTurn.
