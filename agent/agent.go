@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/checkpoint"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -75,6 +76,13 @@ type Options struct {
 	// to go on; 0 means the setting maxToolCallsPerTurn, else
 	// MaxCallsPerTurn.
 	MaxCallsPerTurn int
+	// Files is how a session's tools read and write files (the editor's
+	// buffers first, where the front end keeps them). Nil means the disk.
+	Files func(sessionID string) files.Access
+	// BeforeWrite, when set, sees every file write of the built-in tools
+	// before it happens, with the content it replaces (c.Old), and stops
+	// it by failing: the hook for checkpoints (turn/undo).
+	BeforeWrite func(ctx context.Context, c files.Change) error
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -129,6 +137,25 @@ func New(opts Options) *Service {
 	// Checkpoints of sessions deleted by another kin, or while none ran.
 	s.checkpoints.Prune(s.store.Exists)
 	return s
+}
+
+// Files is how the tools of a session read and write files: the front
+// end's Access (the editor's buffers first), wrapped so that every write
+// of a turn keeps its checkpoint first (turn/undo), and BeforeWrite sees
+// it. Everything that reads a file for a session (tools,
+// a turn's file input) goes through it.
+func (s *Service) Files(sessionID string) files.Access {
+	return files.WithBeforeWrite(checkpointed{Access: s.frontFiles(sessionID), store: s.checkpoints}, s.opts.BeforeWrite)
+}
+
+// frontFiles is the front end's access itself (the disk without one).
+func (s *Service) frontFiles(sessionID string) files.Access {
+	if s.opts.Files != nil {
+		if fa := s.opts.Files(sessionID); fa != nil {
+			return fa
+		}
+	}
+	return files.Disk{}
 }
 
 // SessionOptions are what a new session starts with.

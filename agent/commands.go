@@ -165,7 +165,7 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		if strings.ContainsAny(args, " \t") {
 			return res, fmt.Errorf("%w: /undo takes one turn id at most", ErrBadParams)
 		}
-		u, err := s.Undo(sessionID, args, defaultRoots)
+		u, err := s.Undo(ctx, sessionID, args, defaultRoots)
 		if err != nil {
 			return res, err
 		}

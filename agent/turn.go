@@ -350,7 +350,7 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 	if len(strings.TrimSpace(c.Arguments)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	env := tool.Env{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Roots: t.sess.sessionRoots(), BeforeWrite: t.checkpointFor(c.CallID)}
+	env := tool.Env{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Roots: t.sess.sessionRoots(), Files: t.svc.Files(t.sess.id)}
 	action, err := tl.Prepare(ctx, env, args)
 	if err != nil {
 		return tool.Failed(err.Error())

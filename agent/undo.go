@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/checkpoint"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
@@ -18,13 +19,30 @@ import (
 // turn changed files, the named turn changed none, or it is undone already.
 var ErrNothingToUndo = errors.New("nothing to undo")
 
-// checkpointFor is a call's BeforeWrite: every file write of kin's tools
-// keeps what it replaces as the turn's checkpoint first.
-func (t *turn) checkpointFor(callID string) tool.BeforeWrite {
-	return func(_ context.Context, w tool.FileWrite) error {
-		return t.svc.checkpoints.Before(checkpoint.Change{SessionID: t.sess.id, TurnID: t.id, CallID: callID,
-			Path: w.Path, Old: w.Old, Existed: w.Existed, New: w.New})
+// checkpointed is the session's file access as the tools get it: every
+// write of a turn's tool first keeps what it replaces as the turn's
+// checkpoint (durably), and a write that surely did not happen drops it
+// again. A write that may have happened (ErrUnknown) keeps it: undo looks
+// at the file to decide.
+type checkpointed struct {
+	files.Access
+	store *checkpoint.Store
+}
+
+func (c checkpointed) Write(ctx context.Context, ch files.Change) (files.Written, error) {
+	if ch.TurnID == "" {
+		return c.Access.Write(ctx, ch)
 	}
+	revert, err := c.store.Before(checkpoint.Change{SessionID: ch.SessionID, TurnID: ch.TurnID, CallID: ch.CallID,
+		Path: ch.Path, Old: ch.Old, Existed: ch.Existed, New: ch.New})
+	if err != nil {
+		return files.Written{}, fmt.Errorf("kin could not keep a checkpoint to undo this change (%v)", err)
+	}
+	w, err := c.Access.Write(ctx, ch)
+	if err != nil && !errors.Is(err, files.ErrUnknown) {
+		revert()
+	}
+	return w, err
 }
 
 // untracked notes, before it runs, a call whose changes undo cannot
@@ -57,7 +75,7 @@ func (t *turn) untracked(tl tool.Tool, c model.Call, ap *tool.Approval) {
 // changed since by someone else is left as it is and reported as a
 // conflict; the turn's commands are reported as not undoable. It refuses
 // while a turn runs on the session.
-func (s *Service) Undo(sessionID, turnID string, defaultRoots []string) (session.Undo, error) {
+func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoots []string) (session.Undo, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return session.Undo{}, err
@@ -69,7 +87,9 @@ func (s *Service) Undo(sessionID, turnID string, defaultRoots []string) (session
 		return session.Undo{}, ErrTurnRunning
 	}
 	defer sess.unhold()
-	u, err := s.checkpoints.Undo(sessionID, turnID)
+	// Through the front end's access itself: undo's writes are no tool's
+	// and keep no checkpoint.
+	u, err := s.checkpoints.Undo(ctx, sessionID, turnID, s.frontFiles(sessionID))
 	switch {
 	case errors.Is(err, checkpoint.ErrNothingToUndo), errors.Is(err, checkpoint.ErrNoCheckpoint), errors.Is(err, checkpoint.ErrUndone):
 		return session.Undo{}, fmt.Errorf("%w: %v", ErrNothingToUndo, err)

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
@@ -26,6 +27,20 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if already {
 		return nil, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
 	}
+	var caps ClientCapabilities
+	if len(p.Capabilities) > 0 && string(p.Capabilities) != "null" {
+		if err := json.Unmarshal(p.Capabilities, &caps); err != nil {
+			return nil, invalid("invalid params: capabilities: %v", err)
+		}
+	}
+	var docCaps TextDocumentsClientCapabilities
+	if caps.TextDocuments != nil {
+		docCaps = *caps.TextDocuments
+	}
+	// The editor's buffers, whether it syncs them or not: without sync
+	// the overlay stays empty and every write goes to disk, followed by
+	// workspace/didChangeFiles.
+	buffers := &files.Buffers{Overlay: s.overlay, Editor: editorPort{s}, ApplyEdits: docCaps.Sync && docCaps.ApplyEdit, Timeout: s.opts.ApplyEditTimeout}
 	roots := rootsOf(p, s.opts.Cwd)
 	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
 
@@ -46,9 +61,10 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
+		Files: func(string) files.Access { return buffers },
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.roots, s.state = svc, gate, mcp, roots, stateInitialized
+	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps
 	s.mu.Unlock()
 
 	sbst := s.commandSandbox().Status()
@@ -58,7 +74,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	}
 	s.log.Info("initialized", zap.String("client", client), zap.Strings("roots", roots),
 		zap.Bool("modelConfigured", cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
-		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason))
+		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason),
+		zap.Bool("bufferSync", docCaps.Sync), zap.Bool("applyEdit", buffers.ApplyEdits))
 	if gerr != nil {
 		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
@@ -67,9 +84,10 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		info.Configured, info.Missing = false, cfgErr.Error()
 	}
 	return InitializeResult{
-		ProtocolVersion:  ProtocolVersion,
-		ServerInfo:       ServerInfo{Name: "kin", Version: s.opts.Version},
-		Capabilities:     ServerCapabilities{Sessions: true, MCP: mcp != nil, Approvals: true, Elicitation: ElicitationCaps{Form: true, URL: true}},
+		ProtocolVersion: ProtocolVersion,
+		ServerInfo:      ServerInfo{Name: "kin", Version: s.opts.Version},
+		Capabilities: ServerCapabilities{Sessions: true, MCP: mcp != nil, Approvals: true, Elicitation: ElicitationCaps{Form: true, URL: true},
+			TextDocuments: TextDocumentsServerCapabilities{Sync: docCaps.Sync, ApplyEdit: buffers.ApplyEdits, PositionEncoding: PositionEncoding}},
 		Model:            info,
 		WorkspaceFolders: roots,
 		Sandbox:          sandboxInfo(sbst),

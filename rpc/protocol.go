@@ -96,6 +96,9 @@ type ServerCapabilities struct {
 	MCP         bool            `json:"mcp"`
 	Approvals   bool            `json:"approvals"`
 	Elicitation ElicitationCaps `json:"elicitation"`
+	// TextDocuments says what kin does with the editor's buffers on this
+	// connection (PROTOCOL.md "Documents").
+	TextDocuments TextDocumentsServerCapabilities `json:"textDocuments"`
 }
 
 // SandboxInfo says how commands run: confined by which mechanism, or not

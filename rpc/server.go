@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
@@ -57,6 +59,10 @@ type Options struct {
 	// means sandbox.Default() (which is also what the built-in tools use
 	// when given none).
 	Sandbox *sandbox.Sandbox
+	// ApplyEditTimeout bounds the wait for the editor's answer to a
+	// workspace/applyEdit; after it the edit's outcome is unknown. 0 is
+	// files.DefaultEditTimeout (30 s).
+	ApplyEditTimeout time.Duration
 }
 
 // Server serves one editor connection.
@@ -64,7 +70,8 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, roots, inflight and exitCode.
+	// mu guards state, svc, gate, mcp, roots, inflight, exitCode and
+	// docCaps.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
@@ -75,6 +82,12 @@ type Server struct {
 	elicit   *elicitations
 	inflight map[jsonrpc2.ID]context.CancelFunc
 	exitCode int
+	// docCaps is what the editor said it does with its buffers.
+	docCaps TextDocumentsClientCapabilities
+
+	// overlay is the editor's open buffers: the connection's, shared by
+	// its sessions.
+	overlay *files.Overlay
 
 	// sandboxSaid makes the start-up sandbox notices once per connection,
 	// however many initialized notifications come.
@@ -91,7 +104,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}}
+	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}, overlay: files.NewOverlay()}
 	s.elicit = newElicitations(s)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
@@ -234,6 +247,14 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 			cancel()
 		}
 	default:
+		if h, ok := documentNotifications[req.Method]; ok {
+			params := json.RawMessage("{}")
+			if req.Params != nil {
+				params = *req.Params
+			}
+			h(s, params)
+			return
+		}
 		s.log.Debug("ignored notification", zap.String("method", req.Method))
 	}
 }

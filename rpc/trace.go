@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"sync"
@@ -63,6 +64,43 @@ func maskValue(v any, all bool) any {
 	return v
 }
 
+// documentText are the methods that carry the content of the person's
+// buffers: a .env open in the editor must not end up in a trace, and a
+// didChange per keystroke would fill it.
+var documentText = map[string]bool{NotifyDidOpen: true, NotifyDidChange: true, MethodApplyEdit: true}
+
+// maskDocumentText replaces every "text" and "newText" string of a message
+// by its length.
+func maskDocumentText(doc []byte) []byte {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return doc
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, ok := val.(string); ok && (k == "text" || k == "newText") {
+					x[k] = fmt.Sprintf("<%d bytes>", len(s))
+					continue
+				}
+				walk(val)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return doc
+	}
+	return out
+}
+
 // traceOpts write every message in and out as one JSON line.
 func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 	var mu sync.Mutex
@@ -74,6 +112,9 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 		b, err := json.Marshal(msg)
 		if err != nil {
 			return
+		}
+		if req != nil && documentText[req.Method] {
+			b = maskDocumentText(b)
 		}
 		line, _ := json.Marshal(struct {
 			Time string          `json:"time"`

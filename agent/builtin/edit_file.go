@@ -83,7 +83,7 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 		}
 	}
 
-	fc, err := loadForChange(NameEditFile, env, args.Path)
+	fc, err := loadForChange(ctx, NameEditFile, env, args.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -93,19 +93,23 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	if bytes.IndexByte(fc.old, 0) >= 0 {
 		return nil, fmt.Errorf("edit_file: %s is a binary file; only text files are edited", fc.t.disp)
 	}
+	where := fc.t.disp
+	if fc.unsaved {
+		where += " (as open in the editor, with unsaved changes)"
+	}
 	content := string(fc.old)
 	crlf := strings.Contains(content, "\r\n")
 	for i, e := range edits {
-		where := ""
+		nth := ""
 		if len(edits) > 1 {
-			where = fmt.Sprintf("edit %d of %d: ", i+1, len(edits))
+			nth = fmt.Sprintf("edit %d of %d: ", i+1, len(edits))
 		}
 		oldS, newS := *e.OldString, *e.NewString
 		if oldS == "" {
-			return nil, fmt.Errorf("edit_file: %sold_string is empty; to create or replace a whole file use write_file", where)
+			return nil, fmt.Errorf("edit_file: %sold_string is empty; to create or replace a whole file use write_file", nth)
 		}
 		if oldS == newS {
-			return nil, fmt.Errorf("edit_file: %sold_string and new_string are the same; nothing would change", where)
+			return nil, fmt.Errorf("edit_file: %sold_string and new_string are the same; nothing would change", nth)
 		}
 		n := countOccurrences(content, oldS)
 		if n == 0 && crlf && !strings.Contains(oldS, "\r\n") {
@@ -117,9 +121,9 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 		}
 		switch {
 		case n == 0:
-			return nil, fmt.Errorf("edit_file: %sold_string not found in %s; it must match the file exactly, whitespace and indentation included (read the file again)", where, fc.t.disp)
+			return nil, fmt.Errorf("edit_file: %sold_string not found in %s; it must match the file exactly, whitespace and indentation included (read the file again)", nth, where)
 		case n > 1:
-			return nil, fmt.Errorf("edit_file: %sold_string occurs %d times in %s; include more context", where, n, fc.t.disp)
+			return nil, fmt.Errorf("edit_file: %sold_string occurs %d times in %s; include more context", nth, n, where)
 		}
 		content = strings.Replace(content, oldS, newS, 1)
 	}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/textdiff"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -23,15 +23,21 @@ type fileChange struct {
 	toolName string
 	ws       workspace
 	t        target
-	before   tool.BeforeWrite // the turn's checkpoint, nil without one
+	fa       files.Access
+	env      tool.Env
 	existed  bool
-	old      []byte
-	new      []byte
-	diff     tool.Diff
+	// unsaved: old is the editor's buffer of the file, which differs from
+	// the file on disk (the diff is against what the person sees).
+	unsaved bool
+	title   string // the approval's title
+	old     []byte
+	new     []byte
+	diff    tool.Diff
 }
 
-// loadForChange resolves a write's path and reads what is there now.
-func loadForChange(toolName string, env tool.Env, p string) (*fileChange, error) {
+// loadForChange resolves a write's path and reads what the person sees
+// there now: the editor's buffer when the file is open, else the disk.
+func loadForChange(ctx context.Context, toolName string, env tool.Env, p string) (*fileChange, error) {
 	ws, err := newWorkspace(env.Roots)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", toolName, err)
@@ -40,24 +46,34 @@ func loadForChange(toolName string, env tool.Env, p string) (*fileChange, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", toolName, err)
 	}
-	fc := &fileChange{toolName: toolName, ws: ws, t: t, before: env.BeforeWrite}
-	fi, err := os.Stat(t.real)
+	fc := &fileChange{toolName: toolName, ws: ws, t: t, fa: filesOf(env), env: env}
+	f, err := fc.fa.Open(ctx, t.real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// a new file (a dangling symlink is replaced, never followed)
-	case err != nil:
-		return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, unwrapPathError(err))
-	case fi.IsDir():
+	case errors.Is(err, files.ErrIsDir):
 		return nil, fmt.Errorf("%s: %s is a directory", toolName, t.disp)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: %s is not a regular file (%s)", toolName, t.disp, fi.Mode().Type())
-	case fi.Size() > maxEditSize:
-		return nil, fmt.Errorf("%s: %s is %d bytes; files over %d MiB are not edited with this tool", toolName, t.disp, fi.Size(), maxEditSize>>20)
+	case errors.Is(err, files.ErrNotRegular):
+		return nil, fmt.Errorf("%s: %s %v", toolName, t.disp, err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
+	case f.Size > maxEditSize:
+		f.Close()
+		return nil, fmt.Errorf("%s: %s is %d bytes; files over %d MiB are not edited with this tool", toolName, t.disp, f.Size, maxEditSize>>20)
 	default:
-		if fc.old, err = os.ReadFile(t.real); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, unwrapPathError(err))
+		fc.unsaved = f.Unsaved
+		if fc.old, err = files.ReadAll(f, maxEditSize); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
 		}
 		fc.existed = true
+	}
+	// Refuse now what could not be written (unsaved changes in an editor
+	// that cannot apply kin's edits): the person is not asked for nothing.
+	if _, err = fc.fa.Plan(ctx, t.real); err != nil {
+		if errors.Is(err, files.ErrUnsaved) || errors.Is(err, files.ErrTooLarge) {
+			return nil, fmt.Errorf("%s: %s %v", toolName, t.disp, err) // "main.go has unsaved changes…"
+		}
+		return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
 	}
 	return fc, nil
 }
@@ -98,8 +114,9 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 		}}, nil
 	}
 
+	fc.title = verb + " " + name
 	ap := &tool.Approval{
-		Title: verb + " " + name,
+		Title: fc.title,
 		Diffs: []tool.Diff{fc.diff},
 		Grant: &tool.Grant{Key: "tool:" + fc.toolName, Label: "Always allow " + fc.toolName + " in this session"},
 	}
@@ -147,7 +164,10 @@ func (fc *fileChange) relPaths() (relAbs, relReal string) {
 	return relAbs, relReal
 }
 
-// run writes exactly the prepared content, if the file is still as it was.
+// run writes exactly the prepared content, if the file (or the editor's
+// buffer of it) is still as it was. Every write of the built-in tools
+// passes here and through Access.Write, so a checkpoint hook
+// (files.WithBeforeWrite) sees them all.
 func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if err := ctx.Err(); err != nil {
 		return tool.Failed(fc.toolName + ": cancelled before writing; " + fc.t.disp + " not written")
@@ -155,24 +175,19 @@ func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if resolveExisting(fc.t.abs) != fc.t.real {
 		return tool.Failed(fmt.Sprintf("%s: %s: the path resolves elsewhere since the diff was shown (a symlink changed); not written", fc.toolName, fc.t.disp))
 	}
-	cur, err := os.ReadFile(fc.t.real)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return tool.Failed(fmt.Sprintf("%s: %s: %v; not written", fc.toolName, fc.t.disp, unwrapPathError(err)))
-	}
-	if exists != fc.existed || !bytes.Equal(cur, fc.old) {
-		return tool.Failed(fmt.Sprintf("%s: %s: file changed since the diff was shown; not written", fc.toolName, fc.t.disp))
-	}
 	if bytes.IndexByte(fc.new, 0) >= 0 {
 		return tool.Failed(fmt.Sprintf("%s: the new content of %s has NUL bytes; not written", fc.toolName, fc.t.disp))
 	}
-	if fc.before != nil {
-		// what the file really is now (checked equal to what was shown)
-		if err := fc.before(ctx, tool.FileWrite{Path: fc.t.real, Old: cur, Existed: exists, New: fc.new}); err != nil {
-			return tool.Failed(fmt.Sprintf("%s: %s: kin could not keep a checkpoint to undo this change (%v); not written", fc.toolName, fc.t.disp, err))
-		}
-	}
-	if err := writeAtomic(fc.t.real, fc.new); err != nil {
+	w, err := fc.fa.Write(ctx, files.Change{
+		Path: fc.t.real, Old: fc.old, Existed: fc.existed, New: fc.new,
+		Title: fc.title, SessionID: fc.env.SessionID, TurnID: fc.env.TurnID, CallID: fc.env.CallID,
+	})
+	switch {
+	case errors.Is(err, files.ErrUnknown):
+		return tool.Result{Status: tool.StatusUnknown, Output: fmt.Sprintf("%s: %s: %v. Do not repeat this edit: read the file to see whether it was applied.", fc.toolName, fc.t.disp, err)}
+	case errors.Is(err, files.ErrConflict):
+		return tool.Failed(fmt.Sprintf("%s: %s: file changed since the diff was shown; not written", fc.toolName, fc.t.disp))
+	case err != nil:
 		return tool.Failed(fmt.Sprintf("%s: %s: %v; not written", fc.toolName, fc.t.disp, err))
 	}
 	d := fc.diff
@@ -182,6 +197,12 @@ func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 		msg = fmt.Sprintf("%s %s (+%d -%d lines)", pastTense(fc.toolName), fc.t.disp, added, removed)
 	} else {
 		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(textdiff.Lines(string(fc.new))), "line"))
+	}
+	switch {
+	case w.Via == files.ViaEditor && w.Saved:
+		msg += " in the editor, which saved it"
+	case w.Via == files.ViaEditor:
+		msg += " in the editor's buffer, not saved yet: commands see the file on disk until the person saves it"
 	}
 	return tool.Result{
 		Status:  tool.StatusCompleted,
@@ -209,46 +230,4 @@ func diffStat(unified string) (added, removed int) {
 		}
 	}
 	return added, removed
-}
-
-// writeAtomic replaces p with data: a temporary file in the same directory,
-// synced, then renamed over p. p keeps its permission bits; a new file gets
-// 0644 (and missing parent directories 0755).
-func writeAtomic(p string, data []byte) error {
-	dir := filepath.Dir(p)
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(p); err == nil {
-		mode = fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return unwrapPathError(err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".kin-*")
-	if err != nil {
-		return unwrapPathError(err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return unwrapPathError(err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return unwrapPathError(err)
-	}
-	if err := f.Sync(); err != nil {
-		return unwrapPathError(err)
-	}
-	if err := f.Close(); err != nil {
-		return unwrapPathError(err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return unwrapPathError(err)
-	}
-	ok = true
-	return nil
 }

@@ -1,12 +1,17 @@
 package builtin
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/files"
+	"github.com/kin-dev/kin/agent/tool"
 )
 
 // workspace is the set of roots a call may touch.
@@ -129,29 +134,9 @@ func within(root, p string) bool {
 }
 
 // resolveExisting resolves the symlinks along the longest existing prefix of
-// the clean absolute path p and appends the rest unchanged.
-func resolveExisting(p string) string {
-	rest := ""
-	dir := p
-	for {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return p
-		}
-		if rest == "" {
-			rest = filepath.Base(dir)
-		} else {
-			rest = filepath.Join(filepath.Base(dir), rest)
-		}
-		dir = parent
-	}
-}
+// the clean absolute path p and appends the rest unchanged (files.RealPath:
+// the Overlay keys buffers the same way).
+func resolveExisting(p string) string { return files.RealPath(p) }
 
 // sensitivePatterns are the paths a write is always asked about, whatever
 // the session's grants (the person sees no "always allow" for them). They
@@ -205,22 +190,31 @@ func matchElems(pat, elems []string) bool {
 	return true
 }
 
-// statRegular stats a file the read and edit tools work on.
-func statRegular(t target) (os.FileInfo, error) {
-	fi, err := os.Stat(t.real)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", t.disp)
-		}
-		return nil, fmt.Errorf("%s: %v", t.disp, unwrapPathError(err))
+// filesOf is the session's file access: the editor's buffers first where
+// the front end keeps them, else the disk.
+func filesOf(env tool.Env) files.Access {
+	if env.Files == nil {
+		return files.Disk{}
 	}
-	if fi.IsDir() {
+	return env.Files
+}
+
+// openFile opens a file the read tools work on, as the person sees it (its
+// editor buffer when open there), with messages naming t as the model gave
+// it. t has passed the path rules.
+func openFile(ctx context.Context, fa files.Access, t target) (*files.File, error) {
+	f, err := fa.Open(ctx, t.real)
+	switch {
+	case err == nil:
+		return f, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist", t.disp)
+	case errors.Is(err, files.ErrIsDir):
 		return nil, fmt.Errorf("%s is a directory; use list_dir to see what it holds", t.disp)
+	case errors.Is(err, files.ErrNotRegular):
+		return nil, fmt.Errorf("%s %v", t.disp, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", t.disp, fi.Mode().Type())
-	}
-	return fi, nil
+	return nil, fmt.Errorf("%s: %v", t.disp, err)
 }
 
 // unwrapPathError drops the path from an *os.PathError: messages name the

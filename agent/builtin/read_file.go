@@ -10,12 +10,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -82,11 +82,19 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
-	if _, err := statRegular(t); err != nil {
+	fa := filesOf(env)
+	f, err := openFile(ctx, fa, t)
+	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
+	f.Close()
 	return &tool.Action{Run: func(ctx context.Context, _ func(string)) tool.Result {
-		out, err := readPage(t.real, t.disp, offset, limit)
+		f, err := openFile(ctx, fa, t)
+		if err != nil {
+			return tool.Failed("read_file: " + err.Error())
+		}
+		defer f.Close()
+		out, err := readPage(f, t.real, t.disp, offset, limit)
 		if err != nil {
 			return tool.Failed("read_file: " + err.Error())
 		}
@@ -94,20 +102,16 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	}}, nil
 }
 
-// readPage reads lines [offset, offset+limit) of the file at p, streaming:
-// only the page is kept, the rest of the file is only counted.
-func readPage(p, disp string, offset, limit int) (string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
+// readPage reads lines [offset, offset+limit) of f (the file at p, or the
+// editor's buffer of it), streaming: only the page is kept, the rest of the
+// file is only counted.
+func readPage(f *files.File, p, disp string, offset, limit int) (string, error) {
+	unsaved := ""
+	if f.Unsaved {
+		unsaved = fmt.Sprintf("[%s has unsaved changes in the editor: this is the editor's buffer; commands see the file on disk]\n", disp)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
-	}
-	if fi.Size() == 0 {
-		return fmt.Sprintf("(%s is empty)", disp), nil
+	if f.Size == 0 {
+		return fmt.Sprintf("(%s is empty)", disp) + strings.TrimSuffix("\n"+unsaved, "\n"), nil
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	sniff, err := br.Peek(sniffLen)
@@ -115,7 +119,7 @@ func readPage(p, disp string, offset, limit int) (string, error) {
 		return "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
 	}
 	if looksBinary(sniff) {
-		return fmt.Sprintf("%s: binary file, %d bytes, %s; not shown", disp, fi.Size(), guessType(p, sniff)), nil
+		return fmt.Sprintf("%s: binary file, %d bytes, %s; not shown", disp, f.Size, guessType(p, sniff)), nil
 	}
 
 	var (
@@ -129,7 +133,7 @@ func readPage(p, disp string, offset, limit int) (string, error) {
 		eof      bool
 		lastByte byte
 	)
-	out.Grow(min(int(fi.Size()), readMaxBytes) + 256)
+	out.Grow(min(int(f.Size), readMaxBytes) + 256)
 	numW := len(fmt.Sprint(min(offset+limit, 9999999)))
 	numW = max(numW, 6)
 	emit := func() {
@@ -228,6 +232,7 @@ func readPage(p, disp string, offset, limit int) (string, error) {
 		}
 		out.WriteString("]\n")
 	}
+	out.WriteString(unsaved)
 	return out.String(), nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -72,7 +73,7 @@ func (searchTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 	if args.Pattern == "" {
 		return nil, errors.New("search: the pattern is empty")
 	}
-	s := &searcher{max: searchDefaultMatches}
+	s := &searcher{max: searchDefaultMatches, fa: filesOf(env)}
 	if args.MaxMatches != nil {
 		if s.max = *args.MaxMatches; s.max < 1 || s.max > searchMaxMatches {
 			return nil, fmt.Errorf("search: maxMatches must be between 1 and %d, not %d", searchMaxMatches, s.max)
@@ -139,6 +140,7 @@ func (searchTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 // searcher is one prepared search.
 type searcher struct {
 	ws      workspace
+	fa      files.Access // open buffers are searched instead of their files
 	starts  []searchStart
 	pattern string
 	re      *regexp.Regexp // per line
@@ -297,12 +299,17 @@ func (s *searcher) run(ctx context.Context) tool.Result {
 // searchFile returns the matching lines of one file, formatted, at most
 // s.max. buf is reused between files.
 func (s *searcher) searchFile(abs, disp string, buf []byte) (fileHits, []byte) {
-	data, buf, large, err := readSmall(abs, buf, searchMaxFileSize)
-	if err != nil {
-		return fileHits{}, buf
-	}
-	if large {
-		return fileHits{large: true}, buf
+	data, ok := s.fa.Buffer(abs) // what the person sees, when the file is open
+	if !ok {
+		var large bool
+		var err error
+		data, buf, large, err = readSmall(abs, buf, searchMaxFileSize)
+		if err != nil {
+			return fileHits{}, buf
+		}
+		if large {
+			return fileHits{large: true}, buf
+		}
 	}
 	if looksBinaryFast(data) {
 		return fileHits{}, buf

@@ -37,7 +37,7 @@ func (writeFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMess
 	if err := decodeArgs(NameWriteFile, raw, &args, "path", "content"); err != nil {
 		return nil, err
 	}
-	fc, err := loadForChange(NameWriteFile, env, args.Path)
+	fc, err := loadForChange(ctx, NameWriteFile, env, args.Path)
 	if err != nil {
 		return nil, err
 	}

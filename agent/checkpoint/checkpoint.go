@@ -8,9 +8,10 @@
 // 0600 and folders 0700, since they hold workspace files; a session's
 // checkpoints go with the session.
 //
-// It must never write a workspace file except to restore one on Undo, and
-// it never overwrites a file that someone changed after kin's tools wrote
-// it: such a file is a conflict, left as it is.
+// It must never write a workspace file except to restore one on Undo (and
+// then through the session's file access, as kin's tools write), and it
+// never overwrites a file that someone changed after kin's tools wrote it:
+// such a file is a conflict, left as it is.
 package checkpoint
 
 import (
@@ -92,40 +93,57 @@ type file struct {
 // Before keeps what c replaces, durably, before the write happens: a kin
 // that stops right after the write can still undo it. Only a turn's first
 // change of a file keeps the old content (that is the state undo returns
-// to); later ones move what the turn is expected to have left.
-func (s *Store) Before(c Change) error {
+// to); later ones move what the turn is expected to have left. The write's
+// caller runs revert when the write was surely not made (refused, a
+// conflict), so undo never reports a change that did not happen.
+func (s *Store) Before(c Change) (revert func(), err error) {
 	dir, err := s.turnDir(c.SessionID, c.TurnID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, err := s.load(dir)
+	prev, err := s.load(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	m := prev
+	m.Files = append([]file(nil), prev.Files...)
 	if m.TurnID == "" {
 		m = manifest{TurnID: c.TurnID, Seq: time.Now().UnixNano()}
 	}
 	after, err := s.putBlob(c.SessionID, c.New)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	found := false
 	for i := range m.Files {
 		if f := &m.Files[i]; f.Path == c.Path {
 			f.After = after
-			f.Calls = appendOnce(f.Calls, c.CallID)
-			return s.save(dir, m)
+			f.Calls = appendOnce(append([]string(nil), f.Calls...), c.CallID)
+			found = true
 		}
 	}
-	f := file{Path: c.Path, Existed: c.Existed, After: after, Calls: []string{c.CallID}}
-	if c.Existed {
-		if f.Old, err = s.putBlob(c.SessionID, c.Old); err != nil {
-			return err
+	if !found {
+		f := file{Path: c.Path, Existed: c.Existed, After: after, Calls: []string{c.CallID}}
+		if c.Existed {
+			if f.Old, err = s.putBlob(c.SessionID, c.Old); err != nil {
+				return nil, err
+			}
 		}
+		m.Files = append(m.Files, f)
 	}
-	m.Files = append(m.Files, f)
-	return s.save(dir, m)
+	if err := s.save(dir, m); err != nil {
+		return nil, err
+	}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if prev.TurnID == "" {
+			prev = manifest{TurnID: c.TurnID, Seq: m.Seq} // no files: nothing to undo
+		}
+		_ = s.save(dir, prev)
+	}, nil
 }
 
 // Untracked notes a call of the turn whose changes kin cannot undo (a

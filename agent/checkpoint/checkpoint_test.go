@@ -1,6 +1,7 @@
 package checkpoint_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,7 +9,13 @@ import (
 	"testing"
 
 	"github.com/kin-dev/kin/agent/checkpoint"
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/session"
+)
+
+var (
+	ctx  = context.Background()
+	disk = files.Disk{}
 )
 
 func write(t *testing.T, p, s string) {
@@ -32,7 +39,7 @@ func before(t *testing.T, st *checkpoint.Store, turn, call, p, next string) {
 	t.Helper()
 	old, err := os.ReadFile(p)
 	existed := err == nil
-	if err := st.Before(checkpoint.Change{SessionID: "s_1", TurnID: turn, CallID: call, Path: p, Old: old, Existed: existed, New: []byte(next)}); err != nil {
+	if _, err := st.Before(checkpoint.Change{SessionID: "s_1", TurnID: turn, CallID: call, Path: p, Old: old, Existed: existed, New: []byte(next)}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, p, next)
@@ -56,7 +63,7 @@ func TestUndoRestoresEditsRemovesCreatedFilesAndKeepsOthersChanges(t *testing.T)
 	write(t, c, "c2\nmine\n") // the person edits c since
 
 	// A new Store (kin restarted) undoes from what is on disk.
-	u, err := checkpoint.New(filepath.Join(home, "checkpoints")).Undo("s_1", "")
+	u, err := checkpoint.New(filepath.Join(home, "checkpoints")).Undo(ctx, "s_1", "", disk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +85,10 @@ func TestUndoRestoresEditsRemovesCreatedFilesAndKeepsOthersChanges(t *testing.T)
 	if len(u.NotUndoable) != 1 || u.NotUndoable[0].CallID != "call_6" {
 		t.Errorf("not undoable = %+v", u.NotUndoable)
 	}
-	if _, err := st.Undo("s_1", "t_1"); !errors.Is(err, checkpoint.ErrUndone) {
+	if _, err := st.Undo(ctx, "s_1", "t_1", disk); !errors.Is(err, checkpoint.ErrUndone) {
 		t.Errorf("second undo: %v", err)
 	}
-	if _, err := st.Undo("s_1", ""); !errors.Is(err, checkpoint.ErrNothingToUndo) {
+	if _, err := st.Undo(ctx, "s_1", "", disk); !errors.Is(err, checkpoint.ErrNothingToUndo) {
 		t.Errorf("nothing left: %v", err)
 	}
 }
@@ -99,14 +106,14 @@ func TestUndoDefaultsToTheLatestTurnAndFilesArePrivate(t *testing.T) {
 	if turns, _ := st.Turns("s_1"); strings.Join(turns, ",") != "t_1,t_2" {
 		t.Errorf("turns %v", turns)
 	}
-	u, err := st.Undo("s_1", "")
+	u, err := st.Undo(ctx, "s_1", "", disk)
 	if err != nil || u.TurnID != "t_2" || read(t, p) != "1" {
 		t.Fatalf("undo %+v %v: %q", u, err, read(t, p))
 	}
-	if _, err := st.Undo("s_1", "t_3"); !errors.Is(err, checkpoint.ErrNoCheckpoint) {
+	if _, err := st.Undo(ctx, "s_1", "t_3", disk); !errors.Is(err, checkpoint.ErrNoCheckpoint) {
 		t.Errorf("a turn without file changes: %v", err)
 	}
-	if u, err := st.Undo("s_1", ""); err != nil || u.TurnID != "t_1" || read(t, p) != "0" {
+	if u, err := st.Undo(ctx, "s_1", "", disk); err != nil || u.TurnID != "t_1" || read(t, p) != "0" {
 		t.Fatalf("undo %+v %v: %q", u, err, read(t, p))
 	}
 	err = filepath.Walk(filepath.Join(home, "checkpoints"), func(path string, fi os.FileInfo, err error) error {
@@ -131,12 +138,35 @@ func TestUndoDefaultsToTheLatestTurnAndFilesArePrivate(t *testing.T) {
 	}
 }
 
+// A write that was refused (a conflict) drops its checkpoint: undo never
+// reports a change that did not happen.
+func TestRevertedCheckpointIsForgotten(t *testing.T) {
+	ws := t.TempDir()
+	p := filepath.Join(ws, "f")
+	write(t, p, "0")
+	st := checkpoint.New(t.TempDir())
+	revert, err := st.Before(checkpoint.Change{SessionID: "s_1", TurnID: "t_1", CallID: "c1", Path: p, Old: []byte("0"), Existed: true, New: []byte("1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revert()
+	if _, err := st.Undo(ctx, "s_1", "", disk); !errors.Is(err, checkpoint.ErrNothingToUndo) {
+		t.Errorf("undo after a reverted write: %v", err)
+	}
+	before(t, st, "t_2", "c2", p, "2")
+	revert, _ = st.Before(checkpoint.Change{SessionID: "s_1", TurnID: "t_2", CallID: "c3", Path: p, Old: []byte("2"), Existed: true, New: []byte("3")})
+	revert() // the second write of the turn failed: the file is as the first left it
+	if u, err := st.Undo(ctx, "s_1", "", disk); err != nil || len(u.Conflicts) != 0 || read(t, p) != "0" {
+		t.Errorf("undo %+v %v: %q", u, err, read(t, p))
+	}
+}
+
 func TestIDsCannotNameOtherFolders(t *testing.T) {
 	st := checkpoint.New(t.TempDir())
-	if err := st.Before(checkpoint.Change{SessionID: "../x", TurnID: "t_1", Path: "/tmp/x"}); err == nil {
+	if _, err := st.Before(checkpoint.Change{SessionID: "../x", TurnID: "t_1", Path: "/tmp/x"}); err == nil {
 		t.Error("a session id with .. was taken")
 	}
-	if _, err := st.Undo("s_1", "../../t"); err == nil {
+	if _, err := st.Undo(ctx, "s_1", "../../t", disk); err == nil {
 		t.Error("a turn id with .. was taken")
 	}
 }

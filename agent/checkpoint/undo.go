@@ -2,26 +2,33 @@ package checkpoint
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/textdiff"
 )
 
-// maxConflictDiff bounds the diff a conflict shows.
-const maxConflictDiff = 64 << 10
+const (
+	// maxConflictDiff bounds the diff a conflict shows.
+	maxConflictDiff = 64 << 10
+	// maxRestore bounds a file undo reads back (kin's tools edit files of
+	// at most a few MiB).
+	maxRestore = 64 << 20
+)
 
 // Undo puts back every file the turn changed with kin's tools (turnID ""
 // means the latest turn whose changes are not undone yet) and marks the
 // turn undone. A file whose content is no longer what the turn left is not
 // touched: it is a conflict, with the diff from what kin left to what is
-// there now. The turn's commands are listed as not undoable.
-func (s *Store) Undo(sessionID, turnID string) (session.Undo, error) {
+// there now. The turn's commands are listed as not undoable. Files are read
+// and written through fa, the session's file access (the editor's buffers
+// first), never around it.
+func (s *Store) Undo(ctx context.Context, sessionID, turnID string, fa files.Access) (session.Undo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ms, err := s.manifests(sessionID)
@@ -34,7 +41,7 @@ func (s *Store) Undo(sessionID, turnID string) (session.Undo, error) {
 	}
 	out := session.Undo{TurnID: m.TurnID, Restored: []string{}, NotUndoable: m.Calls}
 	for _, f := range m.Files {
-		if c := s.restore(sessionID, f); c != nil {
+		if c := s.restore(ctx, sessionID, m.TurnID, f, fa); c != nil {
 			out.Conflicts = append(out.Conflicts, *c)
 		} else {
 			out.Restored = append(out.Restored, f.Path)
@@ -75,7 +82,7 @@ func pick(ms []manifest, turnID string) (manifest, error) {
 }
 
 // restore puts one file back, or says why not.
-func (s *Store) restore(sessionID string, f file) *session.UndoConflict {
+func (s *Store) restore(ctx context.Context, sessionID, turnID string, f file, fa files.Access) *session.UndoConflict {
 	conflict := func(reason string) *session.UndoConflict {
 		return &session.UndoConflict{Path: f.Path, Reason: reason}
 	}
@@ -89,7 +96,7 @@ func (s *Store) restore(sessionID string, f file) *session.UndoConflict {
 			return conflict(err.Error())
 		}
 	}
-	cur, exists, err := current(f.Path)
+	cur, exists, err := current(ctx, fa, f.Path)
 	if err != nil {
 		return conflict("kin could not read it: " + err.Error())
 	}
@@ -100,51 +107,54 @@ func (s *Store) restore(sessionID string, f file) *session.UndoConflict {
 		return conflict("it was deleted since kin changed it; left as it is")
 	case !bytes.Equal(cur, after):
 		c := conflict("it was changed since kin changed it; left as it is (the diff shows the change since)")
-		c.Diff, _ = cut(textdiff.Unified("kin's version", "now", string(after), string(cur)))
+		c.Diff = cut(textdiff.Unified("kin's version", "now", string(after), string(cur)))
 		return c
 	}
 	if !f.Existed {
-		if err := os.Remove(f.Path); err != nil {
-			return conflict("kin could not remove the file the turn created: " + err.Error())
+		r, ok := fa.(files.Remover)
+		if !ok {
+			return conflict("this front end cannot remove files, so the file the turn created stays")
+		}
+		if err := r.Remove(ctx, f.Path, after); err != nil {
+			return conflict(writeFailure("remove the file the turn created", err))
 		}
 		return nil
 	}
-	if err := writeBack(f.Path, old); err != nil {
-		return conflict("kin could not write it back: " + err.Error())
+	_, err = fa.Write(ctx, files.Change{Path: f.Path, Old: after, Existed: true, New: old,
+		Title: "Undo turn " + turnID, SessionID: sessionID})
+	if err != nil {
+		return conflict(writeFailure("write it back", err))
 	}
 	return nil
 }
 
-// current reads a file as it is now; a path that is no longer a regular
-// file (a folder, a symlink put in its place) is an error, never followed.
-func current(p string) ([]byte, bool, error) {
-	fi, err := os.Lstat(p)
+func writeFailure(what string, err error) string {
+	switch {
+	case errors.Is(err, files.ErrConflict):
+		return "it changed while kin was undoing; left as it is"
+	case errors.Is(err, files.ErrUnknown):
+		return "kin asked the editor to " + what + " and got no answer: it may or may not be restored (" + err.Error() + ")"
+	}
+	return "kin could not " + what + ": " + err.Error()
+}
+
+// current reads a file as the person sees it now (the editor's buffer
+// first); a path that is no longer a regular file is an error.
+func current(ctx context.Context, fa files.Access, p string) ([]byte, bool, error) {
+	f, err := fa.Open(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, true, fmt.Errorf("%s is no longer a regular file", filepath.Base(p))
-	}
-	b, err := os.ReadFile(p)
+	b, err := files.ReadAll(f, maxRestore)
 	return b, true, err
 }
 
-// writeBack replaces p with data the way kin's tools write: a synced
-// temporary file renamed over it, keeping p's permission bits.
-func writeBack(p string, data []byte) error {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(p); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	return writeDurable(p, data, mode)
-}
-
-func cut(s string) (string, bool) {
+func cut(s string) string {
 	if len(s) <= maxConflictDiff {
-		return s, false
+		return s
 	}
-	return session.Cut(s, maxConflictDiff), true
+	return session.Cut(s, maxConflictDiff)
 }

@@ -11,6 +11,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/kin-dev/kin/agent/files"
 )
 
 // Kind says what a tool does, in the Agent Client Protocol's words. Editors
@@ -55,9 +57,10 @@ type Env struct {
 	CallID    string
 	// Roots are the workspace folders the editor opened (absolute, cleaned).
 	Roots []string
-	// BeforeWrite, when set, sees every file write of the call before it
-	// happens (the turn's checkpoints); nil writes without one.
-	BeforeWrite BeforeWrite
+	// Files is how the session reads and writes files: the editor's
+	// buffers first where the front end has them. Tools call it only for
+	// paths that passed their path rules. Nil means files.Disk.
+	Files files.Access
 }
 
 // Tool is one callable thing offered to the model.

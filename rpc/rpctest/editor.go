@@ -7,6 +7,7 @@ package rpctest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -36,12 +37,23 @@ type Editor struct {
 	Done chan struct{}
 	Exit int
 
-	// mu guards notes, changed, log and onNote.
-	mu      sync.Mutex
-	notes   []Note
-	changed chan struct{}
-	log     []string
-	onNote  []func(Note)
+	// mu guards notes, changed, log, onNote, requests, onRequest, docs
+	// and wire.
+	mu        sync.Mutex
+	notes     []Note
+	changed   chan struct{}
+	log       []string
+	onNote    []func(Note)
+	requests  []Note
+	onRequest map[string]func(req *jsonrpc2.Request, reply func(result any, err error))
+	docs      *buffers
+	wire      []Frame
+}
+
+// Frame is one JSON-RPC message as it crossed the pipe.
+type Frame struct {
+	From string          // "editor" or "kin"
+	Msg  json.RawMessage // the message, as jsonrpc2 encoded it
 }
 
 // Start serves opts on one end of a pipe and connects an editor to the
@@ -49,12 +61,28 @@ type Editor struct {
 func Start(t testing.TB, opts rpc.Options) *Editor {
 	t.Helper()
 	a, b := net.Pipe()
-	e := &Editor{t: t, Done: make(chan struct{}), changed: make(chan struct{})}
+	e := &Editor{t: t, Done: make(chan struct{}), changed: make(chan struct{}), onRequest: map[string]func(*jsonrpc2.Request, func(any, error)){}}
 	go func() {
 		e.Exit = rpc.Serve(context.Background(), a, opts)
 		close(e.Done)
 	}()
-	e.Conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(b, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(e.handle))
+	record := func(from string) func(*jsonrpc2.Request, *jsonrpc2.Response) {
+		return func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			var msg any = req
+			if resp != nil {
+				msg = resp
+			}
+			b, err := json.Marshal(msg)
+			if err != nil {
+				return
+			}
+			e.mu.Lock()
+			e.wire = append(e.wire, Frame{From: from, Msg: b})
+			e.mu.Unlock()
+		}
+	}
+	e.Conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(b, jsonrpc2.VSCodeObjectCodec{}), e,
+		jsonrpc2.OnSend(record("editor")), jsonrpc2.OnRecv(record("kin")))
 	t.Cleanup(func() {
 		if t.Failed() {
 			e.mu.Lock()
@@ -71,12 +99,42 @@ func Start(t testing.TB, opts rpc.Options) *Editor {
 	return e
 }
 
-func (e *Editor) handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+// Handle implements jsonrpc2.Handler: it records every notification, and
+// answers kin's requests with the handler OnRequest set (which may answer
+// later, or never), or with -32601 as the shims do.
+func (e *Editor) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	var params json.RawMessage
 	if req.Params != nil {
 		params = *req.Params
 	}
 	n := Note{Method: req.Method, Params: params}
+	if !req.Notif {
+		e.mu.Lock()
+		e.requests = append(e.requests, n)
+		e.log = append(e.log, "<- (request "+req.ID.String()+") "+req.Method+" "+string(params))
+		h := e.onRequest[req.Method]
+		close(e.changed)
+		e.changed = make(chan struct{})
+		e.mu.Unlock()
+		reply := func(result any, err error) {
+			e.logf("-> (reply %s) %s err=%v", req.ID, mustJSON(result), err)
+			if err != nil {
+				var re *jsonrpc2.Error
+				if !errors.As(err, &re) {
+					re = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+				}
+				_ = c.ReplyWithError(context.Background(), req.ID, re)
+				return
+			}
+			_ = c.Reply(context.Background(), req.ID, result)
+		}
+		if h == nil {
+			reply(nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "rpctest: method not found: " + req.Method})
+			return
+		}
+		h(req, reply)
+		return
+	}
 	e.mu.Lock()
 	e.notes = append(e.notes, n)
 	e.log = append(e.log, "<- "+req.Method+" "+string(params))
@@ -87,7 +145,57 @@ func (e *Editor) handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Req
 	for _, h := range hooks {
 		h(n)
 	}
-	return nil, nil
+}
+
+// OnRequest answers kin's requests of method with h, in the read loop: h
+// must not block; it calls reply once (from any goroutine), or never.
+func (e *Editor) OnRequest(method string, h func(req *jsonrpc2.Request, reply func(result any, err error))) {
+	e.mu.Lock()
+	e.onRequest[method] = h
+	e.mu.Unlock()
+}
+
+// WaitRequest returns the params of the first request of method kin sent.
+func (e *Editor) WaitRequest(method string) json.RawMessage {
+	e.t.Helper()
+	deadline := time.After(Timeout)
+	for {
+		e.mu.Lock()
+		for _, r := range e.requests {
+			if r.Method == method {
+				e.mu.Unlock()
+				return r.Params
+			}
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			e.t.Fatalf("timed out waiting for the request %s", method)
+			return nil
+		}
+	}
+}
+
+// Wire returns every message that crossed the pipe so far, in order.
+func (e *Editor) Wire() []Frame {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Frame(nil), e.wire...)
+}
+
+// Requests returns the params of every request kin sent of method.
+func (e *Editor) Requests(method string) []json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []json.RawMessage
+	for _, r := range e.requests {
+		if r.Method == method {
+			out = append(out, r.Params)
+		}
+	}
+	return out
 }
 
 // OnNote runs f for every later notification (in the read loop: f must not
@@ -143,12 +251,27 @@ func (e *Editor) Notify(method string, params any) {
 // Initialize runs the handshake with the given workspace folders.
 func (e *Editor) Initialize(roots ...string) rpc.InitializeResult {
 	e.t.Helper()
+	return e.InitializeWith(nil, roots...)
+}
+
+// InitializeWith runs the handshake declaring caps (initialize's
+// capabilities; nil declares none).
+func (e *Editor) InitializeWith(caps any, roots ...string) rpc.InitializeResult {
+	e.t.Helper()
 	var folders []rpc.WorkspaceFolder
 	for _, r := range roots {
 		folders = append(folders, rpc.WorkspaceFolder{URI: "file://" + r})
 	}
+	p := rpc.InitializeParams{ClientInfo: &rpc.ClientInfo{Name: "rpctest"}, WorkspaceFolders: folders}
+	if caps != nil {
+		b, err := json.Marshal(caps)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		p.Capabilities = b
+	}
 	var res rpc.InitializeResult
-	e.MustCall("initialize", rpc.InitializeParams{ClientInfo: &rpc.ClientInfo{Name: "rpctest"}, WorkspaceFolders: folders}, &res)
+	e.MustCall("initialize", p, &res)
 	e.Notify("initialized", struct{}{})
 	return res
 }

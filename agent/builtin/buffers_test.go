@@ -1,0 +1,74 @@
+package builtin_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	kinfiles "github.com/kin-dev/kin/agent/files"
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// stubEditor applies every edit to the overlay, as an editor reports it.
+type stubEditor struct {
+	o       *kinfiles.Overlay
+	changed []kinfiles.FileChange
+}
+
+func (s *stubEditor) ApplyEdit(_ context.Context, e kinfiles.Edit) (kinfiles.EditResult, error) {
+	te := e.Edits[0]
+	err := s.o.Change(e.URI, e.Version+1, []kinfiles.TextChange{{Range: &te.Range, Text: te.NewText}})
+	return kinfiles.EditResult{Applied: err == nil}, err
+}
+
+func (s *stubEditor) FilesChanged(c []kinfiles.FileChange) { s.changed = append(s.changed, c...) }
+
+// withBuffers gives env an editor's buffers: path open with text.
+func withBuffers(t *testing.T, env tool.Env, apply bool, path, text string) (tool.Env, *stubEditor) {
+	t.Helper()
+	o := kinfiles.NewOverlay()
+	if _, err := o.Open("file://"+path, path, 1, text); err != nil {
+		t.Fatal(err)
+	}
+	ed := &stubEditor{o: o}
+	env.Files = &kinfiles.Buffers{Overlay: o, Editor: ed, ApplyEdits: apply}
+	return env, ed
+}
+
+func TestToolsSeeTheEditorsBuffer(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"a.go": "package a\n"})
+	p := filepath.Join(root, "a.go")
+	env, ed := withBuffers(t, env, true, p, "package a\n\nvar unsaved = 1\n")
+
+	r := call(t, "read_file", env, map[string]any{"path": "a.go"})
+	wantContains(t, r.Output, "     3\tvar unsaved = 1\n", "[a.go has unsaved changes in the editor")
+	r = call(t, "search", env, map[string]any{"pattern": "unsaved ="})
+	wantContains(t, r.Output, "a.go:3: var unsaved = 1")
+
+	_, err := prepare(t, "edit_file", env, map[string]any{"path": "a.go", "old_string": "var saved", "new_string": "x"})
+	wantErr(t, err, "old_string not found in a.go (as open in the editor, with unsaved changes)")
+
+	a := mustPrepare(t, "edit_file", env, map[string]any{"path": "a.go", "old_string": "unsaved = 1", "new_string": "unsaved = 2"})
+	if d := a.Approval.Diffs[0]; d.OldText != "package a\n\nvar unsaved = 1\n" || d.NewText != "package a\n\nvar unsaved = 2\n" {
+		t.Fatalf("diff %+v", d)
+	}
+	r = a.Run(context.Background(), nil)
+	wantStatus(t, r, tool.StatusCompleted)
+	wantContains(t, r.Output, "edited a.go (+1 -1 lines) in the editor's buffer, not saved yet")
+	if b, _ := os.ReadFile(p); string(b) != "package a\n" || len(ed.changed) != 0 {
+		t.Fatalf("the disk changed: %q", b)
+	}
+	if text, _ := env.Files.Buffer(p); string(text) != "package a\n\nvar unsaved = 2\n" {
+		t.Fatalf("buffer %q", text)
+	}
+}
+
+func TestWriteToAnUnsavedBufferIsRefusedBeforeAsking(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"a.txt": "a\n"})
+	env, _ = withBuffers(t, env, false, filepath.Join(root, "a.txt"), "a\ntyped\n")
+	_, err := prepare(t, "write_file", env, map[string]any{"path": "a.txt", "content": "b\n"})
+	wantErr(t, err, "write_file: a.txt has unsaved changes in the editor, and this editor does not let kin edit its buffers: save or close the file, then ask again")
+}
