@@ -21,8 +21,10 @@ func (e events) TurnDone(v agent.TurnDone) {
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
 	e.s.notify(NotifyTurnCompleted, v)
 }
-func (e events) Notice(v agent.Notice)   { e.s.notify(NotifyNotice, v) }
-func (e events) Plan(v agent.PlanUpdate) { e.s.notify(NotifyTurnPlan, v) }
+func (e events) Notice(v agent.Notice) { e.s.notify(NotifyNotice, v) }
+func (e events) Plan(v agent.PlanUpdate) {
+	e.s.notify(NotifyTurnPlan, TurnPlan{SessionID: v.SessionID, TurnID: v.TurnID, Entries: planEntries(v.Entries)})
+}
 func (e events) ApprovalRequested(v permission.Request) {
 	e.s.log.Info("approval requested", zap.String("request", v.RequestID), zap.String("kind", v.Kind), zap.String("tool", v.ToolName))
 	e.s.notify(NotifyApprovalRequest, v)

@@ -61,7 +61,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
-		Files: func(string) files.Access { return buffers },
+		Files:    func(string) files.Access { return buffers },
+		Commands: s.frontCommands(),
 	})
 	s.mu.Lock()
 	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps

@@ -183,9 +183,12 @@ type TurnStartParams struct {
 	Input     string `json:"input"`
 }
 
-// TurnStartResult is turn/start's result.
+// TurnStartResult is turn/start's result. An input that names a command
+// (/name) answers with what it did, and with a turnId only when it started
+// a turn (an MCP prompt).
 type TurnStartResult struct {
-	TurnID string `json:"turnId"`
+	TurnID  string         `json:"turnId,omitempty"`
+	Command *CommandResult `json:"command,omitempty"`
 }
 
 // TurnCancelResult is turn/cancel's result.

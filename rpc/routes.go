@@ -12,8 +12,15 @@ var routes = map[string]route{
 	"session/resume": {handle: handleSessionResume, async: true},
 	"session/delete": {handle: handleSessionDelete},
 
-	"turn/start":  {handle: handleTurnStart},
+	// turn/start answers at once, inline; an input that runs a command may
+	// wait on an MCP server (a prompt) or on the editor (undo through its
+	// buffers), so it runs off the read loop.
+	"turn/start":  {handle: handleTurnStart, asyncIf: isCommand},
 	"turn/cancel": {handle: handleTurnCancel, async: true},
+	"turn/undo":   {handle: handleTurnUndo, async: true},
+
+	"session/configure": {handle: handleSessionConfigure},
+	"commands/list":     {handle: handleCommandsList},
 
 	"approval/respond":    {handle: handleApprovalRespond},
 	"elicitation/respond": {handle: handleElicitationRespond},

@@ -153,6 +153,9 @@ type route struct {
 	// async methods run off the read loop: they may wait on the person or
 	// on a slow server, and can be cancelled with $/cancelRequest.
 	async bool
+	// asyncIf, when set, decides per request (an inline method whose
+	// some requests may wait).
+	asyncIf func(params json.RawMessage) bool
 }
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
@@ -190,7 +193,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	if req.Params != nil && string(*req.Params) != "null" {
 		params = *req.Params
 	}
-	if !r.async {
+	if !r.async && (r.asyncIf == nil || !r.asyncIf(params)) {
 		res, err := r.handle(ctx, s, params)
 		s.reply(ctx, conn, req.ID, res, err)
 		return
@@ -320,11 +323,11 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
-	case errors.Is(err, agent.ErrBadCursor):
+	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound):
+	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
 	}
 	return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
