@@ -429,3 +429,36 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// Undo writes the way the tools do: a file open in an editor that applies
+// edits is put back in its buffer (workspace/applyEdit), unsaved text
+// included, and the disk is left to the editor.
+func TestUndoGoesThroughTheEditorsBuffer(t *testing.T) {
+	e := newEnv(t)
+	p := e.Write("a.txt", "a\nb\n")
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "edit_file", Arguments: args(map[string]any{"path": "a.txt", "old_string": "b\n", "new_string": "B\n"})}}},
+		modeltest.Reply{Text: []string{"done"}},
+	)
+	ed, sid, _ := e.bufferEditor(rpctest.Capabilities(true), rpctest.ApplyEdits, nil)
+	ed.OpenBuffer(p, "a\nb\nunsaved\n")
+	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
+	completed(ed, start(t, ed, sid, "capitalise b"))
+	if text, _ := ed.Buffer(p); text != "a\nB\nunsaved\n" {
+		t.Fatalf("buffer after the edit %q", text)
+	}
+	var u rpc.TurnUndoResult
+	ed.MustCall("turn/undo", map[string]any{"sessionId": sid}, &u)
+	if len(u.Restored) != 1 || u.Restored[0] != p || len(u.Conflicts) != 0 {
+		t.Fatalf("undo %+v", u)
+	}
+	if text, _ := ed.Buffer(p); text != "a\nb\nunsaved\n" {
+		t.Errorf("buffer after undo %q", text)
+	}
+	if reqs := ed.Requests(rpc.MethodApplyEdit); len(reqs) != 2 {
+		t.Errorf("%d edits sent, want the tool's and undo's", len(reqs))
+	}
+	if got := e.read("a.txt"); got != "a\nb\n" {
+		t.Errorf("the disk changed: %q", got)
+	}
+}
