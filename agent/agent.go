@@ -248,7 +248,10 @@ func (s *Service) DeleteSession(id string) error {
 	s.mu.Unlock()
 	var err error
 	if sess != nil {
-		if sess.runningTurn() != nil {
+		sess.settled()
+		busy := sess.running != nil
+		sess.mu.Unlock()
+		if busy {
 			return ErrTurnRunning
 		}
 		err = sess.delete()
@@ -280,7 +283,7 @@ func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (str
 	if err != nil {
 		return "", err
 	}
-	sess.mu.Lock()
+	sess.settled()
 	if err := sess.notOwned; err != nil {
 		sess.mu.Unlock()
 		return "", err
@@ -311,8 +314,21 @@ func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (str
 	return r.turnID, nil
 }
 
+// Settle returns once no cancelled turn is still ending on the session.
+func (s *Service) Settle(sessionID string) {
+	s.mu.Lock()
+	sess := s.sessions[sessionID]
+	s.mu.Unlock()
+	if sess != nil {
+		sess.settled()
+		sess.mu.Unlock()
+	}
+}
+
 // CancelTurn stops the session's running turn; it reports whether one ran.
-// It returns once the turn has ended, so a following turn/start succeeds.
+// It does not wait for the turn to end (that may take a file sync or a
+// process group's kill): TurnDone follows, and a StartTurn or
+// DeleteSession on the session waits for the cancelled turn to end.
 func (s *Service) CancelTurn(sessionID string) bool {
 	s.mu.Lock()
 	sess := s.sessions[sessionID]
@@ -320,12 +336,16 @@ func (s *Service) CancelTurn(sessionID string) bool {
 	if sess == nil {
 		return false
 	}
-	r := sess.runningTurn()
+	sess.mu.Lock()
+	r := sess.running
+	if r != nil {
+		r.cancelled = true
+	}
+	sess.mu.Unlock()
 	if r == nil {
 		return false
 	}
 	r.cancel()
-	<-r.done
 	return true
 }
 

@@ -62,10 +62,10 @@ type CommandResult struct {
 	// way: a session.Undo (undo), the plan's []session.PlanEntry (plan), a
 	// Configured (mode), or a front command's own value.
 	Data any
-	// TurnID is set when the command started a turn (an MCP prompt), and
-	// Inserted is the text it sent as the question.
-	TurnID   string
-	Inserted string
+	// Ask, set for an MCP prompt, is the text to send as the question: the
+	// front end starts the turn with it (StartTurn), so it can order the
+	// turn's notifications after its answer.
+	Ask string
 }
 
 // Errors of commands.
@@ -152,7 +152,7 @@ func commandRune(r rune) bool {
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // RunCommand runs the command an input names: kin's own act at once, an MCP
-// prompt is fetched and sent as the question of a new turn. An unknown
+// prompt is fetched and returned as the question to ask (Ask). An unknown
 // command is ErrUnknownCommand, naming it.
 func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defaultRoots []string) (CommandResult, error) {
 	name, args, ok, _ := ParseCommand(input)
@@ -206,12 +206,21 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 	return res, fmt.Errorf("%w: /%s (commands/list names the commands)", ErrUnknownCommand, name)
 }
 
-// runPrompt fetches an MCP prompt and asks it as a new turn's question.
+// runPrompt fetches an MCP prompt: its text is the question to ask.
 func (s *Service) runPrompt(ctx context.Context, sessionID string, p Prompt, args string, defaultRoots []string) (CommandResult, error) {
 	res := CommandResult{Name: p.Server + ":" + p.Name}
 	values, err := promptArgs(p, args)
 	if err != nil {
 		return res, fmt.Errorf("%w: /%s: %v", ErrBadParams, res.Name, err)
+	}
+	var missing []string
+	for _, a := range p.Arguments {
+		if a.Required && values[a.Name] == "" {
+			missing = append(missing, a.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return res, fmt.Errorf("%w: /%s needs %s (%s)", ErrBadParams, res.Name, strings.Join(missing, ", "), inputHint(p.Arguments))
 	}
 	// Refuse before anything reaches the server when no turn could run.
 	if err := s.canStart(sessionID, defaultRoots); err != nil {
@@ -221,11 +230,7 @@ func (s *Service) runPrompt(ctx context.Context, sessionID string, p Prompt, arg
 	if err != nil {
 		return res, fmt.Errorf("/%s: %w", res.Name, err)
 	}
-	id, err := s.StartTurn(sessionID, text, defaultRoots)
-	if err != nil {
-		return res, err
-	}
-	res.TurnID, res.Inserted = id, text
+	res.Ask = text
 	res.Text = "Sent the text of /" + res.Name + " as the question."
 	return res, nil
 }
@@ -239,7 +244,7 @@ func (s *Service) canStart(sessionID string, defaultRoots []string) error {
 	if err != nil {
 		return err
 	}
-	sess.mu.Lock()
+	sess.settled()
 	defer sess.mu.Unlock()
 	if sess.notOwned != nil {
 		return sess.notOwned

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -17,14 +16,12 @@ import (
 // events collects what a Service reports; turn ends arrive on done.
 type events struct{ done chan TurnDone }
 
-func (events) ApprovalRequested(permission.Request)   {}
-func (events) ApprovalResolved(permission.Resolution) {}
-func (events) TurnStarted(TurnStarted)                {}
-func (events) Delta(Delta)                            {}
-func (events) ToolCall(ToolCall)                      {}
-func (events) Notice(Notice)                          {}
-func (events) Plan(PlanUpdate)                        {}
-func (e events) TurnDone(d TurnDone)                  { e.done <- d }
+func (events) TurnStarted(TurnStarted) {}
+func (events) Delta(Delta)             {}
+func (events) ToolCall(ToolCall)       {}
+func (events) Notice(Notice)           {}
+func (events) Plan(PlanUpdate)         {}
+func (e events) TurnDone(d TurnDone)   { e.done <- d }
 
 func testService(t *testing.T, tools ...tool.Tool) (*Service, *modeltest.Server, events) {
 	t.Helper()

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"github.com/kin-dev/kin/agent/model"
-	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -23,57 +22,57 @@ const (
 
 // TurnStarted is sent when a turn begins.
 type TurnStarted struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Input     string `json:"input"`
+	SessionID string
+	TurnID    string
+	Input     string
 }
 
 // Delta is a piece of assistant text.
 type Delta struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId"`
-	Text      string `json:"text"`
+	SessionID string
+	TurnID    string
+	Text      string
 }
 
 // ToolCall is a call and each change of its status.
 type ToolCall struct {
-	SessionID   string         `json:"sessionId"`
-	TurnID      string         `json:"turnId"`
-	CallID      string         `json:"callId"`
-	Name        string         `json:"name"`
-	Kind        tool.Kind      `json:"kind"`
-	Title       string         `json:"title,omitempty"`
-	Arguments   string         `json:"arguments"`
-	Status      string         `json:"status"`
-	OutputDelta string         `json:"outputDelta,omitempty"`
-	Output      string         `json:"output,omitempty"`
-	Content     []tool.Content `json:"content,omitempty"`
+	SessionID   string
+	TurnID      string
+	CallID      string
+	Name        string
+	Kind        tool.Kind
+	Title       string
+	Arguments   string
+	Status      string
+	OutputDelta string
+	Output      string
+	Content     []tool.Content
 	// Sandbox says how a command runs (confined, network, writable), from
 	// the moment it is prepared.
-	Sandbox *tool.Sandbox `json:"sandbox,omitempty"`
+	Sandbox *tool.Sandbox
 }
 
 // TurnDone is sent once when a turn ends.
 type TurnDone struct {
-	SessionID string      `json:"sessionId"`
-	TurnID    string      `json:"turnId"`
-	Status    string      `json:"status"`
-	Error     string      `json:"error,omitempty"`
-	Usage     model.Usage `json:"usage"`
+	SessionID string
+	TurnID    string
+	Status    string
+	Error     string
+	Usage     model.Usage
 }
 
 // Notice is something a person should see.
 type Notice struct {
-	Level     string `json:"level"` // info, warning, error
-	Message   string `json:"message"`
-	Source    string `json:"source,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
+	Level     string // info, warning, error
+	Message   string
+	Source    string
+	SessionID string
 }
 
-// Events is how the agent reports to its front end. Implementations must not
-// block for long: they are called from turn goroutines.
+// Events is how the agent reports to its front end (questions to the person
+// go through the gate's ask.Broker instead). Implementations must not block
+// for long: they are called from turn goroutines.
 type Events interface {
-	permission.Notifier
 	TurnStarted(TurnStarted)
 	Delta(Delta)
 	ToolCall(ToolCall)

@@ -48,10 +48,23 @@ type Session struct {
 }
 
 type running struct {
-	turnID string
-	cancel func()
-	done   chan struct{}
-	answer *answer
+	turnID    string
+	cancel    func()
+	cancelled bool // CancelTurn was called (guarded by the session's mu)
+	done      chan struct{}
+	answer    *answer
+}
+
+// settled returns with sess.mu held and no cancelled turn still ending on
+// the session: a turn/start or session/delete sent right after turn/cancel
+// waits for the cancelled turn to finish instead of being refused.
+func (sess *Session) settled() {
+	sess.mu.Lock()
+	for r := sess.running; r != nil && r.cancelled; r = sess.running {
+		sess.mu.Unlock()
+		<-r.done
+		sess.mu.Lock()
+	}
 }
 
 var errNotOwner = errors.New("this kin does not own the session")
@@ -164,8 +177,9 @@ func (sess *Session) runningTurn() *running {
 
 // hold keeps turns from starting while an undo puts the session's files
 // back; it is false when a turn runs (or another undo holds the session).
+// A cancelled turn still ending is waited for.
 func (sess *Session) hold() bool {
-	sess.mu.Lock()
+	sess.settled()
 	defer sess.mu.Unlock()
 	if sess.running != nil || sess.held {
 		return false

@@ -43,5 +43,5 @@ func (t *turn) mayContinue(ctx context.Context) bool {
 
 // limitError says why a turn ended at its call limit.
 func limitError(calls int) error {
-	return fmt.Errorf("the turn stopped after %d tool calls; ask again to continue", calls)
+	return fmt.Errorf("the turn stopped after %d tool calls, as the person chose; ask again to go on", calls)
 }

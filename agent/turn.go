@@ -417,8 +417,8 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *to
 	if ap == nil || out.Reason != permission.ReasonPerson {
 		return out // a grant or the mode decided: nothing new to keep
 	}
-	if out.Decision == permission.AllowAlways && ap.Grant != nil {
-		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, out.Permanent); err != nil {
+	if grant, permanent := out.Grants(); grant && ap.Grant != nil {
+		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, permanent); err != nil {
 			t.events().Notice(Notice{Level: "warning", Message: "could not save the grant: " + err.Error(), SessionID: t.sess.id})
 		}
 	}

@@ -32,14 +32,22 @@ func handleCommandsList(ctx context.Context, s *Server, params json.RawMessage) 
 }
 
 // runCommand runs the command a turn/start's input names (see
-// agent.RunCommand): kin's own answer at once, an MCP prompt starts a turn.
+// agent.RunCommand): kin's own answer at once, an MCP prompt's text is
+// asked as a new turn's question.
 func (s *Server) runCommand(ctx context.Context, sessionID, input string) (TurnStartResult, error) {
 	svc, _ := s.service()
 	r, err := svc.RunCommand(ctx, sessionID, input, s.workspace())
 	if err != nil {
 		return TurnStartResult{}, err
 	}
-	return TurnStartResult{TurnID: r.TurnID, Command: &CommandResult{Name: r.Name, Text: r.Text, Result: commandData(r.Data), Inserted: r.Inserted}}, nil
+	out := TurnStartResult{Command: &CommandResult{Name: r.Name, Text: r.Text, Result: commandData(r.Data)}}
+	if r.Ask != "" {
+		if out.TurnID, err = s.startTurn(svc, sessionID, r.Ask); err != nil {
+			return TurnStartResult{}, err
+		}
+		out.Command.Inserted = r.Ask
+	}
+	return out, nil
 }
 
 // commandData is a command's result on the wire.
@@ -116,20 +124,20 @@ func (s *Server) frontCommands() []agent.FrontCommand {
 			if err != nil {
 				return agent.CommandResult{}, err
 			}
-			return agent.CommandResult{Text: grantsText(res.(grantsListResult)), Data: res}, nil
+			return agent.CommandResult{Text: grantsText(res.(GrantsListResult)), Data: res}, nil
 		}},
 		{Command: agent.Command{Name: "mcp"}, Run: func(ctx context.Context, _, _ string) (agent.CommandResult, error) {
-			m, err := s.mcpManager()
+			m, err := s.mcpService()
 			if err != nil {
 				return agent.CommandResult{Text: "MCP support is not available in this kin."}, nil
 			}
-			list := m.List()
+			list := mcpList(m.m.List())
 			return agent.CommandResult{Text: mcpText(list), Data: list}, nil
 		}},
 	}
 }
 
-func grantsText(r grantsListResult) string {
+func grantsText(r GrantsListResult) string {
 	if len(r.Grants) == 0 {
 		return "No standing grants."
 	}
@@ -142,24 +150,18 @@ func grantsText(r grantsListResult) string {
 }
 
 // mcpText summarises mcp/list's servers: name, state and tools.
-func mcpText(list any) string {
-	var l struct {
-		Servers []struct {
-			Name  string `json:"name"`
-			State string `json:"state"`
-			Tools int    `json:"tools"`
-		} `json:"servers"`
-	}
-	if b, err := json.Marshal(list); err == nil {
-		_ = json.Unmarshal(b, &l)
-	}
+func mcpText(l MCPListResult) string {
 	if len(l.Servers) == 0 {
 		return "No MCP servers are configured."
 	}
 	var b strings.Builder
 	b.WriteString("MCP servers:")
 	for _, sv := range l.Servers {
-		fmt.Fprintf(&b, "\n  %s  %s  %d tools", sv.Name, sv.State, sv.Tools)
+		state := sv.State
+		if !sv.Enabled {
+			state = "disabled"
+		}
+		fmt.Fprintf(&b, "\n  %s  %s  %d tools", sv.Name, state, sv.Tools)
 	}
 	return b.String()
 }

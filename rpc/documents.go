@@ -13,7 +13,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/files"
 )
 
@@ -60,7 +59,7 @@ func didOpen(s *Server, params json.RawMessage) {
 		return
 	}
 	if d.TooLarge {
-		s.notify(NotifyNotice, agent.Notice{Level: "info", Source: "documents",
+		s.notify(NotifyNotice, Notice{Level: "info", Source: "documents",
 			Message: fmt.Sprintf("%s is over %d MiB: kin reads it from disk and does not edit it while it is open", path, files.MaxDocument>>20)})
 	}
 }
@@ -126,7 +125,7 @@ func (s *Server) lostTrack(uri string, err error) {
 	if p, ok := fileURIPath(uri); ok {
 		name = p
 	}
-	s.notify(NotifyNotice, agent.Notice{Level: "warning", Source: "documents",
+	s.notify(NotifyNotice, Notice{Level: "warning", Source: "documents",
 		Message: fmt.Sprintf("kin lost track of your buffer of %s (%v): until you close it and open it again, kin neither reads nor edits it", name, err)})
 }
 

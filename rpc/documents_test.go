@@ -395,13 +395,15 @@ func TestTraceLeavesBufferTextOut(t *testing.T) {
 	}
 }
 
-// TestGoldenDocuments locks the frames of the editor's buffers (PROTOCOL.md
-// "Documents") as they crossed the pipe: the capabilities, didOpen, an
-// incremental and a full didChange, workspace/applyEdit with an applied and
-// a refused answer, workspace/didChangeFiles, didClose, and the notice when
-// kin loses track of a buffer.
-func TestGoldenDocuments(t *testing.T) {
+// goldenDocuments records, for TestGoldenFrames, the frames of the
+// editor's buffers (PROTOCOL.md "Documents") as they crossed the pipe: an
+// initialize declaring buffer sync, didOpen, an incremental and a full
+// didChange, workspace/applyEdit with an applied and a refused answer,
+// workspace/didChangeFiles, didClose, and the notice when kin loses track
+// of a buffer.
+func goldenDocuments(t *testing.T, g *recorder, z *normalizer) {
 	e := newEnv(t)
+	z.fixed = append(z.fixed, e.WS, "/home/ana/src/app", e.Home, "/home/ana/.kin")
 	a := e.Write("main.go", "package main\n\nfunc main() {}\n")
 	edit := func(id, old, new string) modeltest.Reply {
 		return modeltest.Reply{Calls: []modeltest.Call{{ID: id, Name: "edit_file", Arguments: args(map[string]any{"path": "main.go", "old_string": old, "new_string": new})}}}
@@ -411,10 +413,18 @@ func TestGoldenDocuments(t *testing.T) {
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_new", Name: "write_file", Arguments: args(map[string]any{"path": "run.go", "content": "package main\n\nfunc run() {}\n"})}}},
 		modeltest.Reply{Text: []string{"done"}},
 	)
+	// Standing grants answer the edits: an approval answered while kin
+	// sends an edit can deadlock net.Pipe until kin never writes from its
+	// read loop (see NEWS: conn's work), and approvals are not this
+	// section's frames.
+	grants := `[{"id":"p_1_1","type":"tool","key":"tool:edit_file","label":"Always allow edit_file","scope":"permanent","created":"2026-11-30T23:15:00Z"},
+		{"id":"p_1_2","type":"tool","key":"tool:write_file","label":"Always allow write_file","scope":"permanent","created":"2026-11-30T23:15:00Z"}]`
+	if err := os.WriteFile(filepath.Join(e.Home, "grants.json"), []byte(grants), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ed, sid, _ := e.bufferEditor(rpctest.Capabilities(true), rpctest.ApplyEdits, nil)
 	ed.OpenBuffer(a, "package main\n\nfunc main() {}\n")
 	ed.Type(a, rpc.Range{Start: rpc.Position{Line: 1, Character: 0}, End: rpc.Position{Line: 1, Character: 0}}, "// héllo 😀\n")
-	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
 	completed(ed, start(t, ed, sid, "call run"))
 	ed.AnswerEdits(rpctest.RefuseEdits)
 	e.Model.Script(edit("call_refused", "run()", "run(1)"), modeltest.Reply{Text: []string{"refused"}})
@@ -426,42 +436,25 @@ func TestGoldenDocuments(t *testing.T) {
 		ContentChanges: []rpc.TextDocumentContentChangeEvent{{Range: &rpc.Range{Start: rpc.Position{Line: 5}, End: rpc.Position{Line: 5}}, Text: "y"}}})
 	ed.Wait("notice", rpctest.Field("source", "documents"))
 
-	// Keep this section's frames: its methods, the answers to kin's
-	// requests, initialize's capabilities and the documents notice.
-	var frames []any
-	edits := map[string]bool{}
-	for _, f := range ed.Wire() {
-		var m map[string]any
-		_ = json.Unmarshal(f.Msg, &m)
-		method, _ := m["method"].(string)
-		id, _ := json.Marshal(m["id"])
+	// This section's frames: its methods with the editor's answers to
+	// kin's requests, initialize with its capabilities, and the notice.
+	g.addWire(ed.Wire(), func(method string, m map[string]any) bool {
 		switch {
-		case method == "initialize":
-			p := m["params"].(map[string]any)
-			m["params"] = map[string]any{"capabilities": p["capabilities"], "…": "…"}
-		case m["result"] != nil && f.From == "kin":
-			r, ok := m["result"].(map[string]any)
-			if !ok || r["protocolVersion"] == nil {
-				continue
-			}
-			m["result"] = map[string]any{"capabilities": map[string]any{"textDocuments": r["capabilities"].(map[string]any)["textDocuments"]}, "…": "…"}
-		case method == rpc.MethodApplyEdit:
-			edits[string(id)] = true
-		case method == "" && f.From == "editor" && edits[string(id)]:
-		case strings.HasPrefix(method, "textDocument/"), method == rpc.NotifyDidChangeFiles:
-		case method == "notice" && m["params"].(map[string]any)["source"] == "documents":
-		default:
-			continue
+		case method == "initialize", strings.HasPrefix(method, "textDocument/"), method == rpc.MethodApplyEdit,
+			method == rpc.NotifyDidChangeFiles:
+			return true
+		case method == "notice":
+			p, _ := m["params"].(map[string]any)
+			return p["source"] == "documents"
 		}
-		frames = append(frames, map[string]any{"from": f.From, "message": m})
-	}
-	check(t, "documents.json", normalize(t, e, frames))
+		return false
+	})
 }
 
 func TestBadTextDocumentsCapabilityIsInvalidParams(t *testing.T) {
 	e := newEnv(t)
 	ed := rpctest.Start(t, e.Options())
-	code, msg := ed.CallErr("initialize", rpc.InitializeParams{Capabilities: json.RawMessage(`{"textDocuments":{"sync":"yes"}}`)})
+	code, msg := ed.CallErr("initialize", json.RawMessage(`{"capabilities":{"textDocuments":{"sync":"yes"}}}`))
 	if code != rpc.CodeInvalidParams || !strings.Contains(msg, "capabilities") {
 		t.Errorf("got %d %q", code, msg)
 	}

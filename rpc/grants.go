@@ -9,31 +9,28 @@ import (
 	"github.com/kin-dev/kin/agent/permission"
 )
 
-type grantsListResult struct {
-	Grants []permission.Grant `json:"grants"`
-}
-
 func handleGrantsList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	_, gate := s.service()
-	out := gate.Grants().List()
+	out := GrantsListResult{Grants: []Grant{}}
+	for _, g := range gate.Grants().List() {
+		out.Grants = append(out.Grants, grant(g))
+	}
 	s.mu.Lock()
 	mcp := s.mcp
 	s.mu.Unlock()
 	if mcp != nil {
-		out = append(out, mcp.TrustGrants()...)
+		out.Grants = append(out.Grants, mcp.trustGrants()...)
 	}
-	if out == nil {
-		out = []permission.Grant{}
-	}
-	return grantsListResult{Grants: out}, nil
+	return out, nil
 }
 
-type grantIDParams struct {
-	ID string `json:"id"`
+func grant(g permission.Grant) Grant {
+	return Grant{ID: g.ID, Type: g.Type, Key: g.Key, Fingerprint: g.Fingerprint, Label: g.Label, Scope: g.Scope,
+		SessionID: g.SessionID, Created: g.Created}
 }
 
 func handleGrantsRevoke(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p grantIDParams
+	var p GrantIDParams
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
@@ -41,11 +38,11 @@ func handleGrantsRevoke(ctx context.Context, s *Server, params json.RawMessage) 
 		return nil, invalid("invalid params: id is required")
 	}
 	if name, ok := strings.CutPrefix(p.ID, "trust:"); ok {
-		mcp, err := s.mcpManager()
+		mcp, err := s.mcpService()
 		if err != nil {
 			return nil, err
 		}
-		found, err := mcp.RevokeTrust(name)
+		found, err := mcp.revokeTrust(name)
 		if err != nil {
 			return nil, err
 		}

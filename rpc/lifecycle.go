@@ -27,16 +27,11 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if already {
 		return nil, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
 	}
-	var caps ClientCapabilities
-	if len(p.Capabilities) > 0 && string(p.Capabilities) != "null" {
-		if err := json.Unmarshal(p.Capabilities, &caps); err != nil {
-			return nil, invalid("invalid params: capabilities: %v", err)
-		}
-	}
 	var docCaps TextDocumentsClientCapabilities
-	if caps.TextDocuments != nil {
-		docCaps = *caps.TextDocuments
+	if p.Capabilities != nil && p.Capabilities.TextDocuments != nil {
+		docCaps = *p.Capabilities.TextDocuments
 	}
+	forms := p.Capabilities != nil && p.Capabilities.Elicitation != nil && p.Capabilities.Elicitation.Form
 	// The editor's buffers, whether it syncs them or not: without sync
 	// the overlay stays empty and every write goes to disk, followed by
 	// workspace/didChangeFiles.
@@ -45,28 +40,29 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
 
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
-	gate := permission.NewGate(events{s}, grants)
+	gate := permission.NewGate(s.asks, grants)
 	var builtins []tool.Tool
 	if s.opts.Tools != nil {
 		builtins = s.opts.Tools(roots)
 	}
-	var mcp MCP
-	if s.opts.MCP != nil {
-		mcp = s.opts.MCP(roots, host{s: s, gate: gate})
-	}
 	sources := multiSource{tool.Static(builtins)}
-	if mcp != nil {
-		sources = append(sources, mcp)
+	var mcp *mcpService
+	if s.opts.MCP != nil {
+		mcp = newMCP(s, gate, roots, builtins)
+		sources = append(sources, mcp.m)
 	}
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
 		Files:    func(string) files.Access { return buffers },
 		Commands: s.frontCommands(),
+		Asker:    kinAsker{s},
+		Prompts:  mcpPrompts(mcp),
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps
+	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps, s.forms = svc, gate, mcp, roots, stateInitialized, docCaps, forms
 	s.mu.Unlock()
+	s.relay.Store(true)
 
 	sbst := s.commandSandbox().Status()
 	client := "unknown editor"
@@ -78,7 +74,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason),
 		zap.Bool("bufferSync", docCaps.Sync), zap.Bool("applyEdit", buffers.ApplyEdits))
 	if gerr != nil {
-		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
+		// Not on the read loop (initialize runs there): see loopWrites.
+		go s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
 	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
 	if cfgErr != nil {
@@ -96,10 +93,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 }
 
 func handleShutdown(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
-	s.teardown(permission.ReasonShutdown)
-	s.mu.Lock()
-	s.state = stateShutDown
-	s.mu.Unlock()
+	s.teardown(permission.ReasonShutdown) // Handle marked the state: nothing new starts
 	return nil, nil
 }
 

@@ -25,8 +25,8 @@ func plan(entries ...[2]string) string {
 	return args(map[string]any{"entries": es})
 }
 
-// newSession makes a session with params (mode, …) on ed.
-func newSession(t *testing.T, ed *rpctest.Editor, params map[string]any) map[string]any {
+// newSessionWith makes a session with params (mode, …) on ed.
+func newSessionWith(t *testing.T, ed *rpctest.Editor, params map[string]any) map[string]any {
 	t.Helper()
 	var res struct {
 		Session map[string]any `json:"session"`
@@ -121,7 +121,7 @@ func TestAskModeOffersNoWritingToolAndRefusesAForcedCall(t *testing.T) {
 	)
 	ed := rpctest.Start(t, e.Options())
 	ed.Initialize(e.WS)
-	s := newSession(t, ed, map[string]any{"mode": "ask"})
+	s := newSessionWith(t, ed, map[string]any{"mode": "ask"})
 	sid := s["sessionId"].(string)
 	if s["mode"] != "ask" {
 		t.Errorf("session %v", s)
@@ -245,7 +245,7 @@ func TestAutoEditRunsContainedCommandsWhenTheSettingSaysSo(t *testing.T) {
 	)
 	ed := rpctest.Start(t, e.Options())
 	ed.Initialize(e.WS)
-	sid := newSession(t, ed, map[string]any{"mode": "auto-edit"})["sessionId"].(string)
+	sid := newSessionWith(t, ed, map[string]any{"mode": "auto-edit"})["sessionId"].(string)
 	answerApprovals(ed, func(map[string]any) string { return "deny" })
 	completed(ed, start(t, ed, sid, "run"))
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "b1"), rpctest.Field("status", "completed")))

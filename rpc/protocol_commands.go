@@ -1,15 +1,12 @@
 package rpc
 
-// PROTOCOL.md, Commands (commands/list, commands/changed, a turn/start
-// that runs a command), and the peer methods of Sessions and Turns
-// (session/configure, turn/undo, turn/plan).
+// PROTOCOL.md, Commands: commands/list, commands/changed, and what a
+// turn/start that runs a command answers.
 
-// Methods and notifications of this section.
+// Method and notification of this section.
 const (
-	MethodCommandsList     = "commands/list"
-	NotifyCommandsChanged  = "commands/changed"
-	MethodSessionConfigure = "session/configure"
-	MethodTurnUndo         = "turn/undo"
+	MethodCommandsList    = "commands/list"
+	NotifyCommandsChanged = "commands/changed"
 )
 
 // CommandsListParams is commands/list's params.
@@ -55,63 +52,6 @@ type CommandResult struct {
 	// Inserted is the text an MCP prompt sent as the question (the turn
 	// is turnId).
 	Inserted string `json:"inserted,omitempty"`
-}
-
-// SessionConfigureParams is session/configure's params: what to change.
-type SessionConfigureParams struct {
-	SessionID string `json:"sessionId"`
-	Mode      string `json:"mode,omitempty"`
-}
-
-// SessionConfigureResult is session/configure's result: the session's
-// configuration after the change.
-type SessionConfigureResult struct {
-	SessionID string `json:"sessionId"`
-	Mode      string `json:"mode"`
-}
-
-// TurnUndoParams is turn/undo's params; without turnId, the last turn that
-// changed files (and is not undone yet).
-type TurnUndoParams struct {
-	SessionID string `json:"sessionId"`
-	TurnID    string `json:"turnId,omitempty"`
-}
-
-// TurnUndoResult is turn/undo's result.
-type TurnUndoResult struct {
-	TurnID      string         `json:"turnId"`
-	Restored    []string       `json:"restored"`
-	Conflicts   []UndoConflict `json:"conflicts,omitempty"`
-	NotUndoable []NotUndoable  `json:"notUndoable,omitempty"`
-}
-
-// UndoConflict is a file undo left as it is.
-type UndoConflict struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-	Diff   string `json:"diff,omitempty"`
-}
-
-// NotUndoable is a call of the turn whose changes undo cannot reverse.
-type NotUndoable struct {
-	CallID string `json:"callId"`
-	Name   string `json:"name"`
-	Title  string `json:"title,omitempty"`
-	Reason string `json:"reason"`
-}
-
-// PlanEntry is one step of the model's plan.
-type PlanEntry struct {
-	Content  string `json:"content"`
-	Status   string `json:"status"`
-	Priority string `json:"priority,omitempty"`
-}
-
-// TurnPlan is turn/plan's params: the whole plan.
-type TurnPlan struct {
-	SessionID string      `json:"sessionId"`
-	TurnID    string      `json:"turnId"`
-	Entries   []PlanEntry `json:"entries"`
 }
 
 // PlanResult is /plan's result.

@@ -17,11 +17,6 @@ const (
 // units, as LSP does by default.
 const PositionEncoding = "utf-16"
 
-// ClientCapabilities are the parts of initialize's capabilities kin reads.
-type ClientCapabilities struct {
-	TextDocuments *TextDocumentsClientCapabilities `json:"textDocuments,omitempty"`
-}
-
 // TextDocumentsClientCapabilities says what the editor does with its
 // buffers.
 type TextDocumentsClientCapabilities struct {

@@ -1,41 +1,62 @@
 package rpc
 
-// routes is the dispatch table: every request method kin answers.
-// Notifications (initialized, exit, $/cancelRequest) are handled in
-// handleNotification.
+// routes is the dispatch table: every request method kin answers, and
+// where it runs (see dispatch.go). Notifications (initialized, exit,
+// $/cancelRequest) are handled in handleNotification, on the read loop.
 var routes = map[string]route{
-	"initialize": {handle: handleInitialize, beforeInit: true},
-	"shutdown":   {handle: handleShutdown, beforeInit: true},
+	"initialize": {handle: handleInitialize, beforeInit: true, onLoop: true},
+	"shutdown":   {handle: handleShutdown, beforeInit: true, shutsDown: true},
 
 	"session/new":    {handle: handleSessionNew},
-	"session/list":   {handle: handleSessionList},
-	"session/resume": {handle: handleSessionResume, async: true},
-	"session/delete": {handle: handleSessionDelete},
+	"session/list":   {handle: handleSessionList, cancellable: true, bulk: true},
+	"session/resume": {handle: handleSessionResume, order: bySession, cancellable: true, bulk: true},
+	"session/delete": {handle: handleSessionDelete, order: bySession},
 
-	// turn/start answers at once, inline; an input that runs a command may
-	// wait on an MCP server (a prompt) or on the editor (undo through its
-	// buffers), so it runs off the read loop.
-	"turn/start":  {handle: handleTurnStart, asyncIf: isCommand},
-	"turn/cancel": {handle: handleTurnCancel, async: true},
-	"turn/undo":   {handle: handleTurnUndo, async: true},
+	"turn/start":  {handle: handleTurnStart, order: bySession, before: NotifyTurnStarted},
+	"turn/cancel": {handle: handleTurnCancel, order: bySession, before: NotifyTurnCompleted},
+	// A turn's file changes are put back through the session's file access
+	// (the editor may be asked): it changes things, so it runs to its end.
+	"turn/undo": {handle: handleTurnUndo, order: bySession},
 
-	"session/configure": {handle: handleSessionConfigure},
-	"commands/list":     {handle: handleCommandsList},
+	"session/configure": {handle: handleSessionConfigure, order: bySession},
+	"commands/list":     {handle: handleCommandsList, cancellable: true},
 
+	// Answers to the person's questions name a requestId, not a session:
+	// they run at once (a turn/cancel on the same session resolves the
+	// question either way).
 	"approval/respond":    {handle: handleApprovalRespond},
 	"elicitation/respond": {handle: handleElicitationRespond},
 
-	"mcp/list":       {handle: handleMCPList},
-	"mcp/add":        {handle: handleMCPAdd},
-	"mcp/update":     {handle: handleMCPUpdate},
-	"mcp/remove":     {handle: handleMCPRemove},
-	"mcp/setEnabled": {handle: handleMCPSetEnabled},
-	"mcp/adopt":      {handle: handleMCPAdopt},
-	"mcp/apply":      {handle: handleMCPApply, async: true},
-	"mcp/reload":     {handle: handleMCPReload, async: true},
-	"mcp/check":      {handle: handleMCPCheck, async: true},
-	"mcp/login":      {handle: handleMCPLogin, async: true},
+	"mcp/list":       {handle: handleMCPList, order: inGroup("mcp"), cancellable: true},
+	"mcp/add":        {handle: handleMCPAdd, order: inGroup("mcp")},
+	"mcp/update":     {handle: handleMCPUpdate, order: inGroup("mcp")},
+	"mcp/remove":     {handle: handleMCPRemove, order: inGroup("mcp")},
+	"mcp/setEnabled": {handle: handleMCPSetEnabled, order: inGroup("mcp")},
+	"mcp/adopt":      {handle: handleMCPAdopt, order: inGroup("mcp")},
+	"mcp/apply":      {handle: handleMCPApply, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/reload":     {handle: handleMCPReload, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/check":      {handle: handleMCPCheck, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/login":      {handle: handleMCPLogin, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
 
-	"grants/list":   {handle: handleGrantsList},
-	"grants/revoke": {handle: handleGrantsRevoke},
+	"grants/list":   {handle: handleGrantsList, order: inGroup("grants"), cancellable: true},
+	"grants/revoke": {handle: handleGrantsRevoke, order: inGroup("grants")},
+}
+
+// editorNotifications are the notifications kin handles, in
+// handleNotification (and documentNotifications, the editor's buffers);
+// any other is ignored.
+var editorNotifications = []string{NotifyInitialized, NotifyExit, NotifyCancelRequest,
+	NotifyDidOpen, NotifyDidChange, NotifyDidClose}
+
+// kinRequests are the requests kin sends the editor.
+var kinRequests = []string{MethodApplyEdit}
+
+// kinNotifications are the notifications kin sends.
+var kinNotifications = []string{
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnToolCall, NotifyTurnCompleted, NotifyTurnPlan,
+	NotifyCommandsChanged,
+	NotifyApprovalRequest, NotifyApprovalResolved,
+	NotifyElicitationRequest, NotifyElicitationResolved,
+	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,
+	NotifyDidChangeFiles,
 }

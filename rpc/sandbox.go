@@ -1,9 +1,6 @@
 package rpc
 
-import (
-	"github.com/kin-dev/kin/agent"
-	"github.com/kin-dev/kin/agent/sandbox"
-)
+import "github.com/kin-dev/kin/agent/sandbox"
 
 // commandSandbox is the sandbox this server's tools use.
 func (s *Server) commandSandbox() *sandbox.Sandbox {
@@ -23,7 +20,7 @@ func sandboxInfo(st sandbox.Status) SandboxInfo {
 func (s *Server) sandboxNotices() {
 	st := s.commandSandbox().Status()
 	if st.Problem != "" {
-		s.notify(NotifyNotice, agent.Notice{Level: "warning", Message: "sandbox settings: " + st.Problem, Source: "sandbox"})
+		s.notify(NotifyNotice, Notice{Level: "warning", Message: "sandbox settings: " + st.Problem, Source: "sandbox"})
 	}
 	if st.Confined {
 		return
@@ -35,5 +32,5 @@ func (s *Server) sandboxNotices() {
 	case st.Mode == sandbox.ModeOff:
 		level = "info" // the person's own choice; still said
 	}
-	s.notify(NotifyNotice, agent.Notice{Level: level, Message: st.Summary(), Source: "sandbox"})
+	s.notify(NotifyNotice, Notice{Level: level, Message: st.Summary(), Source: "sandbox"})
 }

@@ -1,7 +1,6 @@
 package rpc_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,7 +82,7 @@ func TestUnconfinedIsSaidAtStartAndOnEveryApproval(t *testing.T) {
 		t.Errorf("approval sandbox %v", req["sandbox"])
 	}
 	grant, _ := req["grant"].(map[string]any)
-	if grant["key"] != "bash-unconfined:echo" || grant["label"] != "Always allow `echo` commands, unconfined, in this session" {
+	if grant["key"] != "bash-unconfined:echo" || grant["label"] != "Always allow unconfined `echo` commands" {
 		t.Errorf("grant %v", grant)
 	}
 	final := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), rpctest.Field("status", "completed")))
@@ -203,7 +202,7 @@ func TestNetworkIsAskedInWordsAndGrantedApart(t *testing.T) {
 	if sb, _ := net["sandbox"].(map[string]any); sb["confined"] != true || sb["network"] != true {
 		t.Errorf("network approval sandbox %v", net["sandbox"])
 	}
-	if g, _ := net["grant"].(map[string]any); g["key"] != "bash-net:echo" || g["label"] != "Always allow `echo` commands with network access in this session" {
+	if g, _ := net["grant"].(map[string]any); g["key"] != "bash-net:echo" || g["label"] != "Always allow `echo` commands with network access" {
 		t.Errorf("network grant %v", g)
 	}
 	if g, _ := plain["grant"].(map[string]any); g["key"] != "bash:echo" || plain["warning"] != nil {
@@ -224,60 +223,4 @@ func TestNetworkIsAskedInWordsAndGrantedApart(t *testing.T) {
 	if strings.Join(keys, " ") != "bash-net:echo bash:echo" {
 		t.Errorf("grants %v", keys)
 	}
-}
-
-// TestGoldenSandbox locks the sandbox's shapes on the wire: initialize's
-// sandbox, the approval and tool call of a confined command with and
-// without network, and the notice and approval of an unconfined one.
-func TestGoldenSandbox(t *testing.T) {
-	// run scripts one call per model reply in e and returns the frames a
-	// shim renders, with e's paths as /WS and /HOME
-	run := func(e *env, calls ...modeltest.Call) json.RawMessage {
-		t.Helper()
-		var replies []modeltest.Reply
-		for _, c := range calls {
-			replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{c}})
-		}
-		e.Model.Script(append(replies, modeltest.Reply{Text: []string{"done"}})...)
-		ed := rpctest.Start(t, e.Options())
-		init := ed.Initialize(e.WS)
-		var res rpc.SessionResult
-		ed.MustCall("session/new", rpc.SessionNewParams{}, &res)
-		answerApprovals(ed, func(req map[string]any) string {
-			if req["callId"] == "call_run" {
-				return "allow_once"
-			}
-			return "deny"
-		})
-		completed(ed, start(t, ed, res.Session.SessionID, "run"))
-		frames := []any{map[string]any{"method": "initialize", "result": map[string]any{"sandbox": init.Sandbox}}}
-		for _, n := range ed.Raw() {
-			switch n.Method {
-			case "approval/request", "notice", "turn/toolCall":
-				frames = append(frames, map[string]any{"method": n.Method, "params": n.Params})
-			}
-		}
-		return json.RawMessage(strings.ReplaceAll(string(normalize(t, e, frames)), e.Home, "/HOME"))
-	}
-
-	confined := confinedEnv(t)
-	confinedFrames := run(confined,
-		modeltest.Call{ID: "call_run", Name: "bash", Arguments: args(map[string]any{"command": "echo hi"})},
-		modeltest.Call{ID: "call_net", Name: "bash", Arguments: args(map[string]any{"command": "curl -sI https://example.com", "network": true})},
-	)
-	off := newEnv(t)
-	if err := os.WriteFile(filepath.Join(off.Home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	off.Sandbox = sandbox.New(sandbox.FromSettings(off.Home))
-	offFrames := run(off, modeltest.Call{ID: "call_unconfined", Name: "bash", Arguments: args(map[string]any{"command": "make"})})
-
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(map[string]json.RawMessage{"confined": confinedFrames, "off": offFrames}); err != nil {
-		t.Fatal(err)
-	}
-	check(t, "sandbox.json", []byte(b.String()))
 }

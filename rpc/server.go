@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -52,8 +55,8 @@ type Options struct {
 	HTTPClient *http.Client // for the model service
 	// Tools builds the built-in tools once the workspace folders are known.
 	Tools func(roots []string) []tool.Tool
-	// MCP, when set, runs the configured MCP servers for this connection.
-	MCP MCPFactory
+	// MCP, when set, runs the configured MCP servers of each connection.
+	MCP *MCPOptions
 	// Sandbox is the command sandbox the tools use, reported in initialize
 	// and, when it does not confine commands, in a notice at start. Nil
 	// means sandbox.Default() (which is also what the built-in tools use
@@ -70,20 +73,42 @@ type Server struct {
 	opts Options
 	log  *zap.Logger
 
-	// mu guards state, svc, gate, mcp, roots, inflight, exitCode and
-	// docCaps.
+	// asks is every question to the person: approvals and elicitations.
+	asks *ask.Broker
+	// relay is set once initialize ran: from then on warnings and errors
+	// of the log are sent as log/message.
+	relay atomic.Bool
+	// logs queues the relayed lines for the goroutine that sends them.
+	logs chan LogMessage
+
+	// base is the parent of every request's context; teardown ends it.
+	base context.Context
+	stop context.CancelFunc
+	// order keeps requests that share an ordering key in arrival order;
+	// running counts the requests dispatched off the read loop; bulk holds
+	// a token per bulk request running (see route.bulk).
+	order   sequencer
+	running sync.WaitGroup
+	bulk    chan struct{}
+	down    sync.Once // teardown
+
+	// mu guards state, conn, svc, roots, gate, mcp, inflight, holds,
+	// exitCode, docCaps and forms.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
 	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
-	mcp      MCP
-	elicit   *elicitations
-	inflight map[jsonrpc2.ID]context.CancelFunc
+	mcp      *mcpService
+	inflight map[jsonrpc2.ID]*inflight
+	holds    map[string]chan struct{} // see hold
 	exitCode int
 	// docCaps is what the editor said it does with its buffers.
 	docCaps TextDocumentsClientCapabilities
+	// forms is set when the editor said it shows elicitation forms: else
+	// nobody can answer kin's own questions (headless).
+	forms bool
 
 	// overlay is the editor's open buffers: the connection's, shared by
 	// its sessions.
@@ -104,9 +129,15 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, inflight: map[jsonrpc2.ID]context.CancelFunc{}, overlay: files.NewOverlay()}
-	s.elicit = newElicitations(s)
-	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad frame", zap.Error(err)) })
+	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}, overlay: files.NewOverlay()}
+	s.log = relayLogs(opts.Logger, s)
+	s.asks = ask.New(asker{s})
+	s.base, s.stop = context.WithCancel(context.Background())
+	s.bulk = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+	s.logs = make(chan LogMessage, 64)
+	go s.relayLogLines()
+	// Not relayed as log/message: the editor got an error reply already.
+	st := newStream(rwc, func(err error) { opts.Logger.Warn("skipped a bad frame", zap.Error(err)) }, s.editorGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)
@@ -126,40 +157,90 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	return s.exitCode
 }
 
-// teardown stops turns (denying what they wait for), MCP servers and logs.
-func (s *Server) teardown(reason string) {
+// editorGone is called when a write to the editor failed: its end of the
+// pipe is closed (or the socket broke), so nothing kin sends can arrive.
+// That is the editor leaving, as a closed stdin is: the connection closes
+// and Serve tears everything down.
+func (s *Server) editorGone(err error) {
+	// Not relayed as log/message: nothing sent can arrive, and the relay
+	// would write from inside the failed write (jsonrpc2's send lock).
+	s.opts.Logger.Warn("the editor stopped reading; closing the connection", zap.Error(err))
 	s.mu.Lock()
-	svc, gate, mcp := s.svc, s.gate, s.mcp
-	for _, cancel := range s.inflight {
-		cancel()
-	}
+	conn := s.conn
 	s.mu.Unlock()
-	if gate != nil {
-		gate.DenyAll("", reason)
+	if conn != nil {
+		go conn.Close() // not on the writer's goroutine: it holds jsonrpc2's send lock
 	}
-	s.elicit.cancelAll(reason)
+}
+
+// teardown stops turns (denying what they wait for), MCP servers and logs.
+// It first refuses new requests and waits for the running ones, which it
+// cancels, so nothing starts a turn or a server after it.
+func (s *Server) teardown(reason string) {
+	// Once: shutdown's and the closed connection's may overlap, and the
+	// second waits for the first.
+	s.down.Do(func() { s.tearDown(reason) })
+}
+
+func (s *Server) tearDown(reason string) {
+	s.mu.Lock()
+	s.state = stateShutDown
+	svc, mcp := s.svc, s.mcp
+	s.mu.Unlock()
+	s.stop()
+	s.asks.Close(reason)
+	s.running.Wait()
 	if svc != nil {
 		svc.Shutdown()
 	}
 	if mcp != nil {
-		mcp.Close()
+		mcp.m.Close()
 	}
 }
 
-// route is one method in the dispatch table.
+// route is one method in the dispatch table (see dispatch.go for where
+// and in which order requests run).
 type route struct {
 	handle     func(ctx context.Context, s *Server, params json.RawMessage) (any, error)
 	beforeInit bool // may be called before initialize
-	// async methods run off the read loop: they may wait on the person or
-	// on a slow server, and can be cancelled with $/cancelRequest.
-	async bool
-	// asyncIf, when set, decides per request (an inline method whose
-	// some requests may wait).
-	asyncIf func(params json.RawMessage) bool
+	// onLoop requests run on the read loop, and nothing is read until
+	// they are done (their answer is written from another goroutine):
+	// initialize only. Everything else runs off it.
+	onLoop bool
+	// shutsDown refuses every later request at once (on the loop) and runs
+	// the handler, which waits for the running ones, off it (shutdown).
+	shutsDown bool
+	// order, when set, gives the key of the requests this one must follow
+	// in arrival order (bySession, inGroup).
+	order ordering
+	// startsInOrder requests wait for the earlier ones of their key but not
+	// the later ones for them: they may wait minutes for the person or a
+	// server (mcp/apply, mcp/login).
+	startsInOrder bool
+	// cancellable requests stop when $/cancelRequest (or teardown) ends
+	// their context, and are answered -32800: they only read, or undo
+	// nothing half done by stopping. Any request is cancelled while it
+	// still waits for its turn.
+	cancellable bool
+	// before names the notification of the session's turn that the
+	// handler holds (Server.hold) until this request's reply is written:
+	// turn/start's turnId comes before turn/started, turn/cancel's answer
+	// before turn/completed.
+	before string
+	// bulk requests read a lot (every session, a whole history). They
+	// share GOMAXPROCS-1 workers (at least one), so however many an editor
+	// sends, a processor stays free for the read loop and the requests a
+	// person waits on; a bulk request may wait for another.
+	bulk bool
 }
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
-// loop, so nothing here may wait on the editor.
+// loop, so it only checks the lifecycle and hands the request on: nothing
+// here may wait on the editor, the disk or the model, nor write to the
+// editor. A write can block until the editor reads, and an editor may be
+// blocked writing to kin (answering kin's workspace/applyEdit from its own
+// read loop, say) until kin reads: every answer and notification the loop
+// causes is written from another goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	// jsonrpc2 starts reading before NewConn returns, so the first message
 	// can arrive before Serve has stored conn: store it here, before anything
@@ -175,7 +256,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	r, ok := routes[req.Method]
 	if !ok {
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
+		go s.replyErr(context.Background(), conn, req.ID, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)})
 		return
 	}
 	s.mu.Lock()
@@ -183,72 +264,65 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	s.mu.Unlock()
 	switch {
 	case state == stateCreated && !r.beforeInit:
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "kin: the server is not initialized; send initialize first"})
+		go s.replyErr(context.Background(), conn, req.ID, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "kin: the server is not initialized; send initialize first"})
 		return
 	case state == stateShutDown:
-		s.replyErr(ctx, conn, req.ID, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"})
+		go s.replyErr(context.Background(), conn, req.ID, errShutDown)
 		return
 	}
 	params := json.RawMessage("{}")
 	if req.Params != nil && string(*req.Params) != "null" {
 		params = *req.Params
 	}
-	if !r.async && (r.asyncIf == nil || !r.asyncIf(params)) {
+	switch {
+	case r.onLoop:
 		res, err := r.handle(ctx, s, params)
-		s.reply(ctx, conn, req.ID, res, err)
-		return
-	}
-	actx, cancel := context.WithCancel(context.Background())
-	s.mu.Lock()
-	s.inflight[req.ID] = cancel
-	s.mu.Unlock()
-	go func() {
-		defer cancel()
-		res, err := r.handle(actx, s, params)
+		go s.reply(context.Background(), conn, req.ID, res, err)
+	case r.shutsDown:
+		// Refuse what comes next at once, but tear down off the loop: the
+		// requests teardown waits for may be writing, and the editor may
+		// be writing to kin meanwhile; the loop must go on reading.
 		s.mu.Lock()
-		delete(s.inflight, req.ID)
+		s.state = stateShutDown
 		s.mu.Unlock()
-		if actx.Err() != nil {
-			err = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
-		}
-		s.reply(context.Background(), conn, req.ID, res, err)
-	}()
+		go func() {
+			res, err := r.handle(context.Background(), s, params)
+			s.reply(context.Background(), conn, req.ID, res, err)
+		}()
+	default:
+		s.dispatch(conn, req.ID, r, params)
+	}
 }
 
 func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	switch req.Method {
-	case "initialized":
+	case NotifyInitialized:
 		s.mu.Lock()
 		mcp, initialized := s.mcp, s.state == stateInitialized
 		s.mu.Unlock()
 		if initialized {
-			s.sandboxSaid.Do(s.sandboxNotices)
+			go s.sandboxSaid.Do(s.sandboxNotices) // not written from the read loop
 		}
 		if mcp != nil {
-			go mcp.Start(context.Background())
+			go mcp.m.Start(context.Background())
 		}
-	case "exit":
+	case NotifyExit:
 		s.mu.Lock()
 		if s.state != stateShutDown {
 			s.exitCode = 1
 		}
 		s.mu.Unlock()
 		conn.Close()
-	case "$/cancelRequest":
+	case NotifyCancelRequest:
 		var p CancelParams
 		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 			return
 		}
-		var id jsonrpc2.ID
-		if err := json.Unmarshal(p.ID, &id); err != nil {
+		id, err := idOf(p.ID)
+		if err != nil {
 			return
 		}
-		s.mu.Lock()
-		cancel := s.inflight[id]
-		s.mu.Unlock()
-		if cancel != nil {
-			cancel()
-		}
+		s.cancelRequest(id)
 	default:
 		if h, ok := documentNotifications[req.Method]; ok {
 			params := json.RawMessage("{}")
@@ -294,7 +368,7 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// service returns the agent, which exists once initialize ran.
+// service returns the agent and its gate, which exist once initialize ran.
 func (s *Server) service() (*agent.Service, *permission.Gate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -327,8 +401,10 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, permission.ErrUnknownRequest), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
+	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
+		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
 	}
 	return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
 }

@@ -25,7 +25,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	return SessionResult{Session: info}, nil
+	return SessionResult{Session: sessionInfo(info)}, nil
 }
 
 // sessionRoots are the folders a new session works in: cwd and the
@@ -65,10 +65,11 @@ func handleSessionList(ctx context.Context, s *Server, _ json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	if list == nil {
-		list = []session.Info{}
+	out := SessionListResult{Sessions: []SessionInfo{}}
+	for _, i := range list {
+		out.Sessions = append(out.Sessions, sessionInfo(i))
 	}
-	return SessionListResult{Sessions: list}, nil
+	return out, nil
 }
 
 func sessionID(params json.RawMessage) (string, error) {
@@ -93,20 +94,16 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 	if p.Limit < 0 {
 		return nil, invalid("invalid params: limit must not be negative")
 	}
-	svc, gate := s.service()
+	svc, _ := s.service()
 	res, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: p.Limit, Before: p.Before, DefaultRoots: s.workspace()})
 	if err != nil {
 		return nil, err
 	}
-	pending := []any{}
-	for _, r := range gate.Pending(p.SessionID) {
-		pending = append(pending, r)
+	out := SessionResumeResult{Session: sessionInfo(res.Info), History: make([]HistoryItem, 0, len(res.History)),
+		Cursor: res.Cursor, Pending: pending(s.asks, p.SessionID), RunningTurnID: res.RunningTurnID}
+	for _, h := range res.History {
+		out.History = append(out.History, historyItem(h))
 	}
-	for _, r := range s.elicit.pending(p.SessionID) {
-		pending = append(pending, r)
-	}
-	out := SessionResumeResult{Session: res.Info, History: res.History, Cursor: res.Cursor, Pending: pending,
-		RunningTurnID: res.RunningTurnID}
 	if res.ReadOnly != nil {
 		out.ReadOnly, out.ReadOnlyReason = true, res.ReadOnly.Error()
 	}
@@ -123,6 +120,33 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, err
 	}
 	return Empty{}, nil
+}
+
+func sessionInfo(i session.Info) SessionInfo {
+	return SessionInfo{SessionID: i.SessionID, Title: i.Title, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, Turns: i.Turns,
+		Cwd: i.Cwd, AdditionalDirectories: i.AdditionalDirectories, Mode: i.Mode}
+}
+
+func historyItem(h session.HistoryItem) HistoryItem {
+	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
+		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content),
+		RequestID: h.RequestID, Decision: h.Decision, Reason: h.Reason, ApprovalKind: h.ApprovalKind, Error: h.Error,
+		Server: h.Server, Mode: h.Mode, Source: h.Source}
+	if h.Type == HistoryPlan {
+		out.Entries = planEntries(h.Entries)
+	}
+	if h.Undo != nil {
+		u := undoResult(*h.Undo)
+		out.Undo = &u
+	}
+	if h.Approved != nil {
+		d := approvalDetails(*h.Approved)
+		out.Approved = &d
+	}
+	if h.Usage != nil {
+		out.Usage = &Usage{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens}
+	}
+	return out
 }
 
 // workspace is the editor's workspace folders.

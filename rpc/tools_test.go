@@ -389,7 +389,7 @@ func TestResumeListsPendingApprovalsForAReloadedEditor(t *testing.T) {
 	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
 	var res rpc.SessionResumeResult
 	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
-	if len(res.Pending) != 1 || res.Pending[0].(map[string]any)["requestId"] != req["requestId"] {
+	if len(res.Pending) != 1 || res.Pending[0].Approval == nil || res.Pending[0].Approval.RequestID != req["requestId"] {
 		t.Fatalf("pending %v", res.Pending)
 	}
 	ed.MustCall("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: "allow_once"}, nil)

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/mcp/config"
 )
 
 // Mask is what a secret is replaced with wherever kin shows or writes it.
@@ -18,8 +21,11 @@ const Mask = "●●●●"
 var secretKey = regexp.MustCompile(`(?i)(authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|client[-_]?secret|bearer)`)
 
 // MaskSecrets returns a copy of a JSON document with secret values masked:
-// every value under "headers" or "env", and string values of keys that name
-// secrets. It is used for the trace and anywhere a message is logged.
+// every value under "headers" or "env", string values of keys that name
+// secrets, and URLs as mcp/list shows them (config.MaskURL: no userinfo,
+// every query value and any fragment masked; a "url" value in full, a URL
+// inside other text when it has userinfo, a query or a fragment). It is
+// used for the trace and anywhere a message is logged.
 func MaskSecrets(doc []byte) []byte {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
@@ -45,6 +51,12 @@ func maskValue(v any, all bool) any {
 				} else {
 					x[k] = maskValue(val, true)
 				}
+			case strings.EqualFold(k, "url"):
+				if u, isStr := val.(string); isStr {
+					x[k] = config.MaskURL(u)
+				} else {
+					x[k] = maskValue(val, false)
+				}
 			default:
 				x[k] = maskValue(val, false)
 			}
@@ -59,9 +71,25 @@ func maskValue(v any, all bool) any {
 		if all {
 			return Mask
 		}
-		return x
+		return maskURLs(x)
 	}
 	return v
+}
+
+// urlToken is a URL inside text.
+var urlToken = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// maskURLs masks the URLs in s that may carry a secret.
+func maskURLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urlToken.ReplaceAllStringFunc(s, func(u string) string {
+		if !strings.ContainsAny(u, "@?#") {
+			return u
+		}
+		return config.MaskURL(u)
+	})
 }
 
 // documentText are the methods that carry the content of the person's
@@ -113,6 +141,7 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 		if err != nil {
 			return
 		}
+		b = unaliasID(b) // the id as the editor wrote it
 		if req != nil && documentText[req.Method] {
 			b = maskDocumentText(b)
 		}

@@ -2,11 +2,13 @@ package rpc_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
@@ -62,5 +64,46 @@ func TestTraceRecordsBothDirectionsWithoutSecrets(t *testing.T) {
 	}
 	if strings.Contains(got, "trace-canary") || strings.Contains(got, "sk-test-canary") {
 		t.Error("a secret reached the trace")
+	}
+}
+
+// URLs in a trace are masked as mcp/list shows them: an mcp/add or
+// mcp/update with a password in the URL or a key in its query leaves
+// neither in the trace.
+func TestTraceMasksURLSecretsAsMCPListDoes(t *testing.T) {
+	e := newEnv(t)
+	var trace lockedBuffer
+	opts := e.Options()
+	opts.Trace = &trace
+	ed := rpctest.Start(t, opts)
+	ed.Initialize(e.WS)
+	for _, method := range []string{"mcp/add", "mcp/update"} {
+		_ = ed.Call(method, map[string]any{"scope": "project", "name": "x", "config": map[string]any{
+			"type": "http", "url": "https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#frag-canary"}}, nil)
+	}
+	got := trace.String()
+	for _, secret := range []string{"pw-canary", "key-canary", "frag-canary", "ana:"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s reached the trace", secret)
+		}
+	}
+	want, _ := json.Marshal(config.MaskURL("https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#frag-canary"))
+	if !strings.Contains(got, string(want)) {
+		t.Errorf("the trace does not show the URL as mcp/list would (%s):\n%s", want, got)
+	}
+}
+
+func TestMaskSecretsMasksURLsInText(t *testing.T) {
+	in := `{"params":{"error":"connect https://u:pw-1@h/mcp?token=tok-2: refused","uri":"file:///home/ana/app","note":"see https://example.com/docs"}}`
+	out := string(rpc.MaskSecrets([]byte(in)))
+	for _, secret := range []string{"pw-1", "tok-2"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s survived: %s", secret, out)
+		}
+	}
+	for _, keep := range []string{"file:///home/ana/app", "https://example.com/docs", "refused"} {
+		if !strings.Contains(out, keep) {
+			t.Errorf("masked %q: %s", keep, out)
+		}
 	}
 }

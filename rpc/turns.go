@@ -23,7 +23,7 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 		return s.runCommand(ctx, p.SessionID, p.Input)
 	}
 	svc, _ := s.service()
-	id, err := svc.StartTurn(p.SessionID, input, s.workspace())
+	id, err := s.startTurn(svc, p.SessionID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -36,15 +36,17 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
+	s.hold(sessionKey(id), NotifyTurnCompleted) // the answer goes out first
 	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
 }
 
-// isCommand reports whether a turn/start's input names a command.
-func isCommand(params json.RawMessage) bool {
-	var p TurnStartParams
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	_, _, ok, _ := agent.ParseCommand(p.Input)
-	return ok
+// startTurn starts a turn whose turn/started waits for this request's
+// answer (route.before).
+func (s *Server) startTurn(svc *agent.Service, sessionID, input string) (string, error) {
+	// A turn cancelled just before still ends (and sends its turn/started,
+	// if it had not yet); only then is the next turn's turn/started held
+	// until this reply is out, so the hold never waits for the old turn.
+	svc.Settle(sessionID)
+	s.hold(sessionKey(sessionID), NotifyTurnStarted)
+	return svc.StartTurn(sessionID, input, s.workspace())
 }

@@ -331,7 +331,7 @@ func killGroup(p *os.Process, waitDone <-chan error, grace time.Duration) error 
 }
 
 // headTail keeps a stream's first and last bytes within limit, counting
-// what it drops, with the marker tool.Truncate uses.
+// what it drops, and marks the cut between them.
 type headTail struct {
 	mu    sync.Mutex
 	limit int

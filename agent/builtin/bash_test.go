@@ -32,7 +32,7 @@ func TestBashApproval(t *testing.T) {
 		t.Fatalf("approval %+v", ap)
 	}
 	// (the grant of a confined command is pinned in sandbox_linux_test.go)
-	if ap.Grant == nil || ap.Grant.Key != "bash-unconfined:go test" || ap.Grant.Label != "Always allow `go test` commands, unconfined, in this session" {
+	if ap.Grant == nil || ap.Grant.Key != "bash-unconfined:go test" || ap.Grant.Label != "Always allow unconfined `go test` commands" {
 		t.Fatalf("grant %+v", ap.Grant)
 	}
 	if ap.Sandbox == nil || ap.Sandbox.Confined || !ap.Sandbox.Network || ap.AutoEditAllows {

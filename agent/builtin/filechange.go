@@ -118,7 +118,7 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 	ap := &tool.Approval{
 		Title: fc.title,
 		Diffs: []tool.Diff{fc.diff},
-		Grant: &tool.Grant{Key: "tool:" + fc.toolName, Label: "Always allow " + fc.toolName + " in this session"},
+		Grant: &tool.Grant{Key: "tool:" + fc.toolName, Label: "Always allow " + fc.toolName},
 	}
 	var warnings []string
 	if fc.t.outside != "" {

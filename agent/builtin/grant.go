@@ -88,7 +88,7 @@ func bashGrant(command string) *tool.Grant {
 	s := strings.Join(scope, " ")
 	return &tool.Grant{
 		Key:   "bash:" + s,
-		Label: "Always allow `" + s + "` commands in this session",
+		Label: "Always allow `" + s + "` commands",
 	}
 }
 
@@ -106,9 +106,9 @@ func commandGrant(command string, sb *tool.Sandbox) *tool.Grant {
 	scope := strings.TrimPrefix(g.Key, "bash:")
 	switch {
 	case !sb.Confined:
-		return &tool.Grant{Key: "bash-unconfined:" + scope, Label: "Always allow `" + scope + "` commands, unconfined, in this session"}
+		return &tool.Grant{Key: "bash-unconfined:" + scope, Label: "Always allow unconfined `" + scope + "` commands"}
 	case sb.Network:
-		return &tool.Grant{Key: "bash-net:" + scope, Label: "Always allow `" + scope + "` commands with network access in this session"}
+		return &tool.Grant{Key: "bash-net:" + scope, Label: "Always allow `" + scope + "` commands with network access"}
 	}
 	return g
 }

@@ -255,8 +255,8 @@ func TestSandboxGrantScopes(t *testing.T) {
 		label    string
 		autoEdit bool
 	}{
-		{false, "bash:go test", "Always allow `go test` commands in this session", true},
-		{true, "bash-net:go test", "Always allow `go test` commands with network access in this session", false},
+		{false, "bash:go test", "Always allow `go test` commands", true},
+		{true, "bash-net:go test", "Always allow `go test` commands with network access", false},
 	} {
 		a, err := prepareWith(t, "bash", opts, env, map[string]any{"command": "go test ./...", "network": c.network})
 		if err != nil {

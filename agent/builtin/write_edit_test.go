@@ -20,7 +20,7 @@ func TestWriteFileNew(t *testing.T) {
 	if ap.Title != "Write pkg/new.go" || ap.AlwaysAsk {
 		t.Fatalf("approval %+v", ap)
 	}
-	if ap.Grant == nil || ap.Grant.Key != "tool:write_file" || ap.Grant.Label != "Always allow write_file in this session" {
+	if ap.Grant == nil || ap.Grant.Key != "tool:write_file" || ap.Grant.Label != "Always allow write_file" {
 		t.Fatalf("grant %+v", ap.Grant)
 	}
 	if len(ap.Diffs) != 1 {
@@ -129,7 +129,7 @@ func TestEditFile(t *testing.T) {
 	ap := a.Approval
 	// the shape rpc/PROTOCOL.md shows
 	want := "--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n \n-func main() {}\n+func main() { run() }\n"
-	if ap.Title != "Edit main.go" || ap.Diffs[0].Unified != want || ap.Grant.Key != "tool:edit_file" || ap.Grant.Label != "Always allow edit_file in this session" {
+	if ap.Title != "Edit main.go" || ap.Diffs[0].Unified != want || ap.Grant.Key != "tool:edit_file" || ap.Grant.Label != "Always allow edit_file" {
 		t.Fatalf("approval %+v\nunified %q", ap, ap.Diffs[0].Unified)
 	}
 	r := a.Run(context.Background(), nil)

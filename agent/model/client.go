@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -112,12 +113,16 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) 
 	defer stream.Close()
 
 	var out Response
+	// The text is built linearly (+= copied the whole answer on every
+	// delta); every return below hands back &out, so out.Text is set then.
+	var text strings.Builder
+	defer func() { out.Text = text.String() }()
 	completed := false
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
-			out.Text += ev.Delta
+			text.WriteString(ev.Delta)
 			if onDelta != nil {
 				onDelta(ev.Delta)
 			}

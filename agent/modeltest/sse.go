@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -48,10 +49,7 @@ func buildPlan(req Request, params map[string]any, rep Reply) plan {
 	outChars := 0
 	if len(rep.Text) > 0 {
 		oi, id := len(output), newID("msg")
-		text := ""
-		for _, d := range rep.Text {
-			text += d
-		}
+		text := strings.Join(rep.Text, "") // not +=: a long answer would cost quadratic time
 		outChars += len(text)
 		part := func(s string) map[string]any {
 			return map[string]any{"type": "output_text", "text": s, "annotations": []any{}, "logprobs": []any{}}

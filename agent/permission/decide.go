@@ -141,8 +141,8 @@ func ContinueRequest(sessionID, turnID string, limit int) Request {
 		SessionID: sessionID, TurnID: turnID, Kind: KindContinue,
 		Approval: tool.Approval{Title: fmt.Sprintf("kin has made %d tool calls in this turn. Continue for %d more?", limit, limit)},
 		Options: []Option{
-			{OptionID: AllowOnce, Name: fmt.Sprintf("Continue for %d more", limit), Kind: "allow_once"},
-			{OptionID: Deny, Name: "Stop the turn", Kind: "reject_once"},
+			{OptionID: AllowOnce, Name: fmt.Sprintf("Continue for %d more", limit), Kind: OptionAllowOnce},
+			{OptionID: Deny, Name: "Stop the turn", Kind: OptionRejectOnce},
 		},
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
 type noPerson struct{ asked int }
 
-func (n *noPerson) ApprovalRequested(r Request) { n.asked++ }
-func (n *noPerson) ApprovalResolved(Resolution) {}
+func (n *noPerson) Asked(ask.Question)                { n.asked++ }
+func (n *noPerson) Resolved(ask.Question, ask.Answer) {}
 
 // TestDecideByMode pins the gate's order: the mode, the call's needs, the
 // grants, then the person (here nobody answers: a cancelled context).
@@ -47,7 +48,7 @@ func TestDecideByMode(t *testing.T) {
 		{"auto-edit asks for an MCP call", ModeAutoEdit, tool.KindEdit, false, mcp, ReasonCancelled, false},
 	} {
 		n := &noPerson{}
-		g := NewGate(n, &Grants{})
+		g := NewGate(ask.New(n), &Grants{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		out := g.Decide(ctx, Call{SessionID: "s_1", Mode: c.mode, Roots: roots, ToolKind: c.kind, ReadOnly: c.readOnly, Approval: c.ap}, nil)

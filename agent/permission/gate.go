@@ -1,6 +1,7 @@
 // Package permission is the one gate every call passes before it may act:
-// it asks the person through the editor and waits for a decision, and it
-// keeps the standing "always allow" grants.
+// it asks the person (through package ask's Broker, which every question to
+// the person shares) and waits for a decision, and it keeps the standing
+// "always allow" grants.
 //
 // Default deny: a request that is not answered with an explicit allow (the
 // turn is cancelled, the editor goes away, the service shuts down) is
@@ -12,9 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -22,8 +22,11 @@ import (
 const (
 	AllowOnce   = "allow_once"
 	AllowAlways = "allow_always"
-	Deny        = "deny"
-	Trust       = "trust"
+	// AllowAlwaysPermanent is "always allow" kept for every session
+	// ($KIN_HOME/grants.json) rather than for this one.
+	AllowAlwaysPermanent = "allow_always_permanent"
+	Deny                 = "deny"
+	Trust                = "trust"
 )
 
 // Request kinds.
@@ -33,178 +36,111 @@ const (
 	KindAcknowledge = "acknowledge_unknown"
 )
 
-// Reasons a request was resolved.
+// Reasons a request was resolved (ReasonGrant: an existing grant answered
+// it, without asking).
 const (
-	ReasonPerson       = "person"
+	ReasonPerson       = ask.ReasonPerson
 	ReasonGrant        = "grant"
-	ReasonCancelled    = "cancelled"
-	ReasonDisconnected = "disconnected"
-	ReasonShutdown     = "shutdown"
+	ReasonCancelled    = ask.ReasonCancelled
+	ReasonDisconnected = ask.ReasonDisconnected
+	ReasonShutdown     = ask.ReasonShutdown
+)
+
+// Option kinds, the Agent Client Protocol's.
+const (
+	OptionAllowOnce   = "allow_once"
+	OptionAllowAlways = "allow_always"
+	OptionRejectOnce  = "reject_once"
 )
 
 // Option is one choice, in the Agent Client Protocol's shape.
 type Option struct {
-	OptionID string `json:"optionId"`
-	Name     string `json:"name"`
-	Kind     string `json:"kind"` // allow_once, allow_always, reject_once
+	OptionID string
+	Name     string
+	Kind     string // OptionAllowOnce, OptionAllowAlways, OptionRejectOnce
 }
 
-// Request is an approval/request notification's params.
+// Request is what the person is asked to approve: the Body of an
+// ask.Question of kind approval.
 type Request struct {
-	RequestID string    `json:"requestId"`
-	SessionID string    `json:"sessionId,omitempty"`
-	TurnID    string    `json:"turnId,omitempty"`
-	CallID    string    `json:"callId,omitempty"`
-	Kind      string    `json:"kind"`
-	ToolName  string    `json:"tool,omitempty"`
-	ToolKind  tool.Kind `json:"toolKind,omitempty"`
+	RequestID string // set by Ask
+	SessionID string
+	TurnID    string
+	CallID    string
+	Kind      string
+	ToolName  string
+	ToolKind  tool.Kind
 	tool.Approval
 	// For server launches.
-	Transport string `json:"transport,omitempty"`
-	Scope     string `json:"scope,omitempty"`
+	Transport string
+	Scope     string
 
-	Options []Option `json:"options"`
-}
-
-// Resolution is an approval/resolved notification's params.
-type Resolution struct {
-	RequestID string `json:"requestId"`
-	SessionID string `json:"sessionId,omitempty"`
-	Decision  string `json:"decision"`
-	Reason    string `json:"reason"`
-}
-
-// Notifier carries requests and resolutions to the editor.
-type Notifier interface {
-	ApprovalRequested(Request)
-	ApprovalResolved(Resolution)
-}
-
-type reply struct {
-	decision  string
-	permanent bool
-	reason    string
-}
-
-type pending struct {
-	req   Request
-	reply chan reply // buffered 1: the first answer wins
+	Options []Option
 }
 
 // Gate asks and waits.
 type Gate struct {
-	notify Notifier
+	broker *ask.Broker
 	grants *Grants
-	seq    atomic.Uint64
-
-	// mu guards pending.
-	mu      sync.Mutex
-	pending map[string]*pending
 }
 
-// NewGate returns a gate that reports through n and keeps grants in g.
-func NewGate(n Notifier, g *Grants) *Gate {
-	return &Gate{notify: n, grants: g, pending: map[string]*pending{}}
+// NewGate returns a gate that asks through b and keeps grants in g.
+func NewGate(b *ask.Broker, g *Grants) *Gate {
+	return &Gate{broker: b, grants: g}
 }
 
 // Grants returns the gate's grant store.
 func (g *Gate) Grants() *Grants { return g.grants }
 
 // ErrUnknownRequest is returned by Respond for an id that is not pending.
-var ErrUnknownRequest = errors.New("no pending request with that id (already resolved?)")
+var ErrUnknownRequest = ask.ErrUnknown
+
+// ErrNotAnOption is returned by Respond for a decision the request does
+// not offer.
+var ErrNotAnOption = errors.New("not one of this request's options")
 
 // Outcome is what Ask learned.
 type Outcome struct {
 	RequestID string
-	Decision  string
+	Decision  string // the optionId chosen, or Deny
 	Reason    string
-	Permanent bool
 }
 
 // Allowed reports whether the outcome lets the call run.
 func (o Outcome) Allowed() bool {
-	return o.Decision == AllowOnce || o.Decision == AllowAlways || o.Decision == Trust
+	switch o.Decision {
+	case AllowOnce, AllowAlways, AllowAlwaysPermanent, Trust:
+		return true
+	}
+	return false
 }
 
-// Ask sends req to the editor and waits for the person. It returns a deny
-// when ctx ends first (a cancelled turn) or the gate is closed.
+// Grants reports whether the outcome asks for a standing grant, and whether
+// that grant is kept for every session.
+func (o Outcome) Grants() (grant, permanent bool) {
+	return o.Decision == AllowAlways || o.Decision == AllowAlwaysPermanent, o.Decision == AllowAlwaysPermanent
+}
+
+// Ask puts req to the person and waits. It returns a deny when ctx ends
+// first (a cancelled turn) or the broker is closed.
 func (g *Gate) Ask(ctx context.Context, req Request) Outcome {
 	req = forDisplay(req)
-	req.RequestID = fmt.Sprintf("ap_%d", g.seq.Add(1))
 	if req.Options == nil {
 		req.Options = OptionsFor(req)
 	}
-	p := &pending{req: req, reply: make(chan reply, 1)}
-	g.mu.Lock()
-	g.pending[req.RequestID] = p
-	g.mu.Unlock()
-	g.notify.ApprovalRequested(req)
-
-	var r reply
-	select {
-	case r = <-p.reply:
-	case <-ctx.Done():
-		r = reply{decision: Deny, reason: ReasonCancelled}
-	}
-	g.mu.Lock()
-	delete(g.pending, req.RequestID)
-	g.mu.Unlock()
-	if !validFor(req, r.decision) {
-		r.decision = Deny
-	}
-	g.notify.ApprovalResolved(Resolution{RequestID: req.RequestID, SessionID: req.SessionID, Decision: r.decision, Reason: r.reason})
-	return Outcome{RequestID: req.RequestID, Decision: r.decision, Reason: r.reason, Permanent: r.permanent}
+	pol := ask.Policy{Refusal: Deny, Check: func(a ask.Answer) (ask.Answer, error) {
+		if !validFor(req, a.Choice) {
+			return a, fmt.Errorf("decision %q is %w", a.Choice, ErrNotAnOption)
+		}
+		return ask.Answer{Choice: a.Choice}, nil
+	}}
+	q, a := g.broker.Ask(ctx, ask.Question{Kind: ask.KindApproval, SessionID: req.SessionID, Body: req}, pol)
+	return Outcome{RequestID: q.ID, Decision: a.Choice, Reason: a.Reason}
 }
 
-// Respond records the person's decision for a pending request.
-func (g *Gate) Respond(requestID, decision string, permanent bool) error {
-	g.mu.Lock()
-	p, ok := g.pending[requestID]
-	g.mu.Unlock()
-	if !ok {
-		return ErrUnknownRequest
-	}
-	if !validFor(p.req, decision) {
-		return fmt.Errorf("decision %q is not one of this request's options", decision)
-	}
-	select {
-	case p.reply <- reply{decision: decision, permanent: permanent, reason: ReasonPerson}:
-		return nil
-	default:
-		return ErrUnknownRequest
-	}
-}
-
-// DenyAll resolves every pending request (of one session, or all when
-// sessionID is "") as denied for reason.
-func (g *Gate) DenyAll(sessionID, reason string) {
-	g.mu.Lock()
-	var ps []*pending
-	for _, p := range g.pending {
-		if sessionID == "" || p.req.SessionID == sessionID {
-			ps = append(ps, p)
-		}
-	}
-	g.mu.Unlock()
-	for _, p := range ps {
-		select {
-		case p.reply <- reply{decision: Deny, reason: reason}:
-		default:
-		}
-	}
-}
-
-// Pending lists requests still waiting (of one session, or all).
-func (g *Gate) Pending(sessionID string) []Request {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out []Request
-	for _, p := range g.pending {
-		if sessionID == "" || p.req.SessionID == sessionID {
-			out = append(out, p.req)
-		}
-	}
-	return out
+// Respond records the person's decision (an optionId) for a pending request.
+func (g *Gate) Respond(requestID, decision string) error {
+	return g.broker.Respond(ask.KindApproval, requestID, ask.Answer{Choice: decision})
 }
 
 func validFor(req Request, decision string) bool {
@@ -218,20 +154,23 @@ func validFor(req Request, decision string) bool {
 
 // OptionsFor lists the choices a request offers. "Always allow" is offered
 // only where a grant scope exists and the call is not one that must always
-// ask.
+// ask; it comes twice, for this session and for every session, each option
+// saying which.
 func OptionsFor(req Request) []Option {
-	deny := Option{OptionID: Deny, Name: "Deny", Kind: "reject_once"}
+	deny := Option{OptionID: Deny, Name: "Deny", Kind: OptionRejectOnce}
 	switch req.Kind {
 	case KindLaunch:
-		return []Option{{OptionID: AllowOnce, Name: "Allow once", Kind: "allow_once"},
-			{OptionID: Trust, Name: "Trust server", Kind: "allow_always"}, deny}
+		return []Option{{OptionID: AllowOnce, Name: "Allow once", Kind: OptionAllowOnce},
+			{OptionID: Trust, Name: "Trust server", Kind: OptionAllowAlways}, deny}
 	case KindAcknowledge:
-		return []Option{{OptionID: AllowOnce, Name: "Acknowledge and continue", Kind: "allow_once"},
-			{OptionID: Deny, Name: "Not now", Kind: "reject_once"}}
+		return []Option{{OptionID: AllowOnce, Name: "Acknowledge and continue", Kind: OptionAllowOnce},
+			{OptionID: Deny, Name: "Not now", Kind: OptionRejectOnce}}
 	}
-	opts := []Option{{OptionID: AllowOnce, Name: "Allow once", Kind: "allow_once"}}
+	opts := []Option{{OptionID: AllowOnce, Name: "Allow once", Kind: OptionAllowOnce}}
 	if req.Grant != nil && !req.AlwaysAsk {
-		opts = append(opts, Option{OptionID: AllowAlways, Name: req.Grant.Label, Kind: "allow_always"})
+		opts = append(opts,
+			Option{OptionID: AllowAlways, Name: req.Grant.Label + " in this session", Kind: OptionAllowAlways},
+			Option{OptionID: AllowAlwaysPermanent, Name: req.Grant.Label + " in every session", Kind: OptionAllowAlways})
 	}
 	return append(opts, deny)
 }

@@ -144,7 +144,9 @@ type Grant struct {
 	// (description, input schema, annotations): a grant answers only calls
 	// of the definition it was given for.
 	Fingerprint string `json:"fingerprint,omitempty"`
-	// Label says it to a person: "Always allow `go test` commands".
+	// Label says what it covers, without saying for how long: "Always allow
+	// `go test` commands". The approval's options add "in this session" or
+	// "in every session".
 	Label string `json:"label"`
 }
 

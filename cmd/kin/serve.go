@@ -59,6 +59,13 @@ func runServe(args []string, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// An editor that vanishes closes its end of stdout; the next write
+	// raises SIGPIPE, which by default kills a Go program writing to fd 1
+	// with no teardown. Asking for the signal makes the write fail with
+	// EPIPE instead, and a failed write is the editor leaving (rpc tears
+	// down as for a closed stdin). Notify, not Ignore: an ignored signal
+	// stays ignored in the commands and MCP servers kin starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if *listen == "" {
 		return rpc.Serve(ctx, stdio{}, opts)
 	}
@@ -72,10 +79,6 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	// One sandbox per process: its probe runs once, and every connection
 	// reports and uses the same answer.
 	sb := sandbox.New(sandbox.FromSettings(home))
-	var reserved []string
-	for _, t := range builtin.Tools(builtin.Options{Sandbox: sb}) {
-		reserved = append(reserved, t.Spec().Name)
-	}
 	return rpc.Options{
 		Home:    home,
 		Getenv:  os.Getenv,
@@ -87,7 +90,7 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 			return builtin.Tools(builtin.Options{Sandbox: sb})
 		},
 		Sandbox: sb,
-		MCP:     mcpFactory(log, home, reserved),
+		MCP:     &rpc.MCPOptions{},
 	}
 }
 

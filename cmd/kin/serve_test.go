@@ -41,6 +41,7 @@ type proc struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	stdout io.ReadCloser // the editor's read end of kin's stdout
 	out    *bufio.Reader
 	stderr *strings.Builder
 	home   string
@@ -59,7 +60,7 @@ func startServe(t testing.TB, env ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait() // the stderr copy is done once Wait returns
@@ -189,8 +190,13 @@ func TestBinarySurvivesMalformedFrames(t *testing.T) {
 	if e := p.next(); e["error"].(map[string]any)["code"] != -32600.0 {
 		t.Errorf("not a request: %v", e)
 	}
-	p.sendRaw("Content-Length: 4000000000\r\n\r\n")
-	if e := p.next(); !strings.Contains(fmt.Sprint(e["error"]), "over the") {
+	// A frame over the cap is skipped as it streams past and answered with
+	// its own id, even a negative one.
+	head := `{"jsonrpc":"2.0","id":-1,"method":"session/new","params":{"title":"`
+	size := 40 << 20
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", size, head))
+	p.sendRaw(strings.Repeat("a", size-len(head)-3) + `"}}`)
+	if e := p.next(); !strings.Contains(fmt.Sprint(e["error"]), "over the") || e["id"] != -1.0 {
 		t.Errorf("huge frame: %v", e)
 	}
 	// Closing stdin mid-frame ends the process cleanly.
@@ -251,5 +257,66 @@ func TestListenServesOnLoopback(t *testing.T) {
 	b, _ := json.Marshal(resp)
 	if !strings.Contains(string(b), `"name":"kin"`) {
 		t.Errorf("%s", b)
+	}
+}
+
+// One malformed header, or one wrong Content-Length, costs the frame it is
+// on and nothing more: kin starts again at the next frame header.
+func TestBinaryResynchronisesAfterBadFraming(t *testing.T) {
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	good := func(id int) string {
+		b, _ := json.Marshal(req(id, "session/list", map[string]any{}))
+		return string(b)
+	}
+	framed := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+	for i, header := range []string{"Content-Length 60", "Content-Lenght: 60", "Content-Length: -60", "Content-Length: 99999999999999999999999"} {
+		id := 10 + i
+		p.sendRaw(header + "\r\n\r\n" + good(900+i) + framed(good(id)))
+		p.expect(map[any]bool{nil: false, float64(id): true})
+	}
+	short, long := good(20), good(21)
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(short)-8, short) + framed(good(22)))
+	p.expect(map[any]bool{20.0: false, 22.0: true})
+	p.sendRaw(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(long)+30, long) + framed(good(23)))
+	p.expect(map[any]bool{21.0: false, 23.0: true})
+	p.sendRaw(framed(good(24)))
+	p.expect(map[any]bool{24.0: true})
+}
+
+// expect reads the next len(want) frames, in whatever order kin wrote them
+// (answers may come in any), and checks that each id (nil: null) got a
+// result (true) or an error (false).
+func (p *proc) expect(want map[any]bool) {
+	p.t.Helper()
+	got := map[any]map[string]any{}
+	for range want {
+		m := p.next()
+		got[m["id"]] = m
+	}
+	for id, ok := range want {
+		m, seen := got[id]
+		if !seen || (m["result"] != nil) != ok || (m["error"] != nil) == ok {
+			p.t.Fatalf("id %v: want result=%v, got %v (all: %v)", id, ok, m, got)
+		}
+	}
+}
+
+// A header line has a length cap: a 128 MiB line is skipped without being
+// kept (it grew kin's memory by its size), and the next frame is answered.
+func TestBinaryHugeHeaderLineKeepsMemoryBounded(t *testing.T) {
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	chunk := strings.Repeat("x", 1<<20)
+	for range 128 {
+		p.sendRaw(chunk)
+	}
+	p.sendRaw("\r\n\r\n")
+	p.send(req(2, "session/list", map[string]any{}))
+	p.expect(map[any]bool{nil: false, 2.0: true}) // the line refused, the request answered
+	if hwm := hwmKB(p.cmd.Process.Pid); hwm > 64<<10 {
+		t.Errorf("kin's peak memory reached %.0f MiB reading one header line", hwm/1024)
 	}
 }

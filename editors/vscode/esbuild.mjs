@@ -12,7 +12,7 @@ const builds = [];
 if (args.has('--tests')) {
 	const unit = fs.readdirSync('test/unit').filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test/unit', f));
 	fs.rmSync('out/unit', { recursive: true, force: true });
-	builds.push({ ...common, entryPoints: unit, outdir: 'out/unit', platform: 'node', format: 'cjs', external: ['vscode'] });
+	builds.push({ ...common, entryPoints: unit, outdir: 'out/unit', platform: 'node', format: 'cjs', external: ['vscode', 'typescript'] });
 } else {
 	builds.push(
 		{ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },

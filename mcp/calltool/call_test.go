@@ -37,7 +37,7 @@ func TestApproveOnceDenySecond(t *testing.T) {
 	want := tool.Approval{
 		Title: "Call query-docs on docs", Server: "docs", Destination: b.dest, Tool: "query-docs",
 		Arguments: "{\n  \"query\": \"react hooks\"\n}", Warning: calltool.Warning,
-		Grant: &tool.Grant{Key: "mcp:" + b.id + "/query-docs", Fingerprint: tl.Def().Fingerprint, Label: "Always allow query-docs on docs in this session"},
+		Grant: &tool.Grant{Key: "mcp:" + b.id + "/query-docs", Fingerprint: tl.Def().Fingerprint, Label: "Always allow query-docs on docs"},
 	}
 	if ap == nil || ap.Title != want.Title || ap.Server != want.Server || ap.Destination != want.Destination ||
 		ap.Tool != want.Tool || ap.Arguments != want.Arguments || ap.Warning != want.Warning || *ap.Grant != *want.Grant || ap.AutoAllow {

@@ -25,6 +25,8 @@ type binding struct {
 	conn    *connect.Conn
 	dest    string
 	timeout time.Duration
+	asked   []*mcp.ElicitParams
+	answer  func(*mcp.ElicitParams) *mcp.ElicitResult
 }
 
 func (b *binding) Name() string     { return b.name }
@@ -49,6 +51,15 @@ func (b *binding) Redact(s string) string {
 	return b.conn.Redact(s)
 }
 func (b *binding) Track(tool.Env) func() { return func() {} }
+
+// Elicit declines, or answers with b.answer.
+func (b *binding) Elicit(_ context.Context, _ tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
+	b.asked = append(b.asked, p)
+	if b.answer == nil {
+		return &mcp.ElicitResult{Action: "decline"}
+	}
+	return b.answer(p)
+}
 
 // dial connects to srv and returns a binding; closed at the end of the test.
 func dial(t testing.TB, srv config.Server) *binding {

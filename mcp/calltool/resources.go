@@ -186,6 +186,10 @@ func (r *readResource) Prepare(_ context.Context, _ tool.Env, args json.RawMessa
 		if err != nil {
 			return tool.Failed(fmt.Sprintf("reading %s from MCP server %s failed: %s", catalog.Strip(in.URI), b.Name(), b.Redact(err.Error())))
 		}
+		if res.NeedsInput() {
+			// Questions are answered for tool calls only (see input).
+			return tool.Failed(fmt.Sprintf("MCP server %s asked for input to read %s; kin answers a server's questions only during a tool call.", b.Name(), catalog.Strip(in.URI)))
+		}
 		var parts []string
 		for _, c := range res.Contents {
 			s, _ := resourceContents(c)

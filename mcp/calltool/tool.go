@@ -43,6 +43,10 @@ type Binding interface {
 	// Track records a call in flight (so an elicitation can be attributed
 	// to it); the returned func ends it.
 	Track(env tool.Env) (untrack func())
+	// Elicit asks the person a question the server put in an
+	// input-required result of the call env names. Anything but an
+	// accepted answer that fits the form is a decline or a cancel.
+	Elicit(ctx context.Context, env tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult
 }
 
 // Tool is one MCP tool offered to the model.
@@ -60,9 +64,6 @@ func New(b Binding, def catalog.Def, autoAllow bool) *Tool {
 
 // Def is the vetted definition the tool was built from.
 func (t *Tool) Def() catalog.Def { return t.def }
-
-// AutoAllow reports whether calls may run without asking.
-func (t *Tool) AutoAllow() bool { return t.autoAllow }
 
 // ReadOnly implements tool.ReadOnlyTool: only a tool the approved server
 // declared read-only in its initial list counts as changing nothing (the
@@ -102,7 +103,7 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 		Grant: &tool.Grant{
 			Key:         GrantKey(t.b.Identity(), t.def.Name),
 			Fingerprint: t.def.Fingerprint,
-			Label:       fmt.Sprintf("Always allow %s on %s in this session", catalog.Label(t.def.Name), catalog.Label(server)),
+			Label:       fmt.Sprintf("Always allow %s on %s", catalog.Label(t.def.Name), catalog.Label(server)),
 		},
 		AutoAllow: t.autoAllow,
 	}
@@ -137,7 +138,9 @@ func objectArgs(args json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(trimmed), nil
 }
 
-// call sends the call once and maps the outcome. It never retries.
+// call sends the call and maps the outcome. It never resends a call that
+// may have run: it sends again only after the server answered that it
+// needs input first (see input) and the person answered.
 func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage) tool.Result {
 	server := t.b.Name()
 	cs, ok := t.b.Session()
@@ -146,10 +149,23 @@ func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage) too
 	}
 	untrack := t.b.Track(env)
 	defer untrack()
-	callCtx, cancel := context.WithTimeout(ctx, t.b.Timeout())
-	defer cancel()
-	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: t.def.Name, Arguments: args})
-	return t.outcome(ctx, callCtx, res, err)
+	params := &mcp.CallToolParams{Name: t.def.Name, Arguments: args}
+	for round := 1; ; round++ {
+		// Each round has the server's time; the person's is not counted.
+		callCtx, cancel := context.WithTimeout(ctx, t.b.Timeout())
+		res, err := cs.CallTool(callCtx, params)
+		if err != nil || res == nil || !res.NeedsInput() {
+			r := t.outcome(ctx, callCtx, res, err)
+			cancel()
+			return r
+		}
+		cancel()
+		next, stop := t.input(ctx, env, round, res)
+		if stop != nil {
+			return *stop
+		}
+		params = &mcp.CallToolParams{Name: t.def.Name, Arguments: args, InputResponses: next, RequestState: res.RequestState}
+	}
 }
 
 func (t *Tool) outcome(ctx, callCtx context.Context, res *mcp.CallToolResult, err error) tool.Result {

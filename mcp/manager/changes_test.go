@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
@@ -191,7 +192,7 @@ func TestElicitation(t *testing.T) {
 	if e.Server != "ask" || e.SessionID != "s1" || e.CallID != "c1" || e.Mode != "form" || e.Message != "Who are you?" || len(e.Fields) != 3 {
 		t.Fatalf("elicit request %+v", e)
 	}
-	if f := e.Fields[1]; f.Name != "color" || f.Type != "enum" || !slices.Equal(f.EnumNames, []string{"Red", "Green"}) {
+	if f := e.Fields[1]; f.Name != "color" || f.Type != "enum" || !slices.Equal(f.Choices, []ask.Choice{{Value: "red", Title: "Red"}, {Value: "green", Title: "Green"}}) {
 		t.Errorf("enum field %+v", f)
 	}
 	if f := e.Fields[2]; f.Name != "name" || !f.Required || f.Title != "Name" {

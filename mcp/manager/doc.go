@@ -12,7 +12,10 @@
 // 2026-07-28 subscription), warns once per connection when a server
 // advertises list changes but does not acknowledge that subscription,
 // revokes the standing grant of a tool that was redefined, relays a server's
-// questions to the person (Host.Elicit), reports every state change
+// questions to the person (Host.Elicit: an elicitation/create, or an
+// input request of a 2026-07-28 input-required result, which calltool
+// answers), reads the requested form into ask.Fields and checks the answer
+// with ask.Check (the one validator), reports every state change
 // (Host.Status) and reconnects live on Apply.
 //
 // OAuth sign-in is package oauth's, one oauth.Manager per Manager: its
@@ -23,11 +26,14 @@
 // shows an OAuth server's public client id, redirect URI and whether a
 // sign-in is stored, never a token.
 //
-// Wiring: the rpc layer implements Host, calls New, runs Start after the
+// Wiring (rpc/mcp.go, the one adapter): package rpc implements Host (its
+// launch approvals and elicitations go through the connection's ask.Broker),
+// calls New once the workspace folders are known, runs Start after the
 // editor's `initialized` (off the JSON-RPC read loop: Start waits for launch
 // approvals), passes the Manager to the turn loop as a tool.Source, maps
 // mcp/list, mcp/apply, mcp/reload, mcp/check and mcp/login onto List, Apply,
-// Check and Login, and calls Close on shutdown.
+// Check and Login (and their types onto its wire types), edits the files
+// through config.Store followed by Refresh, and calls Close on shutdown.
 //
 // The Manager must never launch or contact an untrusted server before the
 // person approved it, never auto-answer an elicitation, never install a tool

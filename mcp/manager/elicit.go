@@ -4,58 +4,71 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/catalog"
 )
 
 var declined = &mcp.ElicitResult{Action: "decline"}
 
-// elicit relays a server's question to the person. A form outside the flat
-// primitive subset is declined without asking; an answer that does not fit
-// the form is declined as a whole (nothing partial is sent).
+// elicit relays a server's question to the person. A form outside the MCP
+// elicitation schema (see fields) is declined without asking; an answer
+// that does not fit the form is declined as a whole (nothing partial is
+// sent).
 func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	p := req.Params
 	if p == nil {
 		return declined, nil
 	}
+	return s.ask(ctx, nil, p), nil
+}
+
+// ask puts one elicitation to the person: a legacy elicitation/create
+// (call is nil: it is attributed to the call in flight, when there is just
+// one), or an input request of a 2026-07-28 input-required result of call.
+func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
-	s.attribute(&r)
+	if call != nil {
+		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
+	} else {
+		s.attribute(&r)
+	}
 	switch p.Mode {
 	case "url":
 		r.URL = p.URL
 	case "", "form":
 		r.Mode = "form"
-		fields, ok := flatten(p.RequestedSchema)
-		if !ok {
-			s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s asked for input with a form kin cannot show (not flat primitive fields); it was declined", s.disp.Name))
-			return declined, nil
+		fields, why := formFields(p.RequestedSchema)
+		if why != "" {
+			s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s asked for input with a form kin cannot show (%s); it was declined without asking", s.disp.Name, why))
+			return declined
 		}
 		r.Fields = fields
 	default:
-		return declined, nil
+		return declined
 	}
 	res, err := s.m.host.Elicit(ctx, r)
 	if err != nil {
-		return declined, nil
+		return declined
 	}
 	switch res.Action {
 	case "accept":
 		if r.Mode == "url" {
-			return &mcp.ElicitResult{Action: "accept"}, nil
+			return &mcp.ElicitResult{Action: "accept"}
 		}
-		content, ok := checkAnswer(r.Fields, res.Content)
-		if !ok {
-			return declined, nil
+		content, err := ask.Check(r.Fields, res.Content)
+		if err != nil {
+			return declined
 		}
-		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		return &mcp.ElicitResult{Action: "accept", Content: ask.WithDefaults(r.Fields, content)}
 	case "cancel":
-		return &mcp.ElicitResult{Action: "cancel"}, nil
+		return &mcp.ElicitResult{Action: "cancel"}
 	}
-	return declined, nil
+	return declined
 }
 
 // attribute names the call in flight on this server, when there is one.
@@ -70,41 +83,60 @@ func (s *server) attribute(r *ElicitRequest) {
 	}
 }
 
-// propSchema is the part of a property schema the flat subset allows.
+// propSchema is a property of a requested schema: the keywords of the MCP
+// elicitation schema (spec revision 2025-11-25), and those kin refuses.
 type propSchema struct {
 	Type        string            `json:"type"`
 	Title       string            `json:"title"`
 	Description string            `json:"description"`
+	Default     json.RawMessage   `json:"default"`
 	Enum        []json.RawMessage `json:"enum"`
 	EnumNames   []string          `json:"enumNames"`
-	OneOf       []struct {
-		Const *string `json:"const"`
-		Title string  `json:"title"`
-	} `json:"oneOf"`
-	Default   any      `json:"default"`
-	Minimum   *float64 `json:"minimum"`
-	Maximum   *float64 `json:"maximum"`
-	MinLength *int     `json:"minLength"`
-	MaxLength *int     `json:"maxLength"`
-	Format    string   `json:"format"`
-
-	// Present only to be refused.
-	Properties json.RawMessage `json:"properties"`
-	Items      json.RawMessage `json:"items"`
-	AnyOf      json.RawMessage `json:"anyOf"`
-	AllOf      json.RawMessage `json:"allOf"`
-	Ref        string          `json:"$ref"`
+	OneOf       []titled          `json:"oneOf"`
+	Minimum     *float64          `json:"minimum"`
+	Maximum     *float64          `json:"maximum"`
+	MinLength   *int              `json:"minLength"`
+	MaxLength   *int              `json:"maxLength"`
+	Format      string            `json:"format"`
+	Items       *itemsSchema      `json:"items"`
+	MinItems    *int              `json:"minItems"`
+	MaxItems    *int              `json:"maxItems"`
 }
 
-// flatten turns a requested schema into fields, one per property, sorted by
-// name. ok is false for anything outside the flat-primitives subset.
-func flatten(schema any) ([]Field, bool) {
+// titled is one titled option: {"const": "hero-1", "title": "Superman"}.
+type titled struct {
+	Const *string `json:"const"`
+	Title string  `json:"title"`
+}
+
+// itemsSchema is a multi-select's items: {"type": "string", "enum": [...]}
+// or {"anyOf": [{"const", "title"}...]}.
+type itemsSchema struct {
+	Type  string            `json:"type"`
+	Enum  []json.RawMessage `json:"enum"`
+	AnyOf []titled          `json:"anyOf"`
+}
+
+// refused are JSON Schema keywords that constrain an answer beyond the MCP
+// elicitation schema: a form using one is declined, because kin could
+// neither show nor check the rule. Annotations (examples, $comment, ...)
+// are ignored.
+var refused = []string{"$ref", "properties", "patternProperties", "additionalProperties", "allOf", "anyOf", "not",
+	"if", "then", "else", "const", "pattern", "multipleOf", "exclusiveMinimum", "exclusiveMaximum", "contains",
+	"prefixItems", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas"}
+
+var formats = map[string]bool{ask.FormatEmail: true, ask.FormatURI: true, ask.FormatDate: true, ask.FormatDateTime: true}
+
+// formFields turns a requested schema into fields, one per property, sorted
+// by name (the SDK does not keep the server's property order). why says,
+// for a schema outside the MCP elicitation schema, what kin cannot show.
+func formFields(schema any) (fields []ask.Field, why string) {
 	if schema == nil {
-		return nil, true
+		return nil, ""
 	}
 	b, err := json.Marshal(schema)
 	if err != nil {
-		return nil, false
+		return nil, "unreadable schema"
 	}
 	var root struct {
 		Type       string                     `json:"type"`
@@ -112,7 +144,7 @@ func flatten(schema any) ([]Field, bool) {
 		Required   []string                   `json:"required"`
 	}
 	if json.Unmarshal(b, &root) != nil || (root.Type != "" && root.Type != "object") {
-		return nil, false
+		return nil, "not an object schema"
 	}
 	required := map[string]bool{}
 	for _, n := range root.Required {
@@ -123,136 +155,214 @@ func flatten(schema any) ([]Field, bool) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var fields []Field
 	for _, n := range names {
-		var p propSchema
-		if json.Unmarshal(root.Properties[n], &p) != nil {
-			return nil, false
-		}
-		f, ok := field(n, p)
-		if !ok {
-			return nil, false
+		f, why := field(n, root.Properties[n])
+		if why != "" {
+			return nil, fmt.Sprintf("field %q: %s", catalog.Label(n), why)
 		}
 		f.Required = required[n]
 		fields = append(fields, f)
 	}
-	return fields, true
+	return fields, ""
 }
 
-func field(name string, p propSchema) (Field, bool) {
-	if p.Properties != nil || p.Items != nil || p.AnyOf != nil || p.AllOf != nil || p.Ref != "" {
-		return Field{}, false
+func field(name string, raw json.RawMessage) (ask.Field, string) {
+	var keys map[string]json.RawMessage
+	var p propSchema
+	if json.Unmarshal(raw, &keys) != nil || json.Unmarshal(raw, &p) != nil {
+		return ask.Field{}, "unreadable property"
 	}
-	f := Field{
-		Name: name, Title: catalog.Label(p.Title), Description: catalog.Strip(p.Description),
-		Default: p.Default, Minimum: p.Minimum, Maximum: p.Maximum,
-		MinLength: p.MinLength, MaxLength: p.MaxLength, Format: p.Format, Type: p.Type,
+	if string(p.Default) == "null" {
+		p.Default = nil
 	}
+	for _, k := range refused {
+		if _, ok := keys[k]; ok {
+			return ask.Field{}, "uses " + k
+		}
+	}
+	if _, ok := keys["oneOf"]; ok && (p.Type != "string" && p.Type != "") {
+		return ask.Field{}, "uses oneOf on a " + p.Type
+	}
+	if _, ok := keys["items"]; ok && p.Type != "array" {
+		return ask.Field{}, "uses items on a " + p.Type
+	}
+	if p.Type == "array" && (len(p.Enum) > 0 || len(p.OneOf) > 0) {
+		return ask.Field{}, "a list with enum or oneOf outside its items"
+	}
+	f := ask.Field{Name: name, Title: catalog.Label(p.Title), Description: catalog.Strip(p.Description)}
 	switch {
-	case len(p.Enum) > 0:
+	case p.Type == "array":
+		return multiSelect(f, p)
+	case len(p.Enum) > 0 || len(p.OneOf) > 0:
 		if p.Type != "" && p.Type != "string" {
-			return Field{}, false
+			return ask.Field{}, "an enum of " + p.Type
 		}
-		for _, raw := range p.Enum {
-			var v string
-			if json.Unmarshal(raw, &v) != nil {
-				return Field{}, false
-			}
-			f.Enum = append(f.Enum, v)
+		return singleSelect(f, p)
+	case p.Type == "string":
+		f.Type, f.MinLength, f.MaxLength = ask.TypeString, p.MinLength, p.MaxLength
+		if p.Format != "" && !formats[p.Format] {
+			return ask.Field{}, "format " + catalog.Label(p.Format)
 		}
-		if len(p.EnumNames) == len(f.Enum) {
-			f.EnumNames = p.EnumNames
+		f.Format = p.Format
+		var d string
+		if !defaultAs(p.Default, &d) {
+			return ask.Field{}, "a default that is not text"
 		}
-		f.Type = "enum"
-	case len(p.OneOf) > 0:
-		if p.Type != "" && p.Type != "string" {
-			return Field{}, false
+		if p.Default != nil {
+			f.Default = d
 		}
-		for _, o := range p.OneOf {
-			if o.Const == nil {
-				return Field{}, false
-			}
-			f.Enum = append(f.Enum, *o.Const)
-			f.EnumNames = append(f.EnumNames, o.Title)
+	case p.Type == "number", p.Type == "integer":
+		f.Type, f.Minimum, f.Maximum = ask.FieldType(p.Type), p.Minimum, p.Maximum
+		var d float64
+		if !defaultAs(p.Default, &d) {
+			return ask.Field{}, "a default that is not a number"
 		}
-		f.Type = "enum"
-	case p.Type == "string", p.Type == "number", p.Type == "integer", p.Type == "boolean":
+		if p.Default != nil {
+			f.Default = d
+		}
+	case p.Type == "boolean":
+		f.Type = ask.TypeBoolean
+		var d bool
+		if !defaultAs(p.Default, &d) {
+			return ask.Field{}, "a default that is not true or false"
+		}
+		if p.Default != nil {
+			f.Default = d
+		}
+	case p.Type == "":
+		return ask.Field{}, "no type"
 	default:
-		return Field{}, false
+		return ask.Field{}, "type " + catalog.Label(p.Type)
 	}
-	return f, true
+	return f, ""
 }
 
-// checkAnswer keeps the answer only when it fits the form exactly: every
-// required field present, every value of its field's type, no extra keys.
-func checkAnswer(fields []Field, content map[string]any) (map[string]any, bool) {
-	out := map[string]any{}
-	byName := map[string]Field{}
-	for _, f := range fields {
-		byName[f.Name] = f
-	}
-	for k, v := range content {
-		f, ok := byName[k]
-		if !ok {
-			return nil, false
+// singleSelect reads an enum: untitled (enum), legacy titled (enum with
+// enumNames) or titled (oneOf of const and title).
+func singleSelect(f ask.Field, p propSchema) (ask.Field, string) {
+	f.Type = ask.TypeEnum
+	var why string
+	switch {
+	case len(p.Enum) > 0 && len(p.OneOf) > 0:
+		return ask.Field{}, "both enum and oneOf"
+	case len(p.Enum) > 0:
+		f.Choices, why = untitledChoices(p.Enum)
+		if why == "" && len(p.EnumNames) > 0 {
+			if len(p.EnumNames) != len(f.Choices) {
+				return ask.Field{}, "enumNames of another length than enum"
+			}
+			for i := range f.Choices {
+				f.Choices[i].Title = catalog.Label(p.EnumNames[i])
+			}
 		}
-		v, ok = fits(f, v)
-		if !ok {
-			return nil, false
-		}
-		out[k] = v
+	default:
+		f.Choices, why = titledChoices(p.OneOf)
 	}
-	for _, f := range fields {
-		if _, ok := out[f.Name]; f.Required && !ok {
-			return nil, false
-		}
+	if why != "" {
+		return ask.Field{}, why
 	}
-	return out, true
+	var d string
+	if !defaultAs(p.Default, &d) || (p.Default != nil && !hasChoice(f.Choices, d)) {
+		return ask.Field{}, "a default that is not one of the choices"
+	}
+	if p.Default != nil {
+		f.Default = d
+	}
+	return f, ""
 }
 
-func fits(f Field, v any) (any, bool) {
-	switch f.Type {
-	case "string":
-		s, ok := v.(string)
-		return s, ok
-	case "enum":
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		for _, e := range f.Enum {
-			if e == s {
-				return s, true
-			}
-		}
-		return nil, false
-	case "boolean":
-		b, ok := v.(bool)
-		return b, ok
-	case "number", "integer":
-		var x float64
-		switch n := v.(type) {
-		case float64:
-			x = n
-		case int:
-			x = float64(n)
-		case int64:
-			x = float64(n)
-		case json.Number:
-			var err error
-			if x, err = n.Float64(); err != nil {
-				return nil, false
-			}
-		default:
-			return nil, false
-		}
-		if f.Type == "integer" {
-			if x != math.Trunc(x) {
-				return nil, false
-			}
-			return int64(x), true
-		}
-		return x, true
+// multiSelect reads a list of choices: items of enum (untitled) or of
+// anyOf const and title (titled), minItems and maxItems.
+func multiSelect(f ask.Field, p propSchema) (ask.Field, string) {
+	f.Type, f.MinItems, f.MaxItems = ask.TypeMultiSelect, p.MinItems, p.MaxItems
+	it := p.Items
+	var why string
+	switch {
+	case it == nil:
+		return ask.Field{}, "a list without items"
+	case it.Type != "" && it.Type != "string":
+		return ask.Field{}, "a list of " + catalog.Label(it.Type)
+	case len(it.Enum) > 0 && len(it.AnyOf) == 0:
+		f.Choices, why = untitledChoices(it.Enum)
+	case len(it.AnyOf) > 0 && len(it.Enum) == 0:
+		f.Choices, why = titledChoices(it.AnyOf)
+	default:
+		return ask.Field{}, "a list that is not of choices"
 	}
-	return nil, false
+	if why != "" {
+		return ask.Field{}, why
+	}
+	if (f.MinItems != nil && *f.MinItems < 0) || (f.MaxItems != nil && f.MinItems != nil && *f.MaxItems < *f.MinItems) {
+		return ask.Field{}, "impossible minItems and maxItems"
+	}
+	var d []string
+	if !defaultAs(p.Default, &d) {
+		return ask.Field{}, "a default that is not a list of choices"
+	}
+	for _, v := range d {
+		if !hasChoice(f.Choices, v) {
+			return ask.Field{}, "a default that is not a list of choices"
+		}
+	}
+	if p.Default != nil {
+		f.Default = d
+	}
+	return f, ""
+}
+
+func untitledChoices(raws []json.RawMessage) ([]ask.Choice, string) {
+	var out []ask.Choice
+	for _, raw := range raws {
+		var v string
+		if json.Unmarshal(raw, &v) != nil {
+			return nil, "a choice that is not text"
+		}
+		if why := choiceValue(v, out); why != "" {
+			return nil, why
+		}
+		out = append(out, ask.Choice{Value: v})
+	}
+	return out, ""
+}
+
+func titledChoices(ts []titled) ([]ask.Choice, string) {
+	var out []ask.Choice
+	for _, t := range ts {
+		if t.Const == nil {
+			return nil, "a titled choice without const"
+		}
+		if why := choiceValue(*t.Const, out); why != "" {
+			return nil, why
+		}
+		out = append(out, ask.Choice{Value: *t.Const, Title: catalog.Label(t.Title)})
+	}
+	return out, ""
+}
+
+// choiceValue refuses a value that would be sent back other than it is
+// shown: with invisible characters, empty, or twice.
+func choiceValue(v string, seen []ask.Choice) string {
+	switch {
+	case v == "":
+		return "an empty choice"
+	case catalog.Strip(v) != v:
+		return "a choice with invisible characters"
+	case hasChoice(seen, v):
+		return "a choice listed twice"
+	}
+	return ""
+}
+
+func hasChoice(cs []ask.Choice, v string) bool {
+	for _, c := range cs {
+		if c.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultAs decodes a default into v; an absent default is fine.
+func defaultAs(raw json.RawMessage, v any) bool {
+	return raw == nil || json.Unmarshal(raw, v) == nil
 }

@@ -2,64 +2,138 @@ package manager
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
 type askHost struct {
 	nopHost
-	asked int
+	asked  []ElicitRequest
+	answer map[string]any
 }
 
-func (h *askHost) Elicit(context.Context, ElicitRequest) (ElicitResult, error) {
-	h.asked++
-	return ElicitResult{Action: "accept", Content: map[string]any{"x": "y"}}, nil
+func (h *askHost) Elicit(_ context.Context, r ElicitRequest) (ElicitResult, error) {
+	h.asked = append(h.asked, r)
+	return ElicitResult{Action: "accept", Content: h.answer}, nil
 }
 
-func TestElicitOutsideFlatSubsetDeclinedWithoutAsking(t *testing.T) {
-	h := &askHost{}
+func schema(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestElicitOutsideTheSchemaDeclinedWithoutAsking(t *testing.T) {
+	h := &askHost{answer: map[string]any{"x": "y"}}
 	m := New(Options{Host: h})
 	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
-	for name, schema := range map[string]any{
-		"nested":  map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "object", "properties": map[string]any{"y": map[string]any{"type": "string"}}}}},
-		"array":   map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"a"}}}}},
-		"ref":     map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/defs/a"}}},
-		"root":    map[string]any{"type": "string"},
-		"untyped": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{}}},
+	for name, sc := range map[string]string{
+		"nested":          `{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"string"}}}}}`,
+		"list of objects": `{"type":"object","properties":{"x":{"type":"array","items":{"type":"object"}}}}`,
+		"free list":       `{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}`,
+		"list of numbers": `{"type":"object","properties":{"x":{"type":"array","items":{"type":"number","enum":[1,2]}}}}`,
+		"ref":             `{"type":"object","properties":{"x":{"$ref":"#/defs/a"}}}`,
+		"root":            `{"type":"string"}`,
+		"untyped":         `{"type":"object","properties":{"x":{}}}`,
+		"pattern":         `{"type":"object","properties":{"x":{"type":"string","pattern":"^a+$"}}}`,
+		"format":          `{"type":"object","properties":{"x":{"type":"string","format":"hostname"}}}`,
+		"anyOf":           `{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"number"}]}}}`,
+		"number enum":     `{"type":"object","properties":{"x":{"type":"number","enum":[1,2]}}}`,
+		"bad default":     `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"default":"c"}}}`,
+		"enumNames":       `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"enumNames":["A"]}}}`,
+		"invisible":       `{"type":"object","properties":{"x":{"type":"string","enum":["invoice_\u202egpj.exe"]}}}`,
+		"titled no const": `{"type":"object","properties":{"x":{"type":"string","oneOf":[{"title":"A"}]}}}`,
+		"items min > max": `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
 	} {
-		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema}})
+		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, sc)}})
 		if err != nil || res.Action != "decline" {
 			t.Errorf("%s: %+v %v", name, res, err)
 		}
 	}
-	if h.asked != 0 {
-		t.Fatalf("asked %d times", h.asked)
+	if len(h.asked) != 0 {
+		t.Fatalf("asked %d times", len(h.asked))
 	}
 	// URL mode is relayed; kin never opens it.
 	res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "sign in", URL: "https://example.com/x", ElicitationID: "e1"}})
-	if h.asked != 1 || res.Action != "accept" || res.Content != nil {
-		t.Fatalf("url mode: %+v asked %d", res, h.asked)
+	if len(h.asked) != 1 || res.Action != "accept" || res.Content != nil {
+		t.Fatalf("url mode: %+v asked %d", res, len(h.asked))
 	}
 }
 
-func TestCheckAnswer(t *testing.T) {
-	fields := []Field{{Name: "n", Type: "integer", Required: true}, {Name: "b", Type: "boolean"}, {Name: "e", Type: "enum", Enum: []string{"a"}}}
-	for _, tc := range []struct {
-		in map[string]any
-		ok bool
-	}{
-		{map[string]any{"n": float64(3)}, true},
-		{map[string]any{"n": float64(3), "b": true, "e": "a"}, true},
-		{map[string]any{"b": true}, false},                 // required missing
-		{map[string]any{"n": 3.5}, false},                  // not an integer
-		{map[string]any{"n": float64(1), "e": "z"}, false}, // not in enum
-		{map[string]any{"n": float64(1), "zz": 1}, false},  // unknown field
-	} {
-		if _, ok := checkAnswer(fields, tc.in); ok != tc.ok {
-			t.Errorf("%v: ok=%v", tc.in, ok)
-		}
+// The reference server's standard form (server-everything's
+// trigger-elicitation-request): every field kind of the current schema.
+const everythingForm = `{"type":"object","required":["name"],"properties":{
+  "name":{"title":"String","type":"string","description":"Your full, legal name"},
+  "check":{"title":"Boolean","type":"boolean"},
+  "firstLine":{"title":"String with default","type":"string","default":"It was a dark and stormy night."},
+  "email":{"type":"string","format":"email"},
+  "homepage":{"type":"string","format":"uri"},
+  "birthdate":{"type":"string","format":"date"},
+  "integer":{"type":"integer","minimum":1,"maximum":100,"default":42},
+  "number":{"type":"number","minimum":0,"maximum":1000,"default":3.14},
+  "untitledSingleSelectEnum":{"type":"string","enum":["Monica","Rachel"],"default":"Monica"},
+  "untitledMultipleSelectEnum":{"type":"array","minItems":1,"maxItems":3,"items":{"type":"string","enum":["Guitar","Piano","Violin"]},"default":["Guitar"]},
+  "titledSingleSelectEnum":{"type":"string","oneOf":[{"const":"hero-1","title":"Superman"},{"const":"hero-2","title":"Green Lantern"}],"default":"hero-1"},
+  "titledMultipleSelectEnum":{"type":"array","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"fish-1","title":"Tuna"},{"const":"fish-2","title":"Salmon"}]},"default":["fish-1"]},
+  "legacyTitledEnum":{"type":"string","enum":["pet-1","pet-2"],"enumNames":["Cats","Dogs"],"default":"pet-1"}}}`
+
+func TestElicitCurrentSchemaReachesThePerson(t *testing.T) {
+	answer := map[string]any{"name": "Ana", "integer": float64(7), "untitledMultipleSelectEnum": []any{"Piano", "Violin"},
+		"titledMultipleSelectEnum": []any{"fish-2"}, "titledSingleSelectEnum": "hero-2", "email": "ana@example.com"}
+	h := &askHost{answer: answer}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+	res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, everythingForm)}})
+	if err != nil || res.Action != "accept" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res.Content["integer"] != int64(7) || !reflect.DeepEqual(res.Content["untitledMultipleSelectEnum"], []string{"Piano", "Violin"}) {
+		t.Errorf("content %#v", res.Content)
+	}
+	byName := map[string]ask.Field{}
+	for _, f := range h.asked[0].Fields {
+		byName[f.Name] = f
+	}
+	if len(byName) != 13 {
+		t.Fatalf("fields %+v", h.asked[0].Fields)
+	}
+	ms := byName["titledMultipleSelectEnum"]
+	if ms.Type != ask.TypeMultiSelect || *ms.MinItems != 1 || *ms.MaxItems != 3 || !reflect.DeepEqual(ms.Default, []string{"fish-1"}) ||
+		!reflect.DeepEqual(ms.Choices, []ask.Choice{{Value: "fish-1", Title: "Tuna"}, {Value: "fish-2", Title: "Salmon"}}) {
+		t.Errorf("titled multi-select %+v", ms)
+	}
+	if f := byName["untitledMultipleSelectEnum"]; f.Type != ask.TypeMultiSelect || f.Choices[2].Value != "Violin" || f.Choices[2].Title != "" {
+		t.Errorf("untitled multi-select %+v", f)
+	}
+	if f := byName["legacyTitledEnum"]; f.Type != ask.TypeEnum || f.Choices[1] != (ask.Choice{Value: "pet-2", Title: "Dogs"}) || f.Default != "pet-1" {
+		t.Errorf("legacy titled enum %+v", f)
+	}
+	if f := byName["titledSingleSelectEnum"]; f.Type != ask.TypeEnum || f.Choices[0].Title != "Superman" {
+		t.Errorf("titled enum %+v", f)
+	}
+	if f := byName["number"]; f.Type != ask.TypeNumber || f.Default != 3.14 || *f.Maximum != 1000 {
+		t.Errorf("number %+v", f)
+	}
+	if f := byName["birthdate"]; f.Format != ask.FormatDate || !byName["name"].Required || byName["email"].Required {
+		t.Errorf("formats and required: %+v", h.asked[0].Fields)
+	}
+	// An answer that does not fit (too many choices) is declined whole.
+	h.answer = map[string]any{"name": "Ana", "untitledMultipleSelectEnum": []any{"Guitar", "Piano", "Violin", "Guitar"}}
+	res, _ = s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, everythingForm)}})
+	if res.Action != "decline" || res.Content != nil {
+		t.Errorf("a bad answer was passed on: %+v", res)
+	}
+	if !strings.Contains(h.asked[0].Message, "q") {
+		t.Errorf("message %q", h.asked[0].Message)
 	}
 }

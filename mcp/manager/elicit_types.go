@@ -1,5 +1,7 @@
 package manager
 
+import "github.com/kin-dev/kin/agent/ask"
+
 // ElicitRequest is a server's question (elicitation/request).
 type ElicitRequest struct {
 	Server string
@@ -12,27 +14,12 @@ type ElicitRequest struct {
 	// question the server asked.
 	Purpose string
 	Message string // the server's text (sanitised, untrusted), or kin's for a sign-in
-	Fields  []Field
+	// Fields are the form's questions, read from the requested schema;
+	// ask.Check is the rule an answer must pass.
+	Fields []ask.Field
 	// URL is for mode "url": show it, never open or fetch it.
 	URL           string
 	ElicitationID string
-}
-
-// Field is one form field, flattened from the requested schema.
-type Field struct {
-	Name        string   `json:"name"`
-	Title       string   `json:"title,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Type        string   `json:"type"` // string, number, integer, boolean, enum
-	Required    bool     `json:"required,omitempty"`
-	Default     any      `json:"default,omitempty"`
-	Minimum     *float64 `json:"minimum,omitempty"`
-	Maximum     *float64 `json:"maximum,omitempty"`
-	MinLength   *int     `json:"minLength,omitempty"`
-	MaxLength   *int     `json:"maxLength,omitempty"`
-	Format      string   `json:"format,omitempty"`
-	Enum        []string `json:"enum,omitempty"`
-	EnumNames   []string `json:"enumNames,omitempty"`
 }
 
 // ElicitResult is the person's answer: Action "accept" (with Content for a

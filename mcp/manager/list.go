@@ -11,22 +11,23 @@ import (
 	"github.com/kin-dev/kin/mcp/config"
 )
 
-// Row is one server in List (mcp/list). It holds no secret.
+// Row is one server in List (package rpc maps it onto mcp/list's rows). It
+// holds no secret.
 type Row struct {
-	Name      string    `json:"name"`
-	Scope     string    `json:"scope"`
-	Transport string    `json:"transport"`
-	Enabled   bool      `json:"enabled"`
-	State     State     `json:"state,omitempty"`
-	Tools     int       `json:"tools"`
-	LastError string    `json:"lastError,omitempty"`
-	Launch    string    `json:"launch"`
-	Env       []string  `json:"env,omitempty"`     // "KEY=●●●●"
-	Headers   []string  `json:"headers,omitempty"` // "Name: ●●●●"
-	Auth      string    `json:"auth,omitempty"`
-	OAuth     *OAuthRow `json:"oauth,omitempty"` // set for an enabled "auth": "oauth" server
-	Trusted   bool      `json:"trusted"`
-	File      string    `json:"file,omitempty"`
+	Name      string
+	Scope     string
+	Transport string
+	Enabled   bool
+	State     State
+	Tools     int
+	LastError string
+	Launch    string
+	Env       []string // "KEY=●●●●"
+	Headers   []string // "Name: ●●●●"
+	Auth      string
+	OAuth     *OAuthRow // set for an enabled "auth": "oauth" server
+	Trusted   bool
+	File      string
 }
 
 // OAuthRow is the OAuth sign-in of a server as mcp/list shows it: public
@@ -34,29 +35,30 @@ type Row struct {
 type OAuthRow struct {
 	// ClientID is the configured public client id (oauth.clientId); ""
 	// means kin registers a client dynamically.
-	ClientID string `json:"clientId,omitempty"`
+	ClientID string
 	// RedirectURI is the loopback redirect URI kin sends, the one a
 	// provider must have registered (the port reads <ephemeral> when kin
 	// picks one).
-	RedirectURI string `json:"redirectUri,omitempty"`
+	RedirectURI string
 	// SignedIn is set when a usable sign-in is stored: connecting needs no
 	// person.
-	SignedIn bool `json:"signedIn"`
+	SignedIn bool
 }
 
-// ListResult is what mcp/list returns.
+// ListResult is every configured server, as mcp/list shows them.
 type ListResult struct {
-	Servers  []Row    `json:"servers"`
-	Shadowed []Row    `json:"shadowed,omitempty"` // global entries hidden by a project entry
-	Foreign  []Row    `json:"foreign"`            // root .mcp.json entries, never loaded
-	Warnings []string `json:"warnings"`           // one per skipped entry, unreadable file or tool left out
-	Notices  []string `json:"notices"`
+	Servers  []Row
+	Shadowed []Row    // global entries hidden by a project entry
+	Foreign  []Row    // root .mcp.json entries, never loaded
+	Warnings []string // one per skipped entry, unreadable file or tool left out
+	Notices  []string
 }
 
-// List describes every configured server as of the last Start or Apply.
+// List describes every configured server as of the last Load, Start or
+// Apply.
 func (m *Manager) List() ListResult {
 	m.mu.Lock()
-	cfg := m.cfg
+	cfg, starting := m.cfg, m.loaded
 	m.mu.Unlock()
 	r := ListResult{Servers: []Row{}, Foreign: []Row{}, Warnings: []string{}, Notices: []string{}}
 	if cfg == nil {
@@ -69,6 +71,8 @@ func (m *Manager) List() ListResult {
 			for _, o := range s.omittedTools() {
 				r.Warnings = append(r.Warnings, omittedWarning(row.Name, o))
 			}
+		} else if row.Enabled && starting {
+			row.State = StateConnecting // Start is about to connect it
 		} else if row.Enabled {
 			row.State, row.LastError = StateStopped, "changed since the last apply: run mcp/apply to connect it"
 		}
@@ -135,10 +139,10 @@ func (m *Manager) server(name string) *server {
 
 // CheckResult says whether one server is ready, and why (not).
 type CheckResult struct {
-	Name        string `json:"name"`
-	Ready       bool   `json:"ready"`
-	State       State  `json:"state"`
-	Explanation string `json:"explanation"`
+	Name        string
+	Ready       bool
+	State       State
+	Explanation string
 }
 
 // Check explains each server's readiness (name "" = every server). A

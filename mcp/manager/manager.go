@@ -34,10 +34,13 @@ type Manager struct {
 	cfg     *config.Config
 	servers map[string]*server
 	closed  bool
+	// loaded is set by Load until Start has its servers: List shows the
+	// enabled ones as connecting, not as edited since the last apply.
+	loaded  bool
 	applyMu sync.Mutex // one Start/Apply/Close at a time
 }
 
-// New returns a Manager; nothing is loaded or connected until Start.
+// New returns a Manager; nothing is loaded or connected until Load or Start.
 func New(opts Options) *Manager {
 	m := &Manager{
 		opts:    opts,
@@ -77,6 +80,23 @@ func New(opts Options) *Manager {
 	}
 	m.resTool = calltool.ResourceTools(m.resourceServers)
 	return m
+}
+
+// Load reads the configuration so that List, Check and edits see it at
+// once, before Start (which connects, and may wait minutes for a person)
+// has got far: a front end calls it before it answers any request that
+// reads the configuration, and then Start. It connects nothing.
+func (m *Manager) Load() error {
+	cfg, err := m.load()
+	if err != nil {
+		return err // Start reports it
+	}
+	m.mu.Lock()
+	if m.cfg == nil {
+		m.cfg, m.loaded = cfg, true
+	}
+	m.mu.Unlock()
+	return nil
 }
 
 // Start loads the configuration, reports its notes, and connects every
@@ -161,7 +181,7 @@ func (m *Manager) apply(ctx context.Context, cfg *config.Config) {
 			stopRemoved = append(stopRemoved, o)
 		}
 	}
-	m.servers, m.cfg = next, cfg
+	m.servers, m.cfg, m.loaded = next, cfg, false
 	m.mu.Unlock()
 
 	parallel(stopChanged, func(s *server) { s.stop(false) })

@@ -81,17 +81,41 @@ func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 	if approval(t, m, pre+"trigger-elicitation-request").AutoAllow {
 		t.Error("late tool auto-allowed")
 	}
-	// Its form has array fields, outside the flat subset: declined unasked.
+	// Its standard form uses every field kind of the current elicitation
+	// schema, multi-selects included: it reaches the person, and a valid
+	// answer reaches the server.
 	h.mu.Lock()
 	asked := len(h.elicits)
+	h.answer = func(r manager.ElicitRequest) manager.ElicitResult {
+		if r.Mode != "form" {
+			return manager.ElicitResult{Action: "decline"}
+		}
+		return manager.ElicitResult{Action: "accept", Content: map[string]any{
+			"name": "Ana", "check": true, "email": "ana@example.com", "birthdate": "1990-04-01", "integer": float64(7),
+			"untitledMultipleSelectEnum": []any{"Piano", "Drums"}, "titledMultipleSelectEnum": []any{"fish-2", "fish-3"},
+			"titledSingleSelectEnum": "hero-3", "legacyTitledEnum": "pet-2",
+		}}
+	}
 	h.mu.Unlock()
-	if r := run(t, toolNamed(m, pre+"trigger-elicitation-request"), `{}`); !strings.Contains(strings.ToLower(r.Output), "decline") {
+	r := run(t, toolNamed(m, pre+"trigger-elicitation-request"), `{}`)
+	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "User provided the requested information") ||
+		!strings.Contains(r.Output, "Name: Ana") || !strings.Contains(r.Output, `"fish-2"`) || !strings.Contains(r.Output, `"Drums"`) {
 		t.Errorf("elicitation: %+v", r)
 	}
 	h.mu.Lock()
-	if len(h.elicits) != asked {
-		t.Errorf("a non-flat form reached the person")
+	if len(h.elicits) != asked+1 {
+		t.Errorf("the standard form reached the person %d times", len(h.elicits)-asked)
+	} else {
+		var kinds []string
+		for _, f := range h.elicits[asked].Fields {
+			kinds = append(kinds, f.Name+":"+string(f.Type))
+		}
+		if got := strings.Join(kinds, " "); !strings.Contains(got, "titledMultipleSelectEnum:multi_select") ||
+			!strings.Contains(got, "untitledMultipleSelectEnum:multi_select") || !strings.Contains(got, "legacyTitledEnum:enum") {
+			t.Errorf("fields %s", got)
+		}
 	}
+	h.answer = nil
 	h.mu.Unlock()
 	// URL mode reaches the person with the URL; kin opens nothing.
 	if tl := toolNamed(m, pre+"trigger-url-elicitation"); tl != nil {
@@ -118,7 +142,7 @@ func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 	if list == nil {
 		t.Fatal("no list_mcp_resources")
 	}
-	r := run(t, list, `{"server":"`+name+`"}`)
+	r = run(t, list, `{"server":"`+name+`"}`)
 	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "demo://") {
 		t.Fatalf("list resources: %+v", r)
 	}

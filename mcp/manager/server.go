@@ -107,6 +107,11 @@ func (s *server) Session() (*mcp.ClientSession, bool) {
 	return s.conn.Session, true
 }
 
+// Elicit asks the person a question of an input-required result.
+func (s *server) Elicit(ctx context.Context, env tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
+	return s.ask(ctx, &env, p)
+}
+
 func (s *server) Track(env tool.Env) func() {
 	e := &env
 	s.mu.Lock()
@@ -285,6 +290,10 @@ func (s *server) dialOptions() connect.Options {
 		Client: mcp.ClientOptions{
 			Logger:             slog.New(slog.DiscardHandler),
 			ElicitationHandler: s.elicit,
+			// Input-required results are answered by calltool, which
+			// sends nothing more after a decline; the SDK's loop would
+			// send the decline back and retry.
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 				s.requestRefresh()
 			},

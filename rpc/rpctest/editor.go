@@ -268,7 +268,10 @@ func (e *Editor) InitializeWith(caps any, roots ...string) rpc.InitializeResult 
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		p.Capabilities = b
+		p.Capabilities = &rpc.ClientCapabilities{}
+		if err := json.Unmarshal(b, p.Capabilities); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 	var res rpc.InitializeResult
 	e.MustCall("initialize", p, &res)

@@ -1,12 +1,15 @@
 package chat
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/kin-dev/kin/rpc"
 )
 
 // ask is a question the person must answer before something can go on: an
@@ -43,18 +46,18 @@ func (a *approvalAsk) answer(u *ui, line string) bool {
 		u.cancelTurn()
 		return false
 	}
-	d, permanent := parseDecision(a.req, t)
+	d := parseDecision(a.req, t)
 	if d == "" {
 		u.scr.line(u.scr.dim("Please answer " + approvalChoices(a.req) + " (Enter denies)."))
 		return false
 	}
-	u.respondApproval(a.req.RequestID, d, permanent)
+	u.respondApproval(a.req.RequestID, d)
 	return true
 }
 
 func (a *approvalAsk) refuse(u *ui, why string) {
 	u.scr.line(u.scr.red("denied") + " " + u.scr.dim("("+why+")"))
-	u.respondApproval(a.req.RequestID, "deny", false)
+	u.respondApproval(a.req.RequestID, denyOption(a.req))
 }
 
 // renderApproval prints an approval block in the shape of spec 000 section 1.
@@ -190,34 +193,64 @@ func wholeFileDiff(d diff) string {
 	return b.String()
 }
 
-func hasOption(r approvalRequest, id string) bool {
-	for _, o := range r.Options {
-		if o.OptionID == id {
-			return true
-		}
-	}
-	return false
+// optionKeys are the keys typed for kin's options; an option without one
+// is chosen by its number.
+var optionKeys = map[string]string{
+	"allow_once": "y", "allow_always": "a", "allow_always_permanent": "p", "trust": "t", "deny": "n",
 }
 
-// approvalChoices is the bracketed list of keys, deny being the default.
-func approvalChoices(r approvalRequest) string {
-	keys := []string{}
-	if hasOption(r, "allow_once") {
-		keys = append(keys, "y")
+// choice is one option of a request and the key that picks it.
+type choice struct {
+	key string
+	opt option
+}
+
+// choices are the request's options as kin sent them, with their names,
+// except that the refusal always comes last: it is the default (Enter,
+// end of input, Ctrl-C), in a fixed place.
+func choices(r approvalRequest) []choice {
+	var out []choice
+	var deny *choice
+	for i, o := range r.Options {
+		key := optionKeys[o.OptionID]
+		if key == "" {
+			key = fmt.Sprint(i + 1)
+		}
+		c := choice{key: key, opt: o}
+		if deny == nil && (o.OptionID == "deny" || o.Kind == "reject_once") {
+			deny = &c
+			continue
+		}
+		out = append(out, c)
 	}
-	keys = append(keys, "N")
-	for _, o := range r.Options {
-		switch o.OptionID {
-		case "allow_always":
-			keys = append(keys, "a(lways: "+cleanLine(o.Name)+")")
-			if r.Kind == "tool_call" {
-				keys = append(keys, "p(ermanently, in every session)")
-			}
-		case "trust":
-			keys = append(keys, "t(rust)")
+	if deny != nil {
+		out = append(out, *deny)
+	}
+	return out
+}
+
+// denyOption is the optionId that refuses the request.
+func denyOption(r approvalRequest) string {
+	for _, c := range choices(r) {
+		if c.opt.OptionID == "deny" || c.opt.Kind == "reject_once" {
+			return c.opt.OptionID
 		}
 	}
-	return "[" + strings.Join(keys, "/") + "]"
+	return "deny"
+}
+
+// approvalChoices is the bracketed list of keys and option names, the
+// refusal (the default) in capitals.
+func approvalChoices(r approvalRequest) string {
+	var parts []string
+	for _, c := range choices(r) {
+		key := c.key
+		if c.opt.OptionID == denyOption(r) {
+			key = strings.ToUpper(key)
+		}
+		parts = append(parts, key+": "+cleanLine(first(c.opt.Name, c.opt.OptionID)))
+	}
+	return "[" + strings.Join(parts, " / ") + "]"
 }
 
 func approvalPrompt(r approvalRequest) string {
@@ -228,31 +261,24 @@ func approvalPrompt(r approvalRequest) string {
 }
 
 // parseDecision maps an answer to an optionId, "" when it is not one of
-// the request's options. Enter and n deny; p is "always" kept for every
-// session (a permanent grant).
-func parseDecision(r approvalRequest, t string) (decision string, permanent bool) {
-	var d string
+// the request's options. Enter and n refuse.
+func parseDecision(r approvalRequest, t string) string {
 	switch t {
 	case "", "n", "no":
-		return "deny", false
-	case "y", "yes":
-		d = "allow_once"
-	case "a", "always":
-		d = "allow_always"
-	case "p", "permanently":
-		if r.Kind != "tool_call" {
-			return "", false
+		return denyOption(r)
+	case "yes":
+		t = "y"
+	case "always":
+		t = "a"
+	case "permanently":
+		t = "p"
+	}
+	for _, c := range choices(r) {
+		if c.key == t {
+			return c.opt.OptionID
 		}
-		d, permanent = "allow_always", true
-	case "t", "trust":
-		d = "trust"
-	default:
-		return "", false
 	}
-	if !hasOption(r, d) {
-		return "", false
-	}
-	return d, permanent
+	return ""
 }
 
 // ---- elicitations ----
@@ -295,16 +321,22 @@ func (a *elicitAsk) prompt(u *ui) string {
 	name := cleanLine(first(f.Title, f.Name))
 	var hint []string
 	switch f.Type {
-	case "enum":
+	case "enum", "multi_select":
 		s.line(name + ":")
-		for i, v := range f.Enum {
-			label := v
-			if i < len(f.EnumNames) && f.EnumNames[i] != "" {
-				label = f.EnumNames[i]
-			}
-			s.linef("  %d) %s", i+1, cleanLine(label))
+		for i := range f.Enum {
+			s.linef("  %d) %s", i+1, cleanLine(optionLabel(f, i)))
 		}
 		name = fmt.Sprintf("choose 1-%d", len(f.Enum))
+		if f.Type == "multi_select" {
+			name = fmt.Sprintf("choose any of 1-%d, separated by commas", len(f.Enum))
+			if r := countHint(f); r != "" {
+				hint = append(hint, r)
+			}
+		}
+	case "string":
+		if f.Format != "" {
+			hint = append(hint, formatHint(f.Format))
+		}
 	case "boolean":
 		hint = append(hint, "y/n")
 	case "integer":
@@ -335,18 +367,60 @@ func rangeHint(f elicitationField) string {
 	return ""
 }
 
+// optionLabel is an enum option's title, or its value when it has none.
+func optionLabel(f elicitationField, i int) string {
+	if i < len(f.EnumNames) && f.EnumNames[i] != "" {
+		return f.EnumNames[i]
+	}
+	return f.Enum[i]
+}
+
+// countHint says how many choices a multi-select takes.
+func countHint(f elicitationField) string {
+	switch {
+	case f.MinItems != nil && f.MaxItems != nil:
+		return fmt.Sprintf("%d to %d of them", *f.MinItems, *f.MaxItems)
+	case f.MinItems != nil:
+		return fmt.Sprintf("at least %d", *f.MinItems)
+	case f.MaxItems != nil:
+		return fmt.Sprintf("at most %d", *f.MaxItems)
+	}
+	return ""
+}
+
+func formatHint(format string) string {
+	switch format {
+	case "email":
+		return "an email address"
+	case "uri":
+		return "a URI"
+	case "date":
+		return "a date, YYYY-MM-DD"
+	case "date-time":
+		return "a date and time, e.g. 2026-11-30T23:15:00Z"
+	}
+	return cleanLine(format)
+}
+
 func showValue(f elicitationField, v any) string {
-	if b, ok := v.(bool); ok {
-		if b {
+	switch x := v.(type) {
+	case bool:
+		if x {
 			return "yes"
 		}
 		return "no"
+	case []any:
+		var parts []string
+		for _, e := range x {
+			parts = append(parts, showValue(elicitationField{Type: "enum", Enum: f.Enum, EnumNames: f.EnumNames}, e))
+		}
+		return strings.Join(parts, ", ")
 	}
-	if f.Type == "enum" {
+	if f.Type == "enum" || f.Type == "multi_select" {
 		s := fmt.Sprint(v)
 		for i, e := range f.Enum {
-			if e == s && i < len(f.EnumNames) && f.EnumNames[i] != "" {
-				return f.EnumNames[i]
+			if e == s {
+				return optionLabel(f, i)
 			}
 		}
 		return s
@@ -441,15 +515,30 @@ func parseField(f elicitationField, t string) (any, string) {
 		}
 		return n, ""
 	case "enum":
-		if i, err := strconv.Atoi(t); err == nil && i >= 1 && i <= len(f.Enum) {
-			return f.Enum[i-1], ""
-		}
-		for i, e := range f.Enum {
-			if strings.EqualFold(t, e) || (i < len(f.EnumNames) && strings.EqualFold(t, f.EnumNames[i])) {
-				return e, ""
-			}
+		if v, ok := pick(f, t); ok {
+			return v, ""
 		}
 		return nil, fmt.Sprintf("Please choose 1-%d.", len(f.Enum))
+	case "multi_select":
+		var out []any
+		seen := map[string]bool{}
+		for _, part := range strings.FieldsFunc(t, func(r rune) bool { return r == ',' }) {
+			v, ok := pick(f, strings.TrimSpace(part))
+			if !ok {
+				return nil, fmt.Sprintf("Please choose among 1-%d, separated by commas (%q is not one).", len(f.Enum), strings.TrimSpace(part))
+			}
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+		if (f.MinItems != nil && len(out) < *f.MinItems) || (f.MaxItems != nil && len(out) > *f.MaxItems) {
+			return nil, "Please choose " + countHint(f) + "."
+		}
+		return out, ""
+	}
+	if f.Format != "" && !formatOK(f.Format, t) {
+		return nil, "Please type " + formatHint(f.Format) + "."
 	}
 	n := utf8.RuneCountInString(t)
 	if f.MinLength != nil && n < *f.MinLength {
@@ -461,27 +550,47 @@ func parseField(f elicitationField, t string) (any, string) {
 	return t, ""
 }
 
-// pendingAsk decodes one entry of session/resume's pending list.
-func pendingAsk(raw json.RawMessage) (ask, bool) {
-	var probe struct {
-		Mode    string          `json:"mode"`
-		Options json.RawMessage `json:"options"`
+// pick finds an option by its number, value or title.
+func pick(f elicitationField, t string) (string, bool) {
+	if i, err := strconv.Atoi(t); err == nil && i >= 1 && i <= len(f.Enum) {
+		return f.Enum[i-1], true
 	}
-	if json.Unmarshal(raw, &probe) != nil {
-		return nil, false
-	}
-	if probe.Mode != "" {
-		var r elicitationRequest
-		if json.Unmarshal(raw, &r) != nil || r.RequestID == "" {
-			return nil, false
+	for i, e := range f.Enum {
+		if strings.EqualFold(t, e) || strings.EqualFold(t, optionLabel(f, i)) {
+			return e, true
 		}
-		return &elicitAsk{req: r}, true
 	}
-	var r approvalRequest
-	if json.Unmarshal(raw, &r) != nil || r.RequestID == "" {
-		return nil, false
+	return "", false
+}
+
+// formatOK is a first check of a string format; the service checks again.
+func formatOK(format, t string) bool {
+	switch format {
+	case "email":
+		at := strings.IndexByte(t, '@')
+		return at > 0 && at < len(t)-1 && !strings.ContainsAny(t, " <>")
+	case "uri":
+		u, err := url.Parse(t)
+		return err == nil && u.Scheme != ""
+	case "date":
+		_, err := time.Parse(time.DateOnly, t)
+		return err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339, t)
+		return err == nil
 	}
-	return &approvalAsk{req: r}, true
+	return true
+}
+
+// pendingAsk is the question of one entry of session/resume's pending list.
+func pendingAsk(p rpc.PendingRequest) (ask, bool) {
+	switch {
+	case p.Elicitation != nil && p.Elicitation.RequestID != "":
+		return &elicitAsk{req: *p.Elicitation}, true
+	case p.Approval != nil && p.Approval.RequestID != "":
+		return &approvalAsk{req: *p.Approval}, true
+	}
+	return nil, false
 }
 
 func first(vals ...string) string {

@@ -26,8 +26,9 @@ func TestMCPApprovalBlock(t *testing.T) {
 		"kind": "tool_call", "tool": "mcp__docs__query-docs", "toolKind": "other", "title": "Call query-docs on docs",
 		"server": "docs", "destination": "https://mcp.example.com/mcp", "arguments": "{\n  \"query\": \"react hooks\"\n}",
 		"warning": "Arguments are sent to this MCP server. kin cannot control what the server does with them.",
-		"grant":   map[string]any{"key": "mcp:mcp__docs__query-docs", "label": "Always allow mcp__docs__query-docs in this session"},
-		"options": options(map[string]any{"optionId": "allow_always", "name": "Always allow mcp__docs__query-docs in this session", "kind": "allow_always"}),
+		"grant":   map[string]any{"key": "mcp:mcp__docs__query-docs", "label": "Always allow mcp__docs__query-docs"},
+		"options": options(map[string]any{"optionId": "allow_always", "name": "Always allow mcp__docs__query-docs in this session", "kind": "allow_always"},
+			map[string]any{"optionId": "allow_always_permanent", "name": "Always allow mcp__docs__query-docs in every session", "kind": "allow_always"}),
 	})
 	want := `[Tool: mcp__docs__query-docs]
 Server: "docs"
@@ -35,7 +36,7 @@ Destination: "https://mcp.example.com/mcp"
 Tool: "query-docs"
 Arguments: "{\n  \"query\": \"react hooks\"\n}"
 Arguments are sent to this MCP server. kin cannot control what the server does with them.
-Approve this operation? [y/N/a(lways: Always allow mcp__docs__query-docs in this session)/p(ermanently, in every session)] `
+Approve this operation? [y: Allow once / a: Always allow mcp__docs__query-docs in this session / p: Always allow mcp__docs__query-docs in every session / N: Deny] `
 	s.out.waitFor(t, want)
 	s.send("a")
 	if got := f.waitCall("approval/respond", 1); got["requestId"] != "ap_5" || got["decision"] != "allow_always" {
@@ -62,7 +63,7 @@ func TestLaunchAndAcknowledge(t *testing.T) {
 		"warning": "The outcome of this call is unknown: it may have happened. It will not be retried. Acknowledge to send your next question.",
 		"options": []map[string]any{{"optionId": "allow_once", "name": "Acknowledge and continue", "kind": "allow_once"}, {"optionId": "deny", "name": "Not now", "kind": "reject_once"}},
 	})
-	out := s.out.waitFor(t, "Approve this operation? [y/N/t(rust)] ")
+	out := s.out.waitFor(t, "Approve this operation? [y: Allow once / t: Trust server / N: Deny] ")
 	for _, w := range []string{"[Server launch: files] Start MCP server files\n", "Transport: stdio\n", "Command: npx -y @modelcontextprotocol/server-filesystem /data\n", "Settings: env TOKEN=●●●●\n"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("launch block lacks %q:\n%s", w, out)
@@ -75,7 +76,7 @@ func TestLaunchAndAcknowledge(t *testing.T) {
 	if got := f.waitCall("approval/respond", 1); got["decision"] != "trust" {
 		t.Errorf("launch respond %v", got)
 	}
-	out = s.out.waitFor(t, "Acknowledge? [y/N] ")
+	out = s.out.waitFor(t, "Acknowledge? [y: Acknowledge and continue / N: Not now] ")
 	if !strings.Contains(out, "The outcome of this call is unknown") {
 		t.Errorf("no warning:\n%s", out)
 	}
@@ -93,7 +94,7 @@ func TestResolvedElsewhere(t *testing.T) {
 	s := run(t, conn, true, nil)
 	s.out.waitFor(t, "You> ")
 	f.notify("approval/request", map[string]any{"requestId": "ap_1", "kind": "tool_call", "tool": "bash", "title": "Run ls", "command": "ls", "cwd": "/w", "options": options()})
-	s.out.waitFor(t, "Approve this operation? [y/N] ")
+	s.out.waitFor(t, "Approve this operation? [y: Allow once / N: Deny] ")
 	f.notify("approval/resolved", map[string]any{"requestId": "ap_1", "decision": "deny", "reason": "cancelled"})
 	s.out.waitFor(t, "(no longer asked: the turn was cancelled)")
 	s.out.waitCount(t, "You> ", 2)
@@ -160,6 +161,49 @@ func TestElicitationForm(t *testing.T) {
 	s.out.waitFor(t, "b (number, optional): ")
 	s.send("/cancel")
 	if got := f.waitCall("elicitation/respond", 3); got["action"] != "decline" || got["content"] != nil {
+		t.Errorf("respond %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// Multi-selects list their options by title and take several numbers,
+// within minItems and maxItems; formats are checked before sending.
+func TestElicitationMultiSelectAndFormats(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	f.notify("elicitation/request", map[string]any{
+		"requestId": "el_1", "server": "everything", "mode": "form", "message": "Details",
+		"fields": []map[string]any{
+			{"name": "born", "title": "Birthdate", "type": "string", "format": "date"},
+			{"name": "fish", "title": "Fish", "type": "multi_select", "enum": []string{"fish-1", "fish-2", "fish-3"},
+				"enumNames": []string{"Tuna", "Salmon", "Trout"}, "minItems": 1, "maxItems": 2, "default": []string{"fish-1"}},
+			{"name": "tags", "title": "Tags", "type": "multi_select", "enum": []string{"work", "home"}},
+		}})
+	s.out.waitFor(t, "Birthdate (a date, YYYY-MM-DD, optional): ")
+	s.send("1 April")
+	s.out.waitFor(t, "Please type a date, YYYY-MM-DD.")
+	s.send("1990-04-01")
+	s.out.waitFor(t, "Fish:\n  1) Tuna\n  2) Salmon\n  3) Trout\nchoose any of 1-3, separated by commas (1 to 2 of them, optional, Enter for Tuna): ")
+	s.send("1, 2, 3")
+	s.out.waitFor(t, "Please choose 1 to 2 of them.")
+	s.send("4")
+	s.out.waitFor(t, `("4" is not one)`)
+	s.send("Salmon, 3")
+	s.out.waitFor(t, "Tags:\n  1) work\n  2) home\n")
+	s.send("")
+	got := f.waitCall("elicitation/respond", 1)
+	want := map[string]any{"requestId": "el_1", "action": "accept", "content": map[string]any{"born": "1990-04-01", "fish": []any{"fish-2", "fish-3"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("respond %v\nwant    %v", got, want)
+	}
+	// Enter takes a multi-select's default.
+	f.notify("elicitation/request", map[string]any{"requestId": "el_2", "server": "x", "mode": "form", "message": "Fish?",
+		"fields": []map[string]any{{"name": "fish", "type": "multi_select", "enum": []string{"a", "b"}, "default": []string{"b"}, "required": true}}})
+	s.out.waitFor(t, "Enter for b): ")
+	s.send("")
+	if got := f.waitCall("elicitation/respond", 2); !reflect.DeepEqual(got["content"], map[string]any{"fish": []any{"b"}}) {
 		t.Errorf("respond %v", got)
 	}
 	s.send("/quit")

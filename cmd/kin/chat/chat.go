@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/rpc"
 )
 
 // Exit codes of Run.
@@ -237,10 +239,10 @@ func (u *ui) initialize() (int, bool) {
 	ctx, cancel := context.WithTimeout(u.ctx, callTimeout)
 	defer cancel()
 	err := u.conn.Call(ctx, "initialize", initializeParams{
-		ProcessID:        pid,
-		ClientInfo:       clientInfo{Name: "kin chat", Version: u.o.Version},
-		Capabilities:     clientCaps{Approvals: true, Elicitation: elicitationCaps{Form: true, URL: true}},
-		WorkspaceFolders: []workspaceFolder{{URI: fileURI(u.o.Cwd), Name: filepath.Base(u.o.Cwd)}},
+		ProcessID:        &pid,
+		ClientInfo:       &rpc.ClientInfo{Name: "kin chat", Version: u.o.Version},
+		Capabilities:     &rpc.ClientCapabilities{Approvals: true, Elicitation: &rpc.ElicitationCaps{Form: true, URL: true}},
+		WorkspaceFolders: []rpc.WorkspaceFolder{{URI: fileURI(u.o.Cwd), Name: filepath.Base(u.o.Cwd)}},
 	}, &res)
 	if err != nil {
 		u.errorf("initialize: %s%s", errText(err), u.serviceTail())
@@ -264,7 +266,7 @@ func (u *ui) initialize() (int, bool) {
 			where = " at " + displayURL(res.Model.BaseURL)
 		}
 		commands := ""
-		if sb := res.Sandbox; sb != nil {
+		if sb := res.Sandbox; sb.Mode != "" { // absent from a kin older than the command sandbox
 			// the start-up notice says why, when they are not confined
 			commands = " · commands unconfined"
 			if sb.Confined {
@@ -566,13 +568,13 @@ func (u *ui) addAsk(a ask) {
 		u.scr.endLine()
 		a.show(u)
 		u.scr.line(u.scr.green("approved") + " " + u.scr.dim("(--approve-all)"))
-		u.respondApproval(a.id(), "allow_once", false)
+		u.respondApproval(a.id(), "allow_once")
 	case !u.o.Interactive:
 		u.scr.endLine()
 		a.show(u)
 		if isApproval(a) {
 			u.scr.line(u.scr.red("denied") + " (non-interactive; use --approve-all)")
-			u.respondApproval(a.id(), "deny", false)
+			u.respondApproval(a.id(), "deny")
 		} else {
 			u.scr.line(u.scr.dim("declined (non-interactive)"))
 			u.respondElicitation(a.id(), "decline", nil)
@@ -634,8 +636,8 @@ func describeReason(r string) string {
 	return first(r, "resolved")
 }
 
-func (u *ui) respondApproval(id, decision string, permanent bool) {
-	err := u.call("approval/respond", approvalRespondParams{RequestID: id, Decision: decision, Permanent: permanent}, nil)
+func (u *ui) respondApproval(id, decision string) {
+	err := u.call("approval/respond", approvalRespondParams{RequestID: id, Decision: decision}, nil)
 	switch {
 	case err == nil:
 	case isNotFound(err):

@@ -45,7 +45,7 @@ func TestApprovalYesRunsEnterDenies(t *testing.T) {
 	s.out.waitFor(t, "You> ")
 	s.send("touch and write")
 
-	out := s.out.waitFor(t, "Approve this operation? [y/N/a(lways: ")
+	out := s.out.waitFor(t, "Approve this operation? [y: Allow once / a: ")
 	for _, want := range []string{"[Tool: bash] Run touch made-by-bash\n", "Command: touch made-by-bash\n", "Cwd: " + e.WS + "\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("approval block lacks %q:\n%s", want, out)
@@ -88,7 +88,7 @@ func TestPermanentAllow(t *testing.T) {
 	)
 	s := e.run(true, nil)
 	s.send("echo once")
-	s.out.waitFor(t, "/p(ermanently, in every session)]")
+	s.out.waitFor(t, "p: Always allow `echo` commands in every session / N: Deny]")
 	s.send("p")
 	s.out.waitFor(t, "Assistant> ok")
 	s.send("/grants")
@@ -111,9 +111,9 @@ func TestAlwaysAllowAndGrants(t *testing.T) {
 	)
 	s := e.run(true, nil)
 	s.send("echo twice")
-	out := s.out.waitFor(t, "Approve this operation? [y/N/a(lways: ")
-	label := regexp.MustCompile(`a\(lways: ([^)]*)\)/p\(ermanently`).FindStringSubmatch(out)
-	if label == nil || !strings.Contains(label[1], "echo") {
+	out := s.out.waitFor(t, "Approve this operation? [y: Allow once / a: ")
+	label := regexp.MustCompile(`a: ([^/]*) / p: `).FindStringSubmatch(out)
+	if label == nil || label[1] != "Always allow `echo` commands in this session" {
 		t.Fatalf("no grant label in %q", out)
 	}
 	s.send("a")

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -113,11 +112,7 @@ func (u *ui) listSessions() {
 	}
 }
 
-func when(ts string) string {
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return cleanLine(ts)
-	}
+func when(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
@@ -135,8 +130,8 @@ func (u *ui) resume(id string) {
 		u.historyItem(h)
 	}
 	s.line(s.dim("── your next question continues this session ──"))
-	for _, raw := range res.Pending {
-		if a, ok := pendingAsk(raw); ok {
+	for _, p := range res.Pending {
+		if a, ok := pendingAsk(p); ok {
 			u.addAsk(a)
 		}
 	}
@@ -154,12 +149,8 @@ func (u *ui) historyItem(h historyItem) {
 		s.indented(h.Output, 6)
 	case "decision":
 		title := h.Title
-		if title == "" && len(h.Approved) > 0 {
-			var a struct {
-				Title string `json:"title"`
-			}
-			_ = json.Unmarshal(h.Approved, &a)
-			title = a.Title
+		if title == "" && h.Approved != nil {
+			title = h.Approved.Title
 		}
 		s.line(s.dim(fmt.Sprintf("[approval] %s: %s (%s)", cleanLine(title), decisionText(h.Decision), describeReason(h.Reason))))
 	case "elicitation":
@@ -184,7 +175,9 @@ func decisionText(d string) string {
 	case "allow_once":
 		return "allowed once"
 	case "allow_always":
-		return "always allowed"
+		return "always allowed in this session"
+	case "allow_always_permanent":
+		return "always allowed in every session"
 	case "trust":
 		return "trusted"
 	case "deny":
@@ -205,21 +198,6 @@ func elicitationText(action string) string {
 	return cleanLine(first(action, "unanswered"))
 }
 
-// warningText reads one mcp/list warning: a string, or {file, server, problem}.
-func warningText(raw json.RawMessage) string {
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return cleanLine(str)
-	}
-	var w struct {
-		File    string `json:"file"`
-		Server  string `json:"server"`
-		Problem string `json:"problem"`
-	}
-	_ = json.Unmarshal(raw, &w)
-	return cleanLine(fmt.Sprintf("%s: server %q: %s", w.File, w.Server, w.Problem))
-}
-
 func (u *ui) listMCP() {
 	var res mcpListResult
 	if err := u.call("mcp/list", struct{}{}, &res); err != nil {
@@ -232,7 +210,7 @@ func (u *ui) listMCP() {
 	}
 	for _, r := range res.Servers {
 		state := s.status(first(r.State, "?"))
-		if r.Enabled != nil && !*r.Enabled {
+		if !r.Enabled {
 			state = s.dim("disabled")
 		}
 		extra := ""
@@ -253,8 +231,8 @@ func (u *ui) listMCP() {
 	for _, r := range res.Foreign {
 		s.line(fmt.Sprintf("%s  %s  %s", cleanLine(r.Name), s.dim("not loaded, from "+cleanLine(r.File)), s.dim(cleanLine(r.Launch))))
 	}
-	for _, raw := range res.Warnings {
-		s.line(s.yellow("[warning]") + " " + warningText(raw))
+	for _, w := range res.Warnings {
+		s.line(s.yellow("[warning]") + " " + cleanLine(w))
 	}
 	for _, n := range res.Notices {
 		s.line(s.cyan("[info]") + " " + cleanLine(n))

@@ -14,7 +14,7 @@
 //
 // What it must never do:
 //   - approve anything the person did not approve. Enter, n, a closed input,
-//     Ctrl-C and piped input all deny; only an explicit y/a/t at the prompt,
+//     Ctrl-C and piped input all deny; only an explicit y/a/p/t at the prompt,
 //     or the --approve-all flag, allows a call. Elicitations are never
 //     answered on the person's behalf.
 //   - print a secret. The service never sends one, and what this package

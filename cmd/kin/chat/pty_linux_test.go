@@ -224,21 +224,21 @@ func TestBinaryTerminalMCP(t *testing.T) {
 	)
 
 	term := e.terminal(t)
-	term.await("Approve this operation? [y/N/t(rust)] ", 1)
+	term.await("Approve this operation? [y: Allow once / t: Trust server / N: Deny] ", 1)
 	if out := term.plain(); !strings.Contains(out, "[Server launch: docs]") || !strings.Contains(out, "URL: "+url+"\n") {
 		t.Errorf("launch block:\n%s", out)
 	}
 	term.typeIn("t\r")
 	term.await("[mcp] docs: connected", 1)
 	term.typeIn("How do React hooks work?\r")
-	term.await("Approve this operation? [y/N/a(lways: ", 1)
+	term.await("Approve this operation? [y: Allow once / a: ", 1)
 	want := fmt.Sprintf(`[Tool: mcp__docs__query-docs]
 Server: "docs"
 Destination: %q
 Tool: "query-docs"
 Arguments: "{\n  \"query\": \"react hooks\"\n}"
 Arguments are sent to this MCP server. kin cannot control what the server does with them.
-Approve this operation? [y/N/a(lways: Always allow query-docs on docs in this session)/p(ermanently, in every session)] `, url)
+Approve this operation? [y: Allow once / a: Always allow query-docs on docs in this session / p: Always allow query-docs on docs in every session / N: Deny] `, url)
 	if out := term.plain(); !strings.Contains(out, want) {
 		t.Errorf("the approval is not spec 000's block; want\n%s", want)
 	}
@@ -253,7 +253,7 @@ Approve this operation? [y/N/a(lways: Always allow query-docs on docs in this se
 	}
 
 	term.typeIn("greet me\r")
-	term.awaitAfter("greet me", "Approve this operation? [y/N/a(lways: ")
+	term.awaitAfter("greet me", "Approve this operation? [y: Allow once / a: ")
 	term.typeIn("y\r")
 	term.await("[MCP server docs asks] Who are you?", 1)
 	term.await("choose 1-2 (optional): ", 1)

@@ -14,6 +14,7 @@ end
 local OPTIONS = {
   { optionId = "allow_once", name = "Allow once", kind = "allow_once" },
   { optionId = "allow_always", name = "Always allow `go test` commands in this session", kind = "allow_always" },
+  { optionId = "allow_always_permanent", name = "Always allow `go test` commands in every session", kind = "allow_always" },
   { optionId = "deny", name = "Deny", kind = "reject_once" },
 }
 
@@ -21,7 +22,7 @@ local function bash_request(id)
   return {
     requestId = id or "ap_3", sessionId = "s_1", turnId = "t_2", callId = "call_7", kind = "tool_call",
     tool = "bash", toolKind = "execute", title = "Run go test ./...", command = "go test ./...", cwd = "/home/ana/src/app",
-    grant = { key = "bash:go test", label = "Always allow `go test` commands in this session" },
+    grant = { key = "bash:go test", label = "Always allow `go test` commands" },
     options = OPTIONS,
   }
 end
@@ -71,14 +72,32 @@ describe("approvals", function()
     end
   end)
 
-  it("keeps an always-allow for every session when chosen", function()
+  it("sends kin's option for an always-allow kept for every session", function()
     local fake = setup()
     t.script_select({ select_capturing("Always allow `go test` commands in every session", {}) })
     fake:notify("approval/request", bash_request())
     t.wait_for(function()
       return #responses(fake) == 1
     end, "approval/respond")
-    t.eq({ { requestId = "ap_3", decision = "allow_always", permanent = true } }, responses(fake))
+    t.eq({ { requestId = "ap_3", decision = "allow_always_permanent" } }, responses(fake))
+  end)
+
+  it("shows kin's options as sent, adding none, with the refusal last", function()
+    local fake = setup()
+    local seen = {}
+    t.script_select({ select_capturing("Not now", seen) })
+    fake:notify("approval/request", {
+      requestId = "ap_7", sessionId = "s_1", kind = "acknowledge_unknown", tool = "bash", title = "bash may already have run",
+      options = {
+        { optionId = "deny", name = "Not now", kind = "reject_once" },
+        { optionId = "allow_once", name = "Acknowledge and continue", kind = "allow_once" },
+      },
+    })
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "approval/respond")
+    t.eq({ "Acknowledge and continue", "Not now" }, seen.labels)
+    t.eq("deny", responses(fake)[1].decision)
   end)
 
   it("denies when the dialog is dismissed", function()

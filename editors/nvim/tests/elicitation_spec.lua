@@ -72,6 +72,31 @@ describe("elicitation", function()
     t.eq({ name = "Bo", subscribe = false }, responses(fake)[1].content)
   end)
 
+  it("asks a multi-select by toggling titled options, checks the count and the formats", function()
+    t.capture_notify()
+    local fake = setup()
+    t.script_input({ "1 April", "1990-04-01" })
+    -- Toggle Salmon and Trout (three chosen with the default: too many), untoggle Tuna, Done.
+    t.script_select({ "[ ] Salmon", "[ ] Trout", "Done (3 chosen)", "[x] Tuna", "Done (2 chosen)" })
+    fake:notify("elicitation/request", {
+      requestId = "el_5", server = "everything", mode = "form", message = "Details",
+      fields = {
+        { name = "born", title = "Birthdate", type = "string", format = "date" },
+        { name = "fish", title = "Fish", type = "multi_select", enum = { "fish-1", "fish-2", "fish-3" },
+          enumNames = { "Tuna", "Salmon", "Trout" }, minItems = 1, maxItems = 2, default = { "fish-1" } },
+      },
+    })
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "elicitation/respond")
+    t.eq({ requestId = "el_5", action = "accept", content = { born = "1990-04-01", fish = { "fish-2", "fish-3" } } }, responses(fake)[1])
+    t.contains(t.notes_text(), "Birthdate must be YYYY-MM-DD")
+    t.contains(t.notes_text(), "Fish allows at most 2 choices")
+    t.eq({ "[x] Tuna", "[ ] Salmon", "[ ] Trout", "Done (1 chosen)" }, t.selects[1].labels)
+    t.contains(t.selects[1].prompt, "Fish (1–2 choices, optional)")
+    t.contains(t.inputs[1].prompt, "Birthdate (YYYY-MM-DD, optional)")
+  end)
+
   it("opens a URL only after consent", function()
     local fake = setup()
     local opened = {}

@@ -9,29 +9,25 @@ export interface DialogButton {
 	title: string;
 	optionId?: string;
 	close?: boolean;
-	/** Keep the grant for every session (approval/respond permanent: true). */
-	permanent?: boolean;
 }
 
 /**
- * The dialog's buttons. VS Code makes the first button the primary one, which Enter presses, and
- * kin's first option must never be the default (PROTOCOL.md: Enter, Escape or a closed dialog
- * send deny). So the deny option comes first, then the allowing options in kin's order, then
- * "Review diff" for file changes; the close affordance (Escape, closing the dialog) denies too.
+ * The dialog's buttons: kin's options, each with the name kin gave it (an "always allow" for this
+ * session and one for every session are two options kin sends; nothing is added or renamed here).
+ * VS Code makes the first button the primary one, which Enter presses, and kin's first option must
+ * never be the default (PROTOCOL.md: Enter, Escape or a closed dialog send deny). So the deny
+ * option comes first, then the allowing options in kin's order, then "Review diff" for file
+ * changes; the close affordance (Escape, closing the dialog) denies too.
  */
 export function buttonsFor(p: ApprovalRequest): DialogButton[] {
 	const allow: DialogButton[] = [];
 	let deny: PermissionOption | undefined;
 	for (const o of p.options ?? []) {
-		if (o.kind.startsWith('reject') || o.optionId === 'deny') {
-			deny ??= o;
+		if (deny === undefined && (o.kind === 'reject_once' || o.kind === 'reject_always' || o.optionId === 'deny')) {
+			deny = o;
 			continue;
 		}
 		allow.push({ title: o.name, optionId: o.optionId });
-		if (o.optionId === 'allow_always' && p.kind === 'tool_call') {
-			// PROTOCOL.md: an editor may offer the same grant for every session.
-			allow.push({ title: `${o.name.replace(/ in this session$/, '')} in every session`, optionId: o.optionId, permanent: true });
-		}
 	}
 	const denyId = deny?.optionId ?? 'deny';
 	const out: DialogButton[] = [{ title: deny?.name ?? 'Deny', optionId: denyId }, ...allow];

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { DiffDocuments } from './diffDocuments';
 import { RpcError } from './protocol/connection';
-import { ApprovalRequest, ApprovalResolved, ErrorCodes } from './protocol/types';
+import { ApprovalRequest, ApprovalRespondParams, ApprovalResolved, ErrorCodes } from './protocol/types';
 import { REVIEW_DIFF, buttonsFor, dialogDetail, dialogMessage } from './approvalText';
 import type { KinService } from './service';
 
@@ -64,10 +64,9 @@ export class Approvals implements vscode.Disposable {
 				return; // resolved while it waited its turn
 			}
 			const buttons = buttonsFor(p);
-			const items: (vscode.MessageItem & { optionId?: string; permanent?: boolean })[] = buttons.map((b) => ({
+			const items: (vscode.MessageItem & { optionId?: string })[] = buttons.map((b) => ({
 				title: b.title,
 				optionId: b.optionId,
-				permanent: b.permanent,
 				isCloseAffordance: b.close,
 			}));
 			const choice = await vscode.window.showWarningMessage(dialogMessage(p), { modal: true, detail: dialogDetail(p) }, ...items);
@@ -75,15 +74,15 @@ export class Approvals implements vscode.Disposable {
 				await this.diffs.open(p.requestId, p.title, p.diffs);
 				continue; // ask again, with the diff in view
 			}
-			const decision = choice?.optionId ?? 'deny';
-			await this.respond(p.requestId, decision, decision !== 'deny' && !!choice?.permanent);
+			await this.respond(p.requestId, choice?.optionId ?? buttons[0].optionId ?? 'deny');
 			return;
 		}
 	}
 
-	private async respond(requestId: string, decision: string, permanent = false): Promise<void> {
+	private async respond(requestId: string, decision: string): Promise<void> {
+		const params: ApprovalRespondParams = { requestId, decision };
 		try {
-			await this.service.request('approval/respond', permanent ? { requestId, decision, permanent } : { requestId, decision });
+			await this.service.request('approval/respond', params);
 		} catch (err) {
 			if (err instanceof RpcError && err.code === ErrorCodes.NotFound) {
 				return; // already resolved (a cancelled turn); nothing to do

@@ -1,13 +1,15 @@
 // Elicitation: an MCP server asks the person something (PROTOCOL.md, Elicitation). Form mode asks
-// one field at a time (a QuickPick for enums and booleans, an InputBox with validation for text
-// and numbers), naming the server in the title; Escape declines the whole request. URL mode (and
+// one field at a time (a QuickPick for enums and booleans, a multi-select QuickPick for
+// multi_select, an InputBox with validation for text and numbers), naming the server in the
+// title, with options titled as kin sent them and defaults preselected; Escape declines the whole
+// request. URL mode (and
 // OAuth sign-in links) shows the URL and opens it only after the person consents.
 
 import * as vscode from 'vscode';
 import { RpcError } from './protocol/connection';
-import { ElicitationField, ElicitationRequest, ElicitationResolved, ErrorCodes } from './protocol/types';
+import { ElicitationField, ElicitationRequest, ElicitationResolved, ElicitationRespondParams, ErrorCodes } from './protocol/types';
 import type { KinService } from './service';
-import { validateField, parseFieldValue } from './elicitationFields';
+import { choiceItems, fieldPrompt, fieldTitle, parseFieldValue, validateChoices, validateField } from './elicitationFields';
 
 export class Elicitations implements vscode.Disposable {
 	// open holds the unresolved requests, each with the token that closes its inputs.
@@ -89,9 +91,10 @@ export class Elicitations implements vscode.Disposable {
 		await this.respond(p.requestId, { action: 'decline' });
 	}
 
-	private async respond(requestId: string, params: { action: string; content?: Record<string, unknown> }): Promise<void> {
+	private async respond(requestId: string, answer: Omit<ElicitationRespondParams, 'requestId'>): Promise<void> {
+		const params: ElicitationRespondParams = { requestId, ...answer };
 		try {
-			await this.service.request('elicitation/respond', { requestId, ...params });
+			await this.service.request('elicitation/respond', params);
 		} catch (err) {
 			if (err instanceof RpcError && err.code === ErrorCodes.NotFound) {
 				return;
@@ -118,16 +121,25 @@ async function askField(
 	n: number,
 	token: vscode.CancellationToken,
 ): Promise<unknown | typeof CANCELLED> {
-	const label = f.title || f.name;
-	const title = `${p.server ?? 'MCP server'} asks (${i + 1}/${n}): ${label}${f.required ? '' : ' (optional)'}`;
-	const placeHolder = [p.message, f.description].filter(Boolean).join(' — ');
-	if (f.type === 'enum' || (f.enum && f.enum.length)) {
-		const values = f.enum ?? [];
-		const items: (vscode.QuickPickItem & { value?: string })[] = values.map((v, j) => ({
-			label: f.enumNames?.[j] ?? v,
-			description: f.enumNames?.[j] && f.enumNames[j] !== v ? v : undefined,
-			value: v,
-		}));
+	const title = fieldTitle(p, f, i, n);
+	const placeHolder = fieldPrompt(p, f) || undefined;
+	if (f.type === 'multi_select') {
+		for (;;) {
+			const picks = await vscode.window.showQuickPick(choiceItems(f), { title, placeHolder, canPickMany: true, ignoreFocusOut: true }, token);
+			if (picks === undefined) {
+				return CANCELLED;
+			}
+			const values = picks.map((x) => x.value);
+			const problem = values.length === 0 && !f.required ? undefined : validateChoices(f, values);
+			if (problem === undefined) {
+				return values.length === 0 && !f.required ? undefined : values;
+			}
+			void vscode.window.showWarningMessage(`kin: ${f.title || f.name}: ${problem}`);
+		}
+	}
+	if (f.type === 'enum') {
+		const items: (vscode.QuickPickItem & { value?: string })[] = choiceItems(f);
+		items.sort((a, b) => Number(!!(b as { picked?: boolean }).picked) - Number(!!(a as { picked?: boolean }).picked));
 		if (!f.required) {
 			items.push({ label: '(leave empty)', value: undefined });
 		}
@@ -151,9 +163,8 @@ async function askField(
 	const text = await vscode.window.showInputBox(
 		{
 			title,
-			prompt: placeHolder || undefined,
+			prompt: placeHolder,
 			value: f.default !== undefined ? String(f.default) : undefined,
-			password: f.format === 'password',
 			ignoreFocusOut: true,
 			validateInput: (v) => validateField(f, v),
 		},

@@ -9,7 +9,8 @@ import { CHAT_VIEW_ID, ChatViewProvider, ViewStatus } from './chat/chatView';
 import { DIFF_SCHEME, DiffDocuments } from './diffDocuments';
 import { Elicitations } from './elicitation';
 import { McpManager } from './mcpManager';
-import type { ApprovalRequest, ElicitationRequest, LogMessage, McpStatus, Notice, SandboxInfo } from './protocol/types';
+import type { ApprovalRequest, ElicitationRequest, GrantsListResult, LogMessage, McpStatus, Notice, SandboxInfo } from './protocol/types';
+import { grantItem } from './mcpText';
 import { API_KEY_SECRET, KinService } from './service';
 import { StatusBar } from './statusBar';
 
@@ -113,10 +114,10 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		}),
 		chat.onDidResume((r) => {
 			for (const p of r.pending ?? []) {
-				if ('options' in p) {
-					approvals.request(p as ApprovalRequest);
-				} else {
+				if ('mode' in p) {
 					elicitations.request(p as ElicitationRequest);
+				} else {
+					approvals.request(p as ApprovalRequest);
 				}
 			}
 		}),
@@ -216,18 +217,13 @@ function registerCommands(ctx: KinContext): void {
 }
 
 async function revokeGrants(ctx: KinContext): Promise<void> {
-	const r = await ctx.service.request<{ grants: import('./protocol/types').Grant[] }>('grants/list', {});
+	const r = await ctx.service.request<GrantsListResult>('grants/list', {});
 	if (!r.grants?.length) {
 		void vscode.window.showInformationMessage('kin: there are no grants.');
 		return;
 	}
 	const picks = await vscode.window.showQuickPick(
-		r.grants.map((g) => ({
-			label: g.label,
-			description: `${g.type} · ${g.scope}${g.sessionId ? ` · ${g.sessionId}` : ''}`,
-			detail: g.key,
-			id: g.id,
-		})),
+		r.grants.map((g) => ({ ...grantItem(g), id: g.id })),
 		{ title: 'kin: revoke grants', canPickMany: true, placeHolder: 'Pick the grants to revoke' },
 	);
 	if (!picks?.length) {

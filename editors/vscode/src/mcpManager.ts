@@ -4,7 +4,8 @@
 
 import * as vscode from 'vscode';
 import type { KinService } from './service';
-import type { McpCheckResult, McpListResult, McpServerConfig, McpServerRow } from './protocol/types';
+import type { McpCheckResult, McpListResult, McpScope, McpServerConfig, McpServerRow, McpServersResult } from './protocol/types';
+import { foreignItem, noteItems, serverItem, shadowedItem } from './mcpText';
 import { maskedNames, splitArgs } from './shellWords';
 
 type Pick<T> = vscode.QuickPickItem & { value?: T };
@@ -17,11 +18,8 @@ export class McpManager {
 		for (;;) {
 			const list = await this.service.request<McpListResult>('mcp/list', {});
 			const items: Pick<() => Promise<boolean | void>>[] = [];
-			for (const w of list.notices ?? []) {
-				items.push({ label: `$(info) ${w}`, value: undefined });
-			}
-			for (const w of list.warnings ?? []) {
-				items.push({ label: `$(warning) ${w.server ?? ''}: ${w.problem}`, description: w.file, value: undefined });
+			for (const n of noteItems(list)) {
+				items.push({ ...n, value: undefined });
 			}
 			if (list.servers.length) {
 				items.push({ label: 'Servers', kind: vscode.QuickPickItemKind.Separator });
@@ -32,12 +30,13 @@ export class McpManager {
 			if (list.foreign?.length) {
 				items.push({ label: 'Found in other files (not loaded)', kind: vscode.QuickPickItemKind.Separator });
 				for (const s of list.foreign) {
-					items.push({
-						label: `$(cloud-download) ${s.name}`,
-						description: `adopt · ${s.transport}`,
-						detail: `${s.launch ?? ''}  (${s.file ?? 'foreign'})`,
-						value: () => this.adopt(s),
-					});
+					items.push({ ...foreignItem(s), value: () => this.adopt(s) });
+				}
+			}
+			if (list.shadowed?.length) {
+				items.push({ label: 'Hidden by a project entry', kind: vscode.QuickPickItemKind.Separator });
+				for (const s of list.shadowed) {
+					items.push({ ...shadowedItem(s), value: undefined });
 				}
 			}
 			items.push({ label: 'Actions', kind: vscode.QuickPickItemKind.Separator });
@@ -65,7 +64,7 @@ export class McpManager {
 
 	private async serverActions(s: McpServerRow): Promise<void> {
 		const actions: Pick<() => Promise<unknown>>[] = [
-			{ label: s.enabled === false ? '$(play) Enable' : '$(debug-pause) Disable', value: () => this.setEnabled(s, s.enabled === false) },
+			{ label: !s.enabled ? '$(play) Enable' : '$(debug-pause) Disable', value: () => this.setEnabled(s, !s.enabled) },
 			{ label: '$(edit) Edit…', value: () => this.edit(s) },
 			{ label: '$(pulse) Check', value: () => this.check(s.name) },
 		];
@@ -116,7 +115,7 @@ export class McpManager {
 		const r = await vscode.window.withProgress(
 			{ location: vscode.ProgressLocation.Notification, title: 'kin: applying MCP configuration…', cancellable: true },
 			(_p, token) =>
-				this.service.request<{ servers: { name: string; state: string; tools?: number }[] }>('mcp/apply', {}, abortOn(token)),
+				this.service.request<McpServersResult>('mcp/apply', {}, abortOn(token)),
 		);
 		const summary = (r.servers ?? []).map((s) => `${s.name}: ${s.state}${s.tools ? ` (${s.tools} tools)` : ''}`).join(', ');
 		void vscode.window.showInformationMessage(`kin: MCP applied. ${summary || 'No servers.'}`);
@@ -160,12 +159,12 @@ export class McpManager {
 		if (!name) {
 			return false;
 		}
-		let scope = existing?.scope;
-		if (!scope || scope === 'foreign') {
+		let scope: McpScope | undefined = existing?.scope === 'foreign' ? undefined : existing?.scope;
+		if (!scope) {
 			const s = await vscode.window.showQuickPick(
 				[
-					{ label: 'project', description: '.kin/mcp.json in this workspace', value: 'project' },
-					{ label: 'global', description: '$KIN_HOME/mcp.json, for every workspace', value: 'global' },
+					{ label: 'project', description: '.kin/mcp.json in this workspace', value: 'project' as const },
+					{ label: 'global', description: '$KIN_HOME/mcp.json, for every workspace', value: 'global' as const },
 				],
 				{ title: `${title} (2/4): scope`, ignoreFocusOut: true },
 			);
@@ -174,7 +173,7 @@ export class McpManager {
 			}
 			scope = s.value;
 		}
-		let transport = existing?.transport;
+		let transport: string | undefined = existing?.transport || undefined;
 		if (!transport) {
 			const t = await vscode.window.showQuickPick(
 				[
@@ -254,17 +253,6 @@ export class McpManager {
 			await this.apply();
 		}
 	}
-}
-
-function serverItem(s: McpServerRow): vscode.QuickPickItem {
-	const icon = s.enabled === false ? '$(circle-slash)' : s.state === 'connected' ? '$(pass-filled)' : s.state === 'unavailable' ? '$(error)' : '$(circle-large-outline)';
-	return {
-		label: `${icon} ${s.name}`,
-		description: [s.scope, s.transport, s.enabled === false ? 'disabled' : s.state, s.tools ? `${s.tools} tools` : '', s.trusted ? 'trusted' : '']
-			.filter(Boolean)
-			.join(' · '),
-		detail: [s.launch, s.lastError].filter(Boolean).join(' — '),
-	};
 }
 
 /**

@@ -93,7 +93,6 @@ type AuthServer struct {
 	exchanges     int
 	refreshes     int
 	revocations   int
-	lastAuthorize url.Values
 }
 
 // NewAuthServer starts an AuthServer, closed when the test ends.
@@ -205,7 +204,6 @@ func (as *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	as.mu.Lock()
 	as.authorizes++
-	as.lastAuthorize = q
 	c := as.clients[q.Get("client_id")]
 	as.mu.Unlock()
 	if c == nil {
@@ -441,13 +439,6 @@ func (as *AuthServer) Counts() Counts {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.revocations}
-}
-
-// LastAuthorize returns the query of the last authorize request.
-func (as *AuthServer) LastAuthorize() url.Values {
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	return as.lastAuthorize
 }
 
 func loopbackURI(raw string) bool {

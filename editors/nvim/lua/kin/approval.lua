@@ -102,18 +102,32 @@ local function prompt_text(p)
   return ("kin: %s%s"):format(who, p.title or p.kind or "approve?")
 end
 
---- The choices shown: kin's options, plus, after a session-wide "always allow", the same grant
---- kept for every session (sent as allow_always with permanent = true; see PROTOCOL.md).
+--- The choices shown: kin's options as kin sent them, each by the name kin gave it (an "always
+--- allow" for this session and one for every session are two of kin's options); the refusal comes
+--- last, in a fixed place, and dismissing the dialog sends it too.
 function M.choices(p)
-  local out = {}
+  local out, deny = {}, nil
   for _, o in ipairs(p.options or {}) do
-    table.insert(out, o)
-    if o.optionId == "allow_always" and p.kind == "tool_call" then
-      local name = (o.name or "Always allow"):gsub(" in this session$", "")
-      table.insert(out, { optionId = "allow_always", name = name .. " in every session", kind = "allow_always", permanent = true })
+    if not deny and (o.optionId == "deny" or o.kind == "reject_once") then
+      deny = o
+    else
+      table.insert(out, o)
     end
   end
+  if deny then
+    table.insert(out, deny)
+  end
   return out
+end
+
+--- The optionId that refuses the request.
+function M.deny_option(p)
+  for _, o in ipairs(p.options or {}) do
+    if o.optionId == "deny" or o.kind == "reject_once" then
+      return o.optionId
+    end
+  end
+  return "deny"
 end
 
 --- Shows one approval request and answers it.
@@ -141,12 +155,9 @@ function M.show(p, done)
     if M.active and M.active.requestId == p.requestId then
       M.active = nil
     end
-    local decision = (choice and choice.optionId) or "deny"
+    local decision = (choice and choice.optionId) or M.deny_option(p)
     if not prompts.is_resolved(p.requestId) then
       local params = { requestId = p.requestId, decision = decision }
-      if choice and choice.permanent then
-        params.permanent = true
-      end
       service.request("approval/respond", params, nil, function(err)
         if err.code ~= -32013 then
           service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)

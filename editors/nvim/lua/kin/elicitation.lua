@@ -1,7 +1,8 @@
 -- elicitation/request: an MCP server asks the person something. Form mode asks field by field
--- (vim.ui.input, or vim.ui.select for enums and booleans); dismissing any field declines the
--- whole request, so nothing partial is ever sent. URL mode shows the URL and opens it only after
--- the person consents.
+-- (vim.ui.input; vim.ui.select for a choice and booleans; for a multi-select, a vim.ui.select
+-- whose picks toggle options until "Done"), options titled as kin sent them; dismissing any field
+-- declines the whole request, so nothing partial is ever sent. URL mode shows the URL and opens it
+-- only after the person consents. kin checks every answer again.
 local service = require("kin.service")
 local prompts = require("kin.prompts")
 
@@ -22,9 +23,32 @@ local function respond(p, action, content)
   end)
 end
 
-local function field_prompt(p, f)
+local FORMAT_HINT = {
+  email = "an email address",
+  uri = "a URI",
+  date = "YYYY-MM-DD",
+  ["date-time"] = "e.g. 2026-11-30T23:15:00Z",
+}
+
+local function count_hint(f)
+  if f.minItems and f.maxItems then
+    return ("%d–%d choices"):format(f.minItems, f.maxItems)
+  elseif f.minItems then
+    return ("at least %d"):format(f.minItems)
+  elseif f.maxItems then
+    return ("at most %d"):format(f.maxItems)
+  end
+end
+
+--- The prompt of one field: which server asks, its message, the field's title and limits.
+function M.field_prompt(p, f)
   local title = f.title or f.name
   local extra = {}
+  if f.type == "string" and f.format and FORMAT_HINT[f.format] then
+    extra[#extra + 1] = FORMAT_HINT[f.format]
+  elseif f.type == "multi_select" and count_hint(f) then
+    extra[#extra + 1] = count_hint(f)
+  end
   if f.type == "integer" or f.type == "number" then
     if f.minimum and f.maximum then
       extra[#extra + 1] = ("%s–%s"):format(f.minimum, f.maximum)
@@ -43,6 +67,93 @@ local function field_prompt(p, f)
   local msg = p.message and p.message ~= "" and (p.message .. " › ") or ""
   return ("[%s] %s%s%s: "):format(p.server or "mcp", msg, title, suffix)
 end
+
+--- The options of an enum or multi_select field: { value, label } with kin's titles.
+function M.choice_items(f)
+  local items = {}
+  for i, v in ipairs(f.enum or {}) do
+    local name = f.enumNames and f.enumNames[i]
+    items[#items + 1] = { value = v, label = (name and name ~= "") and name or tostring(v) }
+  end
+  return items
+end
+
+--- Checks a multi-select's picks; returns an error or nil.
+function M.validate_choices(f, values)
+  local title = f.title or f.name
+  if f.minItems and #values < f.minItems then
+    return ("%s needs at least %d choices"):format(title, f.minItems)
+  end
+  if f.maxItems and #values > f.maxItems then
+    return ("%s allows at most %d choices"):format(title, f.maxItems)
+  end
+end
+
+-- A multi-select: each pick toggles an option ([x]/[ ]), "Done" sends the chosen ones in kin's
+-- order. The default is chosen to begin with; dismissing declines the whole request.
+function M.ask_choices(p, f, prompt, cb)
+  local chosen = {}
+  for _, v in ipairs(type(f.default) == "table" and f.default or {}) do
+    chosen[v] = true
+  end
+  local function ask()
+    local items = {}
+    for _, it in ipairs(M.choice_items(f)) do
+      items[#items + 1] = { value = it.value, label = (chosen[it.value] and "[x] " or "[ ] ") .. it.label }
+    end
+    local n = 0
+    for _ in pairs(chosen) do
+      n = n + 1
+    end
+    items[#items + 1] = { done = true, label = ("Done (%d chosen)"):format(n) }
+    vim.ui.select(items, {
+      prompt = prompt,
+      kind = "kin.elicitation.multi",
+      format_item = function(it)
+        return it.label
+      end,
+    }, function(choice)
+      if not choice then
+        return cb(false)
+      end
+      if not choice.done then
+        chosen[choice.value] = not chosen[choice.value] or nil
+        return vim.schedule(ask)
+      end
+      local values = {}
+      for _, v in ipairs(f.enum or {}) do
+        if chosen[v] then
+          values[#values + 1] = v
+        end
+      end
+      if #values == 0 and not f.required then
+        return cb(true, nil)
+      end
+      local err = M.validate_choices(f, values)
+      if err then
+        vim.notify(err, vim.log.levels.WARN, { title = "kin" })
+        return vim.schedule(ask)
+      end
+      cb(true, values)
+    end)
+  end
+  ask()
+end
+
+local FORMAT_CHECK = {
+  email = function(t)
+    return t:match("^[^@%s<>]+@[^@%s<>]+$") ~= nil
+  end,
+  uri = function(t)
+    return t:match("^%a[%w+.-]*:%S+$") ~= nil
+  end,
+  date = function(t)
+    return t:match("^%d%d%d%d%-%d%d%-%d%d$") ~= nil
+  end,
+  ["date-time"] = function(t)
+    return t:match("^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d") ~= nil and (t:match("Z$") or t:match("[+-]%d%d:%d%d$")) ~= nil
+  end,
+}
 
 --- Checks a typed value against its field; returns the value to send (nil to omit) or an error.
 function M.validate(f, text)
@@ -71,23 +182,27 @@ function M.validate(f, text)
     end
     return n
   end
-  if f.minLength and #text < f.minLength then
+  if f.minLength and vim.fn.strchars(text) < f.minLength then
     return nil, ("%s needs at least %d characters"):format(f.title or f.name, f.minLength)
   end
-  if f.maxLength and #text > f.maxLength then
+  if f.maxLength and vim.fn.strchars(text) > f.maxLength then
     return nil, ("%s allows at most %d characters"):format(f.title or f.name, f.maxLength)
+  end
+  local check = f.format and FORMAT_CHECK[f.format]
+  if check and not check(text) then
+    return nil, ("%s must be %s"):format(f.title or f.name, FORMAT_HINT[f.format])
   end
   return text
 end
 
 -- Asks one field; cb(ok, value): ok false means the person dismissed it.
 local function ask_field(p, f, cb)
-  local prompt = field_prompt(p, f)
+  local prompt = M.field_prompt(p, f)
+  if f.type == "multi_select" then
+    return M.ask_choices(p, f, prompt, cb)
+  end
   if f.enum then
-    local items = {}
-    for i, v in ipairs(f.enum) do
-      items[#items + 1] = { value = v, label = (f.enumNames and f.enumNames[i]) or tostring(v) }
-    end
+    local items = M.choice_items(f)
     if not f.required then
       items[#items + 1] = { skip = true, label = "(leave empty)" }
     end

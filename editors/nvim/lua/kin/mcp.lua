@@ -54,12 +54,9 @@ function M.split_args(s)
   return out
 end
 
---- A config warning: PROTOCOL.md shows {file, server, problem}; a plain string is shown as is.
+--- A config warning: one line as kin sends it ("<file>: server "x" skipped: <why>").
 function M.warning_text(w)
-  if type(w) ~= "table" then
-    return tostring(w)
-  end
-  return ("%s: %s%s"):format(w.file or "?", w.server and (w.server .. ": ") or "", w.problem or "")
+  return tostring(w)
 end
 
 local function state_text(row)
@@ -83,6 +80,9 @@ function M.format_row(item)
   elseif item.kind == "foreign" then
     local r = item.row
     return ("%s  [foreign: %s]  not loaded: adopt it into .kin/mcp.json"):format(r.name, r.file or "?")
+  elseif item.kind == "shadowed" then
+    local r = item.row
+    return ("%s  [%s]  hidden by the project entry of the same name"):format(r.name, r.scope or "?")
   end
   return item.label
 end
@@ -316,19 +316,32 @@ local function server_actions(row)
   end)
 end
 
+--- The manager's rows for an mcp/list result: the servers, the global entries a project entry
+--- hides, the foreign ones (adoptable), then the actions.
+function M.items(result)
+  local items = {}
+  for _, r in ipairs(result.servers or {}) do
+    items[#items + 1] = { kind = "server", row = r }
+  end
+  for _, r in ipairs(result.shadowed or {}) do
+    items[#items + 1] = { kind = "shadowed", row = r }
+  end
+  for _, r in ipairs(result.foreign or {}) do
+    items[#items + 1] = { kind = "foreign", row = r }
+  end
+  items[#items + 1] = { kind = "add", label = "+ Add a server" }
+  items[#items + 1] = { kind = "apply", label = "Apply changes (reconnect from the files)" }
+  items[#items + 1] = { kind = "check", label = "Check every server" }
+  return items
+end
+
 --- The manager menu.
 function M.open()
   service.request("mcp/list", {}, function(result)
-    local items = {}
-    for _, r in ipairs(result.servers or {}) do
-      items[#items + 1] = { kind = "server", row = r }
+    local items = M.items(result)
+    for _, n in ipairs(result.notices or {}) do
+      notify(n, vim.log.levels.INFO)
     end
-    for _, r in ipairs(result.foreign or {}) do
-      items[#items + 1] = { kind = "foreign", row = r }
-    end
-    items[#items + 1] = { kind = "add", label = "+ Add a server" }
-    items[#items + 1] = { kind = "apply", label = "Apply changes (reconnect from the files)" }
-    items[#items + 1] = { kind = "check", label = "Check every server" }
     for _, w in ipairs(result.warnings or {}) do
       notify(M.warning_text(w), vim.log.levels.WARN)
     end

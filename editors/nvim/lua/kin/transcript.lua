@@ -206,8 +206,15 @@ function Transcript:history(items)
       self:tool(item)
     elseif item.type == "decision" then
       self:meta(("[approval] %s — %s%s"):format(
-        item.title or item.kind or "",
+        item.title or (item.approved and item.approved.title) or item.approvalKind or "",
         (item.decision or ""):gsub("_", " "),
+        item.reason and item.reason ~= "person" and (" (" .. item.reason .. ")") or ""
+      ))
+    elseif item.type == "elicitation" then
+      self:meta(("[%s asked] %s — %s%s"):format(
+        item.server or "mcp",
+        item.title or "",
+        item.decision or "",
         item.reason and item.reason ~= "person" and (" (" .. item.reason .. ")") or ""
       ))
     elseif item.type == "turn" then

@@ -246,7 +246,7 @@ export function fromHistory(result: ResumeResult): TranscriptState {
 		s = { ...s, runningTurn: result.runningTurnId };
 	}
 	for (const p of result.pending ?? []) {
-		s = 'options' in p ? reduce(s, { type: 'approvalRequest', params: p }) : reduce(s, { type: 'elicitationRequest', params: p as ElicitationRequest });
+		s = 'mode' in p ? reduce(s, { type: 'elicitationRequest', params: p as ElicitationRequest }) : reduce(s, { type: 'approvalRequest', params: p as ApprovalRequest });
 	}
 	return s;
 }
@@ -263,8 +263,17 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 			return push(s, (key) => ({
 				type: 'decision',
 				key,
+				requestId: item.requestId ?? '',
+				title: item.title || item.approved?.title,
+				decision: item.decision,
+				reason: item.reason,
+			}));
+		case 'elicitation':
+			return push(s, (key) => ({
+				type: 'decision',
+				key,
 				requestId: item.requestId,
-				title: item.title,
+				title: `${item.server} asked${item.title ? `: ${item.title}` : ''}`,
 				decision: item.decision,
 				reason: item.reason,
 			}));

@@ -1,5 +1,8 @@
-// Wire types of kin's protocol (rpc/PROTOCOL.md, protocol version "1"). Only shapes live here:
-// no behaviour, no VS Code. Fields kin may leave out are optional.
+// Wire types of kin's protocol (rpc/PROTOCOL.md, protocol version "1"), one to one with the Go
+// types in rpc/protocol_<section>.go. Only shapes live here: no behaviour, no VS Code. Fields kin
+// may leave out are optional. test/unit/golden.test.ts decodes every frame recorded in
+// rpc/testdata/golden against these types (no field missing, none unknown), so a field renamed on
+// either side fails there.
 
 export const PROTOCOL_VERSION = '1';
 
@@ -18,18 +21,23 @@ export const ErrorCodes = {
 	InternalError: -32603,
 } as const;
 
+/** The {} result (and params of requests that take none). */
+export type Empty = Record<string, never>;
+
 // ---- lifecycle ----
 
 export interface InitializeParams {
-	processId: number;
-	clientInfo: { name: string; version: string };
-	capabilities: { approvals: boolean; elicitation: { form: boolean; url: boolean } };
-	workspaceFolders?: { uri: string; name: string }[];
+	processId?: number;
+	clientInfo?: { name: string; version?: string };
+	capabilities?: { approvals?: boolean; elicitation?: { form: boolean; url: boolean }; textDocuments?: TextDocumentsClientCapabilities };
+	workspaceFolders?: { uri: string; name?: string }[];
+	rootUri?: string;
+	rootPath?: string;
 }
 
 export interface ModelInfo {
 	configured: boolean;
-	model?: string;
+	model: string;
 	baseUrl?: string;
 	missing?: string;
 }
@@ -37,47 +45,110 @@ export interface ModelInfo {
 export interface InitializeResult {
 	protocolVersion: string;
 	serverInfo: { name: string; version: string };
-	capabilities: Record<string, unknown>;
-	model?: ModelInfo;
-	workspaceFolders?: string[];
+	capabilities: {
+		sessions: boolean;
+		mcp: boolean;
+		approvals: boolean;
+		elicitation: { form: boolean; url: boolean };
+		textDocuments: { sync: boolean; applyEdit: boolean; positionEncoding: 'utf-16' };
+	};
+	model: ModelInfo;
+	workspaceFolders: string[];
 	/** How commands run: confined by a mechanism, or not and why (absent before kin had a sandbox). */
 	sandbox?: SandboxInfo;
 }
 
 export interface SandboxInfo {
 	mode: 'auto' | 'required' | 'off';
-	mechanism?: string;
+	mechanism?: 'bubblewrap' | 'seatbelt';
 	confined: boolean;
 	reason?: string;
 	hint?: string;
+}
+
+export interface CancelParams {
+	id: number | string;
 }
 
 // ---- sessions ----
 
 export interface SessionInfo {
 	sessionId: string;
-	title?: string;
-	createdAt?: string;
-	updatedAt?: string;
-	turns?: number;
-	/** The session's workspace folders. */
+	title: string;
+	createdAt: string;
+	updatedAt: string;
+	turns: number;
+	/** The session's workspace folders (absent for a session recorded before kin kept them). */
 	cwd?: string;
 	additionalDirectories?: string[];
+}
+
+export interface SessionNewParams {
+	title?: string;
+	/** The session's workspace folders (absolute directories); without them, the connection's. */
+	cwd?: string;
+	additionalDirectories?: string[];
+}
+
+export interface SessionResult {
+	session: SessionInfo;
+}
+
+export interface SessionListResult {
+	sessions: SessionInfo[];
+}
+
+export interface SessionIdParams {
+	sessionId: string;
+}
+
+export interface SessionResumeParams {
+	sessionId: string;
+	/** Items per page (kin's default 200), the newest first. */
+	limit?: number;
+	/** A cursor from an earlier page: the page just older than it. */
+	before?: string;
 }
 
 export type HistoryItem =
 	| { type: 'user'; turnId: string; text: string }
 	| { type: 'assistant'; turnId: string; text: string }
-	| ({ type: 'toolCall' } & ToolCallParams)
+	| {
+			type: 'toolCall';
+			turnId: string;
+			callId: string;
+			name: string;
+			kind?: ToolKind;
+			title?: string;
+			arguments?: string;
+			status: ToolStatus;
+			output?: string;
+			content?: ToolContent[];
+	  }
 	| {
 			type: 'decision';
-			turnId: string;
+			turnId?: string;
 			callId?: string;
-			requestId: string;
-			kind: ApprovalKind;
+			requestId?: string;
+			/** The approval/request's kind. */
+			approvalKind: ApprovalKind;
 			decision: string;
 			reason?: string;
 			title?: string;
+			/** What the request showed. */
+			approved?: ApprovalDetails;
+	  }
+	| {
+			type: 'elicitation';
+			turnId?: string;
+			callId?: string;
+			requestId: string;
+			server: string;
+			mode: 'form' | 'url';
+			/** The server's message. */
+			title?: string;
+			decision: ElicitationAction;
+			reason?: string;
 	  }
 	| { type: 'turn'; turnId: string; status: TurnStatus; error?: string; usage?: Usage };
 
@@ -86,6 +157,7 @@ export interface ResumeResult {
 	history: HistoryItem[];
 	/** The `before` of the next older page; absent at the session's start. */
 	cursor?: string;
+	/** approval/request or elicitation/request params still waiting (an elicitation has a mode). */
 	pending: (ApprovalRequest | ElicitationRequest)[];
 	/** The turn kin is running on this session now. */
 	runningTurnId?: string;
@@ -101,6 +173,19 @@ export type TurnStatus = 'completed' | 'cancelled' | 'failed' | 'limit';
 export interface Usage {
 	inputTokens: number;
 	outputTokens: number;
+}
+
+export interface TurnStartParams {
+	sessionId: string;
+	input: string;
+}
+
+export interface TurnStartResult {
+	turnId: string;
+}
+
+export interface TurnCancelResult {
+	cancelled: boolean;
 }
 
 export interface TurnStarted {
@@ -133,7 +218,7 @@ export interface FileDiff {
 	path: string;
 	oldText: string;
 	newText: string;
-	unified?: string;
+	unified: string;
 }
 
 export type ToolContent =
@@ -153,6 +238,8 @@ export interface ToolCallParams {
 	outputDelta?: string;
 	output?: string;
 	content?: ToolContent[];
+	/** How a command runs, from the moment it is prepared. */
+	sandbox?: SandboxUse;
 }
 
 export interface TurnCompleted {
@@ -168,12 +255,39 @@ export interface TurnCompleted {
 export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown';
 
 export interface PermissionOption {
+	/** allow_once, allow_always (this session), allow_always_permanent (every session), deny, trust. */
 	optionId: string;
 	name: string;
-	kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | string;
+	kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 }
 
-export interface ApprovalRequest {
+/** What the person sees of a call before deciding (and what a decision item says was shown). */
+export interface ApprovalDetails {
+	title: string;
+	command?: string;
+	cwd?: string;
+	diffs?: FileDiff[];
+	server?: string;
+	destination?: string;
+	/** The tool's own name on its MCP server. */
+	serverTool?: string;
+	arguments?: string;
+	warning?: string;
+	/** What "always allow" would cover; key and fingerprint are opaque. */
+	grant?: { key: string; fingerprint?: string; label: string };
+	alwaysAsk?: boolean;
+	/** How a command runs. */
+	sandbox?: SandboxUse;
+}
+
+/** How a command runs: confined or not, with network or not, and (confined) what it may change. */
+export interface SandboxUse {
+	confined: boolean;
+	network: boolean;
+	writable?: string[];
+}
+
+export interface ApprovalRequest extends ApprovalDetails {
 	requestId: string;
 	sessionId?: string;
 	turnId?: string;
@@ -181,64 +295,75 @@ export interface ApprovalRequest {
 	kind: ApprovalKind;
 	tool?: string;
 	toolKind?: ToolKind;
-	title: string;
-	command?: string;
-	cwd?: string;
-	diffs?: FileDiff[];
-	server?: string;
-	destination?: string;
-	arguments?: string;
-	warning?: string;
 	transport?: string;
 	scope?: string;
-	grant?: { key: string; label: string };
-	alwaysAsk?: boolean;
 	options: PermissionOption[];
+}
+
+export interface ApprovalRespondParams {
+	requestId: string;
+	/** One of the request's optionIds. */
+	decision: string;
+	/** The first release's spelling of allow_always_permanent; kin still reads it. Never sent here. */
+	permanent?: boolean;
 }
 
 export interface ApprovalResolved {
 	requestId: string;
 	sessionId?: string;
 	decision: string;
-	reason: 'person' | 'grant' | 'cancelled' | 'disconnected' | 'shutdown' | string;
+	reason: 'person' | 'cancelled' | 'disconnected' | 'shutdown';
 }
 
 // ---- elicitation ----
+
+export type ElicitationFieldType = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi_select';
 
 export interface ElicitationField {
 	name: string;
 	title?: string;
 	description?: string;
-	type: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | string;
+	type: ElicitationFieldType;
 	required?: boolean;
+	/** A string, number, boolean or (multi_select) a list of enum values. */
 	default?: unknown;
+	/** enum and multi_select: the values to send back. */
+	enum?: string[];
+	/** Their titles, index by index, when the server gave titles. */
+	enumNames?: string[];
+	format?: 'email' | 'uri' | 'date' | 'date-time';
 	minimum?: number;
 	maximum?: number;
 	minLength?: number;
 	maxLength?: number;
-	pattern?: string;
-	format?: string;
-	enum?: string[];
-	enumNames?: string[];
+	minItems?: number;
+	maxItems?: number;
 }
 
 export interface ElicitationRequest {
 	requestId: string;
 	sessionId?: string;
-	server?: string;
+	server: string;
 	mode: 'form' | 'url';
-	purpose?: string;
-	message?: string;
-	url?: string;
+	purpose?: 'oauth';
+	message: string;
 	fields?: ElicitationField[];
+	url?: string;
 }
 
 export type ElicitationAction = 'accept' | 'decline' | 'cancel';
 
+export interface ElicitationRespondParams {
+	requestId: string;
+	action: ElicitationAction;
+	content?: Record<string, unknown>;
+}
+
 export interface ElicitationResolved {
 	requestId: string;
-	action: ElicitationAction | string;
-	reason?: string;
+	sessionId?: string;
+	action: ElicitationAction;
+	reason: 'person' | 'cancelled' | 'disconnected' | 'shutdown';
 }
 
 // ---- service notifications ----
@@ -255,8 +380,8 @@ export type McpState =
 
 export interface McpStatus {
 	server: string;
-	state: McpState | string;
-	tools?: number;
+	state: McpState;
+	tools: number;
 	error?: string;
 }
 
@@ -268,7 +393,7 @@ export interface Notice {
 }
 
 export interface LogMessage {
-	level: 'error' | 'warning' | 'info' | 'debug' | string;
+	level: 'warning' | 'error';
 	message: string;
 }
 
@@ -278,27 +403,30 @@ export type McpScope = 'project' | 'global';
 
 export interface McpServerRow {
 	name: string;
-	scope: McpScope | 'foreign' | string;
-	transport: 'stdio' | 'http' | string;
-	enabled?: boolean;
-	state?: McpState | string;
-	tools?: number;
-	launch?: string;
-	/** Masked: PROTOCOL.md shows {"NAME":"●●●●"}; kin 0.1.0-dev sends ["NAME=●●●●"]. Both are read. */
-	env?: Record<string, string> | string[];
-	headers?: Record<string, string> | string[];
-	auth?: string;
-	oauth?: { clientId?: string; redirectUri?: string };
-	trusted?: boolean;
+	scope: McpScope | 'foreign';
+	transport: 'stdio' | 'http' | '';
+	enabled: boolean;
+	state?: McpState;
+	tools: number;
 	lastError?: string;
+	launch: string;
+	/** Masked: ["NAME=●●●●"]. */
+	env?: string[];
+	/** Masked: ["Name: ●●●●"]. */
+	headers?: string[];
+	auth?: string;
+	oauth?: { clientId?: string; redirectUri?: string; signedIn: boolean };
+	trusted: boolean;
 	file?: string;
 }
 
 export interface McpListResult {
 	servers: McpServerRow[];
-	foreign?: McpServerRow[];
-	warnings?: { file: string; server?: string; problem: string }[];
-	notices?: string[];
+	shadowed?: McpServerRow[];
+	foreign: McpServerRow[];
+	/** One line per skipped entry or unreadable file. */
+	warnings: string[];
+	notices: string[];
 }
 
 /** An entry of .kin/mcp.json as written (`${VAR}` spellings kept). */
@@ -311,17 +439,110 @@ export interface McpServerConfig {
 	[key: string]: unknown;
 }
 
+export interface McpAddParams {
+	scope?: McpScope;
+	name: string;
+	config: McpServerConfig;
+}
+
+export interface McpRemoveParams {
+	scope?: McpScope;
+	name: string;
+}
+
+export interface McpSetEnabledParams {
+	scope?: McpScope;
+	name: string;
+	enabled: boolean;
+}
+
+export interface McpAdoptParams {
+	name: string;
+}
+
+export interface McpNameParams {
+	name?: string;
+}
+
+export interface McpServersResult {
+	servers: McpServerRow[];
+}
+
 export interface McpCheckResult {
-	results: { name: string; ready: boolean; state: string; explanation?: string }[];
+	results: { name: string; ready: boolean; state: McpState; explanation: string }[];
+}
+
+export interface McpLoginResult {
+	state: McpState;
 }
 
 // ---- grants ----
 
 export interface Grant {
 	id: string;
-	type: 'bash' | 'tool' | 'mcp' | 'trust' | string;
+	type: 'bash' | 'bash-net' | 'bash-unconfined' | 'tool' | 'mcp' | 'trust';
 	key: string;
+	/** On an MCP grant: the tool definition it was given for (opaque). */
+	fingerprint?: string;
+	/** What the grant covers; scope says for how long. */
 	label: string;
-	scope: 'session' | 'permanent' | string;
+	scope: 'session' | 'permanent';
 	sessionId?: string;
+	created: string;
+}
+
+export interface GrantsListResult {
+	grants: Grant[];
+}
+
+export interface GrantIdParams {
+	id: string;
+}
+
+// ---- documents: the editor's buffers (this extension does not sync them yet) ----
+
+export interface TextDocumentsClientCapabilities {
+	sync: boolean;
+	applyEdit: boolean;
+}
+
+export interface Position {
+	line: number;
+	/** UTF-16 code units, as in LSP. */
+	character: number;
+}
+
+export interface Range {
+	start: Position;
+	end: Position;
+}
+
+export interface DidOpenTextDocumentParams {
+	textDocument: { uri: string; languageId: string; version: number; text: string };
+}
+
+export interface DidChangeTextDocumentParams {
+	textDocument: { uri: string; version: number };
+	contentChanges: { range?: Range; rangeLength?: number; text: string }[];
+}
+
+export interface DidCloseTextDocumentParams {
+	textDocument: { uri: string };
+}
+
+export interface ApplyWorkspaceEditParams {
+	label?: string;
+	edit: { documentChanges: { textDocument: { uri: string; version: number }; edits: { range: Range; newText: string }[] }[] };
+	sessionId?: string;
+	callId?: string;
+}
+
+export interface ApplyWorkspaceEditResult {
+	applied: boolean;
+	failureReason?: string;
+	saved?: boolean;
+}
+
+export interface DidChangeFilesParams {
+	changes: { uri: string; path: string; type: 'created' | 'changed' }[];
 }

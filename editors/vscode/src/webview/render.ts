@@ -108,7 +108,15 @@ function decisionText(d: string): string {
 		case 'allow_once':
 			return 'Allowed once';
 		case 'allow_always':
-			return 'Always allowed';
+			return 'Always allowed in this session';
+		case 'allow_always_permanent':
+			return 'Always allowed in every session';
+		case 'accept':
+			return 'Answered';
+		case 'decline':
+			return 'Declined';
+		case 'cancel':
+			return 'Cancelled';
 		case 'trust':
 			return 'Trusted';
 		case 'deny':

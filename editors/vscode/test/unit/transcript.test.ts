@@ -4,7 +4,7 @@ import { Action, TranscriptState, initialState, reduce, fromHistory, ToolEntry }
 import type { ApprovalRequest } from '../../src/protocol/types';
 
 const S = 's_1';
-const session = { sessionId: S, title: 't' };
+const session = { sessionId: S, title: 't', createdAt: '2026-11-30T23:15:00Z', updatedAt: '2026-11-30T23:15:00Z', turns: 0 };
 
 function run(actions: Action[], start: TranscriptState = initialState(session)): TranscriptState {
 	return actions.reduce(reduce, start);
@@ -106,7 +106,7 @@ test('an elicitation waits inline until resolved', () => {
 	let s = run([{ type: 'elicitationRequest', params: { requestId: 'el_1', sessionId: S, server: 'everything', mode: 'form', message: 'details?' } }]);
 	assert.equal(s.entries.length, 1);
 	assert.match((s.entries[0] as any).title, /everything asks for input/);
-	s = reduce(s, { type: 'elicitationResolved', params: { requestId: 'el_1', action: 'decline' } });
+	s = reduce(s, { type: 'elicitationResolved', params: { requestId: 'el_1', action: 'decline', reason: 'person' } });
 	assert.equal(s.entries.length, 0);
 });
 
@@ -149,7 +149,7 @@ test('a resumed session redraws its history and shows what still waits', () => {
 				status: 'completed',
 				output: 'ok\n',
 			},
-			{ type: 'decision', turnId: 't_1', callId: 'call_1', requestId: 'ap_1', kind: 'tool_call', decision: 'allow_once', reason: 'person', title: 'Run go test ./...' },
+			{ type: 'decision', turnId: 't_1', callId: 'call_1', requestId: 'ap_1', approvalKind: 'tool_call', decision: 'allow_once', reason: 'person', title: 'Run go test ./...' },
 			{ type: 'assistant', turnId: 't_1', text: 'All tests pass.' },
 			{ type: 'turn', turnId: 't_1', status: 'completed' },
 			{ type: 'user', turnId: 't_2', text: 'again' },

@@ -4,33 +4,36 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buttonsFor, dialogDetail, dialogMessage } from '../../src/approvalText';
-import { parseFieldValue, validateField } from '../../src/elicitationFields';
-import type { ApprovalRequest } from '../../src/protocol/types';
+import { choiceItems, fieldPrompt, fieldTitle, parseFieldValue, validateChoices, validateField } from '../../src/elicitationFields';
+import type { ApprovalRequest, ElicitationField, ElicitationRequest, PermissionOption } from '../../src/protocol/types';
 import { maskedNames, splitArgs } from '../../src/shellWords';
 import { describe } from '../../src/statusText';
 import { renderEntry, renderMarkdown } from '../../src/webview/render';
 
-const opts = (always: string) => [
+const opts = (always: string): PermissionOption[] => [
 	{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
-	{ optionId: 'allow_always', name: always, kind: 'allow_always' },
+	{ optionId: 'allow_always', name: `${always} in this session`, kind: 'allow_always' },
+	{ optionId: 'allow_always_permanent', name: `${always} in every session`, kind: 'allow_always' },
 	{ optionId: 'deny', name: 'Deny', kind: 'reject_once' },
 ];
 
-test('deny is the first (Enter) button and closing the dialog denies too', () => {
-	const b = buttonsFor({ requestId: 'a', kind: 'tool_call', title: 't', options: opts('Always allow `go test` commands in this session') });
+test("deny is the first (Enter) button, closing the dialog denies too, and kin's options keep their names", () => {
+	const b = buttonsFor({ requestId: 'a', kind: 'tool_call', title: 't', options: opts('Always allow `go test` commands') });
 	assert.deepEqual(
 		b.map((x) => [x.title, x.optionId, !!x.close]),
 		[
 			['Deny', 'deny', false],
 			['Allow once', 'allow_once', false],
 			['Always allow `go test` commands in this session', 'allow_always', false],
-			['Always allow `go test` commands in every session', 'allow_always', false],
+			['Always allow `go test` commands in every session', 'allow_always_permanent', false],
 			['Cancel', 'deny', true],
 		],
 	);
+	// Nothing is added: a request without "always" options has none.
+	const once = buttonsFor({ requestId: 'b', kind: 'tool_call', title: 't', options: [opts('x')[0], opts('x')[3]] });
 	assert.deepEqual(
-		b.filter((x) => x.permanent).map((x) => x.title),
-		['Always allow `go test` commands in every session'],
+		once.map((x) => x.title),
+		['Deny', 'Allow once', 'Cancel'],
 	);
 });
 
@@ -39,8 +42,8 @@ test('a file change offers Review diff; a server launch offers Trust server', ()
 		requestId: 'a',
 		kind: 'tool_call',
 		title: 'Edit main.go',
-		diffs: [{ path: '/w/main.go', oldText: 'a', newText: 'b' }],
-		options: opts('Always allow edit_file in this session'),
+		diffs: [{ path: '/w/main.go', oldText: 'a', newText: 'b', unified: '' }],
+		options: opts('Always allow edit_file'),
 	});
 	assert.ok(edit.some((x) => x.title === 'Review diff' && x.optionId === undefined));
 	const launch = buttonsFor({
@@ -109,7 +112,7 @@ test('a bash approval shows its command and cwd; acknowledge_unknown names the c
 });
 
 test('elicitation fields are checked as the person types', () => {
-	const age = { name: 'age', title: 'Age', type: 'integer', minimum: 0, maximum: 150 };
+	const age: ElicitationField = { name: 'age', title: 'Age', type: 'integer', minimum: 0, maximum: 150 };
 	assert.equal(validateField(age, 'x'), 'Enter a number');
 	assert.equal(validateField(age, '3.5'), 'Enter a whole number');
 	assert.equal(validateField(age, '200'), 'At most 150');
@@ -119,6 +122,42 @@ test('elicitation fields are checked as the person types', () => {
 	assert.equal(validateField({ name: 'n', type: 'string' }, ''), undefined);
 	assert.equal(parseFieldValue({ name: 'n', type: 'string' }, ''), undefined);
 	assert.equal(validateField({ name: 'e', type: 'string', format: 'email' }, 'ana'), 'Enter an email address');
+	assert.equal(validateField({ name: 'd', type: 'string', format: 'date' }, '1 April'), 'Enter a date as YYYY-MM-DD');
+	assert.equal(validateField({ name: 'd', type: 'string', format: 'date' }, '1990-04-01'), undefined);
+	assert.match(validateField({ name: 't', type: 'string', format: 'date-time' }, '2026-11-30 23:15') ?? '', /date and time/);
+	assert.equal(validateField({ name: 't', type: 'string', format: 'date-time' }, '2026-11-30T23:15:00Z'), undefined);
+});
+
+test('a multi-select lists titled options, preselects its default and counts the picks', () => {
+	const fish: ElicitationField = {
+		name: 'fish',
+		title: 'Fish',
+		type: 'multi_select',
+		enum: ['fish-1', 'fish-2', 'fish-3'],
+		enumNames: ['Tuna', 'Salmon', 'Trout'],
+		minItems: 1,
+		maxItems: 2,
+		default: ['fish-1'],
+	};
+	assert.deepEqual(
+		choiceItems(fish).map((c) => [c.label, c.value, !!c.picked]),
+		[
+			['Tuna', 'fish-1', true],
+			['Salmon', 'fish-2', false],
+			['Trout', 'fish-3', false],
+		],
+	);
+	assert.equal(validateChoices(fish, []), 'Pick at least 1');
+	assert.equal(validateChoices(fish, ['fish-1', 'fish-2', 'fish-3']), 'Pick at most 2');
+	assert.equal(validateChoices(fish, ['fish-2']), undefined);
+	const p: ElicitationRequest = { requestId: 'el_1', server: 'everything', mode: 'form', message: 'Details', fields: [fish] };
+	assert.equal(fieldTitle(p, fish, 0, 1), 'everything asks (1/1): Fish (optional)');
+	assert.equal(fieldPrompt(p, fish), 'Details — 1–2 choices');
+	// Untitled options show their values.
+	assert.deepEqual(
+		choiceItems({ name: 't', type: 'multi_select', enum: ['work', 'home'] }).map((c) => c.label),
+		['work', 'home'],
+	);
 });
 
 test('the status bar: connected, busy, waiting for approval (warning), failed (error)', () => {

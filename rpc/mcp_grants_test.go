@@ -1,4 +1,4 @@
-package main
+package rpc_test
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func answer(ed *rpctest.Editor, decisions map[string]string) {
 		if req["kind"] != "server_launch" {
 			p.Decision = decisions[req["callId"].(string)]
 			if p.Decision == "always" {
-				p.Decision, p.Permanent = "allow_always", true
+				p.Decision = "allow_always_permanent"
 			}
 		}
 		go ed.Call("approval/respond", p, nil) // a launch answered twice: the second gets -32013

@@ -1,4 +1,4 @@
-package main
+package rpc_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/mcp/oauth/oauthtest"
@@ -31,6 +32,8 @@ type world struct {
 	home  string
 	ws    string
 	model *modeltest.Server
+	// sandbox confines the built-in tools' commands (nil: sandbox.Default()).
+	sandbox *sandbox.Sandbox
 }
 
 func newWorld(t *testing.T, servers map[string]any) *world {
@@ -58,16 +61,32 @@ func (w *world) editorWith(log *zap.Logger, trace io.Writer) *rpctest.Editor {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	ed := rpctest.Start(w.t, w.options(log, trace))
+	ed.Initialize(w.ws)
+	return ed
+}
+
+// options are the server options of this world's kin.
+func (w *world) options(log *zap.Logger, trace io.Writer) rpc.Options {
 	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
-	opts := rpc.Options{
+	return rpc.Options{
 		Home: w.home, Cwd: w.ws, Version: "test", Logger: log, Trace: trace,
 		Getenv: func(k string) string { return vars[k] },
 		Tools:  func([]string) []tool.Tool { return builtin.Tools(builtin.Options{}) },
-		MCP:    mcpFactory(log, w.home, []string{"read_file", "list_dir", "search", "write_file", "edit_file", "bash"}),
+		MCP:    &rpc.MCPOptions{},
 	}
-	ed := rpctest.Start(w.t, opts)
-	ed.Initialize(w.ws)
-	return ed
+}
+
+// serve starts kin for an editor that has not sent initialize yet.
+func (w *world) serve() *rpctest.Editor {
+	vars := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
+	return rpctest.Start(w.t, rpc.Options{
+		Home: w.home, Cwd: w.ws, Version: "0.1.0", Logger: zap.NewNop(),
+		Getenv:  func(k string) string { return vars[k] },
+		Tools:   func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: w.sandbox}) },
+		Sandbox: w.sandbox,
+		MCP:     &rpc.MCPOptions{},
+	})
 }
 
 func respond(ed *rpctest.Editor, req map[string]any, decision string) {
@@ -579,5 +598,38 @@ func TestMCPOAuthDeclinedThroughTheProtocol(t *testing.T) {
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "plain"), rpctest.Field("state", "needs_login")))
 	if code, msg := ed.CallErr("mcp/login", map[string]any{"name": "plain"}); code != rpc.CodeConfigError || !strings.Contains(msg, `"auth": "oauth"`) {
 		t.Errorf("mcp/login of a static server: %d %q", code, msg)
+	}
+}
+
+// mcp/list right after initialized lists the configured servers: the
+// configuration is read while initialize is answered, not by the start-up
+// that initialized kicks off in the background (it answered no servers in 7
+// of 10 runs). Many fresh connections, as the race was one of timing.
+func TestMCPListRightAfterInitializedSeesTheConfiguration(t *testing.T) {
+	w := newWorld(t, map[string]any{
+		"later":    map[string]any{"command": "kin-test-no-such-server"},
+		"disabled": map[string]any{"command": "kin-test-no-such-server", "disabled": true},
+	})
+	for i := range 25 {
+		ed := w.editor()
+		var list struct {
+			Servers []struct {
+				Name      string `json:"name"`
+				LastError string `json:"lastError"`
+			} `json:"servers"`
+		}
+		ed.MustCall("mcp/list", nil, &list)
+		names := map[string]string{}
+		for _, s := range list.Servers {
+			names[s.Name] = s.LastError
+		}
+		if _, ok := names["later"]; !ok || len(names) != 2 {
+			t.Fatalf("connection %d: mcp/list right after initialized: %v", i, list.Servers)
+		}
+		if e := names["later"]; strings.Contains(e, "apply") {
+			t.Errorf("connection %d: a server about to start says %q", i, e)
+		}
+		ed.Conn.Close()
+		<-ed.Done
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package rpc_test
 
 import (
 	"net/http"

@@ -1,0 +1,128 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// bodyScan follows a frame's body byte by byte, keeping nothing of it, just
+// far enough to know two things: where the top-level JSON value ends (so a
+// Content-Length that is too long is noticed) and the top-level "id" (so a
+// frame kin refuses, even one too large to keep, is answered with its own
+// id). It is not a validator: json.Unmarshal judges the body kin keeps.
+// A body that does not start with an object or an array is not followed.
+type bodyScan struct {
+	started bool // the first non-blank byte was seen
+	opaque  bool // not an object or an array: its end is not looked for
+	done    bool // the top-level value ended
+	depth   int
+	inStr   bool
+	esc     bool
+
+	// In the top-level object: expecting a key, reading one, reading the
+	// value of "id".
+	object  bool
+	wantKey bool
+	inKey   bool
+	key     []byte
+	inID    bool
+	val     []byte
+	long    bool // the id's value is over maxIDBytes
+
+	id json.RawMessage // the top-level id, when it is a string or number
+}
+
+// maxIDBytes bounds the id kept; a longer one is not answered with.
+const maxIDBytes = 256
+
+func (b *bodyScan) ended() bool { return b.done }
+
+// feed scans the next bytes of the body and returns how many it used: all
+// of them, or up to the byte that ended the top-level value.
+func (b *bodyScan) feed(p []byte) int {
+	for i, c := range p {
+		switch {
+		case b.done || b.opaque:
+			return len(p)
+		case !b.started:
+			if isSpace(c) {
+				continue
+			}
+			b.started = true
+			if c != '{' && c != '[' {
+				b.opaque = true
+				return len(p)
+			}
+			b.depth, b.object, b.wantKey = 1, c == '{', c == '{'
+			continue
+		}
+		if b.inID {
+			if len(b.val) <= maxIDBytes {
+				b.val = append(b.val, c)
+			} else {
+				b.long = true
+			}
+		}
+		if b.inStr {
+			switch {
+			case b.esc:
+				b.esc = false
+			case c == '\\':
+				b.esc = true
+				if b.inKey {
+					b.key = append(b.key, 0) // an escaped key is never taken for "id"
+				}
+			case c == '"':
+				b.inStr, b.inKey = false, false
+			case b.inKey && len(b.key) <= len("id"):
+				b.key = append(b.key, c)
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			b.inStr = true
+			if b.depth == 1 && b.wantKey {
+				b.inKey, b.wantKey, b.key = true, false, b.key[:0]
+			}
+		case '{', '[':
+			b.depth++
+		case '}', ']':
+			b.depth--
+			if b.depth == 0 {
+				b.endValue()
+				b.done = true
+				return i + 1
+			}
+		case ':':
+			if b.depth == 1 && b.object {
+				b.inID, b.val, b.long = string(b.key) == "id", b.val[:0], false
+			}
+		case ',':
+			if b.depth == 1 && b.object {
+				b.endValue()
+				b.wantKey = true
+			}
+		}
+	}
+	return len(p)
+}
+
+// endValue closes a top-level member: the id is kept when it is a string
+// or a number.
+func (b *bodyScan) endValue() {
+	if !b.inID {
+		return
+	}
+	b.inID = false
+	if b.long || len(b.val) == 0 {
+		return
+	}
+	v := bytes.TrimSpace(b.val[:len(b.val)-1]) // without the ',' or '}' that ended it
+	if len(v) == 0 || !json.Valid(v) {
+		return
+	}
+	if c := v[0]; c == '"' || c == '-' || ('0' <= c && c <= '9') {
+		b.id = append(json.RawMessage(nil), v...)
+	}
+}

@@ -1,0 +1,39 @@
+package rpc
+
+import "testing"
+
+func TestBodyScan(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		id   string
+		end  int // bytes up to the end of the value; -1: not found
+	}{
+		{`{"id":5,"x":1}`, `5`, 14},
+		{`{"params":{"id":9},"id":"a"}`, `"a"`, 28},
+		{`{"params":"}\"{","id":-1}`, `-1`, 25},
+		{`  {"id" : 3 } {"id":4}`, `3`, 13},
+		{`{"id":{"a":1}}`, ``, 14},
+		{`{"id":true}`, ``, 11},
+		{`{"i\"d":1}`, ``, 10},
+		{`{"idx":1,"id":2}`, `2`, 16},
+		{`[{"id":1}]`, ``, 10},
+		{`"just a string"`, ``, -1},
+		{`{"id":7,"params":{"text":"cut here`, `7`, -1},
+	} {
+		for _, step := range []int{1, 3, len(c.body)} {
+			var b bodyScan
+			used := 0
+			for used < len(c.body) && !b.ended() {
+				next := min(used+step, len(c.body))
+				used += b.feed([]byte(c.body[used:next]))
+			}
+			end := -1
+			if b.ended() {
+				end = used
+			}
+			if string(b.id) != c.id || end != c.end {
+				t.Errorf("%s (steps of %d): id %q end %d, want %q %d", c.body, step, b.id, end, c.id, c.end)
+			}
+		}
+	}
+}

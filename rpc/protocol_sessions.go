@@ -1,0 +1,186 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// PROTOCOL.md, Sessions: session/new, session/list, session/resume,
+// session/delete, session/configure.
+
+// SessionInfo is one session's summary.
+type SessionInfo struct {
+	SessionID string    `json:"sessionId"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Turns     int       `json:"turns"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absent for a session recorded before sessions kept them).
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is the session's mode (ask, agent, auto-edit); session/list's
+	// rows leave it out.
+	Mode string `json:"mode,omitempty"`
+}
+
+// SessionNewParams is session/new's params.
+type SessionNewParams struct {
+	Title string `json:"title,omitempty"`
+	// Cwd and AdditionalDirectories are the session's workspace folders
+	// (absolute paths of directories); without them the session gets the
+	// connection's workspace folders.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is ask, agent (the default) or auto-edit.
+	Mode string `json:"mode,omitempty"`
+}
+
+// SessionResult is session/new's result.
+type SessionResult struct {
+	Session SessionInfo `json:"session"`
+}
+
+// SessionListResult is session/list's result.
+type SessionListResult struct {
+	Sessions []SessionInfo `json:"sessions"`
+}
+
+// SessionIDParams names a session (session/resume, session/delete,
+// turn/cancel).
+type SessionIDParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// SessionResumeParams is session/resume's params: a page of history, the
+// newest limit items before the before cursor.
+type SessionResumeParams struct {
+	SessionID string `json:"sessionId"`
+	Limit     int    `json:"limit,omitempty"`
+	Before    string `json:"before,omitempty"`
+}
+
+// SessionResumeResult is session/resume's result.
+type SessionResumeResult struct {
+	Session SessionInfo   `json:"session"`
+	History []HistoryItem `json:"history"`
+	// Cursor is the before of the next older page (absent at the start).
+	Cursor  string           `json:"cursor,omitempty"`
+	Pending []PendingRequest `json:"pending"`
+	// RunningTurnID is the turn this kin runs on the session now.
+	RunningTurnID string `json:"runningTurnId,omitempty"`
+	// ReadOnly is set when turns cannot run on the session here (another
+	// kin has it open, or its log cannot be written); ReadOnlyReason says
+	// which.
+	ReadOnly       bool   `json:"readOnly,omitempty"`
+	ReadOnlyReason string `json:"readOnlyReason,omitempty"`
+}
+
+// History item types.
+const (
+	HistoryUser        = "user"
+	HistoryAssistant   = "assistant"
+	HistoryToolCall    = "toolCall"
+	HistoryDecision    = "decision"
+	HistoryElicitation = "elicitation"
+	HistoryTurn        = "turn"
+	HistoryPlan        = "plan"
+	HistoryMode        = "mode"
+	HistoryUndo        = "undo"
+)
+
+// HistoryItem is one entry of a session, for an editor to redraw. Fields
+// are set by Type (see PROTOCOL.md); the rest are left out.
+type HistoryItem struct {
+	Type   string `json:"type"`
+	TurnID string `json:"turnId,omitempty"`
+	Text   string `json:"text,omitempty"`
+
+	// toolCall (kind is the tool's kind, as in turn/toolCall)
+	CallID    string        `json:"callId,omitempty"`
+	Name      string        `json:"name,omitempty"`
+	Kind      string        `json:"kind,omitempty"`
+	Title     string        `json:"title,omitempty"`
+	Arguments string        `json:"arguments,omitempty"`
+	Status    string        `json:"status,omitempty"`
+	Output    string        `json:"output,omitempty"`
+	Content   []ToolContent `json:"content,omitempty"`
+
+	// decision and elicitation
+	RequestID string `json:"requestId,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// ApprovalKind is the approval/request's kind (tool_call,
+	// server_launch, acknowledge_unknown, continue); Approved is what it
+	// showed.
+	ApprovalKind string           `json:"approvalKind,omitempty"`
+	Approved     *ApprovalDetails `json:"approved,omitempty"`
+
+	// turn
+	Error string `json:"error,omitempty"`
+	Usage *Usage `json:"usage,omitempty"`
+
+	// elicitation (which server asked, in which mode: form or url; source
+	// kin and no server for kin's ask tool); mode: the session's new mode
+	Server string `json:"server,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+	Source string `json:"source,omitempty"`
+
+	// plan: the whole plan after an update_plan call
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// undo: what a turn/undo did
+	Undo *TurnUndoResult `json:"undo,omitempty"`
+}
+
+// PendingRequest is a question still waiting: exactly the params of the
+// approval/request or elicitation/request that asked it (an elicitation
+// has a mode, an approval has options), so an editor can show it again.
+type PendingRequest struct {
+	Approval    *ApprovalRequest
+	Elicitation *ElicitationRequest
+}
+
+// MarshalJSON writes the request it holds.
+func (p PendingRequest) MarshalJSON() ([]byte, error) {
+	switch {
+	case p.Approval != nil:
+		return json.Marshal(p.Approval)
+	case p.Elicitation != nil:
+		return json.Marshal(p.Elicitation)
+	}
+	return nil, errors.New("rpc: an empty PendingRequest")
+}
+
+// UnmarshalJSON reads either request, told apart by elicitation's mode.
+func (p *PendingRequest) UnmarshalJSON(b []byte) error {
+	var probe struct {
+		Mode *string `json:"mode"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return err
+	}
+	if probe.Mode != nil {
+		p.Elicitation = &ElicitationRequest{}
+		return json.Unmarshal(b, p.Elicitation)
+	}
+	p.Approval = &ApprovalRequest{}
+	return json.Unmarshal(b, p.Approval)
+}
+
+// Method of the session's settings.
+const MethodSessionConfigure = "session/configure"
+
+// SessionConfigureParams is session/configure's params: what to change
+// (fields left out stay as they are).
+type SessionConfigureParams struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode,omitempty"`
+}
+
+// SessionConfigureResult is session/configure's result: the session's
+// configuration after the change.
+type SessionConfigureResult struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
+}
