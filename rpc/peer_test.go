@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
@@ -354,12 +355,13 @@ func TestContinueQuestionAllowedAndDenied(t *testing.T) {
 	e.Model.Script(call("a1"), call("a2"), call("a3"), modeltest.Reply{Text: []string{"done"}},
 		call("d1"), call("d2"), call("d3"))
 	ed, sid := e.editor()
-	decision := "allow_once"
+	var decision atomic.Value
+	decision.Store("allow_once")
 	answerApprovals(ed, func(req map[string]any) string {
 		if req["kind"] != "continue" {
 			return "deny"
 		}
-		return decision
+		return decision.Load().(string)
 	})
 	if done := completed(ed, start(t, ed, sid, "go on")); done["status"] != "completed" {
 		t.Fatalf("allowed: %v", done)
@@ -370,7 +372,7 @@ func TestContinueQuestionAllowedAndDenied(t *testing.T) {
 	}
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "a3"), rpctest.Field("status", "completed")))
 
-	decision = "deny"
+	decision.Store("deny")
 	tid := start(t, ed, sid, "again")
 	done := completed(ed, tid)
 	if done["status"] != "limit" || !strings.Contains(done["error"].(string), "2 tool calls") {
