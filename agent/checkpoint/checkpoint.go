@@ -133,7 +133,7 @@ func (s *Store) Before(c Change) (revert func(), err error) {
 		}
 		m.Files = append(m.Files, f)
 	}
-	if err := s.save(dir, m); err != nil {
+	if err := s.save(dir, m, true); err != nil {
 		return nil, err
 	}
 	return func() {
@@ -142,7 +142,7 @@ func (s *Store) Before(c Change) (revert func(), err error) {
 		if prev.TurnID == "" {
 			prev = manifest{TurnID: c.TurnID, Seq: m.Seq} // no files: nothing to undo
 		}
-		_ = s.save(dir, prev)
+		_ = s.save(dir, prev, false) // at worst undo finds the file as it was
 	}, nil
 }
 
@@ -169,7 +169,7 @@ func (s *Store) Untracked(sessionID, turnID string, call session.NotUndoable) er
 		}
 	}
 	m.Calls = append(m.Calls, call)
-	return s.save(dir, m)
+	return s.save(dir, m, false) // a note for the report: not worth a sync
 }
 
 // Turns lists the turns of a session whose file changes can be undone,
@@ -268,7 +268,10 @@ func (s *Store) load(dir string) (manifest, error) {
 	return m, nil
 }
 
-func (s *Store) save(dir string, m manifest) error {
+// save replaces a turn's manifest. durable makes it, and the blobs it
+// names, survive a crash: what a write's undo needs must be on disk before
+// the write happens.
+func (s *Store) save(dir string, m manifest, durable bool) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -276,7 +279,18 @@ func (s *Store) save(dir string, m manifest) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("checkpoint: %v", err)
 	}
-	return writeDurable(filepath.Join(dir, manifestName), b, 0o600)
+	if durable {
+		syncDir(filepath.Join(filepath.Dir(dir), "blobs"))
+	}
+	if err := writeFile(filepath.Join(dir, manifestName), b, 0o600, durable); err != nil {
+		return err
+	}
+	if durable {
+		syncDir(dir)                             // the manifest's name
+		syncDir(filepath.Dir(dir))               // the turn's folder
+		syncDir(filepath.Dir(filepath.Dir(dir))) // the session's folder
+	}
+	return nil
 }
 
 // putBlob stores content under its hash in the session's folder (once) and
@@ -292,7 +306,7 @@ func (s *Store) putBlob(sessionID string, content []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("checkpoint: %v", err)
 	}
-	return h, writeDurable(p, content, 0o600)
+	return h, writeFile(p, content, 0o600, true) // its name is synced with the manifest
 }
 
 func (s *Store) blob(sessionID, h string) ([]byte, error) {
@@ -306,9 +320,10 @@ func (s *Store) blob(sessionID, h string) ([]byte, error) {
 	return b, nil
 }
 
-// writeDurable replaces p with data: a synced temporary file renamed over
-// it, and the folder synced, so a crash leaves the old file or the new one.
-func writeDurable(p string, data []byte, mode fs.FileMode) error {
+// writeFile replaces p with data: a temporary file renamed over it, so a
+// reader or a crash sees the old file or the new one. With sync the file's
+// content is on disk before the rename.
+func writeFile(p string, data []byte, mode fs.FileMode, sync bool) error {
 	dir := filepath.Dir(p)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
@@ -319,7 +334,7 @@ func writeDurable(p string, data []byte, mode fs.FileMode) error {
 	if err == nil {
 		err = f.Chmod(mode)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -332,11 +347,16 @@ func writeDurable(p string, data []byte, mode fs.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: %v", err)
 	}
+	return nil
+}
+
+// syncDir makes the names a folder holds durable; best effort (Windows
+// cannot open a folder for it).
+func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 func appendOnce(list []string, s string) []string {

@@ -50,7 +50,7 @@ func (s *Store) Undo(ctx context.Context, sessionID, turnID string, fa files.Acc
 	now := time.Now().UTC()
 	m.UndoneAt = &now
 	dir, _ := s.turnDir(sessionID, m.TurnID)
-	if err := s.save(dir, m); err != nil {
+	if err := s.save(dir, m, true); err != nil {
 		return out, fmt.Errorf("the files were restored, but kin could not note that the turn is undone: %w", err)
 	}
 	return out, nil
