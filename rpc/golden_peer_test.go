@@ -14,6 +14,9 @@ import (
 // undone, the continue question, the mode changed, commands listed and
 // run.
 func goldenPeer(t *testing.T, g *recorder, w *world) {
+	// Token counts are the script's: the mock would count the request's
+	// bytes, which hold the test's temporary paths.
+	u := modeltest.Usage{Input: 500, Output: 20}
 	var s rpc.SessionResult
 	g.call("session/new", rpc.SessionNewParams{Title: "plan the fix", Mode: "auto-edit"}, &s)
 	sid := s.Session.SessionID
@@ -21,11 +24,11 @@ func goldenPeer(t *testing.T, g *recorder, w *world) {
 		return `{"entries":[{"content":"read the failing test","status":"completed"},{"content":"fix the race in the cache","status":"` + second + `","priority":"high"},{"content":"run the tests","status":"pending"}]}`
 	}
 	w.model.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_p1", Name: "update_plan", Arguments: plan("in_progress")}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_q1", Name: "ask", Arguments: `{"questions":[{"question":"Which database should the tests use?","options":["postgres","sqlite"]},{"question":"Anything else I should know?"}]}`}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_w1", Name: "write_file", Arguments: `{"path":"cache.go","content":"package main\n\nvar cache = map[string]string{}\n"}`}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_p2", Name: "update_plan", Arguments: plan("completed")}}},
-		modeltest.Reply{Text: []string{"Fixed."}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_p1", Name: "update_plan", Arguments: plan("in_progress")}}, Usage: u},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_q1", Name: "ask", Arguments: `{"questions":[{"question":"Which database should the tests use?","options":["postgres","sqlite"]},{"question":"Anything else I should know?"}]}`}}, Usage: u},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_w1", Name: "write_file", Arguments: `{"path":"cache.go","content":"package main\n\nvar cache = map[string]string{}\n"}`}}, Usage: u},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_p2", Name: "update_plan", Arguments: plan("completed")}}, Usage: u},
+		modeltest.Reply{Text: []string{"Fixed."}, Usage: u},
 	)
 	var ts rpc.TurnStartResult
 	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "fix the race"}, &ts)
@@ -43,7 +46,7 @@ func goldenPeer(t *testing.T, g *recorder, w *world) {
 	g.ed.MustCall("session/new", rpc.SessionNewParams{}, &sl)
 	var replies []modeltest.Reply
 	for i := 0; i <= 16; i++ {
-		replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{{ID: fmt.Sprintf("call_l%d", i), Name: "list_dir", Arguments: "{}"}}})
+		replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{{ID: fmt.Sprintf("call_l%d", i), Name: "list_dir", Arguments: "{}"}}, Usage: u})
 	}
 	w.model.Script(replies...)
 	var tl rpc.TurnStartResult
@@ -57,7 +60,7 @@ func goldenPeer(t *testing.T, g *recorder, w *world) {
 	g.call("session/configure", rpc.SessionConfigureParams{SessionID: sid, Mode: "ask"}, nil)
 	g.call("commands/list", rpc.CommandsListParams{SessionID: sid}, nil)
 	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/plan"}, nil)
-	w.model.Script(modeltest.Reply{Text: []string{"No bugs."}})
+	w.model.Script(modeltest.Reply{Text: []string{"No bugs."}, Usage: u})
 	var tp rpc.TurnStartResult
 	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/profile:review cache.go"}, &tp)
 	g.note("turn/started", rpctest.Field("turnId", tp.TurnID))
