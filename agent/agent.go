@@ -83,6 +83,10 @@ type Options struct {
 	// before it happens, with the content it replaces (c.Old), and stops
 	// it by failing: the hook for checkpoints (turn/undo).
 	BeforeWrite func(ctx context.Context, c files.Change) error
+	// SessionTools, when set, adds a session's own tools to Tools (the MCP
+	// servers an ACP client passed for that session): asked before each
+	// model request, as Tools is.
+	SessionTools func(sessionID string) []tool.Tool
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -96,10 +100,6 @@ type Service struct {
 	log         *zap.Logger
 	// maxCalls is a turn's budget of tool calls before it asks to go on.
 	maxCalls int
-
-	// opening serialises taking a session's ownership, so one Service never
-	// opens a log twice.
-	opening sync.Mutex
 
 	// mu guards sessions.
 	mu       sync.Mutex
@@ -146,6 +146,16 @@ func New(opts Options) *Service {
 // a turn's file input) goes through it.
 func (s *Service) Files(sessionID string) files.Access {
 	return files.WithBeforeWrite(checkpointed{Access: s.frontFiles(sessionID), store: s.checkpoints}, s.opts.BeforeWrite)
+}
+
+// tools is what a session's model may call now: the service's tools, then
+// the session's own.
+func (s *Service) tools(sessionID string) []tool.Tool {
+	out := s.opts.Tools.Tools()
+	if s.opts.SessionTools != nil {
+		out = append(out, s.opts.SessionTools(sessionID)...)
+	}
+	return out
 }
 
 // frontFiles is the front end's access itself (the disk without one).

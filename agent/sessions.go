@@ -74,23 +74,30 @@ var errNotOwner = errors.New("this kin does not own the session")
 // let go). When it had to read the log to do so, it returns what it read
 // (with the page q asked for), so the caller need not read it again.
 func (s *Service) open(id string, defaultRoots []string, q session.Query) (*Session, *session.View, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
+	// The session is made (or found) under the service's lock, and its log
+	// is read under the session's own (own takes sess.wmu): a first resume
+	// of a long session never holds up a turn on another one.
 	s.mu.Lock()
 	sess := s.sessions[id]
-	s.mu.Unlock()
 	fresh := sess == nil
 	if fresh {
 		sess = &Session{id: id, svc: s}
+		s.sessions[id] = sess
 	}
+	s.mu.Unlock()
 	v, err := sess.own(defaultRoots, q)
 	if err != nil {
+		sess.mu.Lock()
+		known := sess.known
+		sess.mu.Unlock()
+		if fresh && !known {
+			s.mu.Lock()
+			if s.sessions[id] == sess {
+				delete(s.sessions, id)
+			}
+			s.mu.Unlock()
+		}
 		return nil, nil, err
-	}
-	if fresh {
-		s.mu.Lock()
-		s.sessions[id] = sess
-		s.mu.Unlock()
 	}
 	return sess, v, nil
 }

@@ -18,7 +18,7 @@ var OwnToolNames = []string{PlanToolName, AskToolName}
 // MCP servers come and go.
 func (t *turn) tools() []tool.Tool {
 	own := []tool.Tool{planTool{t}, askTool{t}}
-	return append(own, t.svc.opts.Tools.Tools()...)
+	return append(own, t.svc.tools(t.sess.id)...)
 }
 
 // mayContinue asks the person, when the turn has made its budget of tool

@@ -273,8 +273,15 @@ func (t *turn) nameSession() {
 	}
 }
 
+// titleFrom names a session after its first question's first paragraph:
+// what follows a blank line may be a file the person attached, which
+// must not become the name every list shows.
 func titleFrom(input string) string {
-	s := strings.Join(strings.Fields(input), " ")
+	first := strings.TrimSpace(input)
+	if i := strings.Index(first, "\n\n"); i > 0 {
+		first = first[:i]
+	}
+	s := strings.Join(strings.Fields(first), " ")
 	if utf8.RuneCountInString(s) > 60 {
 		s = string([]rune(s)[:60]) + "…"
 	}

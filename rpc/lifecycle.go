@@ -46,10 +46,10 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		builtins = s.opts.Tools(roots)
 	}
 	sources := multiSource{tool.Static(builtins)}
-	var mcp *mcpService
+	var mcp *MCPServers
 	if s.opts.MCP != nil {
 		mcp = newMCP(s, gate, roots, builtins)
-		sources = append(sources, mcp.m)
+		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,

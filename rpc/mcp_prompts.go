@@ -4,25 +4,29 @@ import (
 	"context"
 
 	"github.com/kin-dev/kin/agent"
-	"github.com/kin-dev/kin/mcp/manager"
 )
 
 // The MCP servers' prompts as kin's commands (PROTOCOL.md "Commands"): the
 // manager lists and fetches them, the agent offers and runs them, and a
-// change of any server's prompts is commands/changed.
+// change of any server's prompts reaches the front end (kin serve sends
+// commands/changed).
+
+// PromptsFront is an MCPFront that hears when the servers' prompts change.
+type PromptsFront interface {
+	PromptsChanged()
+}
 
 // mcpPrompts offers m's prompts to the agent; nil without MCP.
-func mcpPrompts(m *mcpService) agent.Prompts {
+func mcpPrompts(m *MCPServers) agent.Prompts {
 	if m == nil {
 		return nil
 	}
-	return promptSource{m.m}
+	return m
 }
 
-type promptSource struct{ m *manager.Manager }
-
-func (p promptSource) Prompts() []agent.Prompt {
-	ps := p.m.Prompts()
+// Prompts implements agent.Prompts: every connected server's prompts.
+func (m *MCPServers) Prompts() []agent.Prompt {
+	ps := m.m.Prompts()
 	out := make([]agent.Prompt, 0, len(ps))
 	for _, x := range ps {
 		ap := agent.Prompt{Server: x.Server, Name: x.Name, Title: x.Title, Description: x.Description}
@@ -34,11 +38,19 @@ func (p promptSource) Prompts() []agent.Prompt {
 	return out
 }
 
-func (p promptSource) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
-	return p.m.GetPrompt(ctx, server, name, args)
+// GetPrompt implements agent.Prompts.
+func (m *MCPServers) GetPrompt(ctx context.Context, server, name string, args map[string]string) (string, error) {
+	return m.m.GetPrompt(ctx, server, name, args)
 }
 
 // PromptsChanged implements manager.PromptsHost.
 func (h mcpHost) PromptsChanged() {
-	h.s.notify(NotifyCommandsChanged, CommandsChanged{})
+	if f, ok := h.front.(PromptsFront); ok {
+		f.PromptsChanged()
+	}
+}
+
+// PromptsChanged implements PromptsFront: commands/changed.
+func (f serveFront) PromptsChanged() {
+	f.s.notify(NotifyCommandsChanged, CommandsChanged{})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
 )
 
@@ -70,7 +71,10 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	}
 	tools := make([]*calltool.Tool, 0, len(defs))
 	for _, d := range defs {
-		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint
+		// A server an ACP client passed for a session was chosen by the
+		// client, not in kin's configuration: every call of it asks, a
+		// read-only hint allows nothing there.
+		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint && s.cfg.Scope != config.ScopeClient
 		tools = append(tools, calltool.New(s, d, auto))
 	}
 	keep := map[string]bool{}
