@@ -308,6 +308,15 @@ func TestUndoRestoresTwoFilesAndReportsAThirdEditedSince(t *testing.T) {
 	if code, _ := ed.CallErr("turn/undo", map[string]any{"sessionId": sid}); code != rpc.CodeNotFound {
 		t.Errorf("second undo: code %d", code)
 	}
+	// The checkpoints go with their session.
+	kept := filepath.Join(e.Home, "checkpoints", sid)
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("no checkpoints kept: %v", err)
+	}
+	ed.MustCall("session/delete", map[string]any{"sessionId": sid}, nil)
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Errorf("the deleted session's checkpoints remain: %v", err)
+	}
 }
 
 func TestUndoAfterARestartAndThroughTheCommand(t *testing.T) {
