@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -185,9 +184,6 @@ func parseQuestions(args json.RawMessage) ([]QuestionItem, error) {
 	return items, nil
 }
 
-// errNoAsker is the result when the front end cannot ask anyone.
-var errNoAsker = errors.New("no person can be asked through this front end")
-
 // askPerson puts the question to the person, records how it was answered
 // (as an elicitation of source kin) and tells the model.
 func (t *turn) askPerson(ctx context.Context, q Question) tool.Result {
@@ -201,8 +197,8 @@ func (t *turn) askPerson(ctx context.Context, q Question) tool.Result {
 	case r.Action == ActionAccept:
 		return tool.Result{Status: tool.StatusCompleted, Output: answersText(q, r.Answers)}
 	case r.Reason == ReasonHeadless:
-		return tool.Result{Status: tool.StatusDenied, Output: "Declined: no person can answer in this run (" + errNoAsker.Error() +
-			" or it runs headless). Go on without the answer, or stop and say what you need to know."}
+		return tool.Result{Status: tool.StatusDenied, Output: "Declined: no person can answer in this run (kin runs where nobody can fill in a form). " +
+			"Go on without the answer, or stop and say what you need to know."}
 	case r.Reason == permission.ReasonCancelled && ctx.Err() != nil:
 		return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the person answered."}
 	case r.Action == ActionCancel:
