@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -30,12 +31,18 @@ type Session struct {
 	// written (a full disk); they are written before anything else.
 	owed []session.Record
 
-	// mu guards known, roots, title, running and notOwned.
+	// modeMu serialises mode changes (record, then apply).
+	modeMu sync.Mutex
+	// mu guards known, roots, title, mode, plan, running and notOwned.
 	mu      sync.Mutex
-	known   bool // roots and title were read
+	known   bool // roots, title and mode were read
 	roots   []string
 	title   string
+	mode    permission.Mode
+	plan    []session.PlanEntry // the model's last plan
 	running *running
+	// held is set while an undo puts files back: no turn may start.
+	held bool
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
 }
@@ -128,7 +135,11 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		roots = defaultRoots
 	}
 	sess.mu.Lock()
-	sess.known, sess.roots, sess.title, sess.notOwned = true, roots, v.Info.Title, err
+	mode, merr := permission.ParseMode(v.Info.Mode)
+	if merr != nil {
+		mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
 	sess.mu.Unlock()
 	if log == nil {
 		return v, nil
@@ -169,6 +180,31 @@ func (sess *Session) runningTurn() *running {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.running
+}
+
+// hold keeps turns from starting while an undo puts the session's files
+// back; it is false when a turn runs (or another undo holds the session).
+// A cancelled turn still ending is waited for.
+func (sess *Session) hold() bool {
+	sess.settled()
+	defer sess.mu.Unlock()
+	if sess.running != nil || sess.held {
+		return false
+	}
+	sess.held = true
+	return true
+}
+
+func (sess *Session) unhold() {
+	sess.mu.Lock()
+	sess.held = false
+	sess.mu.Unlock()
+}
+
+func (sess *Session) currentMode() permission.Mode {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.mode
 }
 
 func (sess *Session) sessionRoots() []string {

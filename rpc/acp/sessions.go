@@ -142,7 +142,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession("", roots)
+	info, err := svc.NewSession(agent.SessionOptions{Roots: roots})
 	if err != nil {
 		return nil, err
 	}
