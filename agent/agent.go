@@ -20,15 +20,18 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/checkpoint"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/instructions"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/settings"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
-// MaxCallsPerTurn is how many tool calls one turn may make.
+// MaxCallsPerTurn is how many tool calls a turn makes before kin asks the
+// person whether to go on (the setting maxToolCallsPerTurn changes it).
 const MaxCallsPerTurn = 16
 
 // DefaultHistoryPage is how many history items a resume returns when the
@@ -47,9 +50,13 @@ var (
 	ErrSessionReadOnly = session.ErrReadOnly
 	// ErrBadCursor: a resume's before is not a cursor kin handed out.
 	ErrBadCursor = session.ErrBadCursor
-	// ErrBadChoice: a model kin does not have, or an effort the model does
-	// not take (the message says which).
-	ErrBadChoice = errors.New("invalid params")
+	// ErrBadParams wraps what is wrong with a request's values (an
+	// unknown mode, an unknown command, a model kin does not have, an
+	// effort the model does not take); the front end maps it to invalid
+	// params.
+	ErrBadParams = errors.New("invalid params")
+	// ErrBadChoice is ErrBadParams for a model or an effort.
+	ErrBadChoice = ErrBadParams
 )
 
 // Options configure a Service.
@@ -67,6 +74,17 @@ type Options struct {
 	// Instructions replaces kin's own system prompt when set (the
 	// project's instructions files are still added).
 	Instructions string
+	// Asker puts the ask tool's questions to the person; nil declines them
+	// as headless.
+	Asker Asker
+	// Prompts are the MCP prompts offered as commands (nil: none).
+	Prompts Prompts
+	// Commands are the commands the front end runs itself (/grants, /mcp).
+	Commands []FrontCommand
+	// MaxCallsPerTurn is how many tool calls a turn makes before kin asks
+	// to go on; 0 means the setting maxToolCallsPerTurn, else
+	// MaxCallsPerTurn.
+	MaxCallsPerTurn int
 	// Files is how a session's tools read and write files (the editor's
 	// buffers first, where the front end keeps them). Nil means the disk.
 	Files func(sessionID string) files.Access
@@ -86,8 +104,12 @@ type Service struct {
 	opts   Options
 	models model.Catalog
 	store  *session.Store
-	loader *instructions.Loader
-	log    *zap.Logger
+	// checkpoints keep what kin's tools changed, per turn (turn/undo).
+	checkpoints *checkpoint.Store
+	loader      *instructions.Loader
+	log         *zap.Logger
+	// maxCalls is a turn's budget of tool calls before it asks to go on.
+	maxCalls int
 
 	// cmu guards clients: one per model, made on first use.
 	cmu     sync.Mutex
@@ -108,33 +130,42 @@ func New(opts Options) *Service {
 	if opts.Tools == nil {
 		opts.Tools = tool.Static(nil)
 	}
+	maxCalls := opts.MaxCallsPerTurn
+	if maxCalls <= 0 {
+		maxCalls = MaxCallsPerTurn
+		// A settings file that cannot be read is reported where the model
+		// configuration is read; here it leaves the default.
+		if st, err := settings.Load(opts.Home); err == nil && st.MaxToolCallsPerTurn > 0 {
+			maxCalls = st.MaxToolCallsPerTurn
+		}
+	}
 	models := opts.Models
 	if len(models.Models) == 0 {
 		models = model.One(opts.Model)
 	}
-	return &Service{
-		opts:     opts,
-		models:   models,
-		store:    session.NewStore(filepath.Join(opts.Home, "sessions")),
-		loader:   instructions.NewLoader(),
-		log:      opts.Logger,
-		clients:  map[string]*model.Client{},
-		sessions: map[string]*Session{},
+	s := &Service{
+		opts:        opts,
+		models:      models,
+		store:       session.NewStore(filepath.Join(opts.Home, "sessions")),
+		checkpoints: checkpoint.New(filepath.Join(opts.Home, "checkpoints")),
+		loader:      instructions.NewLoader(),
+		log:         opts.Logger,
+		maxCalls:    maxCalls,
+		clients:     map[string]*model.Client{},
+		sessions:    map[string]*Session{},
 	}
+	// Checkpoints of sessions deleted by another kin, or while none ran.
+	s.checkpoints.Prune(s.store.Exists)
+	return s
 }
 
 // Files is how the tools of a session read and write files: the front
-// end's Access (the editor's buffers first), wrapped so that BeforeWrite
-// sees every write. Everything that reads a file for a session (tools,
+// end's Access (the editor's buffers first), wrapped so that every write
+// of a turn keeps its checkpoint first (turn/undo), and BeforeWrite sees
+// it. Everything that reads a file for a session (tools,
 // a turn's file input) goes through it.
 func (s *Service) Files(sessionID string) files.Access {
-	var a files.Access = files.Disk{}
-	if s.opts.Files != nil {
-		if fa := s.opts.Files(sessionID); fa != nil {
-			a = fa
-		}
-	}
-	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
+	return files.WithBeforeWrite(checkpointed{Access: s.frontFiles(sessionID), store: s.checkpoints}, s.opts.BeforeWrite)
 }
 
 // tools is what a session's model may call now: the service's tools, then
@@ -145,6 +176,16 @@ func (s *Service) tools(sessionID string) []tool.Tool {
 		out = append(out, s.opts.SessionTools(sessionID)...)
 	}
 	return out
+}
+
+// frontFiles is the front end's access itself (the disk without one).
+func (s *Service) frontFiles(sessionID string) files.Access {
+	if s.opts.Files != nil {
+		if fa := s.opts.Files(sessionID); fa != nil {
+			return fa
+		}
+	}
+	return files.Disk{}
 }
 
 // Models are the models sessions may use, and the default.
@@ -163,13 +204,15 @@ func (s *Service) client(cfg model.Config) *model.Client {
 	return c
 }
 
-// SessionOptions describe a new session.
+// SessionOptions are what a new session starts with.
 type SessionOptions struct {
 	Title string
-	// Roots are the session's workspace folders (the first is its working
+	// Roots are the folders its tools work in (the first is its working
 	// directory). The caller decides them; kin keeps them in the session's
 	// first record.
 	Roots []string
+	// Mode is how much kin may do without asking; "" is agent.
+	Mode permission.Mode
 	// Model and Effort are the session's choice ("": the default model,
 	// the service's effort).
 	Model, Effort string
@@ -178,6 +221,7 @@ type SessionOptions struct {
 // Opened is a session as session/new and session/resume describe it.
 type Opened struct {
 	Info          session.Info
+	Mode          permission.Mode
 	Model, Effort string
 	// Instructions are the instructions files in force.
 	Instructions []session.InstructionFile
@@ -186,16 +230,20 @@ type Opened struct {
 // NewSession creates a session, records its model and the instructions in
 // force, and keeps it open.
 func (s *Service) NewSession(o SessionOptions) (Opened, error) {
+	mode, err := permission.ParseMode(string(o.Mode))
+	if err != nil {
+		return Opened{}, fmt.Errorf("%w: %v", ErrBadParams, err)
+	}
 	m, effort, err := s.choose(o.Model, o.Effort, "")
 	if err != nil {
 		return Opened{}, err
 	}
-	info, log, err := s.store.Create(o.Title, o.Roots)
+	info, log, err := s.store.Create(o.Title, o.Roots, modeRecorded(mode))
 	if err != nil {
 		return Opened{}, err
 	}
 	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title,
-		model: m.Model, effort: effort}
+		mode: mode, model: m.Model, effort: effort}
 	instr := s.instructionFiles(o.Roots, nil)
 	for _, r := range []session.Record{
 		{Type: session.TypeConfigure, Model: m.Model, Effort: effort, Reason: session.ConfigureNew},
@@ -213,7 +261,7 @@ func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
-	return Opened{Info: info, Model: m.Model, Effort: effort, Instructions: instr}, nil
+	return Opened{Info: info, Mode: mode, Model: m.Model, Effort: effort, Instructions: instr}, nil
 }
 
 // choose checks a model and effort ("" model: current, else the default)
@@ -337,6 +385,9 @@ func (s *Service) DeleteSession(id string) error {
 	s.mu.Lock()
 	delete(s.sessions, id)
 	s.mu.Unlock()
+	if err := s.checkpoints.Delete(id); err != nil {
+		s.log.Warn("removing a deleted session's checkpoints", zap.String("session", id), zap.Error(err))
+	}
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
@@ -358,7 +409,7 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 		sess.running = nil
 		sess.mu.Unlock()
 	}
-	t := &turn{svc: s, sess: sess, id: r.turnID, abort: cancel, release: release}
+	t := &turn{svc: s, sess: sess, id: r.turnID, budget: s.maxCalls, abort: cancel, release: release}
 	t.answer = newAnswer(t)
 	r.answer = t.answer
 	if err := sess.reserve(r); err != nil {

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"fmt"
+
 	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -14,7 +17,7 @@ func (sess *Session) reserve(r *running) error {
 	if err := sess.notOwned; err != nil {
 		return err
 	}
-	if sess.running != nil {
+	if sess.running != nil || sess.held {
 		return ErrTurnRunning
 	}
 	sess.running = r
@@ -32,8 +35,10 @@ func (s *Service) sessionModel(sess *Session) (cfg model.Config, fellBack string
 	return s.models.DefaultConfig(), id
 }
 
-// SessionConfig is what session/configure changes; nil fields stay.
+// SessionConfig is what session/configure changes; empty (nil) fields are
+// left as they are.
 type SessionConfig struct {
+	Mode   permission.Mode
 	Model  *string
 	Effort *string
 }
@@ -41,21 +46,54 @@ type SessionConfig struct {
 // Configured is a session's configuration after a change.
 type Configured struct {
 	SessionID     string
+	Mode          permission.Mode
 	Model, Effort string
 }
 
-// Configure changes a session's model or effort between turns (refused
-// with ErrTurnRunning during one). The choice is recorded, so it survives
-// resume. Switching to a model that does not take the session's effort
-// drops the effort, unless the change names one (then it must fit).
+// Configure changes a session's settings; everything asked is checked
+// before anything changes. A new mode is recorded (so it survives resume)
+// and takes effect from the next decision, also in a turn that is running:
+// the gate reads it for every call. A model or effort changes between turns
+// only (ErrTurnRunning during one), is recorded, and is used from the next
+// request on, also after resume; switching to a model that does not take
+// the session's effort drops the effort, unless the change names one (then
+// it must fit).
 func (s *Service) Configure(sessionID string, c SessionConfig, defaultRoots []string) (Configured, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return Configured{}, err
 	}
+	if err := sess.readOnly(); err != nil {
+		return Configured{}, err
+	}
+	var mode permission.Mode
+	if c.Mode != "" {
+		if mode, err = permission.ParseMode(string(c.Mode)); err != nil {
+			return Configured{}, fmt.Errorf("%w: %v", ErrBadParams, err)
+		}
+	}
+	if c.Model != nil || c.Effort != nil {
+		if err := s.configureModel(sess, c); err != nil {
+			return Configured{}, err
+		}
+	}
+	if c.Mode != "" {
+		if err := sess.setMode(mode); err != nil {
+			return Configured{}, err
+		}
+	}
+	m, effort := sess.choice()
+	if m == "" {
+		m = s.models.Default
+	}
+	return Configured{SessionID: sessionID, Mode: sess.currentMode(), Model: m, Effort: effort}, nil
+}
+
+// configureModel changes the session's model and effort, between turns.
+func (s *Service) configureModel(sess *Session, c SessionConfig) error {
 	r := &running{cancel: func() {}, done: make(chan struct{})}
 	if err := sess.reserve(r); err != nil {
-		return Configured{}, err
+		return err
 	}
 	defer func() {
 		sess.mu.Lock()
@@ -77,19 +115,19 @@ func (s *Service) Configure(sessionID string, c SessionConfig, defaultRoots []st
 		m, kept, err = s.choose(id, "", curModel)
 	}
 	if err != nil {
-		return Configured{}, err
+		return err
 	}
 	if m.Model == curModel && kept == curEffort {
-		return Configured{SessionID: sessionID, Model: m.Model, Effort: kept}, nil
+		return nil
 	}
 	if _, err := sess.append(session.Record{Type: session.TypeConfigure, Model: m.Model, Effort: kept}); err != nil {
-		return Configured{}, err
+		return err
 	}
 	if err := sess.sync(); err != nil {
-		return Configured{}, err
+		return err
 	}
 	sess.mu.Lock()
 	sess.model, sess.effort = m.Model, kept
 	sess.mu.Unlock()
-	return Configured{SessionID: sessionID, Model: m.Model, Effort: kept}, nil
+	return nil
 }

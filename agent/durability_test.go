@@ -22,6 +22,7 @@ func (events) ToolCall(ToolCall)        {}
 func (events) Notice(Notice)            {}
 func (events) Reasoning(ReasoningDelta) {}
 func (events) Usage(UsageUpdate)        {}
+func (events) Plan(PlanUpdate)          {}
 func (e events) TurnDone(d TurnDone)    { e.done <- d }
 
 func testService(t *testing.T, tools ...tool.Tool) (*Service, *modeltest.Server, events) {

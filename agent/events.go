@@ -104,4 +104,6 @@ type Events interface {
 	Usage(UsageUpdate)
 	TurnDone(TurnDone)
 	Notice(Notice)
+	// Plan reports the model's whole plan after each update_plan call.
+	Plan(PlanUpdate)
 }

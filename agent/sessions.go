@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -32,16 +33,22 @@ type Session struct {
 	// written (a full disk); they are written before anything else.
 	owed []session.Record
 
-	// mu guards known, roots, title, model, effort, dirs, running and
-	// notOwned.
+	// modeMu serialises mode changes (record, then apply).
+	modeMu sync.Mutex
+	// mu guards known, roots, title, mode, plan, model, effort, dirs,
+	// running and notOwned.
 	mu      sync.Mutex
-	known   bool // roots, title, model and effort were read
+	known   bool // roots, title, mode, model and effort were read
 	roots   []string
 	title   string
-	model   string // the session's model ("": the default)
+	mode    permission.Mode
+	plan    []session.PlanEntry // the model's last plan
+	model   string              // the session's model ("": the default)
 	effort  string
 	dirs    []string // directories below the roots whose instructions are in force
 	running *running
+	// held is set while an undo puts files back: no turn may start.
+	held bool
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
 }
@@ -134,7 +141,11 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		roots = defaultRoots
 	}
 	sess.mu.Lock()
-	sess.known, sess.roots, sess.title, sess.notOwned = true, roots, v.Info.Title, err
+	mode, merr := permission.ParseMode(v.Info.Mode)
+	if merr != nil {
+		mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
 	sess.model, sess.effort, sess.dirs = v.Model(), v.Effort(), dirsOf(v.Instructions(), roots)
 	sess.mu.Unlock()
 	if log == nil {
@@ -176,6 +187,31 @@ func (sess *Session) runningTurn() *running {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.running
+}
+
+// hold keeps turns from starting while an undo puts the session's files
+// back; it is false when a turn runs (or another undo holds the session).
+// A cancelled turn still ending is waited for.
+func (sess *Session) hold() bool {
+	sess.settled()
+	defer sess.mu.Unlock()
+	if sess.running != nil || sess.held {
+		return false
+	}
+	sess.held = true
+	return true
+}
+
+func (sess *Session) unhold() {
+	sess.mu.Lock()
+	sess.held = false
+	sess.mu.Unlock()
+}
+
+func (sess *Session) currentMode() permission.Mode {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.mode
 }
 
 func (sess *Session) sessionRoots() []string {

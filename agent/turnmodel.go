@@ -25,7 +25,10 @@ func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response,
 	if err != nil {
 		return nil, fmt.Errorf("reading the session log: %w", err)
 	}
-	resp, err := t.client.Stream(ctx, model.Request{Instructions: t.instructions, Input: input, Tools: specs, Effort: t.effort}, model.Handlers{
+	// The mode may change mid-turn (the gate reads it for every call): the
+	// request says the mode of the moment.
+	instr := t.instructions + modeNote(t.sess.currentMode())
+	resp, err := t.client.Stream(ctx, model.Request{Instructions: instr, Input: input, Tools: specs, Effort: t.effort}, model.Handlers{
 		Text: func(d string) {
 			t.answer.add(d) // first: what an editor was shown is always on its way to the log
 			t.events().Delta(Delta{SessionID: t.sess.id, TurnID: t.id, Text: d})

@@ -8,8 +8,9 @@ import (
 	"github.com/kin-dev/kin/agent/session"
 )
 
-// The conversation's methods: models/list, session/configure,
-// session/compact, and the mapping of turn/start's parts.
+// The conversation's methods: models/list and session/compact (model and
+// effort of session/configure are in commands.go's handler), and the
+// mapping of turn/start's parts.
 
 func handleModelsList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	svc, _ := s.service()
@@ -26,25 +27,6 @@ func handleModelsList(ctx context.Context, s *Server, _ json.RawMessage) (any, e
 		out.Models = append(out.Models, e)
 	}
 	return out, nil
-}
-
-func handleSessionConfigure(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p SessionConfigureParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	if p.SessionID == "" {
-		return nil, invalid("invalid params: sessionId is required")
-	}
-	if p.Mode != "" {
-		return nil, invalid("invalid params: this kin has no session modes (mode is reserved)")
-	}
-	svc, _ := s.service()
-	c, err := svc.Configure(p.SessionID, agent.SessionConfig{Model: p.Model, Effort: p.Effort}, s.workspace())
-	if err != nil {
-		return nil, err
-	}
-	return SessionConfigureResult{SessionID: c.SessionID, Model: c.Model, Effort: c.Effort}, nil
 }
 
 func handleSessionCompact(ctx context.Context, s *Server, params json.RawMessage) (any, error) {

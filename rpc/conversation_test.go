@@ -483,3 +483,36 @@ func goldenConversation(t *testing.T, g *recorder, z *normalizer) {
 		return false
 	})
 }
+
+// /model and /compact run as commands through turn/start.
+func TestModelAndCompactCommands(t *testing.T) {
+	e := newEnv(t)
+	e.settings(twoModels(e, 100000))
+	ed := e.connect()
+	sid := openSession(t, ed, rpc.SessionNewParams{}).Session.SessionID
+	var res rpc.TurnStartResult
+	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/model"}, &res)
+	if res.Command == nil || !strings.Contains(res.Command.Text, "Model: mock-1. Models: mock-1, local.") || res.TurnID != "" {
+		t.Fatalf("/model: %+v", res.Command)
+	}
+	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/model mock-1 high"}, &res)
+	if !strings.Contains(res.Command.Text, "Model: mock-1 (effort high).") {
+		t.Errorf("/model mock-1 high: %+v", res.Command)
+	}
+	if code, msg := ed.CallErr("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/model nope"}); code != rpc.CodeInvalidParams || !strings.Contains(msg, `no model "nope"`) {
+		t.Errorf("/model nope: %d %q", code, msg)
+	}
+	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/compact"}, &res)
+	if !strings.Contains(res.Command.Text, "Nothing to summarise") {
+		t.Errorf("/compact of a new session: %+v", res.Command)
+	}
+	e.Model.Script(modeltest.Reply{Text: []string{"hi"}}, modeltest.Reply{Text: []string{"## Asked\nhello"}})
+	completed(ed, start(t, ed, sid, "hello"))
+	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/compact"}, &res)
+	if !strings.Contains(res.Command.Text, "Summarised the conversation") || !strings.Contains(fmt.Sprint(res.Command.Result), "true") {
+		t.Errorf("/compact: %+v", res.Command)
+	}
+	if reqs := e.Model.Requests(); reqs[0].Effort() != "high" {
+		t.Errorf("the turn after /model asked effort %q", reqs[0].Effort())
+	}
+}

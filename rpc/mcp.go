@@ -11,6 +11,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/config"
@@ -90,7 +91,7 @@ func NewMCPServers(front MCPFront, gate *permission.Gate, c MCPConfig) *MCPServe
 	if env == nil {
 		env = os.LookupEnv
 	}
-	var reserved []string
+	reserved := append([]string(nil), agent.OwnToolNames...) // update_plan, ask
 	for _, t := range c.Builtins {
 		reserved = append(reserved, t.Spec().Name)
 	}

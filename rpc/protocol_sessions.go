@@ -9,11 +9,8 @@ import (
 // PROTOCOL.md, Sessions: session/new, session/list, session/resume,
 // session/delete, session/configure, session/compact.
 
-// Methods of this section that are new in the second release.
-const (
-	MethodSessionConfigure = "session/configure"
-	MethodSessionCompact   = "session/compact"
-)
+// session/compact's method (session/configure's is with its types below).
+const MethodSessionCompact = "session/compact"
 
 // SessionInfo is one session's summary.
 type SessionInfo struct {
@@ -26,6 +23,9 @@ type SessionInfo struct {
 	// (absent for a session recorded before sessions kept them).
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is the session's mode (ask, agent, auto-edit); session/list's
+	// rows leave it out.
+	Mode string `json:"mode,omitempty"`
 }
 
 // SessionNewParams is session/new's params.
@@ -36,6 +36,8 @@ type SessionNewParams struct {
 	// connection's workspace folders.
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is ask, agent (the default) or auto-edit.
+	Mode string `json:"mode,omitempty"`
 	// Model and Effort are the session's choice (models/list; absent: the
 	// default model, the service's effort).
 	Model  string `json:"model,omitempty"`
@@ -59,24 +61,6 @@ type InstructionFile struct {
 	Bytes int64  `json:"bytes"`
 	// Truncated is set when only the first 32 KiB are in force.
 	Truncated bool `json:"truncated,omitempty"`
-}
-
-// SessionConfigureParams is session/configure's params: what to change
-// (absent fields stay).
-type SessionConfigureParams struct {
-	SessionID string  `json:"sessionId"`
-	Model     *string `json:"model,omitempty"`
-	Effort    *string `json:"effort,omitempty"`
-	// Mode is reserved for session modes (a later release).
-	Mode string `json:"mode,omitempty"`
-}
-
-// SessionConfigureResult is session/configure's result: the session's
-// configuration after the change.
-type SessionConfigureResult struct {
-	SessionID string `json:"sessionId"`
-	Model     string `json:"model"`
-	Effort    string `json:"effort,omitempty"`
 }
 
 // SessionCompactResult is session/compact's result.
@@ -132,6 +116,9 @@ const (
 	HistoryDecision    = "decision"
 	HistoryElicitation = "elicitation"
 	HistoryTurn        = "turn"
+	HistoryPlan        = "plan"
+	HistoryMode        = "mode"
+	HistoryUndo        = "undo"
 	// The second release's.
 	HistoryReasoning    = "reasoning"
 	HistoryCompaction   = "compaction"
@@ -161,7 +148,8 @@ type HistoryItem struct {
 	Decision  string `json:"decision,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	// ApprovalKind is the approval/request's kind (tool_call,
-	// server_launch, acknowledge_unknown); Approved is what it showed.
+	// server_launch, acknowledge_unknown, continue); Approved is what it
+	// showed.
 	ApprovalKind string           `json:"approvalKind,omitempty"`
 	Approved     *ApprovalDetails `json:"approved,omitempty"`
 
@@ -169,9 +157,16 @@ type HistoryItem struct {
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
 
-	// elicitation
+	// elicitation (which server asked, in which mode: form or url; source
+	// kin and no server for kin's ask tool); mode: the session's new mode
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+	Source string `json:"source,omitempty"`
+
+	// plan: the whole plan after an update_plan call
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// undo: what a turn/undo did
+	Undo *TurnUndoResult `json:"undo,omitempty"`
 
 	// user: what the question attached (not its text parts), contents
 	// left out (bytes says how long they were).
@@ -219,4 +214,27 @@ func (p *PendingRequest) UnmarshalJSON(b []byte) error {
 	}
 	p.Approval = &ApprovalRequest{}
 	return json.Unmarshal(b, p.Approval)
+}
+
+// Method of the session's settings.
+const MethodSessionConfigure = "session/configure"
+
+// SessionConfigureParams is session/configure's params: what to change
+// (fields left out stay as they are).
+type SessionConfigureParams struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode,omitempty"`
+	// Model and Effort change between turns only (a models/list id, one
+	// of its efforts).
+	Model  *string `json:"model,omitempty"`
+	Effort *string `json:"effort,omitempty"`
+}
+
+// SessionConfigureResult is session/configure's result: the session's
+// configuration after the change (effort absent: none).
+type SessionConfigureResult struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
+	Model     string `json:"model"`
+	Effort    string `json:"effort,omitempty"`
 }

@@ -13,12 +13,17 @@ var routes = map[string]route{
 	"session/delete": {handle: handleSessionDelete, order: bySession},
 	// session/compact asks the model for a summary, which takes a while: a
 	// later request of the session (a turn/cancel) does not wait for it.
-	MethodSessionConfigure: {handle: handleSessionConfigure, order: bySession},
-	MethodSessionCompact:   {handle: handleSessionCompact, order: bySession, startsInOrder: true, cancellable: true},
-	MethodModelsList:       {handle: handleModelsList},
+	MethodSessionCompact: {handle: handleSessionCompact, order: bySession, startsInOrder: true, cancellable: true},
+	MethodModelsList:     {handle: handleModelsList},
 
 	"turn/start":  {handle: handleTurnStart, order: bySession, before: NotifyTurnStarted},
 	"turn/cancel": {handle: handleTurnCancel, order: bySession, before: NotifyTurnCompleted},
+	// A turn's file changes are put back through the session's file access
+	// (the editor may be asked): it changes things, so it runs to its end.
+	"turn/undo": {handle: handleTurnUndo, order: bySession},
+
+	"session/configure": {handle: handleSessionConfigure, order: bySession},
+	"commands/list":     {handle: handleCommandsList, cancellable: true},
 
 	// Answers to the person's questions name a requestId, not a session:
 	// they run at once (a turn/cancel on the same session resolves the
@@ -52,7 +57,8 @@ var kinRequests = []string{MethodApplyEdit}
 
 // kinNotifications are the notifications kin sends.
 var kinNotifications = []string{
-	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnReasoning, NotifyTurnToolCall, NotifyTurnUsage, NotifyTurnCompleted,
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnReasoning, NotifyTurnToolCall, NotifyTurnUsage, NotifyTurnCompleted, NotifyTurnPlan,
+	NotifyCommandsChanged,
 	NotifyApprovalRequest, NotifyApprovalResolved,
 	NotifyElicitationRequest, NotifyElicitationResolved,
 	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,

@@ -85,7 +85,8 @@ type Server struct {
 	disp *Dispatcher
 	down sync.Once // teardown
 
-	// mu guards state, conn, svc, roots, gate, mcp, exitCode and docCaps.
+	// mu guards state, conn, svc, roots, gate, mcp, exitCode, docCaps and
+	// forms.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
@@ -96,6 +97,9 @@ type Server struct {
 	exitCode int
 	// docCaps is what the editor said it does with its buffers.
 	docCaps TextDocumentsClientCapabilities
+	// forms is set when the editor said it shows elicitation forms: else
+	// nobody can answer kin's own questions (headless).
+	forms bool
 
 	// overlay is the editor's open buffers: the connection's, shared by
 	// its sessions.
@@ -391,11 +395,12 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
-	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadChoice), errors.As(err, new(*agent.PartError)):
+	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand),
+		errors.As(err, new(*agent.PartError)):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound):
+	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}

@@ -21,14 +21,15 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	in := agent.TextInput(p.Input)
 	if len(p.Parts) > 0 {
 		in = agent.Input{Parts: agentParts(p.Parts)}
+	} else {
+		_, _, command, unescaped := agent.ParseCommand(p.Input)
+		if command {
+			return s.runCommand(ctx, p.SessionID, p.Input)
+		}
+		in = agent.TextInput(unescaped)
 	}
 	svc, _ := s.service()
-	// A turn cancelled just before still ends (and sends its turn/started,
-	// if it had not yet); only then is the next turn's turn/started held
-	// until this reply is out, so the hold never waits for the old turn.
-	svc.Settle(p.SessionID)
-	s.hold(sessionKey(p.SessionID), NotifyTurnStarted)
-	id, err := svc.StartTurn(p.SessionID, in, s.workspace())
+	id, err := s.startTurn(svc, p.SessionID, in)
 	if err != nil {
 		return nil, err
 	}
@@ -43,4 +44,15 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 	svc, _ := s.service()
 	s.hold(sessionKey(id), NotifyTurnCompleted) // the answer goes out first
 	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
+}
+
+// startTurn starts a turn whose turn/started waits for this request's
+// answer (route.before).
+func (s *Server) startTurn(svc *agent.Service, sessionID string, in agent.Input) (string, error) {
+	// A turn cancelled just before still ends (and sends its turn/started,
+	// if it had not yet); only then is the next turn's turn/started held
+	// until this reply is out, so the hold never waits for the old turn.
+	svc.Settle(sessionID)
+	s.hold(sessionKey(sessionID), NotifyTurnStarted)
+	return svc.StartTurn(sessionID, in, s.workspace())
 }

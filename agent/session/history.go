@@ -4,9 +4,10 @@ import "github.com/kin-dev/kin/agent/tool"
 
 // HistoryItem is what an editor needs to redraw one entry of a session.
 type HistoryItem struct {
-	// Type is user, assistant, toolCall, decision, turn, elicitation,
-	// reasoning (Text is the summary), compaction (Text is the summary,
-	// Reason auto or requested), instructions or configure.
+	// Type is user, assistant, toolCall, decision, elicitation, turn,
+	// mode, plan, undo, reasoning (Text is the summary), compaction (Text
+	// is the summary, Reason auto, overflow or requested), instructions or
+	// configure.
 	Type   string `json:"type"`
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
@@ -30,6 +31,8 @@ type HistoryItem struct {
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
 
+	// elicitation: which server asked, in which mode (form, url); mode:
+	// the session's new mode.
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
 
@@ -43,6 +46,13 @@ type HistoryItem struct {
 	// Files and Changed: for instructions items.
 	Files   []InstructionFile `json:"files,omitempty"`
 	Changed []string          `json:"changed,omitempty"`
+	// Source is "kin" for a question of kin's ask tool (elicitation).
+	Source string `json:"source,omitempty"`
+
+	// plan: the whole plan as it stood.
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// undo: what undoing a turn did.
+	Undo *Undo `json:"undo,omitempty"`
 }
 
 // Unknown is a call whose outcome is not known and not yet acknowledged.

@@ -49,6 +49,7 @@ type View struct {
 	// The latest configure and instructions records' content.
 	model, effort string
 	instructions  []InstructionFile
+	plan          []PlanEntry // the last plan recorded
 }
 
 type openCall struct {
@@ -123,6 +124,8 @@ func (v *View) Add(r Record, off int64) {
 		v.model, v.effort = r.Model, r.Effort
 	case r.Type == TypeInstructions:
 		v.instructions = r.Files
+	case r.Type == TypePlan:
+		v.plan = r.Entries
 	}
 	if r.TurnID != "" {
 		if r.Type == TypeTurn {
@@ -148,6 +151,9 @@ func (v *View) Effort() string { return v.effort }
 // Instructions are the project instructions files in force at the latest
 // instructions record.
 func (v *View) Instructions() []InstructionFile { return v.instructions }
+
+// Plan is the last plan the model recorded (nil when it made none).
+func (v *View) Plan() []PlanEntry { return v.plan }
 
 // Unknown lists calls that ended unknown since the last acknowledgement.
 func (v *View) Unknown() []Unknown { return v.unknown }
@@ -276,7 +282,13 @@ func (p *pager) add(r Record, off int64) {
 		it = HistoryItem{Type: "turn", TurnID: r.TurnID, Status: r.Status, Error: r.Error, Usage: r.Usage}
 	case TypeElicit:
 		it = HistoryItem{Type: "elicitation", TurnID: r.TurnID, CallID: r.CallID, RequestID: r.RequestID,
-			Server: r.Server, Mode: r.Mode, Title: r.Title, Decision: r.Decision, Reason: r.Reason}
+			Server: r.Server, Mode: r.Mode, Source: r.Source, Title: r.Title, Decision: r.Decision, Reason: r.Reason}
+	case TypeMode:
+		it = HistoryItem{Type: "mode", Mode: r.Mode}
+	case TypePlan:
+		it = HistoryItem{Type: "plan", TurnID: r.TurnID, CallID: r.CallID, Entries: r.Entries}
+	case TypeUndo:
+		it = HistoryItem{Type: "undo", Undo: r.Undo}
 	default:
 		return
 	}

@@ -176,9 +176,13 @@ func (s *server) refetch(conn *connect.Conn) {
 	var le *catalog.LimitError
 	if err != nil && errors.As(err, &le) {
 		s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+		hadPrompts := s.dropPrompts()
 		s.mu.Unlock()
 		conn.Close()
 		s.fail(StateUnavailable, "after a tool list change: "+le.Error())
+		if hadPrompts {
+			s.m.promptsChanged()
+		}
 		return
 	}
 	if err != nil {

@@ -87,6 +87,20 @@ func (e events) Usage(v agent.UsageUpdate) {
 	e.s.update(v.SessionID, UsageUpdate{SessionUpdate: UpdateUsage, Used: v.ContextTokens, Size: v.ContextWindow})
 }
 
+// Plan is ACP's plan update: the whole plan each time. ACP wants every
+// step's priority; one the model gave none is medium.
+func (e events) Plan(v agent.PlanUpdate) {
+	p := Plan{SessionUpdate: UpdatePlan, Entries: make([]PlanEntry, 0, len(v.Entries))}
+	for _, x := range v.Entries {
+		pr := x.Priority
+		if pr == "" {
+			pr = "medium"
+		}
+		p.Entries = append(p.Entries, PlanEntry{Content: x.Content, Priority: pr, Status: x.Status})
+	}
+	e.s.update(v.SessionID, p)
+}
+
 // notice tells the person something: a notice update on the session when
 // the client shows them (session.notices), else the log.
 func (s *Server) notice(sessionID, level, message string) {

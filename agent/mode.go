@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/session"
+)
+
+// setMode records and applies a mode; an unchanged mode records nothing.
+func (sess *Session) setMode(mode permission.Mode) error {
+	// One change at a time, so the log's last mode record is the mode.
+	sess.modeMu.Lock()
+	defer sess.modeMu.Unlock()
+	if sess.currentMode() == mode {
+		return nil
+	}
+	if _, err := sess.append(session.Record{Type: session.TypeMode, Mode: modeRecorded(mode)}); err != nil {
+		return err
+	}
+	if err := sess.sync(); err != nil {
+		return err
+	}
+	sess.mu.Lock()
+	sess.mode = mode
+	sess.mu.Unlock()
+	return nil
+}
+
+// modeRecorded is how a mode is written: the default as itself, so a log
+// says what the person chose.
+func modeRecorded(m permission.Mode) string { return string(m) }
+
+// modeNote tells the model what the session's mode lets it do.
+func modeNote(m permission.Mode) string {
+	switch m {
+	case permission.ModeAsk:
+		return " The session is in ask mode: you can read and search but not change anything or run commands; only tools that change nothing are offered, and other calls are refused."
+	case permission.ModeAutoEdit:
+		return " The session is in auto-edit mode: file edits inside the workspace are applied without asking (the person sees them); commands and sensitive paths still need approval."
+	}
+	return ""
+}
