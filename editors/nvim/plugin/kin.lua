@@ -23,6 +23,10 @@ cmd("KinSend", function(o)
   kin().send({ range = o.range, line1 = o.line1, line2 = o.line2, question = o.args })
 end, { nargs = "*", range = true, desc = "kin: ask about the selection or the file" })
 
+cmd("KinAnswer", function()
+  kin().answer()
+end, { desc = "kin: go to kin's window to answer what it asks" })
+
 cmd("KinCancel", function()
   kin().cancel()
 end, { desc = "kin: cancel the running turn" })

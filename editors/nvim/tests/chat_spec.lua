@@ -162,7 +162,7 @@ describe("chat", function()
     t.eq("s_a", require("kin.chat").state.current)
     local text = chat_text()
     t.contains(text, "## You\n\nrun the tests\n\n## kin\n\n[tool] bash: Run go test ./... — completed\n[approval] Run go test ./... — allow once\n\nAll tests pass.")
-    t.contains(t.selects[1].labels[1], "fix the flaky test  (1 turns")
+    t.contains(t.selects[1].labels[1], "fix the flaky test  (1 turn, ")
     -- The next question continues that session.
     require("kin").ask("and now?")
     t.wait_for(function()

@@ -1,6 +1,9 @@
 -- One child Neovim: lists the cases of a spec (no index) or runs the one case given.
 --   nvim --headless -u NONE -l tests/child.lua tests/x_spec.lua [index]
-local spec, index = _G.arg[1], tonumber(_G.arg[2] or "")
+--   nvim --headless -u NONE -c "luafile tests/child.lua"   (KIN_TEST_SPEC, KIN_TEST_INDEX)
+local args = _G.arg or {}
+local spec = args[1] or vim.env.KIN_TEST_SPEC
+local index = tonumber(args[2] or vim.env.KIN_TEST_INDEX or "")
 local root = vim.env.KIN_TEST_ROOT or vim.fs.dirname(vim.fs.dirname(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p")))
 
 vim.opt.rtp:prepend(root)

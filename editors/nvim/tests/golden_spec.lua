@@ -112,14 +112,12 @@ describe("golden frames", function()
           end
         end
       else
-        setup()
-        t.script_select({ "Cancel" })
-        el.request(p)
-        t.wait_for(function()
-          return #t.selects == 1
-        end, "the URL prompt")
-        has(t.selects[1].prompt, p.url, "url")
-        has(t.selects[1].prompt, p.server, "server")
+        local view = el.view({ params = p, state = {} })
+        local text = table.concat(view.lines, "\n")
+        has(text, p.url, "url")
+        has(text, p.server, "server")
+        has(text, p.message, "message")
+        t.eq("d", view.choices[#view.choices].key, "decline is d, last")
       end
     end
   end)
@@ -214,7 +212,7 @@ describe("golden frames", function()
       return list[#list]
     end
     t.script_select({ false })
-    require("kin").sessions()
+    require("kin").sessions(true)
     t.wait_for(function()
       return #t.selects == 1
     end, "the sessions picker")

@@ -127,6 +127,7 @@ function M.open()
     st.win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(st.win, t.buf)
     set_win_opts(st.win)
+    transcript.fold_window(st.win)
     st.input_win = nil
   end
   if not valid_win(st.input_win) then
@@ -166,81 +167,147 @@ local function set_current(session_id)
   return t
 end
 
---- Runs fn(sessionId) with the current session, creating one (session/new) if needed and
---- re-attaching it (session/resume) after the service restarted.
+--- Runs fn(sessionId, created) with the current session, creating one (session/new) if needed
+--- and re-attaching it (session/resume) after the service restarted. on_failed(err) runs when
+--- there is no session to use.
 local with_session
-function with_session(fn)
+function with_session(fn, on_failed)
   local st = M.state
+  local failed = on_failed or function() end
   local sid = st.current
   if sid and st.stale[sid] then
-    service.request("session/resume", { sessionId = sid }, function()
+    service.request("session/resume", { sessionId = sid }, function(result)
       st.stale[sid] = nil
-      fn(sid)
+      M.show_pending(result)
+      fn(sid, false)
     end, function(err)
       st.stale[sid] = nil
       if err.code == -32010 then
         -- Gone (deleted elsewhere): the question starts a new session.
         notify("session " .. sid .. " no longer exists; starting a new one", vim.log.levels.WARN)
         st.current = nil
-        with_session(fn)
+        with_session(fn, on_failed)
       else
         notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
+        failed(err)
       end
     end)
     return
   end
   if sid then
     service.with_client(function()
-      fn(sid)
+      fn(sid, false)
     end)
     return
   end
-  service.request("session/new", {}, function(result)
-    local new_sid = result.session.sessionId
-    -- The draft buffer becomes this session's transcript.
-    local draft = st.draft
-    if draft and draft:valid() and not st.transcripts[new_sid] then
-      draft:bind(new_sid)
-      st.transcripts[new_sid] = draft
-      st.draft = nil
+  service.with_client(function()
+    -- A question that cannot run must not leave an empty session behind.
+    local model = service.ctx.init and service.ctx.init.model
+    if model and model.configured == false then
+      local err = { code = -32012, message = "the model service is not configured: " .. tostring(model.missing or "?") }
+      notify(err.message, vim.log.levels.ERROR)
+      return failed(err)
     end
-    set_current(new_sid)
-    fn(new_sid)
+    service.request("session/new", M.new_session_params(), function(result)
+      local new_sid = result.session.sessionId
+      -- The draft buffer becomes this session's transcript.
+      local draft = st.draft
+      if draft and draft:valid() and not st.transcripts[new_sid] then
+        draft:bind(new_sid)
+        st.transcripts[new_sid] = draft
+        st.draft = nil
+      end
+      set_current(new_sid)
+      fn(new_sid, true)
+    end, function(err)
+      notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+      failed(err)
+    end)
   end)
 end
 
---- Sends a question on the current session (turn/start). on_started(turnId) is optional.
-function M.ask(text, on_started)
-  if not text or vim.trim(text) == "" then
+--- The params of session/new: the project folder the session works in.
+function M.new_session_params(title)
+  local params = {}
+  if title then
+    params.title = title
+  end
+  return params
+end
+
+-- A session made for a question kin refused is removed again (it has no turn).
+local function forget_new_session(sid)
+  local st = M.state
+  service.request("session/delete", { sessionId = sid }, function()
+    local tr = st.transcripts[sid]
+    st.transcripts[sid] = nil
+    if st.current == sid then
+      st.current = nil
+    end
+    if tr and tr:valid() and tr.empty then
+      -- Back to a draft, shown where it was.
+      tr:bind(nil)
+      st.draft = tr
+    end
+  end, function() end)
+end
+
+--- Sends a question on the current session (turn/start). on_started(turnId) runs once kin
+--- accepted it; on_failed(err) when it did not (the question then is the caller's to keep).
+function M.ask(text, on_started, on_failed)
+  if not text or (type(text) == "string" and vim.trim(text) == "") then
     return
   end
-  with_session(function(sid)
+  local failed = on_failed or function() end
+  with_session(function(sid, created)
     service.request("turn/start", { sessionId = sid, input = text }, function(result)
       local t = M.transcript(sid)
       t.running = true
       t.turn_id = result and result.turnId
       if on_started then
-        on_started(result and result.turnId)
+        on_started(result and result.turnId, result)
       end
     end, function(err)
       if err.code == -32011 then
-        notify("a turn is already running in this session (:KinCancel stops it)", vim.log.levels.WARN)
+        notify("a turn is already running in this session (:KinCancel stops it); your question is kept", vim.log.levels.WARN)
       else
-        notify(err.message or "turn/start failed", vim.log.levels.ERROR)
+        notify((err.message or "turn/start failed") .. "; your question is kept", vim.log.levels.ERROR)
       end
+      if created then
+        forget_new_session(sid)
+      end
+      failed(err)
     end)
-  end)
+  end, failed)
 end
 
---- Sends the input buffer's text and clears it.
+--- Puts a question back into the input buffer (when kin did not take it), unless the person
+--- already typed something else there.
+function M.keep_in_input(text)
+  if type(text) ~= "string" then
+    return
+  end
+  local buf = input_buffer()
+  local cur = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  if vim.trim(cur) == "" then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  end
+end
+
+--- Sends the input buffer's text. It is cleared only once kin accepted the question: a question
+--- kin refused (no model configured, a turn running, kin missing) stays where it was typed.
 function M.send_input()
   local buf = input_buffer()
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
   if vim.trim(text) == "" then
     return
   end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
-  M.ask(text)
+  M.ask(M.input_to_send and M.input_to_send(text) or text, function()
+    if vim.api.nvim_buf_is_valid(buf) and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") == text then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+    end
+    M.last_question = text
+  end)
 end
 
 --- turn/cancel on the current session.
@@ -259,7 +326,7 @@ end
 
 --- Starts a new session and shows it.
 function M.new_session(title, cb)
-  service.request("session/new", title and { title = title } or {}, function(result)
+  service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
     set_current(sid)
     M.open()
@@ -281,15 +348,44 @@ function M.resume(session_id, cb)
       notify(result.readOnlyReason or "this session is read-only here", vim.log.levels.WARN)
     end
     M.open()
-    for _, pending in ipairs(result.pending or {}) do
-      if pending.options then
-        require("kin.approval").request(pending)
-      else
-        require("kin.elicitation").request(pending)
-      end
-    end
+    M.show_pending(result)
     if cb then
       cb(result)
+    end
+  end)
+end
+
+--- Shows again what kin still asks (session/resume's `pending`), each once.
+function M.show_pending(result)
+  for _, pending in ipairs(result and result.pending or {}) do
+    if pending.options then
+      require("kin.approval").request(pending)
+    else
+      require("kin.elicitation").request(pending)
+    end
+  end
+end
+
+--- After a restart: the current session is re-attached at once, so what kin still asks for it
+--- (and for no session) is shown without waiting for the next question.
+function M.on_service_ready()
+  local st = M.state
+  local sid = st.current
+  if not (sid and st.stale[sid]) then
+    return
+  end
+  service.request("session/resume", { sessionId = sid }, function(result)
+    st.stale[sid] = nil
+    local t = M.transcript(sid)
+    if not t.running then
+      t:history(result.history)
+    end
+    t.running = result.runningTurnId ~= nil
+    M.show_pending(result)
+  end, function(err)
+    if err.code == -32010 then
+      st.stale[sid] = nil
+      st.current = nil
     end
   end)
 end

@@ -6,6 +6,7 @@ local chat = require("kin.chat")
 local approval = require("kin.approval")
 local elicitation = require("kin.elicitation")
 local prompts = require("kin.prompts")
+local documents = require("kin.documents")
 
 local M = {}
 
@@ -39,6 +40,7 @@ local handlers = {
     vim.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, { title = title })
     chat.on_notice(p)
   end,
+  ["workspace/didChangeFiles"] = documents.files_changed,
   ["log/message"] = function(p)
     local level = notice_levels[p.level] or vim.log.levels.INFO
     if level >= (config.options.notify_level or vim.log.levels.WARN) then
@@ -50,9 +52,15 @@ local handlers = {
 for method, fn in pairs(handlers) do
   service.handlers[method] = fn
 end
+service.request_handlers["workspace/applyEdit"] = documents.apply_edit
 service.on_stop = {
   chat.on_service_stop,
   prompts.clear,
+  documents.stop,
+}
+service.on_ready = {
+  documents.start,
+  chat.on_service_ready,
 }
 
 --- Configures kin.nvim. Nothing starts until the first command needs the service.
@@ -66,14 +74,27 @@ end
 function M.chat(question)
   chat.open()
   if question and vim.trim(question) ~= "" then
-    chat.ask(question)
+    M.ask(question)
   end
 end
 
---- Sends a question on the current session (opening the chat).
-function M.ask(question, on_started)
+--- Sends a question on the current session (opening the chat). A question kin does not take
+--- is put into the chat's input buffer, so it is never lost.
+function M.ask(question, on_started, on_failed)
   chat.open()
-  chat.ask(question, on_started)
+  chat.ask(question, on_started, function(err)
+    if type(question) == "string" then
+      chat.keep_in_input(question)
+    end
+    if on_failed then
+      on_failed(err)
+    end
+  end)
+end
+
+--- :KinAnswer — moves the cursor into kin's window for the question it asks.
+function M.answer()
+  return prompts.focus()
 end
 
 local function fence_for(text)
@@ -138,23 +159,96 @@ function M.new(title)
   chat.new_session(title ~= "" and title or nil)
 end
 
---- :KinSessions — pick a session to resume or delete.
-function M.sessions()
+--- A session time (RFC 3339, any fraction of a second) as local time a person reads:
+--- "today 23:15", "yesterday 09:02", "2026-11-30 23:15".
+function M.format_time(iso, now)
+  if type(iso) ~= "string" then
+    return ""
+  end
+  local y, mo, d, h, mi, sec, rest = iso:match("^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)(.*)$")
+  if not y then
+    return iso
+  end
+  rest = rest:gsub("^[.,]%d+", "")
+  local offset = 0
+  local sign, oh, om = rest:match("^([+-])(%d%d):?(%d%d)$")
+  if sign then
+    offset = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == "+" and 1 or -1)
+  end
+  -- os.time reads the fields as local time; correct by this zone's own offset to get UTC.
+  local fields = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec) }
+  local as_local = os.time(fields)
+  local utc_of_local = os.time(os.date("!*t", as_local))
+  local stamp = as_local + (as_local - utc_of_local) - offset
+  now = now or os.time()
+  local day = os.date("%Y-%m-%d", stamp)
+  if day == os.date("%Y-%m-%d", now) then
+    return "today " .. os.date("%H:%M", stamp)
+  elseif day == os.date("%Y-%m-%d", now - 86400) then
+    return "yesterday " .. os.date("%H:%M", stamp)
+  end
+  return os.date("%Y-%m-%d %H:%M", stamp)
+end
+
+--- The folder sessions of this project work in.
+function M.project_dir()
+  local dir = config.options.cwd or vim.uv.cwd()
+  local folders = config.options.workspace_folders
+  if folders and folders[1] then
+    dir = folders[1]
+  end
+  return vim.fs.normalize(vim.fn.fnamemodify(dir, ":p")):gsub("/$", "")
+end
+
+function M.format_session(s)
+  local title = (s.title and s.title ~= "") and s.title or s.sessionId
+  return ("%s  (%d turn%s, %s)"):format(title, s.turns or 0, (s.turns or 0) == 1 and "" or "s", M.format_time(s.updatedAt))
+end
+
+--- :KinSessions — pick a session of this project (or of every project) to resume or delete.
+function M.sessions(all)
   service.request("session/list", {}, function(result)
     local sessions = result.sessions or {}
-    if #sessions == 0 then
+    local project = M.project_dir()
+    local mine, others = {}, 0
+    for _, s in ipairs(sessions) do
+      local cwd = s.cwd and vim.fs.normalize(s.cwd):gsub("/$", "")
+      -- A session recorded before kin kept its folder (no cwd) could be of any project.
+      if all or cwd == nil or cwd == project then
+        mine[#mine + 1] = s
+      else
+        others = others + 1
+      end
+    end
+    if #mine == 0 and others == 0 then
       service.notify("no sessions yet (:KinChat starts one)")
       return
     end
-    vim.ui.select(sessions, {
-      prompt = "kin: sessions",
+    local items = vim.deepcopy(mine)
+    if others > 0 then
+      items[#items + 1] = { more = true, label = ("Sessions of every project (%d more)"):format(others) }
+    end
+    vim.ui.select(items, {
+      prompt = all and "kin: sessions of every project" or ("kin: sessions in " .. vim.fn.fnamemodify(project, ":~")),
       kind = "kin.sessions",
       format_item = function(s)
-        return ("%s  (%d turns, %s)"):format(s.title ~= "" and s.title or s.sessionId, s.turns or 0, s.updatedAt or "")
+        if s.more then
+          return s.label
+        end
+        local line = M.format_session(s)
+        if all and s.cwd then
+          line = line .. "  " .. vim.fn.fnamemodify(s.cwd, ":~")
+        end
+        return line
       end,
     }, function(s)
       if not s then
         return
+      end
+      if s.more then
+        return vim.schedule(function()
+          M.sessions(true)
+        end)
       end
       vim.ui.select({ "Resume", "Delete" }, { prompt = s.title or s.sessionId }, function(action)
         if action == "Resume" then

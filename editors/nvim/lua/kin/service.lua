@@ -20,9 +20,15 @@ M.ctx = { ready = false, waiting = {}, mcp = {}, stopping = false }
 --- Notification handlers by method, filled by kin.init.
 ---@type table<string, fun(params: table)>
 M.handlers = {}
+--- Handlers of kin's requests (workspace/applyEdit) by method: fn(params) -> result, err.
+---@type table<string, fun(params: table): (any, table?)>
+M.request_handlers = {}
 --- Called (with no arguments) whenever the service stops or dies.
 ---@type function[]
 M.on_stop = {}
+--- Called with the client each time a service is initialized (after `initialized` is sent).
+---@type fun(client: kin.Client)[]
+M.on_ready = {}
 
 local function notify(msg, level)
   vim.notify(msg, level or vim.log.levels.INFO, { title = "kin" })
@@ -53,10 +59,18 @@ local function workspace_folders()
   return out
 end
 
+local function on_request(method, params)
+  local h = M.request_handlers[method]
+  if not h then
+    return nil, nil
+  end
+  return h(params)
+end
+
 --- The command line used to start kin.
 function M.command()
   local opts = config.options
-  local cmd = vim.deepcopy(opts.cmd)
+  local cmd = config.cmd()
   local log = config.log_file()
   if log then
     vim.fn.mkdir(vim.fs.dirname(log), "p")
@@ -69,6 +83,16 @@ function M.command()
     vim.list_extend(cmd, { "--trace", opts.trace_file })
   end
   return cmd
+end
+
+--- What this editor can do, as initialize declares it.
+function M.capabilities()
+  local docs = config.options.documents or {}
+  local caps = { approvals = true, elicitation = { form = true, url = true } }
+  if docs.sync ~= false then
+    caps.textDocuments = { sync = true, applyEdit = docs.apply_edit ~= false }
+  end
+  return caps
 end
 
 local function fail_waiting()
@@ -92,6 +116,7 @@ local function start()
     spawn = opts.spawn,
     schedule = opts.schedule,
     on_notification = dispatch,
+    on_request = on_request,
     on_exit = function(code, signal)
       if M.ctx.client ~= client then
         return
@@ -116,7 +141,7 @@ local function start()
   local ok, err = client:start()
   if not ok then
     fail_waiting()
-    notify(("cannot start %s: %s"):format(table.concat(opts.cmd, " "), err), vim.log.levels.ERROR)
+    notify(("cannot start %s: %s"):format(table.concat(config.cmd(), " "), err), vim.log.levels.ERROR)
     return
   end
   ctx.client = client
@@ -134,7 +159,7 @@ local function start()
   client:request("initialize", {
     processId = vim.fn.getpid(),
     clientInfo = { name = "kin.nvim", version = VERSION },
-    capabilities = { approvals = true, elicitation = { form = true, url = true } },
+    capabilities = M.capabilities(),
     workspaceFolders = workspace_folders(),
   }, function(ierr, result)
     if M.ctx.client ~= client then
@@ -149,6 +174,12 @@ local function start()
     M.ctx.init = result or {}
     client:notify("initialized", {})
     M.ctx.ready = true
+    for _, fn in ipairs(M.on_ready) do
+      local ok, e = pcall(fn, client)
+      if not ok then
+        notify("kin.nvim: " .. tostring(e), vim.log.levels.ERROR)
+      end
+    end
     local model = M.ctx.init.model
     if model and model.configured == false then
       notify("the model service is not configured: " .. tostring(model.missing or "?"), vim.log.levels.WARN)

@@ -27,7 +27,9 @@ function M.new(session_id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
-  return setmetatable({ buf = buf, session_id = session_id, tools = {}, empty = true }, Transcript)
+  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, empty = true }, Transcript)
+  M.by_buf[buf] = tr
+  return tr
 end
 
 function Transcript:bind(session_id)
@@ -127,33 +129,163 @@ function M.tool_line(name, title, status)
   return ("[tool] %s — %s"):format(label, status_label(status))
 end
 
---- Adds a tool-call line or rewrites it in place with its new status.
+local FINAL = { completed = true, failed = true, denied = true, unknown = true, output_limit = true }
+
+--- How a command ended, from the last lines of its output ("exit status 1", "signal: killed",
+--- "[killed after cancel; ...]"), or nil.
+function M.exit_status(output)
+  if type(output) ~= "string" then
+    return nil
+  end
+  local found
+  for line in output:gmatch("[^\n]+") do
+    if line:match("^exit status %d+$") or line:match("^signal: ") or line:match("^%[killed") then
+      found = line:gsub("^%[", ""):gsub(";.*$", ""):gsub("%]$", "")
+    end
+  end
+  return found
+end
+
+-- The header of a call: the tool line, and how a command ended.
+local function header(t)
+  local line = M.tool_line(t.name, t.title, t.status)
+  if FINAL[t.status] and t.kind == "execute" then
+    local exit = M.exit_status(t.output)
+    if exit then
+      line = line .. " (" .. exit .. ")"
+    end
+  end
+  return line
+end
+
+M.OUTPUT_PREFIX = "  │ "
+M.MAX_OUTPUT_LINES = 2000
+
+-- The folded block under a call: its output (streamed or final) and the diffs it made.
+local function output_lines(t)
+  local text = t.output
+  if (text == nil or text == "") and t.stream ~= "" then
+    text = t.stream
+  end
+  local out = {}
+  local function add(s)
+    for _, l in ipairs(vim.split(s, "\n", { plain = true })) do
+      out[#out + 1] = M.OUTPUT_PREFIX .. l
+    end
+  end
+  for _, c in ipairs(t.content or {}) do
+    if c.type == "diff" and c.diff and c.diff.unified and c.diff.unified ~= "" then
+      add((c.diff.unified:gsub("\n$", "")))
+    end
+  end
+  if text and text ~= "" then
+    add((text:gsub("\n$", "")))
+  end
+  if #out > M.MAX_OUTPUT_LINES then
+    local more = #out - M.MAX_OUTPUT_LINES
+    out = vim.list_slice(out, 1, M.MAX_OUTPUT_LINES)
+    out[#out + 1] = M.OUTPUT_PREFIX .. ("[… %d more lines not shown]"):format(more)
+  end
+  return out
+end
+
+-- Rewrites a call's header and output block in place.
+function Transcript:_draw_tool(t)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
+  if not (pos and pos[1]) then
+    return
+  end
+  local row = pos[1]
+  local block = output_lines(t)
+  self:_edit(function(buf)
+    local lines = { header(t) }
+    vim.list_extend(lines, block)
+    vim.api.nvim_buf_set_lines(buf, row, row + 1 + (t.out_n or 0), false, lines)
+    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = t.mark, right_gravity = false })
+  end)
+  t.out_n = #block
+  self.fold_tick = nil
+end
+
+--- Adds a tool call (its line and, folded under it, its output) or updates it in place as its
+--- status changes and its output streams (`outputDelta`, then the final `output`).
 ---@param p table turn/toolCall params or a toolCall history item
 function Transcript:tool(p)
   local t = self.tools[p.callId]
-  if t then
-    t.name = p.name or t.name
-    t.title = p.title or t.title
-    t.status = p.status or t.status
-    local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
-    if pos and pos[1] then
-      local row = pos[1]
-      self:_edit(function(buf)
-        local old = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
-        vim.api.nvim_buf_set_text(buf, row, 0, row, #old, { M.tool_line(t.name, t.title, t.status) })
-        vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = t.mark, right_gravity = false })
-      end)
+  if not t then
+    if self.last == "text" then
+      self:lines({ "" })
     end
-    return
+    self:lines({ M.tool_line(p.name, p.title, p.status) })
+    local row = vim.api.nvim_buf_line_count(self.buf) - 1
+    local mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false })
+    t = { mark = mark, stream = "", out_n = 0 }
+    self.tools[p.callId or tostring(row)] = t
+    self.last = "tool"
   end
-  if self.last == "text" then
-    self:lines({ "" })
+  t.name = p.name or t.name
+  t.title = p.title or t.title
+  t.status = p.status or t.status
+  t.kind = p.kind or t.kind
+  if p.outputDelta and p.outputDelta ~= "" then
+    t.stream = t.stream .. p.outputDelta
   end
-  self:lines({ M.tool_line(p.name, p.title, p.status) })
-  local row = vim.api.nvim_buf_line_count(self.buf) - 1
-  local mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false })
-  self.tools[p.callId or tostring(row)] = { mark = mark, name = p.name, title = p.title, status = p.status }
-  self.last = "tool"
+  if p.output ~= nil then
+    t.output = p.output
+  end
+  if p.content ~= nil then
+    t.content = p.content
+  end
+  self:_draw_tool(t)
+end
+
+-- The rows (1-based) of output blocks, for folding; cached per change of the buffer.
+function Transcript:_output_rows()
+  local tick = vim.api.nvim_buf_get_changedtick(self.buf)
+  if self.fold_tick == tick and self.fold_rows then
+    return self.fold_rows
+  end
+  local rows = {}
+  for _, t in pairs(self.tools) do
+    if (t.out_n or 0) > 0 then
+      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
+      if pos and pos[1] then
+        for r = pos[1] + 2, pos[1] + 1 + t.out_n do
+          rows[r] = true
+        end
+      end
+    end
+  end
+  self.fold_tick, self.fold_rows = tick, rows
+  return rows
+end
+
+M.by_buf = setmetatable({}, { __mode = "v" })
+
+--- 'foldexpr' of transcript windows: a call's output is one fold.
+function M.foldexpr(lnum)
+  local tr = M.by_buf[vim.api.nvim_get_current_buf()]
+  if tr and tr:_output_rows()[lnum] then
+    return 1
+  end
+  return 0
+end
+
+--- 'foldtext' of transcript windows.
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart + 1
+  return ("%s▸ %d line%s of output (zo shows, zc hides)"):format(M.OUTPUT_PREFIX, n, n == 1 and "" or "s")
+end
+
+--- Window options that fold a transcript's tool output (closed until opened).
+function M.fold_window(win)
+  local wo = vim.wo[win]
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'kin.transcript'.foldexpr(v:lnum)"
+  wo.foldtext = "v:lua.require'kin.transcript'.foldtext()"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.foldminlines = 0
 end
 
 --- A line about something that happened (an approval decision, a notice).
