@@ -6,8 +6,22 @@
 -- wrote on disk (workspace/didChangeFiles) are reloaded where the buffer has no unsaved changes.
 -- It never saves a buffer and never touches one the person changed since kin looked.
 local config = require("kin.config")
+local sync = require("vim.lsp.sync")
 
 local M = {}
+
+-- A failure while following a buffer is said once, on one line, later: an error raised inside
+-- on_lines would show as a multi-line message whose more-prompt eats the person's typing.
+local reported = false
+local function guard(fn, ...)
+  local ok, err = pcall(fn, ...)
+  if not ok and not reported then
+    reported = true
+    vim.schedule(function()
+      vim.notify("kin.nvim: following a buffer failed: " .. tostring(err):gsub("\n.*", ""), vim.log.levels.WARN, { title = "kin" })
+    end)
+  end
+end
 
 ---@class kin.DocState
 ---@field uri string
@@ -103,12 +117,12 @@ function M.open(buf)
       if M.state.gen ~= gen or not d then
         return true -- detach: another service, or closed
       end
-      M.changed(b, d, changedtick, firstline, lastline, new_lastline)
+      guard(M.changed, b, d, changedtick, firstline, lastline, new_lastline)
     end,
     on_reload = function(_, b)
       local d = M.state.docs[b]
       if M.state.gen == gen and d then
-        did_change_full(b, d, vim.api.nvim_buf_get_changedtick(b))
+        guard(did_change_full, b, d, vim.api.nvim_buf_get_changedtick(b))
       end
     end,
     on_detach = function(_, b)
@@ -124,7 +138,7 @@ end
 function M.changed(buf, doc, tick, firstline, lastline, new_lastline)
   local prev = doc.lines
   local curr = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
-  local change = vim.lsp.sync.compute_diff(prev, curr, firstline, lastline, new_lastline, "utf-16", line_ending(buf))
+  local change = sync.compute_diff(prev, curr, firstline, lastline, new_lastline, "utf-16", line_ending(buf))
   doc.lines = curr
   doc.version = tick
   send("textDocument/didChange", {
@@ -201,7 +215,7 @@ function M.apply_edit(params)
       vim.bo[buf].undolevels = vim.bo[buf].undolevels
     end)
     local listed = vim.bo[buf].buflisted
-    vim.lsp.util.apply_text_edits(step.edits, buf, "utf-16")
+    require("vim.lsp.util").apply_text_edits(step.edits, buf, "utf-16")
     vim.bo[buf].buflisted = listed
   end
   return { applied = true }
