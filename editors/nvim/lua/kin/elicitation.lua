@@ -50,6 +50,14 @@ local function count_hint(f)
 end
 
 --- The prompt of one field: which server asks, its message, the field's title and limits.
+--- Who asks: kin itself (its ask tool, `source` "kin") or the MCP server.
+function M.asker(p)
+  if p.source == "kin" then
+    return "kin"
+  end
+  return p.server or "mcp"
+end
+
 function M.field_prompt(p, f)
   local title = f.title or f.name
   local extra = {}
@@ -74,8 +82,7 @@ function M.field_prompt(p, f)
   end
   local suffix = #extra > 0 and (" (" .. table.concat(extra, ", ") .. ")") or ""
   local msg = p.message and p.message ~= "" and (p.message .. " › ") or ""
-  local asker = (p.source == "kin" or not p.server) and "kin" or p.server
-  return ("[%s] %s%s%s: "):format(asker, msg, title, suffix)
+  return ("[%s] %s%s%s: "):format(M.asker(p), msg, title, suffix)
 end
 
 --- The options of an enum or multi_select field: { value, label } with kin's titles.
@@ -260,10 +267,7 @@ local function ask_field(p, f, cb)
 end
 
 local function who(p)
-  if p.source == "kin" or not p.server then
-    return "kin"
-  end
-  return p.server
+  return M.asker(p)
 end
 
 local function field_summary(f)
