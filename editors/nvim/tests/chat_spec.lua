@@ -172,6 +172,40 @@ describe("chat", function()
     t.eq(0, #fake:sent("session/new"))
   end)
 
+  it(":KinSessions shows this project's sessions with readable times, and every project on request", function()
+    local here = vim.fs.normalize(vim.uv.cwd())
+    local fake = setup({
+      ["session/list"] = function()
+        return { sessions = {
+          { sessionId = "s_1", title = "mine", turns = 3, updatedAt = "2026-11-30T23:15:00.123456789Z", cwd = here },
+          { sessionId = "s_2", title = "elsewhere", turns = 1, updatedAt = "2026-11-30T23:15:00Z", cwd = "/some/other/project" },
+          { sessionId = "s_3", title = "old, of no known folder", turns = 1, updatedAt = "2026-11-29T08:00:00+01:00" },
+        } }
+      end,
+    })
+    t.script_select({ "Sessions of every project", false })
+    vim.cmd("KinSessions")
+    t.wait_for(function()
+      return #t.selects == 2
+    end, "both pickers")
+    local fmt = require("kin").format_time -- pinned by the case below
+    local when = fmt("2026-11-30T23:15:00Z")
+    t.ok(not when:find("%.123") and not when:find("T23"), "no raw timestamp: " .. when)
+    t.eq({ "mine  (3 turns, " .. when .. ")", "old, of no known folder  (1 turn, " .. fmt("2026-11-29T07:00:00Z") .. ")", "Sessions of every project (1 more)" }, t.selects[1].labels)
+    t.contains(t.selects[1].prompt, "sessions in ")
+    t.contains(table.concat(t.selects[2].labels, "\n"), "elsewhere  (1 turn, " .. when .. ")  /some/other/project")
+    t.eq(2, #fake:sent("session/list"), "every project's list is asked again")
+  end)
+
+  it("reads session times as a person does", function()
+    local kin = require("kin")
+    local t0 = 1796080500
+    t.eq("today " .. os.date("%H:%M", t0), kin.format_time("2026-11-30T23:15:00.999999999Z", t0 + 60))
+    t.eq("yesterday " .. os.date("%H:%M", t0), kin.format_time("2026-11-30T23:15:00Z", t0 + 86400))
+    t.eq(os.date("%Y-%m-%d %H:%M", t0), kin.format_time("2026-12-01T01:15:00+02:00", t0 + 10 * 86400))
+    t.eq("not a time", kin.format_time("not a time"))
+  end)
+
   it(":KinSessions deletes a session", function()
     local fake = setup({
       ["session/list"] = function()
