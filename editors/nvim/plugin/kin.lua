@@ -27,6 +27,28 @@ cmd("KinAnswer", function()
   kin().answer()
 end, { desc = "kin: go to kin's window to answer what it asks" })
 
+cmd("KinMode", function(o)
+  kin().mode(o.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "ask", "agent", "auto-edit" }
+  end,
+  desc = "kin: the session's mode (ask, agent, auto-edit)",
+})
+
+cmd("KinUndo", function(o)
+  kin().undo(o.args ~= "" and o.args or nil)
+end, { nargs = "?", desc = "kin: undo the file changes of the last turn (or of a turn)" })
+
+cmd("KinRetry", function()
+  kin().retry()
+end, { desc = "kin: ask the last question again" })
+
+cmd("KinEdit", function()
+  kin().edit_last()
+end, { desc = "kin: edit the last question and send it again" })
+
 cmd("KinCancel", function()
   kin().cancel()
 end, { desc = "kin: cancel the running turn" })

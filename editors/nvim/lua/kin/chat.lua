@@ -3,6 +3,7 @@
 local service = require("kin.service")
 local config = require("kin.config")
 local transcript = require("kin.transcript")
+local status = require("kin.status")
 
 local M = {}
 
@@ -74,6 +75,7 @@ local function input_buffer()
     M.send_input()
   end, "kin: send the question")
   map({ "n", "i" }, km.cancel, M.cancel, "kin: cancel the running turn")
+  require("kin.complete").attach(buf, config.options.chat.complete ~= false)
   st.input_buf = buf
   return buf
 end
@@ -84,12 +86,29 @@ local function map_transcript(t)
   end
   vim.b[t.buf].kin_mapped = true
   local km = config.options.chat.keymaps
-  if km.cancel and km.cancel ~= "" then
-    vim.keymap.set("n", km.cancel, M.cancel, { buffer = t.buf, desc = "kin: cancel the running turn" })
+  local actions = require("kin.actions")
+  local function map(lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set("n", lhs, fn, { buffer = t.buf, desc = "kin: " .. desc, nowait = true })
+    end
   end
-  if km.close and km.close ~= "" then
-    vim.keymap.set("n", km.close, M.close, { buffer = t.buf, desc = "kin: close the chat" })
+  map(km.cancel, M.cancel, "cancel the running turn")
+  map(km.close, M.close, "close the chat")
+  map(km.retry, M.retry, "ask the last question again")
+  map(km.edit_last, M.edit_last, "edit the last question and send it again")
+  map(km.yank_code, actions.yank_code, "yank the code block under the cursor")
+  map(km.put_code, actions.put_code, "put the code block under the cursor in your window")
+  for _, lhs in ipairs(type(km.open) == "table" and km.open or { km.open }) do
+    map(lhs, actions.open_location, "open the file or location under the cursor")
   end
+  map(km.next_turn, function()
+    actions.jump_turn(1)
+  end, "next question")
+  map(km.prev_turn, function()
+    actions.jump_turn(-1)
+  end, "previous question")
+  -- Code blocks highlighted (fences, and the languages whose parsers are installed).
+  pcall(vim.treesitter.start, t.buf, "markdown")
 end
 
 local function set_win_opts(win)
@@ -128,6 +147,7 @@ function M.open()
     vim.api.nvim_win_set_buf(st.win, t.buf)
     set_win_opts(st.win)
     transcript.fold_window(st.win)
+    vim.wo[st.win].winbar = "%{%v:lua.require'kin.status'.winbar()%}"
     st.input_win = nil
   end
   if not valid_win(st.input_win) then
@@ -217,7 +237,10 @@ function with_session(fn, on_failed)
         st.transcripts[new_sid] = draft
         st.draft = nil
       end
-      set_current(new_sid)
+      local t = set_current(new_sid)
+      M.state.next_mode, M.state.next_config = nil, nil
+      M.apply_config(t, result.session)
+      M.apply_config(t, result)
       fn(new_sid, true)
     end, function(err)
       notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -232,7 +255,31 @@ function M.new_session_params(title)
   if title then
     params.title = title
   end
+  -- A mode chosen before the session existed (:KinMode with no session yet).
+  if M.state.next_mode then
+    params.mode = M.state.next_mode
+  end
+  for k, v in pairs(M.state.next_config or {}) do
+    params[k] = v
+  end
   return params
+end
+
+-- What kin says a session is set to (session/new, session/resume, session/configure).
+function M.apply_config(t, c)
+  if type(c) ~= "table" then
+    return
+  end
+  if c.mode then
+    t.mode = c.mode
+  end
+  if c.model then
+    t.model = c.model
+  end
+  if c.effort ~= nil or c.model then
+    t.effort = c.effort ~= vim.NIL and c.effort or nil
+  end
+  status.refresh()
 end
 
 -- A session made for a question kin refused is removed again (it has no turn).
@@ -262,8 +309,20 @@ function M.ask(text, on_started, on_failed)
   with_session(function(sid, created)
     service.request("turn/start", { sessionId = sid, input = text }, function(result)
       local t = M.transcript(sid)
-      t.running = true
-      t.turn_id = result and result.turnId
+      t.last_input = text
+      if result and result.command then
+        -- A /command kin ran (it starts a turn only when it says so).
+        t:command(text, result.command)
+        if result.command.name == "mode" and type(result.command.result) == "table" then
+          M.apply_config(t, result.command.result)
+        end
+      end
+      if result and result.turnId then
+        t.running = true
+        t.turn_id = result.turnId
+        t.started_at = t.started_at or vim.uv.now()
+        status.refresh()
+      end
       if on_started then
         on_started(result and result.turnId, result)
       end
@@ -342,6 +401,8 @@ function M.resume(session_id, cb)
     M.state.stale[session_id] = nil
     local t = set_current(session_id)
     t:history(result.history)
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
     -- Only a turn kin says it runs here can be stopped from here.
     t.running = result.runningTurnId ~= nil
     if result.readOnly then
@@ -418,7 +479,9 @@ function M.on_turn_started(p)
   local t = M.transcript(p.sessionId)
   t.running = true
   t.turn_id = p.turnId
+  t.started_at = vim.uv.now()
   t:user(p.input)
+  status.refresh()
 end
 
 function M.on_turn_delta(p)
@@ -427,10 +490,130 @@ end
 
 function M.on_tool_call(p)
   M.transcript(p.sessionId):tool(p)
+  status.refresh()
 end
 
 function M.on_turn_completed(p)
-  M.transcript(p.sessionId):turn_end(p)
+  local t = M.transcript(p.sessionId)
+  t:turn_end(p)
+  t.started_at = nil
+  if type(p.usage) == "table" and p.usage.contextWindow then
+    t.usage = p.usage
+  end
+  status.refresh()
+end
+
+function M.on_plan(p)
+  M.transcript(p.sessionId):plan(p)
+end
+
+function M.on_usage(p)
+  M.transcript(p.sessionId).usage = p
+  status.refresh()
+end
+
+--- :KinMode [mode] — the current session's mode (session/configure), or the next session's.
+function M.set_mode(mode, cb)
+  local st = M.state
+  local sid = st.current
+  if not sid then
+    st.next_mode = mode
+    M.current().mode = mode
+    status.refresh()
+    notify("the next session starts in mode " .. mode)
+    if cb then
+      cb({ mode = mode })
+    end
+    return
+  end
+  service.request("session/configure", { sessionId = sid, mode = mode }, function(result)
+    local t = M.transcript(sid)
+    M.apply_config(t, result)
+    t:meta("[mode] " .. tostring(result and result.mode or mode))
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- :KinUndo [turnId] — puts back the files kin's tools changed in the last turn (turn/undo).
+function M.undo(turn_id, cb)
+  local sid = M.state.current
+  if not sid then
+    notify("no session yet: nothing to undo", vim.log.levels.INFO)
+    return
+  end
+  service.request("turn/undo", { sessionId = sid, turnId = turn_id }, function(result)
+    M.transcript(sid):undo(result)
+    local n = #(result.restored or {})
+    local c = #(result.conflicts or {})
+    notify(("undid turn %s: restored %d file%s%s"):format(tostring(result.turnId), n, n == 1 and "" or "s",
+      c > 0 and (", " .. c .. " left as they are (changed since)") or ""))
+    if cb then
+      cb(result)
+    end
+  end, function(err)
+    if err.code == -32013 then
+      notify("nothing to undo: " .. tostring(err.message), vim.log.levels.INFO)
+    elseif err.code == -32011 then
+      notify("a turn is running: undo after it ends (:KinCancel stops it)", vim.log.levels.WARN)
+    else
+      notify("turn/undo failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+-- The last question sent in the current session (what this editor sent, else what kin showed).
+local function last_question()
+  local t = M.current()
+  if t.last_input then
+    return t.last_input
+  end
+  local lines = vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i] == "## You" then
+      local q = {}
+      for j = i + 2, #lines do
+        if lines[j] == "## kin" then
+          break
+        end
+        q[#q + 1] = lines[j]
+      end
+      while #q > 0 and q[#q] == "" do
+        q[#q] = nil
+      end
+      return table.concat(q, "\n")
+    end
+  end
+end
+
+--- :KinRetry — asks the last question again, as a new turn.
+function M.retry()
+  local q = last_question()
+  if not q or q == "" then
+    notify("no question to ask again", vim.log.levels.INFO)
+    return
+  end
+  M.ask(q, nil, function()
+    M.keep_in_input(type(q) == "string" and q or nil)
+  end)
+end
+
+--- :KinEdit — puts the last question into the input to edit it and send it again.
+function M.edit_last()
+  local q = last_question()
+  if not q or q == "" then
+    notify("no question to edit", vim.log.levels.INFO)
+    return
+  end
+  M.open()
+  local buf = input_buffer()
+  local text = type(q) == "string" and q or (M.current().last_text or "")
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  if valid_win(M.state.input_win) then
+    vim.api.nvim_set_current_win(M.state.input_win)
+    vim.api.nvim_win_set_cursor(M.state.input_win, { vim.api.nvim_buf_line_count(buf), 0 })
+  end
 end
 
 --- A notice that concerns one session also lands in its transcript.
@@ -447,7 +630,9 @@ function M.on_service_stop()
     if t.running and t:valid() then
       t:turn_end({ status = "cancelled", error = "kin stopped" })
     end
+    t.started_at = nil
   end
+  status.refresh()
 end
 
 return M

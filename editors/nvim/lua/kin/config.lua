@@ -39,10 +39,20 @@ M.defaults = {
     width = 0.4, -- fraction of the columns for a vertical split
     height = 0.5, -- fraction of the lines for a horizontal split
     input_height = 3,
+    -- Open completion by itself as `/` (a command), `@` (a file) or `#` (a buffer) is typed.
+    complete = true,
     keymaps = {
-      send = { n = "<CR>", i = "<C-s>" },
-      cancel = "<C-c>",
+      send = { n = "<CR>", i = "<C-s>" }, -- input
+      cancel = "<C-c>", -- input and transcript
+      -- transcript:
       close = "q",
+      retry = "R", -- ask the last question again
+      edit_last = "I", -- edit the last question in the input
+      yank_code = "gy", -- yank the code block under the cursor
+      put_code = "gp", -- put it below the cursor of the window you work in
+      open = { "gf", "<CR>" }, -- open the file (path:line) under the cursor
+      next_turn = "]]",
+      prev_turn = "[[",
     },
   },
   -- How an address a server asks to visit is opened: nil uses vim.ui.open; a function(url)

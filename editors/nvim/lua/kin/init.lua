@@ -26,6 +26,9 @@ local handlers = {
   ["turn/delta"] = chat.on_turn_delta,
   ["turn/toolCall"] = chat.on_tool_call,
   ["turn/completed"] = chat.on_turn_completed,
+  ["turn/plan"] = chat.on_plan,
+  ["turn/usage"] = chat.on_usage,
+  ["commands/changed"] = require("kin.complete").on_changed,
   ["approval/request"] = approval.request,
   ["approval/resolved"] = approval.resolved,
   ["elicitation/request"] = elicitation.request,
@@ -91,6 +94,35 @@ function M.ask(question, on_started, on_failed)
     end
   end)
 end
+
+local MODES = {
+  { mode = "ask", what = "reads only: nothing is changed or run" },
+  { mode = "agent", what = "asks before every change and command (the default)" },
+  { mode = "auto-edit", what = "applies edits inside the workspace without asking; asks for commands" },
+}
+
+--- :KinMode [mode] — sets the session's mode, or picks it.
+function M.mode(mode)
+  if mode and mode ~= "" then
+    return chat.set_mode(mode)
+  end
+  local cur = chat.current().mode or "agent"
+  vim.ui.select(MODES, {
+    prompt = "kin: mode (now " .. cur .. ")",
+    kind = "kin.mode",
+    format_item = function(m)
+      return ("%-9s  %s"):format(m.mode, m.what)
+    end,
+  }, function(m)
+    if m then
+      chat.set_mode(m.mode)
+    end
+  end)
+end
+
+M.undo = chat.undo
+M.retry = chat.retry
+M.edit_last = chat.edit_last
 
 --- :KinAnswer — moves the cursor into kin's window for the question it asks.
 function M.answer()

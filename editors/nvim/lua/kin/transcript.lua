@@ -1,5 +1,6 @@
--- One session's transcript: a read-only markdown buffer that only ever grows at the end, except
--- tool-call lines, which are rewritten in place as their status changes (tracked by extmarks).
+-- One session's transcript: a read-only markdown buffer that grows at the end, except its blocks
+-- (a tool call with its folded output, the plan, a reasoning summary), which are rewritten in
+-- place as they change (tracked by extmarks).
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("kin_transcript")
@@ -8,7 +9,8 @@ M.ns = ns
 ---@class kin.Transcript
 ---@field buf integer
 ---@field session_id string?
----@field tools table<string, {mark: integer, name: string, title: string?, status: string}>
+---@field tools table<string, table>   tool calls by callId (their block is "tool:" .. callId)
+---@field blocks table<string, {mark: integer, n: integer, fold_after: integer?}> by key
 ---@field last string?   what the last written block was: "header", "text", "tool", "meta", "end"
 ---@field running boolean a turn is running
 local Transcript = {}
@@ -27,7 +29,7 @@ function M.new(session_id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
-  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, empty = true }, Transcript)
+  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, empty = true }, Transcript)
   M.by_buf[buf] = tr
   return tr
 end
@@ -81,7 +83,9 @@ function Transcript:clear()
   end)
   self.empty = true
   self.tools = {}
+  self.blocks = {}
   self.last = nil
+  self.fold_tick = nil
 end
 
 --- A user turn and the header of the answer that follows.
@@ -102,7 +106,7 @@ function Transcript:text(text)
     return
   end
   if self.last ~= "text" then
-    if self.last == "tool" or self.last == "meta" then
+    if self.last and self.last ~= "header" then
       self:lines({ "" })
     end
     self:lines({ "" })
@@ -189,39 +193,51 @@ local function output_lines(t)
   return out
 end
 
--- Rewrites a call's header and output block in place.
-function Transcript:_draw_tool(t)
-  local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
+--- Adds a block of lines at the end, or rewrites it in place when it exists (key names it).
+--- opts.fold_after: the lines after the first fold_after ones are one fold (closed).
+---@return integer row of the block's first line (0-based)
+function Transcript:block(key, lines, opts)
+  opts = opts or {}
+  local b = self.blocks[key]
+  local pos = b and vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
   if not (pos and pos[1]) then
-    return
+    if self.last == "text" then
+      self:lines({ "" })
+    end
+    self:lines({ lines[1] or "" })
+    local row = vim.api.nvim_buf_line_count(self.buf) - 1
+    b = { mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }), n = 1 }
+    self.blocks[key] = b
+    self.last = opts.kind or "block"
+    pos = { row }
   end
   local row = pos[1]
-  local block = output_lines(t)
   self:_edit(function(buf)
-    local lines = { header(t) }
-    vim.list_extend(lines, block)
-    vim.api.nvim_buf_set_lines(buf, row, row + 1 + (t.out_n or 0), false, lines)
-    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = t.mark, right_gravity = false })
+    vim.api.nvim_buf_set_lines(buf, row, row + b.n, false, lines)
+    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
-  t.out_n = #block
+  b.n = #lines
+  b.fold_after = opts.fold_after
   self.fold_tick = nil
+  return row
+end
+
+-- Rewrites a call's header and output block in place.
+function Transcript:_draw_tool(t)
+  local lines = { header(t) }
+  vim.list_extend(lines, output_lines(t))
+  self:block("tool:" .. t.id, lines, { fold_after = 1, kind = "tool" })
 end
 
 --- Adds a tool call (its line and, folded under it, its output) or updates it in place as its
 --- status changes and its output streams (`outputDelta`, then the final `output`).
 ---@param p table turn/toolCall params or a toolCall history item
 function Transcript:tool(p)
-  local t = self.tools[p.callId]
+  local id = p.callId or ("call" .. vim.api.nvim_buf_line_count(self.buf))
+  local t = self.tools[id]
   if not t then
-    if self.last == "text" then
-      self:lines({ "" })
-    end
-    self:lines({ M.tool_line(p.name, p.title, p.status) })
-    local row = vim.api.nvim_buf_line_count(self.buf) - 1
-    local mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false })
-    t = { mark = mark, stream = "", out_n = 0 }
-    self.tools[p.callId or tostring(row)] = t
-    self.last = "tool"
+    t = { id = id, stream = "" }
+    self.tools[id] = t
   end
   t.name = p.name or t.name
   t.title = p.title or t.title
@@ -239,6 +255,61 @@ function Transcript:tool(p)
   self:_draw_tool(t)
 end
 
+local PLAN_MARKS = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+
+--- The plan as a checklist: one block per turn, rewritten in place at each update_plan.
+function M.plan_lines(entries)
+  local lines = { "**Plan**" }
+  for _, e in ipairs(entries or {}) do
+    local line = ("- %s %s"):format(PLAN_MARKS[e.status] or "[ ]", e.content or "")
+    if e.priority and e.priority ~= "" then
+      line = line .. " (" .. e.priority .. ")"
+    end
+    lines[#lines + 1] = line
+  end
+  if #lines == 1 then
+    lines[2] = "- (no steps)"
+  end
+  return lines
+end
+
+function Transcript:plan(p)
+  self:block("plan:" .. tostring(p.turnId or "?"), M.plan_lines(p.entries), { kind = "meta" })
+end
+
+--- What a turn/undo did, with each conflict's diff folded under it.
+function M.undo_lines(u)
+  local lines = { ("[undo] turn %s: restored %d file%s"):format(u.turnId or "?", #(u.restored or {}), #(u.restored or {}) == 1 and "" or "s") }
+  for _, f in ipairs(u.restored or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. "restored " .. f
+  end
+  for _, c in ipairs(u.conflicts or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. ("left as it is: %s (%s)"):format(c.path or "?", c.reason or "")
+    for _, l in ipairs(vim.split((c.diff or ""):gsub("\n$", ""), "\n", { plain = true })) do
+      if l ~= "" then
+        lines[#lines + 1] = M.OUTPUT_PREFIX .. "  " .. l
+      end
+    end
+  end
+  for _, n in ipairs(u.notUndoable or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. ("not undone: %s %s (%s)"):format(n.name or "?", n.title or "", n.reason or "")
+  end
+  return lines
+end
+
+function Transcript:undo(u, key)
+  self:block("undo:" .. (key or tostring(u.turnId)) .. ":" .. vim.api.nvim_buf_line_count(self.buf), M.undo_lines(u), { fold_after = 1, kind = "meta" })
+end
+
+--- A /command kin ran: its text for a person, folded under its name.
+function Transcript:command(input, c)
+  local lines = { ("[/%s]%s"):format(c.name or "?", c.inserted and (" → " .. c.inserted:gsub("\n", " ")) or "") }
+  for _, l in ipairs(vim.split((c.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+  end
+  self:block("command:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = #lines > 4 and 1 or nil, kind = "meta" })
+end
+
 -- The rows (1-based) of output blocks, for folding; cached per change of the buffer.
 function Transcript:_output_rows()
   local tick = vim.api.nvim_buf_get_changedtick(self.buf)
@@ -246,11 +317,11 @@ function Transcript:_output_rows()
     return self.fold_rows
   end
   local rows = {}
-  for _, t in pairs(self.tools) do
-    if (t.out_n or 0) > 0 then
-      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
+  for _, b in pairs(self.blocks) do
+    if b.fold_after and b.n > b.fold_after then
+      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
       if pos and pos[1] then
-        for r = pos[1] + 2, pos[1] + 1 + t.out_n do
+        for r = pos[1] + 1 + b.fold_after, pos[1] + b.n do
           rows[r] = true
         end
       end
@@ -306,7 +377,7 @@ function Transcript:turn_end(p)
   elseif status == "cancelled" then
     line = "_(cancelled" .. (p.error and (": " .. p.error) or "") .. ")_"
   elseif status == "limit" then
-    line = "_(stopped: too many tool calls in one turn)_"
+    line = "_(stopped at the tool call limit" .. (p.error and (": " .. p.error) or "") .. ")_"
   elseif p.error then
     line = "**Error:** " .. p.error
   end
@@ -352,20 +423,11 @@ function Transcript:history(items)
     elseif item.type == "turn" then
       self:turn_end(item)
     elseif item.type == "plan" then
-      local marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
-      local lines = {}
-      for _, e in ipairs(item.entries or {}) do
-        lines[#lines + 1] = (marks[e.status] or "[ ]") .. " " .. (e.content or "")
-      end
-      self:meta("[plan] " .. table.concat(lines, "; "))
+      self:plan(item)
     elseif item.type == "mode" then
       self:meta("[mode] " .. (item.mode or ""))
     elseif item.type == "undo" and item.undo then
-      self:meta(("[undo] turn %s: restored %d file(s)%s"):format(
-        item.undo.turnId or "",
-        #(item.undo.restored or {}),
-        item.undo.conflicts and #item.undo.conflicts > 0 and (", " .. #item.undo.conflicts .. " changed since left as they are") or ""
-      ))
+      self:undo(item.undo)
     end
   end
 end
