@@ -49,6 +49,17 @@ cmd("KinEdit", function()
   kin().edit_last()
 end, { desc = "kin: edit the last question and send it again" })
 
+cmd("KinAttach", function(o)
+  kin().attach({ range = o.range, line1 = o.line1, line2 = o.line2, what = o.args })
+end, {
+  nargs = "?",
+  range = true,
+  complete = function()
+    return { "file", "selection", "diagnostics", "clear" }
+  end,
+  desc = "kin: attach the file, the selection or its diagnostics to the next question",
+})
+
 cmd("KinCancel", function()
   kin().cancel()
 end, { desc = "kin: cancel the running turn" })

@@ -107,32 +107,44 @@ describe("chat", function()
     t.eq(fake:sent("turn/start")[1].params.sessionId, fake:sent("turn/cancel")[2].params.sessionId)
   end)
 
-  it(":KinSend puts the selection in a fenced block named after the file", function()
+  it(":KinSend attaches the selection as a part beside the question", function()
     local fake = setup()
-    vim.cmd("filetype on")
     local file = vim.fn.tempname() .. ".lua"
-    vim.fn.writefile({ "local a = 1", "local b = 2", "return a + b" }, file)
+    vim.fn.writefile({ "local a = 1", "local b = 'é'", "return a + b" }, file)
     vim.cmd("edit " .. vim.fn.fnameescape(file))
     vim.cmd("2,3KinSend what does this return?")
     t.wait_for(function()
       return #fake:sent("turn/start") == 1
     end, "turn/start")
     local input = fake:sent("turn/start")[1].params.input
-    t.contains(input, vim.fn.fnamemodify(file, ":t") .. "` (lines 2-3):\n```lua\nlocal b = 2\nreturn a + b\n```\n\nwhat does this return?")
+    t.eq({ type = "text", text = "what does this return?" }, input[1])
+    t.eq("selection", input[2].type)
+    t.eq(vim.fs.normalize(file), vim.fs.normalize(input[2].path:match("^/") and input[2].path or (vim.uv.cwd() .. "/" .. input[2].path)))
+    t.eq({ start = { line = 1, character = 0 }, ["end"] = { line = 2, character = 12 } }, input[2].range)
+    t.eq("local b = 'é'\nreturn a + b", input[2].text)
   end)
 
-  it(":KinSend without a range sends the file and asks the question", function()
-    local fake = setup()
+  it(":KinSend to a kin that takes no parts sends the file as a fenced block instead", function()
+    local fake = setup({
+      ["turn/start"] = function(p)
+        if type(p.input) == "table" then
+          return nil, { code = -32602, message = "invalid params: input: json: cannot unmarshal array into a string" }
+        end
+        return { turnId = "t_1" }
+      end,
+    })
     t.script_input({ "explain" })
     local file = vim.fn.tempname() .. ".txt"
     vim.fn.writefile({ "x", "```", "y" }, file)
     vim.cmd("edit " .. vim.fn.fnameescape(file))
     vim.cmd("KinSend")
     t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local input = fake:sent("turn/start")[1].params.input
-    t.contains(input, "````text\nx\n```\ny\n````\n\nexplain")
+      return #fake:sent("turn/start") == 2
+    end, "the second turn/start")
+    local input = fake:sent("turn/start")[2].params.input
+    t.eq("string", type(input))
+    t.contains(input, "````\nx\n```\ny\n````\n\nexplain")
+    t.contains(input, vim.fn.fnamemodify(file, ":t"))
   end)
 
   it(":KinSessions resumes a session and redraws its history", function()

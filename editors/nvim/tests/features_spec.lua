@@ -167,6 +167,26 @@ describe("kin's features", function()
   end)
 end)
 
+describe("context", function()
+  it(":KinSend sends the selection beside the question, and kin takes it", function()
+    vim.cmd("edit " .. vim.fn.fnameescape(env.ws .. "/notes.txt"))
+    vim.cmd("2KinSend hello, what is this line?")
+    t.wait_for(function()
+      return text():find("what is this line?", 1, true) and turn_over()
+    end, "the turn to end", 20000)
+    t.contains(text(), "Hello from the mock.")
+    local starts = sent("turn/start")
+    local last = starts[#starts].params.input
+    if type(last) == "table" then
+      t.eq("selection", last[2].type)
+      t.eq("gamma", last[2].text)
+    else
+      -- A kin without input parts: the same context as text.
+      t.contains(last, "gamma")
+    end
+  end)
+end)
+
 describe("answers in the chat", function()
   it("highlights code blocks, yanks one and puts it where you work", function()
     vim.cmd("edit " .. vim.fn.fnameescape(env.ws .. "/work.lua"))

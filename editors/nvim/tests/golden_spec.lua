@@ -48,6 +48,7 @@ describe("golden frames", function()
     local handled = {
       "turn/started", "turn/delta", "turn/toolCall", "turn/completed", "approval/request", "approval/resolved",
       "elicitation/request", "elicitation/resolved", "mcp/status", "notice", "log/message",
+      "turn/plan", "commands/changed", "workspace/didChangeFiles",
     }
     for _, m in ipairs(handled) do
       t.ok(#payloads(m) > 0, m)
@@ -184,6 +185,48 @@ describe("golden frames", function()
         elseif h.type == "turn" and h.status == "failed" then
           has(text, h.error, "turn error")
         end
+      end
+    end
+  end)
+
+  it("turn/plan, turn/undo, session/configure and commands/list: shown as kin sends them", function()
+    local transcript = require("kin.transcript")
+    local chat = require("kin.chat")
+    for _, p in ipairs(payloads("turn/plan")) do
+      local tr = transcript.new(p.sessionId)
+      tr:plan(p)
+      local text = tr:text_content()
+      for _, e in ipairs(p.entries) do
+        has(text, e.content, "plan step")
+      end
+      t.contains(text, "- [x] ", "a completed step")
+      t.contains(text, "- [~] ", "a step in progress")
+    end
+    for _, r in ipairs(payloads("turn/undo")) do
+      local tr = transcript.new("s_undo")
+      tr:undo(r)
+      local text = tr:text_content()
+      has(text, r.turnId, "undo turn")
+      for _, f in ipairs(r.restored or {}) do
+        has(text, f, "restored file")
+      end
+    end
+    for _, r in ipairs(payloads("session/configure")) do
+      local tr = transcript.new(r.sessionId)
+      chat.apply_config(tr, r)
+      has(require("kin.status").text(tr), r.mode, "mode in the title bar")
+    end
+    local complete = require("kin.complete")
+    for _, r in ipairs(payloads("commands/list")) do
+      complete.state.commands = r.commands
+      complete.state.for_session = "s_golden"
+      chat.state.current = "s_golden"
+      local words = {}
+      for _, it in ipairs(complete.omnifunc(0, "/")) do
+        words[#words + 1] = it.word
+      end
+      for _, c in ipairs(r.commands) do
+        t.ok(vim.tbl_contains(words, "/" .. c.name .. " "), "command /" .. c.name .. " offered")
       end
     end
   end)

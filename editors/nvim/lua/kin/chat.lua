@@ -158,10 +158,25 @@ function M.open()
     vim.api.nvim_win_set_height(st.input_win, config.options.chat.input_height)
     vim.wo[st.input_win].winfixheight = true
     set_win_opts(st.input_win)
+    vim.wo[st.input_win].winbar = "%{%v:lua.require'kin.chat'.input_winbar()%}"
   end
   local n = vim.api.nvim_buf_line_count(t.buf)
   pcall(vim.api.nvim_win_set_cursor, st.win, { n, 0 })
   vim.api.nvim_set_current_win(st.input_win)
+end
+
+--- The input window's title bar: what the next question attaches.
+function M.input_winbar()
+  local parts = require("kin.context").state.attached
+  if #parts == 0 then
+    return " your question  (@file, #buffer, /command; :KinAttach adds context)"
+  end
+  local ctx = require("kin.context")
+  local names = {}
+  for _, p in ipairs(parts) do
+    names[#names + 1] = ctx.describe(p)
+  end
+  return (" attached: " .. table.concat(names, " · ") .. "  (:KinAttach clear)"):gsub("%%", "%%%%")
 end
 
 --- Closes the chat windows (the buffers and the service stay).
@@ -299,44 +314,57 @@ local function forget_new_session(sid)
   end, function() end)
 end
 
---- Sends a question on the current session (turn/start). on_started(turnId) runs once kin
---- accepted it; on_failed(err) when it did not (the question then is the caller's to keep).
-function M.ask(text, on_started, on_failed)
-  if not text or (type(text) == "string" and vim.trim(text) == "") then
+-- A kin without input parts (before protocol's parts) refuses a list as `input`: -32602.
+local function refuses_parts(err, input)
+  return type(input) == "table" and err.code == -32602 and tostring(err.message):lower():find("input", 1, true) ~= nil
+end
+
+--- Sends a question on the current session (turn/start): a string, or input parts (see
+--- kin.context). on_started(turnId, result) runs once kin accepted it; on_failed(err) when it
+--- did not (the question then is the caller's to keep).
+function M.ask(input, on_started, on_failed)
+  if not input or (type(input) == "string" and vim.trim(input) == "") then
     return
   end
   local failed = on_failed or function() end
   with_session(function(sid, created)
-    service.request("turn/start", { sessionId = sid, input = text }, function(result)
-      local t = M.transcript(sid)
-      t.last_input = text
-      if result and result.command then
-        -- A /command kin ran (it starts a turn only when it says so).
-        t:command(text, result.command)
-        if result.command.name == "mode" and type(result.command.result) == "table" then
-          M.apply_config(t, result.command.result)
+    local function start(sent)
+      service.request("turn/start", { sessionId = sid, input = sent }, function(result)
+        local t = M.transcript(sid)
+        t.last_input = input
+        if result and result.command then
+          -- A /command kin ran (it starts a turn only when it says so).
+          t:command(sent, result.command)
+          if result.command.name == "mode" and type(result.command.result) == "table" then
+            M.apply_config(t, result.command.result)
+          end
         end
-      end
-      if result and result.turnId then
-        t.running = true
-        t.turn_id = result.turnId
-        t.started_at = t.started_at or vim.uv.now()
-        status.refresh()
-      end
-      if on_started then
-        on_started(result and result.turnId, result)
-      end
-    end, function(err)
-      if err.code == -32011 then
-        notify("a turn is already running in this session (:KinCancel stops it); your question is kept", vim.log.levels.WARN)
-      else
-        notify((err.message or "turn/start failed") .. "; your question is kept", vim.log.levels.ERROR)
-      end
-      if created then
-        forget_new_session(sid)
-      end
-      failed(err)
-    end)
+        if result and result.turnId then
+          t.running = true
+          t.turn_id = result.turnId
+          t.started_at = t.started_at or vim.uv.now()
+          status.refresh()
+        end
+        if on_started then
+          on_started(result and result.turnId, result)
+        end
+      end, function(err)
+        if refuses_parts(err, sent) then
+          -- Nothing was started: send the same question with its context as text.
+          return start(require("kin.context").as_text(sent))
+        end
+        if err.code == -32011 then
+          notify("a turn is already running in this session (:KinCancel stops it); your question is kept", vim.log.levels.WARN)
+        else
+          notify((err.message or "turn/start failed") .. "; your question is kept", vim.log.levels.ERROR)
+        end
+        if created then
+          forget_new_session(sid)
+        end
+        failed(err)
+      end)
+    end
+    start(input)
   end, failed)
 end
 
@@ -353,19 +381,26 @@ function M.keep_in_input(text)
   end
 end
 
---- Sends the input buffer's text. It is cleared only once kin accepted the question: a question
---- kin refused (no model configured, a turn running, kin missing) stays where it was typed.
+--- Sends the input buffer's text, with what is attached (:KinAttach) and mentioned (`@file`,
+--- `#buffer`) as input parts. It is cleared only once kin accepted the question: a question kin
+--- refused (no model configured, a turn running, kin missing) stays where it was typed, and so
+--- do its attachments.
 function M.send_input()
   local buf = input_buffer()
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
   if vim.trim(text) == "" then
     return
   end
-  M.ask(M.input_to_send and M.input_to_send(text) or text, function()
+  local context = require("kin.context")
+  local attached = #context.state.attached
+  M.ask(context.input(text), function()
     if vim.api.nvim_buf_is_valid(buf) and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") == text then
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     end
-    M.last_question = text
+    for _ = 1, attached do
+      table.remove(context.state.attached, 1)
+    end
+    pcall(vim.cmd, "redrawstatus!")
   end)
 end
 
@@ -480,7 +515,7 @@ function M.on_turn_started(p)
   t.running = true
   t.turn_id = p.turnId
   t.started_at = vim.uv.now()
-  t:user(p.input)
+  t:user(p.input, p.parts)
   status.refresh()
 end
 

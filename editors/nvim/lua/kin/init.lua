@@ -129,59 +129,69 @@ function M.answer()
   return prompts.focus()
 end
 
-local function fence_for(text)
-  local longest = 2
-  for run in text:gmatch("`+") do
-    longest = math.max(longest, #run)
+--- The part :KinSend and :KinAttach take from a buffer: the selected lines (a range), else the
+--- whole file.
+local function buffer_part(buf, opts)
+  local context = require("kin.context")
+  if opts.range and opts.range > 0 then
+    return context.selection(buf, opts.line1, opts.line2)
   end
-  return string.rep("`", longest + 1)
+  local part, err = context.file(buf)
+  if not part then
+    -- A buffer without a file: what it holds.
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    return { type = "resource", uri = "untitled:" .. buf, mimeType = "text/plain", text = table.concat(lines, "\n") }, err
+  end
+  return part
 end
 
---- The context block :KinSend puts before the question.
----@param buf integer
----@param line1 integer? first line (1-based) of a range
----@param line2 integer?
-function M.context_block(buf, line1, line2)
-  local name = vim.api.nvim_buf_get_name(buf)
-  name = name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[No Name]"
-  local lines
-  local where = "`" .. name .. "`"
-  if line1 and line2 then
-    lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
-    where = ("%s (lines %d-%d)"):format(where, line1, line2)
-  else
-    lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  end
-  local text = table.concat(lines, "\n")
-  local fence = fence_for(text)
-  local ft = vim.bo[buf].filetype
-  if ft == "" then
-    ft = vim.filetype.match({ buf = buf }) or ""
-  end
-  return ("%s:\n%s%s\n%s\n%s"):format(where, fence, ft, text, fence)
-end
-
---- :[range]KinSend [question] — the selection (or the whole file) as context for a question.
+--- :[range]KinSend [question] — the selection (or the whole file) beside a question.
 function M.send(opts)
   opts = opts or {}
   local buf = opts.buf or vim.api.nvim_get_current_buf()
-  local block
-  if opts.range and opts.range > 0 then
-    block = M.context_block(buf, opts.line1, opts.line2)
-  else
-    block = M.context_block(buf)
-  end
+  local part = buffer_part(buf, opts)
   local function go(question)
-    if question == nil then
+    if question == nil or vim.trim(question) == "" then
       return
     end
-    M.ask(block .. "\n\n" .. question)
+    M.ask({ { type = "text", text = question }, part })
   end
   if opts.question and vim.trim(opts.question) ~= "" then
     go(opts.question)
   else
     vim.ui.input({ prompt = "kin: ask about this: " }, go)
   end
+end
+
+--- :[range]KinAttach [file|selection|diagnostics|clear] — context for the next question.
+function M.attach(opts)
+  opts = opts or {}
+  local context = require("kin.context")
+  local what = opts.what or ""
+  local buf = opts.buf or vim.api.nvim_get_current_buf()
+  local part, err
+  if what == "clear" then
+    context.clear()
+    return service.notify("nothing attached")
+  elseif what == "diagnostics" then
+    if opts.range and opts.range > 0 then
+      part, err = context.diagnostics(buf, opts.line1, opts.line2)
+    else
+      part, err = context.diagnostics(buf)
+    end
+  elseif what == "file" then
+    part, err = context.file(buf)
+  elseif what == "selection" or what == "" then
+    part, err = buffer_part(buf, opts)
+  else
+    return service.notify("KinAttach: file, selection, diagnostics or clear, not " .. what, vim.log.levels.ERROR)
+  end
+  if not part then
+    return service.notify(err or "nothing to attach", vim.log.levels.WARN)
+  end
+  context.attach(part)
+  service.notify("attached " .. context.describe(part) .. " to the next question")
+  return part
 end
 
 M.cancel = chat.cancel

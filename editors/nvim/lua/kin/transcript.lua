@@ -89,9 +89,16 @@ function Transcript:clear()
 end
 
 --- A user turn and the header of the answer that follows.
-function Transcript:user(text)
+function Transcript:user(text, parts)
   local lines = { "## You", "" }
   vim.list_extend(lines, vim.split(text or "", "\n", { plain = true }))
+  if type(parts) == "table" and #parts > 0 then
+    local ctx = require("kin.context")
+    lines[#lines + 1] = ""
+    for _, p in ipairs(parts) do
+      lines[#lines + 1] = "> attached: " .. ctx.describe(p) .. (p.bytes and (" (" .. p.bytes .. " bytes)") or "")
+    end
+  end
   vim.list_extend(lines, { "", "## kin", "" })
   if not self.empty then
     table.insert(lines, 1, "")
@@ -402,7 +409,7 @@ function Transcript:history(items)
   self:clear()
   for _, item in ipairs(items or {}) do
     if item.type == "user" then
-      self:user(item.text)
+      self:user(item.text, item.parts)
     elseif item.type == "assistant" then
       self:text(item.text)
     elseif item.type == "toolCall" then
