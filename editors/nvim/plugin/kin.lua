@@ -37,6 +37,14 @@ end, {
   desc = "kin: the session's mode (ask, agent, auto-edit)",
 })
 
+cmd("KinModel", function(o)
+  kin().model(o.args)
+end, { nargs = "*", desc = "kin: the session's model and reasoning effort" })
+
+cmd("KinCompact", function()
+  kin().compact()
+end, { desc = "kin: summarise the conversation so far to free context" })
+
 cmd("KinUndo", function(o)
   kin().undo(o.args ~= "" and o.args or nil)
 end, { nargs = "?", desc = "kin: undo the file changes of the last turn (or of a turn)" })

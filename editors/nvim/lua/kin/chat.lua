@@ -256,6 +256,7 @@ function with_session(fn, on_failed)
       M.state.next_mode, M.state.next_config = nil, nil
       M.apply_config(t, result.session)
       M.apply_config(t, result)
+      t:instructions(result.instructions)
       fn(new_sid, true)
     end, function(err)
       notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -538,6 +539,11 @@ function M.on_turn_completed(p)
   status.refresh()
 end
 
+function M.on_reasoning(p)
+  M.transcript(p.sessionId):reasoning(p.text)
+  status.refresh()
+end
+
 function M.on_plan(p)
   M.transcript(p.sessionId):plan(p)
 end
@@ -565,6 +571,35 @@ function M.set_mode(mode, cb)
     local t = M.transcript(sid)
     M.apply_config(t, result)
     t:meta("[mode] " .. tostring(result and result.mode or mode))
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- :KinModel — the session's model and reasoning effort (session/configure), or the next
+--- session's when there is none yet.
+function M.set_model(model, effort, cb)
+  local st = M.state
+  local sid = st.current
+  local params = { model = model }
+  if effort then
+    params.effort = effort
+  end
+  if not sid then
+    st.next_config = params
+    M.apply_config(M.current(), params)
+    notify(("the next session uses %s%s"):format(model, effort and (" (" .. effort .. ")") or ""))
+    if cb then
+      cb(params)
+    end
+    return
+  end
+  params.sessionId = sid
+  service.request("session/configure", params, function(result)
+    local t = M.transcript(sid)
+    M.apply_config(t, result)
+    t:meta(("[model] %s%s"):format(tostring(result.model or model), result.effort and (" (" .. result.effort .. ")") or ""))
     if cb then
       cb(result)
     end

@@ -27,6 +27,7 @@ local handlers = {
   ["turn/toolCall"] = chat.on_tool_call,
   ["turn/completed"] = chat.on_turn_completed,
   ["turn/plan"] = chat.on_plan,
+  ["turn/reasoning"] = chat.on_reasoning,
   ["turn/usage"] = chat.on_usage,
   ["commands/changed"] = require("kin.complete").on_changed,
   ["approval/request"] = approval.request,
@@ -117,6 +118,71 @@ function M.mode(mode)
     if m then
       chat.set_mode(m.mode)
     end
+  end)
+end
+
+--- One models/list row for a picker.
+function M.format_model(m)
+  local bits = {}
+  if m.contextWindow then
+    bits[#bits + 1] = require("kin.status").tokens(m.contextWindow) .. " context"
+  end
+  if m.efforts and #m.efforts > 0 then
+    bits[#bits + 1] = "effort " .. table.concat(m.efforts, "/")
+  end
+  if m.images then
+    bits[#bits + 1] = "images"
+  end
+  if m.configured == false then
+    bits[#bits + 1] = "not configured: " .. tostring(m.missing or "?")
+  end
+  local name = (m.name and m.name ~= m.id) and (m.id .. " — " .. m.name) or m.id
+  return ("%s  (%s)"):format(name, table.concat(bits, ", "))
+end
+
+--- :KinModel [model] [effort] — the session's model and reasoning effort, or pick them
+--- (models/list).
+function M.model(args)
+  local words = vim.split(vim.trim(args or ""), "%s+", { trimempty = true })
+  if words[1] then
+    return chat.set_model(words[1], words[2])
+  end
+  service.request("models/list", {}, function(r)
+    local models = r.models or {}
+    if #models == 0 then
+      return service.notify("kin lists no models", vim.log.levels.WARN)
+    end
+    vim.ui.select(models, {
+      prompt = "kin: model (now " .. tostring(chat.current().model or r.default or "?") .. ")",
+      kind = "kin.model",
+      format_item = M.format_model,
+    }, function(m)
+      if not m then
+        return
+      end
+      if not m.efforts or #m.efforts == 0 then
+        return chat.set_model(m.id)
+      end
+      local items = vim.list_extend({ "(none: the service decides)" }, m.efforts)
+      vim.ui.select(items, { prompt = "kin: reasoning effort for " .. m.id, kind = "kin.effort" }, function(e)
+        if e == nil then
+          return
+        end
+        chat.set_model(m.id, e ~= items[1] and e or nil)
+      end)
+    end)
+  end)
+end
+
+--- :KinCompact — summarises the conversation for the model now (session/compact).
+function M.compact()
+  local sid = chat.state.current
+  if not sid then
+    return service.notify("no session yet: nothing to compact")
+  end
+  service.notify("kin is summarising the conversation…")
+  service.request("session/compact", { sessionId = sid }, function(r)
+    service.notify(r.compacted and "compacted: the model goes on from a summary and the recent turns" or "nothing to compact yet")
   end)
 end
 

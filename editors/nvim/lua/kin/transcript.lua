@@ -86,6 +86,7 @@ function Transcript:clear()
   self.blocks = {}
   self.last = nil
   self.fold_tick = nil
+  self.reasoning_block, self.reasoning_n = nil, 0
 end
 
 --- A user turn and the header of the answer that follows.
@@ -112,6 +113,7 @@ function Transcript:text(text)
   if not text or text == "" then
     return
   end
+  self.reasoning_open = false
   if self.last ~= "text" then
     if self.last and self.last ~= "header" then
       self:lines({ "" })
@@ -260,6 +262,68 @@ function Transcript:tool(p)
     t.content = p.content
   end
   self:_draw_tool(t)
+end
+
+M.REASONING_PREFIX = "  ┊ "
+
+--- The model's reasoning summary, streamed: one folded block per stretch of reasoning (the next
+--- answer text or call ends it), dimmed.
+function Transcript:reasoning(text)
+  if not text or text == "" then
+    return
+  end
+  if self.last ~= "reasoning" or not self.reasoning_block then
+    self.reasoning_n = (self.reasoning_n or 0) + 1
+    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, text = "" }
+  end
+  local r = self.reasoning_block
+  r.text = r.text .. text
+  local body = vim.split((r.text:gsub("\n+$", "")), "\n", { plain = true })
+  local lines = { ("_reasoning_ (%d line%s)"):format(#body, #body == 1 and "" or "s") }
+  for _, l in ipairs(body) do
+    lines[#lines + 1] = M.REASONING_PREFIX .. l
+  end
+  local row = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
+  -- One highlight per line of the block, redrawn with it.
+  for _, id in ipairs(r.dim or {}) do
+    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, id)
+  end
+  r.dim = {}
+  for i = 0, #lines - 1 do
+    local ok, id = pcall(vim.api.nvim_buf_set_extmark, self.buf, M.dim_ns, row + i, 0, { line_hl_group = "KinReasoning" })
+    if ok then
+      r.dim[#r.dim + 1] = id
+    end
+  end
+  self.reasoning_open = true
+end
+
+M.dim_ns = vim.api.nvim_create_namespace("kin_transcript_dim")
+vim.api.nvim_set_hl(0, "KinReasoning", { link = "Comment", default = true })
+
+--- A compaction kin made: why, and the summary the model goes on from, folded.
+function Transcript:compaction(item)
+  local lines = { ("[compacted: %s] the model goes on from this summary and the recent turns"):format(item.reason or "?") }
+  for _, l in ipairs(vim.split((item.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+  end
+  self:block("compaction:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = 1, kind = "meta" })
+end
+
+--- The project instructions in force (AGENTS.md files), one line.
+function Transcript:instructions(files, changed)
+  if type(files) ~= "table" or #files == 0 then
+    return
+  end
+  local names = {}
+  for _, f in ipairs(files) do
+    names[#names + 1] = ("%s (%d bytes%s)"):format(vim.fn.fnamemodify(f.path or "?", ":~:."), f.bytes or 0, f.truncated and ", cut" or "")
+  end
+  local line = "[instructions] " .. table.concat(names, ", ")
+  if type(changed) == "table" and #changed > 0 then
+    line = line .. "; changed: " .. table.concat(changed, ", ")
+  end
+  self:meta(line)
 end
 
 local PLAN_MARKS = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
@@ -431,6 +495,16 @@ function Transcript:history(items)
       self:turn_end(item)
     elseif item.type == "plan" then
       self:plan(item)
+    elseif item.type == "reasoning" then
+      self.last = nil
+      self:reasoning(item.text)
+      self.reasoning_open = false
+    elseif item.type == "compaction" then
+      self:compaction(item)
+    elseif item.type == "instructions" then
+      self:instructions(item.files, item.changed)
+    elseif item.type == "configure" then
+      self:meta(("[model] %s%s"):format(tostring(item.model or "?"), item.effort and (" (" .. item.effort .. ")") or ""))
     elseif item.type == "mode" then
       self:meta("[mode] " .. (item.mode or ""))
     elseif item.type == "undo" and item.undo then
