@@ -110,6 +110,21 @@ describe("approvals", function()
     t.eq(mine, vim.api.nvim_get_current_win(), "back where the person was")
   end)
 
+  it("announces itself on one line that fits, so no prompt takes the next keys", function()
+    local fake = setup()
+    vim.o.columns = 40
+    local long = bash_request("ap_long")
+    long.title = "Run " .. string.rep("a-very-long-command ", 10)
+    fake:notify("approval/request", long)
+    t.wait_panel("a-very-long-command")
+    local msgs = vim.split(vim.api.nvim_exec2("messages", { output = true }).output, "\n")
+    local last = msgs[#msgs]
+    t.contains(last, "kin asks (:KinAnswer): Run")
+    t.ok(vim.fn.strdisplaywidth(last) < 40, "fits the command line: " .. last)
+    t.eq(false, vim.api.nvim_get_mode().blocking)
+    t.eq("x…", require("kin.service").fit("x\nsecond line"))
+  end)
+
   it("sends kin's option for an always-allow kept for every session", function()
     local fake = setup()
     fake:notify("approval/request", bash_request())

@@ -28,6 +28,7 @@ function M.start(opts)
     package.path = root .. "/tests/?.lua;" .. package.path
     vim.cmd("runtime plugin/kin.lua")
     _G.kin_notes = {}
+    _G.builtin_notify = vim.notify
     vim.notify = function(msg, level)
       table.insert(_G.kin_notes, { msg = msg, level = level })
     end

@@ -31,6 +31,9 @@ end
 describe("typing while kin asks", function()
   it("never turns keys typed in another buffer into an answer", function()
     local ws = start()
+    -- A narrow screen and Neovim's own vim.notify: a message that does not fit would raise a
+    -- prompt that takes the keys.
+    e:lua([[vim.notify = _G.builtin_notify; vim.o.columns = 40]])
     -- The person asks, goes back to their code and types there (Insert mode).
     e:lua([[
       local ws = ...

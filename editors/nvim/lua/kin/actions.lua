@@ -44,7 +44,7 @@ local function work_window()
 end
 
 local function notify(msg, level)
-  vim.notify(msg, level or vim.log.levels.INFO, { title = "kin" })
+  require("kin.service").notify(msg, level)
 end
 
 --- Yanks the code block under the cursor (into the unnamed register and, when there is one,

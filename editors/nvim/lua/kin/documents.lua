@@ -18,7 +18,7 @@ local function guard(fn, ...)
   if not ok and not reported then
     reported = true
     vim.schedule(function()
-      vim.notify("kin.nvim: following a buffer failed: " .. tostring(err):gsub("\n.*", ""), vim.log.levels.WARN, { title = "kin" })
+      require("kin.service").notify("kin.nvim: following a buffer failed: " .. tostring(err), vim.log.levels.WARN)
     end)
   end
 end
@@ -228,12 +228,11 @@ function M.files_changed(params)
     local buf = M.buffer_of(ch.uri or ch.path or "")
     if buf and vim.api.nvim_buf_is_loaded(buf) then
       if vim.bo[buf].modified then
-        vim.notify(
+        require("kin.service").notify(
           ("kin changed %s on disk; your buffer has unsaved changes, so it was left as it is"):format(
             vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ":~:.")
           ),
-          vim.log.levels.WARN,
-          { title = "kin" }
+          vim.log.levels.WARN
         )
       else
         M.reload(buf)

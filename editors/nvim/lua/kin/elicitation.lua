@@ -148,7 +148,7 @@ function M.ask_choices(p, f, prompt, cb)
       end
       local err = M.validate_choices(f, values)
       if err then
-        vim.notify(err, vim.log.levels.WARN, { title = "kin" })
+        service.notify(err, vim.log.levels.WARN)
         return vim.schedule(ask)
       end
       cb(true, values)
@@ -257,7 +257,7 @@ local function ask_field(p, f, cb)
       end
       local value, err = M.validate(f, text)
       if err then
-        vim.notify(err, vim.log.levels.WARN, { title = "kin" })
+        service.notify(err, vim.log.levels.WARN)
         return vim.schedule(ask)
       end
       cb(true, value)

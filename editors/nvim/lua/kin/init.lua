@@ -41,14 +41,14 @@ local handlers = {
   end,
   ["notice"] = function(p)
     local title = "kin" .. (p.source and (": " .. p.source) or "")
-    vim.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, { title = title })
+    service.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, title)
     chat.on_notice(p)
   end,
   ["workspace/didChangeFiles"] = documents.files_changed,
   ["log/message"] = function(p)
     local level = notice_levels[p.level] or vim.log.levels.INFO
     if level >= (config.options.notify_level or vim.log.levels.WARN) then
-      vim.notify(p.message or "", level, { title = "kin log" })
+      service.notify(p.message or "", level, "kin log")
     end
   end,
 }

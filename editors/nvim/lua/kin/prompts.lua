@@ -5,6 +5,10 @@
 -- what it still asks again, or session/resume lists it as `pending`).
 local panel = require("kin.panel")
 
+local function notify(msg, level)
+  require("kin.service").notify(msg, level)
+end
+
 local M = {}
 
 ---@class kin.Question
@@ -67,7 +71,7 @@ function M.refresh()
   local item = st.items[st.index]
   local ok, view = pcall(item.view, item)
   if not ok then
-    vim.notify("kin.nvim: cannot show " .. item.id .. ": " .. tostring(view), vim.log.levels.ERROR, { title = "kin" })
+    notify("kin.nvim: cannot show " .. item.id .. ": " .. tostring(view), vim.log.levels.ERROR)
     return
   end
   view.id = item.id
@@ -92,11 +96,7 @@ function M.push(item)
   end
   M.refresh()
   if not panel.has_focus() then
-    vim.notify(
-      ("kin asks: %s  (answer in kin's window: :KinAnswer)"):format(item.title or item.id),
-      vim.log.levels.INFO,
-      { title = "kin" }
-    )
+    notify(("kin asks (:KinAnswer): %s"):format(item.title or item.id), vim.log.levels.INFO)
   end
 end
 
@@ -144,7 +144,7 @@ end
 function M.focus()
   local st = M.state
   if #st.items == 0 then
-    vim.notify("kin is not asking anything", vim.log.levels.INFO, { title = "kin" })
+    notify("kin is not asking anything", vim.log.levels.INFO)
     return false
   end
   st.hidden = false
@@ -167,11 +167,8 @@ end
 panel.on_hide = function()
   M.state.hidden = true
   if #M.state.items > 0 then
-    vim.notify(
-      ("kin: %d question(s) still open; :KinAnswer shows them"):format(#M.state.items),
-      vim.log.levels.INFO,
-      { title = "kin" }
-    )
+    notify(("kin: %d question(s) still open; :KinAnswer shows them"):format(#M.state.items),
+      vim.log.levels.INFO)
   end
 end
 panel.on_cycle = M.cycle

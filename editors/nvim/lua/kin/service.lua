@@ -30,8 +30,37 @@ M.on_stop = {}
 ---@type fun(client: kin.Client)[]
 M.on_ready = {}
 
-local function notify(msg, level)
-  vim.notify(msg, level or vim.log.levels.INFO, { title = "kin" })
+-- Neovim's own vim.notify echoes in the command line: a message that does not fit on its one
+-- line raises the hit-enter (or more) prompt, which takes the next keys the person types. kin's
+-- messages come at any time, so with the builtin notify each is cut to what fits (the first
+-- line, up to 'v:echospace'); a notification plugin gets them whole.
+local function builtin_notify()
+  local info = debug.getinfo(vim.notify, "S")
+  return info and info.source and info.source:find("vim/_editor.lua", 1, true) ~= nil
+end
+
+--- A message cut to what the command line shows without a prompt.
+function M.fit(msg)
+  msg = tostring(msg or "")
+  local first = msg:match("^[^\n]*")
+  local room = (vim.v.echospace > 0 and vim.v.echospace or (vim.o.columns - 12)) - 1
+  room = math.max(10, room)
+  if vim.fn.strdisplaywidth(first) > room or #first < #msg then
+    local cut = vim.fn.strcharpart(first, 0, room - 1)
+    while vim.fn.strdisplaywidth(cut) > room - 1 do
+      cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+    end
+    first = cut .. "…"
+  end
+  return first
+end
+
+--- Shows a message from kin or about it (title "kin" unless given); see M.fit.
+local function notify(msg, level, title)
+  if builtin_notify() then
+    msg = M.fit(msg)
+  end
+  vim.notify(msg, level or vim.log.levels.INFO, { title = title or "kin" })
 end
 M.notify = notify
 
