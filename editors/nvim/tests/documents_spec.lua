@@ -133,6 +133,63 @@ describe("documents", function()
     t.eq("a2\n", full)
   end)
 
+  it("every change, applied as kin applies it (UTF-16 ranges), gives what the buffer holds", function()
+    local fake = setup()
+    start()
+    vim.cmd("edit " .. file({ "héllo 😀 wörld", "second", "third" }))
+    local buf = vim.api.nvim_get_current_buf()
+    local text = fake:sent("textDocument/didOpen")[1].params.textDocument.text
+    -- LSP's rule: a position is (line, UTF-16 units); apply a change to a text.
+    local function offset(s, pos)
+      local i, line = 1, 0
+      while line < pos.line do
+        local nl = s:find("\n", i, true)
+        if not nl then
+          return #s + 1
+        end
+        i, line = nl + 1, line + 1
+      end
+      local eol = s:find("\n", i, true) or (#s + 1)
+      local l = s:sub(i, eol - 1)
+      local ok, b = pcall(vim.str_byteindex, l, pos.character, true)
+      return i + (ok and b or #l)
+    end
+    local function apply(s, c)
+      if not c.range then
+        return c.text
+      end
+      local a, b = offset(s, c.range.start), offset(s, c.range["end"])
+      return s:sub(1, a - 1) .. c.text .. s:sub(b)
+    end
+    local seen = 0
+    local function check(what)
+      local changes = fake:sent("textDocument/didChange")
+      for i = seen + 1, #changes do
+        for _, c in ipairs(changes[i].params.contentChanges) do
+          text = apply(text, c)
+        end
+      end
+      seen = #changes
+      t.eq(require("kin.documents").full_text(buf), text, what)
+    end
+    vim.api.nvim_buf_set_text(buf, 0, 11, 0, 11, { "✓" }) -- right after "héllo 😀" (11 bytes, 8 UTF-16 units)
+    check("insert after an emoji")
+    vim.api.nvim_buf_set_lines(buf, 1, 2, false, { "zweite", "Zeile 2" })
+    check("replace a line with two")
+    vim.cmd("normal! ggJ")
+    check("join lines")
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "appended", "" })
+    check("append at the end")
+    vim.api.nvim_buf_set_text(buf, 0, 0, 1, 2, { "X" })
+    check("a change across lines")
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+    check("everything deleted")
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "a", "b" })
+    vim.cmd("setlocal noendofline") -- as a person sets it (OptionSet)
+    vim.api.nvim_buf_set_lines(buf, 1, 2, false, { "c" })
+    check("a buffer without a final newline")
+  end)
+
   it("closes what is unloaded and announces it again when it is read back", function()
     local fake = setup()
     start()

@@ -137,7 +137,29 @@ end
 --- One change of an attached buffer: sends the range that changed, in UTF-16.
 function M.changed(buf, doc, tick, firstline, lastline, new_lastline)
   local prev = doc.lines
-  local curr = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
+  -- The new lines: the old ones around the change, the changed ones read from the buffer.
+  local changed = vim.api.nvim_buf_get_lines(buf, firstline, new_lastline, true)
+  local curr = {}
+  for i = 1, firstline do
+    curr[i] = prev[i]
+  end
+  for i = firstline + 1, new_lastline do
+    curr[i] = changed[i - firstline]
+  end
+  for i = lastline + 1, #prev do
+    curr[i - lastline + new_lastline] = prev[i]
+  end
+  if #curr == 0 or (#curr == 1 and curr[1] == "") then
+    -- An emptied buffer: vim.lsp.sync's range would take its final newline too (the buffer
+    -- still has its one, empty, line); say it whole.
+    doc.lines = { "" }
+    doc.version = tick
+    send("textDocument/didChange", {
+      textDocument = { uri = doc.uri, version = tick },
+      contentChanges = { { text = M.full_text(buf) } },
+    })
+    return
+  end
   local change = sync.compute_diff(prev, curr, firstline, lastline, new_lastline, "utf-16", line_ending(buf))
   doc.lines = curr
   doc.version = tick
@@ -270,6 +292,18 @@ function M.start(client)
     group = group,
     callback = function(ev)
       M.open(ev.buf)
+    end,
+  })
+  -- 'endofline' and 'fileformat' change the text a file gets without a change of the lines.
+  vim.api.nvim_create_autocmd("OptionSet", {
+    group = group,
+    pattern = { "endofline", "fileformat" },
+    callback = function()
+      local b = vim.api.nvim_get_current_buf()
+      local d = M.state.docs[b]
+      if d and vim.v.option_type ~= "global" then
+        guard(did_change_full, b, d, vim.api.nvim_buf_get_changedtick(b))
+      end
     end,
   })
   vim.api.nvim_create_autocmd({ "BufUnload", "BufWipeout" }, {
