@@ -678,7 +678,36 @@ function M.edit_last()
   end
   M.open()
   local buf = input_buffer()
-  local text = type(q) == "string" and q or (M.current().last_text or "")
+  local text = q
+  if type(q) == "table" then
+    -- Parts: the text goes back into the input, what was attached (beyond the text's own
+    -- mentions) back into the attachments.
+    local context = require("kin.context")
+    local texts = {}
+    for _, p in ipairs(q) do
+      if p.type == "text" then
+        texts[#texts + 1] = p.text
+      end
+    end
+    text = table.concat(texts, "\n\n")
+    -- Each mention in the text accounts for one equal part; the rest were attached.
+    local mentioned = {}
+    for _, p in ipairs(context.mentions(text)) do
+      local k = vim.inspect(p)
+      mentioned[k] = (mentioned[k] or 0) + 1
+    end
+    context.clear()
+    for _, p in ipairs(q) do
+      local k = vim.inspect(p)
+      if p.type ~= "text" then
+        if (mentioned[k] or 0) > 0 then
+          mentioned[k] = mentioned[k] - 1
+        else
+          context.attach(p)
+        end
+      end
+    end
+  end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
   if valid_win(M.state.input_win) then
     vim.api.nvim_set_current_win(M.state.input_win)
