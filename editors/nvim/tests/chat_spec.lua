@@ -88,6 +88,46 @@ describe("chat", function()
     t.eq(1, count, "one line per call")
   end)
 
+  it("streams a call's output under it, folded, and ends it with the exit status", function()
+    local fake = setup()
+    require("kin").ask("run the tests")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local call = { sessionId = sid, turnId = "t_1", callId = "c1", name = "bash", kind = "execute", title = "Run go test ./..." }
+    local function with(extra)
+      return { jsonrpc = "2.0", method = "turn/toolCall", params = vim.tbl_extend("force", call, extra) }
+    end
+    fake:send_many({
+      n("turn/started", { sessionId = sid, turnId = "t_1", input = "run the tests" }),
+      with({ status = "running", outputDelta = "ok  \tapp\t0.01s\n" }),
+      with({ status = "running", outputDelta = "FAIL\tlib\n" }),
+    })
+    t.wait_for(function()
+      return chat_text():find("FAIL", 1, true)
+    end, "the streamed output")
+    t.contains(chat_text(), "[tool] bash: Run go test ./... — running\n  │ ok  \tapp\t0.01s\n  │ FAIL\tlib")
+    fake:send_many({
+      with({ status = "failed", output = "ok  \tapp\t0.01s\nFAIL\tlib\nexit status 1\n" }),
+      n("turn/delta", { sessionId = sid, turnId = "t_1", text = "One package fails." }),
+    })
+    t.wait_for(function()
+      return chat_text():find("One package fails.", 1, true)
+    end, "the answer")
+    t.contains(chat_text(), "[tool] bash: Run go test ./... — failed (exit status 1)\n  │ ok  \tapp\t0.01s\n  │ FAIL\tlib\n  │ exit status 1\n\nOne package fails.")
+    local win = require("kin.chat").state.win
+    local lines = vim.api.nvim_buf_get_lines(require("kin.chat").current().buf, 0, -1, false)
+    local first
+    for i, l in ipairs(lines) do
+      if l:find("^  │ ok") then
+        first = i
+      end
+    end
+    t.eq(first, tonumber(vim.fn.win_execute(win, "echo foldclosed(" .. (first + 2) .. ")"):match("%d+")), "one closed fold over the output")
+    t.eq(-1, tonumber(vim.fn.win_execute(win, "echo foldclosed(" .. (first - 1) .. ")"):match("%-?%d+")), "the call's line is not folded")
+  end)
+
   it("cancels the running turn with :KinCancel and the buffer mapping", function()
     local fake = setup()
     require("kin").ask("hello")

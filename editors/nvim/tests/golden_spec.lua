@@ -67,9 +67,18 @@ describe("golden frames", function()
         has(text, p.transport, what .. " transport")
         has(text, p.destination, what .. " destination")
         has(text, p.scope, what .. " scope")
+        if p.arguments then
+          has(text, p.arguments, what .. " env and header names")
+        end
       elseif p.command then
         has(text, p.command, what .. " command")
         has(text, p.cwd, what .. " cwd")
+        if p.sandbox then
+          has(text, require("kin.approval").sandbox_text(p.sandbox), what .. " sandbox")
+          for _, w in ipairs(p.sandbox.writable or {}) do
+            has(text, w, what .. " writable folder")
+          end
+        end
       elseif p.server then
         has(text, p.server, what .. " server")
         has(text, p.destination, what .. " destination")
