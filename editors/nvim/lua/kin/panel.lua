@@ -401,6 +401,10 @@ function M.render(view)
   map_choices(view)
 
   local nchoices = math.max(1, #clines)
+  -- Shown where the person is: windows left in another tab page are opened again here.
+  if M.is_open() and vim.api.nvim_win_get_tabpage(st.body_win) ~= vim.api.nvim_get_current_tabpage() then
+    M.close_windows()
+  end
   if not M.is_open() then
     M.close_windows()
     if (opts().position or "bottom") == "float" then

@@ -148,9 +148,7 @@ function M.focus()
     return false
   end
   st.hidden = false
-  if not panel.is_open() then
-    M.refresh()
-  end
+  M.refresh() -- (re)opens it in this tab page
   return panel.focus()
 end
 
