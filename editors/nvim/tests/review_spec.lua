@@ -130,6 +130,26 @@ describe("reviewing", function()
       t.eq("deny", sent("approval/respond")[1].params.decision)
     end)
   end
+
+  it("an approval that arrives while a telescope-like picker has the cursor leaves it there", function()
+    local picker = require("fixtures.telescope_like").install()
+    require("kin.service").wait_ready(10000)
+    -- The person is picking something (a file, say) when kin asks.
+    vim.ui.select({ "one.go", "two.go" }, { prompt = "files" }, function() end)
+    require("kin.chat").ask("please write long")
+    local prompt_win = picker.wins.prompt
+    t.eq(prompt_win, vim.api.nvim_get_current_win(), "the picker has the cursor")
+    wait_question("+++ b/long.go")
+    t.eq(prompt_win, vim.api.nvim_get_current_win(), "still: kin's window took nothing")
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "x", false)
+    t.wait_for(function()
+      return #t.floats_over(t.panel().body) == 0
+    end, "the picker closed")
+    t.eq(0, #sent("approval/respond"))
+    t.contains(visible_body(), "+++ b/long.go")
+    t.press("d")
+    t.wait_for(turn_over, "the turn to end", 30000)
+  end)
 end)
 
 describe("open buffers", function()
