@@ -177,13 +177,10 @@ describe("context", function()
     t.contains(text(), "Hello from the mock.")
     local starts = sent("turn/start")
     local last = starts[#starts].params.input
-    if type(last) == "table" then
-      t.eq("selection", last[2].type)
-      t.eq("gamma", last[2].text)
-    else
-      -- A kin without input parts: the same context as text.
-      t.contains(last, "gamma")
-    end
+    t.eq("table", type(last), "input parts")
+    t.eq("selection", last[2].type)
+    t.eq("gamma", last[2].text)
+    t.contains(text(), "what is this line?\n\n> attached: selection notes.txt line 2")
   end)
 end)
 

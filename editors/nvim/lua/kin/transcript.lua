@@ -493,6 +493,10 @@ function Transcript:history(items)
       ))
     elseif item.type == "turn" then
       self:turn_end(item)
+      -- The gauge after a resume: how full the window was at the last turn's end.
+      if type(item.usage) == "table" and tonumber(item.usage.contextWindow) then
+        self.usage = item.usage
+      end
     elseif item.type == "plan" then
       self:plan(item)
     elseif item.type == "reasoning" then
