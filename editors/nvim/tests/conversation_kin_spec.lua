@@ -116,6 +116,13 @@ describe("the conversation with the real kin", function()
     restart_and_resume()
     t.eq("mock-small", tr().model, "the choice survives a restart")
     t.contains(text(), "[model] mock-small")
+    -- /model, run by kin, changes what the title bar shows too.
+    require("kin").ask("/model mock-big low")
+    t.wait_for(function()
+      return tr().model == "mock-big" and tr().effort == "low"
+    end, "/model's configuration", 20000)
+    t.contains(winbar(), "mock-big (low)")
+    t.contains(text(), "Model: mock-big (effort low)")
   end)
 
   it("reasoning streams into a folded, dimmed block; the gauge shows turn/usage; both come back on resume", function()

@@ -336,7 +336,9 @@ function M.ask(input, on_started, on_failed)
         if result and result.command then
           -- A /command kin ran (it starts a turn only when it says so).
           t:command(sent, result.command)
-          if result.command.name == "mode" and type(result.command.result) == "table" then
+          -- /mode and /model answer with the session's configuration after the change.
+          local name = result.command.name
+          if (name == "mode" or name == "model") and type(result.command.result) == "table" then
             M.apply_config(t, result.command.result)
           end
         end
