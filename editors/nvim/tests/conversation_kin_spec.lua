@@ -63,17 +63,16 @@ local function winbar()
   return require("kin.status").text(tr())
 end
 
--- Restarts kin and redraws the current session from session/resume.
+-- Restarts kin; the chat re-attaches the current session by itself (session/resume) and
+-- redraws it from kin's history.
 local function restart_and_resume()
-  local sid = require("kin.chat").state.current
+  local chat = require("kin.chat")
+  local sid = chat.state.current
+  local first = require("kin").pid()
   vim.cmd("KinRestart")
-  local done = false
-  require("kin.chat").resume(sid, function()
-    done = true
-  end)
   t.wait_for(function()
-    return done
-  end, "session/resume", 20000)
+    return require("kin").pid() ~= first and #traced("->", "session/resume") == 1 and not chat.state.stale[sid]
+  end, "the session re-attached", 20000)
 end
 
 describe("the conversation with the real kin", function()
@@ -114,8 +113,12 @@ describe("the conversation with the real kin", function()
     end, "kin's refusal")
     t.eq("mock-small", tr().model)
     restart_and_resume()
-    t.eq("mock-small", tr().model, "the choice survives a restart")
+    t.eq("mock-small", tr().model)
     t.contains(text(), "[model] mock-small")
+    -- The choice survives a restart: the next turn runs on mock-small's 8k window.
+    ask_and_wait("hello after restart")
+    local usages = traced("<-", "turn/usage")
+    t.eq(8000, usages[#usages].params.contextWindow, "the new kin used mock-small")
     -- /model, run by kin, changes what the title bar shows too.
     require("kin").ask("/model mock-big low")
     t.wait_for(function()

@@ -479,6 +479,8 @@ function M.on_service_ready()
     if not t.running then
       t:history(result.history)
     end
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
     t.running = result.runningTurnId ~= nil
     M.show_pending(result)
   end, function(err)
