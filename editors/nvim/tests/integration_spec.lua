@@ -150,6 +150,21 @@ describe("real kin", function()
     local r = sent("approval/respond")
     t.eq("allow_once", r[1].params.decision)
     t.ok(received("approval/resolved") >= 1, "kin resolved the approval")
+    -- Redrawn from kin's history after a restart, the output is folded too.
+    local pid = require("kin").pid()
+    vim.cmd("KinRestart")
+    t.wait_for(function()
+      return require("kin").pid() ~= pid and #sent("session/resume") == 1
+        and not require("kin.chat").state.stale[require("kin.chat").state.current]
+    end, "the session re-attached", 20000)
+    tr = require("kin.chat").current()
+    lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    for i, l in ipairs(lines) do
+      if l == "  │ kin-42" then
+        out_row = i
+      end
+    end
+    t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. out_row .. ")"):match("%d+") == tostring(out_row), "folded after resume:\n" .. table.concat(lines, "\n"))
   end)
 
   it("denies a command with Deny", function()

@@ -221,12 +221,17 @@ function Transcript:block(key, lines, opts)
     pos = { row }
   end
   local row = pos[1]
-  self:_edit(function(buf)
-    vim.api.nvim_buf_set_lines(buf, row, row + b.n, false, lines)
-    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
-  end)
+  -- The block's new extent is known before the edit: Neovim evaluates 'foldexpr' for the
+  -- changed lines while they change, so a block drawn whole at once (from history, a
+  -- compaction) is folded only if the fold rows already count it.
+  local old_n = b.n
   b.n = #lines
   b.fold_after = opts.fold_after
+  self.fold_tick = nil
+  self:_edit(function(buf)
+    vim.api.nvim_buf_set_lines(buf, row, row + old_n, false, lines)
+    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
+  end)
   self.fold_tick = nil
   return row
 end
