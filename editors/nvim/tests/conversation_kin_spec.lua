@@ -59,6 +59,18 @@ local function ask_and_wait(q)
   end, "the turn of " .. q .. " to end", 30000)
 end
 
+-- Whether the chat window has a closed fold starting at the (last) line that reads line.
+local function folded_at(line)
+  local win = require("kin.chat").state.win
+  local row
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)) do
+    if l == line then
+      row = i
+    end
+  end
+  return row ~= nil and vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+") == tostring(row)
+end
+
 local function winbar()
   return require("kin.status").text(tr())
 end
@@ -134,14 +146,7 @@ describe("the conversation with the real kin", function()
     t.ok(#traced("<-", "turn/usage") >= 1, "kin sent the usage")
     local body = text()
     t.contains(body, "_reasoning_ (3 lines)\n  ┊ **Checking notes**\n  ┊ \n  ┊ Two lines, both short.\n\nThought it through.")
-    local win = require("kin.chat").state.win
-    local row
-    for i, l in ipairs(vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)) do
-      if l == "  ┊ **Checking notes**" then
-        row = i
-      end
-    end
-    t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+") == tostring(row), "folded")
+    t.ok(folded_at("  ┊ **Checking notes**"), "folded")
     local marks = vim.api.nvim_buf_get_extmarks(tr().buf, require("kin.transcript").dim_ns, 0, -1, {})
     t.eq(4, #marks, "the reasoning is dimmed")
     local usage = traced("<-", "turn/usage")[1].params
@@ -149,18 +154,24 @@ describe("the conversation with the real kin", function()
     t.ok(usage.contextTokens > 0 and usage.contextWindow > 0, vim.inspect(usage))
     restart_and_resume()
     t.contains(text(), "_reasoning_ (3 lines)\n  ┊ **Checking notes**")
+    t.ok(folded_at("  ┊ **Checking notes**"), "folded when redrawn from history")
     t.contains(winbar(), "ctx ")
   end)
 
-  it(":KinCompact has kin summarise the conversation; the summary is in the transcript after resume", function()
+  it(":KinCompact has kin summarise the conversation; the summary is in the transcript, folded, also after resume", function()
     ask_and_wait("hello there")
     vim.cmd("KinCompact")
+    local summary = "[compacted: requested] the model goes on from this summary and the recent turns\n  │ ## Asked\n  │ A greeting."
     t.wait_for(function()
-      return text():find("kin summarised the earlier conversation", 1, true)
-    end, "kin's notice in the transcript", 20000)
+      return text():find(summary, 1, true)
+    end, "the summary in the transcript", 20000)
     t.eq(1, #traced("->", "session/compact"))
+    t.ok(folded_at("  │ ## Asked"), "the summary is folded")
+    t.ok(#traced("<-", "notice") > 0, "kin's notice")
     restart_and_resume()
-    t.contains(text(), "[compacted: requested] the model goes on from this summary and the recent turns\n  │ ## Asked\n  │ A greeting.")
+    local _, n = text():gsub(vim.pesc(summary), "")
+    t.eq(1, n, "redrawn once from history:\n" .. text())
+    t.ok(folded_at("  │ ## Asked"), "folded when redrawn from history")
     -- And the conversation goes on.
     ask_and_wait("hello again")
     t.contains(text(), "Hello from the mock.")

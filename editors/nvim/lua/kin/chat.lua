@@ -721,9 +721,31 @@ end
 
 --- A notice that concerns one session also lands in its transcript.
 function M.on_notice(p)
-  if p.sessionId and M.state.transcripts[p.sessionId] then
-    M.state.transcripts[p.sessionId]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  local sid = p.sessionId
+  if not (sid and M.state.transcripts[sid]) then
+    return
   end
+  local function line()
+    M.state.transcripts[sid]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  end
+  if p.source ~= "compaction" or p.level == "error" or p.level == "warning" then
+    return line()
+  end
+  -- A compaction: the notice does not carry the summary, the history's newest items do. The
+  -- summary is what the model goes on from, so the person gets to read it (folded).
+  service.request("session/resume", { sessionId = sid, limit = 20 }, function(result)
+    local item
+    for _, it in ipairs(result and result.history or {}) do
+      if it.type == "compaction" then
+        item = it
+      end
+    end
+    local t = M.state.transcripts[sid]
+    if not (item and t and t:valid()) then
+      return line()
+    end
+    t:compaction(item)
+  end, line)
 end
 
 --- The service stopped: running turns are over, sessions must be re-attached.
