@@ -58,14 +58,20 @@ cmd("KinEdit", function()
 end, { desc = "kin: edit the last question and send it again" })
 
 cmd("KinAttach", function(o)
-  kin().attach({ range = o.range, line1 = o.line1, line2 = o.line2, what = o.args })
+  local what, rest = o.args:match("^%s*(%S*)%s*(.-)%s*$")
+  kin().attach({ range = o.range, line1 = o.line1, line2 = o.line2, what = what, path = rest ~= "" and rest or nil })
 end, {
-  nargs = "?",
+  nargs = "*",
   range = true,
-  complete = function()
-    return { "file", "selection", "diagnostics", "clear" }
+  complete = function(lead, line)
+    if line:match("KinAttach!?%s+image%s") then
+      return vim.fn.getcompletion(lead, "file")
+    end
+    return vim.tbl_filter(function(w)
+      return w:find(lead, 1, true) == 1
+    end, { "file", "selection", "diagnostics", "image", "clear" })
   end,
-  desc = "kin: attach the file, the selection or its diagnostics to the next question",
+  desc = "kin: attach the file, the selection, its diagnostics or an image to the next question",
 })
 
 cmd("KinCancel", function()

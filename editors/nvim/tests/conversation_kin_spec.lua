@@ -223,4 +223,45 @@ describe("the conversation with the real kin", function()
     t.contains(text(), "what is wrong\n\n> attached: diagnostics of notes.txt (1)")
     t.eq({}, require("kin.context").state.attached, "cleared once kin took the question")
   end)
+
+  it(":KinAttach image sends a picture to a model that takes images; one that does not refuses it, and the question and the picture stay", function()
+    vim.fn.writefile({ vim.json.encode({
+      model = "mock-big",
+      models = {
+        { id = "mock-big", contextWindow = 400000 },
+        { id = "mock-small", contextWindow = 8000, images = false },
+      },
+    }) }, env.home .. "/settings.json")
+    local png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    local f = assert(io.open(env.ws .. "/pic.png", "wb"))
+    f:write(vim.base64.decode(png))
+    f:close()
+    local chat = require("kin.chat")
+    vim.cmd("KinAttach image pic.png")
+    vim.cmd("KinChat")
+    t.contains(chat.input_winbar(), "attached: image pic.png image/png")
+    vim.api.nvim_buf_set_lines(chat.state.input_buf, 0, -1, false, { "what is in the picture" })
+    chat.send_input()
+    t.wait_for(function()
+      return text():find("what is in the picture", 1, true) and turn_over()
+    end, "the turn with the picture", 20000)
+    local input = traced("->", "turn/start")[1].params.input
+    t.eq({ type = "image", mimeType = "image/png", data = png }, input[2])
+    t.contains(text(), "what is in the picture\n\n> attached: image image/png (")
+    -- A model without images: kin refuses the question, naming the part; nothing is lost.
+    vim.cmd("KinModel mock-small")
+    t.wait_for(function()
+      return tr().model == "mock-small"
+    end, "model mock-small")
+    vim.cmd("KinAttach image pic.png")
+    t.capture_notify()
+    vim.api.nvim_buf_set_lines(chat.state.input_buf, 0, -1, false, { "and now?" })
+    chat.send_input()
+    t.wait_for(function()
+      return t.notes_text():find("does not take images", 1, true)
+    end, "kin's refusal", 20000)
+    t.eq(2, #traced("->", "turn/start"), "not sent again without the picture")
+    t.eq({ "and now?" }, vim.api.nvim_buf_get_lines(chat.state.input_buf, 0, -1, false))
+    t.eq(1, #require("kin.context").state.attached, "the picture stays attached")
+  end)
 end)

@@ -315,9 +315,13 @@ local function forget_new_session(sid)
   end, function() end)
 end
 
--- A kin without input parts (before protocol's parts) refuses a list as `input`: -32602.
+-- A kin without input parts (before protocol's parts) refuses a list as `input`: -32602. A
+-- kin that takes parts and refuses one names it ("input[1] (image): ..."): that refusal is the
+-- person's to read, and the question must not go without what it attached.
 local function refuses_parts(err, input)
-  return type(input) == "table" and err.code == -32602 and tostring(err.message):lower():find("input", 1, true) ~= nil
+  local msg = tostring(err.message):lower()
+  return type(input) == "table" and err.code == -32602 and msg:find("input", 1, true) ~= nil
+    and not msg:find("input%[%d+%]")
 end
 
 --- Sends a question on the current session (turn/start): a string, or input parts (see

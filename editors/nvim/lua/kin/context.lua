@@ -106,6 +106,25 @@ function M.diagnostics(buf, line1, line2)
   return { type = "diagnostics", path = path, items = items }
 end
 
+local IMAGE_TYPES = { png = "image/png", jpg = "image/jpeg", jpeg = "image/jpeg", gif = "image/gif", webp = "image/webp" }
+
+--- An image file as a part (base64; kin takes PNG, JPEG, GIF and WebP, up to 5 MiB a question,
+--- for a model that takes images).
+function M.image(path)
+  local full = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+  local mime = IMAGE_TYPES[(full:match("%.([^./]+)$") or ""):lower()]
+  if not mime then
+    return nil, "not an image kin takes (png, jpg, gif, webp): " .. path
+  end
+  local f = io.open(full, "rb")
+  if not f then
+    return nil, "cannot read " .. path
+  end
+  local data = f:read("*a")
+  f:close()
+  return { type = "image", mimeType = mime, data = vim.base64.encode(data), name = vim.fs.basename(full), bytes = #data }
+end
+
 --- One line saying what a part attaches (the input's title bar, the transcript).
 function M.describe(p)
   local where = p.path or p.uri or ""
@@ -117,7 +136,7 @@ function M.describe(p)
     local n = p.items and #p.items
     return ("diagnostics of %s%s"):format(where, n and (" (" .. n .. ")") or "")
   elseif p.type == "image" then
-    return "image " .. (p.mimeType or "")
+    return "image " .. (p.name and (p.name .. " ") or "") .. (p.mimeType or "")
   end
   return ("%s %s"):format(p.type, where)
 end
@@ -181,7 +200,15 @@ end
 --- What turn/start gets for a question: the text alone when nothing is attached or mentioned,
 --- else the parts (the question's text first).
 function M.input(text)
-  local parts = vim.deepcopy(M.state.attached)
+  local parts = {}
+  for _, p in ipairs(M.state.attached) do
+    p = vim.deepcopy(p)
+    -- What only the title bar shows (an image's file name and size) is not kin's.
+    if p.type == "image" then
+      p.name, p.bytes = nil, nil
+    end
+    parts[#parts + 1] = p
+  end
   vim.list_extend(parts, M.mentions(text))
   if #parts == 0 then
     return text

@@ -229,7 +229,8 @@ function M.send(opts)
   end
 end
 
---- :[range]KinAttach [file|selection|diagnostics|clear] — context for the next question.
+--- :[range]KinAttach [file|selection|diagnostics|image {file}|clear] — context for the next
+--- question.
 function M.attach(opts)
   opts = opts or {}
   local context = require("kin.context")
@@ -247,10 +248,15 @@ function M.attach(opts)
     end
   elseif what == "file" then
     part, err = context.file(buf)
+  elseif what == "image" then
+    if not opts.path then
+      return service.notify("KinAttach image: which file? (:KinAttach image {file})", vim.log.levels.ERROR)
+    end
+    part, err = context.image(opts.path)
   elseif what == "selection" or what == "" then
     part, err = buffer_part(buf, opts)
   else
-    return service.notify("KinAttach: file, selection, diagnostics or clear, not " .. what, vim.log.levels.ERROR)
+    return service.notify("KinAttach: file, selection, diagnostics, image or clear, not " .. what, vim.log.levels.ERROR)
   end
   if not part then
     return service.notify(err or "nothing to attach", vim.log.levels.WARN)
