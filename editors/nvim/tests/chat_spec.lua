@@ -187,6 +187,40 @@ describe("chat", function()
     t.contains(input, vim.fn.fnamemodify(file, ":t"))
   end)
 
+  it("a question asked while :KinNew waits goes to the new session; if kin dies first, it stays in the input and nothing stays blocked", function()
+    local deferred = {}
+    local fake
+    fake = setup({
+      ["session/new"] = function(p, f, msg)
+        if #f:sent("session/new") == 1 then
+          table.insert(deferred, msg) -- kin never answers this one: it dies first
+          return fake_kin.DEFER
+        end
+        return { session = { sessionId = "s_" .. #f:sent("session/new"), title = p.title or "" } }
+      end,
+    })
+    vim.cmd("KinNew")
+    t.wait_for(function()
+      return #deferred == 1
+    end, "session/new")
+    vim.cmd("KinChat")
+    local chat = require("kin.chat")
+    vim.api.nvim_buf_set_lines(chat.state.input_buf, 0, -1, false, { "where does this go?" })
+    chat.send_input()
+    t.eq(0, #fake:sent("turn/start"), "it waits for the new session")
+    fake:_exit(1, 0)
+    t.wait_for(function()
+      return chat.state.switching == nil
+    end, "the switch released")
+    t.eq({ "where does this go?" }, vim.api.nvim_buf_get_lines(chat.state.input_buf, 0, -1, false))
+    -- The next question is not blocked: kin starts again and takes it.
+    chat.send_input()
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    t.eq("s_2", fake:sent("turn/start")[1].params.sessionId)
+  end)
+
   it(":KinSessions resumes a session and redraws its history", function()
     local fake = setup({
       ["session/list"] = function()

@@ -177,6 +177,37 @@ describe("the conversation with the real kin", function()
     t.contains(text(), "Hello from the mock.")
   end)
 
+  it("a compaction kin makes by itself when the window fills shows its summary, folded", function()
+    -- How much one turn takes (kin's prompt, the question, the answer), measured, so the window
+    -- below is passed by the second question of a session and not by the first.
+    local pad = (" padding"):rep(300) -- about 600 tokens
+    ask_and_wait("hello there" .. pad)
+    local usages = traced("<-", "turn/usage")
+    local one = usages[#usages].params.contextTokens
+    t.ok(one > 0, "usage of one turn")
+    vim.fn.writefile({ vim.json.encode({
+      model = "mock-tiny",
+      compactThreshold = 0.5,
+      models = { { id = "mock-tiny", contextWindow = 2 * (one + 300) } },
+    }) }, env.home .. "/settings.json")
+    vim.cmd("KinRestart")
+    vim.cmd("KinNew")
+    ask_and_wait("hello one" .. pad)
+    t.eq("mock-tiny", tr().model)
+    t.not_contains(text(), "[compacted")
+    ask_and_wait("hello two" .. pad)
+    t.wait_for(function()
+      return text():find("[compacted: auto]", 1, true)
+    end, "the automatic compaction's summary", 20000)
+    t.ok(folded_at("  │ ## Asked"), "folded")
+    -- Where kin said it, in the turn it made room for: after the question, before its answer.
+    local body = text()
+    local q = body:find("hello two", 1, true)
+    local c = body:find("[compacted: auto]", 1, true)
+    local a = body:find("Hello from the mock.", c or 1, true)
+    t.ok(q and c and a and q < c and c < a, "question, summary, answer:\n" .. body)
+  end)
+
   it("shows the project instructions in force, and says when they changed", function()
     vim.fn.writefile({ "Answer in English." }, env.ws .. "/AGENTS.md")
     ask_and_wait("hello there")

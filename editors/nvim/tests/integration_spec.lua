@@ -117,6 +117,23 @@ describe("real kin", function()
     t.eq(2, answers)
   end)
 
+  it("a question asked right after :KinNew goes to the new session, also while kin restarts", function()
+    vim.cmd("KinChat hello one")
+    t.wait_for(turn_over, "the first turn to end", 20000)
+    local first = require("kin.chat").state.current
+    vim.cmd("KinRestart") -- the chat re-attaches the first session meanwhile
+    vim.cmd("KinNew")
+    require("kin").ask("hello two")
+    t.wait_for(function()
+      return chat_text():find("hello two", 1, true) and turn_over()
+    end, "the second turn to end", 20000)
+    local now = require("kin.chat").state.current
+    t.ok(now ~= first, "a new session")
+    local starts = sent("turn/start")
+    t.eq(now, starts[#starts].params.sessionId, "the question went to the new session")
+    t.not_contains(chat_text(), "hello one")
+  end)
+
   it("runs a command the person allowed, and shows its output folded, with the exit status", function()
     vim.cmd("KinChat please run it")
     local previews = answering({ "a" }, turn_over)

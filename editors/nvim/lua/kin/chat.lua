@@ -15,6 +15,8 @@ local M = {}
 ---@field input_win integer?
 ---@field input_buf integer?
 ---@field stale table<string, boolean>             sessions to resume after a restart
+---@field switching {fn: function, failed: function}[]? questions asked while :KinNew or a
+---                                                resume is on its way: they wait for it
 M.state = { transcripts = {}, stale = {} }
 
 local function notify(msg, level)
@@ -209,6 +211,11 @@ local with_session
 function with_session(fn, on_failed)
   local st = M.state
   local failed = on_failed or function() end
+  if st.switching then
+    -- The person asked for another session (:KinNew, :KinSessions): the question goes there.
+    table.insert(st.switching, { fn = fn, failed = failed })
+    return
+  end
   local sid = st.current
   if sid and st.stale[sid] then
     service.request("session/resume", { sessionId = sid }, function(result)
@@ -426,19 +433,66 @@ function M.cancel()
 end
 
 --- Starts a new session and shows it.
+--- A switch of session that cannot arrive (kin stopped or could not start): the questions that
+--- waited for it fail (their callers keep them), so nothing waits for ever.
+function M.release_switching()
+  local waiting = M.state.switching
+  if not waiting then
+    return
+  end
+  M.state.switching = nil
+  local list = {}
+  for i = #waiting, 1, -1 do
+    table.insert(list, 1, table.remove(waiting, i))
+  end
+  for _, w in ipairs(list) do
+    w.failed({ code = -32099, message = "kin stopped before the session was ready" })
+  end
+end
+
+-- Marks a switch of session as under way; the returned function ends it (with the error when
+-- it failed) and lets the questions asked meanwhile go on.
+local function begin_switch()
+  local st = M.state
+  local waiting = st.switching or {}
+  st.switching = waiting
+  return function(err)
+    if st.switching == waiting then
+      st.switching = nil
+    end
+    for _, w in ipairs(waiting) do
+      if err then
+        w.failed(err)
+      else
+        with_session(w.fn, w.failed)
+      end
+    end
+  end
+end
+
 function M.new_session(title, cb)
+  local done = begin_switch()
   service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
-    set_current(sid)
+    local t = set_current(sid)
+    M.state.next_mode, M.state.next_config = nil, nil
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
+    t:instructions(result.instructions)
     M.open()
+    done()
     if cb then
       cb(sid)
     end
+  end, function(err)
+    notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    done(err)
   end)
 end
 
 --- Resumes a session: redraws its history and shows what still waits for an answer.
 function M.resume(session_id, cb)
+  local done = begin_switch()
   service.request("session/resume", { sessionId = session_id }, function(result)
     M.state.stale[session_id] = nil
     local t = set_current(session_id)
@@ -452,9 +506,13 @@ function M.resume(session_id, cb)
     end
     M.open()
     M.show_pending(result)
+    done()
     if cb then
       cb(result)
     end
+  end, function(err)
+    notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    done(err)
   end)
 end
 
@@ -736,7 +794,11 @@ function M.on_notice(p)
     return line()
   end
   -- A compaction: the notice does not carry the summary, the history's newest items do. The
-  -- summary is what the model goes on from, so the person gets to read it (folded).
+  -- summary is what the model goes on from, so the person gets to read it (folded), where the
+  -- notice arrived (the answer goes on streaming meanwhile).
+  local t = M.state.transcripts[sid]
+  local key = "compaction:notice:" .. vim.api.nvim_buf_line_count(t.buf)
+  t:compaction({ notice = p }, key)
   service.request("session/resume", { sessionId = sid, limit = 20 }, function(result)
     local item
     for _, it in ipairs(result and result.history or {}) do
@@ -744,16 +806,15 @@ function M.on_notice(p)
         item = it
       end
     end
-    local t = M.state.transcripts[sid]
-    if not (item and t and t:valid()) then
-      return line()
+    if item and t:valid() then
+      t:compaction(item, key)
     end
-    t:compaction(item)
-  end, line)
+  end, function() end)
 end
 
 --- The service stopped: running turns are over, sessions must be re-attached.
 function M.on_service_stop()
+  M.release_switching()
   for sid, t in pairs(M.state.transcripts) do
     M.state.stale[sid] = true
     if t.running and t:valid() then

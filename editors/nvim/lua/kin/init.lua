@@ -62,6 +62,7 @@ service.on_stop = {
   prompts.clear,
   documents.stop,
 }
+service.on_fail = { chat.release_switching }
 service.on_ready = {
   documents.start,
   chat.on_service_ready,

@@ -29,6 +29,9 @@ M.on_stop = {}
 --- Called with the client each time a service is initialized (after `initialized` is sent).
 ---@type fun(client: kin.Client)[]
 M.on_ready = {}
+--- Called (with no arguments) when what waited for the service is dropped (it could not start).
+---@type function[]
+M.on_fail = {}
 
 -- Neovim's own vim.notify echoes in the command line: a message that does not fit on its one
 -- line raises the hit-enter (or more) prompt, which takes the next keys the person types. kin's
@@ -124,8 +127,12 @@ function M.capabilities()
   return caps
 end
 
+-- What waited for the service will not run: those who asked are told (M.on_fail).
 local function fail_waiting()
   M.ctx.waiting = {}
+  for _, fn in ipairs(M.on_fail) do
+    pcall(fn)
+  end
 end
 
 local function stopped()

@@ -307,12 +307,19 @@ M.dim_ns = vim.api.nvim_create_namespace("kin_transcript_dim")
 vim.api.nvim_set_hl(0, "KinReasoning", { link = "Comment", default = true })
 
 --- A compaction kin made: why, and the summary the model goes on from, folded.
-function Transcript:compaction(item)
-  local lines = { ("[compacted: %s] the model goes on from this summary and the recent turns"):format(item.reason or "?") }
-  for _, l in ipairs(vim.split((item.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
-    lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+--- With key, the block is drawn (or redrawn) under that key: kin's notice first, where it
+--- arrived, then the summary in its place once it is read (item.notice: the notice's params).
+function Transcript:compaction(item, key)
+  local lines
+  if item.notice then
+    lines = { ("> **%s:** %s"):format(item.notice.level or "info", item.notice.message or "") }
+  else
+    lines = { ("[compacted: %s] the model goes on from this summary and the recent turns"):format(item.reason or "?") }
+    for _, l in ipairs(vim.split((item.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
+      lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+    end
   end
-  self:block("compaction:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = 1, kind = "meta" })
+  self:block(key or ("compaction:" .. vim.api.nvim_buf_line_count(self.buf)), lines, { fold_after = 1, kind = "meta" })
 end
 
 --- The project instructions in force (AGENTS.md files), one line.
