@@ -217,6 +217,13 @@ function with_session(fn, on_failed)
     return
   end
   local sid = st.current
+  if sid and st.stale[sid] and not (service.ctx.client and service.ctx.ready) then
+    -- kin is starting: the chat's own re-attachment (on_service_ready) goes first.
+    service.with_client(function()
+      with_session(fn, on_failed)
+    end)
+    return
+  end
   if sid and st.stale[sid] then
     service.request("session/resume", { sessionId = sid }, function(result)
       st.stale[sid] = nil
@@ -535,6 +542,8 @@ function M.on_service_ready()
   if not (sid and st.stale[sid]) then
     return
   end
+  -- A question asked meanwhile waits for this re-attachment instead of making its own.
+  local done = begin_switch()
   service.request("session/resume", { sessionId = sid }, function(result)
     st.stale[sid] = nil
     local t = M.transcript(sid)
@@ -545,11 +554,14 @@ function M.on_service_ready()
     M.apply_config(t, result)
     t.running = result.runningTurnId ~= nil
     M.show_pending(result)
+    done()
   end, function(err)
     if err.code == -32010 then
       st.stale[sid] = nil
       st.current = nil
     end
+    -- Still stale otherwise: a waiting question tries the resume itself, and says why it failed.
+    done()
   end)
 end
 
