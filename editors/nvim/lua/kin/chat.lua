@@ -809,6 +809,9 @@ function M.on_notice(p)
   -- summary is what the model goes on from, so the person gets to read it (folded), where the
   -- notice arrived (the answer goes on streaming meanwhile).
   local t = M.state.transcripts[sid]
+  if not t:valid() then
+    return
+  end
   local key = "compaction:notice:" .. vim.api.nvim_buf_line_count(t.buf)
   t:compaction({ notice = p }, key)
   service.request("session/resume", { sessionId = sid, limit = 20 }, function(result)
