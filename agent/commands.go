@@ -202,7 +202,7 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		if err != nil {
 			return res, err
 		}
-		res.Text, res.Data = undoText(u), u
+		res.Text, res.Data = UndoText(u), u
 		return res, nil
 	case "plan":
 		plan, err := s.Plan(sessionID, defaultRoots)
@@ -387,8 +387,9 @@ func unquote(s string) string {
 	return s
 }
 
-// undoText says what an undo did.
-func undoText(u session.Undo) string {
+// UndoText says what an undo did, for a person (/undo's answer; kin acp
+// replays an undo so).
+func UndoText(u session.Undo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Undid turn %s: restored %d file", u.TurnID, len(u.Restored))
 	if len(u.Restored) != 1 {

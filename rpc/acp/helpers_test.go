@@ -73,6 +73,14 @@ func (w *world) write(name, content string) string {
 	return p
 }
 
+// settings writes $KIN_HOME/settings.json (before connect: kin reads it
+// at initialize).
+func (w *world) settings(content string) {
+	if err := os.WriteFile(filepath.Join(w.home, "settings.json"), []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // connect starts a Server for the world and a client on it.
 func (w *world) connect(env map[string]string) *client {
 	t := w.t

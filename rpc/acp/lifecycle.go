@@ -170,12 +170,19 @@ func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gat
 	if mcp != nil {
 		sources = append(sources, mcp)
 	}
-	svc := agent.New(agent.Options{
+	opts := agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
-		Files:        s.filesFor,
-		SessionTools: s.sessionTools,
-	})
+		Files:          s.filesFor,
+		SessionTools:   s.sessionTools,
+		Asker:          kinAsker{s: s, broker: broker},
+		Commands:       s.frontCommands(gate),
+		SessionPrompts: s.sessionPrompts,
+	}
+	if mcp != nil {
+		opts.Prompts = mcp
+	}
+	svc := agent.New(opts)
 	return svc, gate, broker, mcp
 }
 

@@ -25,7 +25,9 @@ const maxAttachment = 256 << 10
 // handleSessionPrompt runs one turn: it answers {stopReason} when the turn
 // ends (end_turn, cancelled, max_turn_requests for kin's call limit), or a
 // JSON-RPC error carrying kin's message when it failed. Every update of
-// the turn is sent before the answer.
+// the turn is sent before the answer. A prompt that is a /command runs it
+// (see runCommand): kin's own answer at once (end_turn), an MCP prompt's
+// text as the turn's question.
 func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 	var p PromptRequest
 	if err := decode(params, &p); err != nil {
@@ -39,9 +41,22 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, err
 	}
 	svc, _ := s.service()
-	input, err := s.promptText(ctx, ss, p.Prompt)
-	if err != nil {
-		return nil, err
+	var input string
+	if cmd, isCommand, unescaped := command(p.Prompt); isCommand {
+		var name string
+		if name, input, err = s.runCommand(ctx, ss, cmd, p.Prompt); err != nil {
+			return nil, err
+		}
+		if input == "" { // kin's own command: answered, no turn
+			return PromptResponse{StopReason: StopEndTurn, Meta: Meta{"kin": map[string]any{"command": name}}}, nil
+		}
+	} else {
+		if unescaped != "" {
+			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
+		}
+		if input, err = s.promptText(ctx, ss, p.Prompt); err != nil {
+			return nil, err
+		}
 	}
 	done := make(chan agent.TurnDone, 1)
 	ss.mu.Lock()

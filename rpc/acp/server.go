@@ -90,7 +90,16 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		opts.Getenv = func(string) string { return "" }
 	}
 	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
-	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) { s.reply(s.connection(), id, res, err) }, errClosed)
+	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) {
+		then, ok := res.(thenNotify)
+		if ok {
+			res = then.result
+		}
+		s.reply(s.connection(), id, res, err)
+		if ok && err == nil {
+			then.after()
+		}
+	}, errClosed)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
@@ -328,6 +337,14 @@ func (s *Server) call(ctx context.Context, kind, method string, params, result a
 	}
 }
 
+// thenNotify is a result whose notifications must follow the answer: the
+// first updates of a new session name a session the client learns of from
+// the answer (the commands it offers), so they are sent once it is out.
+type thenNotify struct {
+	result any
+	after  func()
+}
+
 // connection is the client's connection.
 func (s *Server) connection() *jsonrpc2.Conn {
 	s.mu.Lock()
@@ -377,8 +394,12 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: err.Error()}
-	case errors.Is(err, agent.ErrBadCursor):
+	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
+	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, agent.ErrNothingToUndo):
+		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
 	}
 	return &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 }

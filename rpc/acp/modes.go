@@ -1,0 +1,143 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/permission"
+)
+
+// kin's session settings in ACP's two views of them: the session modes
+// (session/set_mode, current_mode_update; ACP's older mechanism, which
+// clients still read) and the config options (session/set_config_option,
+// config_option_update), where the mode is the select of category "mode".
+// Both views are kept in step: whatever changes the mode (either request,
+// or a /mode prompt) announces it in both, so a client reading either is
+// never left with a stale one. Each maps onto kin's session/configure.
+
+// Config option ids: kin's session/configure field names.
+const configMode = "mode"
+
+// sessionModes are kin's modes, in the order a person escalates them.
+var sessionModes = []SessionMode{
+	{ID: string(permission.ModeAsk), Name: "Ask", Description: "kin reads and searches; it changes nothing and runs no command"},
+	{ID: string(permission.ModeAgent), Name: "Agent", Description: "every change and command asks for your approval"},
+	{ID: string(permission.ModeAutoEdit), Name: "Auto-edit", Description: "file edits inside the workspace are applied without asking; commands and sensitive paths still ask"},
+}
+
+// modeOf is a recorded mode as kin runs it ("" is agent).
+func modeOf(recorded string) permission.Mode {
+	m, err := permission.ParseMode(recorded)
+	if err != nil {
+		return permission.ModeAgent // a log from a newer kin: the gate's default
+	}
+	return m
+}
+
+// modeState is the session's modes as session/new, load and resume answer
+// them.
+func modeState(ss *session) *SessionModeState {
+	return &SessionModeState{CurrentModeID: string(ss.currentMode()), AvailableModes: sessionModes}
+}
+
+// configOptions are the session's settings as config options.
+func (s *Server) configOptions(ss *session) []ConfigOption {
+	modes := make([]ConfigChoice, 0, len(sessionModes))
+	for _, m := range sessionModes {
+		modes = append(modes, ConfigChoice{Value: m.ID, Name: m.Name, Description: m.Description})
+	}
+	return []ConfigOption{{ID: configMode, Name: "Mode", Description: "How much kin may do without asking", Category: "mode",
+		Type: "select", CurrentValue: string(ss.currentMode()), Options: modes}}
+}
+
+func (ss *session) currentMode() permission.Mode {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.mode
+}
+
+// configure applies a change through kin's session/configure and
+// announces what changed in both views.
+func (s *Server) configure(ss *session, c agent.SessionConfig) error {
+	svc, _ := s.service()
+	got, err := svc.Configure(ss.id, c, ss.roots)
+	if err != nil {
+		return err
+	}
+	s.configured(ss, got)
+	return nil
+}
+
+// configured records a session's settings after a change (session/configure's
+// answer) and announces the mode when it changed.
+func (s *Server) configured(ss *session, c agent.Configured) {
+	ss.mu.Lock()
+	changed := ss.mode != c.Mode
+	ss.mode = c.Mode
+	ss.mu.Unlock()
+	if !changed {
+		return
+	}
+	s.log.Info("session mode changed", zap.String("session", ss.id), zap.String("mode", string(c.Mode)))
+	s.update(ss.id, CurrentModeUpdate{SessionUpdate: UpdateCurrentMode, CurrentModeID: string(c.Mode)})
+	s.update(ss.id, ConfigOptionUpdate{SessionUpdate: UpdateConfigOption, ConfigOptions: s.configOptions(ss)})
+}
+
+func handleSetMode(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SetModeRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMode(p.ModeID); err != nil {
+		return nil, err
+	}
+	if err := s.configure(ss, agent.SessionConfig{Mode: permission.Mode(p.ModeID)}); err != nil {
+		return nil, err
+	}
+	return Empty{}, nil
+}
+
+// checkMode refuses what is not one of kin's modes (an empty one too: a
+// client must say which it wants).
+func checkMode(id string) error {
+	for _, m := range sessionModes {
+		if m.ID == id {
+			return nil
+		}
+	}
+	return invalid("invalid params: kin has no mode %q (its modes are ask, agent and auto-edit)", id)
+}
+
+func handleSetConfigOption(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SetConfigOptionRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var value string
+	if p.Type != "" && p.Type != "value_id" || json.Unmarshal(p.Value, &value) != nil {
+		return nil, invalid("invalid params: %s takes one of its options' values (a string); kin has no boolean options", p.ConfigID)
+	}
+	switch p.ConfigID {
+	case configMode:
+		if err := checkMode(value); err != nil {
+			return nil, err
+		}
+		if err := s.configure(ss, agent.SessionConfig{Mode: permission.Mode(value)}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalid("invalid params: kin has no config option %q (it has %s)", p.ConfigID, configMode)
+	}
+	return SetConfigOptionResponse{ConfigOptions: s.configOptions(ss)}, nil
+}
