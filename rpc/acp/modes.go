@@ -124,8 +124,10 @@ func handleSetConfigOption(ctx context.Context, s *Server, params json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	// A string value is a value id whatever its type says (as the schema
+	// reads an unknown type); kin has no boolean options.
 	var value string
-	if p.Type != "" && p.Type != "value_id" || json.Unmarshal(p.Value, &value) != nil {
+	if p.Type == "boolean" || json.Unmarshal(p.Value, &value) != nil {
 		return nil, invalid("invalid params: %s takes one of its options' values (a string); kin has no boolean options", p.ConfigID)
 	}
 	switch p.ConfigID {
