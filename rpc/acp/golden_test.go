@@ -21,16 +21,18 @@ var update = flag.Bool("update", false, "rewrite the golden frames")
 
 // TestGoldenFrames records every frame of a scripted ACP session from the
 // real server (a turn with a read, an edit and a command, then the
-// settings, a plan, kin's own question, commands and the continue
-// question: see goldenPeer) (one file per method, and per update kind for
-// session/update), validates each against the SDK's schema (strictly), and
+// settings, a plan, kin's own question, commands, the model and its
+// effort, a thought, an image and the continue question: see goldenPeer)
+// (one file per method, and per update kind for session/update), validates each against the SDK's schema (strictly), and
 // compares them with testdata/golden. Run with -update after a deliberate
 // change and review the diff.
 func TestGoldenFrames(t *testing.T) {
 	acpSchema(t)
 	w := newWorld(t)
 	w.write("a.txt", "one\n")
-	w.settings(`{"maxToolCallsPerTurn":3}`) // the continue question comes soon
+	// The continue question comes soon; a second model to switch to.
+	w.settings(`{"maxToolCallsPerTurn":3,"models":[{"id":"gpt-5.1","contextWindow":128000,"efforts":["low","medium","high"]},
+		{"id":"gpt-5.1-mini","name":"GPT-5.1 mini","contextWindow":64000,"images":false}]}`)
 	c := w.connect(nil)
 	c.initialize(map[string]any{
 		"fs":          map[string]any{"readTextFile": true, "writeTextFile": true},
@@ -181,6 +183,15 @@ func goldenPeer(t *testing.T, w *world, c *client, sid string) {
 	}
 	c.prompt(sid, text("/plan"))
 	c.prompt(sid, text("/mode ask"))
+
+	// The model and its effort; reasoning as thought chunks; an image.
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "thought_level", "value": "high"}, nil)
+	w.model.Script(modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"A diagram ", "of boxes."}}}, Text: []string{"A diagram."},
+		Usage: modeltest.Usage{Input: 3800, Output: 60}})
+	c.prompt(sid, text("what is this?"), map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="})
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "model", "value": "gpt-5.1-mini"}, nil)
+	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}}}, nil)
+	c.prompt(sid, text("/model gpt-5.1"))
 
 	// At the call limit (3, see settings) kin asks to go on; no.
 	c.on(MethodRequestPermission, func(p json.RawMessage) (any, error) {

@@ -3,23 +3,37 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 )
 
 // kin's session settings in ACP's two views of them: the session modes
 // (session/set_mode, current_mode_update; ACP's older mechanism, which
 // clients still read) and the config options (session/set_config_option,
-// config_option_update), where the mode is the select of category "mode".
-// Both views are kept in step: whatever changes the mode (either request,
-// or a /mode prompt) announces it in both, so a client reading either is
-// never left with a stale one. Each maps onto kin's session/configure.
+// config_option_update): the mode (category mode), the model (model: kin's
+// models/list) and the reasoning effort (thought_level: the model's
+// efforts, offered only for a model that takes one). Both views are kept
+// in step: whatever changes a setting (either request, or a /mode or
+// /model prompt) announces it, so a client reading either is never left
+// with a stale one. Each maps onto kin's session/configure.
 
-// Config option ids: kin's session/configure field names.
-const configMode = "mode"
+// Config option ids: kin's session/configure field names, except the
+// effort, which is ACP's category name (clients know it by that).
+const (
+	configMode   = "mode"
+	configModel  = "model"
+	configEffort = "thought_level"
+)
+
+// effortDefault is the thought_level value for no effort of the session's
+// own: the model's default (kin sends none).
+const effortDefault = "default"
 
 // sessionModes are kin's modes, in the order a person escalates them.
 var sessionModes = []SessionMode{
@@ -49,8 +63,54 @@ func (s *Server) configOptions(ss *session) []ConfigOption {
 	for _, m := range sessionModes {
 		modes = append(modes, ConfigChoice{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
-	return []ConfigOption{{ID: configMode, Name: "Mode", Description: "How much kin may do without asking", Category: "mode",
+	out := []ConfigOption{{ID: configMode, Name: "Mode", Description: "How much kin may do without asking", Category: "mode",
 		Type: "select", CurrentValue: string(ss.currentMode()), Options: modes}}
+	svc, _ := s.service()
+	if svc == nil {
+		return out
+	}
+	cat := svc.Models()
+	ss.mu.Lock()
+	id, effort := ss.model, ss.effort
+	ss.mu.Unlock()
+	cur, ok := cat.Find(id)
+	if !ok { // a model kin no longer has: the session runs on the default
+		cur = cat.DefaultConfig()
+	}
+	if len(cat.Models) == 0 {
+		return out
+	}
+	models := make([]ConfigChoice, 0, len(cat.Models))
+	for _, m := range cat.Models {
+		models = append(models, ConfigChoice{Value: m.Model, Name: m.DisplayName(), Description: modelDescription(m)})
+	}
+	out = append(out, ConfigOption{ID: configModel, Name: "Model", Description: "The model kin asks, from the next request on", Category: "model",
+		Type: "select", CurrentValue: cur.Model, Options: models})
+	if len(cur.Efforts) == 0 {
+		return out // the model takes no effort setting: nothing to choose
+	}
+	efforts := []ConfigChoice{{Value: effortDefault, Name: "Default", Description: "the model's own reasoning effort"}}
+	for _, e := range cur.Efforts {
+		efforts = append(efforts, ConfigChoice{Value: e, Name: e})
+	}
+	if effort == "" {
+		effort = effortDefault
+	}
+	return append(out, ConfigOption{ID: configEffort, Name: "Reasoning effort", Description: "How hard the model thinks before it answers",
+		Category: "thought_level", Type: "select", CurrentValue: effort, Options: efforts})
+}
+
+// modelDescription says what a person choosing a model needs to know: its
+// window, whether it takes images, and what is missing to use it.
+func modelDescription(m model.Config) string {
+	d := fmt.Sprintf("%d-token window", m.Window())
+	if m.NoImages {
+		d += ", no images"
+	}
+	if miss := m.Missing(); miss != "" {
+		d += "; not usable yet: " + miss
+	}
+	return d
 }
 
 func (ss *session) currentMode() permission.Mode {
@@ -72,17 +132,22 @@ func (s *Server) configure(ss *session, c agent.SessionConfig) error {
 }
 
 // configured records a session's settings after a change (session/configure's
-// answer) and announces the mode when it changed.
+// answer) and announces what changed: the mode in both views, the model
+// and effort as config options.
 func (s *Server) configured(ss *session, c agent.Configured) {
 	ss.mu.Lock()
-	changed := ss.mode != c.Mode
-	ss.mode = c.Mode
+	modeChanged := ss.mode != c.Mode
+	changed := modeChanged || ss.model != c.Model || ss.effort != c.Effort
+	ss.mode, ss.model, ss.effort = c.Mode, c.Model, c.Effort
 	ss.mu.Unlock()
 	if !changed {
 		return
 	}
-	s.log.Info("session mode changed", zap.String("session", ss.id), zap.String("mode", string(c.Mode)))
-	s.update(ss.id, CurrentModeUpdate{SessionUpdate: UpdateCurrentMode, CurrentModeID: string(c.Mode)})
+	s.log.Info("session configured", zap.String("session", ss.id), zap.String("mode", string(c.Mode)),
+		zap.String("model", c.Model), zap.String("effort", c.Effort))
+	if modeChanged {
+		s.update(ss.id, CurrentModeUpdate{SessionUpdate: UpdateCurrentMode, CurrentModeID: string(c.Mode)})
+	}
 	s.update(ss.id, ConfigOptionUpdate{SessionUpdate: UpdateConfigOption, ConfigOptions: s.configOptions(ss)})
 }
 
@@ -138,8 +203,23 @@ func handleSetConfigOption(ctx context.Context, s *Server, params json.RawMessag
 		if err := s.configure(ss, agent.SessionConfig{Mode: permission.Mode(value)}); err != nil {
 			return nil, err
 		}
+	case configModel:
+		if err := s.configure(ss, agent.SessionConfig{Model: &value}); err != nil {
+			return nil, err
+		}
+	case configEffort:
+		if value == effortDefault {
+			value = ""
+		}
+		if err := s.configure(ss, agent.SessionConfig{Effort: &value}); err != nil {
+			return nil, err
+		}
 	default:
-		return nil, invalid("invalid params: kin has no config option %q (it has %s)", p.ConfigID, configMode)
+		var ids []string
+		for _, o := range s.configOptions(ss) {
+			ids = append(ids, o.ID)
+		}
+		return nil, invalid("invalid params: kin has no config option %q (it has %s)", p.ConfigID, strings.Join(ids, ", "))
 	}
 	return SetConfigOptionResponse{ConfigOptions: s.configOptions(ss)}, nil
 }

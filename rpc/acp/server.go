@@ -387,9 +387,12 @@ func invalid(format string, args ...any) error {
 // toRPCError maps kin's errors to ACP's codes at the boundary.
 func toRPCError(err error) *jsonrpc2.Error {
 	var re *jsonrpc2.Error
+	var pe *agent.PartError
 	switch {
 	case errors.As(err, &re):
 		return re
+	case errors.As(err, &pe): // a question's part the service refused
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):

@@ -41,13 +41,17 @@ type session struct {
 	// mode is the session's mode as kin last said (kin runs the session
 	// for this connection alone, so nothing else changes it).
 	mode permission.Mode
+	// model and effort are the session's choice as kin last said ("" effort:
+	// the model's default).
+	model, effort string
 	// mcp runs the servers the client passed for this session (nil: none).
 	mcp        *rpc.MCPServers
 	mcpStarted bool
 }
 
-func newSession(id string, roots []string, info kinsession.Info) *session {
-	return &session{id: id, roots: roots, title: info.Title, mode: modeOf(info.Mode), reported: map[string]bool{}, streams: map[string]*outputStream{}}
+func newSession(id string, roots []string, o agent.Opened) *session {
+	return &session{id: id, roots: roots, title: o.Info.Title, mode: modeOf(o.Info.Mode), model: o.Model, effort: o.Effort,
+		reported: map[string]bool{}, streams: map[string]*outputStream{}}
 }
 
 func (ss *session) cwd() string {
@@ -150,7 +154,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	info := opened.Info
-	ss := newSession(info.SessionID, roots, info)
+	ss := newSession(info.SessionID, roots, opened)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	s.log.Info("session created", zap.String("session", info.SessionID), zap.Strings("roots", roots), zap.Int("mcpServers", len(servers)))
@@ -191,7 +195,7 @@ func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, 
 		// and its servers go on as they are.
 		return ss, res, nil
 	}
-	ss = newSession(p.SessionID, roots, res.Info)
+	ss = newSession(p.SessionID, roots, res.Opened)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	return ss, res, nil
