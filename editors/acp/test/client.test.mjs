@@ -363,3 +363,70 @@ test("at kin's call limit the person is asked to go on; no ends the prompt with 
   const card = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === asked[0].toolCall.toolCallId).at(-1);
   assert.equal(card.status, "failed", "the continue card is closed");
 });
+
+test("the model and its effort are config options: the switch changes who answers and is loaded again; thoughts, usage and images", async (t) => {
+  // Each model at a mock of its own, so the answer says which one was asked.
+  const png = "iVBORw0KGgo=";
+  const urlA = await startMock(t, [
+    { whenUser: "who answers", reply: { reasoning: [{ summary: ["Thinking about it."] }], text: "A here.", usage: { input: 1200, output: 30 } } },
+    { whenUser: "what is this", reply: { text: "A picture." } },
+  ]);
+  const urlB = await startMock(t, [{ whenUser: "who answers", reply: { text: "B here.", usage: { input: 900, output: 10 } } }]);
+  const home = tempDir("kin-acp-home-");
+  const settings = {
+    models: [
+      { id: "m-a", name: "Model A", contextWindow: 64000, efforts: ["low", "high"], baseUrl: urlA },
+      { id: "m-b", name: "Model B", contextWindow: 32000, images: false, baseUrl: urlB },
+    ],
+  };
+  writeFileSync(join(home, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+  const ws = tempDir("kin-acp-ws-");
+  const env = { OPENAI_API_KEY: "k" };
+  const kin = new Kin(t, { home, cwd: ws, env });
+  const init = await kin.initialize();
+  assert.equal(init.agentCapabilities.promptCapabilities.image, true, "the default model takes images");
+
+  const option = (res, id) => res.configOptions.find((o) => o.id === id);
+  const created = await kin.newSession(ws);
+  const { sessionId } = created;
+  assert.equal(option(created, "model").category, "model");
+  assert.equal(option(created, "model").currentValue, "m-a");
+  assert.deepEqual(option(created, "model").options.map((o) => o.value), ["m-a", "m-b"]);
+  assert.equal(option(created, "thought_level").category, "thought_level");
+  assert.deepEqual(option(created, "thought_level").options.map((o) => o.value), ["default", "low", "high"]);
+
+  assert.equal((await kin.prompt(sessionId, "who answers?")).stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_thought_chunk")), "Thinking about it.");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "A here.");
+  const usage = kin.updatesOf(sessionId, "usage_update").at(-1);
+  assert.equal(usage.size, 64000);
+  assert.ok(usage.used >= 1200, `usage ${JSON.stringify(usage)}`);
+  const image = { type: "image", mimeType: "image/png", data: png };
+  assert.equal((await kin.prompt(sessionId, [{ type: "text", text: "what is this?" }, image])).stopReason, "end_turn");
+
+  const effort = await kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "thought_level", value: "high" });
+  assert.equal(option(effort, "thought_level").currentValue, "high");
+  const switched = await kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "m-b" });
+  assert.equal(option(switched, "model").currentValue, "m-b");
+  assert.equal(option(switched, "thought_level"), undefined, "model B takes no effort");
+  assert.equal(option(kin.updatesOf(sessionId, "config_option_update").at(-1), "model").currentValue, "m-b");
+  const before = kin.updatesOf(sessionId, "agent_message_chunk").length;
+  assert.equal((await kin.prompt(sessionId, "who answers now?")).stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk").slice(before)), "B here.");
+  assert.equal(kin.updatesOf(sessionId, "usage_update").at(-1).size, 32000);
+  await assert.rejects(
+    kin.prompt(sessionId, [{ type: "text", text: "and this?" }, image]),
+    (err) => err.code === -32602 && /m-b does not take images/.test(err.message),
+  );
+  await assert.rejects(
+    kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "m-nope" }),
+    (err) => err.code === -32602 && /m-nope/.test(err.message),
+  );
+  await kin.close();
+
+  const again = new Kin(t, { home, cwd: ws, env });
+  await again.initialize();
+  const loaded = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+  assert.equal(option(loaded, "model").currentValue, "m-b");
+  assert.equal(text(again.updatesOf(sessionId, "agent_thought_chunk")), "Thinking about it.", "the thought is replayed");
+});
