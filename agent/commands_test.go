@@ -84,7 +84,7 @@ func TestSessionCommandsAddTheSessionsOwnPrompts(t *testing.T) {
 			return own
 		}})
 	defer svc.Shutdown()
-	info, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	opened, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestSessionCommandsAddTheSessionsOwnPrompts(t *testing.T) {
 	if got := names(svc.Commands()); !reflect.DeepEqual(got, []string{"docs:intro"}) {
 		t.Errorf("Commands() = %v", got)
 	}
-	if got := names(svc.SessionCommands(info.SessionID)); !reflect.DeepEqual(got, []string{"docs:intro", "notes:today"}) {
+	if got := names(svc.SessionCommands(opened.Info.SessionID)); !reflect.DeepEqual(got, []string{"docs:intro", "notes:today"}) {
 		t.Errorf("SessionCommands = %v", got)
 	}
 	for _, in := range []string{"/docs:intro", "/notes:today"} {
-		res, err := svc.RunCommand(context.Background(), info.SessionID, in, nil)
+		res, err := svc.RunCommand(context.Background(), opened.Info.SessionID, in, nil)
 		if err != nil || res.Ask != "text of "+in[1:] {
 			t.Errorf("%s: %+v, %v", in, res, err)
 		}
