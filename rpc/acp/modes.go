@@ -70,15 +70,15 @@ func (s *Server) configOptions(ss *session) []ConfigOption {
 		return out
 	}
 	cat := svc.Models()
+	if len(cat.Models) == 0 {
+		return out
+	}
 	ss.mu.Lock()
 	id, effort := ss.model, ss.effort
 	ss.mu.Unlock()
 	cur, ok := cat.Find(id)
 	if !ok { // a model kin no longer has: the session runs on the default
 		cur = cat.DefaultConfig()
-	}
-	if len(cat.Models) == 0 {
-		return out
 	}
 	models := make([]ConfigChoice, 0, len(cat.Models))
 	for _, m := range cat.Models {
