@@ -181,13 +181,15 @@ type route struct {
 	order         rpc.Ordering
 	startsInOrder bool
 	cancellable   bool
+	answersCancel bool
 	bulk          bool
 }
 
 // routes: requests naming a session run in arrival order on it; a prompt
 // waits for the ones before it but nothing waits for the prompt (it lasts
-// the whole turn, while set_mode or close must get through); reads of
-// many records share the bulk workers.
+// the whole turn, while set_mode or close must get through), and a
+// $/cancel_request ends its turn and it answers stopReason cancelled;
+// reads of many records share the bulk workers.
 var routes = map[string]route{
 	MethodInitialize:       {handle: handleInitialize, beforeInit: true, onLoop: true},
 	MethodAuthenticate:     {handle: handleAuthenticate, order: rpc.InGroup("auth")},
@@ -197,7 +199,7 @@ var routes = map[string]route{
 	MethodSessionList:      {handle: handleSessionList, cancellable: true, bulk: true},
 	MethodSessionClose:     {handle: handleSessionClose, order: rpc.BySession},
 	MethodSessionDelete:    {handle: handleSessionDelete, order: rpc.BySession},
-	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, cancellable: true},
+	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, answersCancel: true},
 	MethodSessionSetMode:   {handle: handleSetMode, order: rpc.BySession},
 	MethodSessionSetConfig: {handle: handleSetConfigOption, order: rpc.BySession},
 }
@@ -243,7 +245,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	s.disp.Dispatch(req.ID, rpc.Route{
 		Handle: func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) },
-		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, Bulk: r.bulk,
+		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, AnswersCancel: r.answersCancel, Bulk: r.bulk,
 	}, params)
 }
 
