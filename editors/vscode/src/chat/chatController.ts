@@ -125,6 +125,12 @@ export class ChatController implements vscode.Disposable {
 		return r.turnId;
 	}
 
+	/** The question a turn of the shown session asked (to ask it again). */
+	questionOf(turnId: string): string | undefined {
+		const e = this.stateValue.entries.find((x) => x.type === 'user' && x.turnId === turnId);
+		return e?.type === 'user' ? e.text : undefined;
+	}
+
 	async cancel(): Promise<boolean> {
 		if (!this.sessionId) {
 			return false;

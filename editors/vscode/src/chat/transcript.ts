@@ -9,6 +9,7 @@ import type {
 	ElicitationResolved,
 	HistoryItem,
 	Notice,
+	PermissionOption,
 	ResumeResult,
 	SessionInfo,
 	ToolCallParams,
@@ -57,6 +58,8 @@ export interface WaitingEntry {
 	what: 'approval' | 'elicitation';
 	title: string;
 	detail?: string;
+	/** An approval's options, so its decision is named as kin named the option chosen. */
+	options?: PermissionOption[];
 }
 
 export interface DecisionEntry {
@@ -66,6 +69,8 @@ export interface DecisionEntry {
 	title?: string;
 	decision: string;
 	reason?: string;
+	/** The chosen option's name as kin sent it, when the request was seen here. */
+	label?: string;
 }
 
 export interface TurnEndEntry {
@@ -179,6 +184,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				what: 'approval',
 				title: p.title,
 				detail: approvalDetail(p),
+				options: p.options,
 			}));
 		}
 		case 'elicitationRequest': {
@@ -216,6 +222,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				title: waiting.title,
 				decision: p.decision,
 				reason: p.reason,
+				label: p.reason === 'person' ? waiting.options?.find((o) => o.optionId === p.decision)?.name : undefined,
 			}));
 		}
 		case 'elicitationResolved': {

@@ -252,7 +252,8 @@ export interface TurnCompleted {
 
 // ---- approvals ----
 
-export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown';
+/** `continue`: the turn reached its tool-call limit (issue 15; absent from kins without it). */
+export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown' | 'continue';
 
 export interface PermissionOption {
 	/** allow_once, allow_always (this session), allow_always_permanent (every session), deny, trust. */
@@ -499,7 +500,7 @@ export interface GrantIdParams {
 	id: string;
 }
 
-// ---- documents: the editor's buffers (this extension does not sync them yet) ----
+// ---- documents: the editor's buffers ----
 
 export interface TextDocumentsClientCapabilities {
 	sync: boolean;
