@@ -4,7 +4,19 @@
 
 import * as vscode from 'vscode';
 import type { KinService } from '../service';
-import type { ResumeResult, SessionInfo, TurnStartResult } from '../protocol/types';
+import type {
+	CommandInfo,
+	CommandsListResult,
+	ResumeResult,
+	SessionConfigureParams,
+	SessionConfigureResult,
+	SessionInfo,
+	SessionMode,
+	SessionNewParams,
+	TurnStartResult,
+	TurnUndoParams,
+	TurnUndoResult,
+} from '../protocol/types';
 import { Action, TranscriptState, initialState, reduce } from './transcript';
 
 const SESSION_KEY = 'kin.chat.sessionId';
@@ -12,6 +24,10 @@ const SESSION_KEY = 'kin.chat.sessionId';
 export class ChatController implements vscode.Disposable {
 	private stateValue: TranscriptState = initialState();
 	sessions: SessionInfo[] = [];
+	/** What the input box can offer as /name (commands/list of the shown session). */
+	commands: CommandInfo[] = [];
+	/** The mode picked while no session is shown: the next session/new gets it. */
+	private pendingMode: SessionMode | undefined;
 	private readonly changed = new vscode.EventEmitter<void>();
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly resumed = new vscode.EventEmitter<ResumeResult>();
@@ -36,7 +52,9 @@ export class ChatController implements vscode.Disposable {
 		on('elicitation/request', (params) => ({ type: 'elicitationRequest', params }));
 		on('elicitation/resolved', (params) => ({ type: 'elicitationResolved', params }));
 		on('notice', (params) => ({ type: 'notice', params }));
+		on('turn/plan', (params) => ({ type: 'plan', params }));
 		this.subs.push(
+			service.onNotification('commands/changed', () => void this.refreshCommands()),
 			service.onNotification('turn/completed', () => void this.refreshSessions()),
 			// After a (re)start, redraw the session the view showed: kin keeps it on disk.
 			service.onDidBecomeReady(() => void this.restore()),
@@ -90,10 +108,19 @@ export class ChatController implements vscode.Disposable {
 	}
 
 	async newSession(title?: string): Promise<SessionInfo> {
-		const r = await this.service.request<{ session: SessionInfo }>('session/new', title ? { title } : {});
+		const params: SessionNewParams = {};
+		if (title) {
+			params.title = title;
+		}
+		if (this.pendingMode) {
+			params.mode = this.pendingMode;
+		}
+		const r = await this.service.request<{ session: SessionInfo }>('session/new', params);
+		this.pendingMode = undefined;
 		await this.show(r.session);
 		this.dispatch({ type: 'reset', session: r.session });
 		await this.refreshSessions();
+		void this.refreshCommands();
 		return r.session;
 	}
 
@@ -102,7 +129,55 @@ export class ChatController implements vscode.Disposable {
 		await this.show(r.session);
 		this.dispatch({ type: 'resumed', result: r });
 		this.resumed.fire(r);
+		void this.refreshCommands();
 		return r;
+	}
+
+	/** The mode of the shown session (or the one the next session gets). */
+	get mode(): SessionMode {
+		return (this.sessionId ? this.stateValue.mode : this.pendingMode) ?? 'agent';
+	}
+
+	/** Sets the shown session's mode (session/configure), or the next session's when none is shown. */
+	async configure(mode: SessionMode): Promise<void> {
+		if (!this.sessionId) {
+			this.pendingMode = mode;
+			this.changed.fire();
+			return;
+		}
+		const params: SessionConfigureParams = { sessionId: this.sessionId, mode };
+		const r = await this.service.request<SessionConfigureResult>('session/configure', params);
+		this.dispatch({ type: 'configured', result: r });
+		this.changed.fire(); // the page's picker goes back to what kin has, even when nothing changed
+	}
+
+	/** Puts back the files kin's tools changed in a turn of the shown session (the last one that did). */
+	async undo(turnId?: string): Promise<TurnUndoResult | undefined> {
+		if (!this.sessionId) {
+			return undefined;
+		}
+		const params: TurnUndoParams = { sessionId: this.sessionId, ...(turnId ? { turnId } : {}) };
+		const r = await this.service.request<TurnUndoResult>('turn/undo', params);
+		this.dispatch({ type: 'undone', result: r });
+		return r;
+	}
+
+	/** commands/list for the shown session: kin's own commands and the MCP servers' prompts. */
+	async refreshCommands(): Promise<void> {
+		const id = this.sessionId;
+		if (!id) {
+			this.commands = [];
+			return;
+		}
+		try {
+			const r = await this.service.request<CommandsListResult>('commands/list', { sessionId: id });
+			if (id === this.sessionId) {
+				this.commands = r.commands ?? [];
+				this.changed.fire();
+			}
+		} catch (err) {
+			this.output.appendLine(`[kin] commands/list: ${(err as Error).message}`);
+		}
 	}
 
 	async deleteSession(sessionId: string): Promise<void> {
@@ -124,7 +199,7 @@ export class ChatController implements vscode.Disposable {
 		const r = await this.service.request<TurnStartResult>('turn/start', { sessionId: id, input: text });
 		if (r.command && !r.turnId) {
 			// One of kin's own commands (/undo, /plan, /mode…): no turn, just what it did.
-			this.dispatch({ type: 'notice', params: { level: 'info', message: r.command.text, sessionId: id } });
+			this.dispatch({ type: 'command', sessionId: id, command: r.command });
 		}
 		return r.turnId ?? '';
 	}

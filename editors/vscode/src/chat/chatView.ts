@@ -6,7 +6,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { WaitingCard } from '../approvalText';
 import { errorText } from '../errorText';
-import type { SessionInfo } from '../protocol/types';
+import type { CommandInfo, SessionInfo, SessionMode } from '../protocol/types';
 import type { ChatController } from './chatController';
 import type { TranscriptState } from './transcript';
 
@@ -25,7 +25,17 @@ export type Card = WaitingCard & { answering: boolean };
 
 /** What the page receives. */
 export type HostMessage =
-	| { type: 'state'; transcript: TranscriptState; sessions: SessionInfo[]; status: ViewStatus; cards: Card[] }
+	| {
+			type: 'state';
+			transcript: TranscriptState;
+			sessions: SessionInfo[];
+			status: ViewStatus;
+			cards: Card[];
+			/** The shown session's mode (or the next session's). */
+			mode: SessionMode;
+			/** What the input box offers as /name. */
+			commands: CommandInfo[];
+	  }
 	/** The answer to a `send`: ok, or why the question was not sent (the page keeps the text). */
 	| { type: 'sent'; seq: number; ok: boolean; error?: string }
 	| { type: 'focusCard'; requestId: string }
@@ -47,7 +57,9 @@ export type PageMessage =
 	| { type: 'openFile'; path: string; line?: number }
 	| { type: 'copy'; text: string }
 	| { type: 'insert'; text: string }
-	| { type: 'retry'; turnId: string };
+	| { type: 'retry'; turnId: string }
+	| { type: 'configure'; mode: SessionMode }
+	| { type: 'undo'; turnId: string };
 
 /** What the view needs from the rest of the extension, beside the chat controller. */
 export interface ViewDeps {
@@ -133,6 +145,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 			sessions: this.chat.sessions,
 			status: this.deps.status(),
 			cards: this.deps.cards(),
+			mode: this.chat.mode,
+			commands: this.chat.commands,
 		});
 	}
 
@@ -175,6 +189,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 				}
 				case 'cancel':
 					await this.chat.cancel();
+					return;
+				case 'configure':
+					try {
+						await this.chat.configure(m.mode);
+					} finally {
+						this.post(); // the picker shows what kin has, also after a refusal
+					}
+					return;
+				case 'undo':
+					await this.chat.undo(m.turnId);
 					return;
 				case 'newSession':
 					await this.chat.newSession();
@@ -239,11 +263,20 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     <button id="new" class="icon-button" title="New session" aria-label="New session"><i class="codicon codicon-add"></i></button>
     <button id="delete" class="icon-button" title="Delete this session" aria-label="Delete this session"><i class="codicon codicon-trash"></i></button>
   </header>
+  <div class="toolbar">
+    <label class="picker" title="How much kin does without asking"><i class="codicon codicon-shield"></i>
+      <select id="mode" aria-label="Mode">
+        <option value="ask">Ask: read only</option>
+        <option value="agent">Agent: asks for every change</option>
+        <option value="auto-edit">Auto-edit: edits the workspace unasked</option>
+      </select></label>
+  </div>
   <div id="status" class="status"></div>
   <main id="transcript" aria-live="polite"></main>
   <div id="dock" aria-live="assertive"></div>
   <footer class="composer">
-    <textarea id="input" rows="3" aria-label="Question for kin" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line)"></textarea>
+    <div id="completions" class="completions" role="listbox" aria-label="Commands" hidden></div>
+    <textarea id="input" rows="3" aria-label="Question for kin" aria-autocomplete="list" aria-controls="completions" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line, / for commands)"></textarea>
     <div id="composer-error" class="composer-error" role="alert"></div>
     <div class="actions">
       <button id="stop" class="secondary" title="Stop the running turn"><i class="codicon codicon-debug-stop"></i> Stop</button>

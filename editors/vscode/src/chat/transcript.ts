@@ -9,8 +9,13 @@ import type {
 	ElicitationResolved,
 	HistoryItem,
 	Notice,
+	CommandResult,
 	PermissionOption,
 	PlanEntry,
+	SessionConfigureResult,
+	SessionMode,
+	TurnPlan,
+	TurnUndoResult,
 	ResumeResult,
 	SessionInfo,
 	ToolCallParams,
@@ -80,6 +85,33 @@ export interface TurnEndEntry {
 	turnId: string;
 	status: TurnStatus;
 	error?: string;
+	/** kin's file tools changed files in this turn (so it can be undone). */
+	changedFiles?: boolean;
+	/** The turn's file changes were undone. */
+	undone?: boolean;
+}
+
+/** The model's plan (turn/plan), one per turn, replaced in place as it changes. */
+export interface PlanCard {
+	type: 'plan';
+	key: string;
+	turnId: string;
+	entries: PlanEntry[];
+}
+
+/** What a turn/undo put back. */
+export interface UndoEntry {
+	type: 'undo';
+	key: string;
+	result: TurnUndoResult;
+}
+
+/** What one of kin's own commands (/plan, /mode, /undo…) said. */
+export interface CommandEntry {
+	type: 'command';
+	key: string;
+	name: string;
+	text: string;
 }
 
 export interface NoticeEntry {
@@ -89,10 +121,12 @@ export interface NoticeEntry {
 	message: string;
 }
 
-export type Entry = UserEntry | AssistantEntry | ToolEntry | WaitingEntry | DecisionEntry | TurnEndEntry | NoticeEntry;
+export type Entry = UserEntry | AssistantEntry | ToolEntry | WaitingEntry | DecisionEntry | TurnEndEntry | NoticeEntry | PlanCard | UndoEntry | CommandEntry;
 
 export interface TranscriptState {
 	session?: SessionInfo;
+	/** The session's mode, as kin last said (session/list rows leave it out, so it is kept here). */
+	mode?: SessionMode;
 	entries: Entry[];
 	/** The turn running in this session, if any. */
 	runningTurn?: string;
@@ -112,10 +146,14 @@ export type Action =
 	| { type: 'elicitationRequest'; params: ElicitationRequest }
 	| { type: 'elicitationResolved'; params: ElicitationResolved }
 	| { type: 'notice'; params: Notice }
-	| { type: 'sessionUpdated'; session: SessionInfo };
+	| { type: 'sessionUpdated'; session: SessionInfo }
+	| { type: 'plan'; params: TurnPlan }
+	| { type: 'undone'; result: TurnUndoResult }
+	| { type: 'command'; sessionId: string; command: CommandResult }
+	| { type: 'configured'; result: SessionConfigureResult };
 
 export function initialState(session?: SessionInfo): TranscriptState {
-	return { session, entries: [], seq: 0 };
+	return session?.mode ? { session, mode: session.mode, entries: [], seq: 0 } : { session, entries: [], seq: 0 };
 }
 
 /** Returns the state after one action; never changes its argument. */
@@ -155,8 +193,29 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			}
 			const s = { ...state, runningTurn: state.runningTurn === p.turnId ? undefined : state.runningTurn };
 			// Whatever still waits for this turn is over (kin resolves it too; this is belt and braces).
-			return push(s, (key) => ({ type: 'turnEnd', key, turnId: p.turnId, status: p.status, error: p.error }));
+			return push(s, (key) => ({ type: 'turnEnd', key, turnId: p.turnId, status: p.status, error: p.error, changedFiles: changedFiles(s, p.turnId) }));
 		}
+		case 'plan':
+			return sameSession(state, action.params.sessionId) ? applyPlan(state, action.params.turnId, action.params.entries) : state;
+		case 'undone':
+			return applyUndo(state, action.result);
+		case 'command': {
+			if (!sameSession(state, action.sessionId)) {
+				return state;
+			}
+			const c = action.command;
+			let s = push(state, (key) => ({ type: 'command', key, name: c.name, text: c.text }));
+			const r = c.result as Partial<SessionConfigureResult & TurnUndoResult> | undefined;
+			if (c.name === 'mode' && r?.mode) {
+				s = { ...s, mode: r.mode };
+			}
+			if (c.name === 'undo' && r?.turnId && Array.isArray(r.restored)) {
+				s = markUndone(s, r.turnId);
+			}
+			return s;
+		}
+		case 'configured':
+			return sameSession(state, action.result.sessionId) && action.result.mode ? { ...state, mode: action.result.mode } : state;
 		case 'approvalRequest': {
 			const p = action.params;
 			if (p.sessionId !== undefined && !sameSession(state, p.sessionId)) {
@@ -286,18 +345,13 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 				reason: item.reason,
 			}));
 		case 'turn':
-			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error }));
+			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error, changedFiles: changedFiles(s, item.turnId) }));
 		case 'plan':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: planText(item.entries) }));
+			return applyPlan(s, item.turnId, item.entries);
 		case 'mode':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Mode: ${item.mode}` }));
+			return push({ ...s, mode: item.mode }, (key) => ({ type: 'notice', key, level: 'info', message: `Mode: ${item.mode}` }));
 		case 'undo':
-			return push(s, (key) => ({
-				type: 'notice',
-				key,
-				level: item.undo.conflicts?.length ? 'warning' : 'info',
-				message: `Undid turn ${item.undo.turnId}: restored ${item.undo.restored.length} file(s)${item.undo.conflicts?.length ? `, ${item.undo.conflicts.length} changed since left as they are` : ''}`,
-			}));
+			return applyUndo(s, item.undo);
 		default:
 			return s;
 	}
@@ -382,6 +436,29 @@ function replaceAt(state: TranscriptState, i: number, e: Entry): TranscriptState
 	const entries = state.entries.slice();
 	entries[i] = e;
 	return { ...state, entries };
+}
+
+/** The turn's plan card, replaced in place (the card keeps its place, where the plan first came). */
+function applyPlan(state: TranscriptState, turnId: string, entries: PlanEntry[]): TranscriptState {
+	const i = state.entries.findIndex((e) => e.type === 'plan' && e.turnId === turnId);
+	if (i >= 0) {
+		return replaceAt(state, i, { ...(state.entries[i] as PlanCard), entries });
+	}
+	return push(state, (key) => ({ type: 'plan', key, turnId, entries }));
+}
+
+function applyUndo(state: TranscriptState, result: TurnUndoResult): TranscriptState {
+	return push(markUndone(state, result.turnId), (key) => ({ type: 'undo', key, result }));
+}
+
+function markUndone(state: TranscriptState, turnId: string): TranscriptState {
+	const i = state.entries.findIndex((e) => e.type === 'turnEnd' && e.turnId === turnId);
+	return i < 0 ? state : replaceAt(state, i, { ...(state.entries[i] as TurnEndEntry), undone: true });
+}
+
+/** Whether kin's file tools changed something in the turn (an edit call that completed). */
+function changedFiles(state: TranscriptState, turnId: string): boolean {
+	return state.entries.some((e) => e.type === 'tool' && e.turnId === turnId && e.kind === 'edit' && e.status === 'completed');
 }
 
 /** A plan as one line per step: [x] done, [~] in progress, [ ] pending. */

@@ -8,6 +8,8 @@
 
 import type { Card, HostMessage, PageMessage, StateMessage } from '../chat/chatView';
 import type { Entry } from '../chat/transcript';
+import type { CommandInfo } from '../protocol/types';
+import { CompletionItem, slashCompletions } from './completion';
 import { escapeHtml, renderCard, renderEntry } from './render';
 
 declare function acquireVsCodeApi(): {
@@ -26,6 +28,8 @@ const stopBtn = $<HTMLButtonElement>('stop');
 const select = $<HTMLSelectElement>('session');
 const status = $<HTMLElement>('status');
 const composerError = $<HTMLElement>('composer-error');
+const modeSelect = $<HTMLSelectElement>('mode');
+const completions = $<HTMLElement>('completions');
 
 // rendered holds, per entry key, its element and the JSON it was drawn from; cards likewise.
 const rendered = new Map<string, { el: HTMLElement; json: string }>();
@@ -36,6 +40,9 @@ let sessionTitles = new Map<string, string>();
 // sending is the question on its way (seq and text) until the extension says it was accepted.
 let sending: { seq: number; text: string } | undefined;
 let seq = 0;
+let commands: CommandInfo[] = [];
+// shown holds the completions offered now, and which one is selected.
+let shown: { items: CompletionItem[]; selected: number } | undefined;
 
 input.value = vscode.getState()?.draft ?? '';
 
@@ -76,13 +83,88 @@ select.addEventListener('change', () => {
 		vscode.postMessage({ type: 'selectSession', sessionId: select.value });
 	}
 });
+modeSelect.addEventListener('change', () => vscode.postMessage({ type: 'configure', mode: modeSelect.value as 'ask' | 'agent' | 'auto-edit' }));
 input.addEventListener('keydown', (e) => {
+	if (shown && !e.isComposing) {
+		if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+			e.preventDefault();
+			const n = shown.items.length;
+			shown.selected = (shown.selected + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+			drawCompletions();
+			return;
+		}
+		if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+			e.preventDefault();
+			accept(shown.items[shown.selected]);
+			return;
+		}
+		if (e.key === 'Escape') {
+			e.preventDefault();
+			closeCompletions();
+			return;
+		}
+	}
 	if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
 		e.preventDefault();
 		send();
 	}
 });
-input.addEventListener('input', () => vscode.setState({ draft: input.value }));
+input.addEventListener('input', () => {
+	vscode.setState({ draft: input.value });
+	updateCompletions();
+});
+input.addEventListener('blur', () => setTimeout(closeCompletions, 150));
+completions.addEventListener('mousedown', (e) => {
+	const row = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
+	if (row && shown) {
+		e.preventDefault();
+		accept(shown.items[Number(row.dataset.index)]);
+	}
+});
+
+/** Offers the commands matching what is typed (`/na…` at the start). */
+function updateCompletions(): void {
+	const items = slashCompletions(input.value, input.selectionStart ?? input.value.length, commands);
+	// A command typed out in full, with nothing more to choose, needs no list.
+	const exact = items.length === 1 && input.value.slice(0, input.selectionStart ?? 0) === items[0].insert.trimEnd();
+	if (items.length === 0 || exact) {
+		closeCompletions();
+		return;
+	}
+	shown = { items, selected: Math.min(shown?.selected ?? 0, items.length - 1) };
+	drawCompletions();
+}
+
+function drawCompletions(): void {
+	if (!shown) {
+		return;
+	}
+	completions.innerHTML = shown.items
+		.map(
+			(c, i) =>
+				`<div class="completion${i === shown!.selected ? ' selected' : ''}" role="option" aria-selected="${i === shown!.selected}" data-index="${i}"><span class="label">${escapeHtml(
+					c.label,
+				)}</span>${c.detail ? ` <span class="detail">${escapeHtml(c.detail)}</span>` : ''}</div>`,
+		)
+		.join('');
+	completions.hidden = false;
+	completions.querySelector('.selected')?.scrollIntoView({ block: 'nearest' });
+}
+
+function accept(c: CompletionItem): void {
+	input.value = input.value.slice(0, c.start) + c.insert + input.value.slice(c.end);
+	const at = c.start + c.insert.length;
+	input.setSelectionRange(at, at);
+	vscode.setState({ draft: input.value });
+	closeCompletions();
+	input.focus();
+}
+
+function closeCompletions(): void {
+	shown = undefined;
+	completions.hidden = true;
+	completions.innerHTML = '';
+}
 
 // Clicks anywhere: card choices, links, code actions, question actions.
 document.addEventListener('click', (e) => {
@@ -151,6 +233,14 @@ function doAction(el: HTMLElement): void {
 			const card = el.closest<HTMLElement>('.card');
 			if (card) {
 				vscode.postMessage({ type: 'openDiff', requestId: card.dataset.request! });
+			}
+			return;
+		}
+		case 'undo': {
+			const turnId = el.dataset.turn;
+			if (turnId && !running) {
+				(el as HTMLButtonElement).disabled = true;
+				vscode.postMessage({ type: 'undo', turnId });
 			}
 			return;
 		}
@@ -245,6 +335,12 @@ function draw(m: StateMessage): void {
 	if (st.modelMissing) {
 		status.textContent += ` — model not configured: ${st.modelMissing}`;
 	}
+
+	if (modeSelect.value !== m.mode) {
+		modeSelect.value = m.mode;
+	}
+	commands = m.commands;
+	document.body.dataset.mode = m.mode;
 
 	drawEntries(t.entries);
 	drawCards(m.cards);

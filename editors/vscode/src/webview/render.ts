@@ -8,6 +8,7 @@ import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/common';
 import type { WaitingCard } from '../approvalText';
 import type { Entry, ToolEntry } from '../chat/transcript';
+import type { PlanEntry, TurnUndoResult } from '../protocol/types';
 
 export function escapeHtml(s: string): string {
 	return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -117,6 +118,10 @@ export function renderEntry(e: Entry): string {
 		case 'assistant':
 			return `<div class="entry assistant"><div class="who">kin</div><div class="body markdown">${renderMarkdown(e.text)}</div></div>`;
 		case 'tool':
+			// The plan card shows what update_plan reported; its call says nothing more unless it failed.
+			if (e.name === 'update_plan' && e.status !== 'failed') {
+				return `<div class="entry plan-call" data-call="${escapeHtml(e.callId)}" hidden></div>`;
+			}
 			return renderTool(e);
 		case 'waiting':
 			return `<div class="entry waiting" data-request="${escapeHtml(e.requestId)}">${icon('bell-dot')} <span class="badge">${
@@ -128,14 +133,56 @@ export function renderEntry(e: Entry): string {
 			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${escapeHtml(
 				e.label ?? decisionText(e.decision),
 			)}: ${escapeHtml(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
-		case 'turnEnd':
-			if (e.status === 'completed') {
-				return '<div class="entry turn-end"></div>';
-			}
-			return `<div class="entry turn-end ${escapeHtml(e.status)}">Turn ${escapeHtml(e.status)}${e.error ? `: ${escapeHtml(e.error)}` : ''}</div>`;
+		case 'turnEnd': {
+			const undo = e.changedFiles
+				? e.undone
+					? `<span class="undone">${icon('discard')} file changes undone</span>`
+					: `<button class="secondary small" data-action="undo" data-turn="${escapeHtml(e.turnId)}" title="Put back the files kin changed in this turn">${icon('discard')} Undo file changes</button>`
+				: '';
+			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${escapeHtml(e.error)}` : ''}`;
+			return `<div class="entry turn-end ${escapeHtml(e.status)}" data-turn="${escapeHtml(e.turnId)}">${what}${undo ? `<div class="turn-actions">${undo}</div>` : ''}</div>`;
+		}
+		case 'plan':
+			return renderPlan(e.entries);
+		case 'undo':
+			return renderUndo(e.result);
+		case 'command':
+			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${escapeHtml(e.text)}</pre></div>`;
 		case 'notice':
 			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${escapeHtml(e.message)}</div>`;
 	}
+}
+
+const STEP_ICON: Record<string, string> = { completed: 'pass-filled', in_progress: 'arrow-right', pending: 'circle-large-outline' };
+const STEP_LABEL: Record<string, string> = { completed: 'done', in_progress: 'in progress', pending: 'to do' };
+
+/** The plan as a checklist: done, in progress, to do, with the priority where the model gave one. */
+export function renderPlan(steps: PlanEntry[]): string {
+	const done = steps.filter((x) => x.status === 'completed').length;
+	const items = steps
+		.map(
+			(x) =>
+				`<li class="step ${escapeHtml(x.status)}" aria-label="${escapeHtml(`${STEP_LABEL[x.status] ?? x.status}: ${x.content}`)}">${icon(STEP_ICON[x.status] ?? 'circle-large-outline')}<span class="content">${escapeHtml(
+					x.content,
+				)}</span>${x.priority ? ` <span class="priority ${escapeHtml(x.priority)}">${escapeHtml(x.priority)}</span>` : ''}</li>`,
+		)
+		.join('');
+	return `<div class="entry plan"><div class="entry-head">${icon('checklist')} Plan <span class="progress">${done}/${steps.length}</span></div><ul class="checklist">${items}</ul></div>`;
+}
+
+/** What an undo put back, what it left (with the diff of the change since) and what it could not undo. */
+export function renderUndo(r: TurnUndoResult): string {
+	const parts = [`<div class="entry-head">${icon('discard')} Undid turn ${escapeHtml(r.turnId)}: restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'}</div>`];
+	if (r.restored.length) {
+		parts.push(`<ul class="files">${r.restored.map((p) => `<li>${fileLink(p, undefined, escapeHtml(p))}</li>`).join('')}</ul>`);
+	}
+	for (const c of r.conflicts ?? []) {
+		parts.push(`<div class="conflict">${icon('warning')} ${fileLink(c.path, undefined, escapeHtml(c.path))}: ${escapeHtml(c.reason)}</div>${c.diff ? renderDiff(c.diff) : ''}`);
+	}
+	for (const n of r.notUndoable ?? []) {
+		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${escapeHtml(n.title || n.name)}: ${escapeHtml(n.reason)}</div>`);
+	}
+	return `<div class="entry undo">${parts.join('')}</div>`;
 }
 
 function renderTool(e: ToolEntry): string {

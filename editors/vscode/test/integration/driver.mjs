@@ -228,6 +228,22 @@ const handlers = {
 		return { ...r, dialogOpen: (await dialog().count()) > 0 && (await dialog().first().isVisible()) };
 	},
 
+	// Choose an option of a <select> in the chat view, as a person does with the picker.
+	async webviewSelect(req) {
+		const f = await chatFrame();
+		await f.locator(req.selector).selectOption(req.value);
+		return {};
+	},
+
+	// How many elements of the chat view match, and the value of the first (for pickers).
+	async webviewQuery(req) {
+		const f = await chatFrame();
+		const el = f.locator(req.selector);
+		const count = await el.count();
+		const value = count ? await el.first().evaluate((e) => e.value ?? e.textContent) : undefined;
+		return { count, value };
+	},
+
 	// The text in the chat's input box (a textarea's value is not in innerText).
 	async inputValue() {
 		const f = await chatFrame();

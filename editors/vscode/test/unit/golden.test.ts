@@ -266,7 +266,16 @@ test('every golden turn, approval, elicitation and notice shows in the chat tran
 test('every golden session/resume redraws one entry per history item, and what still waits', () => {
 	for (const r of payloads<ResumeResult>('session/resume')) {
 		const s = fromHistory(r);
-		assert.equal(s.entries.length, r.history.length + r.pending.length, JSON.stringify(r.history.map((h) => h.type)));
+		// A turn's plan is one card, replaced in place: later plan items of a turn add no entry.
+		const planTurns = new Set<string>();
+		const replaced = r.history.filter((h) => h.type === 'plan' && (planTurns.has(h.turnId) || !planTurns.add(h.turnId))).length;
+		assert.equal(s.entries.length, r.history.length + r.pending.length - replaced, JSON.stringify(r.history.map((h) => h.type)));
+		for (const h of r.history) {
+			if (h.type === 'plan') {
+				const card = s.entries.find((e) => e.type === 'plan' && e.turnId === h.turnId);
+				assert.ok(card, `the plan of ${h.turnId} is shown`);
+			}
+		}
 		for (const p of r.pending) {
 			assert.ok(s.entries.some((e) => e.type === 'waiting' && e.requestId === p.requestId), `pending ${p.requestId}`);
 		}

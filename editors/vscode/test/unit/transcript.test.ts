@@ -185,3 +185,66 @@ test('reduce never changes the state it is given', () => {
 	reduce(s0, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c', name: 'n', status: 'running' } });
 	assert.deepEqual(s0, copy);
 });
+
+test('a turn has one plan card, replaced in place as the plan changes, also when resumed', () => {
+	const p1 = [
+		{ content: 'read the test', status: 'in_progress' as const },
+		{ content: 'fix it', status: 'pending' as const },
+	];
+	const p2 = [
+		{ content: 'read the test', status: 'completed' as const },
+		{ content: 'fix it', status: 'in_progress' as const, priority: 'high' as const },
+	];
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'fix' } },
+		{ type: 'plan', params: { sessionId: S, turnId: 't_1', entries: p1 } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Reading.' } },
+		{ type: 'plan', params: { sessionId: S, turnId: 't_1', entries: p2 } },
+		{ type: 'plan', params: { sessionId: 'other', turnId: 't_9', entries: p1 } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'plan', 'assistant'],
+	);
+	assert.deepEqual(s.entries[1].type === 'plan' && s.entries[1].entries, p2);
+	const r = fromHistory({
+		session,
+		pending: [],
+		history: [
+			{ type: 'user', turnId: 't_1', text: 'fix' },
+			{ type: 'plan', turnId: 't_1', callId: 'c1', entries: p1 },
+			{ type: 'plan', turnId: 't_1', callId: 'c2', entries: p2 },
+			{ type: 'mode', mode: 'auto-edit' },
+		],
+	});
+	assert.deepEqual(
+		r.entries.map((e) => e.type),
+		['user', 'plan', 'notice'],
+	);
+	assert.equal(r.mode, 'auto-edit');
+});
+
+test('a turn whose edits completed offers undo; an undo marks it and says what came back', () => {
+	let s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'edit' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'edit_file', kind: 'edit', status: 'completed' } },
+		{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed' } },
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_2', input: 'look' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_2', callId: 'c2', name: 'edit_file', kind: 'edit', status: 'denied' } },
+		{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_2', status: 'completed' } },
+	]);
+	const ends = () => s.entries.filter((e) => e.type === 'turnEnd').map((e) => e.type === 'turnEnd' && [e.turnId, !!e.changedFiles, !!e.undone]);
+	assert.deepEqual(ends(), [
+		['t_1', true, false],
+		['t_2', false, false],
+	]);
+	s = reduce(s, { type: 'undone', result: { turnId: 't_1', restored: ['/w/a.go'], conflicts: [{ path: '/w/b.go', reason: 'changed since' }] } });
+	assert.deepEqual(ends()[0], ['t_1', true, true]);
+	assert.equal(s.entries[s.entries.length - 1].type, 'undo');
+	// /undo typed as a command does the same, and /mode sets the mode.
+	s = reduce(s, { type: 'command', sessionId: S, command: { name: 'mode', text: 'Mode: ask', result: { sessionId: S, mode: 'ask' } } });
+	assert.equal(s.mode, 'ask');
+	assert.equal(s.entries[s.entries.length - 1].type, 'command');
+	s = reduce(s, { type: 'configured', result: { sessionId: S, mode: 'auto-edit' } });
+	assert.equal(s.mode, 'auto-edit');
+});

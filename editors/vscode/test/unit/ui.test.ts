@@ -10,7 +10,8 @@ import { errorText } from '../../src/errorText';
 import { readLaunchSettings } from '../../src/launchSettings';
 import { maskedNames, splitArgs } from '../../src/shellWords';
 import { describe } from '../../src/statusText';
-import { fileRef, renderCard, renderEntry, renderMarkdown } from '../../src/webview/render';
+import { mentionAt, mentionsIn, slashCompletions } from '../../src/webview/completion';
+import { fileRef, renderCard, renderEntry, renderMarkdown, renderPlan, renderUndo } from '../../src/webview/render';
 
 const opts = (always: string): PermissionOption[] => [
 	{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
@@ -315,4 +316,52 @@ test('kin.path, kin.args and kin.env come from User (or Remote) settings; worksp
 test('toasts never read "kin: kin: …"', () => {
 	assert.equal(errorText(new Error('kin: cannot start kin')), 'kin: cannot start kin');
 	assert.equal(errorText('the service exited'), 'kin: the service exited');
+});
+
+test('a plan renders as a checklist; an undo names what came back, what was left and why', () => {
+	const html = renderPlan([
+		{ content: 'read <the> test', status: 'completed' },
+		{ content: 'fix it', status: 'in_progress', priority: 'high' },
+		{ content: 'run the tests', status: 'pending' },
+	]);
+	assert.match(html, /Plan <span class="progress">1\/3<\/span>/);
+	assert.match(html, /<li class="step completed" aria-label="done: read &lt;the&gt; test"><i class="codicon codicon-pass-filled"/);
+	assert.match(html, /<li class="step in_progress"[^>]*><i class="codicon codicon-arrow-right"[^>]*><\/i><span class="content">fix it<\/span> <span class="priority high">high<\/span>/);
+	assert.match(html, /codicon-circle-large-outline/);
+	const undo = renderUndo({
+		turnId: 't_2',
+		restored: ['/w/a.go'],
+		conflicts: [{ path: '/w/b.go', reason: 'changed since', diff: '--- kin\n+++ now\n+x\n' }],
+		notUndoable: [{ callId: 'c', name: 'bash', title: 'Run make', reason: 'a command' }],
+	});
+	assert.match(undo, /restored 1 file</);
+	assert.match(undo, /data-path="\/w\/a.go"/);
+	assert.match(undo, /changed since/);
+	assert.match(undo, /<span class="line add">\+x<\/span>/);
+	assert.match(undo, /Run make: a command/);
+	const end = renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true });
+	assert.match(end, /data-action="undo" data-turn="t_2"/);
+	assert.doesNotMatch(renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true, undone: true }), /data-action="undo"/);
+});
+
+test('the input box offers commands after a leading slash, and finds @mentions', () => {
+	const cmds = [
+		{ name: 'undo', description: 'Undo the last turn', inputHint: '[turnId]', source: 'kin' },
+		{ name: 'plan', description: 'Show the plan', source: 'kin' },
+		{ name: 'everything:args-prompt', description: 'A prompt', source: 'everything' },
+	];
+	assert.deepEqual(
+		slashCompletions('/', 1, cmds).map((c) => c.label),
+		['/undo', '/plan', '/everything:args-prompt'],
+	);
+	assert.deepEqual(slashCompletions('/un', 3, cmds), [{ label: '/undo', detail: '[turnId] — Undo the last turn', insert: '/undo ', start: 0, end: 3 }]);
+	assert.deepEqual(
+		slashCompletions('/args', 5, cmds).map((c) => c.label),
+		['/everything:args-prompt'],
+	);
+	assert.deepEqual(slashCompletions('/undo t_1', 9, cmds), []);
+	assert.deepEqual(slashCompletions('why /un', 7, cmds), []);
+	assert.deepEqual(mentionAt('look at @src/ap', 15), { start: 8, query: 'src/ap' });
+	assert.equal(mentionAt('mail a@b', 8), undefined);
+	assert.deepEqual(mentionsIn('compare @a.go and @src/b.go, then @a.go.'), ['a.go', 'src/b.go']);
 });

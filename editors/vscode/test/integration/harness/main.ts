@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { KinApi, KinContext } from '../../../src/extension';
-import type { ToolEntry } from '../../../src/chat/transcript';
+import type { ToolEntry, UserEntry } from '../../../src/chat/transcript';
 
 const signalDir = process.env.KIN_SIGNAL_DIR ?? '';
 const screenshotDir = process.env.KIN_SCREENSHOT_DIR ?? '';
@@ -676,9 +676,140 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewFill', selector: '#input', value: '' });
 	});
 
+	await it('the plan is a checklist in the chat, updated in place as the model changes it', async () => {
+		const plans: any[] = [];
+		const d = ctx.service.onNotification('turn/plan', (p) => plans.push(p));
+		try {
+			const completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('make a plan');
+			assert.equal((await completed).status, 'completed');
+		} finally {
+			d.dispose();
+		}
+		assert.equal(plans.length, 2, 'two turn/plan notifications');
+		const cards = ctx.chat.state.entries.filter((e) => e.type === 'plan');
+		assert.equal(cards.length, 1, 'one plan card for the turn');
+		assert.deepEqual(cards[0].type === 'plan' && cards[0].entries, plans[1].entries);
+		await person({ type: 'webviewText', contains: 'Plan 1/3' });
+		await person({ type: 'webviewText', contains: 'fix the race in the cache' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.in_progress .priority.high' })).count, 1);
+		const q = await person({ type: 'webviewQuery', selector: '.entry.plan' });
+		assert.equal(q.count, 1, 'the page shows one plan');
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.completed' })).count, 1);
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.in_progress' })).count, 1);
+		if (screenshotDir) {
+			await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-plan.png'), settleMs: 600 });
+		}
+	});
+
+	await it('/plan is offered by the input box after a slash (Tab completes it) and runs as kin\'s command', async () => {
+		await until('commands/list for the session', () => ctx.chat.commands.some((c) => c.name === 'plan'));
+		await person({ type: 'webviewFill', selector: '#input', value: '/pl' });
+		await person({ type: 'webviewText', contains: '/plan' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '#completions .completion' })).count, 1);
+		await person({ type: 'key', key: 'Tab' });
+		assert.equal((await person({ type: 'inputValue' })).value, '/plan ');
+		const n = ctx.chat.state.entries.length;
+		await person({ type: 'key', key: 'Enter' });
+		const cmd = await until('the command to answer', () => ctx.chat.state.entries.slice(n).find((e) => e.type === 'command'));
+		assert.equal(cmd.type === 'command' && cmd.name, 'plan');
+		assert.match(cmd.type === 'command' ? cmd.text : '', /fix the race in the cache/);
+		await until('the input cleared', async () => (await person({ type: 'inputValue' })).value === '');
+	});
+
+	await it("an MCP server's prompt runs as /elicit:greet: kin fetches it and sends its text as the question", async () => {
+		if (!ctx.mcpStatus.has('elicit')) {
+			throw new Skip('needs the MCP server of the earlier test');
+		}
+		await until('the prompt among the commands', () => ctx.chat.commands.some((c) => c.name === 'elicit:greet'), 30000);
+		const started = next(ctx, 'turn/started');
+		const completed = next(ctx, 'turn/completed');
+		await person({ type: 'webviewFill', selector: '#input', value: '/elicit:gr' });
+		await person({ type: 'webviewText', contains: '/elicit:greet' });
+		await person({ type: 'key', key: 'Tab' });
+		await person({ type: 'type', text: 'Ana' });
+		await person({ type: 'key', key: 'Enter' });
+		assert.equal((await started).input, 'say hello to Ana');
+		assert.equal((await completed).status, 'completed');
+		await person({ type: 'webviewText', contains: 'say hello to Ana' });
+	});
+
+	await it('the mode picker: ask refuses a change without asking, auto-edit writes the workspace without asking, and the mode survives a restart', async () => {
+		const asked: any[] = [];
+		const d = ctx.service.onNotification('approval/request', (p) => asked.push(p));
+		try {
+			await person({ type: 'webviewSelect', selector: '#mode', value: 'ask' });
+			await until('kin to take the mode', () => ctx.chat.state.mode === 'ask');
+			let completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('try to write in ask mode');
+			await completed;
+			assert.equal(tool(ctx, 'call_askmode')?.status, 'denied');
+			assert.equal(fs.existsSync(path.join(ws, 'ask-mode.txt')), false);
+			await person({ type: 'webviewSelect', selector: '#mode', value: 'auto-edit' });
+			await until('kin to take the mode', () => ctx.chat.state.mode === 'auto-edit');
+			completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('write two files');
+			assert.equal((await completed).status, 'completed');
+			assert.equal(fs.readFileSync(path.join(ws, 'undo-a.txt'), 'utf8'), 'a, written by kin\n');
+			assert.equal(fs.readFileSync(path.join(ws, 'undo-b.txt'), 'utf8'), 'b, written by kin\n');
+			assert.deepEqual(asked, [], 'no approval was asked in either mode');
+		} finally {
+			d.dispose();
+		}
+		await vscode.commands.executeCommand('kin.restartService');
+		await until('the session resumed in auto-edit', () => ctx.service.state === 'ready' && ctx.chat.state.mode === 'auto-edit', 30000);
+		await until('the picker to show it', async () => (await person({ type: 'webviewQuery', selector: '#mode' })).value === 'auto-edit');
+		await person({ type: 'webviewSelect', selector: '#mode', value: 'agent' });
+		await until('back to agent', () => ctx.chat.state.mode === 'agent');
+	});
+
+	await it("Undo on a turn puts its files back and leaves one changed since as a conflict, with the diff", async () => {
+		const users = ctx.chat.state.entries.filter((e): e is UserEntry => e.type === 'user' && e.text === 'write two files');
+		const turnId = users[users.length - 1].turnId;
+		fs.writeFileSync(path.join(ws, 'undo-b.txt'), 'b, changed by hand\n');
+		await person({ type: 'webviewClick', selector: `.entry.turn-end[data-turn="${turnId}"] [data-action="undo"]` });
+		const u = await until('the undo to answer', () => ctx.chat.state.entries.find((e) => e.type === 'undo' && e.result.turnId === turnId));
+		assert.ok(u.type === 'undo');
+		assert.deepEqual(u.result.restored, [path.join(ws, 'undo-a.txt')]);
+		assert.equal(u.result.conflicts?.[0].path, path.join(ws, 'undo-b.txt'));
+		assert.equal(fs.existsSync(path.join(ws, 'undo-a.txt')), false, 'the created file is gone');
+		assert.equal(fs.readFileSync(path.join(ws, 'undo-b.txt'), 'utf8'), 'b, changed by hand\n', 'the file changed since is left');
+		await person({ type: 'webviewText', contains: 'restored 1 file' });
+		await person({ type: 'webviewText', contains: '+b, changed by hand' });
+		await person({ type: 'webviewText', contains: 'file changes undone' });
+	});
+
+	await it('at the tool-call limit kin asks on a card whether to go on; Continue lets the turn finish', async () => {
+		const request = next(ctx, 'approval/request', (p) => p.kind === 'continue', 60000);
+		const completed = next(ctx, 'turn/completed', () => true, 60000);
+		await ctx.chat.send('make many calls');
+		const req = await request;
+		const card = await person({ type: 'card', contains: 'tool-call limit', click: req.options.find((o: any) => o.optionId === 'allow_once').name });
+		recordDeny('continue', req, card);
+		assert.match(card.text, /16 tool calls/);
+		assert.equal((await completed).status, 'completed');
+		const calls = ctx.chat.state.entries.filter((e) => e.type === 'tool' && e.callId.startsWith('call_many_'));
+		assert.equal(calls.length, 17);
+		assert.ok(calls.every((c) => c.type === 'tool' && c.status === 'completed'));
+		return card.buttons.join(' | ');
+	});
+
+	await it('kin asks the person (its ask tool) in a quick pick headed "kin asks"', async () => {
+		const completed = next(ctx, 'turn/completed');
+		const asked = next(ctx, 'elicitation/request');
+		await ctx.chat.send('ask me which database');
+		const req = await asked;
+		assert.equal(req.source, 'kin');
+		await person({ type: 'webviewText', contains: 'kin asks for input' });
+		await person({ type: 'quickInput', titleContains: 'kin asks (1/1): Which database should the tests use?', pick: 'sqlite' });
+		assert.equal((await completed).status, 'completed');
+		assert.match(tool(ctx, 'call_ask')?.output ?? '', /sqlite/);
+		await person({ type: 'webviewText', contains: 'Using the database you chose.' });
+	});
+
 	await it('Deny is the first and default button on every kind of approval card', async () => {
 		const kinds = new Set(denyPlaces.map((d) => d.kind));
-		for (const k of ['bash', 'write_file', 'edit_file', 'acknowledge_unknown', 'server_launch', 'mcp']) {
+		for (const k of ['bash', 'write_file', 'edit_file', 'acknowledge_unknown', 'server_launch', 'mcp', 'continue']) {
 			if (k === 'acknowledge_unknown' && !kinds.has(k)) {
 				continue; // skipped above when the cancelled command did not end unknown
 			}
