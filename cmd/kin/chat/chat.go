@@ -169,8 +169,10 @@ type ui struct {
 
 	inputDone bool // In reached its end
 	session   string
-	running   bool // a turn of this session is running
-	calls     map[string]*callState
+	// model and effort are the session's.
+	model, effort string
+	running       bool // a turn of this session is running
+	calls         map[string]*callState
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
@@ -415,6 +417,8 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
+	case "turn/reasoning":
+		u.reasoning(n.params)
 	case "turn/toolCall":
 		var c toolCall
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
@@ -557,6 +561,9 @@ func (u *ui) turnDone(c turnCompleted) {
 	}
 	if c.Status != "completed" {
 		u.failed = true
+	}
+	if line := contextLine(&c.Usage); line != "" && u.o.Interactive {
+		u.scr.line(u.scr.dim(line))
 	}
 	u.running = false
 	if u.o.Interactive {

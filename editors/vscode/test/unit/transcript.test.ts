@@ -245,6 +245,6 @@ test('a turn whose edits completed offers undo; an undo marks it and says what c
 	s = reduce(s, { type: 'command', sessionId: S, command: { name: 'mode', text: 'Mode: ask', result: { sessionId: S, mode: 'ask' } } });
 	assert.equal(s.mode, 'ask');
 	assert.equal(s.entries[s.entries.length - 1].type, 'command');
-	s = reduce(s, { type: 'configured', result: { sessionId: S, mode: 'auto-edit' } });
+	s = reduce(s, { type: 'configured', result: { sessionId: S, mode: 'auto-edit', model: 'gpt-5.1' } });
 	assert.equal(s.mode, 'auto-edit');
 });
