@@ -7,12 +7,16 @@ import type { KinService } from '../service';
 import type {
 	CommandInfo,
 	CommandsListResult,
+	InputPart,
+	ModelsListResult,
 	ResumeResult,
 	SessionConfigureParams,
 	SessionConfigureResult,
 	SessionInfo,
 	SessionMode,
 	SessionNewParams,
+	SessionResult,
+	TurnStartParams,
 	TurnStartResult,
 	TurnUndoParams,
 	TurnUndoResult,
@@ -26,8 +30,11 @@ export class ChatController implements vscode.Disposable {
 	sessions: SessionInfo[] = [];
 	/** What the input box can offer as /name (commands/list of the shown session). */
 	commands: CommandInfo[] = [];
-	/** The mode picked while no session is shown: the next session/new gets it. */
+	/** models/list: what the model picker offers. */
+	models: ModelsListResult | undefined;
+	/** The mode, model and effort picked while no session is shown: the next session/new gets them. */
 	private pendingMode: SessionMode | undefined;
+	private pendingModel: { model?: string; effort?: string } = {};
 	private readonly changed = new vscode.EventEmitter<void>();
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly resumed = new vscode.EventEmitter<ResumeResult>();
@@ -53,11 +60,14 @@ export class ChatController implements vscode.Disposable {
 		on('elicitation/resolved', (params) => ({ type: 'elicitationResolved', params }));
 		on('notice', (params) => ({ type: 'notice', params }));
 		on('turn/plan', (params) => ({ type: 'plan', params }));
+		on('turn/reasoning', (params) => ({ type: 'reasoning', params }));
+		on('turn/usage', (params) => ({ type: 'usage', params }));
 		this.subs.push(
 			service.onNotification('commands/changed', () => void this.refreshCommands()),
 			service.onNotification('turn/completed', () => void this.refreshSessions()),
 			// After a (re)start, redraw the session the view showed: kin keeps it on disk.
 			service.onDidBecomeReady(() => void this.restore()),
+			service.onDidBecomeReady(() => void this.refreshModels()),
 		);
 	}
 
@@ -115,10 +125,17 @@ export class ChatController implements vscode.Disposable {
 		if (this.pendingMode) {
 			params.mode = this.pendingMode;
 		}
-		const r = await this.service.request<{ session: SessionInfo }>('session/new', params);
+		if (this.pendingModel.model) {
+			params.model = this.pendingModel.model;
+		}
+		if (this.pendingModel.effort) {
+			params.effort = this.pendingModel.effort;
+		}
+		const r = await this.service.request<SessionResult>('session/new', params);
 		this.pendingMode = undefined;
+		this.pendingModel = {};
 		await this.show(r.session);
-		this.dispatch({ type: 'reset', session: r.session });
+		this.dispatch({ type: 'reset', session: r.session, setup: { model: r.model, effort: r.effort, instructions: r.instructions } });
 		await this.refreshSessions();
 		void this.refreshCommands();
 		return r.session;
@@ -149,6 +166,45 @@ export class ChatController implements vscode.Disposable {
 		const r = await this.service.request<SessionConfigureResult>('session/configure', params);
 		this.dispatch({ type: 'configured', result: r });
 		this.changed.fire(); // the page's picker goes back to what kin has, even when nothing changed
+	}
+
+	/** The shown session's model (or the one the next session gets): what kin said, else the default. */
+	get model(): string | undefined {
+		return (this.sessionId ? this.stateValue.setup?.model : this.pendingModel.model) ?? this.models?.default;
+	}
+
+	/** The shown session's effort (undefined: the service decides). */
+	get effort(): string | undefined {
+		return this.sessionId ? this.stateValue.setup?.effort : this.pendingModel.effort;
+	}
+
+	/** models/list; the picker offers these. */
+	async refreshModels(): Promise<void> {
+		try {
+			this.models = await this.service.request<ModelsListResult>('models/list', {});
+			this.changed.fire();
+		} catch (err) {
+			this.output.appendLine(`[kin] models/list: ${(err as Error).message}`);
+		}
+	}
+
+	/**
+	 * Sets the shown session's model or effort (session/configure, between turns), or the next
+	 * session's when none is shown. A new model alone lets kin drop an effort it does not take.
+	 */
+	async configureModel(change: { model?: string; effort?: string }): Promise<void> {
+		if (!this.sessionId) {
+			this.pendingModel = change.model ? { model: change.model } : { ...this.pendingModel, effort: change.effort };
+			this.changed.fire();
+			return;
+		}
+		const params: SessionConfigureParams = { sessionId: this.sessionId, ...change };
+		try {
+			const r = await this.service.request<SessionConfigureResult>('session/configure', params);
+			this.dispatch({ type: 'configured', result: r });
+		} finally {
+			this.changed.fire(); // the pickers go back to what kin has, also after a refusal
+		}
 	}
 
 	/** Puts back the files kin's tools changed in a turn of the shown session (the last one that did). */
@@ -189,14 +245,18 @@ export class ChatController implements vscode.Disposable {
 		await this.refreshSessions();
 	}
 
-	/** Sends a question, making a session first when the view has none. */
-	async send(input: string): Promise<string> {
+	/**
+	 * Sends a question with what it attaches (files, a selection, problems), making a session first
+	 * when the view has none. A question that runs one of kin's commands is sent as text only.
+	 */
+	async send(input: string, parts: InputPart[] = []): Promise<string> {
 		const text = input.trim();
-		if (!text) {
-			throw new Error('kin: nothing to send');
+		if (!text && parts.length === 0) {
+			throw new Error('nothing to send');
 		}
 		const id = this.sessionId ?? (await this.newSession()).sessionId;
-		const r = await this.service.request<TurnStartResult>('turn/start', { sessionId: id, input: text });
+		const params: TurnStartParams = { sessionId: id, input: parts.length ? [...(text ? [{ type: 'text' as const, text }] : []), ...parts] : text };
+		const r = await this.service.request<TurnStartResult>('turn/start', params);
 		if (r.command && !r.turnId) {
 			// One of kin's own commands (/undo, /plan, /mode…): no turn, just what it did.
 			this.dispatch({ type: 'command', sessionId: id, command: r.command });
@@ -204,10 +264,25 @@ export class ChatController implements vscode.Disposable {
 		return r.turnId ?? '';
 	}
 
-	/** The question a turn of the shown session asked (to ask it again). */
-	questionOf(turnId: string): string | undefined {
+	/**
+	 * The question a turn of the shown session asked, to ask it again: its text, and what it
+	 * attached that can be sent again (history keeps no contents: a file is read again, a selection
+	 * becomes its lines of the file, problems go with their items).
+	 */
+	questionOf(turnId: string): { text: string; parts: InputPart[] } | undefined {
 		const e = this.stateValue.entries.find((x) => x.type === 'user' && x.turnId === turnId);
-		return e?.type === 'user' ? e.text : undefined;
+		if (e?.type !== 'user') {
+			return undefined;
+		}
+		const parts: InputPart[] = [];
+		for (const p of e.parts ?? []) {
+			if ((p.type === 'file' || p.type === 'selection') && p.path) {
+				parts.push({ type: 'file', path: p.path, ...(p.range ? { range: p.range } : {}) });
+			} else if (p.type === 'diagnostics' && p.path && p.items?.length) {
+				parts.push({ type: 'diagnostics', path: p.path, items: p.items });
+			}
+		}
+		return { text: e.text, parts };
 	}
 
 	async cancel(): Promise<boolean> {

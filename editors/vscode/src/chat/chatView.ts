@@ -6,7 +6,9 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { WaitingCard } from '../approvalText';
 import { errorText } from '../errorText';
-import type { CommandInfo, SessionInfo, SessionMode } from '../protocol/types';
+import type { CommandInfo, InputPart, SessionInfo, SessionMode } from '../protocol/types';
+import { mentionsIn } from '../webview/completion';
+import { diagnosticsPart, fileMentionPart, filePart, selectionPart } from './attachments';
 import type { ChatController } from './chatController';
 import type { TranscriptState } from './transcript';
 
@@ -35,7 +37,15 @@ export type HostMessage =
 			mode: SessionMode;
 			/** What the input box offers as /name. */
 			commands: CommandInfo[];
+			/** What the model picker offers, and the shown session's model and effort. */
+			models: { id: string; name: string; efforts: string[]; configured: boolean; missing?: string }[];
+			model?: string;
+			effort?: string;
+			/** What the next question attaches (the chips above the input). */
+			attachments: InputPart[];
 	  }
+	/** The workspace files matching an `@` mention being typed. */
+	| { type: 'mentions'; seq: number; paths: string[] }
 	/** The answer to a `send`: ok, or why the question was not sent (the page keeps the text). */
 	| { type: 'sent'; seq: number; ok: boolean; error?: string }
 	| { type: 'focusCard'; requestId: string }
@@ -59,6 +69,10 @@ export type PageMessage =
 	| { type: 'insert'; text: string }
 	| { type: 'retry'; turnId: string }
 	| { type: 'configure'; mode: SessionMode }
+	| { type: 'configureModel'; model?: string; effort?: string }
+	| { type: 'attach'; what: 'file' | 'selection' | 'problems' }
+	| { type: 'detach'; index: number }
+	| { type: 'mentionQuery'; query: string; seq: number }
 	| { type: 'undo'; turnId: string };
 
 /** What the view needs from the rest of the extension, beside the chat controller. */
@@ -74,6 +88,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 	private timer: NodeJS.Timeout | undefined;
 	private ready = false;
 	private readonly queued: HostMessage[] = [];
+	/** What the next question attaches. */
+	private attachments: InputPart[] = [];
+	/** The text editor the person used last (the chat has the focus while they click Attach). */
+	private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly readyEmitter = new vscode.EventEmitter<void>();
 	/** Fires when the page has loaded and asked for its first state. */
@@ -84,7 +102,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		private readonly chat: ChatController,
 		private readonly deps: ViewDeps,
 	) {
-		this.subs.push(chat.onDidChange(() => this.schedule()));
+		this.subs.push(
+			chat.onDidChange(() => this.schedule()),
+			vscode.window.onDidChangeActiveTextEditor((e) => {
+				if (e && isWorkspaceDoc(e.document)) {
+					this.lastEditor = e;
+				}
+			}),
+		);
 	}
 
 	/** Whether a person can see the chat now. */
@@ -147,6 +172,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 			cards: this.deps.cards(),
 			mode: this.chat.mode,
 			commands: this.chat.commands,
+			models: (this.chat.models?.models ?? []).map((m) => ({ id: m.id, name: m.name || m.id, efforts: m.efforts ?? [], configured: m.configured, missing: m.missing })),
+			model: this.chat.model,
+			effort: this.chat.effort,
+			attachments: this.attachments,
 		});
 	}
 
@@ -173,7 +202,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 					return;
 				case 'send':
 					try {
-						await this.chat.send(m.text);
+						// A /command runs as text; the attachments wait for the next question.
+						const command = /^\/[^/\s]/.test(m.text.trim());
+						const parts = command ? [] : [...this.attachments, ...(await this.mentionParts(m.text))];
+						await this.chat.send(m.text, parts);
+						if (!command) {
+							this.attachments = [];
+						}
 						this.postOrQueue({ type: 'sent', seq: m.seq, ok: true });
 					} catch (err) {
 						// The question stays in the input box; the page says why it was not sent.
@@ -181,12 +216,25 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 					}
 					return;
 				case 'retry': {
-					const text = this.chat.questionOf(m.turnId);
-					if (text !== undefined) {
-						await this.chat.send(text);
+					const q = this.chat.questionOf(m.turnId);
+					if (q !== undefined) {
+						await this.chat.send(q.text, q.parts);
 					}
 					return;
 				}
+				case 'configureModel':
+					await this.chat.configureModel({ model: m.model, effort: m.effort });
+					return;
+				case 'attach':
+					await this.attach(m.what);
+					return;
+				case 'detach':
+					this.attachments = this.attachments.filter((_, i) => i !== m.index);
+					this.post();
+					return;
+				case 'mentionQuery':
+					this.postOrQueue({ type: 'mentions', seq: m.seq, paths: await findFiles(m.query) });
+					return;
 				case 'cancel':
 					await this.chat.cancel();
 					return;
@@ -243,6 +291,49 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		}
 	}
 
+	/** Attaches the current file, the selection or the file's problems (from the editor used last). */
+	async attach(what: 'file' | 'selection' | 'problems'): Promise<void> {
+		const ed = vscode.window.activeTextEditor && isWorkspaceDoc(vscode.window.activeTextEditor.document) ? vscode.window.activeTextEditor : this.lastEditor;
+		if (!ed || ed.document.isClosed) {
+			void vscode.window.showWarningMessage('Open a file of the workspace in an editor first.');
+			return;
+		}
+		const base = this.chat.state.session?.cwd;
+		let part: InputPart | undefined;
+		if (what === 'file') {
+			part = filePart(ed.document.uri, base);
+		} else if (what === 'selection') {
+			part = selectionPart(ed.document, ed.selection, base);
+			if (!part) {
+				void vscode.window.showWarningMessage('Select some text in the editor first.');
+				return;
+			}
+		} else {
+			part = diagnosticsPart(ed.document.uri, vscode.languages.getDiagnostics(ed.document.uri), base);
+			if (!part) {
+				void vscode.window.showInformationMessage(`${vscode.workspace.asRelativePath(ed.document.uri)} has no problems.`);
+				return;
+			}
+		}
+		const key = JSON.stringify(part);
+		if (!this.attachments.some((a) => JSON.stringify(a) === key)) {
+			this.attachments = [...this.attachments, part];
+		}
+		this.post();
+	}
+
+	/** File parts for the `@path` mentions of a question that name workspace files (not yet attached). */
+	private async mentionParts(text: string): Promise<InputPart[]> {
+		const out: InputPart[] = [];
+		for (const m of mentionsIn(text)) {
+			const part = await fileMentionPart(m, this.chat.state.session?.cwd);
+			if (part && !this.attachments.some((a) => a.type === 'file' && a.path === part.path && !a.range)) {
+				out.push(part);
+			}
+		}
+		return out;
+	}
+
 	private html(webview: vscode.Webview, dist: vscode.Uri): string {
 		const nonce = [...Array(32)].map(() => Math.floor(Math.random() * 36).toString(36)).join('');
 		const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
@@ -270,15 +361,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         <option value="agent">Agent: asks for every change</option>
         <option value="auto-edit">Auto-edit: edits the workspace unasked</option>
       </select></label>
+    <label class="picker" title="The model this session asks (between turns)"><i class="codicon codicon-sparkle"></i>
+      <select id="model" aria-label="Model"></select></label>
+    <label class="picker" id="effort-picker" title="How hard the model reasons"><i class="codicon codicon-lightbulb"></i>
+      <select id="effort" aria-label="Reasoning effort"></select></label>
+    <span id="gauge"></span>
   </div>
   <div id="status" class="status"></div>
   <main id="transcript" aria-live="polite"></main>
   <div id="dock" aria-live="assertive"></div>
   <footer class="composer">
-    <div id="completions" class="completions" role="listbox" aria-label="Commands" hidden></div>
-    <textarea id="input" rows="3" aria-label="Question for kin" aria-autocomplete="list" aria-controls="completions" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line, / for commands)"></textarea>
+    <div id="completions" class="completions" role="listbox" aria-label="Completions" hidden></div>
+    <div id="attachments"></div>
+    <textarea id="input" rows="3" aria-label="Question for kin" aria-autocomplete="list" aria-controls="completions" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line, / for commands, @ for files)"></textarea>
     <div id="composer-error" class="composer-error" role="alert"></div>
     <div class="actions">
+      <span class="attach">
+        <button class="icon-button" id="attach-file" title="Attach the current file" aria-label="Attach the current file"><i class="codicon codicon-file-add"></i></button>
+        <button class="icon-button" id="attach-selection" title="Attach the selection" aria-label="Attach the selection"><i class="codicon codicon-selection"></i></button>
+        <button class="icon-button" id="attach-problems" title="Attach the current file's problems" aria-label="Attach the current file's problems"><i class="codicon codicon-warning"></i></button>
+      </span>
       <button id="stop" class="secondary" title="Stop the running turn"><i class="codicon codicon-debug-stop"></i> Stop</button>
       <button id="send" title="Send"><i class="codicon codicon-send"></i> Send</button>
     </div>
@@ -296,6 +398,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		this.subs.forEach((d) => d.dispose());
 		this.readyEmitter.dispose();
 	}
+}
+
+function isWorkspaceDoc(d: vscode.TextDocument): boolean {
+	return d.uri.scheme === 'file' && !!vscode.workspace.getWorkspaceFolder(d.uri);
+}
+
+/** Workspace files whose path contains `query` (for `@` completion), shortest first. */
+async function findFiles(query: string): Promise<string[]> {
+	const q = query.replace(/[[\]{}*?!\\]/g, '');
+	const uris = await vscode.workspace.findFiles(q ? `**/*${q}*` : '**/*', '**/{node_modules,.git}/**', 200);
+	const rel = uris.map((u) => vscode.workspace.asRelativePath(u, false));
+	const lq = q.toLowerCase();
+	return rel
+		.filter((p) => p.toLowerCase().includes(lq))
+		.sort((a, b) => Number(!path.basename(a).toLowerCase().startsWith(lq)) - Number(!path.basename(b).toLowerCase().startsWith(lq)) || a.length - b.length || a.localeCompare(b))
+		.slice(0, 30);
 }
 
 /** Links in answers: only web and mail links, through VS Code (which asks before an untrusted site). */

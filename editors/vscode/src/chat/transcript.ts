@@ -10,12 +10,16 @@ import type {
 	HistoryItem,
 	Notice,
 	CommandResult,
+	InputPart,
+	InstructionFile,
 	PermissionOption,
 	PlanEntry,
 	SessionConfigureResult,
 	SessionMode,
 	TurnPlan,
+	TurnReasoning,
 	TurnUndoResult,
+	TurnUsage,
 	ResumeResult,
 	SessionInfo,
 	ToolCallParams,
@@ -32,6 +36,24 @@ export interface UserEntry {
 	type: 'user';
 	key: string;
 	turnId: string;
+	text: string;
+	/** What the question attached (files, a selection, problems…), without contents. */
+	parts?: InputPart[];
+}
+
+/** The model's reasoning summary, shown folded and apart from the answer. */
+export interface ReasoningEntry {
+	type: 'reasoning';
+	key: string;
+	turnId: string;
+	text: string;
+}
+
+/** The earlier conversation was summarised for the model (nothing is dropped from the log). */
+export interface CompactionEntry {
+	type: 'compaction';
+	key: string;
+	reason: string;
 	text: string;
 }
 
@@ -121,12 +143,41 @@ export interface NoticeEntry {
 	message: string;
 }
 
-export type Entry = UserEntry | AssistantEntry | ToolEntry | WaitingEntry | DecisionEntry | TurnEndEntry | NoticeEntry | PlanCard | UndoEntry | CommandEntry;
+export type Entry =
+	| UserEntry
+	| AssistantEntry
+	| ReasoningEntry
+	| ToolEntry
+	| WaitingEntry
+	| DecisionEntry
+	| TurnEndEntry
+	| NoticeEntry
+	| PlanCard
+	| UndoEntry
+	| CommandEntry
+	| CompactionEntry;
+
+/** How full the model's window is, from the latest turn/usage (or a turn's end). */
+export interface ContextUsage {
+	contextTokens: number;
+	contextWindow: number;
+	inputTokens: number;
+	outputTokens: number;
+}
+
+/** The session's model and effort, and the project instructions in force, as kin last said. */
+export interface SessionSetup {
+	model?: string;
+	effort?: string;
+	instructions?: InstructionFile[];
+}
 
 export interface TranscriptState {
 	session?: SessionInfo;
 	/** The session's mode, as kin last said (session/list rows leave it out, so it is kept here). */
 	mode?: SessionMode;
+	setup?: SessionSetup;
+	usage?: ContextUsage;
 	entries: Entry[];
 	/** The turn running in this session, if any. */
 	runningTurn?: string;
@@ -135,7 +186,7 @@ export interface TranscriptState {
 }
 
 export type Action =
-	| { type: 'reset'; session?: SessionInfo }
+	| { type: 'reset'; session?: SessionInfo; setup?: SessionSetup }
 	| { type: 'resumed'; result: ResumeResult }
 	| { type: 'turnStarted'; params: TurnStarted }
 	| { type: 'delta'; params: TurnDelta }
@@ -150,7 +201,9 @@ export type Action =
 	| { type: 'plan'; params: TurnPlan }
 	| { type: 'undone'; result: TurnUndoResult }
 	| { type: 'command'; sessionId: string; command: CommandResult }
-	| { type: 'configured'; result: SessionConfigureResult };
+	| { type: 'configured'; result: SessionConfigureResult }
+	| { type: 'reasoning'; params: TurnReasoning }
+	| { type: 'usage'; params: TurnUsage };
 
 export function initialState(session?: SessionInfo): TranscriptState {
 	return session?.mode ? { session, mode: session.mode, entries: [], seq: 0 } : { session, entries: [], seq: 0 };
@@ -160,7 +213,7 @@ export function initialState(session?: SessionInfo): TranscriptState {
 export function reduce(state: TranscriptState, action: Action): TranscriptState {
 	switch (action.type) {
 		case 'reset':
-			return initialState(action.session);
+			return action.setup ? { ...initialState(action.session), setup: action.setup } : initialState(action.session);
 		case 'resumed':
 			return fromHistory(action.result);
 		case 'sessionUpdated':
@@ -171,7 +224,22 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				return state;
 			}
 			const s = { ...state, runningTurn: p.turnId };
-			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input }));
+			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input, ...(p.parts?.length ? { parts: p.parts } : {}) }));
+		}
+		case 'reasoning': {
+			const p = action.params;
+			if (!sameSession(state, p.sessionId) || p.text === '') {
+				return state;
+			}
+			const last = state.entries[state.entries.length - 1];
+			if (last && last.type === 'reasoning' && last.turnId === p.turnId) {
+				return replaceAt(state, state.entries.length - 1, { ...last, text: last.text + p.text });
+			}
+			return push(state, (key) => ({ type: 'reasoning', key, turnId: p.turnId, text: p.text }));
+		}
+		case 'usage': {
+			const p = action.params;
+			return sameSession(state, p.sessionId) ? withUsage(state, p) : state;
 		}
 		case 'delta': {
 			const p = action.params;
@@ -191,7 +259,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			if (!sameSession(state, p.sessionId)) {
 				return state;
 			}
-			const s = { ...state, runningTurn: state.runningTurn === p.turnId ? undefined : state.runningTurn };
+			const s = withUsage({ ...state, runningTurn: state.runningTurn === p.turnId ? undefined : state.runningTurn }, p.usage);
 			// Whatever still waits for this turn is over (kin resolves it too; this is belt and braces).
 			return push(s, (key) => ({ type: 'turnEnd', key, turnId: p.turnId, status: p.status, error: p.error, changedFiles: changedFiles(s, p.turnId) }));
 		}
@@ -214,8 +282,13 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			}
 			return s;
 		}
-		case 'configured':
-			return sameSession(state, action.result.sessionId) && action.result.mode ? { ...state, mode: action.result.mode } : state;
+		case 'configured': {
+			const r = action.result;
+			if (!sameSession(state, r.sessionId)) {
+				return state;
+			}
+			return { ...state, mode: r.mode ?? state.mode, setup: { ...state.setup, model: r.model ?? state.setup?.model, effort: r.effort } };
+		}
 		case 'approvalRequest': {
 			const p = action.params;
 			if (p.sessionId !== undefined && !sameSession(state, p.sessionId)) {
@@ -302,7 +375,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 
 /** Redraws a resumed session: its history, then whatever still waits for the person. */
 export function fromHistory(result: ResumeResult): TranscriptState {
-	let s = initialState(result.session);
+	let s: TranscriptState = { ...initialState(result.session), setup: { model: result.model, effort: result.effort, instructions: result.instructions } };
 	for (const item of result.history) {
 		s = applyHistoryItem(s, item);
 	}
@@ -321,7 +394,7 @@ export function fromHistory(result: ResumeResult): TranscriptState {
 function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptState {
 	switch (item.type) {
 		case 'user':
-			return push(s, (key) => ({ type: 'user', key, turnId: item.turnId, text: item.text }));
+			return push(s, (key) => ({ type: 'user', key, turnId: item.turnId, text: item.text, ...(item.parts?.length ? { parts: item.parts } : {}) }));
 		case 'assistant':
 			return push(s, (key) => ({ type: 'assistant', key, turnId: item.turnId, text: item.text }));
 		case 'toolCall':
@@ -345,12 +418,11 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 				reason: item.reason,
 			}));
 		case 'turn':
-			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error, changedFiles: changedFiles(s, item.turnId) }));
-		// The second release's items, shown as notes until the chat view renders them its own way.
+			return push(withUsage(s, item.usage), (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error, changedFiles: changedFiles(s, item.turnId) }));
 		case 'reasoning':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Thinking: ${item.text}` }));
+			return push(s, (key) => ({ type: 'reasoning', key, turnId: item.turnId, text: item.text }));
 		case 'compaction':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Earlier conversation summarised (${item.reason}):\n${item.text}` }));
+			return push(s, (key) => ({ type: 'compaction', key, reason: item.reason, text: item.text }));
 		case 'instructions':
 			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Project instructions changed: ${item.changed.join(', ')}` }));
 		case 'configure':
@@ -445,6 +517,17 @@ function replaceAt(state: TranscriptState, i: number, e: Entry): TranscriptState
 	const entries = state.entries.slice();
 	entries[i] = e;
 	return { ...state, entries };
+}
+
+/** Takes a usage that says how full the window is (turns recorded before kin kept it say 0). */
+function withUsage(state: TranscriptState, u: Partial<ContextUsage> | undefined): TranscriptState {
+	if (!u || !u.contextWindow) {
+		return state;
+	}
+	return {
+		...state,
+		usage: { contextTokens: u.contextTokens ?? 0, contextWindow: u.contextWindow, inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0 },
+	};
 }
 
 /** The turn's plan card, replaced in place (the card keeps its place, where the plan first came). */

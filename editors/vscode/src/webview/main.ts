@@ -9,8 +9,8 @@
 import type { Card, HostMessage, PageMessage, StateMessage } from '../chat/chatView';
 import type { Entry } from '../chat/transcript';
 import type { CommandInfo } from '../protocol/types';
-import { CompletionItem, slashCompletions } from './completion';
-import { escapeHtml, renderCard, renderEntry } from './render';
+import { CompletionItem, mentionAt, slashCompletions } from './completion';
+import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts } from './render';
 
 declare function acquireVsCodeApi(): {
 	postMessage(m: PageMessage): void;
@@ -30,6 +30,10 @@ const status = $<HTMLElement>('status');
 const composerError = $<HTMLElement>('composer-error');
 const modeSelect = $<HTMLSelectElement>('mode');
 const completions = $<HTMLElement>('completions');
+const modelSelect = $<HTMLSelectElement>('model');
+const effortSelect = $<HTMLSelectElement>('effort');
+const gauge = $<HTMLElement>('gauge');
+const attachments = $<HTMLElement>('attachments');
 
 // rendered holds, per entry key, its element and the JSON it was drawn from; cards likewise.
 const rendered = new Map<string, { el: HTMLElement; json: string }>();
@@ -43,6 +47,9 @@ let seq = 0;
 let commands: CommandInfo[] = [];
 // shown holds the completions offered now, and which one is selected.
 let shown: { items: CompletionItem[]; selected: number } | undefined;
+// The `@` mention being completed: the extension answers mentionQuery with matching files.
+let mentionSeq = 0;
+let mention: { seq: number; start: number } | undefined;
 
 input.value = vscode.getState()?.draft ?? '';
 
@@ -84,6 +91,11 @@ select.addEventListener('change', () => {
 	}
 });
 modeSelect.addEventListener('change', () => vscode.postMessage({ type: 'configure', mode: modeSelect.value as 'ask' | 'agent' | 'auto-edit' }));
+modelSelect.addEventListener('change', () => modelSelect.value && vscode.postMessage({ type: 'configureModel', model: modelSelect.value }));
+effortSelect.addEventListener('change', () => effortSelect.value && vscode.postMessage({ type: 'configureModel', effort: effortSelect.value }));
+$('attach-file').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'file' }));
+$('attach-selection').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'selection' }));
+$('attach-problems').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'problems' }));
 input.addEventListener('keydown', (e) => {
 	if (shown && !e.isComposing) {
 		if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
@@ -122,9 +134,17 @@ completions.addEventListener('mousedown', (e) => {
 	}
 });
 
-/** Offers the commands matching what is typed (`/na…` at the start). */
+/** Offers the commands matching what is typed (`/na…` at the start), or files for `@pa…`. */
 function updateCompletions(): void {
-	const items = slashCompletions(input.value, input.selectionStart ?? input.value.length, commands);
+	const caret = input.selectionStart ?? input.value.length;
+	const at = mentionAt(input.value, caret);
+	if (at) {
+		mention = { seq: ++mentionSeq, start: at.start };
+		vscode.postMessage({ type: 'mentionQuery', query: at.query, seq: mention.seq });
+		return;
+	}
+	mention = undefined;
+	const items = slashCompletions(input.value, caret, commands);
 	// A command typed out in full, with nothing more to choose, needs no list.
 	const exact = items.length === 1 && input.value.slice(0, input.selectionStart ?? 0) === items[0].insert.trimEnd();
 	if (items.length === 0 || exact) {
@@ -132,6 +152,21 @@ function updateCompletions(): void {
 		return;
 	}
 	shown = { items, selected: Math.min(shown?.selected ?? 0, items.length - 1) };
+	drawCompletions();
+}
+
+/** The files matching the `@` mention being typed (if it is still the one typed). */
+function mentionsFound(m: Extract<HostMessage, { type: 'mentions' }>): void {
+	if (!mention || mention.seq !== m.seq) {
+		return;
+	}
+	const caret = input.selectionStart ?? input.value.length;
+	const items = m.paths.map((p) => ({ label: `@${p}`, insert: `@${p} `, start: mention!.start, end: caret }));
+	if (items.length === 0) {
+		closeCompletions();
+		return;
+	}
+	shown = { items, selected: 0 };
 	drawCompletions();
 }
 
@@ -162,6 +197,7 @@ function accept(c: CompletionItem): void {
 
 function closeCompletions(): void {
 	shown = undefined;
+	mention = undefined;
 	completions.hidden = true;
 	completions.innerHTML = '';
 }
@@ -251,6 +287,9 @@ function doAction(el: HTMLElement): void {
 			}
 			return;
 		}
+		case 'detach':
+			vscode.postMessage({ type: 'detach', index: Number(el.dataset.index) });
+			return;
 		case 'edit': {
 			const text = el.closest<HTMLElement>('.entry.user')?.querySelector('.body')?.textContent ?? '';
 			setInput(text);
@@ -274,6 +313,9 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
 			return;
 		case 'sent':
 			sent(m);
+			return;
+		case 'mentions':
+			mentionsFound(m);
 			return;
 		case 'focusCard': {
 			const card = dock.querySelector<HTMLElement>(`.card[data-request="${CSS.escape(m.requestId)}"]`);
@@ -341,9 +383,50 @@ function draw(m: StateMessage): void {
 	}
 	commands = m.commands;
 	document.body.dataset.mode = m.mode;
+	drawModels(m);
+	const g = renderGauge(t.usage);
+	if (gauge.innerHTML !== g) {
+		gauge.innerHTML = g;
+		// The bar's width is set here: the page's CSP allows no inline style attributes.
+		const fill = gauge.querySelector<HTMLElement>('.fill');
+		const meter = gauge.querySelector<HTMLElement>('[aria-valuenow]');
+		if (fill && meter) {
+			fill.style.width = `${meter.getAttribute('aria-valuenow')}%`;
+		}
+	}
+	const a = renderParts(m.attachments, true);
+	if (attachments.innerHTML !== a) {
+		attachments.innerHTML = a;
+	}
 
 	drawEntries(t.entries);
 	drawCards(m.cards);
+}
+
+/** The model and effort pickers: kin's models (a model without its key says so), its efforts. */
+function drawModels(m: StateMessage): void {
+	const models = [...m.models];
+	if (m.model && !models.some((x) => x.id === m.model)) {
+		models.unshift({ id: m.model, name: m.model, efforts: [], configured: true });
+	}
+	const opts = models
+		.map((x) => `<option value="${escapeHtml(x.id)}"${x.id === m.model ? ' selected' : ''}${x.configured ? '' : ` title="${escapeHtml(x.missing ?? 'not configured')}"`}>${escapeHtml(x.name)}${x.configured ? '' : ' (not configured)'}</option>`)
+		.join('');
+	if (modelSelect.innerHTML !== opts) {
+		modelSelect.innerHTML = opts;
+	}
+	if (m.model && modelSelect.value !== m.model) {
+		modelSelect.value = m.model;
+	}
+	modelSelect.disabled = running || models.length < 2;
+	const efforts = models.find((x) => x.id === m.model)?.efforts ?? [];
+	const eopts = [...(m.effort && efforts.includes(m.effort) ? [] : ['<option value="">default</option>']), ...efforts.map((e) => `<option value="${escapeHtml(e)}">${escapeHtml(e)}</option>`)].join('');
+	if (effortSelect.innerHTML !== eopts) {
+		effortSelect.innerHTML = eopts;
+	}
+	effortSelect.value = m.effort && efforts.includes(m.effort) ? m.effort : '';
+	effortSelect.disabled = running;
+	$('effort-picker').hidden = efforts.length === 0;
 }
 
 function drawEntries(entries: Entry[]): void {

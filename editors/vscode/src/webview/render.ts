@@ -8,7 +8,7 @@ import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/common';
 import type { WaitingCard } from '../approvalText';
 import type { Entry, ToolEntry } from '../chat/transcript';
-import type { PlanEntry, TurnUndoResult } from '../protocol/types';
+import type { InputPart, PartRange, PlanEntry, TurnUndoResult } from '../protocol/types';
 
 export function escapeHtml(s: string): string {
 	return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -114,7 +114,16 @@ export function renderEntry(e: Entry): string {
 			return `<div class="entry user" data-turn="${escapeHtml(e.turnId)}"><div class="who">You<span class="entry-actions">` +
 				`<button class="icon-button" data-action="edit" title="Edit and send again">${icon('edit')}</button>` +
 				`<button class="icon-button" data-action="retry" title="Ask again">${icon('debug-restart')}</button></span></div>` +
-				`<div class="body">${escapeHtml(e.text).replace(/\n/g, '<br>')}</div></div>`;
+				`<div class="body">${escapeHtml(e.text).replace(/\n/g, '<br>')}</div>${e.parts?.length ? renderParts(e.parts) : ''}</div>`;
+		case 'reasoning':
+			// Folded: the person opens it when they want to see how kin got there.
+			return `<div class="entry reasoning" data-turn="${escapeHtml(e.turnId)}"><details><summary>${icon('lightbulb')} Reasoning <span class="first-line">${escapeHtml(
+				firstLine(e.text),
+			)}</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
+		case 'compaction':
+			return `<div class="entry compaction"><details><summary>${icon('fold')} Earlier conversation summarised for the model <span class="reason">(${escapeHtml(
+				e.reason,
+			)})</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
 		case 'assistant':
 			return `<div class="entry assistant"><div class="who">kin</div><div class="body markdown">${renderMarkdown(e.text)}</div></div>`;
 		case 'tool':
@@ -151,6 +160,70 @@ export function renderEntry(e: Entry): string {
 		case 'notice':
 			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${escapeHtml(e.message)}</div>`;
 	}
+}
+
+/** The first line of a reasoning summary without its markdown emphasis (its usual bold title). */
+function firstLine(text: string): string {
+	const line = text.trim().split('\n')[0] ?? '';
+	return line.replace(/^\*\*(.*)\*\*$/, '$1').replace(/[*_`]/g, '').slice(0, 120);
+}
+
+const PART_ICON: Record<string, string> = { file: 'file', selection: 'selection', diagnostics: 'warning', resource: 'note', image: 'file-media', text: 'comment' };
+
+/** What one attachment of a question is, in a few words (`main.go:3-5`, `2 problems in main.go`). */
+export function partLabel(p: InputPart): string {
+	const where = p.path ?? p.uri ?? '';
+	const lines = p.range ? (p.range.start.line === lineEnd(p.range) ? `:${p.range.start.line + 1}` : `:${p.range.start.line + 1}-${lineEnd(p.range) + 1}`) : '';
+	switch (p.type) {
+		case 'file':
+			return `${where}${lines}`;
+		case 'selection':
+			return `selection in ${where}${lines}`;
+		case 'diagnostics': {
+			const n = p.items?.length;
+			return n === undefined ? `problems in ${where}` : `${n} problem${n === 1 ? '' : 's'} in ${where}`;
+		}
+		case 'image':
+			return `image (${p.mimeType ?? 'image'})`;
+		case 'resource':
+			return where || 'text';
+		default:
+			return 'text';
+	}
+}
+
+/** The last line a range takes (an end at character 0 of a later line does not take that line). */
+function lineEnd(r: PartRange): number {
+	return r.end.line > r.start.line && r.end.character === 0 ? r.end.line - 1 : r.end.line;
+}
+
+/** A question's attachments as chips; a file's chip opens it at its place. */
+export function renderParts(parts: InputPart[], removable = false): string {
+	const chips = parts
+		.filter((p) => p.type !== 'text')
+		.map((p, i) => {
+			const label = escapeHtml(partLabel(p));
+			const inner = `${icon(PART_ICON[p.type] ?? 'file')} ${label}`;
+			const body = p.path && !removable ? fileLink(p.path, p.range ? p.range.start.line + 1 : undefined, inner) : `<span>${inner}</span>`;
+			const remove = removable ? `<button class="icon-button" data-action="detach" data-index="${i}" title="Remove ${label}" aria-label="Remove ${label}">${icon('close')}</button>` : '';
+			return `<span class="chip part-${escapeHtml(p.type)}">${body}${remove}</span>`;
+		});
+	return chips.length ? `<div class="parts">${chips.join('')}</div>` : '';
+}
+
+/** How full the model's window is: a bar and "12% of 400k". */
+export function renderGauge(u: { contextTokens: number; contextWindow: number; inputTokens: number; outputTokens: number } | undefined): string {
+	if (!u || !u.contextWindow) {
+		return '';
+	}
+	const pct = Math.min(100, Math.round((u.contextTokens / u.contextWindow) * 100));
+	const level = pct >= 80 ? 'high' : pct >= 60 ? 'mid' : 'low';
+	const title = `Context: ${u.contextTokens.toLocaleString('en-US')} of ${u.contextWindow.toLocaleString('en-US')} tokens (${pct}%). kin summarises the earlier conversation when it gets full. Last turn: ${u.inputTokens.toLocaleString('en-US')} in, ${u.outputTokens.toLocaleString('en-US')} out.`;
+	return `<span class="gauge ${level}" role="meter" aria-label="Context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${pct}" title="${escapeHtml(title)}"><span class="bar"><span class="fill"></span></span> <span class="pct">${pct}%</span> of ${escapeHtml(shortTokens(u.contextWindow))}</span>`;
+}
+
+function shortTokens(n: number): string {
+	return n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }
 
 const STEP_ICON: Record<string, string> = { completed: 'pass-filled', in_progress: 'arrow-right', pending: 'circle-large-outline' };

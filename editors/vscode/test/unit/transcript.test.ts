@@ -248,3 +248,55 @@ test('a turn whose edits completed offers undo; an undo marks it and says what c
 	s = reduce(s, { type: 'configured', result: { sessionId: S, mode: 'auto-edit', model: 'gpt-5.1' } });
 	assert.equal(s.mode, 'auto-edit');
 });
+
+test('reasoning streams into one folded entry before the answer; usage feeds the gauge', () => {
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'why', parts: [{ type: 'file', path: 'main.go', bytes: 30 }] } },
+		{ type: 'reasoning', params: { sessionId: S, turnId: 't_1', text: '**Checking**\n\nIt ' } },
+		{ type: 'reasoning', params: { sessionId: S, turnId: 't_1', text: 'writes.' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Yes.' } },
+		{ type: 'usage', params: { sessionId: S, turnId: 't_1', inputTokens: 10, outputTokens: 2, contextTokens: 12, contextWindow: 100 } },
+		{ type: 'usage', params: { sessionId: 'other', turnId: 't_9', inputTokens: 1, outputTokens: 1, contextTokens: 99, contextWindow: 100 } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => [e.type, 'text' in e ? e.text : '']),
+		[
+			['user', 'why'],
+			['reasoning', '**Checking**\n\nIt writes.'],
+			['assistant', 'Yes.'],
+		],
+	);
+	assert.deepEqual((s.entries[0] as any).parts, [{ type: 'file', path: 'main.go', bytes: 30 }]);
+	assert.deepEqual(s.usage, { contextTokens: 12, contextWindow: 100, inputTokens: 10, outputTokens: 2 });
+	// The turn's end carries the final usage; a turn recorded without a window leaves the gauge alone.
+	const done = run([{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed', usage: { inputTokens: 20, outputTokens: 4, contextTokens: 24, contextWindow: 100 } } }], s);
+	assert.equal(done.usage?.contextTokens, 24);
+	const old = run([{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed', usage: { inputTokens: 0, outputTokens: 0 } } }], s);
+	assert.equal(old.usage?.contextTokens, 12);
+});
+
+test('a resumed session shows its reasoning, compactions, attachments, model and last usage', () => {
+	const s = fromHistory({
+		session,
+		model: 'gpt-5.1',
+		effort: 'low',
+		instructions: [{ path: 'AGENTS.md', bytes: 12 }],
+		pending: [],
+		history: [
+			{ type: 'user', turnId: 't_1', text: 'q', parts: [{ type: 'selection', path: 'a.go', range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, bytes: 5 }] },
+			{ type: 'reasoning', turnId: 't_1', text: 'thinking' },
+			{ type: 'assistant', turnId: 't_1', text: 'a' },
+			{ type: 'turn', turnId: 't_1', status: 'completed', usage: { inputTokens: 5, outputTokens: 1, contextTokens: 6, contextWindow: 50 } },
+			{ type: 'compaction', reason: 'threshold', text: '## What was asked\nq' },
+		] as any,
+	});
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'reasoning', 'assistant', 'turnEnd', 'compaction'],
+	);
+	assert.equal((s.entries[0] as any).parts[0].path, 'a.go');
+	assert.deepEqual(s.setup, { model: 'gpt-5.1', effort: 'low', instructions: [{ path: 'AGENTS.md', bytes: 12 }] });
+	assert.equal(s.usage?.contextWindow, 50);
+	const c = run([{ type: 'configured', result: { sessionId: S, mode: 'agent', model: 'small' } }], s);
+	assert.deepEqual([c.setup?.model, c.setup?.effort], ['small', undefined]);
+});

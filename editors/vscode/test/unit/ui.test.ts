@@ -11,7 +11,8 @@ import { readLaunchSettings } from '../../src/launchSettings';
 import { maskedNames, splitArgs } from '../../src/shellWords';
 import { describe } from '../../src/statusText';
 import { mentionAt, mentionsIn, slashCompletions } from '../../src/webview/completion';
-import { fileRef, renderCard, renderEntry, renderMarkdown, renderPlan, renderUndo } from '../../src/webview/render';
+import { fileRef, partLabel, renderCard, renderEntry, renderGauge, renderMarkdown, renderParts, renderPlan, renderUndo } from '../../src/webview/render';
+import { partPath, problemsPart, selectedPart } from '../../src/chat/parts';
 
 const opts = (always: string): PermissionOption[] => [
 	{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
@@ -364,4 +365,48 @@ test('the input box offers commands after a leading slash, and finds @mentions',
 	assert.deepEqual(mentionAt('look at @src/ap', 15), { start: 8, query: 'src/ap' });
 	assert.equal(mentionAt('mail a@b', 8), undefined);
 	assert.deepEqual(mentionsIn('compare @a.go and @src/b.go, then @a.go.'), ['a.go', 'src/b.go']);
+});
+
+test('reasoning and compactions render folded; attachments as chips; the gauge says how full the window is', () => {
+	const r = renderEntry({ type: 'reasoning', key: 'k', turnId: 't', text: '**Checking Save**\n\nIt writes <b>' });
+	assert.match(r, /<details><summary>.*codicon-lightbulb.*Reasoning <span class="first-line">Checking Save<\/span>/s);
+	assert.doesNotMatch(r, /<details open/);
+	assert.doesNotMatch(r, /<b>/);
+	const c = renderEntry({ type: 'compaction', key: 'k', reason: 'threshold', text: '## What was asked' });
+	assert.match(c, /<details><summary>.*summarised.*\(threshold\)/s);
+	const range = { start: { line: 2, character: 0 }, end: { line: 5, character: 0 } };
+	assert.equal(partLabel({ type: 'file', path: 'a/b.go', range }), 'a/b.go:3-5');
+	assert.equal(partLabel({ type: 'selection', path: 'b.go', range: { start: { line: 3, character: 1 }, end: { line: 3, character: 9 } } }), 'selection in b.go:4');
+	assert.equal(partLabel({ type: 'diagnostics', path: 'b.go', items: [{ range, message: 'x' }, { range, message: 'y' }] }), '2 problems in b.go');
+	const u = renderEntry({ type: 'user', key: 'k', turnId: 't', text: 'why', parts: [{ type: 'file', path: 'main.go', range }] });
+	assert.match(u, /class="chip part-file"><a class="file-link" href="#" data-path="main.go" data-line="3"/);
+	const chips = renderParts([{ type: 'selection', path: 'x.go', range, text: 'a' }], true);
+	assert.match(chips, /data-action="detach" data-index="0"/);
+	assert.equal(renderParts([{ type: 'text', text: 'q' }]), '');
+	assert.equal(renderGauge(undefined), '');
+	assert.equal(renderGauge({ contextTokens: 0, contextWindow: 0, inputTokens: 0, outputTokens: 0 }), '');
+	const g = renderGauge({ contextTokens: 2051, contextWindow: 400000, inputTokens: 3840, outputTokens: 137 });
+	assert.match(g, /aria-valuenow="1"/);
+	assert.match(g, /1%<\/span> of 400k/);
+	assert.match(g, /2,051 of 400,000 tokens/);
+	assert.match(renderGauge({ contextTokens: 90, contextWindow: 100, inputTokens: 1, outputTokens: 1 }), /class="gauge high"/);
+	assert.doesNotMatch(g, /style=/); // the CSP allows no inline styles: the page sets the width
+});
+
+test('attachments: paths relative to the session folder, problems with their severities, no empty selection', () => {
+	assert.equal(partPath('/w/src/a.go', '/w'), 'src/a.go');
+	assert.equal(partPath('/elsewhere/a.go', '/w'), '/elsewhere/a.go');
+	assert.equal(partPath('/w/a.go', undefined), '/w/a.go');
+	const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 4 } };
+	assert.deepEqual(problemsPart('a.go', [{ range, severity: 0, message: 'undefined: x', source: 'go' }, { range, severity: 3, message: 'hint' }, { range, severity: 1, message: ' ' }]), {
+		type: 'diagnostics',
+		path: 'a.go',
+		items: [
+			{ range, severity: 'error', message: 'undefined: x', source: 'go' },
+			{ range, severity: 'hint', message: 'hint' },
+		],
+	});
+	assert.equal(problemsPart('a.go', []), undefined);
+	assert.equal(selectedPart('a.go', { start: { line: 1, character: 2 }, end: { line: 1, character: 2 } }, ''), undefined);
+	assert.deepEqual(selectedPart('a.go', range, 'func'), { type: 'selection', path: 'a.go', range, text: 'func' });
 });
