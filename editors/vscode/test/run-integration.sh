@@ -62,6 +62,16 @@ printf 'package main\n\nfunc main() {}\n' >"$tmp/ws/buffer.go"
 printf '# notes\n\nfirst line\n' >"$tmp/ws/unsaved.md"
 printf 'as it was\n' >"$tmp/ws/reload.txt"
 printf 'as it was\n' >"$tmp/ws/reload-dirty.txt"
+# Two models for the model picker (both served by the mock at OPENAI_BASE_URL).
+cat >"$tmp/home/settings.json" <<'EOF2'
+{
+  "model": "mock-large",
+  "models": [
+    {"id": "mock-large", "name": "Mock Large", "contextWindow": 200000, "efforts": ["low", "medium", "high"]},
+    {"id": "mock-small", "name": "Mock Small", "contextWindow": 64000}
+  ]
+}
+EOF2
 # kin.path under a name only the User settings know, so the test tells it was honoured.
 ln -s "$KIN_BIN" "$tmp/user-bin/kin"
 # A repository must not choose which program runs: workspace values are ignored.

@@ -10,6 +10,7 @@ import type {
 	InputPart,
 	ModelsListResult,
 	ResumeResult,
+	SessionCompactResult,
 	SessionConfigureParams,
 	SessionConfigureResult,
 	SessionInfo,
@@ -259,6 +260,10 @@ export class ChatController implements vscode.Disposable {
 		const r = await this.service.request<TurnStartResult>('turn/start', params);
 		if (r.command && !r.turnId) {
 			// One of kin's own commands (/undo, /plan, /mode…): no turn, just what it did.
+			if (r.command.name === 'compact' && (r.command.result as SessionCompactResult | undefined)?.compacted && id === this.sessionId) {
+				// The summary is on record: redraw, so it shows (folded) where it was made.
+				await this.resume(id);
+			}
 			this.dispatch({ type: 'command', sessionId: id, command: r.command });
 		}
 		return r.turnId ?? '';

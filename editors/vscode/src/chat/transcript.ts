@@ -224,6 +224,10 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				return state;
 			}
 			const s = { ...state, runningTurn: p.turnId };
+			// A resume answered just before this notification already shows the question.
+			if (state.entries.some((e) => e.type === 'user' && e.turnId === p.turnId)) {
+				return s;
+			}
 			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input, ...(p.parts?.length ? { parts: p.parts } : {}) }));
 		}
 		case 'reasoning': {
@@ -276,6 +280,9 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			const r = c.result as Partial<SessionConfigureResult & TurnUndoResult> | undefined;
 			if (c.name === 'mode' && r?.mode) {
 				s = { ...s, mode: r.mode };
+			}
+			if (c.name === 'model' && r?.model) {
+				s = { ...s, setup: { ...s.setup, model: r.model, effort: r.effort } };
 			}
 			if (c.name === 'undo' && r?.turnId && Array.isArray(r.restored)) {
 				s = markUndone(s, r.turnId);

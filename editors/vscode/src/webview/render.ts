@@ -219,7 +219,7 @@ export function renderGauge(u: { contextTokens: number; contextWindow: number; i
 	const pct = Math.min(100, Math.round((u.contextTokens / u.contextWindow) * 100));
 	const level = pct >= 80 ? 'high' : pct >= 60 ? 'mid' : 'low';
 	const title = `Context: ${u.contextTokens.toLocaleString('en-US')} of ${u.contextWindow.toLocaleString('en-US')} tokens (${pct}%). kin summarises the earlier conversation when it gets full. Last turn: ${u.inputTokens.toLocaleString('en-US')} in, ${u.outputTokens.toLocaleString('en-US')} out.`;
-	return `<span class="gauge ${level}" role="meter" aria-label="Context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${pct}" title="${escapeHtml(title)}"><span class="bar"><span class="fill"></span></span> <span class="pct">${pct}%</span> of ${escapeHtml(shortTokens(u.contextWindow))}</span>`;
+	return `<span class="gauge ${level}" role="meter" aria-label="Context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${pct}" title="${escapeHtml(title)}"><span class="bar"><span class="fill"></span></span> <span class="pct">${pct}% of ${escapeHtml(shortTokens(u.contextWindow))}</span></span>`;
 }
 
 function shortTokens(n: number): string {

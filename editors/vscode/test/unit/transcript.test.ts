@@ -300,3 +300,10 @@ test('a resumed session shows its reasoning, compactions, attachments, model and
 	const c = run([{ type: 'configured', result: { sessionId: S, mode: 'agent', model: 'small' } }], s);
 	assert.deepEqual([c.setup?.model, c.setup?.effort], ['small', undefined]);
 });
+
+test('a turn/started that arrives after a resume already showing its question adds no second question', () => {
+	const resumed = fromHistory({ session, pending: [], history: [{ type: 'user', turnId: 't_2', text: 'again' }] as any, runningTurnId: 't_2' });
+	const s = run([{ type: 'turnStarted', params: { sessionId: S, turnId: 't_2', input: 'again' } }], resumed);
+	assert.equal(s.entries.filter((e) => e.type === 'user').length, 1);
+	assert.equal(s.runningTurn, 't_2');
+});

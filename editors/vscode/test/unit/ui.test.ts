@@ -387,7 +387,7 @@ test('reasoning and compactions render folded; attachments as chips; the gauge s
 	assert.equal(renderGauge({ contextTokens: 0, contextWindow: 0, inputTokens: 0, outputTokens: 0 }), '');
 	const g = renderGauge({ contextTokens: 2051, contextWindow: 400000, inputTokens: 3840, outputTokens: 137 });
 	assert.match(g, /aria-valuenow="1"/);
-	assert.match(g, /1%<\/span> of 400k/);
+	assert.match(g, /<span class="pct">1% of 400k<\/span>/);
 	assert.match(g, /2,051 of 400,000 tokens/);
 	assert.match(renderGauge({ contextTokens: 90, contextWindow: 100, inputTokens: 1, outputTokens: 1 }), /class="gauge high"/);
 	assert.doesNotMatch(g, /style=/); // the CSP allows no inline styles: the page sets the width

@@ -807,6 +807,154 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'Using the database you chose.' });
 	});
 
+	await it('a reasoning summary shows folded above the answer (opened on a click) and the gauge says how full the window is', async () => {
+		const usage: any[] = [];
+		const reasoning: any[] = [];
+		const d1 = ctx.service.onNotification('turn/usage', (p) => usage.push(p));
+		const d2 = ctx.service.onNotification('turn/reasoning', (p) => reasoning.push(p));
+		try {
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewFill', selector: '#input', value: 'think it over' });
+			await person({ type: 'key', key: 'Enter' });
+			assert.equal((await completed).status, 'completed');
+		} finally {
+			d1.dispose();
+			d2.dispose();
+		}
+		assert.ok(reasoning.length > 0, 'turn/reasoning arrived');
+		const entry = await until('the reasoning entry', () => ctx.chat.state.entries.find((e) => e.type === 'reasoning'));
+		assert.equal(entry.type === 'reasoning' && entry.text, reasoning.map((r) => r.text).join(''));
+		await person({ type: 'webviewText', contains: 'Guard the map with a sync.Mutex.' });
+		await person({ type: 'webviewText', contains: 'Reasoning Weighing the cache' });
+		// Folded: its body is not shown until the person opens it.
+		const before = await person({ type: 'webviewQuery', selector: '.entry.reasoning >> nth=-1 >> details[open]' });
+		assert.equal(before.count, 0, 'the reasoning is folded');
+		const shown = (await person({ type: 'webviewText', contains: 'Guard the map' })).text as string;
+		assert.ok(!shown.includes('a mutex is the smallest fix'), 'the folded body is not shown');
+		await person({ type: 'webviewClick', selector: '.entry.reasoning >> nth=-1 >> summary' });
+		await person({ type: 'webviewText', contains: 'a mutex is the smallest fix' });
+		// The gauge: the last turn/usage of the turn, as a share of the model's window.
+		const u = usage[usage.length - 1];
+		assert.ok(u.contextWindow > 0 && u.contextTokens > 0, JSON.stringify(u));
+		const pct = Math.min(100, Math.round((u.contextTokens / u.contextWindow) * 100));
+		await until('the gauge to show the usage', async () => (await person({ type: 'webviewQuery', selector: `#gauge [aria-valuenow="${pct}"]` })).count === 1);
+		await person({ type: 'webviewText', contains: `${pct}% of 200k` });
+		if (screenshotDir) {
+			// A click on the answer's heading scrolls the answer into view under the opened summary.
+			await person({ type: 'webviewClick', selector: '.entry.assistant >> nth=-1 >> .who' });
+			await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-reasoning.png'), settleMs: 600 });
+		}
+		return `usage ${u.contextTokens}/${u.contextWindow}`;
+	});
+
+	await it('the model picker switches the session to another of kin\'s models (between turns) and the effort picker offers its efforts', async () => {
+		await until('models/list', () => (ctx.chat.models?.models.length ?? 0) >= 2);
+		assert.equal(ctx.chat.model, 'mock-large');
+		assert.equal((await person({ type: 'webviewQuery', selector: '#model option' })).count, 2);
+		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker:not([hidden])' })).count, 1);
+		// Effort: kin's efforts for the model, as kin sends them.
+		await person({ type: 'webviewSelect', selector: '#effort', value: 'high' });
+		await until('the effort to be high', () => ctx.chat.effort === 'high');
+		// Another model: the next request goes to it (its window is the gauge's).
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-small' });
+		await until('the model to be mock-small', () => ctx.chat.model === 'mock-small');
+		assert.equal(ctx.chat.effort, undefined, 'kin dropped the effort the small model does not take');
+		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker[hidden]' })).count, 1);
+		const usage = next(ctx, 'turn/usage');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('say hello');
+		assert.equal((await usage).contextWindow, 64000);
+		await completed;
+		await person({ type: 'webviewText', contains: 'of 64k' });
+		// The choice is the session's: it comes back on resume.
+		const r = await ctx.chat.resume(ctx.chat.sessionId!);
+		assert.equal(r.model, 'mock-small');
+		await until('the picker to show mock-small', async () => (await person({ type: 'webviewQuery', selector: '#model' })).value === 'mock-small');
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-large' });
+		await until('the model back to mock-large', () => ctx.chat.model === 'mock-large');
+	});
+
+	await it('@ in the input offers workspace files; the mention attaches the file, whose contents the model gets', async () => {
+		fs.writeFileSync(path.join(ws, 'attach-me.go'), 'package main\n\n// kin-attached-marker\nfunc attached() {}\n');
+		const rec = recordRequests(ctx);
+		try {
+			await person({ type: 'webviewFill', selector: '#input', value: 'what is in @attach-m' });
+			await person({ type: 'webviewText', contains: '@attach-me.go' });
+			await person({ type: 'key', key: 'Tab' });
+			assert.equal((await person({ type: 'inputValue' })).value, 'what is in @attach-me.go ');
+			const started = next(ctx, 'turn/started');
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'key', key: 'Enter' });
+			const st = await started;
+			assert.equal((await completed).status, 'completed');
+			const sent = rec.calls.find((c) => c.method === 'turn/start');
+			assert.deepEqual(sent?.params.input, [
+				{ type: 'text', text: 'what is in @attach-me.go' },
+				{ type: 'file', path: 'attach-me.go' },
+			]);
+			assert.deepEqual(st.parts?.map((p: any) => [p.type, p.path]), [['file', 'attach-me.go']]);
+		} finally {
+			rec.stop();
+		}
+		await person({ type: 'webviewText', contains: 'The attached file holds the marker.' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.user >> nth=-1 >> .chip.part-file' })).count, 1);
+	});
+
+	await it('the selection and the file\'s problems are attached from the editor, shown as chips, and sent as parts', async () => {
+		const file = path.join(ws, 'attach-sel.go');
+		fs.writeFileSync(file, 'package main\n\nfunc kinSelected() {}\n');
+		const uri = vscode.Uri.file(file);
+		const doc = await vscode.workspace.openTextDocument(uri);
+		const ed = await vscode.window.showTextDocument(doc, { preview: false });
+		ed.selection = new vscode.Selection(2, 0, 2, 21);
+		const diags = vscode.languages.createDiagnosticCollection('kin-test');
+		diags.set(uri, [new vscode.Diagnostic(new vscode.Range(2, 5, 2, 16), 'kin-problem-marker: kinSelected is unused', vscode.DiagnosticSeverity.Warning)]);
+		const rec = recordRequests(ctx);
+		try {
+			await vscode.commands.executeCommand('kin.openChat');
+			await person({ type: 'webviewClick', selector: '#attach-selection' });
+			await person({ type: 'webviewText', contains: 'selection in attach-sel.go:3' });
+			await person({ type: 'webviewClick', selector: '#attach-problems' });
+			await person({ type: 'webviewText', contains: '1 problem in attach-sel.go' });
+			// A chip can be taken off again (and put back).
+			await person({ type: 'webviewClick', selector: '#attachments [data-action="detach"][data-index="1"]' });
+			await until('the problems chip removed', async () => (await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count === 1);
+			await person({ type: 'webviewClick', selector: '#attach-problems' });
+			await until('two chips', async () => (await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count === 2);
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewFill', selector: '#input', value: 'explain this' });
+			await person({ type: 'webviewClick', selector: '#send' });
+			assert.equal((await completed).status, 'completed');
+			const sent = rec.calls.find((c) => c.method === 'turn/start');
+			const range = { start: { line: 2, character: 0 }, end: { line: 2, character: 21 } };
+			assert.deepEqual(sent?.params.input, [
+				{ type: 'text', text: 'explain this' },
+				{ type: 'selection', path: 'attach-sel.go', range, text: 'func kinSelected() {}' },
+				{ type: 'diagnostics', path: 'attach-sel.go', items: [{ range: { start: { line: 2, character: 5 }, end: { line: 2, character: 16 } }, severity: 'warning', message: 'kin-problem-marker: kinSelected is unused' }] },
+			]);
+		} finally {
+			rec.stop();
+			diags.dispose();
+		}
+		await person({ type: 'webviewText', contains: 'I see the selection and its problem.' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count, 0, 'the chips went with the question');
+		await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+	});
+
+	await it('/compact summarises the conversation for the model; the summary shows folded where it was made, the whole conversation stays', async () => {
+		const users = ctx.chat.state.entries.filter((e) => e.type === 'user').length;
+		const notice = next(ctx, 'notice', (p) => p.source === 'compaction', 60000);
+		await person({ type: 'webviewFill', selector: '#input', value: '/compact' });
+		await person({ type: 'key', key: 'Enter' });
+		await notice;
+		const c = await until('the compaction in the transcript', () => ctx.chat.state.entries.find((e) => e.type === 'compaction'), 60000);
+		assert.ok(c.type === 'compaction' && c.text.length > 0);
+		assert.equal(ctx.chat.state.entries.filter((e) => e.type === 'user').length, users, 'nothing dropped from the transcript');
+		await person({ type: 'webviewText', contains: 'Earlier conversation summarised for the model' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.compaction details[open]' })).count, 0, 'folded');
+		await person({ type: 'webviewText', contains: 'Summarised the conversation' });
+	});
+
 	await it('Deny is the first and default button on every kind of approval card', async () => {
 		const kinds = new Set(denyPlaces.map((d) => d.kind));
 		for (const k of ['bash', 'write_file', 'edit_file', 'acknowledge_unknown', 'server_launch', 'mcp', 'continue']) {
