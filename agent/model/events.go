@@ -2,6 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/openai/openai-go/v3/responses"
 )
@@ -41,35 +45,22 @@ type outputItem struct {
 	Summary   []string
 }
 
-// leanEvent is the few fields of the events that come once per streamed
-// token. Decoding them into openai-go's full event union (a hundred-odd
-// fields, through reflection, for every delta) was most of kin's CPU per
-// delta; every other event is rare and goes through the union.
-type leanEvent struct {
-	Type         string `json:"type"`
-	Delta        string `json:"delta"`
-	SummaryIndex int64  `json:"summary_index"`
-}
-
-// leanTypes are the events decoded as leanEvent.
-func leanType(t string) bool {
-	switch t {
-	case "response.output_text.delta", "response.reasoning_summary_text.delta", "response.reasoning_summary_part.added":
-		return true
-	}
-	return false
-}
-
-// UnmarshalJSON decodes a delta event's two fields directly, and any other
-// event (or a delta event whose fields do not have the types the lean
-// decoding expects: the union is the judge of those) through openai-go's
-// event union, so each reads as it did when every event went through the
-// union. Data that is not JSON never gets here: encoding/json checks it
-// first, and the stream ends with its syntax error.
+// UnmarshalJSON reads the events that come once per streamed token (text
+// and reasoning-summary deltas, summary parts) directly, and every other
+// event through openai-go's full event union, as the client read every
+// event before. Decoding each delta into the union (a hundred-odd fields,
+// through reflection) was most of kin's CPU per delta.
+//
+// The direct reading follows the union's own decoder (openai-go's apijson,
+// which reads with gjson): keys match exactly, strings are unescaped by
+// gjson. An event it is not sure of goes to the union, which is the judge:
+// a key seen twice, or a field of another JSON type than the API's (a
+// number for a delta, say; apijson converts some of those). Data that is
+// not JSON never gets here: encoding/json checks it first, and the stream
+// ends with its syntax error.
 func (e *streamEvent) UnmarshalJSON(data []byte) error {
-	var l leanEvent
-	if json.Unmarshal(data, &l) == nil && leanType(l.Type) {
-		*e = streamEvent{Type: l.Type, Delta: l.Delta, SummaryIndex: l.SummaryIndex}
+	if lean, ok := readLean(data); ok {
+		*e = lean
 		return nil
 	}
 	var u responses.ResponseStreamEventUnion
@@ -78,6 +69,68 @@ func (e *streamEvent) UnmarshalJSON(data []byte) error {
 	}
 	*e = fromUnion(u)
 	return nil
+}
+
+// leanTypes are the event types readLean reads, as constants (the event's
+// own bytes are not kept).
+var leanTypes = []string{"response.output_text.delta", "response.reasoning_summary_text.delta", "response.reasoning_summary_part.added"}
+
+// readLean reads an event of one of leanTypes; ok is false for any other
+// event, and for one readLean is not sure of.
+func readLean(data []byte) (e streamEvent, ok bool) {
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		return e, false
+	}
+	var typ, delta, index gjson.Result
+	ok = true
+	root.ForEach(func(key, value gjson.Result) bool {
+		var slot *gjson.Result
+		switch key.Str {
+		case "type":
+			slot = &typ
+		case "delta":
+			slot = &delta
+		case "summary_index":
+			slot = &index
+		default:
+			return true
+		}
+		if slot.Exists() {
+			ok = false // a key twice: the union decides which one counts
+			return false
+		}
+		*slot = value
+		return true
+	})
+	if !ok || typ.Type != gjson.String {
+		return e, false
+	}
+	for _, t := range leanTypes {
+		if typ.Str == t {
+			e.Type = t
+		}
+	}
+	switch e.Type {
+	case "":
+		return e, false
+	case "response.reasoning_summary_part.added":
+		if index.Exists() && index.Type != gjson.Null {
+			n, err := strconv.ParseInt(index.Raw, 10, 64)
+			if index.Type != gjson.Number || err != nil {
+				return e, false
+			}
+			e.SummaryIndex = n
+		}
+	default:
+		if delta.Exists() && delta.Type != gjson.Null {
+			if delta.Type != gjson.String {
+				return e, false
+			}
+			e.Delta = strings.Clone(delta.Str) // not a view of the whole event
+		}
+	}
+	return e, true
 }
 
 // fromUnion is the streamEvent of an event decoded into openai-go's union:
