@@ -134,8 +134,13 @@ port=$("$NODE24" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",
 echo "auth: none" >"$tmp/code-server.yaml"
 # KIN_IT_ONLY=regexp runs only the tests whose names match (while working on them; later tests may
 # depend on what earlier ones left).
+# The screenshots go to the temp dir; KIN_SCREENSHOTS=1 re-takes the ones committed under test/
+# (look at them before committing), so that an ordinary run leaves the tree as it was.
+mkdir -p "$tmp/shots"
+shots="$tmp/shots"
+if [ "${KIN_SCREENSHOTS:-}" = 1 ]; then shots="$here/test"; fi
 ext_env=$(printf '{"KIN_SIGNAL_DIR":"%s","KIN_SCREENSHOT_DIR":"%s","KIN_EXPECT_PATH":"%s","KIN_EXPECT_LOG":"%s","KIN_IT_ONLY":"%s"}' \
-	"$tmp/sig" "$here/test" "$tmp/user-bin/kin" "$tmp/kin-user-settings.log" "${KIN_IT_ONLY:-}")
+	"$tmp/sig" "$shots" "$tmp/user-bin/kin" "$tmp/kin-user-settings.log" "${KIN_IT_ONLY:-}")
 OPENAI_BASE_URL=$base_url OPENAI_API_KEY=test KIN_HOME=$tmp/home \
 	KIN_SIGNAL_DIR=$tmp/sig \
 	setsid "$NODE24" "$CODE_SERVER" --config "$tmp/code-server.yaml" --auth none \
