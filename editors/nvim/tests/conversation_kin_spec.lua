@@ -4,60 +4,18 @@
 -- the buffer, not the file). conversation_spec.lua pins the same shapes against the fake kin.
 local t = require("harness")
 
-local KIN = vim.env.KIN_BIN
-if not KIN or vim.fn.executable(KIN) ~= 1 then
-  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
-end
+local kin = require("realkin")
+kin.need_kin()
 
 local env = {}
 
 before_each(function()
-  env.home = vim.fn.tempname() .. "-kin-home"
-  vim.fn.mkdir(env.home, "p")
-  env.ws = vim.fn.tempname() .. "-ws"
-  vim.fn.mkdir(env.ws, "p")
-  env.ws = vim.uv.fs_realpath(env.ws)
-  vim.cmd.cd(env.ws)
+  kin.fresh(env)
   vim.fn.writefile({ "alpha", "gamma" }, env.ws .. "/notes.txt")
-  require("kin").setup({
-    cmd = { KIN, "serve" },
-    env = { KIN_HOME = env.home },
-    log_file = env.home .. "/kin.log",
-  })
+  kin.setup(env)
 end)
 
-local function tr()
-  return require("kin.chat").current()
-end
-
-local function text()
-  return tr():text_content()
-end
-
-local function turn_over()
-  return tr().last == "end" and not tr().running
-end
-
-local function traced(dir, method)
-  local out = {}
-  local client = require("kin.service").ctx.client
-  for _, line in ipairs(client and client.trace or {}) do
-    if line:sub(1, 2) == dir then
-      local ok, msg = pcall(vim.json.decode, line:sub(4))
-      if ok and type(msg) == "table" and msg.method == method then
-        out[#out + 1] = msg
-      end
-    end
-  end
-  return out
-end
-
-local function ask_and_wait(q)
-  require("kin").ask(q)
-  t.wait_for(function()
-    return text():find(q, 1, true) and turn_over()
-  end, "the turn of " .. q .. " to end", 30000)
-end
+local tr, text, turn_over, traced, ask_and_wait, winbar = kin.current, kin.text, kin.turn_over, kin.traced, kin.ask_and_wait, kin.winbar
 
 -- Whether the chat window has a closed fold starting at the (last) line that reads line.
 local function folded_at(line)
@@ -69,10 +27,6 @@ local function folded_at(line)
     end
   end
   return row ~= nil and vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+") == tostring(row)
-end
-
-local function winbar()
-  return require("kin.status").text(tr())
 end
 
 -- Restarts kin; the chat re-attaches the current session by itself (session/resume) and

@@ -4,68 +4,22 @@
 -- blocks highlighted, yanked and put, file locations opened, retry and edit, the progress bar.
 local t = require("harness")
 
-local KIN = vim.env.KIN_BIN
-if not KIN or vim.fn.executable(KIN) ~= 1 then
-  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
-end
+local kin = require("realkin")
+kin.need_kin()
 
 local env = {}
 
 local function setup(extra)
-  require("kin").setup(vim.tbl_deep_extend("force", {
-    cmd = { KIN, "serve" },
-    env = { KIN_HOME = env.home },
-    log_file = env.home .. "/kin.log",
-  }, extra or {}))
+  kin.setup(env, extra)
 end
 
 before_each(function()
-  env.home = vim.fn.tempname() .. "-kin-home"
-  vim.fn.mkdir(env.home, "p")
-  env.ws = vim.fn.tempname() .. "-ws"
-  vim.fn.mkdir(env.ws, "p")
-  env.ws = vim.uv.fs_realpath(env.ws)
-  vim.cmd.cd(env.ws)
+  kin.fresh(env)
   vim.fn.writefile({ "alpha", "gamma" }, env.ws .. "/notes.txt")
   setup()
 end)
 
-local function tr()
-  return require("kin.chat").current()
-end
-
-local function turn_over()
-  return tr().last == "end" and not tr().running
-end
-
-local function text()
-  return tr():text_content()
-end
-
-local function sent(method)
-  local out = {}
-  local client = require("kin.service").ctx.client
-  for _, line in ipairs(client and client.trace or {}) do
-    if line:sub(1, 2) == "->" then
-      local ok, msg = pcall(vim.json.decode, line:sub(4))
-      if ok and type(msg) == "table" and msg.method == method then
-        out[#out + 1] = msg
-      end
-    end
-  end
-  return out
-end
-
-local function ask_and_wait(q)
-  require("kin").ask(q)
-  t.wait_for(function()
-    return text():find(q, 1, true) and turn_over()
-  end, "the turn of " .. q .. " to end", 30000)
-end
-
-local function winbar()
-  return require("kin.status").text(tr())
-end
+local tr, turn_over, text, sent, ask_and_wait, winbar = kin.current, kin.turn_over, kin.text, kin.sent, kin.ask_and_wait, kin.winbar
 
 describe("kin's features", function()
   it("the plan is a checklist that updates in place", function()

@@ -2,54 +2,19 @@
 -- tests/run.sh, which sets KIN_BIN, OPENAI_BASE_URL and OPENAI_API_KEY.
 local t = require("harness")
 
-local KIN = vim.env.KIN_BIN
-if not KIN or vim.fn.executable(KIN) ~= 1 then
-  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
-end
+local kin = require("realkin")
+kin.need_kin()
+local KIN = kin.KIN
 local TESTS = vim.fs.dirname(debug.getinfo(1, "S").source:sub(2))
 
 local env = {}
 
 before_each(function()
-  env.home = vim.fn.tempname() .. "-kin-home"
-  env.ws = vim.fn.tempname() .. "-ws"
-  vim.fn.mkdir(env.home, "p")
-  vim.fn.mkdir(env.ws, "p")
-  vim.cmd.cd(env.ws)
-  require("kin").setup({
-    cmd = { KIN, "serve" },
-    env = { KIN_HOME = env.home },
-    log_file = env.home .. "/kin.log",
-  })
+  kin.fresh(env)
+  kin.setup(env)
 end)
 
-local function chat_text()
-  return require("kin.chat").current():text_content()
-end
-
-local function turn_over()
-  local tr = require("kin.chat").current()
-  return tr.last == "end" and not tr.running
-end
-
--- Messages in the client's RPC trace ("->" sent, "<-" received) with this method.
-local function traced(dir, method)
-  local out = {}
-  local client = require("kin.service").ctx.client
-  for _, line in ipairs(client and client.trace or {}) do
-    if line:sub(1, 2) == dir then
-      local ok, msg = pcall(vim.json.decode, line:sub(4))
-      if ok and type(msg) == "table" and msg.method == method then
-        out[#out + 1] = msg
-      end
-    end
-  end
-  return out
-end
-
-local function sent(method)
-  return traced("->", method)
-end
+local chat_text, turn_over, traced, sent = kin.text, kin.turn_over, kin.traced, kin.sent
 
 local function received(method)
   return #traced("<-", method)

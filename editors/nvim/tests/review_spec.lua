@@ -3,53 +3,21 @@
 -- the buffer, reloaded from disk, unsaved changes respected), and a question kin refuses.
 local t = require("harness")
 
-local KIN = vim.env.KIN_BIN
-if not KIN or vim.fn.executable(KIN) ~= 1 then
-  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
-end
+local kin = require("realkin")
+kin.need_kin()
 
 local env = {}
 
 local function setup(extra)
-  require("kin").setup(vim.tbl_deep_extend("force", {
-    cmd = { KIN, "serve" },
-    env = { KIN_HOME = env.home },
-    log_file = env.home .. "/kin.log",
-  }, extra or {}))
+  kin.setup(env, extra)
 end
 
 before_each(function()
-  env.home = vim.fn.tempname() .. "-kin-home"
-  vim.fn.mkdir(env.home, "p")
-  env.ws = vim.fn.tempname() .. "-ws"
-  vim.fn.mkdir(env.ws, "p")
-  env.ws = vim.uv.fs_realpath(env.ws)
-  vim.cmd.cd(env.ws)
+  kin.fresh(env)
   setup()
 end)
 
-local function turn_over()
-  local tr = require("kin.chat").current()
-  return tr.last == "end" and not tr.running
-end
-
-local function chat_text()
-  return require("kin.chat").current():text_content()
-end
-
-local function sent(method)
-  local out = {}
-  local client = require("kin.service").ctx.client
-  for _, line in ipairs(client and client.trace or {}) do
-    if line:sub(1, 2) == "->" then
-      local ok, msg = pcall(vim.json.decode, line:sub(4))
-      if ok and type(msg) == "table" and msg.method == method then
-        out[#out + 1] = msg
-      end
-    end
-  end
-  return out
-end
+local turn_over, chat_text, sent = kin.turn_over, kin.text, kin.sent
 
 local function wait_question(text)
   return t.wait_panel(text, 30000)
