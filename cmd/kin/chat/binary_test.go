@@ -38,10 +38,14 @@ func TestMain(m *testing.M) {
 }
 
 // kin returns the path of the built binary.
-func kin(t *testing.T) string {
+func kin(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the kin binary")
+	}
+	if bin := os.Getenv("KIN_CHAT_TEST_BIN"); bin != "" {
+		// Another build, to compare (BenchmarkSpawnToPrompt before and after).
+		return bin
 	}
 	buildOnce.Do(func() {
 		goBin, err := exec.LookPath("go")

@@ -20,10 +20,11 @@ import (
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
 // openPTY opens a pseudo-terminal pair with nothing but the syscall package.
-func openPTY(t *testing.T) (master, slave *os.File) {
+func openPTY(t testing.TB) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -51,17 +52,31 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // as its controlling terminal: typed Ctrl-C is a real SIGINT from the
 // line discipline.
 type terminal struct {
-	t       *testing.T
+	t       testing.TB
 	master  *os.File
-	screen  *buffer
+	screen  *buffer // every byte written, as written
+	vt      *vt     // what a person sees
 	exited  chan struct{}
 	waitErr error
 }
 
-func (e *env) terminal(t *testing.T, args ...string) *terminal {
+// The pty tests' terminal is wide, so that no test line wraps unless a test
+// makes it.
+const termCols, termRows = 250, 50
+
+func (e *env) terminal(t testing.TB, args ...string) *terminal {
+	t.Helper()
+	return e.terminalSized(t, termCols, termRows, args...)
+}
+
+func (e *env) terminalSized(t testing.TB, cols, rows int, args ...string) *terminal {
 	t.Helper()
 	bin := kin(t)
 	master, slave := openPTY(t)
+	ws := struct{ rows, cols, x, y uint16 }{uint16(rows), uint16(cols), 0, 0}
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws))); errno != 0 {
+		t.Fatalf("TIOCSWINSZ: %v", errno)
+	}
 	cmd := exec.Command(bin, append([]string{"chat"}, args...)...)
 	cmd.Dir, cmd.Env = e.WS, append(e.binEnv(), "TERM=xterm")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -70,7 +85,7 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 		t.Fatal(err)
 	}
 	slave.Close()
-	term := &terminal{t: t, master: master, screen: newBuffer(), exited: make(chan struct{})}
+	term := &terminal{t: t, master: master, screen: newBuffer(), vt: newVT(cols, rows), exited: make(chan struct{})}
 	go func() {
 		term.waitErr = cmd.Wait()
 		close(term.exited)
@@ -80,6 +95,10 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 		for {
 			n, err := master.Read(buf)
 			if n > 0 {
+				_, _ = term.vt.Write(buf[:n])
+				if r := term.vt.takeReply(); len(r) > 0 {
+					_, _ = master.Write(r)
+				}
 				_, _ = term.screen.Write(buf[:n])
 			}
 			if err != nil {
@@ -95,6 +114,9 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 			<-term.exited
 		}
 		master.Close()
+		if u := term.vt.Unknown(); len(u) > 0 {
+			t.Errorf("kin chat wrote what the test terminal does not know: %q", u)
+		}
 		if t.Failed() {
 			t.Logf("the terminal showed:\n%s", term.plain())
 		}
@@ -102,10 +124,8 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 	return term
 }
 
-// plain is the screen as a person reads it: no colours, no carriage returns.
-func (term *terminal) plain() string {
-	return strings.ReplaceAll(ansi.ReplaceAllString(term.screen.String(), ""), "\r", "")
-}
+// plain is the screen as a person reads it, scrollback included.
+func (term *terminal) plain() string { return term.vt.Text() }
 
 // await waits until substr is on screen n times.
 func (term *terminal) await(substr string, n int) {
@@ -126,7 +146,7 @@ func (term *terminal) until(what string, ok func(string) bool) {
 	term.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		changed := term.screen.next()
+		changed := term.vt.next()
 		if ok(term.plain()) {
 			return
 		}
@@ -269,4 +289,26 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	if err := term.waitExit(); err != nil {
 		t.Errorf("kin chat exited with %v", err)
 	}
+}
+
+// BenchmarkSpawnToPrompt is a person's wait for kin chat: from starting the
+// binary at a terminal to the prompt on screen, ready for typing (which
+// includes starting kin serve and initialize). The median over operations
+// is reported.
+func BenchmarkSpawnToPrompt(b *testing.B) {
+	e := newEnv(b)
+	var waits rpctest.Samples
+	for b.Loop() {
+		start := time.Now()
+		term := e.terminal(b)
+		term.await("You> ", 1)
+		waits.Since(start)
+		b.StopTimer()
+		term.typeIn("/quit\r")
+		if err := term.waitExit(); err != nil {
+			b.Fatalf("kin chat exited with %v", err)
+		}
+		b.StartTimer()
+	}
+	waits.Report(b, "ms/spawn-prompt")
 }
