@@ -40,6 +40,24 @@ type Options struct {
 	Interactive bool
 	// Color paints the output with ANSI colours (Out is a terminal).
 	Color bool
+	// Editor edits lines at the terminal (In and Out are the terminal's
+	// *os.File; see EditorSupported): arrow keys, history, search,
+	// multi-line questions, a question typed during a turn. Without it a
+	// terminal reads whole lines, edited by the terminal itself.
+	Editor bool
+	// HistoryFile keeps the questions typed at the editor across runs.
+	HistoryFile string
+
+	// Question, when set, is a one-shot run: it is asked in a new
+	// session, the answer shown, and Run returns when the turn ends: 0
+	// when it completed, ExitInterrupted when Ctrl-C cancelled it,
+	// ExitFailed otherwise. Approvals are asked when Interactive, else
+	// denied (unless ApproveAll); nothing else is read.
+	Question string
+	// Answer, when set, receives the answer's text alone (a one-shot run
+	// whose standard output is not a terminal); everything else goes to
+	// Out.
+	Answer io.Writer
 
 	// Conn is a connection to a server that is already up; it is closed
 	// when Run returns. When nil, Spawn starts one.
@@ -97,19 +115,32 @@ func Run(ctx context.Context, o Options) int {
 		handler{notes}, connOpts(o)...)
 
 	u := &ui{
-		o:     o,
-		ctx:   ctx,
-		conn:  conn,
-		rwc:   rwc,
-		notes: notes,
-		scr:   newScreen(o.Out, o.Color),
-		calls: map[string]*callState{},
+		o:       o,
+		ctx:     ctx,
+		conn:    conn,
+		rwc:     rwc,
+		notes:   notes,
+		scr:     newScreen(o.Out, o.Color),
+		calls:   map[string]*callState{},
+		oneShot: o.Question != "",
 	}
-	stopInput := make(chan struct{})
-	defer close(stopInput)
-	lines := make(chan string)
-	go readLines(o.In, lines, stopInput)
-	u.lines = lines
+	if o.Editor {
+		in, _ := o.In.(*os.File)
+		out, _ := o.Out.(*os.File)
+		if in != nil && out != nil {
+			if ed, err := newEditor(in, out, o.HistoryFile, u.scr); err == nil {
+				u.ed = ed
+				defer ed.close()
+			}
+		}
+	}
+	if u.ed == nil {
+		stopInput := make(chan struct{})
+		defer close(stopInput)
+		lines := make(chan string)
+		go readLines(o.In, lines, stopInput)
+		u.lines = lines
+	}
 
 	code := u.run()
 	u.shutdown()
@@ -165,9 +196,22 @@ type ui struct {
 	rwc   io.ReadWriteCloser
 	notes *queue
 	scr   *screen
-	lines <-chan string
+	lines <-chan string // without the editor
+	ed    *editor
 
 	inputDone bool // In reached its end
+	oneShot   bool // Options.Question
+	answered  bool // one-shot: the answer's last text ended its line
+	// draft is a question being typed when an approval or a form took the
+	// prompt; it is offered again at the next question prompt.
+	draft string
+	// pending are the lines of a multi-line question so far (the editor:
+	// a trailing backslash, Alt-Enter, a paste).
+	pending []string
+	// queued are questions typed while a turn ran: each is sent when the
+	// turn before it ends (commands run at once).
+	queued    []string
+	askPrompt string // the current step's prompt of the first ask, once shown (the editor)
 	session   string
 	running   bool // a turn of this session is running
 	calls     map[string]*callState
@@ -186,14 +230,30 @@ func (u *ui) run() int {
 	if code, ok := u.initialize(); !ok {
 		return code
 	}
+	if u.oneShot {
+		u.question(u.o.Question)
+		if !u.running {
+			return ExitFailed
+		}
+	}
 	for !u.quit {
 		if !u.running && len(u.asks) == 0 && (u.inputDone || u.quitAfterTurn) {
 			break
 		}
 		u.showPrompt()
 		var lines <-chan string
-		if !u.inputDone && !u.quitAfterTurn && (u.o.Interactive || (!u.running && len(u.asks) == 0)) {
+		switch {
+		case u.inputDone || u.quitAfterTurn:
+		case u.oneShot:
+			if u.o.Interactive && len(u.asks) > 0 {
+				lines = u.lines
+			}
+		case u.o.Interactive || (!u.running && len(u.asks) == 0):
 			lines = u.lines
+		}
+		var edits <-chan editEvent
+		if u.ed != nil {
+			edits = u.ed.events
 		}
 		select {
 		case <-u.ctx.Done():
@@ -212,6 +272,8 @@ func (u *ui) run() int {
 				continue
 			}
 			u.input(line)
+		case ev := <-edits:
+			u.editorEvent(ev)
 		case <-u.o.Interrupt:
 			u.interrupt()
 		}
@@ -254,13 +316,13 @@ func (u *ui) initialize() (int, bool) {
 	}
 	if !res.Model.Configured {
 		missing := cleanLine(first(res.Model.Missing, "the model service is not configured"))
-		if !u.o.Interactive {
+		if !u.o.Interactive || u.oneShot {
 			fmt.Fprintf(u.o.Err, "kin: %s\n", strings.TrimPrefix(missing, "kin: "))
 			return ExitUsage, false
 		}
 		u.scr.line(u.scr.yellow("kin: " + strings.TrimPrefix(missing, "kin: ")))
 		u.scr.line(u.scr.dim("Questions need a model service; commands work. /help lists them."))
-	} else if u.o.Interactive {
+	} else if u.o.Interactive && !u.oneShot {
 		where := ""
 		if res.Model.BaseURL != "" {
 			where = " at " + displayURL(res.Model.BaseURL)
@@ -290,10 +352,27 @@ func (u *ui) showPrompt() {
 		if !u.headShown {
 			u.scr.endLine()
 			a.show(u)
-			u.headShown = true
+			u.headShown, u.askPrompt = true, ""
+		}
+		if u.ed != nil {
+			if u.askPrompt == "" {
+				u.askPrompt = a.prompt(u)
+			}
+			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt})
+			return
 		}
 		if u.o.Interactive && !u.scr.prompting {
 			u.scr.prompt(a.prompt(u))
+		}
+		return
+	}
+	if u.ed != nil {
+		if u.oneShot || u.inputDone || u.quitAfterTurn {
+			u.ed.stop()
+			return
+		}
+		if u.ed.want(u.questionSpec()) {
+			u.draft = ""
 		}
 		return
 	}
@@ -305,31 +384,114 @@ func (u *ui) showPrompt() {
 	}
 }
 
+// questionSpec is the editor's question prompt: a status of what goes on,
+// then "You> " ("… " for the next line of a multi-line question).
+func (u *ui) questionSpec() readSpec {
+	base := u.scr.bold("You> ")
+	if len(u.pending) > 0 {
+		base = u.scr.dim("… ")
+	}
+	var status []string
+	if u.running {
+		status = append(status, "working")
+	}
+	if n := len(u.queued); n > 0 {
+		status = append(status, fmt.Sprintf("%d queued", n))
+	}
+	prompt := base
+	if len(status) > 0 {
+		prompt = u.scr.dim("["+strings.Join(status, " · ")+"]") + " " + base
+	}
+	return readSpec{base: base, prompt: prompt, history: true, draft: u.draft}
+}
+
+// input is one line read without the editor.
 func (u *ui) input(line string) {
 	u.interrupts = 0
 	if u.o.Interactive {
 		u.scr.afterInput()
 	}
 	if len(u.asks) > 0 {
-		a := u.asks[0]
-		if a.answer(u, line) {
-			u.dropAsk(a.id())
-		}
+		u.answerAsk(line)
 		return
 	}
-	t := strings.TrimSpace(line)
+	u.take(line)
+}
+
+func (u *ui) answerAsk(line string) {
+	a := u.asks[0]
+	u.askPrompt = ""
+	if a.answer(u, line) {
+		u.dropAsk(a.id())
+	}
+}
+
+// editorEvent is what the editor read.
+func (u *ui) editorEvent(ev editEvent) {
+	switch ev.kind {
+	case evInterrupt:
+		if len(u.pending) > 0 {
+			u.pending = nil
+			u.scr.line(u.scr.dim("(the question's lines above are dropped)"))
+			return
+		}
+		u.interrupt()
+	case evEOF:
+		u.ed.ended(ev.seq)
+		u.inputClosed()
+	case evLine:
+		spec, ok := u.ed.ended(ev.seq)
+		switch {
+		case !ok:
+		case ev.how == howCancel:
+			if spec.ask == "" && ev.text != "" {
+				u.draft = ev.text
+			}
+		case spec.ask != "":
+			u.interrupts = 0
+			if len(u.asks) > 0 && u.asks[0].id() == spec.ask {
+				u.answerAsk(ev.text)
+			}
+		default:
+			u.interrupts = 0
+			u.typed(ev.text, ev.how)
+		}
+	}
+}
+
+// typed is a line typed at the question prompt: the last of a question, or
+// one that goes on in the next.
+func (u *ui) typed(text string, how int) {
+	more := how == howNewline || how == howPaste
+	if how == howEnter && strings.HasSuffix(text, `\`) {
+		text, more = text[:len(text)-1], true
+	}
+	if more {
+		u.pending = append(u.pending, text)
+		return
+	}
+	text = strings.Join(append(u.pending, text), "\n")
+	u.pending = nil
+	u.take(text)
+}
+
+// take is a question or a command. A question typed while a turn runs is
+// queued and sent when the turn ends; a command runs at once.
+func (u *ui) take(text string) {
+	t := strings.TrimSpace(text)
 	if t == "" {
 		return
 	}
 	if !u.o.Interactive {
 		u.scr.line(u.scr.bold("You> ") + cleanLine(t))
 	}
-	if strings.HasPrefix(t, "/") {
+	if strings.HasPrefix(t, "/") && !strings.Contains(t, "\n") {
 		u.command(t)
 		return
 	}
 	if u.running {
-		u.scr.line(u.scr.dim("A turn is running: wait for it, or /cancel it."))
+		u.queued = append(u.queued, t)
+		u.scr.line(u.scr.dim("(queued: kin sends it when this turn ends)"))
 		return
 	}
 	u.question(t)
@@ -410,6 +572,13 @@ func (u *ui) handle(n note) {
 	case "turn/delta":
 		var d turnDelta
 		if json.Unmarshal(n.params, &d) != nil || d.SessionID != u.session {
+			return
+		}
+		if u.o.Answer != nil {
+			if t := clean(d.Text); t != "" {
+				_, _ = io.WriteString(u.o.Answer, t)
+				u.answered = strings.HasSuffix(t, "\n")
+			}
 			return
 		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
@@ -551,8 +720,28 @@ func (u *ui) turnDone(c turnCompleted) {
 		u.failed = true
 	}
 	u.running = false
+	if u.oneShot {
+		if u.o.Answer != nil && !u.answered {
+			_, _ = io.WriteString(u.o.Answer, "\n")
+		}
+		u.quit = true
+		switch {
+		case c.Status == "completed":
+		case c.Status == "cancelled" && u.interrupts > 0:
+			u.exit = ExitInterrupted
+		default:
+			u.exit = ExitFailed
+		}
+		return
+	}
 	if u.o.Interactive {
 		u.scr.blank()
+	}
+	if len(u.queued) > 0 && !u.quitAfterTurn {
+		q := u.queued[0]
+		u.queued = u.queued[1:]
+		u.scr.line(u.scr.bold("You> ") + clean(q) + u.scr.dim("  (queued)"))
+		u.question(q)
 	}
 }
 

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -17,6 +18,17 @@ const helpText = `Commands:
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
 Anything else is a question for the model. At an approval, Enter or n denies.`
+
+// builtinCommands are the commands /help lists, for completion.
+func builtinCommands() []string {
+	var out []string
+	for _, l := range strings.Split(helpText, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "/") && !slices.Contains(out, f[0]) {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}
 
 func (u *ui) command(line string) {
 	fields := strings.Fields(line)

@@ -117,7 +117,7 @@ func (e *env) terminalSized(t testing.TB, cols, rows int, args ...string) *termi
 		if u := term.vt.Unknown(); len(u) > 0 {
 			t.Errorf("kin chat wrote what the test terminal does not know: %q", u)
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("KIN_CHAT_SHOW_SCREEN") != "" {
 			t.Logf("the terminal showed:\n%s", term.plain())
 		}
 	})
@@ -139,6 +139,17 @@ func (term *terminal) awaitAfter(marker, substr string) {
 	term.until(fmt.Sprintf("%q after %q", substr, marker), func(s string) bool {
 		i := strings.LastIndex(s, marker)
 		return i >= 0 && strings.Contains(s[i+len(marker):], substr)
+	})
+}
+
+// awaitPrompt waits until the cursor's row is prompt and the cursor after
+// it: the editor waits there for a line, nothing typed yet. "You> " alone
+// is the idle question prompt; during a turn it shows a status first.
+func (term *terminal) awaitPrompt(prompt string) {
+	term.t.Helper()
+	term.until(fmt.Sprintf("the prompt %q", prompt), func(string) bool {
+		y, x := term.vt.Cursor()
+		return term.vt.Row(y) == strings.TrimRight(prompt, " ") && x == len([]rune(prompt))
 	})
 }
 
@@ -190,7 +201,7 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 		modeltest.Reply{Text: []string{"second ", "answer"}},
 	)
 	term := e.terminal(t)
-	term.await("You> ", 1)
+	term.awaitPrompt("You> ")
 	if !strings.Contains(term.screen.String(), "\x1b[1mYou> ") {
 		t.Errorf("no colour on a terminal: %q", term.screen.String())
 	}
@@ -198,10 +209,10 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 	term.await("Assistant> Thinking", 1)
 	term.typeIn("\x03") // Ctrl-C
 	term.await("[turn cancelled]", 1)
-	term.await("You> ", 2)
+	term.awaitPrompt("You> ")
 	term.typeIn("again\r")
 	term.await("Assistant> second answer", 1)
-	term.await("You> ", 3)
+	term.awaitPrompt("You> ")
 	term.typeIn("\x03")
 	term.await("(Ctrl-C again to exit, or /quit)", 1)
 	term.typeIn("\x03")
@@ -267,7 +278,8 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	}
 	term.typeIn("y\r")
 	term.await("[tool] mcp__docs__query-docs: Call query-docs on docs … completed", 1)
-	term.awaitAfter("Assistant> Hooks let function components keep state.", "You> ")
+	term.await("Assistant> Hooks let function components keep state.", 1)
+	term.awaitPrompt("You> ")
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the server saw %d calls, want 1", n)
 	}
@@ -280,7 +292,8 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	term.typeIn("2\r")
 	term.await("Name (required): ", 1)
 	term.typeIn("Ana\r")
-	term.awaitAfter("Assistant> Greeted.", "You> ")
+	term.await("Assistant> Greeted.", 1)
+	term.awaitPrompt("You> ")
 	reqs := e.Model.Requests()
 	if out, _ := reqs[len(reqs)-1].LastToolOutput(); !strings.Contains(out, "accept: hello Ana (green)") {
 		t.Errorf("the server got %q", out)
@@ -301,7 +314,7 @@ func BenchmarkSpawnToPrompt(b *testing.B) {
 	for b.Loop() {
 		start := time.Now()
 		term := e.terminal(b)
-		term.await("You> ", 1)
+		term.awaitPrompt("You> ")
 		waits.Since(start)
 		b.StopTimer()
 		term.typeIn("/quit\r")
