@@ -136,6 +136,16 @@ func newEditor(in, out *os.File, historyFile string, scr *screen) (*editor, erro
 			e.rl.Refresh()
 		})
 	}
+	kr.interrupt = func() bool {
+		e.mu.Lock()
+		reading := e.started
+		e.mu.Unlock()
+		if reading {
+			return false
+		}
+		e.events <- editEvent{kind: evInterrupt}
+		return true
+	}
 	go e.readKeys(in, kr)
 	go e.loop()
 	return e, nil

@@ -4,6 +4,7 @@ package chat_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,9 +62,10 @@ func TestBinaryEditorEditing(t *testing.T) {
 	term.quit()
 }
 
+// quit empties the line (Ctrl-U) and types /quit.
 func (term *terminal) quit() {
 	term.t.Helper()
-	term.typeIn("/quit\r")
+	term.typeIn("\x15/quit\r")
 	if err := term.waitExit(); err != nil {
 		term.t.Errorf("kin chat exited with %v", err)
 	}
@@ -257,4 +259,70 @@ func TestBinaryEditorApprovalWhileTyping(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(e.Home, "chat_history")); string(b) != "make a file\n/quit\n" {
 		t.Errorf("history %q: an answer to an approval was kept", b)
 	}
+}
+
+// One-shot at a terminal: the approval is asked there, and the run ends
+// with the turn (0: it completed); Ctrl-C cancels it and exits 130.
+func TestBinaryEditorOneShot(t *testing.T) {
+	e := newEnv(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}},
+		modeltest.Reply{Text: []string{"made it"}},
+		modeltest.Reply{Text: []string{"Thinking"}, Hold: hold},
+	)
+	term := e.terminal(t, "make", "a file")
+	term.awaitPrompt("Approve this operation? [y: Allow once / a: Always allow `touch` commands in this session / p: Always allow `touch` commands in every session / N: Deny] ")
+	term.typeIn("y\r")
+	term.await("Assistant> made it", 1)
+	if err := term.waitExit(); err != nil {
+		t.Errorf("kin chat exited with %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err != nil {
+		t.Error("the approved command did not run")
+	}
+	if out := term.plain(); strings.Contains(out, "You>") || strings.Contains(out, "/help") {
+		t.Errorf("a one-shot run offered a prompt:\n%s", out)
+	}
+
+	term = e.terminal(t, "think")
+	term.await("Assistant> Thinking", 1)
+	term.typeIn("\x03")
+	term.await("[turn cancelled]", 1)
+	err := term.waitExit()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("cancelled one-shot exited with %v, want 130", err)
+	}
+}
+
+// On a narrow terminal an answer wraps as the terminal wraps it, and one
+// that streams while a line is typed goes on where it stopped, also when
+// it stopped at the very end of a row or on a wrapped row.
+func TestBinaryEditorNarrowTerminal(t *testing.T) {
+	e := newEnv(t)
+	hold1, hold2 := make(chan struct{}), make(chan struct{})
+	e.Model.Script(
+		// "Assistant> " and 19 characters fill the 30 columns exactly.
+		modeltest.Reply{Text: []string{"0123456789012345678", "abcdefghij"}, Hold: hold1},
+		// 24 characters: the row wraps, 5 of them on the second.
+		modeltest.Reply{Text: []string{"012345678901234567890123", "XYZ"}, Hold: hold2},
+	)
+	term := e.terminalSized(t, 30, 20)
+	term.awaitPrompt("You> ")
+	term.typeIn("one\r")
+	term.await("Assistant> 0123456789012345678", 1)
+	term.typeIn("draft")
+	term.await("[working] You> draft", 1)
+	close(hold1)
+	term.await("Assistant> 0123456789012345678\nabcdefghij\n", 1)
+	term.awaitPrompt("You> draft")
+	term.typeIn("\x15two\r")
+	term.await("Assistant> 0123456789012345678\n90123", 1)
+	term.typeIn("x")
+	term.await("[working] You> x", 1)
+	close(hold2)
+	term.await("Assistant> 0123456789012345678\n90123XYZ\n", 1)
+	term.awaitPrompt("You> x")
+	term.quit()
 }

@@ -109,6 +109,10 @@ func (f *feed) Read(p []byte) (int, error) {
 type keyReader struct {
 	out     *feed
 	suspend func() // Ctrl-Z, where the system has job control (nil: passed on)
+	// interrupt takes a Ctrl-C typed while no line is being read (a
+	// one-shot run's turn); it reports false when a line is, and the
+	// Ctrl-C goes to the editor in order.
+	interrupt func() bool
 
 	esc   []byte // an escape sequence being read
 	paste bool
@@ -141,6 +145,9 @@ func (k *keyReader) write(b []byte) {
 		case 0x1b:
 			k.esc = []byte{0x1b}
 		case 0x03:
+			if k.interrupt != nil && k.interrupt() {
+				break
+			}
 			out = utf8.AppendRune(out, keyInterrupt)
 		case 0x1a:
 			if k.suspend == nil {

@@ -71,7 +71,11 @@ func (e *env) terminal(t testing.TB, args ...string) *terminal {
 
 func (e *env) terminalSized(t testing.TB, cols, rows int, args ...string) *terminal {
 	t.Helper()
-	bin := kin(t)
+	return e.terminalWith(t, kin(t), cols, rows, args...)
+}
+
+func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...string) *terminal {
+	t.Helper()
 	master, slave := openPTY(t)
 	ws := struct{ rows, cols, x, y uint16 }{uint16(rows), uint16(cols), 0, 0}
 	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws))); errno != 0 {
@@ -307,21 +311,44 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 // BenchmarkSpawnToPrompt is a person's wait for kin chat: from starting the
 // binary at a terminal to the prompt on screen, ready for typing (which
 // includes starting kin serve and initialize). The median over operations
-// is reported.
+// is reported. With KIN_CHAT_BENCH_OTHER set to another kin binary, each
+// operation also times that one, alternating, and reports its median and
+// the median of the differences (this build minus the other).
 func BenchmarkSpawnToPrompt(b *testing.B) {
 	e := newEnv(b)
-	var waits rpctest.Samples
-	for b.Loop() {
+	other := os.Getenv("KIN_CHAT_BENCH_OTHER")
+	var waits, others, diffs rpctest.Samples
+	once := func(bin string) time.Duration {
 		start := time.Now()
-		term := e.terminal(b)
+		term := e.terminalWith(b, bin, termCols, termRows)
 		term.awaitPrompt("You> ")
-		waits.Since(start)
+		d := time.Since(start)
 		b.StopTimer()
 		term.typeIn("/quit\r")
 		if err := term.waitExit(); err != nil {
 			b.Fatalf("kin chat exited with %v", err)
 		}
 		b.StartTimer()
+		return d
+	}
+	for i := 0; b.Loop(); i++ {
+		if other == "" {
+			waits.Add(once(kin(b)))
+			continue
+		}
+		var d, o time.Duration
+		if i%2 == 0 { // neither always goes first
+			d, o = once(kin(b)), once(other)
+		} else {
+			o, d = once(other), once(kin(b))
+		}
+		waits.Add(d)
+		others.Add(o)
+		diffs.Add(d - o)
 	}
 	waits.Report(b, "ms/spawn-prompt")
+	if other != "" {
+		others.Report(b, "other-ms/spawn-prompt")
+		b.ReportMetric(float64(diffs.Median().Microseconds())/1000, "diff-ms")
+	}
 }
