@@ -27,6 +27,11 @@ step "MCP servers from npm (pinned in .ci/npm/package-lock.json)"
 (cd .ci/npm && npm ci --no-audit --no-fund)
 export KIN_TEST_NPM_DIR="$root/.ci/npm" KIN_REQUIRE_NPM=1
 
+step "ACP client SDK and schema from npm (pinned in editors/acp/test/package-lock.json)"
+(cd editors/acp/test && npm ci --no-audit --no-fund)
+# rpc/acp's golden frames are validated against the schema the SDK ships.
+export KIN_TEST_ACP_SCHEMA="$root/editors/acp/test/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json" KIN_REQUIRE_ACP_SCHEMA=1
+
 step "go vet"
 go vet ./...
 
@@ -40,6 +45,12 @@ done
 step "Go tests (race detector on)"
 go test -race -count=1 ./... 2>&1 | tee "$KIN_CI_CACHE/go-test.log"
 echo "Go suites passed."
+
+step "ACP: the official SDK's client drives the built kin acp against the mock model"
+mkdir -p "$KIN_CI_CACHE/acp-bin"
+go build -o "$KIN_CI_CACHE/acp-bin/kin" ./cmd/kin
+go build -o "$KIN_CI_CACHE/acp-bin/mockmodel" ./agent/modeltest/mockmodel
+(cd editors/acp/test && KIN_BIN="$KIN_CI_CACHE/acp-bin/kin" KIN_MOCKMODEL_BIN="$KIN_CI_CACHE/acp-bin/mockmodel" npm test)
 
 step "MCP conformance suite, client side (core scenarios; Node 22 from npm)"
 bash mcp/conformance/run.sh

@@ -19,14 +19,17 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/checkpoint"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/settings"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
-// MaxCallsPerTurn is how many tool calls one turn may make.
+// MaxCallsPerTurn is how many tool calls a turn makes before kin asks the
+// person whether to go on (the setting maxToolCallsPerTurn changes it).
 const MaxCallsPerTurn = 16
 
 // DefaultHistoryPage is how many history items a resume returns when the
@@ -45,6 +48,10 @@ var (
 	ErrSessionReadOnly = session.ErrReadOnly
 	// ErrBadCursor: a resume's before is not a cursor kin handed out.
 	ErrBadCursor = session.ErrBadCursor
+	// ErrBadParams wraps what is wrong with a request's values (an
+	// unknown mode, an unknown command); the front end maps it to invalid
+	// params.
+	ErrBadParams = errors.New("invalid params")
 )
 
 // Options configure a Service.
@@ -58,6 +65,17 @@ type Options struct {
 	Logger     *zap.Logger
 	// Instructions replaces the default system instructions when set.
 	Instructions string
+	// Asker puts the ask tool's questions to the person; nil declines them
+	// as headless.
+	Asker Asker
+	// Prompts are the MCP prompts offered as commands (nil: none).
+	Prompts Prompts
+	// Commands are the commands the front end runs itself (/grants, /mcp).
+	Commands []FrontCommand
+	// MaxCallsPerTurn is how many tool calls a turn makes before kin asks
+	// to go on; 0 means the setting maxToolCallsPerTurn, else
+	// MaxCallsPerTurn.
+	MaxCallsPerTurn int
 	// Files is how a session's tools read and write files (the editor's
 	// buffers first, where the front end keeps them). Nil means the disk.
 	Files func(sessionID string) files.Access
@@ -65,19 +83,23 @@ type Options struct {
 	// before it happens, with the content it replaces (c.Old), and stops
 	// it by failing: the hook for checkpoints (turn/undo).
 	BeforeWrite func(ctx context.Context, c files.Change) error
+	// SessionTools, when set, adds a session's own tools to Tools (the MCP
+	// servers an ACP client passed for that session): asked before each
+	// model request, as Tools is.
+	SessionTools func(sessionID string) []tool.Tool
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
 // every session carries its roots.
 type Service struct {
-	opts   Options
-	store  *session.Store
-	client *model.Client
-	log    *zap.Logger
-
-	// opening serialises taking a session's ownership, so one Service never
-	// opens a log twice.
-	opening sync.Mutex
+	opts  Options
+	store *session.Store
+	// checkpoints keep what kin's tools changed, per turn (turn/undo).
+	checkpoints *checkpoint.Store
+	client      *model.Client
+	log         *zap.Logger
+	// maxCalls is a turn's budget of tool calls before it asks to go on.
+	maxCalls int
 
 	// mu guards sessions.
 	mu       sync.Mutex
@@ -94,38 +116,80 @@ func New(opts Options) *Service {
 	if opts.Tools == nil {
 		opts.Tools = tool.Static(nil)
 	}
-	return &Service{
-		opts:     opts,
-		store:    session.NewStore(filepath.Join(opts.Home, "sessions")),
-		client:   model.New(opts.Model, opts.HTTPClient),
-		log:      opts.Logger,
-		sessions: map[string]*Session{},
+	maxCalls := opts.MaxCallsPerTurn
+	if maxCalls <= 0 {
+		maxCalls = MaxCallsPerTurn
+		// A settings file that cannot be read is reported where the model
+		// configuration is read; here it leaves the default.
+		if st, err := settings.Load(opts.Home); err == nil && st.MaxToolCallsPerTurn > 0 {
+			maxCalls = st.MaxToolCallsPerTurn
+		}
 	}
+	s := &Service{
+		opts:        opts,
+		store:       session.NewStore(filepath.Join(opts.Home, "sessions")),
+		checkpoints: checkpoint.New(filepath.Join(opts.Home, "checkpoints")),
+		client:      model.New(opts.Model, opts.HTTPClient),
+		log:         opts.Logger,
+		maxCalls:    maxCalls,
+		sessions:    map[string]*Session{},
+	}
+	// Checkpoints of sessions deleted by another kin, or while none ran.
+	s.checkpoints.Prune(s.store.Exists)
+	return s
 }
 
 // Files is how the tools of a session read and write files: the front
-// end's Access (the editor's buffers first), wrapped so that BeforeWrite
-// sees every write. Everything that reads a file for a session (tools,
+// end's Access (the editor's buffers first), wrapped so that every write
+// of a turn keeps its checkpoint first (turn/undo), and BeforeWrite sees
+// it. Everything that reads a file for a session (tools,
 // a turn's file input) goes through it.
 func (s *Service) Files(sessionID string) files.Access {
-	var a files.Access = files.Disk{}
-	if s.opts.Files != nil {
-		if fa := s.opts.Files(sessionID); fa != nil {
-			a = fa
-		}
-	}
-	return files.WithBeforeWrite(a, s.opts.BeforeWrite)
+	return files.WithBeforeWrite(checkpointed{Access: s.frontFiles(sessionID), store: s.checkpoints}, s.opts.BeforeWrite)
 }
 
-// NewSession creates a session whose tools work in roots (the first is its
-// working directory). The caller decides the roots; kin keeps them in the
-// session's first record.
-func (s *Service) NewSession(title string, roots []string) (session.Info, error) {
-	info, log, err := s.store.Create(title, roots)
+// tools is what a session's model may call now: the service's tools, then
+// the session's own.
+func (s *Service) tools(sessionID string) []tool.Tool {
+	out := s.opts.Tools.Tools()
+	if s.opts.SessionTools != nil {
+		out = append(out, s.opts.SessionTools(sessionID)...)
+	}
+	return out
+}
+
+// frontFiles is the front end's access itself (the disk without one).
+func (s *Service) frontFiles(sessionID string) files.Access {
+	if s.opts.Files != nil {
+		if fa := s.opts.Files(sessionID); fa != nil {
+			return fa
+		}
+	}
+	return files.Disk{}
+}
+
+// SessionOptions are what a new session starts with.
+type SessionOptions struct {
+	Title string
+	// Roots are the folders its tools work in (the first is its working
+	// directory). The caller decides them; kin keeps them in the session's
+	// first record.
+	Roots []string
+	// Mode is how much kin may do without asking; "" is agent.
+	Mode permission.Mode
+}
+
+// NewSession creates a session.
+func (s *Service) NewSession(o SessionOptions) (session.Info, error) {
+	mode, err := permission.ParseMode(string(o.Mode))
+	if err != nil {
+		return session.Info{}, fmt.Errorf("%w: %v", ErrBadParams, err)
+	}
+	info, log, err := s.store.Create(o.Title, o.Roots, modeRecorded(mode))
 	if err != nil {
 		return session.Info{}, err
 	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: info.Title}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title, mode: mode}
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
@@ -210,6 +274,9 @@ func (s *Service) DeleteSession(id string) error {
 	s.mu.Lock()
 	delete(s.sessions, id)
 	s.mu.Unlock()
+	if err := s.checkpoints.Delete(id); err != nil {
+		s.log.Warn("removing a deleted session's checkpoints", zap.String("session", id), zap.Error(err))
+	}
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
@@ -231,13 +298,13 @@ func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (str
 		sess.mu.Unlock()
 		return "", err
 	}
-	if sess.running != nil {
+	if sess.running != nil || sess.held {
 		sess.mu.Unlock()
 		return "", ErrTurnRunning
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
-	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, abort: cancel, release: func() {
+	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, budget: s.maxCalls, abort: cancel, release: func() {
 		sess.mu.Lock()
 		sess.running = nil
 		sess.mu.Unlock()

@@ -76,6 +76,10 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		}
 	case session.TypeAck:
 		c.unknown = nil
+	case session.TypeUndo:
+		if r.Undo != nil {
+			c.items = append(c.items, convItem{kind: model.Message, role: "user", text: undoNote(r.Undo)})
+		}
 	case session.TypeTurn:
 		// A question left without any answer (the turn failed, was
 		// cancelled, or kin stopped) would reach the model as two questions

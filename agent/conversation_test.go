@@ -13,7 +13,7 @@ import (
 func conversationOf(t *testing.T, recs []session.Record) []model.Item {
 	t.Helper()
 	st := session.NewStore(t.TempDir())
-	_, log, err := st.Create("", nil)
+	_, log, err := st.Create("", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ func (events) TurnStarted(TurnStarted) {}
 func (events) Delta(Delta)             {}
 func (events) ToolCall(ToolCall)       {}
 func (events) Notice(Notice)           {}
+func (events) Plan(PlanUpdate)         {}
 func (e events) TurnDone(d TurnDone)   { e.done <- d }
 
 func testService(t *testing.T, tools ...tool.Tool) (*Service, *modeltest.Server, events) {
@@ -57,7 +58,7 @@ func (s *Service) syncs(id string) int {
 // on its way (title, question, the answer's pieces) is only written.
 func TestATextTurnSyncsOnce(t *testing.T) {
 	svc, m, ev := testService(t)
-	info, err := svc.NewSession("", []string{t.TempDir()})
+	info, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func (p *probe) Prepare(ctx context.Context, env tool.Env, args json.RawMessage)
 func TestACallIsDurableBeforeItRuns(t *testing.T) {
 	p := &probe{}
 	svc, m, ev := testService(t, p)
-	info, _ := svc.NewSession("", []string{t.TempDir()})
+	info, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
 	p.svc, p.sid = svc, info.SessionID
 	m.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "probe"}}}, modeltest.Reply{Text: []string{"done"}})
 	svc.StartTurn(info.SessionID, "probe it", nil)
@@ -122,7 +123,7 @@ func TestACallIsDurableBeforeItRuns(t *testing.T) {
 // once a piece is big enough), so a killed kin keeps what was shown.
 func TestAnAnswerIsRecordedInPiecesAsItStreams(t *testing.T) {
 	svc, _, _ := testService(t)
-	info, _ := svc.NewSession("", []string{t.TempDir()})
+	info, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
 	tr := &turn{svc: svc, sess: svc.sessions[info.SessionID], id: "t_1", abort: func(error) {}}
 	a := newAnswer(tr)
 	var fire func()

@@ -78,4 +78,6 @@ type Events interface {
 	ToolCall(ToolCall)
 	TurnDone(TurnDone)
 	Notice(Notice)
+	// Plan reports the model's whole plan after each update_plan call.
+	Plan(PlanUpdate)
 }

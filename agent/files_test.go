@@ -34,8 +34,8 @@ func TestSessionFilesPassEveryWriteThroughBeforeWrite(t *testing.T) {
 	if len(seen) != 1 || string(seen[0].Old) != "old\n" || seen[0].TurnID != "t_1" {
 		t.Fatalf("BeforeWrite saw %+v", seen)
 	}
-	// Without a front end's Access, the disk.
-	if _, ok := New(Options{Home: t.TempDir()}).Files("s").(files.Disk); !ok {
-		t.Error("no Files option is not the disk")
+	// Without a front end's Access, the disk (with the turns' checkpoints).
+	if c, ok := New(Options{Home: t.TempDir()}).Files("s").(checkpointed); !ok || c.Access != (files.Disk{}) {
+		t.Errorf("no Files option is not the disk: %T", New(Options{Home: t.TempDir()}).Files("s"))
 	}
 }

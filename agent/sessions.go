@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -30,12 +31,18 @@ type Session struct {
 	// written (a full disk); they are written before anything else.
 	owed []session.Record
 
-	// mu guards known, roots, title, running and notOwned.
+	// modeMu serialises mode changes (record, then apply).
+	modeMu sync.Mutex
+	// mu guards known, roots, title, mode, plan, running and notOwned.
 	mu      sync.Mutex
-	known   bool // roots and title were read
+	known   bool // roots, title and mode were read
 	roots   []string
 	title   string
+	mode    permission.Mode
+	plan    []session.PlanEntry // the model's last plan
 	running *running
+	// held is set while an undo puts files back: no turn may start.
+	held bool
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
 }
@@ -67,23 +74,30 @@ var errNotOwner = errors.New("this kin does not own the session")
 // let go). When it had to read the log to do so, it returns what it read
 // (with the page q asked for), so the caller need not read it again.
 func (s *Service) open(id string, defaultRoots []string, q session.Query) (*Session, *session.View, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
+	// The session is made (or found) under the service's lock, and its log
+	// is read under the session's own (own takes sess.wmu): a first resume
+	// of a long session never holds up a turn on another one.
 	s.mu.Lock()
 	sess := s.sessions[id]
-	s.mu.Unlock()
 	fresh := sess == nil
 	if fresh {
 		sess = &Session{id: id, svc: s}
+		s.sessions[id] = sess
 	}
+	s.mu.Unlock()
 	v, err := sess.own(defaultRoots, q)
 	if err != nil {
+		sess.mu.Lock()
+		known := sess.known
+		sess.mu.Unlock()
+		if fresh && !known {
+			s.mu.Lock()
+			if s.sessions[id] == sess {
+				delete(s.sessions, id)
+			}
+			s.mu.Unlock()
+		}
 		return nil, nil, err
-	}
-	if fresh {
-		s.mu.Lock()
-		s.sessions[id] = sess
-		s.mu.Unlock()
 	}
 	return sess, v, nil
 }
@@ -121,7 +135,11 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		roots = defaultRoots
 	}
 	sess.mu.Lock()
-	sess.known, sess.roots, sess.title, sess.notOwned = true, roots, v.Info.Title, err
+	mode, merr := permission.ParseMode(v.Info.Mode)
+	if merr != nil {
+		mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
 	sess.mu.Unlock()
 	if log == nil {
 		return v, nil
@@ -162,6 +180,31 @@ func (sess *Session) runningTurn() *running {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.running
+}
+
+// hold keeps turns from starting while an undo puts the session's files
+// back; it is false when a turn runs (or another undo holds the session).
+// A cancelled turn still ending is waited for.
+func (sess *Session) hold() bool {
+	sess.settled()
+	defer sess.mu.Unlock()
+	if sess.running != nil || sess.held {
+		return false
+	}
+	sess.held = true
+	return true
+}
+
+func (sess *Session) unhold() {
+	sess.mu.Lock()
+	sess.held = false
+	sess.mu.Unlock()
+}
+
+func (sess *Session) currentMode() permission.Mode {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.mode
 }
 
 func (sess *Session) sessionRoots() []string {

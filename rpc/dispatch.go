@@ -3,12 +3,14 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// How requests are dispatched.
+// How requests are dispatched (kin serve's and kin acp's alike: both use a
+// Dispatcher).
 //
 // jsonrpc2 calls Handle inline in its read loop: while a handler runs, no
 // later message is even read. So only initialize, which every later message
@@ -32,24 +34,33 @@ import (
 // processors but one (route.bulk), and a person's turn/cancel is read and
 // answered in well under a millisecond whatever the editor asked before it.
 
-// ordering returns a request's ordering key from its params ("": none).
-type ordering func(params json.RawMessage) string
+// Ordering returns a request's ordering key from its params ("": none).
+type Ordering func(params json.RawMessage) string
 
-// bySession orders requests naming the same sessionId.
-func bySession(params json.RawMessage) string {
+type ordering = Ordering
+
+// BySession orders requests naming the same sessionId.
+func BySession(params json.RawMessage) string {
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(params, &p) // bad params are the handler's to report
-	return sessionKey(p.SessionID)
+	return SessionKey(p.SessionID)
 }
 
-func sessionKey(id string) string { return "session " + id }
+// SessionKey is the ordering key of a session's requests.
+func SessionKey(id string) string { return "session " + id }
 
-// inGroup orders every request of a group.
-func inGroup(name string) ordering {
+// InGroup orders every request of a group.
+func InGroup(name string) Ordering {
 	return func(json.RawMessage) string { return name }
 }
+
+var (
+	bySession  = BySession
+	sessionKey = SessionKey
+	inGroup    = InGroup
+)
 
 // sequencer lets requests that share a key run in arrival order.
 type sequencer struct {
@@ -94,40 +105,117 @@ func (q *sequencer) enter(key string) (wait <-chan struct{}, done func()) {
 
 // inflight is one request dispatched off the read loop.
 type inflight struct {
-	// ctx ends on $/cancelRequest or teardown.
+	// ctx ends on a cancel request or teardown.
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// dispatch runs a request off the read loop. It is called on the loop, in
+// Route says how one method's requests run off the read loop.
+type Route struct {
+	Handle func(ctx context.Context, params json.RawMessage) (any, error)
+	// Order, when set, gives the key of the requests this one must follow
+	// in arrival order (BySession, InGroup).
+	Order Ordering
+	// StartsInOrder requests wait for the earlier ones of their key but
+	// not the later ones for them: they may wait minutes for the person,
+	// a server or a model (mcp/apply, an ACP prompt).
+	StartsInOrder bool
+	// Cancellable requests stop when a cancel request (or teardown) ends
+	// their context, and are answered -32800: they only read, or undo
+	// nothing half done by stopping. Any request is cancelled while it
+	// still waits for its turn.
+	Cancellable bool
+	// Before names the notification that the handler holds (Hold) until
+	// this request's reply is written.
+	Before string
+	// Bulk requests read a lot (every session, a whole history). They
+	// share GOMAXPROCS-1 workers (at least one), so however many a client
+	// sends, a processor stays free for the read loop and the requests a
+	// person waits on.
+	Bulk bool
+}
+
+// Dispatcher runs requests off the read loop by the rules above.
+type Dispatcher struct {
+	reply     func(id jsonrpc2.ID, res any, err error)
+	closedErr *jsonrpc2.Error
+
+	// base is the parent of every request's context; Stop ends it.
+	base context.Context
+	stop context.CancelFunc
+	// order keeps requests that share an ordering key in arrival order;
+	// running counts the requests dispatched; bulk holds a token per
+	// bulk request running.
+	order   sequencer
+	running sync.WaitGroup
+	bulk    chan struct{}
+
+	// mu guards closed, inflight and holds.
+	mu       sync.Mutex
+	closed   bool
+	inflight map[jsonrpc2.ID]*inflight
+	holds    map[string]chan struct{} // see Hold
+}
+
+// NewDispatcher returns a dispatcher that answers through reply (called
+// off the read loop, once per request) and refuses requests with
+// closedErr once it is closed.
+func NewDispatcher(reply func(id jsonrpc2.ID, res any, err error), closedErr *jsonrpc2.Error) *Dispatcher {
+	d := &Dispatcher{reply: reply, closedErr: closedErr, bulk: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)),
+		inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}}
+	d.base, d.stop = context.WithCancel(context.Background())
+	return d
+}
+
+// Base is the context every request's derives from; it ends with Stop.
+func (d *Dispatcher) Base() context.Context { return d.base }
+
+// Refuse makes every request not yet running (and every later one) answer
+// the closed error; running ones go on.
+func (d *Dispatcher) Refuse() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+}
+
+// Stop refuses what has not run and ends every request's context.
+func (d *Dispatcher) Stop() {
+	d.Refuse()
+	d.stop()
+}
+
+// Wait returns once every dispatched request is answered.
+func (d *Dispatcher) Wait() { d.running.Wait() }
+
+// Dispatch runs a request off the read loop. It is called on the loop, in
 // arrival order, and returns at once.
-func (s *Server) dispatch(conn *jsonrpc2.Conn, id jsonrpc2.ID, r route, params json.RawMessage) {
+func (d *Dispatcher) Dispatch(id jsonrpc2.ID, r Route, params json.RawMessage) {
 	key := ""
-	if r.order != nil {
-		key = r.order(params)
+	if r.Order != nil {
+		key = r.Order(params)
 	}
-	s.mu.Lock()
-	if s.state == stateShutDown {
-		s.mu.Unlock()
-		go s.replyErr(context.Background(), conn, id, errShutDown)
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		go d.reply(id, nil, d.closedErr)
 		return
 	}
 	req := &inflight{}
-	req.ctx, req.cancel = context.WithCancel(s.base)
-	s.inflight[id] = req
-	s.running.Add(1) // under mu, so never after teardown's Wait began
-	s.mu.Unlock()
-	wait, done := s.order.enter(key)
+	req.ctx, req.cancel = context.WithCancel(d.base)
+	d.inflight[id] = req
+	d.running.Add(1) // under mu, so never after Wait began
+	d.mu.Unlock()
+	wait, done := d.order.enter(key)
 
 	go func() {
-		defer s.running.Done()
+		defer d.running.Done()
 		defer done()
 		defer func() {
-			s.mu.Lock()
-			if s.inflight[id] == req {
-				delete(s.inflight, id)
+			d.mu.Lock()
+			if d.inflight[id] == req {
+				delete(d.inflight, id)
 			}
-			s.mu.Unlock()
+			d.mu.Unlock()
 			req.cancel()
 		}()
 		select {
@@ -135,109 +223,124 @@ func (s *Server) dispatch(conn *jsonrpc2.Conn, id jsonrpc2.ID, r route, params j
 		case <-req.ctx.Done():
 			// Cancelled before it ran: nothing was done, so say so now,
 			// but keep later requests of its key behind the earlier ones.
-			s.replyErr(context.Background(), conn, id, s.cancelledErr())
+			d.reply(id, nil, d.cancelledErr())
 			<-wait
 			return
 		}
-		if r.startsInOrder {
+		if r.StartsInOrder {
 			done() // it waited for the earlier ones; later ones need not wait for it
 		}
-		res, err := s.run(req, r, key, params)
-		s.reply(context.Background(), conn, id, res, err)
-		if r.before != "" {
-			s.release(key, r.before)
+		res, err := d.run(req, r, params)
+		d.reply(id, res, err)
+		if r.Before != "" {
+			d.Release(key, r.Before)
 		}
 	}()
 }
 
 // run calls the handler once the request's turn has come.
-func (s *Server) run(req *inflight, r route, key string, params json.RawMessage) (any, error) {
-	if r.bulk {
+func (d *Dispatcher) run(req *inflight, r Route, params json.RawMessage) (any, error) {
+	if r.Bulk {
 		select {
-		case s.bulk <- struct{}{}:
-			defer func() { <-s.bulk }()
+		case d.bulk <- struct{}{}:
+			defer func() { <-d.bulk }()
 		case <-req.ctx.Done():
-			return nil, s.cancelledErr()
+			return nil, d.cancelledErr()
 		}
 	}
-	s.mu.Lock()
-	down := s.state == stateShutDown
-	s.mu.Unlock()
+	d.mu.Lock()
+	down := d.closed
+	d.mu.Unlock()
 	if down || req.ctx.Err() != nil {
-		return nil, s.cancelledErr()
+		return nil, d.cancelledErr()
 	}
 	// A request that changes things runs to its end once started and
 	// answers with what it did; only one that can stop cleanly gets the
-	// context that $/cancelRequest ends.
-	ctx := s.base
-	if r.cancellable {
+	// context that a cancel request ends.
+	ctx := d.base
+	if r.Cancellable {
 		ctx = req.ctx
 	}
-	res, err := r.handle(ctx, s, params)
-	if r.cancellable && req.ctx.Err() != nil {
-		return nil, errCancelled // by $/cancelRequest, or by shutdown
+	res, err := r.Handle(ctx, params)
+	if r.Cancellable && req.ctx.Err() != nil {
+		return nil, errCancelled // by a cancel request, or by teardown
 	}
 	return res, err
 }
 
-var (
-	errShutDown  = &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"}
-	errCancelled = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
-)
+var errCancelled = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
 
 // cancelledErr is the answer to a request stopped before it ran: cancelled,
-// or refused because the server shut down meanwhile.
-func (s *Server) cancelledErr() *jsonrpc2.Error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state == stateShutDown {
-		return errShutDown
+// or refused because the connection closed meanwhile.
+func (d *Dispatcher) cancelledErr() *jsonrpc2.Error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return d.closedErr
 	}
 	return errCancelled
 }
 
-// cancelRequest is $/cancelRequest: it ends the request's context. A request
-// still waiting for its turn is answered -32800 at once; a running one only
-// if it is cancellable (route.cancellable).
-func (s *Server) cancelRequest(id jsonrpc2.ID) {
-	s.mu.Lock()
-	req := s.inflight[id]
-	s.mu.Unlock()
+// Cancel ends a request's context ($/cancelRequest, ACP's
+// $/cancel_request). A request still waiting for its turn is answered
+// -32800 at once; a running one only if it is cancellable.
+func (d *Dispatcher) Cancel(id jsonrpc2.ID) {
+	d.mu.Lock()
+	req := d.inflight[id]
+	d.mu.Unlock()
 	if req != nil {
 		req.cancel()
 	}
 }
 
-// hold makes the session's next notification of method (turn/started,
-// turn/completed) wait until release, which the dispatcher calls once the
-// request's reply is written (route.before): an editor learns a turnId from
-// turn/start's answer before any notification names it, and turn/cancel's
-// answer before the turn's end. The handler takes the hold; it must not
-// then wait for a turn to send the held notification (turn/start settles a
-// cancelled turn before it holds). Requests on one session run one at a
-// time, so a session holds at most one notification of each method.
-func (s *Server) hold(key, method string) {
-	s.mu.Lock()
-	s.holds[key+" "+method] = make(chan struct{})
-	s.mu.Unlock()
+// Hold makes the next notification of method on key wait until Release,
+// which the dispatcher calls once the request's reply is written
+// (Route.Before): a client learns a turnId from turn/start's answer before
+// any notification names it, and turn/cancel's answer before the turn's
+// end. The handler takes the hold; it must not then wait for what sends
+// the held notification. Requests on one key run one at a time, so a key
+// holds at most one notification of each method.
+func (d *Dispatcher) Hold(key, method string) {
+	d.mu.Lock()
+	d.holds[key+" "+method] = make(chan struct{})
+	d.mu.Unlock()
 }
 
-func (s *Server) release(key, method string) {
-	s.mu.Lock()
-	ch := s.holds[key+" "+method]
-	delete(s.holds, key+" "+method)
-	s.mu.Unlock()
+// Release ends a Hold.
+func (d *Dispatcher) Release(key, method string) {
+	d.mu.Lock()
+	ch := d.holds[key+" "+method]
+	delete(d.holds, key+" "+method)
+	d.mu.Unlock()
 	if ch != nil {
 		close(ch)
 	}
 }
 
-// awaitReply blocks while a request on sessionID holds method (see hold).
-func (s *Server) awaitReply(sessionID, method string) {
-	s.mu.Lock()
-	ch := s.holds[sessionKey(sessionID)+" "+method]
-	s.mu.Unlock()
+// AwaitReply blocks while a request on key holds method (see Hold).
+func (d *Dispatcher) AwaitReply(key, method string) {
+	d.mu.Lock()
+	ch := d.holds[key+" "+method]
+	d.mu.Unlock()
 	if ch != nil {
 		<-ch
 	}
+}
+
+// kin serve's side.
+
+var errShutDown = &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "kin: the server is shut down; send exit"}
+
+// asRoute is one of kin serve's routes as the dispatcher runs it.
+func (s *Server) asRoute(r route) Route {
+	return Route{Handle: func(ctx context.Context, params json.RawMessage) (any, error) { return r.handle(ctx, s, params) },
+		Order: r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, Before: r.before, Bulk: r.bulk}
+}
+
+func (s *Server) hold(key, method string)      { s.disp.Hold(key, method) }
+func (s *Server) cancelRequest(id jsonrpc2.ID) { s.disp.Cancel(id) }
+
+// awaitReply blocks while a request on sessionID holds method (see Hold).
+func (s *Server) awaitReply(sessionID, method string) {
+	s.disp.AwaitReply(SessionKey(sessionID), method)
 }

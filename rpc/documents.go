@@ -194,8 +194,11 @@ func (p editorPort) FilesChanged(changes []files.FileChange) {
 	params := DidChangeFilesParams{Changes: make([]FileChangeEvent, 0, len(changes))}
 	for _, c := range changes {
 		typ := "changed"
-		if c.Created {
+		switch {
+		case c.Created:
 			typ = "created"
+		case c.Deleted:
+			typ = "deleted"
 		}
 		params.Changes = append(params.Changes, FileChangeEvent{URI: fileURI(c.Path), Path: c.Path, Type: typ})
 	}

@@ -39,7 +39,19 @@ func handleElicitationRespond(ctx context.Context, s *Server, params json.RawMes
 // accepted with content that fits the form is a decline or a cancel, and
 // only the outcome (never the answer) goes into the session log.
 func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
-	pol := ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
+	q, ans := s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, ElicitPolicy(r))
+	if svc, _ := s.service(); svc != nil && r.SessionID != "" {
+		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
+	}
+	return manager.ElicitResult{Action: ans.Choice, Content: ans.Content}
+}
+
+// ElicitPolicy is the rule for an MCP server's question, whichever front
+// end asks it: accept (with content that fits the form, as ask.Check
+// keeps it), decline or cancel, nothing partial passed on; a question
+// nobody answered is cancelled.
+func ElicitPolicy(r manager.ElicitRequest) ask.Policy {
+	return ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
 		switch a.Choice {
 		case actionAccept:
 			if r.Mode != "form" {
@@ -55,11 +67,6 @@ func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.El
 		}
 		return a, fmt.Errorf("%w: action must be accept, decline or cancel", errInvalidAnswer)
 	}}
-	q, ans := s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, pol)
-	if svc, _ := s.service(); svc != nil && r.SessionID != "" {
-		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
-	}
-	return manager.ElicitResult{Action: ans.Choice, Content: ans.Content}
 }
 
 func elicitationRequest(id string, r manager.ElicitRequest) ElicitationRequest {

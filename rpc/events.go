@@ -42,6 +42,10 @@ func (e events) Notice(v agent.Notice) {
 	e.s.notify(NotifyNotice, Notice{Level: v.Level, Message: v.Message, Source: v.Source, SessionID: v.SessionID})
 }
 
+func (e events) Plan(v agent.PlanUpdate) {
+	e.s.notify(NotifyTurnPlan, TurnPlan{SessionID: v.SessionID, TurnID: v.TurnID, Entries: planEntries(v.Entries)})
+}
+
 func usage(u model.Usage) Usage {
 	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }
@@ -75,6 +79,9 @@ func (a asker) Asked(q ask.Question) {
 	case manager.ElicitRequest:
 		a.s.log.Info("elicitation requested", zap.String("request", q.ID), zap.String("server", b.Server), zap.String("mode", b.Mode))
 		a.s.notify(NotifyElicitationRequest, elicitationRequest(q.ID, b))
+	case agent.Question:
+		a.s.log.Info("kin asks the person", zap.String("request", q.ID), zap.String("session", b.SessionID), zap.Int("questions", len(b.Items)))
+		a.s.notify(NotifyElicitationRequest, kinElicitation(q.ID, b))
 	}
 }
 
@@ -100,6 +107,9 @@ func pending(b *ask.Broker, sessionID string) []PendingRequest {
 			out = append(out, PendingRequest{Approval: &r})
 		case manager.ElicitRequest:
 			r := elicitationRequest(q.ID, body)
+			out = append(out, PendingRequest{Elicitation: &r})
+		case agent.Question:
+			r := kinElicitation(q.ID, body)
 			out = append(out, PendingRequest{Elicitation: &r})
 		}
 	}

@@ -42,6 +42,11 @@ func profileServer() *mcp.Server {
 			b, _ := json.Marshal(res.Content)
 			return mcptest.Text(res.Action + ": " + string(b)), nil
 		})
+	s.AddPrompt(&mcp.Prompt{Name: "review", Title: "Review", Description: "Review a file for bugs",
+		Arguments: []*mcp.PromptArgument{{Name: "file", Description: "the file to review", Required: true}, {Name: "focus", Description: "what to look at"}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Review " + req.Params.Arguments["file"] + " for bugs."}}}}, nil
+		})
 	return s
 }
 
@@ -114,6 +119,7 @@ func TestGoldenFrames(t *testing.T) {
 	g.note("elicitation/resolved", rpctest.Field("requestId", signIn["requestId"]))
 	g.note("mcp/status", rpctest.All(rpctest.Field("server", "api"), rpctest.Field("state", "needs_login")))
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "profile"), rpctest.Field("state", "connected")))
+	g.note("commands/changed", nil) // profile's prompt
 
 	// A turn with every kind of approval and an MCP server's form.
 	var s1 rpc.SessionResult
@@ -244,6 +250,8 @@ func TestGoldenFrames(t *testing.T) {
 		}
 	}
 	g.fail("grants/revoke", rpc.GrantIDParams{ID: "g_99"}, rpc.CodeNotFound)
+
+	goldenPeer(t, g, w)
 
 	// A kin whose sandbox is off says so at start and on every command.
 	off := newWorld(t, map[string]any{})

@@ -31,6 +31,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if p.Capabilities != nil && p.Capabilities.TextDocuments != nil {
 		docCaps = *p.Capabilities.TextDocuments
 	}
+	forms := p.Capabilities != nil && p.Capabilities.Elicitation != nil && p.Capabilities.Elicitation.Form
 	// The editor's buffers, whether it syncs them or not: without sync
 	// the overlay stays empty and every write goes to disk, followed by
 	// workspace/didChangeFiles.
@@ -45,18 +46,21 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		builtins = s.opts.Tools(roots)
 	}
 	sources := multiSource{tool.Static(builtins)}
-	var mcp *mcpService
+	var mcp *MCPServers
 	if s.opts.MCP != nil {
 		mcp = newMCP(s, gate, roots, builtins)
-		sources = append(sources, mcp.m)
+		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
-		Files: func(string) files.Access { return buffers },
+		Files:    func(string) files.Access { return buffers },
+		Commands: s.frontCommands(),
+		Asker:    kinAsker{s},
+		Prompts:  mcpPrompts(mcp),
 	})
 	s.mu.Lock()
-	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps = svc, gate, mcp, roots, stateInitialized, docCaps
+	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps, s.forms = svc, gate, mcp, roots, stateInitialized, docCaps, forms
 	s.mu.Unlock()
 	s.relay.Store(true)
 

@@ -58,7 +58,7 @@ func (s *Server) relayLogLines() {
 		select {
 		case m := <-s.logs:
 			s.notify(NotifyLogMessage, m)
-		case <-s.base.Done():
+		case <-s.disp.Base().Done():
 			return
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/config"
@@ -31,47 +32,120 @@ type MCPOptions struct {
 	LookupEnv func(string) (string, bool)
 }
 
-// mcpService is one connection's MCP manager and configuration stores.
-type mcpService struct {
+// MCPServers is one front end's running MCP servers (a tool.Source for
+// the agent) and their configuration stores: kin serve's connection has
+// one for its configured servers; kin acp has one too, and one per session
+// for the servers its client passed.
+type MCPServers struct {
 	m     *manager.Manager
 	store *config.Store
 	trust *trust.Store
 }
 
-// newMCP builds the manager for the first workspace folder. MCP tools may
-// not take the built-in tools' names.
-func newMCP(s *Server, gate *permission.Gate, roots []string, builtins []tool.Tool) *mcpService {
-	wd := ""
-	if len(roots) > 0 {
-		wd = roots[0]
-	}
-	env := s.opts.MCP.LookupEnv
+// Tools implements tool.Source.
+func (m *MCPServers) Tools() []tool.Tool { return m.m.Tools() }
+
+// Start connects the trusted, enabled servers, asking for the rest; it
+// returns once every server settled.
+func (m *MCPServers) Start(ctx context.Context) { m.m.Start(ctx) }
+
+// Close stops every server.
+func (m *MCPServers) Close() { m.m.Close() }
+
+// MCPFront is what the MCP adapter asks of the front end whose servers it
+// runs (launch approvals go through the gate it is given).
+type MCPFront interface {
+	// Elicit puts a server's question to the person and waits.
+	Elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult
+	// Status reports a server's state change.
+	Status(MCPStatus)
+	// Notice is something the person should see.
+	Notice(level, message string)
+}
+
+// MCPConfig says which MCP servers to run and how.
+type MCPConfig struct {
+	Home    string // KIN_HOME
+	Version string // kin's, sent to servers
+	// Workdir is the project folder whose .kin/mcp.json is read.
+	Workdir string
+	// Fixed, when set, are the only servers (an ACP client's for one
+	// session) instead of the configuration files'.
+	Fixed []config.Server
+	// LookupEnv is the environment ${VAR} expands from, and what stdio
+	// servers may be given (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// Builtins are the built-in tools, whose names no MCP tool may take.
+	Builtins []tool.Tool
+	Logger   *zap.Logger
+	// SessionID is the session the servers belong to (an ACP client's for
+	// one session): their launch approvals are that session's. "" for a
+	// connection's servers.
+	SessionID string
+}
+
+// NewMCPServers builds the MCP servers of a front end; nothing starts
+// before Start.
+func NewMCPServers(front MCPFront, gate *permission.Gate, c MCPConfig) *MCPServers {
+	env := c.LookupEnv
 	if env == nil {
 		env = os.LookupEnv
 	}
-	var reserved []string
-	for _, t := range builtins {
+	reserved := append([]string(nil), agent.OwnToolNames...) // update_plan, ask
+	for _, t := range c.Builtins {
 		reserved = append(reserved, t.Spec().Name)
 	}
-	m := manager.New(manager.Options{Workdir: wd, KinHome: s.opts.Home, Host: mcpHost{s, gate}, Logger: s.log.Named("mcp"),
-		Env: env, Reserved: reserved, Version: s.opts.Version})
-	store := config.NewStore(wd, s.opts.Home)
+	log := c.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	m := manager.New(manager.Options{Workdir: c.Workdir, KinHome: c.Home, Host: mcpHost{front, gate, c.SessionID}, Logger: log.Named("mcp"),
+		Env: env, Reserved: reserved, Version: c.Version, Fixed: c.Fixed})
+	store := config.NewStore(c.Workdir, c.Home)
 	store.Moved = func(name string, moved []string) {
-		s.notify(NotifyNotice, Notice{Level: "info", Source: "mcp", Message: fmt.Sprintf(
+		front.Notice("info", fmt.Sprintf(
 			"MCP server %s: kept out of %s (a file people commit): %s; the values are stored in %s (0600) for this project",
-			name, config.ProjectPath(wd), strings.Join(moved, ", "), config.SecretsPath(s.opts.Home))})
+			name, config.ProjectPath(c.Workdir), strings.Join(moved, ", "), config.SecretsPath(c.Home)))
 	}
 	// Built in initialize, before any request can read the configuration;
 	// Start (on initialized) connects and reports a configuration that
 	// cannot be read.
 	_ = m.Load()
-	return &mcpService{m: m, store: store, trust: trust.Open(s.opts.Home)}
+	return &MCPServers{m: m, store: store, trust: trust.Open(c.Home)}
 }
 
-// mcpHost is what the manager asks of the editor.
+// newMCP builds kin serve's servers, for the first workspace folder.
+func newMCP(s *Server, gate *permission.Gate, roots []string, builtins []tool.Tool) *MCPServers {
+	wd := ""
+	if len(roots) > 0 {
+		wd = roots[0]
+	}
+	return NewMCPServers(serveFront{s}, gate, MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: wd,
+		LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
+}
+
+// serveFront is kin serve's side of the adapter: questions through the
+// connection's broker, states as mcp/status, notes as notices.
+type serveFront struct{ s *Server }
+
+func (f serveFront) Elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
+	return f.s.elicit(ctx, r)
+}
+
+func (f serveFront) Status(st MCPStatus) {
+	f.s.log.Info("mcp status", zap.String("server", st.Server), zap.String("state", st.State), zap.Int("tools", st.Tools))
+	f.s.notify(NotifyMCPStatus, st)
+}
+
+func (f serveFront) Notice(level, message string) {
+	f.s.notify(NotifyNotice, Notice{Level: level, Message: message, Source: "mcp"})
+}
+
+// mcpHost is what the manager asks of the front end.
 type mcpHost struct {
-	s    *Server
-	gate *permission.Gate
+	front     MCPFront
+	gate      *permission.Gate
+	sessionID string
 }
 
 // ApproveLaunch asks the person before a server is started or contacted.
@@ -92,22 +166,19 @@ func (h mcpHost) ApproveLaunch(ctx context.Context, r manager.LaunchRequest) (st
 	if r.Changed {
 		ap.Warning = "This server's command, arguments, URL or environment changed since you trusted it."
 	}
-	out := h.gate.Ask(ctx, permission.Request{Kind: permission.KindLaunch, Approval: ap, Transport: r.Transport, Scope: r.Scope})
+	out := h.gate.Ask(ctx, permission.Request{Kind: permission.KindLaunch, SessionID: h.sessionID, Approval: ap, Transport: r.Transport, Scope: r.Scope})
 	return out.Decision, nil
 }
 
 func (h mcpHost) Elicit(ctx context.Context, r manager.ElicitRequest) (manager.ElicitResult, error) {
-	return h.s.elicit(ctx, r), nil
+	return h.front.Elicit(ctx, r), nil
 }
 
 func (h mcpHost) Status(st manager.Status) {
-	h.s.log.Info("mcp status", zap.String("server", st.Server), zap.String("state", string(st.State)), zap.Int("tools", st.Tools))
-	h.s.notify(NotifyMCPStatus, MCPStatus{Server: st.Server, State: string(st.State), Tools: st.Tools, Error: st.Error})
+	h.front.Status(MCPStatus{Server: st.Server, State: string(st.State), Tools: st.Tools, Error: st.Error})
 }
 
-func (h mcpHost) Notice(level, message string) {
-	h.s.notify(NotifyNotice, Notice{Level: level, Message: message, Source: "mcp"})
-}
+func (h mcpHost) Notice(level, message string) { h.front.Notice(level, message) }
 
 // RevokeGrant removes the "always allow" grants with key except those given
 // for the definition keep ("" removes all), reporting whether one was.
@@ -118,7 +189,7 @@ func (h mcpHost) RevokeGrant(key, keep string) bool {
 
 var errNoMCP = &jsonrpc2.Error{Code: CodeInternalError, Message: "MCP support is not available in this build"}
 
-func (s *Server) mcpService() (*mcpService, error) {
+func (s *Server) mcpService() (*MCPServers, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mcp == nil {
@@ -137,7 +208,7 @@ func handleMCPList(ctx context.Context, s *Server, _ json.RawMessage) (any, erro
 
 // mcpEdit decodes an edit's params into p, checks them and runs edit on
 // the configuration; the live servers change on mcp/apply.
-func mcpEdit[P any](check func(*P) error, edit func(*mcpService, *P) error) func(context.Context, *Server, json.RawMessage) (any, error) {
+func mcpEdit[P any](check func(*P) error, edit func(*MCPServers, *P) error) func(context.Context, *Server, json.RawMessage) (any, error) {
 	return func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 		var p P
 		if err := decode(params, &p); err != nil {
@@ -175,21 +246,21 @@ func needName(name string) error {
 }
 
 var (
-	handleMCPAdd = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *mcpService, p *MCPAddParams) error {
+	handleMCPAdd = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
 		sc := config.Scope(p.Scope)
 		if sc == "" {
 			sc = config.ScopeProject
 		}
 		return m.store.Add(sc, p.Name, p.Config)
 	})
-	handleMCPUpdate = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *mcpService, p *MCPAddParams) error {
+	handleMCPUpdate = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
 		sc, err := m.scopeOf(p.Scope, p.Name)
 		if err != nil {
 			return err
 		}
 		return m.store.Update(sc, p.Name, p.Config)
 	})
-	handleMCPRemove = mcpEdit(func(p *MCPRemoveParams) error { return needName(p.Name) }, func(m *mcpService, p *MCPRemoveParams) error {
+	handleMCPRemove = mcpEdit(func(p *MCPRemoveParams) error { return needName(p.Name) }, func(m *MCPServers, p *MCPRemoveParams) error {
 		sc, err := m.scopeOf(p.Scope, p.Name)
 		if err != nil {
 			return err
@@ -201,10 +272,10 @@ var (
 			return invalid("invalid params: enabled is required")
 		}
 		return needName(p.Name)
-	}, func(m *mcpService, p *MCPSetEnabledParams) error {
+	}, func(m *MCPServers, p *MCPSetEnabledParams) error {
 		return m.store.SetEnabled(config.Scope(p.Scope), p.Name, *p.Enabled)
 	})
-	handleMCPAdopt = mcpEdit(func(p *MCPAdoptParams) error { return needName(p.Name) }, func(m *mcpService, p *MCPAdoptParams) error {
+	handleMCPAdopt = mcpEdit(func(p *MCPAdoptParams) error { return needName(p.Name) }, func(m *MCPServers, p *MCPAdoptParams) error {
 		return m.store.Adopt(p.Name)
 	})
 )
@@ -220,7 +291,7 @@ func needConfig(p *MCPAddParams) error {
 }
 
 // scopeOf finds the scope of an existing server when the editor gave none.
-func (m *mcpService) scopeOf(scope, name string) (config.Scope, error) {
+func (m *MCPServers) scopeOf(scope, name string) (config.Scope, error) {
 	if scope != "" {
 		return config.Scope(scope), nil
 	}
@@ -305,7 +376,7 @@ func handleMCPLogin(ctx context.Context, s *Server, params json.RawMessage) (any
 }
 
 // trustGrants lists persistent server trust for grants/list.
-func (m *mcpService) trustGrants() []Grant {
+func (m *MCPServers) trustGrants() []Grant {
 	var out []Grant
 	for _, e := range m.trust.List() {
 		out = append(out, Grant{ID: "trust:" + e.Name, Type: "trust", Key: e.Name,
@@ -315,7 +386,7 @@ func (m *mcpService) trustGrants() []Grant {
 }
 
 // revokeTrust forgets a server's trust; it reports whether there was one.
-func (m *mcpService) revokeTrust(name string) (bool, error) {
+func (m *MCPServers) revokeTrust(name string) (bool, error) {
 	err := m.trust.Revoke(name)
 	if errors.Is(err, trust.ErrNotFound) {
 		return false, nil

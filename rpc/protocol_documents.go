@@ -135,5 +135,5 @@ type DidChangeFilesParams struct {
 type FileChangeEvent struct {
 	URI  string `json:"uri"`
 	Path string `json:"path"`
-	Type string `json:"type"` // "created" or "changed"
+	Type string `json:"type"` // "created", "changed" or "deleted" (an undo removed a file a turn created)
 }

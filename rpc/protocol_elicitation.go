@@ -31,11 +31,16 @@ type ElicitationField struct {
 	MaxItems    *int     `json:"maxItems,omitempty"`
 }
 
-// ElicitationRequest is elicitation/request's params.
+// ElicitationRequest is elicitation/request's params: an MCP server's
+// question (Server), or kin's own from its ask tool (Source "kin", no
+// Server, with the turn and call that ask).
 type ElicitationRequest struct {
 	RequestID string             `json:"requestId"`
 	SessionID string             `json:"sessionId,omitempty"`
-	Server    string             `json:"server"`
+	Server    string             `json:"server,omitempty"`
+	Source    string             `json:"source,omitempty"` // "kin" for kin's ask tool
+	TurnID    string             `json:"turnId,omitempty"`
+	CallID    string             `json:"callId,omitempty"`
 	Mode      string             `json:"mode"` // form or url
 	Purpose   string             `json:"purpose,omitempty"`
 	Message   string             `json:"message"`

@@ -7,7 +7,7 @@ import (
 )
 
 // PROTOCOL.md, Sessions: session/new, session/list, session/resume,
-// session/delete.
+// session/delete, session/configure.
 
 // SessionInfo is one session's summary.
 type SessionInfo struct {
@@ -20,6 +20,9 @@ type SessionInfo struct {
 	// (absent for a session recorded before sessions kept them).
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is the session's mode (ask, agent, auto-edit); session/list's
+	// rows leave it out.
+	Mode string `json:"mode,omitempty"`
 }
 
 // SessionNewParams is session/new's params.
@@ -30,6 +33,8 @@ type SessionNewParams struct {
 	// connection's workspace folders.
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is ask, agent (the default) or auto-edit.
+	Mode string `json:"mode,omitempty"`
 }
 
 // SessionResult is session/new's result.
@@ -80,6 +85,9 @@ const (
 	HistoryDecision    = "decision"
 	HistoryElicitation = "elicitation"
 	HistoryTurn        = "turn"
+	HistoryPlan        = "plan"
+	HistoryMode        = "mode"
+	HistoryUndo        = "undo"
 )
 
 // HistoryItem is one entry of a session, for an editor to redraw. Fields
@@ -104,7 +112,8 @@ type HistoryItem struct {
 	Decision  string `json:"decision,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	// ApprovalKind is the approval/request's kind (tool_call,
-	// server_launch, acknowledge_unknown); Approved is what it showed.
+	// server_launch, acknowledge_unknown, continue); Approved is what it
+	// showed.
 	ApprovalKind string           `json:"approvalKind,omitempty"`
 	Approved     *ApprovalDetails `json:"approved,omitempty"`
 
@@ -112,9 +121,16 @@ type HistoryItem struct {
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
 
-	// elicitation
+	// elicitation (which server asked, in which mode: form or url; source
+	// kin and no server for kin's ask tool); mode: the session's new mode
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+	Source string `json:"source,omitempty"`
+
+	// plan: the whole plan after an update_plan call
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// undo: what a turn/undo did
+	Undo *TurnUndoResult `json:"undo,omitempty"`
 }
 
 // PendingRequest is a question still waiting: exactly the params of the
@@ -150,4 +166,21 @@ func (p *PendingRequest) UnmarshalJSON(b []byte) error {
 	}
 	p.Approval = &ApprovalRequest{}
 	return json.Unmarshal(b, p.Approval)
+}
+
+// Method of the session's settings.
+const MethodSessionConfigure = "session/configure"
+
+// SessionConfigureParams is session/configure's params: what to change
+// (fields left out stay as they are).
+type SessionConfigureParams struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode,omitempty"`
+}
+
+// SessionConfigureResult is session/configure's result: the session's
+// configuration after the change.
+type SessionConfigureResult struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
 }

@@ -1,7 +1,7 @@
 package rpc
 
-// PROTOCOL.md, Turns: turn/start, turn/cancel and the notifications of a
-// running turn.
+// PROTOCOL.md, Turns: turn/start, turn/cancel, turn/undo and the
+// notifications of a running turn (turn/plan among them).
 
 // Notifications of a turn.
 const (
@@ -9,7 +9,11 @@ const (
 	NotifyTurnDelta     = "turn/delta"
 	NotifyTurnToolCall  = "turn/toolCall"
 	NotifyTurnCompleted = "turn/completed"
+	NotifyTurnPlan      = "turn/plan"
 )
+
+// Method of undo.
+const MethodTurnUndo = "turn/undo"
 
 // TurnStartParams is turn/start's params.
 type TurnStartParams struct {
@@ -17,9 +21,12 @@ type TurnStartParams struct {
 	Input     string `json:"input"`
 }
 
-// TurnStartResult is turn/start's result.
+// TurnStartResult is turn/start's result. An input that names a command
+// (/name) answers with what it did, and with a turnId only when it started
+// a turn (an MCP prompt).
 type TurnStartResult struct {
-	TurnID string `json:"turnId"`
+	TurnID  string         `json:"turnId,omitempty"`
+	Command *CommandResult `json:"command,omitempty"`
 }
 
 // TurnCancelResult is turn/cancel's result.
@@ -88,4 +95,49 @@ type Diff struct {
 	OldText string `json:"oldText"`
 	NewText string `json:"newText"`
 	Unified string `json:"unified"`
+}
+
+// PlanEntry is one step of the model's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`             // pending, in_progress, completed
+	Priority string `json:"priority,omitempty"` // high, medium, low
+}
+
+// TurnPlan is turn/plan's params: the whole plan, replacing the last one.
+type TurnPlan struct {
+	SessionID string      `json:"sessionId"`
+	TurnID    string      `json:"turnId"`
+	Entries   []PlanEntry `json:"entries"`
+}
+
+// TurnUndoParams is turn/undo's params; without turnId, the last turn that
+// changed files (and is not undone yet).
+type TurnUndoParams struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId,omitempty"`
+}
+
+// TurnUndoResult is turn/undo's result (and an undo history item's undo).
+type TurnUndoResult struct {
+	TurnID      string         `json:"turnId"`
+	Restored    []string       `json:"restored"`
+	Conflicts   []UndoConflict `json:"conflicts,omitempty"`
+	NotUndoable []NotUndoable  `json:"notUndoable,omitempty"`
+}
+
+// UndoConflict is a file undo left as it is: changed since kin's tools
+// wrote it. Diff goes from what kin left to what is there now.
+type UndoConflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+// NotUndoable is a call of the turn whose changes undo cannot reverse.
+type NotUndoable struct {
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+	Title  string `json:"title,omitempty"`
+	Reason string `json:"reason"`
 }

@@ -14,6 +14,12 @@ var routes = map[string]route{
 
 	"turn/start":  {handle: handleTurnStart, order: bySession, before: NotifyTurnStarted},
 	"turn/cancel": {handle: handleTurnCancel, order: bySession, before: NotifyTurnCompleted},
+	// A turn's file changes are put back through the session's file access
+	// (the editor may be asked): it changes things, so it runs to its end.
+	"turn/undo": {handle: handleTurnUndo, order: bySession},
+
+	"session/configure": {handle: handleSessionConfigure, order: bySession},
+	"commands/list":     {handle: handleCommandsList, cancellable: true},
 
 	// Answers to the person's questions name a requestId, not a session:
 	// they run at once (a turn/cancel on the same session resolves the
@@ -47,7 +53,8 @@ var kinRequests = []string{MethodApplyEdit}
 
 // kinNotifications are the notifications kin sends.
 var kinNotifications = []string{
-	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnToolCall, NotifyTurnCompleted,
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnToolCall, NotifyTurnCompleted, NotifyTurnPlan,
+	NotifyCommandsChanged,
 	NotifyApprovalRequest, NotifyApprovalResolved,
 	NotifyElicitationRequest, NotifyElicitationResolved,
 	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,31 +80,26 @@ type Server struct {
 	// logs queues the relayed lines for the goroutine that sends them.
 	logs chan LogMessage
 
-	// base is the parent of every request's context; teardown ends it.
-	base context.Context
-	stop context.CancelFunc
-	// order keeps requests that share an ordering key in arrival order;
-	// running counts the requests dispatched off the read loop; bulk holds
-	// a token per bulk request running (see route.bulk).
-	order   sequencer
-	running sync.WaitGroup
-	bulk    chan struct{}
-	down    sync.Once // teardown
+	// disp runs requests off the read loop (dispatch.go); teardown stops
+	// it.
+	disp *Dispatcher
+	down sync.Once // teardown
 
-	// mu guards state, conn, svc, roots, gate, mcp, inflight, holds,
-	// exitCode and docCaps.
+	// mu guards state, conn, svc, roots, gate, mcp, exitCode, docCaps and
+	// forms.
 	mu       sync.Mutex
 	state    connState
 	conn     *jsonrpc2.Conn
 	svc      *agent.Service
 	roots    []string // the editor's workspace folders: new sessions' default
 	gate     *permission.Gate
-	mcp      *mcpService
-	inflight map[jsonrpc2.ID]*inflight
-	holds    map[string]chan struct{} // see hold
+	mcp      *MCPServers
 	exitCode int
 	// docCaps is what the editor said it does with its buffers.
 	docCaps TextDocumentsClientCapabilities
+	// forms is set when the editor said it shows elicitation forms: else
+	// nobody can answer kin's own questions (headless).
+	forms bool
 
 	// overlay is the editor's open buffers: the connection's, shared by
 	// its sessions.
@@ -126,11 +120,10 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, inflight: map[jsonrpc2.ID]*inflight{}, holds: map[string]chan struct{}{}, overlay: files.NewOverlay()}
+	s := &Server{opts: opts, overlay: files.NewOverlay()}
 	s.log = relayLogs(opts.Logger, s)
 	s.asks = ask.New(asker{s})
-	s.base, s.stop = context.WithCancel(context.Background())
-	s.bulk = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+	s.disp = NewDispatcher(func(id jsonrpc2.ID, res any, err error) { s.reply(context.Background(), s.connection(), id, res, err) }, errShutDown)
 	s.logs = make(chan LogMessage, 64)
 	go s.relayLogLines()
 	// Not relayed as log/message: the editor got an error reply already.
@@ -184,14 +177,14 @@ func (s *Server) tearDown(reason string) {
 	s.state = stateShutDown
 	svc, mcp := s.svc, s.mcp
 	s.mu.Unlock()
-	s.stop()
+	s.disp.Stop()
 	s.asks.Close(reason)
-	s.running.Wait()
+	s.disp.Wait()
 	if svc != nil {
 		svc.Shutdown()
 	}
 	if mcp != nil {
-		mcp.m.Close()
+		mcp.Close()
 	}
 }
 
@@ -282,12 +275,13 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.mu.Lock()
 		s.state = stateShutDown
 		s.mu.Unlock()
+		s.disp.Refuse()
 		go func() {
 			res, err := r.handle(context.Background(), s, params)
 			s.reply(context.Background(), conn, req.ID, res, err)
 		}()
 	default:
-		s.dispatch(conn, req.ID, r, params)
+		s.disp.Dispatch(req.ID, s.asRoute(r), params)
 	}
 }
 
@@ -301,7 +295,7 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 			go s.sandboxSaid.Do(s.sandboxNotices) // not written from the read loop
 		}
 		if mcp != nil {
-			go mcp.m.Start(context.Background())
+			go mcp.Start(context.Background())
 		}
 	case NotifyExit:
 		s.mu.Lock()
@@ -365,6 +359,13 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
+// connection is the editor's connection.
+func (s *Server) connection() *jsonrpc2.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn
+}
+
 // service returns the agent and its gate, which exist once initialize ran.
 func (s *Server) service() (*agent.Service, *permission.Gate) {
 	s.mu.Lock()
@@ -394,11 +395,11 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: CodeBusy, Message: err.Error()}
-	case errors.Is(err, agent.ErrBadCursor):
+	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
-	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound):
+	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -20,7 +21,7 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession(p.Title, roots)
+	info, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode)})
 	if err != nil {
 		return nil, err
 	}
@@ -123,14 +124,21 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 
 func sessionInfo(i session.Info) SessionInfo {
 	return SessionInfo{SessionID: i.SessionID, Title: i.Title, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, Turns: i.Turns,
-		Cwd: i.Cwd, AdditionalDirectories: i.AdditionalDirectories}
+		Cwd: i.Cwd, AdditionalDirectories: i.AdditionalDirectories, Mode: i.Mode}
 }
 
 func historyItem(h session.HistoryItem) HistoryItem {
 	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
 		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content),
 		RequestID: h.RequestID, Decision: h.Decision, Reason: h.Reason, ApprovalKind: h.ApprovalKind, Error: h.Error,
-		Server: h.Server, Mode: h.Mode}
+		Server: h.Server, Mode: h.Mode, Source: h.Source}
+	if h.Type == HistoryPlan {
+		out.Entries = planEntries(h.Entries)
+	}
+	if h.Undo != nil {
+		u := undoResult(*h.Undo)
+		out.Undo = &u
+	}
 	if h.Approved != nil {
 		d := approvalDetails(*h.Approved)
 		out.Approved = &d

@@ -168,6 +168,13 @@ func TestTurnLimitAfterSixteenCalls(t *testing.T) {
 	}
 	e.Model.Script(replies...)
 	ed, sid := e.editor()
+	// At the limit kin asks whether to go on: no.
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["kind"] == "continue" {
+			return "deny"
+		}
+		return ""
+	})
 	tid := start(t, ed, sid, "loop")
 	done := completed(ed, tid)
 	if done["status"] != "limit" {

@@ -97,7 +97,12 @@ func maskURLs(s string) string {
 // didChange per keystroke would fill it.
 var documentText = map[string]bool{NotifyDidOpen: true, NotifyDidChange: true, MethodApplyEdit: true}
 
-// maskDocumentText replaces every "text" and "newText" string of a message
+// documentKeys name the strings that hold a file's text: kin serve's
+// buffers and edits, an ACP client's fs/* contents and embedded resources.
+var documentKeys = map[string]bool{"text": true, "newText": true, "oldText": true, "content": true, "blob": true}
+
+// maskDocumentText replaces every "text", "newText", "oldText", "content"
+// and "blob" string of a message
 // by its length.
 func maskDocumentText(doc []byte) []byte {
 	var v any
@@ -109,7 +114,7 @@ func maskDocumentText(doc []byte) []byte {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, val := range x {
-				if s, ok := val.(string); ok && (k == "text" || k == "newText") {
+				if s, ok := val.(string); ok && documentKeys[k] {
 					x[k] = fmt.Sprintf("<%d bytes>", len(s))
 					continue
 				}
@@ -131,6 +136,15 @@ func maskDocumentText(doc []byte) []byte {
 
 // traceOpts write every message in and out as one JSON line.
 func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
+	return TraceOpts(w, func(req *jsonrpc2.Request) bool { return req != nil && documentText[req.Method] })
+}
+
+// TraceOpts are the connection options that write every message in and
+// out to w as one JSON line, secrets masked (kin acp's trace is kin
+// serve's). hide says which messages carry the content of the person's
+// files (given the request, also for its response): their text is
+// replaced by its length.
+func TraceOpts(w io.Writer, hide func(req *jsonrpc2.Request) bool) []jsonrpc2.ConnOpt {
 	var mu sync.Mutex
 	write := func(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		var msg any = req
@@ -142,7 +156,7 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 			return
 		}
 		b = unaliasID(b) // the id as the editor wrote it
-		if req != nil && documentText[req.Method] {
+		if hide(req) {
 			b = maskDocumentText(b)
 		}
 		line, _ := json.Marshal(struct {
@@ -156,11 +170,7 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 	}
 	return []jsonrpc2.ConnOpt{
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
-			if resp != nil {
-				write("in", nil, resp)
-			} else {
-				write("in", req, nil)
-			}
+			write("in", req, resp) // a response comes with the request it answers
 		}),
 		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 			if resp != nil {

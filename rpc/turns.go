@@ -3,6 +3,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/kin-dev/kin/agent"
 )
 
 func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
@@ -16,13 +18,12 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	if p.Input == "" {
 		return nil, invalid("invalid params: input is empty")
 	}
+	_, _, command, input := agent.ParseCommand(p.Input)
+	if command {
+		return s.runCommand(ctx, p.SessionID, p.Input)
+	}
 	svc, _ := s.service()
-	// A turn cancelled just before still ends (and sends its turn/started,
-	// if it had not yet); only then is the next turn's turn/started held
-	// until this reply is out, so the hold never waits for the old turn.
-	svc.Settle(p.SessionID)
-	s.hold(sessionKey(p.SessionID), NotifyTurnStarted)
-	id, err := svc.StartTurn(p.SessionID, p.Input, s.workspace())
+	id, err := s.startTurn(svc, p.SessionID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -37,4 +38,15 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 	svc, _ := s.service()
 	s.hold(sessionKey(id), NotifyTurnCompleted) // the answer goes out first
 	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
+}
+
+// startTurn starts a turn whose turn/started waits for this request's
+// answer (route.before).
+func (s *Server) startTurn(svc *agent.Service, sessionID, input string) (string, error) {
+	// A turn cancelled just before still ends (and sends its turn/started,
+	// if it had not yet); only then is the next turn's turn/started held
+	// until this reply is out, so the hold never waits for the old turn.
+	svc.Settle(sessionID)
+	s.hold(sessionKey(sessionID), NotifyTurnStarted)
+	return svc.StartTurn(sessionID, input, s.workspace())
 }

@@ -2,6 +2,5 @@ package builtin
 
 // Internals the external tests check directly.
 var (
-	UnifiedDiff = unifiedDiff
-	BashGrant   = bashGrant
+	BashGrant = bashGrant
 )

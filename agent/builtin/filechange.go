@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kin-dev/kin/agent/files"
+	"github.com/kin-dev/kin/agent/textdiff"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -101,7 +102,7 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 		Path:    fc.t.abs,
 		OldText: string(fc.old),
 		NewText: string(fc.new),
-		Unified: unifiedDiff(oldName, newName, string(fc.old), string(fc.new)),
+		Unified: textdiff.Unified(oldName, newName, string(fc.old), string(fc.new)),
 	}
 	if !fc.existed && fc.diff.Unified == "" {
 		fc.diff.Unified = fmt.Sprintf("--- %s\n+++ %s\n", oldName, newName) // a new empty file
@@ -195,7 +196,7 @@ func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if fc.existed {
 		msg = fmt.Sprintf("%s %s (+%d -%d lines)", pastTense(fc.toolName), fc.t.disp, added, removed)
 	} else {
-		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(splitLines(string(fc.new))), "line"))
+		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(textdiff.Lines(string(fc.new))), "line"))
 	}
 	switch {
 	case w.Via == files.ViaEditor && w.Saved:

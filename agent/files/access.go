@@ -147,3 +147,10 @@ func (h hooked) Write(ctx context.Context, c Change) (Written, error) {
 	}
 	return h.Access.Write(ctx, c)
 }
+
+// Remover is an Access that can remove a file: what undoing a turn that
+// created the file needs. Remove removes path only while it still holds
+// old (else ErrConflict), and never a buffer with unsaved changes.
+type Remover interface {
+	Remove(ctx context.Context, path string, old []byte) error
+}

@@ -40,10 +40,11 @@ type EditResult struct {
 	Saved   bool   // the editor saved the buffer after applying
 }
 
-// FileChange is a file kin wrote on disk.
+// FileChange is a file kin wrote (or removed) on disk.
 type FileChange struct {
 	Path    string
 	Created bool
+	Deleted bool
 }
 
 // DefaultEditTimeout is how long Buffers waits for the editor to answer an
@@ -184,6 +185,24 @@ func (b *Buffers) throughEditor(ctx context.Context, c Change) (Written, error) 
 	}
 	b.Overlay.expect(c.Path, d.Version, string(c.New))
 	return Written{Via: ViaEditor, Saved: res.Saved}, nil
+}
+
+// Remove implements Remover: a file open in the editor goes only while its
+// buffer is what kin expects there; the editor is told, like for a write.
+func (b *Buffers) Remove(ctx context.Context, path string, old []byte) error {
+	if d, ok := b.Overlay.Get(path); ok {
+		switch {
+		case d.Lost != "":
+			return lostError(d)
+		case d.Text != string(old):
+			return ErrConflict
+		}
+	}
+	if err := (Disk{}).Remove(ctx, path, old); err != nil {
+		return err
+	}
+	b.Editor.FilesChanged([]FileChange{{Path: path, Deleted: true}})
+	return nil
 }
 
 // differsFromDisk reports whether text is not what the file on disk holds

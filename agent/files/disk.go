@@ -174,3 +174,25 @@ func unwrapPathError(err error) error {
 	}
 	return err
 }
+
+// Remove implements Remover: the file goes if it still holds old.
+func (Disk) Remove(ctx context.Context, path string, old []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cancelled before removing: %w", err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	if err := regular(fi); err != nil {
+		return err
+	}
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return unwrapPathError(err)
+	}
+	if !bytes.Equal(cur, old) {
+		return ErrConflict
+	}
+	return unwrapPathError(os.Remove(path))
+}

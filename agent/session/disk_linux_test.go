@@ -54,7 +54,7 @@ func fillDisk(t *testing.T, dir string) (free func()) {
 func TestAFullDiskLeavesNoHalfLine(t *testing.T) {
 	dir := smallDisk(t, "256k")
 	st := session.NewStore(dir)
-	info, log, err := st.Create("x", nil)
+	info, log, err := st.Create("x", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

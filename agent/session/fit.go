@@ -65,6 +65,14 @@ func Fit(r Record) Record {
 	r.Error = Cut(r.Error, maxSmall)
 	r.Reason = Cut(r.Reason, maxSmall)
 	r.Name = Cut(r.Name, maxSmall)
+	if r.Undo != nil && len(r.Undo.Conflicts) > 0 {
+		u := *r.Undo
+		u.Conflicts = make([]UndoConflict, len(r.Undo.Conflicts))
+		for i, c := range r.Undo.Conflicts {
+			u.Conflicts[i] = UndoConflict{Path: c.Path, Reason: Cut(c.Reason, maxSmall), Diff: Cut(c.Diff, maxShown)}
+		}
+		r.Undo = &u
+	}
 	return r
 }
 

@@ -4,7 +4,7 @@ import "github.com/kin-dev/kin/agent/tool"
 
 // HistoryItem is what an editor needs to redraw one entry of a session.
 type HistoryItem struct {
-	Type   string `json:"type"` // user, assistant, toolCall, decision, turn
+	Type   string `json:"type"` // user, assistant, toolCall, decision, elicitation, turn, mode, plan, undo
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
 
@@ -27,8 +27,17 @@ type HistoryItem struct {
 	Error string `json:"error,omitempty"`
 	Usage *Usage `json:"usage,omitempty"`
 
+	// elicitation: which server asked, in which mode (form, url); mode:
+	// the session's new mode.
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+	// Source is "kin" for a question of kin's ask tool (elicitation).
+	Source string `json:"source,omitempty"`
+
+	// plan: the whole plan as it stood.
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// undo: what undoing a turn did.
+	Undo *Undo `json:"undo,omitempty"`
 }
 
 // Unknown is a call whose outcome is not known and not yet acknowledged.

@@ -30,6 +30,9 @@ const (
 	TypeAck      = "ack"         // unknown outcomes acknowledged
 	TypeElicit   = "elicitation" // an MCP server asked the person something
 	TypeTurn     = "turn"        // how a turn ended
+	TypeMode     = "mode"        // the session's mode changed
+	TypePlan     = "plan"        // the model's plan, whole, as update_plan set it
+	TypeUndo     = "undo"        // a turn's file changes were undone
 )
 
 // Usage counts tokens of a turn.
@@ -74,7 +77,51 @@ type Record struct {
 	Usage *Usage `json:"usage,omitempty"`
 
 	// For elicitations: which server asked, in which mode. The answer's
-	// content is never recorded.
+	// content is never recorded. For the session record and mode records:
+	// the session's mode (ask, agent, auto-edit; "" is agent).
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+	// Source is "kin" for a question kin's ask tool put to the person.
+	Source string `json:"source,omitempty"`
+
+	// Entries is a plan record's plan.
+	Entries []PlanEntry `json:"entries,omitempty"`
+	// Undo is an undo record's outcome. It names the undone turn itself
+	// (never in TurnID, which would reopen that turn).
+	Undo *Undo `json:"undo,omitempty"`
+}
+
+// PlanEntry is one step of the model's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Status   string `json:"status"`             // pending, in_progress, completed
+	Priority string `json:"priority,omitempty"` // high, medium, low
+}
+
+// Undo is what undoing a turn's file changes did.
+type Undo struct {
+	TurnID   string   `json:"turnId"`   // the turn whose changes were undone
+	Restored []string `json:"restored"` // files put back as they were (removed, for files the turn created)
+	// Conflicts are files changed since by someone else: left as they are.
+	Conflicts []UndoConflict `json:"conflicts,omitempty"`
+	// NotUndoable names calls whose changes kin cannot undo (commands).
+	NotUndoable []NotUndoable `json:"notUndoable,omitempty"`
+}
+
+// UndoConflict is a file undo left alone: its content now is not what
+// kin's tools left, so putting back the old content would lose someone's
+// change. Diff is the unified diff from what kin left to what is there now;
+// Reason says it in words.
+type UndoConflict struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Diff   string `json:"diff,omitempty"`
+}
+
+// NotUndoable is a call of the turn whose effects undo cannot reverse.
+type NotUndoable struct {
+	CallID string `json:"callId"`
+	Name   string `json:"name"`
+	Title  string `json:"title,omitempty"`
+	Reason string `json:"reason"`
 }

@@ -25,14 +25,20 @@ type Info struct {
 	// (empty for a session recorded before sessions kept them).
 	Cwd                   string   `json:"cwd,omitempty"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Mode is the session's mode (ask, agent, auto-edit; "" is agent) as
+	// its log says. The index does not keep it: List leaves it empty.
+	Mode string `json:"mode,omitempty"`
 }
 
 // add folds one record into the summary.
 func (i *Info) add(r Record) {
 	switch r.Type {
 	case TypeSession:
-		i.Title, i.CreatedAt = r.Title, r.Time
+		i.Title, i.CreatedAt, i.Mode = r.Title, r.Time, r.Mode
 		i.setRoots(r.Roots)
+	case TypeMode:
+		i.Mode = r.Mode
+		return // not a change pickers sort by
 	case TypeTitle:
 		i.Title = r.Title
 	case TypeTurn:
@@ -96,7 +102,7 @@ func (s *Store) path(id string) (string, error) {
 
 // Create starts a new session log with its first record (durable before
 // Create returns) and returns it owned by the caller.
-func (s *Store) Create(title string, roots []string) (Info, *Log, error) {
+func (s *Store) Create(title string, roots []string, mode string) (Info, *Log, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Info{}, nil, err
 	}
@@ -115,7 +121,7 @@ func (s *Store) Create(title string, roots []string) (Info, *Log, error) {
 		return Info{}, nil, err
 	}
 	log := &Log{id: id, path: p, idx: s.idx, f: f}
-	rec := Fit(Record{Type: TypeSession, Time: now, SessionID: id, Title: title, Roots: roots})
+	rec := Fit(Record{Type: TypeSession, Time: now, SessionID: id, Title: title, Roots: roots, Mode: mode})
 	_, _, err = log.Append(rec)
 	if err == nil {
 		err = log.Sync()
@@ -149,6 +155,16 @@ func (s *Store) Open(id string) (*Log, error) {
 		return nil, err
 	}
 	return openOwned(id, p, s.idx)
+}
+
+// Exists reports whether a session has a log.
+func (s *Store) Exists(id string) bool {
+	p, err := s.path(id)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
 }
 
 // Refresh records a session's summary in the index, as an owner's pass over

@@ -15,7 +15,7 @@ import (
 func TestListFollowsAppendsAndSkipsForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, err := st.Create("first", []string{"/w/app", "/w/lib"})
+	info, log, err := st.Create("first", []string{"/w/app", "/w/lib"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestListReadsTheIndexAndRebuildsItFromTheLogs(t *testing.T) {
 	st := session.NewStore(dir)
 	var ids []string
 	for i := 0; i < 3; i++ {
-		info, log, err := st.Create(fmt.Sprintf("s%d", i), nil)
+		info, log, err := st.Create(fmt.Sprintf("s%d", i), nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestLongRecordsAreCutAndLongLinesSkipped(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
 	huge := strings.Repeat("é", 17<<19) // 17 MiB
-	info, log, err := st.Create(huge, nil)
+	info, log, err := st.Create(huge, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestLongRecordsAreCutAndLongLinesSkipped(t *testing.T) {
 func TestOpenRepairsAnUnfinishedLastLine(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, _ := st.Create("x", nil)
+	info, log, _ := st.Create("x", nil, "")
 	log.Close()
 	p := filepath.Join(dir, info.SessionID+".jsonl")
 	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
@@ -196,7 +196,7 @@ func TestOpenRepairsAnUnfinishedLastLine(t *testing.T) {
 func TestOneOwnerAtATime(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, _ := st.Create("x", nil)
+	info, log, _ := st.Create("x", nil, "")
 	if _, err := session.NewStore(dir).Open(info.SessionID); !errors.Is(err, session.ErrOwned) {
 		t.Fatalf("second open: %v", err)
 	}
@@ -216,7 +216,7 @@ func TestOneOwnerAtATime(t *testing.T) {
 
 func TestPagesNewestFirstWithACursor(t *testing.T) {
 	st := session.NewStore(t.TempDir())
-	info, log, _ := st.Create("x", nil)
+	info, log, _ := st.Create("x", nil, "")
 	for i := 0; i < 5; i++ {
 		turn := fmt.Sprintf("t%d", i)
 		log.Append(session.Record{Type: session.TypeUser, TurnID: turn, Text: fmt.Sprintf("q%d", i)})
@@ -267,7 +267,7 @@ func TestPagesNewestFirstWithACursor(t *testing.T) {
 // turn ends failed, keeping the text that had streamed.
 func TestRepairsCloseWhatAStoppedKinLeftOpen(t *testing.T) {
 	st := session.NewStore(t.TempDir())
-	info, log, _ := st.Create("x", nil)
+	info, log, _ := st.Create("x", nil, "")
 	for _, r := range []session.Record{
 		{Type: session.TypeUser, TurnID: "t1", Text: "q"},
 		{Type: session.TypeTurn, TurnID: "t1", Status: "completed"},

@@ -45,6 +45,7 @@ type View struct {
 	lastTurn string              // the turn of the latest turn-bound record
 	ended    bool                // whether lastTurn has its end record
 	unknown  []Unknown
+	plan     []PlanEntry // the last plan recorded
 }
 
 type openCall struct {
@@ -115,6 +116,8 @@ func (v *View) Add(r Record, off int64) {
 		}
 	case r.Type == TypeAck:
 		v.unknown = nil
+	case r.Type == TypePlan:
+		v.plan = r.Entries
 	}
 	if r.TurnID != "" {
 		if r.Type == TypeTurn {
@@ -131,6 +134,9 @@ func (v *View) Add(r Record, off int64) {
 // Roots are the session's workspace folders as recorded when it was made
 // (nil for a session recorded before sessions kept them).
 func (v *View) Roots() []string { return v.Info.roots() }
+
+// Plan is the last plan the model recorded (nil when it made none).
+func (v *View) Plan() []PlanEntry { return v.plan }
 
 // Unknown lists calls that ended unknown since the last acknowledgement.
 func (v *View) Unknown() []Unknown { return v.unknown }
@@ -240,7 +246,13 @@ func (p *pager) add(r Record, off int64) {
 		it = HistoryItem{Type: "turn", TurnID: r.TurnID, Status: r.Status, Error: r.Error, Usage: r.Usage}
 	case TypeElicit:
 		it = HistoryItem{Type: "elicitation", TurnID: r.TurnID, CallID: r.CallID, RequestID: r.RequestID,
-			Server: r.Server, Mode: r.Mode, Title: r.Title, Decision: r.Decision, Reason: r.Reason}
+			Server: r.Server, Mode: r.Mode, Source: r.Source, Title: r.Title, Decision: r.Decision, Reason: r.Reason}
+	case TypeMode:
+		it = HistoryItem{Type: "mode", Mode: r.Mode}
+	case TypePlan:
+		it = HistoryItem{Type: "plan", TurnID: r.TurnID, CallID: r.CallID, Entries: r.Entries}
+	case TypeUndo:
+		it = HistoryItem{Type: "undo", Undo: r.Undo}
 	default:
 		return
 	}

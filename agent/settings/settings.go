@@ -37,6 +37,11 @@ type Settings struct {
 	// network-less commands without asking (never unconfined ones). It
 	// takes effect with that mode.
 	AutoApproveSandboxedCommands bool `json:"autoApproveSandboxedCommands,omitempty"`
+
+	// MaxToolCallsPerTurn is how many tool calls a turn makes before kin
+	// asks the person whether to go on (for as many again). Zero means the
+	// default (16).
+	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn,omitempty"`
 }
 
 // Path is where the file lives under home.

@@ -1,6 +1,8 @@
 // Command kin is a coding agent that lives behind an editor.
 //
 //	kin serve     the JSON-RPC service an editor spawns (stdio, or --listen)
+//	kin acp       the same service for Agent Client Protocol editors (Zed, JetBrains...)
+//	kin login     store the model service's key in $KIN_HOME/settings.json
 //	kin chat      the same service in a terminal
 //	kin mcp ...   manage MCP servers without an editor
 //	kin grants    list and revoke standing grants
@@ -29,6 +31,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return runServe(args[1:], stderr)
+	case "acp":
+		return runACP(args[1:], stdin, stdout, stderr)
+	case "login":
+		return runLogin(args[1:], stdin, stdout, stderr)
 	case "chat":
 		return runChat(args[1:], stdin, stdout, stderr)
 	case "mcp":
@@ -52,13 +58,15 @@ func usage(w io.Writer) {
 
 Usage:
   kin serve [--listen 127.0.0.1:PORT] [--log-file F] [--log-level L] [--trace F]
+  kin acp [--log-file F] [--log-level L] [--trace F]
+  kin login [--base-url URL] [--model M]
   kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all] [QUESTION...]
   kin mcp add|list|get|remove|enable|disable|adopt ...
   kin grants list|revoke ID
   kin version
 
 Environment:
-  OPENAI_API_KEY   key for the model service (required for turns)
+  OPENAI_API_KEY   key for the model service (required for turns; or run kin login)
   OPENAI_BASE_URL  a Responses API service other than OpenAI's
   KIN_MODEL        the model to use
   KIN_HOME         where kin keeps sessions and settings (default ~/.kin)

@@ -72,3 +72,10 @@ func mime(m string) string {
 	}
 	return m
 }
+
+// RenderContent renders one content block the way Render does (a prompt's
+// message, for example).
+func RenderContent(c mcp.Content) string {
+	s, _ := block(c)
+	return s
+}

@@ -65,6 +65,11 @@ func New(b Binding, def catalog.Def, autoAllow bool) *Tool {
 // Def is the vetted definition the tool was built from.
 func (t *Tool) Def() catalog.Def { return t.def }
 
+// ReadOnly implements tool.ReadOnlyTool: only a tool the approved server
+// declared read-only in its initial list counts as changing nothing (the
+// ask mode offers it); every other MCP tool may change anything.
+func (t *Tool) ReadOnly() bool { return t.autoAllow }
+
 // Spec implements tool.Tool.
 func (t *Tool) Spec() tool.Spec {
 	return tool.Spec{

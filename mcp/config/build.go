@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -63,6 +65,45 @@ func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bo
 	}
 	if err := x.err(); err != nil {
 		return Server{}, err
+	}
+	if err := checkResolved(&s); err != nil {
+		return Server{}, err
+	}
+	return s, nil
+}
+
+// FromClient builds a server an ACP client passed for one session
+// (session/new's mcpServers): its values are the client's, literal (no
+// ${VAR} expansion), checked as a file's entry is (the name rules, the
+// transport's fields, https only but to loopback), and its scope is
+// ScopeClient. Like every Server its launch fields may hold secrets.
+func FromClient(name string, t Transport, command string, args []string, env map[string]string, url string, headers map[string]string) (Server, error) {
+	if err := CheckName(name); err != nil {
+		return Server{}, err
+	}
+	e := map[string]any{}
+	switch t {
+	case TransportStdio:
+		e["command"], e["args"], e["env"] = command, args, env
+	case TransportHTTP:
+		e["type"], e["url"], e["headers"] = "http", url, headers
+	default:
+		return Server{}, fmt.Errorf("transport %q is not supported (stdio or http)", t)
+	}
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return Server{}, err
+	}
+	s, err := buildServer(ScopeClient, "", name, raw, false, nil)
+	if err != nil {
+		return Server{}, err
+	}
+	s.Raw = nil // literal values: Display shows them masked, never as references
+	switch t {
+	case TransportStdio:
+		s.Command, s.Args, s.Env = command, slices.Clone(args), maps.Clone(env)
+	case TransportHTTP:
+		s.URL, s.Headers = url, maps.Clone(headers)
 	}
 	if err := checkResolved(&s); err != nil {
 		return Server{}, err

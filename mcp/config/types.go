@@ -13,6 +13,9 @@ const (
 	ScopeProject Scope = "project" // <workdir>/.kin/mcp.json
 	ScopeGlobal  Scope = "global"  // <KIN_HOME>/mcp.json
 	ScopeForeign Scope = "foreign" // <workdir>/.mcp.json: listed, never loaded
+	// ScopeClient is a server an ACP client passed for one session
+	// (FromClient): it runs under kin's rules as any other.
+	ScopeClient Scope = "client"
 )
 
 // Transport is the live transport of a loadable server.
@@ -67,9 +70,9 @@ type OAuth struct {
 }
 
 // Connectable reports whether the server may be connected: it is loaded
-// from a kin scope and not disabled.
+// from a kin scope (or passed by an ACP client) and not disabled.
 func (s Server) Connectable() bool {
-	return !s.Disabled && (s.Scope == ScopeProject || s.Scope == ScopeGlobal)
+	return !s.Disabled && (s.Scope == ScopeProject || s.Scope == ScopeGlobal || s.Scope == ScopeClient)
 }
 
 // Warning reports a problem with a file (Server empty) or with one entry,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
 )
 
@@ -70,7 +71,10 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	}
 	tools := make([]*calltool.Tool, 0, len(defs))
 	for _, d := range defs {
-		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint
+		// A server an ACP client passed for a session was chosen by the
+		// client, not in kin's configuration: every call of it asks, a
+		// read-only hint allows nothing there.
+		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint && s.cfg.Scope != config.ScopeClient
 		tools = append(tools, calltool.New(s, d, auto))
 	}
 	keep := map[string]bool{}
@@ -172,9 +176,13 @@ func (s *server) refetch(conn *connect.Conn) {
 	var le *catalog.LimitError
 	if err != nil && errors.As(err, &le) {
 		s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+		hadPrompts := s.dropPrompts()
 		s.mu.Unlock()
 		conn.Close()
 		s.fail(StateUnavailable, "after a tool list change: "+le.Error())
+		if hadPrompts {
+			s.m.promptsChanged()
+		}
 		return
 	}
 	if err != nil {

@@ -146,6 +146,9 @@ func (m *Manager) Refresh() error {
 }
 
 func (m *Manager) load() (*config.Config, error) {
+	if m.opts.Fixed != nil {
+		return &config.Config{Servers: slices.Clone(m.opts.Fixed)}, nil
+	}
 	return config.Load(m.opts.Workdir, m.opts.KinHome, config.WithLookupEnv(m.opts.Env))
 }
 

@@ -221,3 +221,37 @@ func TestNPMFilesystem(t *testing.T) {
 		t.Fatalf("read: %+v", r)
 	}
 }
+
+// server-everything's prompts are commands: listed with their arguments,
+// fetched with them.
+func TestNPMEverythingPrompts(t *testing.T) {
+	bin := npmBin(t, everything, "mcp-server-everything")
+	h := &host{}
+	m, _ := setup(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}}, nil)
+	m.Start(context.Background())
+	if r := state(m, "everything"); r.State != manager.StateConnected {
+		t.Fatalf("not connected: %+v %v", r, h.notices)
+	}
+	var args *manager.Prompt
+	names := map[string]bool{}
+	for _, p := range m.Prompts() {
+		names[p.Name] = true
+		if p.Name == "args-prompt" {
+			args = &p
+		}
+	}
+	if !names["simple-prompt"] || args == nil {
+		t.Fatalf("prompts %+v", m.Prompts())
+	}
+	if len(args.Arguments) != 2 || args.Arguments[0].Name != "city" || !args.Arguments[0].Required || args.Arguments[1].Required {
+		t.Errorf("args-prompt arguments %+v", args.Arguments)
+	}
+	text, err := m.GetPrompt(context.Background(), "everything", "simple-prompt", nil)
+	if err != nil || text != "This is a simple prompt without arguments." {
+		t.Errorf("simple-prompt: %q %v", text, err)
+	}
+	text, err = m.GetPrompt(context.Background(), "everything", "args-prompt", map[string]string{"city": "Lisbon"})
+	if err != nil || text != "What's weather in Lisbon?" {
+		t.Errorf("args-prompt: %q %v", text, err)
+	}
+}

@@ -29,7 +29,8 @@ type server struct {
 	red  *connect.Redactor
 	id   string // trust.Hash(cfg): the launch identity grants are keyed on
 
-	refresh chan struct{} // a list change is pending (capacity 1)
+	refresh       chan struct{} // a list change is pending (capacity 1)
+	promptRefresh chan struct{} // a prompt list change is pending (capacity 1)
 
 	mu        sync.Mutex
 	life      context.Context // cancelled by stop
@@ -48,23 +49,25 @@ type server struct {
 	skipped   map[string]bool   // tools already reported as not in allowed_tools
 	reported  map[string]string // tools already reported as left out: name -> reason
 	omitted   []catalog.Omitted // the last listing's tools left out
+	prompts   []Prompt          // the live connection's vetted prompts
 	calls     map[*tool.Env]struct{}
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
 	return &server{
-		m:        m,
-		cfg:      cfg,
-		disp:     cfg.Display(),
-		red:      connect.NewRedactor(cfg),
-		id:       trust.Hash(cfg),
-		refresh:  make(chan struct{}, 1),
-		state:    StateStopped,
-		known:    map[string]string{},
-		revoked:  map[string]bool{},
-		skipped:  map[string]bool{},
-		reported: map[string]string{},
-		calls:    map[*tool.Env]struct{}{},
+		m:             m,
+		cfg:           cfg,
+		disp:          cfg.Display(),
+		red:           connect.NewRedactor(cfg),
+		id:            trust.Hash(cfg),
+		refresh:       make(chan struct{}, 1),
+		promptRefresh: make(chan struct{}, 1),
+		state:         StateStopped,
+		known:         map[string]string{},
+		revoked:       map[string]bool{},
+		skipped:       map[string]bool{},
+		reported:      map[string]string{},
+		calls:         map[*tool.Env]struct{}{},
 	}
 }
 
@@ -244,6 +247,9 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 		}
 		return
 	}
+	// Prompts are listed before the server counts as connected, so its
+	// commands are there as soon as its tools are.
+	prompts, skippedPrompts, perr := s.listPrompts(ctx, conn.Session)
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
@@ -256,13 +262,19 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 	s.resources = caps != nil && caps.Resources != nil
 	ev := s.install(raws, true)
 	n := len(s.tools)
+	s.prompts = prompts
 	s.mu.Unlock()
 
 	s.set(StateConnected, "")
 	s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s: %d tools from %s", s.disp.Name, n, s.disp.Launch))
 	s.report(ev)
+	s.promptReport(skippedPrompts, perr)
+	if len(prompts) > 0 {
+		s.m.promptsChanged()
+	}
 	go s.watch(conn)
 	go s.refreshLoop(conn)
+	go s.promptLoop(conn)
 	go s.checkListen(conn)
 }
 
@@ -284,6 +296,9 @@ func (s *server) dialOptions() connect.Options {
 			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 				s.requestRefresh()
+			},
+			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+				s.requestPromptRefresh()
 			},
 			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 				Form: &mcp.FormElicitationCapabilities{},
@@ -346,8 +361,12 @@ func (s *server) watch(conn *connect.Conn) {
 		return
 	}
 	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+	hadPrompts := s.dropPrompts()
 	s.mu.Unlock()
 	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)")
+	if hadPrompts {
+		s.m.promptsChanged()
+	}
 }
 
 // stop ends the connection (if any). With report set the new state is
@@ -360,9 +379,13 @@ func (s *server) stop(report bool) {
 	}
 	conn := s.conn
 	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
+	hadPrompts := s.dropPrompts()
 	s.mu.Unlock()
 	if conn != nil {
 		conn.Close()
+	}
+	if hadPrompts {
+		s.m.promptsChanged()
 	}
 	s.m.names.Release(s.cfg.Name, nil)
 	if report {
@@ -372,6 +395,14 @@ func (s *server) stop(report bool) {
 		}
 		s.set(st, "")
 	}
+}
+
+// dropPrompts forgets the prompts of a connection that ended, reporting
+// whether there were any. Call with s.mu held.
+func (s *server) dropPrompts() bool {
+	had := len(s.prompts) > 0
+	s.prompts = nil
+	return had
 }
 
 // omittedTools lists the tools of the live connection that were left out.

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/config"
 )
 
 // State is a server's connection state (the mcp/status states).
@@ -99,6 +100,11 @@ type Options struct {
 	HTTPTransport http.RoundTripper
 	// Version is kin's version, sent to servers as clientInfo.
 	Version string
+	// Fixed, when set, are the only servers: given by a front end (the
+	// MCP servers an ACP client passed for one session) instead of read
+	// from the configuration files. They are asked for, trusted and vetted
+	// as configured servers are.
+	Fixed []config.Server
 	// ListenTimeout bounds the wait for a server's acknowledgement of the
 	// list-change subscription (tests); 0 means connect.ListenTimeout.
 	ListenTimeout time.Duration

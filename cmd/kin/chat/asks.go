@@ -298,7 +298,11 @@ func renderElicitation(s *screen, r elicitationRequest) {
 	if r.Purpose == "oauth" {
 		what = "sign-in"
 	}
-	s.line(s.bold(fmt.Sprintf("[MCP server %s %s]", cleanLine(r.Server), what)) + " " + cleanLine(r.Message))
+	who := "MCP server " + cleanLine(r.Server)
+	if r.Source == "kin" {
+		who = "kin"
+	}
+	s.line(s.bold(fmt.Sprintf("[%s %s]", who, what)) + " " + cleanLine(r.Message))
 	if r.Mode == "url" {
 		s.line("URL: " + cleanLine(r.URL))
 		return

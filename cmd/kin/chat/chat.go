@@ -301,9 +301,11 @@ func (u *ui) initialize() (int, bool) {
 	ctx, cancel := context.WithTimeout(u.ctx, callTimeout)
 	defer cancel()
 	err := u.conn.Call(ctx, "initialize", initializeParams{
-		ProcessID:        &pid,
-		ClientInfo:       &rpc.ClientInfo{Name: "kin chat", Version: u.o.Version},
-		Capabilities:     &rpc.ClientCapabilities{Approvals: true, Elicitation: &rpc.ElicitationCaps{Form: true, URL: true}},
+		ProcessID:  &pid,
+		ClientInfo: &rpc.ClientInfo{Name: "kin chat", Version: u.o.Version},
+		// Piped, nobody can fill in a form: kin then declines its own
+		// questions at once (headless, on record) instead of asking.
+		Capabilities:     &rpc.ClientCapabilities{Approvals: true, Elicitation: &rpc.ElicitationCaps{Form: u.o.Interactive, URL: u.o.Interactive}},
 		WorkspaceFolders: []rpc.WorkspaceFolder{{URI: fileURI(u.o.Cwd), Name: filepath.Base(u.o.Cwd)}},
 	}, &res)
 	if err != nil {
@@ -588,6 +590,12 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.toolCall(c)
+	case "turn/plan":
+		var p rpc.TurnPlan
+		if json.Unmarshal(n.params, &p) != nil || p.SessionID != u.session {
+			return
+		}
+		u.showPlan(p.Entries)
 	case "turn/completed":
 		var c turnCompleted
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session || !u.running {

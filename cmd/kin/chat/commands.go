@@ -15,9 +15,16 @@ const helpText = `Commands:
   /mcp                list MCP servers and their state
   /grants             list standing grants
   /grants revoke ID   revoke one
+  /plan               show the model's plan for this session
+  /mode [MODE]        show or set the mode: ask (only reads), agent (asks for
+                      every change), auto-edit (applies file edits unasked)
+  /undo [TURN]        put back the files the last turn (or TURN) changed
+  /commands           list kin's commands and the MCP servers' prompts
+  /SERVER:PROMPT ...  ask what an MCP server's prompt says (name=value args)
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
-Anything else is a question for the model. At an approval, Enter or n denies.`
+Anything else is a question for the model (//... sends one that starts with
+a slash). At an approval, Enter or n denies.`
 
 // builtinCommands are the commands /help lists, for completion.
 func builtinCommands() []string {
@@ -67,8 +74,12 @@ func (u *ui) command(line string) {
 		default:
 			u.usage("/grants, or /grants revoke ID")
 		}
+	case "/commands":
+		u.listCommands()
 	default:
-		u.usage(fmt.Sprintf("unknown command %s; /help lists them", cleanLine(fields[0])))
+		// kin's own (/plan, /mode, /undo, …) and the MCP prompts: kin runs
+		// them, and says which it does not know.
+		u.kinCommand(line)
 	}
 }
 
@@ -166,7 +177,23 @@ func (u *ui) historyItem(h historyItem) {
 		}
 		s.line(s.dim(fmt.Sprintf("[approval] %s: %s (%s)", cleanLine(title), decisionText(h.Decision), describeReason(h.Reason))))
 	case "elicitation":
-		s.line(s.dim(fmt.Sprintf("[MCP server %s asked] %s: %s", cleanLine(h.Server), cleanLine(h.Title), elicitationText(h.Decision))))
+		who := "MCP server " + cleanLine(h.Server)
+		if h.Source == "kin" {
+			who = "kin"
+		}
+		why := ""
+		if h.Reason != "" && h.Reason != "person" {
+			why = " (" + describeReason(h.Reason) + ")"
+		}
+		s.line(s.dim(fmt.Sprintf("[%s asked] %s: %s%s", who, cleanLine(h.Title), elicitationText(h.Decision), why)))
+	case "plan":
+		u.showPlan(h.Entries)
+	case "mode":
+		s.line(s.dim("[mode] " + cleanLine(h.Mode)))
+	case "undo":
+		if h.Undo != nil {
+			u.showUndo(*h.Undo)
+		}
 	case "turn":
 		why := ""
 		if h.Error != "" {

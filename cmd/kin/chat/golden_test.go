@@ -93,7 +93,11 @@ func TestGoldenFormsOnScreen(t *testing.T) {
 		s := run(t, conn, true, nil)
 		s.out.waitFor(t, "You> ")
 		f.notify("elicitation/request", json.RawMessage(raw))
-		s.out.waitFor(t, "[MCP server "+r.Server+" asks] "+r.Message)
+		who := "MCP server " + r.Server
+		if r.Source == "kin" {
+			who = "kin" // kin's own question (its ask tool)
+		}
+		s.out.waitFor(t, "["+who+" asks] "+r.Message)
 		seen := 0
 		for i, fl := range r.Fields {
 			all := s.out.waitCount(t, "): ", i+1)

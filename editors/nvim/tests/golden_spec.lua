@@ -101,7 +101,7 @@ describe("golden frames", function()
         t.ok(#p.fields > 0, p.requestId)
         for _, f in ipairs(p.fields) do
           local prompt = el.field_prompt(p, f)
-          has(prompt, p.server, f.name .. " server")
+          has(prompt, p.server or (p.source == "kin" and "kin"), f.name .. " server")
           has(prompt, f.title, f.name .. " title")
           if f.type == "enum" or f.type == "multi_select" then
             local labels = {}
@@ -136,20 +136,26 @@ describe("golden frames", function()
     end
     local text = chat.transcript(session):text_content()
     for _, p in ipairs(payloads("turn/started")) do
-      has(text, p.input, "turn/started input")
+      if p.sessionId == session then
+        has(text, p.input, "turn/started input")
+      end
     end
     for _, p in ipairs(payloads("turn/delta")) do
-      has(text, p.text, "turn/delta text")
+      if p.sessionId == session then
+        has(text, p.text, "turn/delta text")
+      end
     end
     local final = {}
     for _, p in ipairs(payloads("turn/toolCall")) do
-      final[p.callId] = p
+      if p.sessionId == session then
+        final[p.callId] = p
+      end
     end
     for _, p in pairs(final) do
       has(text, require("kin.transcript").tool_line(p.name, p.title, p.status), "turn/toolCall " .. p.callId)
     end
     for _, p in ipairs(payloads("turn/completed")) do
-      if p.status == "failed" then
+      if p.status == "failed" and p.sessionId == session then
         has(text, p.error, "turn/completed error")
       end
     end
@@ -176,7 +182,7 @@ describe("golden frames", function()
           has(text, h.title or (h.approved and h.approved.title), "decision " .. tostring(h.requestId))
           has(text, (h.decision:gsub("_", " ")), "decision " .. tostring(h.requestId))
         elseif h.type == "elicitation" then
-          has(text, "[" .. h.server .. " asked] " .. h.title, "elicitation " .. h.requestId)
+          has(text, "[" .. (h.server or (h.source == "kin" and "kin")) .. " asked] " .. h.title, "elicitation " .. h.requestId)
         elseif h.type == "turn" and h.status == "failed" then
           has(text, h.error, "turn error")
         end

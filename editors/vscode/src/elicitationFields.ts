@@ -6,7 +6,12 @@ import type { ElicitationField, ElicitationRequest } from './protocol/types';
 
 /** The title of field i of n: which server asks, and what. */
 export function fieldTitle(p: ElicitationRequest, f: ElicitationField, i: number, n: number): string {
-	return `${p.server || 'MCP server'} asks (${i + 1}/${n}): ${f.title || f.name}${f.required ? '' : ' (optional)'}`;
+	return `${asker(p)} asks (${i + 1}/${n}): ${f.title || f.name}${f.required ? '' : ' (optional)'}`;
+}
+
+/** Who asks: kin itself (its ask tool, source kin) or the MCP server. */
+export function asker(p: ElicitationRequest): string {
+	return p.source === 'kin' ? 'kin' : p.server || 'MCP server';
 }
 
 /** The line under the title: the server's message, the field's description and its limits. */

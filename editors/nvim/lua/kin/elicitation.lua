@@ -41,6 +41,14 @@ local function count_hint(f)
 end
 
 --- The prompt of one field: which server asks, its message, the field's title and limits.
+--- Who asks: kin itself (its ask tool, `source` "kin") or the MCP server.
+function M.asker(p)
+  if p.source == "kin" then
+    return "kin"
+  end
+  return p.server or "mcp"
+end
+
 function M.field_prompt(p, f)
   local title = f.title or f.name
   local extra = {}
@@ -65,7 +73,7 @@ function M.field_prompt(p, f)
   end
   local suffix = #extra > 0 and (" (" .. table.concat(extra, ", ") .. ")") or ""
   local msg = p.message and p.message ~= "" and (p.message .. " › ") or ""
-  return ("[%s] %s%s%s: "):format(p.server or "mcp", msg, title, suffix)
+  return ("[%s] %s%s%s: "):format(M.asker(p), msg, title, suffix)
 end
 
 --- The options of an enum or multi_select field: { value, label } with kin's titles.

@@ -212,13 +212,28 @@ function Transcript:history(items)
       ))
     elseif item.type == "elicitation" then
       self:meta(("[%s asked] %s — %s%s"):format(
-        item.server or "mcp",
+        item.source == "kin" and "kin" or item.server or "mcp",
         item.title or "",
         item.decision or "",
         item.reason and item.reason ~= "person" and (" (" .. item.reason .. ")") or ""
       ))
     elseif item.type == "turn" then
       self:turn_end(item)
+    elseif item.type == "plan" then
+      local marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+      local lines = {}
+      for _, e in ipairs(item.entries or {}) do
+        lines[#lines + 1] = (marks[e.status] or "[ ]") .. " " .. (e.content or "")
+      end
+      self:meta("[plan] " .. table.concat(lines, "; "))
+    elseif item.type == "mode" then
+      self:meta("[mode] " .. (item.mode or ""))
+    elseif item.type == "undo" and item.undo then
+      self:meta(("[undo] turn %s: restored %d file(s)%s"):format(
+        item.undo.turnId or "",
+        #(item.undo.restored or {}),
+        item.undo.conflicts and #item.undo.conflicts > 0 and (", " .. #item.undo.conflicts .. " changed since left as they are") or ""
+      ))
     end
   end
 end

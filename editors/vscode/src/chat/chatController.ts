@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { KinService } from '../service';
-import type { ResumeResult, SessionInfo } from '../protocol/types';
+import type { ResumeResult, SessionInfo, TurnStartResult } from '../protocol/types';
 import { Action, TranscriptState, initialState, reduce } from './transcript';
 
 const SESSION_KEY = 'kin.chat.sessionId';
@@ -121,8 +121,12 @@ export class ChatController implements vscode.Disposable {
 			throw new Error('kin: nothing to send');
 		}
 		const id = this.sessionId ?? (await this.newSession()).sessionId;
-		const r = await this.service.request<{ turnId: string }>('turn/start', { sessionId: id, input: text });
-		return r.turnId;
+		const r = await this.service.request<TurnStartResult>('turn/start', { sessionId: id, input: text });
+		if (r.command && !r.turnId) {
+			// One of kin's own commands (/undo, /plan, /mode…): no turn, just what it did.
+			this.dispatch({ type: 'notice', params: { level: 'info', message: r.command.text, sessionId: id } });
+		}
+		return r.turnId ?? '';
 	}
 
 	async cancel(): Promise<boolean> {

@@ -9,6 +9,7 @@ import type {
 	ElicitationResolved,
 	HistoryItem,
 	Notice,
+	PlanEntry,
 	ResumeResult,
 	SessionInfo,
 	ToolCallParams,
@@ -197,7 +198,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				key,
 				requestId: p.requestId,
 				what: 'elicitation',
-				title: p.mode === 'url' ? `${p.server ?? 'A server'} asks you to open a link` : `${p.server ?? 'A server'} asks for input`,
+				title: p.mode === 'url' ? `${p.server ?? 'A server'} asks you to open a link` : `${p.source === 'kin' ? 'kin' : (p.server ?? 'A server')} asks for input`,
 				detail: p.message,
 			}));
 		}
@@ -273,12 +274,23 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 				type: 'decision',
 				key,
 				requestId: item.requestId,
-				title: `${item.server} asked${item.title ? `: ${item.title}` : ''}`,
+				title: `${item.source === 'kin' ? 'kin' : item.server} asked${item.title ? `: ${item.title}` : ''}`,
 				decision: item.decision,
 				reason: item.reason,
 			}));
 		case 'turn':
 			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error }));
+		case 'plan':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: planText(item.entries) }));
+		case 'mode':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Mode: ${item.mode}` }));
+		case 'undo':
+			return push(s, (key) => ({
+				type: 'notice',
+				key,
+				level: item.undo.conflicts?.length ? 'warning' : 'info',
+				message: `Undid turn ${item.undo.turnId}: restored ${item.undo.restored.length} file(s)${item.undo.conflicts?.length ? `, ${item.undo.conflicts.length} changed since left as they are` : ''}`,
+			}));
 		default:
 			return s;
 	}
@@ -363,4 +375,10 @@ function replaceAt(state: TranscriptState, i: number, e: Entry): TranscriptState
 	const entries = state.entries.slice();
 	entries[i] = e;
 	return { ...state, entries };
+}
+
+/** A plan as one line per step: [x] done, [~] in progress, [ ] pending. */
+export function planText(entries: PlanEntry[]): string {
+	const mark = { completed: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
+	return ['Plan:', ...entries.map((e) => `${mark[e.status] ?? '[ ]'} ${e.content}`)].join('\n');
 }

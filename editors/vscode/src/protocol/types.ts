@@ -81,13 +81,28 @@ export interface SessionInfo {
 	/** The session's workspace folders (absent for a session recorded before kin kept them). */
 	cwd?: string;
 	additionalDirectories?: string[];
+	/** How much kin does without asking (absent in session/list rows). */
+	mode?: SessionMode;
 }
+
+export type SessionMode = 'ask' | 'agent' | 'auto-edit';
 
 export interface SessionNewParams {
 	title?: string;
 	/** The session's workspace folders (absolute directories); without them, the connection's. */
 	cwd?: string;
 	additionalDirectories?: string[];
+	mode?: SessionMode;
+}
+
+export interface SessionConfigureParams {
+	sessionId: string;
+	mode?: SessionMode;
+}
+
+export interface SessionConfigureResult {
+	sessionId: string;
+	mode: SessionMode;
 }
 
 export interface SessionResult {
@@ -143,14 +158,19 @@ export type HistoryItem =
 			turnId?: string;
 			callId?: string;
 			requestId: string;
-			server: string;
+			/** The MCP server that asked; absent for kin's own question (source kin). */
+			server?: string;
+			source?: 'kin';
 			mode: 'form' | 'url';
 			/** The server's message. */
 			title?: string;
 			decision: ElicitationAction;
 			reason?: string;
 	  }
-	| { type: 'turn'; turnId: string; status: TurnStatus; error?: string; usage?: Usage };
+	| { type: 'turn'; turnId: string; status: TurnStatus; error?: string; usage?: Usage }
+	| { type: 'plan'; turnId: string; callId: string; entries: PlanEntry[] }
+	| { type: 'mode'; mode: SessionMode }
+	| { type: 'undo'; undo: TurnUndoResult };
 
 export interface ResumeResult {
 	session: SessionInfo;
@@ -181,7 +201,59 @@ export interface TurnStartParams {
 }
 
 export interface TurnStartResult {
+	/** Absent when the input ran one of kin's own commands (no turn). */
+	turnId?: string;
+	command?: CommandResult;
+}
+
+/** What a turn/start whose input named a command did. */
+export interface CommandResult {
+	name: string;
+	text: string;
+	result?: unknown;
+	/** The text an MCP prompt sent as the question. */
+	inserted?: string;
+}
+
+export interface PlanEntry {
+	content: string;
+	status: 'pending' | 'in_progress' | 'completed';
+	priority?: 'high' | 'medium' | 'low';
+}
+
+export interface TurnPlan {
+	sessionId: string;
 	turnId: string;
+	entries: PlanEntry[];
+}
+
+export interface TurnUndoParams {
+	sessionId: string;
+	turnId?: string;
+}
+
+export interface TurnUndoResult {
+	turnId: string;
+	restored: string[];
+	conflicts?: { path: string; reason: string; diff?: string }[];
+	notUndoable?: { callId: string; name: string; title?: string; reason: string }[];
+}
+
+export interface CommandsListParams {
+	sessionId: string;
+}
+
+export interface CommandInfo {
+	name: string;
+	description: string;
+	inputHint?: string;
+	/** kin, or the MCP server whose prompt it is. */
+	source: string;
+	arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+export interface CommandsListResult {
+	commands: CommandInfo[];
 }
 
 export interface TurnCancelResult {
@@ -252,7 +324,7 @@ export interface TurnCompleted {
 
 // ---- approvals ----
 
-export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown';
+export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown' | 'continue';
 
 export interface PermissionOption {
 	/** allow_once, allow_always (this session), allow_always_permanent (every session), deny, trust. */
@@ -343,7 +415,11 @@ export interface ElicitationField {
 export interface ElicitationRequest {
 	requestId: string;
 	sessionId?: string;
-	server: string;
+	/** The MCP server that asks; absent for kin's own question (source kin, with its turn and call). */
+	server?: string;
+	source?: 'kin';
+	turnId?: string;
+	callId?: string;
 	mode: 'form' | 'url';
 	purpose?: 'oauth';
 	message: string;

@@ -1,4 +1,4 @@
-package builtin_test
+package textdiff_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/textdiff"
 )
 
 func TestUnifiedDiffShapes(t *testing.T) {
@@ -30,7 +30,7 @@ func TestUnifiedDiffShapes(t *testing.T) {
 		},
 	}
 	for i, c := range cases {
-		if got := builtin.UnifiedDiff("a/f", "b/f", c.old, c.new); got != c.want {
+		if got := textdiff.Unified("a/f", "b/f", c.old, c.new); got != c.want {
 			t.Errorf("case %d:\ngot  %q\nwant %q", i, got, c.want)
 		}
 	}
@@ -47,7 +47,7 @@ func TestUnifiedDiffRandom(t *testing.T) {
 		if rng.IntN(5) == 0 && len(newT) > 0 {
 			newT = strings.TrimSuffix(newT, "\n") // no final newline
 		}
-		u := builtin.UnifiedDiff("a/f", "b/f", oldT, newT)
+		u := textdiff.Unified("a/f", "b/f", oldT, newT)
 		got, err := applyUnified(oldT, u)
 		if err != nil || got != newT {
 			t.Fatalf("iter %d: apply failed (%v)\nold %q\nnew %q\ndiff:\n%s\ngot %q", iter, err, oldT, newT, u, got)
@@ -75,7 +75,7 @@ func largeDiffInput() (string, string) {
 // they are is a benchmark's business (a wall-clock bound fails under load).
 func TestUnifiedDiffLargeIsCorrect(t *testing.T) {
 	oldT, newT := largeDiffInput()
-	u := builtin.UnifiedDiff("a/f", "b/f", oldT, newT)
+	u := textdiff.Unified("a/f", "b/f", oldT, newT)
 	got, err := applyUnified(oldT, u)
 	if err != nil || got != newT {
 		t.Fatalf("large diff does not apply: %v", err)
@@ -92,7 +92,7 @@ func TestUnifiedDiffLargeIsCorrect(t *testing.T) {
 			fmt.Fprintf(&x, "%d\n", rng.IntN(50))
 			fmt.Fprintf(&y, "%d\n", rng.IntN(50))
 		}
-		u := builtin.UnifiedDiff("a/f", "b/f", x.String(), y.String())
+		u := textdiff.Unified("a/f", "b/f", x.String(), y.String())
 		if got, err := applyUnified(x.String(), u); err != nil || got != y.String() {
 			t.Fatalf("scattered diff does not apply: %v", err)
 		}
@@ -103,7 +103,7 @@ func BenchmarkUnifiedDiffLarge(b *testing.B) {
 	oldT, newT := largeDiffInput()
 	b.ReportAllocs()
 	for b.Loop() {
-		builtin.UnifiedDiff("a/f", "b/f", oldT, newT)
+		textdiff.Unified("a/f", "b/f", oldT, newT)
 	}
 }
 

@@ -1,4 +1,7 @@
-package builtin
+// Package textdiff computes unified diffs of text, the way kin shows file
+// changes (approvals, tool cards, undo conflicts). It is a leaf: it knows
+// nothing of files, tools or sessions.
+package textdiff
 
 import (
 	"fmt"
@@ -8,16 +11,16 @@ import (
 // diffContext is how many unchanged lines surround each change.
 const diffContext = 3
 
-// unifiedDiff returns the unified diff between oldText and newText, with
+// Unified returns the unified diff between oldText and newText, with
 // diffContext lines of context, "--- oldName" / "+++ newName" headers and
 // "\ No newline at end of file" markers. It is "" when the texts are equal.
 // Lines are compared with Myers' O(ND) algorithm in its linear-space form,
 // so the diff is minimal (except on pathological inputs, see maxDiffCost).
-func unifiedDiff(oldName, newName, oldText, newText string) string {
+func Unified(oldName, newName, oldText, newText string) string {
 	if oldText == newText {
 		return ""
 	}
-	a, b := splitLines(oldText), splitLines(newText)
+	a, b := Lines(oldText), Lines(newText)
 	ops := diffLines(a, b)
 
 	var sb strings.Builder
@@ -93,8 +96,8 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
 
-// splitLines splits s after each "\n"; the last line may lack one.
-func splitLines(s string) []string {
+// Lines splits s after each "\n"; the last line may lack one.
+func Lines(s string) []string {
 	if s == "" {
 		return nil
 	}

@@ -1,0 +1,148 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// Mode is a session's working mode: how much the person lets kin do
+// without asking. The gate is the one place that reads it.
+type Mode string
+
+// Modes.
+const (
+	// ModeAsk offers the model only tools that change nothing, and refuses
+	// any other call, whatever the grants.
+	ModeAsk Mode = "ask"
+	// ModeAgent (the default) asks for every change and command that no
+	// grant covers.
+	ModeAgent Mode = "agent"
+	// ModeAutoEdit applies file edits inside the session's folders without
+	// asking (paths that always ask still ask); commands still ask, except
+	// confined, network-less ones when autoApproveSandboxedCommands is on.
+	ModeAutoEdit Mode = "auto-edit"
+)
+
+// ParseMode checks a mode's name; "" is the default, agent.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "":
+		return ModeAgent, nil
+	case ModeAsk, ModeAgent, ModeAutoEdit:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("mode %q is not one of ask, agent, auto-edit", s)
+}
+
+// KindContinue asks whether a turn that reached its limit of tool calls
+// may make more.
+const KindContinue = "continue"
+
+// Reasons the gate decided without asking (besides ReasonGrant).
+const (
+	// ReasonMode: the session's mode decided (ask refused a call that could
+	// change something; auto-edit allowed an edit or a contained command).
+	ReasonMode = "mode"
+	// ReasonNotNeeded: the call needs no approval (a confined read, an MCP
+	// tool its approved server declared read-only). Nothing is recorded.
+	ReasonNotNeeded = "not_needed"
+)
+
+// Call is one tool call as the gate decides on it.
+type Call struct {
+	SessionID, TurnID, CallID string
+	Mode                      Mode
+	// Roots are the session's folders: auto-edit applies only edits whose
+	// every file lies inside them.
+	Roots    []string
+	ToolName string
+	ToolKind tool.Kind
+	// ReadOnly is set for a tool that changes nothing (see tool.ReadOnly).
+	ReadOnly bool
+	// Approval is what the call would show the person; nil when it needs
+	// no approval.
+	Approval *tool.Approval
+}
+
+// Decide is the gate's one decision for a tool call, for built-in and MCP
+// tools alike: the session's mode first, then the call's own needs, the
+// standing grants, and only then the person (asking is called just before
+// the question goes out). The outcome's Reason says who decided.
+func (g *Gate) Decide(ctx context.Context, c Call, asking func()) Outcome {
+	ap := c.Approval
+	if c.Mode == ModeAsk && !c.ReadOnly {
+		return Outcome{Decision: Deny, Reason: ReasonMode}
+	}
+	if ap == nil || ap.AutoAllow {
+		return Outcome{Decision: AllowOnce, Reason: ReasonNotNeeded}
+	}
+	if c.Mode == ModeAutoEdit && autoEdits(c) {
+		return Outcome{Decision: AllowOnce, Reason: ReasonMode}
+	}
+	if !ap.AlwaysAsk && ap.Grant != nil && g.grants.Allows(c.SessionID, *ap.Grant) {
+		return Outcome{Decision: AllowAlways, Reason: ReasonGrant}
+	}
+	if asking != nil {
+		asking()
+	}
+	return g.Ask(ctx, Request{SessionID: c.SessionID, TurnID: c.TurnID, CallID: c.CallID, Kind: KindToolCall,
+		ToolName: c.ToolName, ToolKind: c.ToolKind, Approval: *ap})
+}
+
+// autoEdits reports whether the auto-edit mode lets c run without asking:
+// a file edit whose every file is inside the session's folders and that
+// need not always ask, or a command kin runs confined and without network
+// (AutoEditAllows: the sandbox says so and the person turned the setting
+// on). Never an unconfined command, never an MCP call.
+func autoEdits(c Call) bool {
+	ap := c.Approval
+	if ap.AlwaysAsk {
+		return false
+	}
+	switch c.ToolKind {
+	case tool.KindEdit:
+		if len(ap.Diffs) == 0 || ap.Server != "" {
+			return false
+		}
+		for _, d := range ap.Diffs {
+			if !inside(c.Roots, d.Path) {
+				return false
+			}
+		}
+		return true
+	case tool.KindExecute:
+		return ap.AutoEditAllows && ap.Sandbox.Contained()
+	}
+	return false
+}
+
+func inside(roots []string, p string) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, p)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// ContinueRequest is the question a turn asks when it has made limit tool
+// calls: go on for limit more, or stop.
+func ContinueRequest(sessionID, turnID string, limit int) Request {
+	return Request{
+		SessionID: sessionID, TurnID: turnID, Kind: KindContinue,
+		Approval: tool.Approval{Title: fmt.Sprintf("kin has made %d tool calls in this turn. Continue for %d more?", limit, limit)},
+		Options: []Option{
+			{OptionID: AllowOnce, Name: fmt.Sprintf("Continue for %d more", limit), Kind: OptionAllowOnce},
+			{OptionID: Deny, Name: "Stop the turn", Kind: OptionRejectOnce},
+		},
+	}
+}

@@ -1,0 +1,57 @@
+package settings
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kin-dev/kin/agent/lockedfile"
+)
+
+// Model is what `kin login` stores: the model service's key, and the
+// service and model when the person names them. Empty fields are left as
+// the file has them.
+type Model struct {
+	APIKey  string
+	BaseURL string
+	Model   string
+}
+
+// SaveModel writes m into the file under home (created with mode 0600, its
+// folder 0700), keeping every other field exactly as it was, including
+// fields this kin does not know. The write is atomic and locked against
+// other kin processes (package lockedfile). A file that is not a JSON
+// object is left alone and reported, never overwritten.
+func SaveModel(home string, m Model) error {
+	path := Path(home)
+	err := lockedfile.Update(path, func(data []byte, exists bool) ([]byte, error) {
+		doc := map[string]json.RawMessage{}
+		if exists && len(bytes.TrimSpace(data)) > 0 {
+			if err := json.Unmarshal(data, &doc); err != nil {
+				return nil, fmt.Errorf("kin: %s is not a JSON object (%v); fix or remove it first", path, err)
+			}
+			if doc == nil { // the file held null
+				doc = map[string]json.RawMessage{}
+			}
+		}
+		for key, v := range map[string]string{"openaiApiKey": m.APIKey, "openaiBaseUrl": m.BaseURL, "model": m.Model} {
+			if v == "" {
+				continue
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			doc[key] = b
+		}
+		out, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return append(out, '\n'), nil
+	})
+	if err != nil {
+		return fmt.Errorf("kin: saving %s: %w", path, err)
+	}
+	return nil
+}

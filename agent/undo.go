@@ -1,0 +1,127 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/checkpoint"
+	"github.com/kin-dev/kin/agent/files"
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// ErrNothingToUndo is wrapped by Undo when there is no change to undo: no
+// turn changed files, the named turn changed none, or it is undone already.
+var ErrNothingToUndo = errors.New("nothing to undo")
+
+// checkpointed is the session's file access as the tools get it: every
+// write of a turn's tool first keeps what it replaces as the turn's
+// checkpoint (durably), and a write that surely did not happen drops it
+// again. A write that may have happened (ErrUnknown) keeps it: undo looks
+// at the file to decide.
+type checkpointed struct {
+	files.Access
+	store *checkpoint.Store
+}
+
+func (c checkpointed) Write(ctx context.Context, ch files.Change) (files.Written, error) {
+	if ch.TurnID == "" {
+		return c.Access.Write(ctx, ch)
+	}
+	revert, err := c.store.Before(checkpoint.Change{SessionID: ch.SessionID, TurnID: ch.TurnID, CallID: ch.CallID,
+		Path: ch.Path, Old: ch.Old, Existed: ch.Existed, New: ch.New})
+	if err != nil {
+		return files.Written{}, fmt.Errorf("kin could not keep a checkpoint to undo this change (%v)", err)
+	}
+	w, err := c.Access.Write(ctx, ch)
+	if err != nil && !errors.Is(err, files.ErrUnknown) {
+		revert()
+	}
+	return w, err
+}
+
+// untracked notes, before it runs, a call whose changes undo cannot
+// reverse: a command (it may change any file), or an MCP tool that may
+// change something (outside kin's reach). A note that cannot be kept is
+// logged: it only makes undo's report less complete.
+func (t *turn) untracked(tl tool.Tool, c model.Call, ap *tool.Approval) {
+	var reason string
+	switch {
+	case tool.ReadOnly(tl) || tl.Spec().Kind == tool.KindEdit:
+		return
+	case tl.Spec().Kind == tool.KindExecute:
+		reason = "a command: kin does not know which files it changed (commands run on the workspace itself, not on a copy)"
+	case ap != nil && ap.Server != "":
+		reason = "an MCP tool: what it changed is outside kin's reach"
+	default:
+		reason = "kin keeps only what its file tools change"
+	}
+	n := session.NotUndoable{CallID: c.CallID, Name: c.Name, Reason: reason}
+	if ap != nil {
+		n.Title = ap.Title
+	}
+	if err := t.svc.checkpoints.Untracked(t.sess.id, t.id, n); err != nil {
+		t.svc.log.Warn("checkpoint note failed", zap.String("session", t.sess.id), zap.String("turn", t.id), zap.Error(err))
+	}
+}
+
+// Undo puts back the files a turn changed with kin's tools (turnID "": the
+// latest turn whose changes are not undone) and records what it did. A file
+// changed since by someone else is left as it is and reported as a
+// conflict; the turn's commands are reported as not undoable. It refuses
+// while a turn runs on the session.
+func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoots []string) (session.Undo, error) {
+	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	if err != nil {
+		return session.Undo{}, err
+	}
+	if err := sess.readOnly(); err != nil {
+		return session.Undo{}, err
+	}
+	if !sess.hold() {
+		return session.Undo{}, ErrTurnRunning
+	}
+	defer sess.unhold()
+	// Through the front end's access itself: undo's writes are no tool's
+	// and keep no checkpoint.
+	u, err := s.checkpoints.Undo(ctx, sessionID, turnID, s.frontFiles(sessionID))
+	switch {
+	case errors.Is(err, checkpoint.ErrNothingToUndo), errors.Is(err, checkpoint.ErrNoCheckpoint), errors.Is(err, checkpoint.ErrUndone):
+		return session.Undo{}, fmt.Errorf("%w: %v", ErrNothingToUndo, err)
+	case err != nil && u.TurnID == "":
+		return session.Undo{}, err
+	}
+	if _, rerr := sess.append(session.Record{Type: session.TypeUndo, Undo: &u}); rerr != nil {
+		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(rerr))
+	} else if rerr := sess.sync(); rerr != nil {
+		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(rerr))
+	}
+	return u, err
+}
+
+// undoNote tells the model what an undo did, so it does not take its own
+// edits for granted.
+func undoNote(u *session.Undo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[kin: the person undid the file changes of turn %s", u.TurnID)
+	if len(u.Restored) > 0 {
+		fmt.Fprintf(&b, "; restored to how they were before that turn: %s", strings.Join(u.Restored, ", "))
+	}
+	if len(u.Conflicts) > 0 {
+		var paths []string
+		for _, c := range u.Conflicts {
+			paths = append(paths, c.Path)
+		}
+		fmt.Fprintf(&b, "; left as they are (changed since): %s", strings.Join(paths, ", "))
+	}
+	if len(u.NotUndoable) > 0 {
+		b.WriteString("; what that turn's commands changed was not undone")
+	}
+	b.WriteString(". Read files again before relying on their content.]")
+	return b.String()
+}

@@ -1,0 +1,130 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/kin-dev/kin/rpc"
+)
+
+// kin's own commands and the MCP prompts, run by kin (turn/start with the
+// command's line); the plan, modes and undo as kin chat shows them.
+
+// kinCommand sends a /command to kin and shows what it did: kin's own
+// answer with text (and a result), an MCP prompt starts a turn whose
+// question is the prompt's text.
+func (u *ui) kinCommand(line string) {
+	if u.session == "" && !u.newSession("", false) {
+		return
+	}
+	var res turnStartResult
+	if err := u.call("turn/start", turnStartParams{SessionID: u.session, Input: line}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	c := res.Command
+	if c == nil { // a question after all (kin read no command in it)
+		u.startedTurn()
+		return
+	}
+	if res.TurnID != "" {
+		u.scr.line(u.scr.dim("/"+cleanLine(c.Name)+" asks:") + " " + clean(c.Inserted))
+		u.startedTurn()
+		return
+	}
+	switch c.Name {
+	case "plan":
+		var p rpc.PlanResult
+		if remarshal(c.Result, &p) == nil {
+			u.showPlan(p.Entries)
+			return
+		}
+	case "undo":
+		var r rpc.TurnUndoResult
+		if remarshal(c.Result, &r) == nil {
+			u.showUndo(r)
+			return
+		}
+	}
+	u.scr.line(clean(c.Text))
+}
+
+func (u *ui) startedTurn() {
+	u.running = true
+	u.calls = map[string]*callState{}
+}
+
+func remarshal(v any, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// listCommands shows what /name may be, kin's and the MCP servers'.
+func (u *ui) listCommands() {
+	if u.session == "" && !u.newSession("", false) {
+		return
+	}
+	var res rpc.CommandsListResult
+	if err := u.call("commands/list", rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	s := u.scr
+	for _, c := range res.Commands {
+		name := "/" + cleanLine(c.Name)
+		if c.InputHint != "" {
+			name += " " + cleanLine(c.InputHint)
+		}
+		from := ""
+		if c.Source != "kin" {
+			from = s.dim(" (MCP server " + cleanLine(c.Source) + ")")
+		}
+		s.line(fmt.Sprintf("%-28s %s%s", name, cleanLine(c.Description), from))
+	}
+}
+
+// showPlan draws a plan: one line per step with its status.
+func (u *ui) showPlan(entries []rpc.PlanEntry) {
+	s := u.scr
+	s.endLine()
+	if len(entries) == 0 {
+		s.line(s.dim("[plan] no steps"))
+		return
+	}
+	s.line(s.cyan("[plan]"))
+	for _, e := range entries {
+		mark := "[ ]"
+		switch e.Status {
+		case "in_progress":
+			mark = s.yellow("[~]")
+		case "completed":
+			mark = s.green("[x]")
+		}
+		line := "  " + mark + " " + cleanLine(e.Content)
+		if e.Priority != "" {
+			line += s.dim(" (" + cleanLine(e.Priority) + ")")
+		}
+		s.line(line)
+	}
+}
+
+// showUndo says what an undo did.
+func (u *ui) showUndo(r rpc.TurnUndoResult) {
+	s := u.scr
+	s.line(s.cyan("[undo]") + fmt.Sprintf(" turn %s: %d file(s) restored", cleanLine(r.TurnID), len(r.Restored)))
+	for _, p := range r.Restored {
+		s.line("  restored " + cleanLine(p))
+	}
+	for _, c := range r.Conflicts {
+		s.line("  " + s.yellow("not restored") + " " + cleanLine(c.Path) + ": " + cleanLine(c.Reason))
+		if c.Diff != "" {
+			s.indented(c.Diff, 20)
+		}
+	}
+	for _, n := range r.NotUndoable {
+		s.line("  " + s.dim("not undoable: "+cleanLine(first(n.Title, n.Name))+" ("+cleanLine(n.Reason)+")"))
+	}
+}

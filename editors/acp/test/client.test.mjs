@@ -1,0 +1,242 @@
+// A real ACP client (@agentclientprotocol/sdk, pinned in package-lock.json)
+// drives the built `kin acp` over stdio against kin's mock model. Every
+// message kin sends is parsed by the SDK's own schema validation; anything
+// it complains about fails the test (see sdkComplaints).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { Kin, login, npmDir, sdkComplaints, select, startMock, tempDir } from "./harness.mjs";
+
+const text = (updates) => updates.map((u) => u.content.text).join("");
+
+test.afterEach(() => {
+  assert.deepEqual(sdkComplaints.splice(0), [], "the SDK complained about a message from kin");
+});
+
+async function world(t, rules, opts = {}) {
+  const url = await startMock(t, rules);
+  const home = tempDir("kin-acp-home-");
+  const ws = tempDir("kin-acp-ws-");
+  const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: url, ...(opts.env ?? {}) };
+  if (opts.noKey) delete env.OPENAI_API_KEY;
+  const kin = new Kin(t, { home, cwd: ws, env, ...opts });
+  const init = await kin.initialize();
+  return { url, home, ws, env, kin, init };
+}
+
+test("initialize says what kin offers, and a text turn streams the answer", async (t) => {
+  const { kin, ws, init } = await world(t, [{ whenUser: "say hello", reply: { text: ["Hello", " from the", " mock model."] } }]);
+  assert.equal(init.protocolVersion, 1);
+  assert.equal(init.agentInfo.name, "kin");
+  assert.equal(init.agentCapabilities.loadSession, true);
+  assert.equal(init.agentCapabilities.promptCapabilities.embeddedContext, true);
+  for (const c of ["list", "resume", "close", "delete", "additionalDirectories"]) {
+    assert.ok(init.agentCapabilities.sessionCapabilities[c], `sessionCapabilities.${c}`);
+  }
+  assert.equal(init.authMethods[0].id, "kin-login");
+
+  const { sessionId } = await kin.newSession(ws);
+  const res = await kin.prompt(sessionId, "say hello");
+  assert.equal(res.stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "Hello from the mock model.");
+  const info = kin.updatesOf(sessionId, "session_info_update");
+  assert.equal(info.at(-1)?.title, "say hello");
+});
+
+test("without a key, session/new answers -32000 saying what to set; kin acp login fixes it without a restart", async (t) => {
+  const { kin, ws, home, url, init } = await world(t, [{ reply: { text: "signed in" } }], {
+    noKey: true,
+    caps: { auth: { terminal: true } },
+  });
+  const m = init.authMethods.find((m) => m.id === "kin-login");
+  assert.equal(m.type, "terminal");
+  assert.deepEqual(m.args, ["login"]);
+  await assert.rejects(kin.newSession(ws), (err) => {
+    assert.equal(err.code, -32000);
+    assert.match(err.message, /OPENAI_API_KEY/);
+    assert.match(err.message, /kin login/);
+    return true;
+  });
+  const out = login(home, "sk-test-key", "--base-url", url);
+  assert.equal(out.status, 0, out.stderr);
+  assert.doesNotMatch(out.stdout + out.stderr, /sk-test-key/);
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "hi")).stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "signed in");
+});
+
+test("a rejected command never runs", async (t) => {
+  const marker = join(tempDir("kin-acp-marker-"), "ran");
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "run it", reply: { calls: [{ id: "call_rm", name: "bash", arguments: { command: `touch ${marker}` } }] } },
+      { whenUser: "run it", afterTool: true, reply: { text: "You said no." } },
+    ],
+    { permission: select("reject_once") },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const res = await kin.prompt(sessionId, "run it");
+  assert.equal(res.stopReason, "end_turn");
+  assert.equal(kin.permissions.length, 1);
+  const p = kin.permissions[0];
+  assert.equal(p.toolCall.toolCallId, "call_rm");
+  assert.ok(p.toolCall.content.some((c) => c.type === "content" && c.content.text.includes(`touch ${marker}`)), "the full command is shown");
+  // kin's options: once, always in this session, always in every session
+  // (the permanent grant), deny.
+  assert.deepEqual(p.options.map((o) => [o.optionId, o.kind]), [
+    ["allow_once", "allow_once"],
+    ["allow_always", "allow_always"],
+    ["allow_always_permanent", "allow_always"],
+    ["deny", "reject_once"],
+  ]);
+  assert.match(p.options[1].name, /in this session$/);
+  assert.match(p.options[2].name, /in every session$/);
+  const first = kin.updatesOf(sessionId, "tool_call")[0];
+  assert.equal(first.toolCallId, "call_rm");
+  assert.equal(first.kind, "execute");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_rm").at(-1);
+  assert.equal(last.status, "failed");
+  assert.equal(last._meta.kin.status, "denied");
+  assert.equal(existsSync(marker), false, "the command ran");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "You said no.");
+});
+
+test("an edit's permission request carries the diff, and the approved write goes through the client", async (t) => {
+  const written = [];
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "write the notes", reply: { calls: [{ id: "call_w", name: "write_file", arguments: { path: "notes.txt", content: "kin wrote this\n" } }] } },
+      { whenUser: "write the notes", afterTool: true, reply: { text: "Wrote it." } },
+    ],
+    {
+      caps: { fs: { readTextFile: true, writeTextFile: true } },
+      permission: select("allow_once"),
+      fs: {
+        read: ({ path }) => {
+          if (!existsSync(path)) throw new acp.RequestError(-32002, "no such file");
+          return { content: readFileSync(path, "utf8") };
+        },
+        write: ({ path, content }) => {
+          written.push(path);
+          writeFileSync(path, content);
+          return {};
+        },
+      },
+    },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "write the notes")).stopReason, "end_turn");
+  const p = kin.permissions[0];
+  const diff = p.toolCall.content.find((c) => c.type === "diff");
+  assert.ok(diff, "the permission request has a diff");
+  assert.equal(diff.path, join(ws, "notes.txt"));
+  assert.equal(diff.newText, "kin wrote this\n");
+  assert.ok(!diff.oldText, "a new file has no old text");
+  assert.deepEqual(written, [join(ws, "notes.txt")]);
+  assert.equal(readFileSync(join(ws, "notes.txt"), "utf8"), "kin wrote this\n");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_w").at(-1);
+  assert.equal(last.status, "completed");
+  assert.ok(last.content.some((c) => c.type === "diff"));
+  assert.deepEqual(last.locations, [{ path: join(ws, "notes.txt") }]);
+});
+
+test("an embedded resource reaches the model", async (t) => {
+  const { kin, ws } = await world(t, [
+    { whenUser: "CANARY-IN-THE-RESOURCE", reply: { text: "I read the resource." } },
+    { reply: { text: "The resource did not arrive." } },
+  ]);
+  const { sessionId } = await kin.newSession(ws);
+  const res = await kin.prompt(sessionId, [
+    { type: "text", text: "What does this file say?" },
+    { type: "resource", resource: { uri: `file://${ws}/x.txt`, mimeType: "text/plain", text: "CANARY-IN-THE-RESOURCE\n" } },
+  ]);
+  assert.equal(res.stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "I read the resource.");
+  await assert.rejects(kin.prompt(sessionId, [{ type: "audio", data: "AAAA", mimeType: "audio/wav" }]), (err) => {
+    assert.equal(err.code, -32602);
+    assert.match(err.message, /audio/);
+    return true;
+  });
+});
+
+test("session/cancel stops a running command and the prompt answers cancelled", async (t) => {
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "run the slow command", reply: { calls: [{ id: "call_slow", name: "bash", arguments: { command: "echo started; sleep 60" } }] } },
+      { whenUser: "run the slow command", afterTool: true, reply: { text: "done" } },
+    ],
+    { permission: select("allow_once") },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const answer = kin.prompt(sessionId, "run the slow command");
+  await kin.until(() => kin.updatesOf(sessionId, "tool_call_update").some((u) => u.toolCallId === "call_slow" && u.status === "in_progress"), "the command to run");
+  await kin.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  assert.equal((await answer).stopReason, "cancelled");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_slow").at(-1);
+  assert.notEqual(last.status, "in_progress");
+});
+
+test("session/load in a second process replays the conversation before it answers", async (t) => {
+  const rules = [
+    { whenUser: "list it", reply: { text: "Listing.", calls: [{ id: "call_ls", name: "list_dir", arguments: { path: "." } }] } },
+    { whenUser: "list it", afterTool: true, reply: { text: "There is a.txt." } },
+  ];
+  const { kin, ws, home, env } = await world(t, rules);
+  writeFileSync(join(ws, "a.txt"), "a\n");
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "list it")).stopReason, "end_turn");
+  await kin.close();
+
+  const again = new Kin(t, { home, cwd: ws, env });
+  await again.initialize();
+  const listed = await again.agent.request(acp.methods.agent.session.list, { cwd: ws });
+  assert.deepEqual(listed.sessions.map((s) => [s.sessionId, s.cwd]), [[sessionId, ws]]);
+  const res = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+  assert.deepEqual(Object.keys(res).filter((k) => k !== "_meta"), []);
+  const kinds = again.updatesOf(sessionId).map((u) => u.sessionUpdate);
+  assert.deepEqual(kinds, ["user_message_chunk", "agent_message_chunk", "tool_call", "agent_message_chunk"]);
+  const [user, , call, answer] = again.updatesOf(sessionId);
+  assert.equal(user.content.text, "list it");
+  assert.equal(call.toolCallId, "call_ls");
+  assert.equal(call.status, "completed");
+  assert.ok(call.content.some((c) => c.content?.text.includes("a.txt")), "the call's output is replayed");
+  assert.equal(answer.content.text, "There is a.txt.");
+  // The loaded session takes prompts.
+  assert.equal((await again.prompt(sessionId, "list it")).stopReason, "end_turn");
+});
+
+test("a client's MCP server is asked for before it starts and before its tool runs", { skip: !npmDir && "KIN_TEST_NPM_DIR is not set" }, async (t) => {
+  const order = [];
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "echo through mcp", reply: { calls: [{ id: "call_echo", name: "mcp__everything__echo", arguments: { message: "kin-mcp-echo" } }] } },
+      { whenUser: "echo through mcp", afterTool: true, reply: { text: "Echoed." } },
+    ],
+    {
+      permission: (params, k) => {
+        order.push(params._meta?.kin?.kind);
+        return select("allow_once")(params);
+      },
+    },
+  );
+  const server = { name: "everything", command: join(npmDir, "node_modules/.bin/mcp-server-everything"), args: ["stdio"], env: [] };
+  const { sessionId } = await kin.newSession(ws, [server]);
+  assert.equal(kin.permissions.length, 0, "nothing is asked (or started) before the first prompt");
+  assert.equal((await kin.prompt(sessionId, "echo through mcp")).stopReason, "end_turn");
+  assert.deepEqual(order, ["server_launch", "tool_call"]);
+  const launch = kin.permissions[0];
+  assert.equal(launch.sessionId, sessionId);
+  assert.ok(launch.toolCall.content.some((c) => c.content?.text.includes("mcp-server-everything")), "the launch shows the command");
+  const call = kin.permissions[1];
+  assert.equal(call.toolCall.toolCallId, "call_echo");
+  assert.ok(call.toolCall.content.some((c) => c.content?.text.includes("kin-mcp-echo")), "the call shows its arguments");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_echo").at(-1);
+  assert.equal(last.status, "completed");
+  assert.ok(JSON.stringify(last.content).includes("kin-mcp-echo"));
+});

@@ -1,0 +1,155 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/mcp/manager"
+	"github.com/kin-dev/kin/rpc"
+)
+
+// elicit puts an MCP server's question to the person through the broker,
+// under kin serve's rule (rpc.ElicitPolicy), when the client takes that
+// mode (elicitation.form or .url); otherwise it is declined. Either way
+// the outcome (never the answer) is recorded in the session.
+func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
+	caps := s.clientCaps()
+	takes := caps.Elicitation != nil && ((r.Mode == "form" && caps.Elicitation.Form != nil) || (r.Mode == "url" && caps.Elicitation.URL != nil))
+	svc, _ := s.service()
+	if !takes || r.SessionID == "" {
+		reason := "the editor does not take " + r.Mode + " questions"
+		if r.SessionID == "" {
+			reason = "no session to ask in"
+		}
+		id := fmt.Sprintf("el_declined_%d", s.seq.Add(1))
+		s.log.Info("elicitation declined", zap.String("server", r.Server), zap.String("mode", r.Mode), zap.String("reason", reason))
+		if svc != nil && r.SessionID != "" {
+			svc.RecordElicitation(r.SessionID, id, r.Server, r.Mode, r.Message, "decline", reason)
+		}
+		return manager.ElicitResult{Action: "decline"}
+	}
+	q, ans := s.broker().Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, rpc.ElicitPolicy(r))
+	if svc != nil {
+		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
+	}
+	return manager.ElicitResult{Action: ans.Choice, Content: ans.Content}
+}
+
+// askElicitation sends elicitation/create and gives the broker the answer;
+// one that does not fit the form is a decline.
+func (s *Server) askElicitation(ctx context.Context, id string, r manager.ElicitRequest) {
+	p := CreateElicitationRequest{SessionID: r.SessionID, ToolCallID: r.CallID, Mode: r.Mode, Message: r.Server + " asks: " + r.Message}
+	switch r.Mode {
+	case "form":
+		p.RequestedSchema = formSchema(r.Fields)
+	case "url":
+		p.URL, p.ElicitationID = r.URL, id
+	}
+	var resp CreateElicitationResponse
+	err := s.call(ctx, "elicit", MethodElicitationCreate, p, &resp)
+	b := s.broker()
+	switch {
+	case errors.Is(err, context.Canceled):
+		return
+	case err != nil:
+		s.log.Warn("elicitation/create failed; cancelled", zap.String("request", id), zap.Error(err))
+		_ = b.Respond(ask.KindElicitation, id, ask.Answer{Choice: "cancel"})
+		return
+	}
+	if err := b.Respond(ask.KindElicitation, id, ask.Answer{Choice: resp.Action, Content: resp.Content}); err != nil && !errors.Is(err, ask.ErrUnknown) {
+		s.log.Warn("the client's answer does not fit the question; declined", zap.String("request", id), zap.Error(err))
+		_ = b.Respond(ask.KindElicitation, id, ask.Answer{Choice: "decline"})
+	}
+}
+
+// formSchema is ACP's restricted JSON Schema for a form's fields.
+func formSchema(fields []ask.Field) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, f := range fields {
+		p := map[string]any{}
+		if f.Title != "" {
+			p["title"] = f.Title
+		}
+		if f.Description != "" {
+			p["description"] = f.Description
+		}
+		if f.Default != nil {
+			p["default"] = f.Default
+		}
+		titled := false
+		for _, c := range f.Choices {
+			titled = titled || c.Title != ""
+		}
+		choices := func() any {
+			if !titled {
+				var vals []string
+				for _, c := range f.Choices {
+					vals = append(vals, c.Value)
+				}
+				return vals
+			}
+			var one []map[string]string
+			for _, c := range f.Choices {
+				t := c.Title
+				if t == "" {
+					t = c.Value
+				}
+				one = append(one, map[string]string{"const": c.Value, "title": t})
+			}
+			return one
+		}
+		switch f.Type {
+		case ask.TypeEnum:
+			p["type"] = "string"
+			if titled {
+				p["oneOf"] = choices()
+			} else {
+				p["enum"] = choices()
+			}
+		case ask.TypeMultiSelect:
+			p["type"] = "array"
+			if titled {
+				p["items"] = map[string]any{"anyOf": choices()}
+			} else {
+				p["items"] = map[string]any{"type": "string", "enum": choices()}
+			}
+			if f.MinItems != nil {
+				p["minItems"] = *f.MinItems
+			}
+			if f.MaxItems != nil {
+				p["maxItems"] = *f.MaxItems
+			}
+		default:
+			p["type"] = string(f.Type)
+			if f.Format != "" {
+				p["format"] = f.Format
+			}
+			if f.MinLength != nil {
+				p["minLength"] = *f.MinLength
+			}
+			if f.MaxLength != nil {
+				p["maxLength"] = *f.MaxLength
+			}
+			if f.Minimum != nil {
+				p["minimum"] = *f.Minimum
+			}
+			if f.Maximum != nil {
+				p["maximum"] = *f.Maximum
+			}
+		}
+		props[f.Name] = p
+		if f.Required {
+			required = append(required, f.Name)
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out
+}

@@ -1,0 +1,236 @@
+package acp
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent"
+	kinsession "github.com/kin-dev/kin/agent/session"
+)
+
+// events turns the agent's events into session/updates.
+type events struct{ s *Server }
+
+func (e events) session(id string) *session {
+	e.s.mu.Lock()
+	defer e.s.mu.Unlock()
+	return e.s.sessions[id]
+}
+
+func (e events) TurnStarted(v agent.TurnStarted) {
+	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
+}
+
+func (e events) Delta(v agent.Delta) {
+	e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(v.Text)})
+}
+
+func (e events) ToolCall(v agent.ToolCall) {
+	ss := e.session(v.SessionID)
+	if ss == nil {
+		return // a session closed on this connection meanwhile
+	}
+	if v.Status == agent.CallRunning && v.OutputDelta != "" {
+		ss.stream(e.s, v.CallID).add(v.OutputDelta)
+		return
+	}
+	ss.mu.Lock()
+	first := !ss.reported[v.CallID]
+	ss.reported[v.CallID] = true
+	st := ss.streams[v.CallID]
+	if final(v.Status) {
+		delete(ss.streams, v.CallID)
+	}
+	ss.mu.Unlock()
+	if st != nil && final(v.Status) {
+		st.stop() // the final update carries the whole output
+	}
+	e.s.update(v.SessionID, toolCallUpdate(v, first, ss.cwd()))
+}
+
+func (e events) TurnDone(v agent.TurnDone) {
+	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
+		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
+	ss := e.session(v.SessionID)
+	if ss == nil {
+		return
+	}
+	e.s.titleChanged(ss)
+	ss.mu.Lock()
+	done := ss.done
+	if done != nil && ss.turnID == v.TurnID {
+		ss.done, ss.turnID = nil, ""
+	} else {
+		done = nil
+	}
+	ss.mu.Unlock()
+	if done != nil {
+		done <- v
+	}
+}
+
+func (e events) Notice(v agent.Notice) { e.s.notice(v.SessionID, v.Level, v.Message) }
+
+// Plan is ACP's plan update: the whole plan each time. ACP wants every
+// step's priority; one the model gave none is medium.
+func (e events) Plan(v agent.PlanUpdate) {
+	p := Plan{SessionUpdate: UpdatePlan, Entries: make([]PlanEntry, 0, len(v.Entries))}
+	for _, x := range v.Entries {
+		pr := x.Priority
+		if pr == "" {
+			pr = "medium"
+		}
+		p.Entries = append(p.Entries, PlanEntry{Content: x.Content, Priority: pr, Status: x.Status})
+	}
+	e.s.update(v.SessionID, p)
+}
+
+// notice tells the person something: a notice update on the session when
+// the client shows them (session.notices), else the log.
+func (s *Server) notice(sessionID, level, message string) {
+	caps := s.clientCaps()
+	s.log.Info("notice", zap.String("session", sessionID), zap.String("level", level), zap.String("message", message))
+	if sessionID == "" || caps.Session == nil || caps.Session.Notices == nil {
+		return
+	}
+	s.update(sessionID, NoticeUpdate{SessionUpdate: UpdateNotice, Severity: level, Title: message})
+}
+
+// titleChanged tells the client the session's title once kin named it
+// (after its first question).
+func (s *Server) titleChanged(ss *session) {
+	svc, _ := s.service()
+	list, err := svc.ListSessions()
+	if err != nil {
+		return
+	}
+	for _, in := range list {
+		if in.SessionID != ss.id {
+			continue
+		}
+		ss.mu.Lock()
+		changed := in.Title != "" && in.Title != ss.title
+		ss.title = in.Title
+		ss.mu.Unlock()
+		if changed {
+			s.update(ss.id, SessionInfoUpdate{SessionUpdate: UpdateSessionInfo, Title: in.Title,
+				UpdatedAt: in.UpdatedAt.UTC().Format(time.RFC3339)})
+		}
+		return
+	}
+}
+
+// Streamed output: a running command's output goes to the client as the
+// call's content, at most every outputEvery (the whole output so far, cut
+// to its last outputKeep bytes: content replaces what the card showed).
+const (
+	outputEvery = 100 * time.Millisecond
+	outputKeep  = 64 << 10
+)
+
+// outputStream is one running call's output.
+type outputStream struct {
+	s      *Server
+	ss     *session
+	callID string
+
+	// mu guards the fields below, and is held while an update is sent,
+	// so a stale update never follows a newer one.
+	mu      sync.Mutex
+	buf     strings.Builder
+	last    time.Time
+	timer   *time.Timer
+	stopped bool
+}
+
+func (ss *session) stream(s *Server, callID string) *outputStream {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	st := ss.streams[callID]
+	if st == nil {
+		st = &outputStream{s: s, ss: ss, callID: callID}
+		ss.streams[callID] = st
+	}
+	return st
+}
+
+func (o *outputStream) add(chunk string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return
+	}
+	o.buf.WriteString(chunk)
+	if o.buf.Len() > 2*outputKeep { // keep memory bounded
+		tail := o.buf.String()[o.buf.Len()-outputKeep:]
+		o.buf.Reset()
+		o.buf.WriteString(tail)
+	}
+	switch wait := outputEvery - time.Since(o.last); {
+	case wait <= 0:
+		o.sendLocked()
+	case o.timer == nil:
+		o.timer = time.AfterFunc(wait, o.flush)
+	}
+}
+
+func (o *outputStream) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.timer = nil
+	if !o.stopped {
+		o.sendLocked()
+	}
+}
+
+func (o *outputStream) sendLocked() {
+	o.last = time.Now()
+	text := o.buf.String()
+	if len(text) > outputKeep {
+		text = "…" + strings.ToValidUTF8(text[len(text)-outputKeep:], "")
+	}
+	o.s.update(o.ss.id, ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: o.callID, Status: StatusInProgress,
+		Content: []ToolCallContent{textContent(text)}, Meta: kinMeta(agent.CallRunning, "")})
+}
+
+// stop ends the stream: nothing more is sent for it.
+func (o *outputStream) stop() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.stopped = true
+	if o.timer != nil {
+		o.timer.Stop()
+		o.timer = nil
+	}
+}
+
+// replay sends one history item of a loaded session as the update that
+// first showed it: the person's question, the answer, every tool call
+// with its final status and content.
+func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
+	switch it.Type {
+	case "user":
+		s.update(ss.id, ContentChunk{SessionUpdate: UpdateUserMessage, Content: TextBlock(it.Text)})
+	case "assistant":
+		s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(it.Text)})
+	case "toolCall":
+		c := agent.ToolCall{SessionID: ss.id, TurnID: it.TurnID, CallID: it.CallID, Name: it.Name, Kind: it.Kind, Title: it.Title,
+			Arguments: it.Arguments, Status: it.Status, Output: it.Output, Content: it.Content}
+		if c.Status == "" {
+			c.Status = agent.CallPending // a call whose result is not on record yet
+		}
+		ss.mu.Lock()
+		ss.reported[it.CallID] = true
+		ss.mu.Unlock()
+		u := toolCallUpdate(c, true, ss.cwd())
+		u.Content = contentOf(c.Content, c.Output)
+		s.update(ss.id, u)
+	case "turn":
+		if it.Error != "" {
+			s.notice(ss.id, "error", "turn "+it.Status+": "+it.Error)
+		}
+	}
+}

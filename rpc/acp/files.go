@@ -1,0 +1,141 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/agent/files"
+)
+
+// fileTimeout bounds one fs/* request to the client. A write not answered
+// in time may have happened: it is unknown, never sent again.
+const fileTimeout = 30 * time.Second
+
+// filesFor is a session's file access: through the client when it offers
+// fs/read_text_file (reads see its unsaved buffers) and fs/write_text_file
+// (approved writes go through it, so its review shows them), else the
+// disk. Paths reach it after kin's path rules and the person's approval
+// (files.Access's contract): the client is never a way around the gate.
+func (s *Server) filesFor(sessionID string) files.Access {
+	caps := s.clientCaps()
+	if !caps.FS.ReadTextFile && !caps.FS.WriteTextFile {
+		return nil
+	}
+	return clientFiles{s: s, sessionID: sessionID, read: caps.FS.ReadTextFile, write: caps.FS.WriteTextFile}
+}
+
+// clientFiles implements files.Access with the client's fs/* methods.
+type clientFiles struct {
+	s           *Server
+	sessionID   string
+	read, write bool
+}
+
+// Open implements files.Access. What the path is (a directory, a device)
+// comes from the disk; its content from the client.
+func (c clientFiles) Open(ctx context.Context, path string) (*files.File, error) {
+	if !c.read {
+		return files.Disk{}.Open(ctx, path)
+	}
+	st, statErr := os.Stat(path)
+	switch {
+	case statErr == nil && st.IsDir():
+		return nil, fmt.Errorf("%s: %w", path, files.ErrIsDir)
+	case statErr == nil && !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: %w", path, files.ErrNotRegular)
+	}
+	text, err := c.readText(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	unsaved := false
+	if statErr == nil {
+		if disk, err := os.ReadFile(path); err == nil {
+			unsaved = !bytes.Equal(disk, []byte(text))
+		}
+	} else {
+		unsaved = true // only the client has it
+	}
+	return &files.File{ReadCloser: io.NopCloser(bytes.NewReader([]byte(text))), Size: int64(len(text)), From: files.ViaEditor, Unsaved: unsaved}, nil
+}
+
+func (c clientFiles) readText(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, fileTimeout)
+	defer cancel()
+	var resp ReadTextFileResponse
+	err := c.s.call(ctx, "fs", MethodReadTextFile, ReadTextFileRequest{SessionID: c.sessionID, Path: path}, &resp)
+	var re *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return resp.Content, nil
+	case errors.As(err, &re) && re.Code == CodeResourceNotFound:
+		return "", fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	case errors.As(err, &re):
+		if _, statErr := os.Stat(path); errors.Is(statErr, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w (the editor: %s)", path, fs.ErrNotExist, re.Message)
+		}
+		return "", fmt.Errorf("the editor could not read %s: %s", path, re.Message)
+	}
+	return "", fmt.Errorf("reading %s through the editor: %w", path, err)
+}
+
+// Buffer implements files.Access: kin holds no buffers of an ACP client
+// (search reads the disk).
+func (clientFiles) Buffer(string) ([]byte, bool) { return nil, false }
+
+// Plan implements files.Access.
+func (c clientFiles) Plan(ctx context.Context, path string) (files.Via, error) {
+	if c.write {
+		return files.ViaEditor, nil
+	}
+	return files.ViaDisk, nil
+}
+
+// Write implements files.Access: the file is read again through the
+// client (ErrConflict when it no longer holds what the diff was shown
+// against), then fs/write_text_file is sent once.
+func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written, error) {
+	if !c.write {
+		return files.Disk{}.Write(ctx, ch)
+	}
+	if c.read {
+		now, err := c.readText(ctx, ch.Path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files.Written{}, err
+		}
+		if exists != ch.Existed || (exists && now != string(ch.Old)) {
+			return files.Written{}, files.ErrConflict
+		}
+	} else { // without fs/read_text_file, the disk is what the diff was shown against
+		disk, err := os.ReadFile(ch.Path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files.Written{}, err
+		}
+		if exists != ch.Existed || (exists && !bytes.Equal(disk, ch.Old)) {
+			return files.Written{}, files.ErrConflict
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, fileTimeout)
+	defer cancel()
+	err := c.s.call(wctx, "fs", MethodWriteTextFile, WriteTextFileRequest{SessionID: c.sessionID, Path: ch.Path, Content: string(ch.New)}, nil)
+	var re *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return files.Written{Via: files.ViaEditor, Saved: true}, nil
+	case errors.As(err, &re):
+		return files.Written{}, fmt.Errorf("%w: %s", files.ErrRefused, re.Message)
+	case ctx.Err() != nil:
+		return files.Written{}, fmt.Errorf("%w: the turn was cancelled while the editor was writing it; it is not sent again", files.ErrUnknown)
+	}
+	return files.Written{}, fmt.Errorf("%w: the editor did not answer within %s; it is not sent again", files.ErrUnknown, fileTimeout)
+}

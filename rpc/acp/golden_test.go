@@ -1,0 +1,145 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden frames")
+
+// TestGoldenFrames records every frame of a scripted ACP session from the
+// real server (one file per method, and per update kind for
+// session/update), validates each against the SDK's schema (strictly), and
+// compares them with testdata/golden. Run with -update after a deliberate
+// change and review the diff.
+func TestGoldenFrames(t *testing.T) {
+	acpSchema(t)
+	w := newWorld(t)
+	w.write("a.txt", "one\n")
+	c := w.connect(nil)
+	c.initialize(map[string]any{
+		"fs":          map[string]any{"readTextFile": true, "writeTextFile": true},
+		"auth":        map[string]any{"terminal": true},
+		"elicitation": map[string]any{"form": map[string]any{}},
+		"session":     map[string]any{"notices": map[string]any{}},
+	})
+	c.on(MethodReadTextFile, func(p json.RawMessage) (any, error) {
+		var r ReadTextFileRequest
+		_ = json.Unmarshal(p, &r)
+		b, err := os.ReadFile(r.Path)
+		if err != nil {
+			return nil, &jsonrpc2.Error{Code: CodeResourceNotFound, Message: "no such file"}
+		}
+		return ReadTextFileResponse{Content: string(b)}, nil
+	})
+	c.on(MethodWriteTextFile, func(p json.RawMessage) (any, error) {
+		var r WriteTextFileRequest
+		_ = json.Unmarshal(p, &r)
+		return struct{}{}, os.WriteFile(r.Path, []byte(r.Content), 0o644)
+	})
+	c.answer("allow_once")
+	c.call(MethodAuthenticate, AuthenticateRequest{MethodID: AuthMethodLogin}, nil)
+
+	w.model.Script(
+		modeltest.Reply{Text: []string{"Let me ", "look."}, Calls: []modeltest.Call{{ID: "call_read", Name: "read_file", Arguments: `{"path":"a.txt"}`}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "edit_file", Arguments: `{"path":"a.txt","old_string":"one","new_string":"two"}`}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo out"}`}}},
+		modeltest.Reply{Text: []string{"Done."}},
+	)
+	sid := c.newSession()
+	if res := c.prompt(sid, text("change a.txt to two, please, and tell me when you are done with it"), map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + w.ws + "/notes.md", "mimeType": "text/markdown", "text": "notes\n"}}); res.StopReason != StopEndTurn {
+		t.Fatalf("stopReason %q", res.StopReason)
+	}
+	var list ListSessionsResponse
+	c.call(MethodSessionList, ListSessionsRequest{Cwd: w.ws}, &list)
+	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
+	c.call(MethodSessionResume, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
+	_ = c.tryCall(MethodSessionSetMode, SetModeRequest{SessionID: sid, ModeID: "nope"}, nil)
+	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}}}, nil)
+	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": "s_missing", "prompt": []any{text("x")}}, nil)
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
+	c.call(MethodSessionClose, SessionIDRequest{SessionID: sid}, nil)
+	c.call(MethodSessionDelete, SessionIDRequest{SessionID: sid}, nil)
+
+	c.mu.Lock()
+	frames := append([]frame(nil), c.frames...)
+	c.mu.Unlock()
+	byFile := map[string][]frame{}
+	for _, f := range frames {
+		if f.Dir == "client" && f.Kind == "response" && f.Method == MethodReadTextFile {
+			continue // the fake client's answers are not kin's shapes
+		}
+		checkFrame(t, f)
+		name := strings.NewReplacer("/", "_", "$", "").Replace(f.Method)
+		if f.Method == NotifySessionUpdate {
+			var n struct {
+				Update struct {
+					Kind string `json:"sessionUpdate"`
+				} `json:"update"`
+			}
+			_ = json.Unmarshal(f.Params, &n)
+			name += "." + n.Update.Kind
+		}
+		if len(byFile[name]) < 6 { // a few of each are enough to pin the shape
+			byFile[name] = append(byFile[name], f)
+		}
+	}
+	var names []string
+	for n := range byFile {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		checkGolden(t, n+".json", normalize(t, w, byFile[n]))
+	}
+}
+
+var volatile = regexp.MustCompile(`"(sessionId|updatedAt|requestId|turnId|runningTurnId)": "[^"]*"`)
+
+func normalize(t *testing.T, w *world, v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(out.String(), w.ws, "/WS")
+	s = strings.ReplaceAll(s, w.home, "/HOME")
+	s = volatile.ReplaceAllString(s, `"$1": "<$1>"`)
+	s = regexp.MustCompile(`s_\d{8}T\d{6}_[0-9a-f]+`).ReplaceAllString(s, "<sessionId>")
+	return append([]byte(s), '\n')
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./rpc/acp -run Golden -update)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs from the golden file (run go test ./rpc/acp -run Golden -update and review the diff):\n%s", name, got)
+	}
+}

@@ -1,0 +1,207 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/sandbox"
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/rpc"
+)
+
+// AuthMethodLogin is kin's one sign-in: `kin login`, which stores the
+// model service's key in $KIN_HOME/settings.json.
+const AuthMethodLogin = "kin-login"
+
+func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p InitializeRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	already := s.state != stateCreated
+	s.mu.Unlock()
+	if already {
+		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
+	}
+	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
+	s.mu.Lock()
+	s.caps = p.ClientCapabilities // before the service: filesFor reads them
+	s.mu.Unlock()
+	svc, gate, broker, mcp := s.buildService(cfg)
+	s.mu.Lock()
+	s.svc, s.gate, s.asks, s.mcp, s.state = svc, gate, broker, mcp, stateInitialized
+	s.modelConfigured = cfgErr == nil && cfg.Missing() == ""
+	s.mu.Unlock()
+
+	client := "unknown client"
+	if p.ClientInfo != nil {
+		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
+	}
+	sbst := s.commandSandbox().Status()
+	s.log.Info("initialized (ACP)", zap.String("client", client), zap.Int("clientProtocolVersion", p.ProtocolVersion),
+		zap.Bool("modelConfigured", cfgErr == nil && cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
+		zap.Bool("fsRead", p.ClientCapabilities.FS.ReadTextFile), zap.Bool("fsWrite", p.ClientCapabilities.FS.WriteTextFile),
+		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined))
+
+	modelInfo := map[string]any{"configured": cfgErr == nil && cfg.Missing() == "", "model": cfg.Model}
+	if m := missing(cfg, cfgErr); m != "" {
+		modelInfo["missing"] = m
+	}
+	return InitializeResponse{
+		ProtocolVersion: ProtocolVersion,
+		AgentCapabilities: AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: PromptCapabilities{EmbeddedContext: true},
+			MCPCapabilities:    MCPCapabilities{HTTP: mcp != nil},
+			SessionCapabilities: SessionCapabilities{List: &Empty{}, Resume: &Empty{}, Close: &Empty{}, Delete: &Empty{},
+				AdditionalDirectories: &Empty{}},
+		},
+		AuthMethods: authMethods(p.ClientCapabilities),
+		AgentInfo:   Implementation{Name: "kin", Title: "kin", Version: s.opts.Version},
+		Meta:        Meta{"kin": map[string]any{"model": modelInfo, "sandbox": sbst.Summary()}},
+	}, nil
+}
+
+// authMethods offers `kin login`: run by the client in a terminal when it
+// can (it appends the args to the configured `kin acp`), else described,
+// with authenticate checking that a key is now configured.
+func authMethods(caps ClientCapabilities) []AuthMethod {
+	if caps.Auth.Terminal {
+		return []AuthMethod{{ID: AuthMethodLogin, Type: "terminal", Name: "Sign in with an API key",
+			Description: "Runs kin login, which stores the model service's key in $KIN_HOME/settings.json (readable by you only).",
+			Args:        []string{"login"}}}
+	}
+	return []AuthMethod{{ID: AuthMethodLogin, Name: "API key",
+		Description: "Run `kin login` in a terminal (it stores the key in $KIN_HOME/settings.json), or set OPENAI_API_KEY for the editor; then sign in again."}}
+}
+
+// handleAuthenticate checks that a model service is configured (kin login
+// ran, or the environment has a key) and makes it the one turns use. kin
+// never requires it: with a key configured, sessions work without it.
+func handleAuthenticate(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p AuthenticateRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.MethodID != AuthMethodLogin {
+		return nil, invalid("invalid params: unknown methodId %q; kin offers %q", p.MethodID, AuthMethodLogin)
+	}
+	if err := s.ensureModel(); err != nil {
+		return nil, err
+	}
+	return Empty{}, nil
+}
+
+func missing(cfg model.Config, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if m := cfg.Missing(); m != "" {
+		return m + ", or run `kin login`"
+	}
+	return ""
+}
+
+// ensureModel makes sure turns can run: when the service started without
+// a model service and one is configured now (`kin login` ran meanwhile),
+// the service is built again with it. No turn can have run on the old one,
+// so nothing is lost: its sessions are opened again by the new one.
+func (s *Server) ensureModel() error {
+	cfg, err := model.LoadConfig(s.opts.Home, s.opts.Getenv)
+	if m := missing(cfg, err); m != "" {
+		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
+	}
+	s.mu.Lock()
+	configured := s.modelConfigured
+	s.mu.Unlock()
+	if configured {
+		return nil
+	}
+	svc, gate, broker, mcp := s.buildService(cfg)
+	s.mu.Lock()
+	if s.modelConfigured { // another request did it first
+		s.mu.Unlock()
+		broker.Close(permission.ReasonShutdown)
+		svc.Shutdown()
+		if mcp != nil {
+			mcp.Close()
+		}
+		return nil
+	}
+	oldSvc, oldBroker, oldMCP := s.svc, s.asks, s.mcp
+	s.svc, s.gate, s.asks, s.mcp, s.modelConfigured = svc, gate, broker, mcp, true
+	s.mcpStarted = nil // the new manager starts at the next prompt
+	s.mu.Unlock()
+	s.log.Info("a model service is configured now; the agent starts again with it", zap.String("model", cfg.Model))
+	oldBroker.Close(permission.ReasonShutdown)
+	oldSvc.Shutdown()
+	if oldMCP != nil {
+		oldMCP.Close()
+	}
+	return nil
+}
+
+// buildService makes the agent for this connection: its broker (every
+// question to the person), gate, tools and configured MCP servers.
+func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gate, *ask.Broker, *rpc.MCPServers) {
+	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
+	if gerr != nil {
+		s.log.Warn("grants", zap.Error(gerr))
+	}
+	broker := ask.New(asker{s})
+	gate := permission.NewGate(broker, grants)
+	builtins := s.builtins()
+	var mcp *rpc.MCPServers
+	if s.opts.MCP != nil {
+		mcp = rpc.NewMCPServers(front{s: s}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: s.opts.Cwd,
+			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
+	}
+	sources := multiSource{tool.Static(builtins)}
+	if mcp != nil {
+		sources = append(sources, mcp)
+	}
+	svc := agent.New(agent.Options{
+		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
+		Files:        s.filesFor,
+		SessionTools: s.sessionTools,
+	})
+	return svc, gate, broker, mcp
+}
+
+// builtins are kin's own tools.
+func (s *Server) builtins() []tool.Tool {
+	if s.opts.Tools == nil {
+		return nil
+	}
+	return s.opts.Tools([]string{s.opts.Cwd})
+}
+
+// commandSandbox is the sandbox the tools use.
+func (s *Server) commandSandbox() *sandbox.Sandbox {
+	if s.opts.Sandbox != nil {
+		return s.opts.Sandbox
+	}
+	return sandbox.Default()
+}
+
+// multiSource joins tool sources in order (built-ins first).
+type multiSource []tool.Source
+
+func (m multiSource) Tools() []tool.Tool {
+	var out []tool.Tool
+	for _, s := range m {
+		out = append(out, s.Tools()...)
+	}
+	return out
+}

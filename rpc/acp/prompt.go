@@ -1,0 +1,234 @@
+package acp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/builtin"
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/rpc"
+)
+
+// maxAttachment bounds one file or resource put into a question.
+const maxAttachment = 256 << 10
+
+// handleSessionPrompt runs one turn: it answers {stopReason} when the turn
+// ends (end_turn, cancelled, max_turn_requests for kin's call limit), or a
+// JSON-RPC error carrying kin's message when it failed. Every update of
+// the turn is sent before the answer.
+func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p PromptRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ensureModel(); err != nil {
+		return nil, err
+	}
+	svc, _ := s.service()
+	input, err := s.promptText(ctx, ss, p.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan agent.TurnDone, 1)
+	ss.mu.Lock()
+	busy := ss.done != nil
+	if !busy {
+		ss.done, ss.stopped = done, false
+	}
+	ss.mu.Unlock()
+	if busy {
+		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
+	}
+	s.startMCP(ctx, ss)
+	// The turn id is known only once StartTurn returns, and the turn may
+	// end first: TurnDone waits for it under ss.mu. A session/cancel that
+	// came while the servers started stops the prompt before its turn.
+	ss.mu.Lock()
+	if ss.stopped || ctx.Err() != nil {
+		ss.done = nil
+		ss.mu.Unlock()
+		return PromptResponse{StopReason: StopCancelled}, nil
+	}
+	turnID, err := svc.StartTurn(ss.id, input, ss.roots)
+	if err != nil {
+		ss.done = nil
+		ss.mu.Unlock()
+		return nil, err
+	}
+	ss.turnID = turnID
+	ss.mu.Unlock()
+
+	var end agent.TurnDone
+	select {
+	case end = <-done:
+	case <-ctx.Done(): // $/cancel_request: stop the turn, answer how it ended
+		svc.CancelTurn(ss.id)
+		end = <-done
+	}
+	switch end.Status {
+	case agent.TurnCompleted:
+		return PromptResponse{StopReason: StopEndTurn}, nil
+	case agent.TurnCancelled:
+		return PromptResponse{StopReason: StopCancelled, Meta: errMeta(end.Error)}, nil
+	case agent.TurnLimit:
+		return PromptResponse{StopReason: StopMaxTurnRequests, Meta: errMeta(end.Error)}, nil
+	}
+	return nil, &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: end.Error}
+}
+
+func errMeta(msg string) Meta {
+	if msg == "" {
+		return nil
+	}
+	return Meta{"kin": map[string]any{"message": msg}}
+}
+
+// cancelTurn is session/cancel: the turn stops exactly as with turn/cancel
+// (running commands killed, pending approvals denied), and its prompt
+// answers cancelled.
+func (s *Server) cancelTurn(sessionID string) {
+	svc, _ := s.service()
+	if svc == nil {
+		return
+	}
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		ss.mu.Lock()
+		starting := ss.done != nil && ss.turnID == "" // a prompt still starting its servers
+		ss.stopped = ss.stopped || starting
+		ss.mu.Unlock()
+		if starting {
+			// What the starting servers ask in this session is refused.
+			s.broker().RefuseAll(sessionID, ask.ReasonCancelled)
+		}
+	}
+	if svc.CancelTurn(sessionID) {
+		s.log.Info("turn cancelled by the client", zap.String("session", sessionID))
+	}
+}
+
+// promptText turns a prompt's content blocks into the question kin asks
+// the model. Text is kept as written; a file:// link is read by kin under
+// its path rules (inside the session's folders, the client's buffer
+// first); an embedded resource is put in as it came. A block kin cannot
+// pass on is refused, naming it: nothing is dropped silently.
+func (s *Server) promptText(ctx context.Context, ss *session, blocks []json.RawMessage) (string, error) {
+	if len(blocks) == 0 {
+		return "", invalid("invalid params: prompt is empty")
+	}
+	svc, _ := s.service()
+	var b strings.Builder
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+	}
+	for i, raw := range blocks {
+		var c ContentBlock
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return "", invalid("invalid params: prompt[%d]: %v", i, err)
+		}
+		switch c.Type {
+		case contentTypeText:
+			sep()
+			b.WriteString(c.Text)
+		case contentTypeResourceRef:
+			path, ok := filePath(c.URI)
+			if !ok {
+				sep()
+				fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
+				continue
+			}
+			env := tool.Env{SessionID: ss.id, Roots: ss.roots, Files: svc.Files(ss.id)}
+			data, disp, err := builtin.ReadAttachment(ctx, env, path, maxAttachment)
+			if err != nil {
+				return "", invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
+			}
+			if !utf8.Valid(data) {
+				return "", invalid("invalid params: prompt[%d] (resource_link %s): not a text file", i, c.URI)
+			}
+			sep()
+			attach(&b, disp, string(data))
+		case contentTypeResource:
+			r := c.Resource
+			if r == nil {
+				return "", invalid("invalid params: prompt[%d]: a resource block needs its resource", i)
+			}
+			name := r.URI
+			if p, ok := filePath(r.URI); ok {
+				name = p
+			}
+			switch {
+			case r.Text != nil:
+				if len(*r.Text) > maxAttachment {
+					return "", invalid("invalid params: prompt[%d] (resource %s): over %d bytes", i, r.URI, maxAttachment)
+				}
+				sep()
+				attach(&b, name, *r.Text)
+			case r.Blob != nil:
+				data, err := base64.StdEncoding.DecodeString(*r.Blob)
+				if err != nil || !utf8.Valid(data) || len(data) > maxAttachment {
+					return "", invalid("invalid params: prompt[%d] (resource %s): kin takes text resources only (this one is binary, or over %d bytes)", i, r.URI, maxAttachment)
+				}
+				sep()
+				attach(&b, name, string(data))
+			default:
+				return "", invalid("invalid params: prompt[%d] (resource %s): neither text nor blob", i, r.URI)
+			}
+		case contentTypeImage:
+			return "", invalid("invalid params: prompt[%d]: image blocks are not supported by this kin's model (promptCapabilities.image is false)", i)
+		default:
+			return "", invalid("invalid params: prompt[%d]: %q blocks are not supported (kin takes text, resource_link and resource)", i, c.Type)
+		}
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", invalid("invalid params: prompt has no text")
+	}
+	return b.String(), nil
+}
+
+// attach puts a file's content into the question, fenced so that the
+// model tells it from the person's words.
+func attach(b *strings.Builder, name, text string) {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	fmt.Fprintf(b, "File %s:\n%s\n%s", name, fence, text)
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString(fence)
+}
+
+func linkName(c ContentBlock) string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.Name
+}
+
+// filePath is the path of a file:// URI.
+func filePath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+		return "", false
+	}
+	return u.Path, true
+}

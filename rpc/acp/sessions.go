@@ -1,0 +1,367 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/permission"
+	kinsession "github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/rpc"
+)
+
+// session is what the ACP front end keeps of a session it opened on this
+// connection (session/new, session/load, session/resume).
+type session struct {
+	id    string
+	roots []string // cwd first
+
+	// mu guards the fields below.
+	mu sync.Mutex
+	// reported holds the tool calls the client was told about: a call's
+	// first report is a tool_call, later ones tool_call_updates.
+	reported map[string]bool
+	// streams is the output of running calls, sent throttled.
+	streams map[string]*outputStream
+	// done receives the running turn's end (nil when no prompt waits).
+	done   chan agent.TurnDone
+	turnID string
+	// stopped is set by a session/cancel that came before the prompt's
+	// turn started (while its MCP servers started).
+	stopped bool
+	title   string
+	// mcp runs the servers the client passed for this session (nil: none).
+	mcp        *rpc.MCPServers
+	mcpStarted bool
+}
+
+func newSession(id string, roots []string, title string) *session {
+	return &session{id: id, roots: roots, title: title, reported: map[string]bool{}, streams: map[string]*outputStream{}}
+}
+
+func (ss *session) cwd() string {
+	if len(ss.roots) == 0 {
+		return ""
+	}
+	return ss.roots[0]
+}
+
+func (ss *session) closeMCP() {
+	ss.mu.Lock()
+	m := ss.mcp
+	ss.mcp = nil
+	ss.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+}
+
+// lookup returns a session open on this connection.
+func (s *Server) lookup(id string) (*session, error) {
+	if id == "" {
+		return nil, invalid("invalid params: sessionId is required")
+	}
+	s.mu.Lock()
+	ss := s.sessions[id]
+	s.mu.Unlock()
+	if ss == nil {
+		return nil, &jsonrpc2.Error{Code: CodeResourceNotFound, Message: "kin: session " + id + " is not open on this connection; call session/load (or session/resume) first"}
+	}
+	return ss, nil
+}
+
+func (s *Server) remember(ss *session) {
+	s.mu.Lock()
+	old := s.sessions[ss.id]
+	s.sessions[ss.id] = ss
+	s.mu.Unlock()
+	if old != nil && old != ss {
+		old.closeMCP()
+	}
+}
+
+func (s *Server) forget(id string) {
+	s.mu.Lock()
+	ss := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if ss != nil {
+		ss.closeMCP()
+	}
+}
+
+// rootsOf are a session's folders: cwd and the additional directories,
+// absolute existing directories with symlinks resolved (as kin serve's
+// session/new takes them).
+func rootsOf(cwd string, extra []string) ([]string, error) {
+	var roots []string
+	for i, dir := range append([]string{cwd}, extra...) {
+		field := "cwd"
+		if i > 0 {
+			field = "additionalDirectories"
+		}
+		if dir == "" || !filepath.IsAbs(dir) {
+			return nil, invalid("invalid params: %s %q is not an absolute path", field, dir)
+		}
+		dir = filepath.Clean(dir)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, invalid("invalid params: %s %q is not a directory", field, dir)
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if !slices.Contains(roots, dir) {
+			roots = append(roots, dir)
+		}
+	}
+	return roots, nil
+}
+
+func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p NewSessionRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	roots, err := rootsOf(p.Cwd, p.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := s.clientServers(p.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ensureModel(); err != nil {
+		return nil, err
+	}
+	svc, _ := s.service()
+	info, err := svc.NewSession(agent.SessionOptions{Roots: roots})
+	if err != nil {
+		return nil, err
+	}
+	ss := newSession(info.SessionID, roots, info.Title)
+	s.attachMCP(ss, servers)
+	s.remember(ss)
+	s.log.Info("session created", zap.String("session", info.SessionID), zap.Strings("roots", roots), zap.Int("mcpServers", len(servers)))
+	return NewSessionResponse{SessionID: info.SessionID}, nil
+}
+
+// loadPage is how many history items a load reads at a time.
+const loadPage = 1000
+
+// open opens a stored session for load and resume: its recorded roots
+// (the client's cwd serves a session recorded before sessions kept them)
+// and the client's MCP servers.
+func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, error) {
+	if p.SessionID == "" {
+		return nil, agent.Resumed{}, invalid("invalid params: sessionId is required")
+	}
+	roots, err := rootsOf(p.Cwd, p.AdditionalDirectories)
+	if err != nil {
+		return nil, agent.Resumed{}, err
+	}
+	servers, err := s.clientServers(p.MCPServers)
+	if err != nil {
+		return nil, agent.Resumed{}, err
+	}
+	svc, _ := s.service()
+	res, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: page, DefaultRoots: roots})
+	if err != nil {
+		return nil, agent.Resumed{}, err
+	}
+	if r := res.Info; r.Cwd != "" {
+		roots = append([]string{r.Cwd}, r.AdditionalDirectories...)
+	}
+	s.mu.Lock()
+	ss := s.sessions[p.SessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		// Open here already (a client that reloads): its turn, its calls
+		// and its servers go on as they are.
+		return ss, res, nil
+	}
+	ss = newSession(p.SessionID, roots, res.Info.Title)
+	s.attachMCP(ss, servers)
+	s.remember(ss)
+	return ss, res, nil
+}
+
+func readOnlyMeta(res agent.Resumed) Meta {
+	m := map[string]any{}
+	if res.ReadOnly != nil {
+		m["readOnly"] = res.ReadOnly.Error()
+	}
+	if res.RunningTurnID != "" {
+		m["runningTurnId"] = res.RunningTurnID
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return Meta{"kin": m}
+}
+
+// handleSessionLoad replays the whole conversation as session/updates,
+// oldest first, then asks again what is still pending, then answers {}
+// (the schema's LoadSessionResponse; kin's notes go in _meta).
+func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p LoadSessionRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	ss, res, err := s.open(p, loadPage)
+	if err != nil {
+		return nil, err
+	}
+	svc, _ := s.service()
+	pages := [][]kinsession.HistoryItem{res.History}
+	for cursor := res.Cursor; cursor != ""; {
+		older, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: loadPage, Before: cursor, DefaultRoots: ss.roots})
+		if err != nil {
+			return nil, err
+		}
+		pages = append(pages, older.History)
+		cursor = older.Cursor
+	}
+	for i := len(pages) - 1; i >= 0; i-- {
+		for _, it := range pages[i] {
+			s.replay(ss, it)
+		}
+	}
+	for _, q := range s.broker().Pending(p.SessionID) {
+		if b, ok := q.Body.(permission.Request); ok && q.SessionID == p.SessionID { // not another session's launch
+			b.RequestID = q.ID
+			q.Body = b
+			s.reask(q)
+		} else if ok := q.SessionID == p.SessionID; ok {
+			s.reask(q)
+		}
+	}
+	return LoadSessionResponse{Meta: readOnlyMeta(res)}, nil
+}
+
+// handleSessionResume opens a session without replaying it.
+func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p LoadSessionRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	_, res, err := s.open(p, 1)
+	if err != nil {
+		return nil, err
+	}
+	return LoadSessionResponse{Meta: readOnlyMeta(res)}, nil
+}
+
+// listPage is how many sessions one session/list answer holds.
+const listPage = 100
+
+func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p ListSessionsRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	start := 0
+	if p.Cursor != "" {
+		n, err := strconv.Atoi(p.Cursor)
+		if err != nil || n < 0 {
+			return nil, invalid("invalid params: cursor %q is not one kin handed out", p.Cursor)
+		}
+		start = n
+	}
+	cwd := ""
+	if p.Cwd != "" {
+		cwd = filepath.Clean(p.Cwd)
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
+	}
+	svc, _ := s.service()
+	all, err := svc.ListSessions()
+	if err != nil {
+		return nil, err
+	}
+	out := ListSessionsResponse{Sessions: []SessionInfo{}}
+	seen := 0
+	for _, in := range all {
+		row := SessionInfo{SessionID: in.SessionID, Cwd: in.Cwd, AdditionalDirectories: in.AdditionalDirectories, Title: in.Title}
+		if row.Cwd == "" {
+			row.Cwd = s.opts.Cwd // recorded before sessions kept their folders
+		}
+		if !in.UpdatedAt.IsZero() {
+			row.UpdatedAt = in.UpdatedAt.UTC().Format("2006-01-02T15:04:05Z07:00")
+		}
+		if cwd != "" && row.Cwd != cwd {
+			continue
+		}
+		seen++
+		if seen <= start {
+			continue
+		}
+		if len(out.Sessions) == listPage {
+			out.NextCursor = strconv.Itoa(start + listPage)
+			break
+		}
+		out.Sessions = append(out.Sessions, row)
+	}
+	return out, nil
+}
+
+// handleSessionClose stops what runs on the session (as session/cancel),
+// stops its MCP servers and forgets it on this connection.
+func handleSessionClose(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SessionIDRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if _, err := s.lookup(p.SessionID); err != nil {
+		return nil, err
+	}
+	s.cancelTurn(p.SessionID)
+	s.forget(p.SessionID)
+	return Empty{}, nil
+}
+
+func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SessionIDRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" {
+		return nil, invalid("invalid params: sessionId is required")
+	}
+	svc, _ := s.service()
+	if err := svc.DeleteSession(p.SessionID); err != nil {
+		return nil, err
+	}
+	s.forget(p.SessionID)
+	return Empty{}, nil
+}
+
+func handleSetMode(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SetModeRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if _, err := s.lookup(p.SessionID); err != nil {
+		return nil, err
+	}
+	return nil, invalid("invalid params: kin has no mode %q", p.ModeID)
+}
+
+func handleSetConfigOption(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SetConfigOptionRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if _, err := s.lookup(p.SessionID); err != nil {
+		return nil, err
+	}
+	return nil, invalid("invalid params: kin has no config option %q", p.ConfigID)
+}

@@ -1,0 +1,119 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// pipeRW reads from a fixed input and records what is written, one
+// message per Write, each also sent on wrote.
+type pipeRW struct {
+	io.Reader
+	mu    sync.Mutex
+	out   bytes.Buffer
+	wrote chan struct{}
+}
+
+func (p *pipeRW) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	n, err := p.out.Write(b)
+	p.mu.Unlock()
+	if p.wrote != nil {
+		p.wrote <- struct{}{}
+	}
+	return n, err
+}
+func (p *pipeRW) Close() error { return nil }
+
+// readAll reads every message the stream lets through, and returns them
+// with the error answers it wrote.
+func readAll(t *testing.T, input string, nAnswers int) (got []map[string]any, answers []map[string]any) {
+	t.Helper()
+	rw := &pipeRW{Reader: strings.NewReader(input), wrote: make(chan struct{}, 100)}
+	s := newStream(rw, nil, nil)
+	for {
+		var m map[string]any
+		if err := s.ReadObject(&m); err != nil {
+			if err != io.EOF {
+				t.Fatalf("ReadObject: %v", err)
+			}
+			break
+		}
+		got = append(got, m)
+	}
+	for i := 0; i < nAnswers; i++ { // answers are written off the read loop
+		<-rw.wrote
+	}
+	for _, line := range strings.Split(strings.TrimSpace(rw.out.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("kin wrote a line that is not JSON: %q", line)
+		}
+		answers = append(answers, m)
+	}
+	return got, answers
+}
+
+func TestABadLineIsAnsweredAndTheNextOneRead(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", MaxLine) + `"}`
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{not json`,
+		``,
+		`[{"jsonrpc":"2.0","id":2,"method":"session/new"}]`,
+		`{"id":3,"method":"session/list"}`,
+		`"a string"`,
+		long,
+		`{"jsonrpc":"2.0","id":4,"method":"session/list"}`,
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, // the last line has no newline
+	}, "\n")
+	got, answers := readAll(t, input, 5)
+
+	var methods []string
+	for _, m := range got {
+		methods = append(methods, m["method"].(string))
+	}
+	if want := "initialize session/list session/cancel"; strings.Join(methods, " ") != want {
+		t.Fatalf("messages let through: %q, want %q", methods, want)
+	}
+	want := []struct {
+		code float64
+		id   any
+		msg  string
+	}{
+		{-32700, nil, "not valid JSON"},
+		{-32600, nil, "batches are not supported"},
+		{-32600, float64(3), `"jsonrpc" must be "2.0"`},
+		{-32600, nil, "a message is a JSON object"},
+		{-32600, nil, "over the"},
+	}
+	if len(answers) != len(want) {
+		t.Fatalf("answers: %v, want %d", answers, len(want))
+	}
+	for i, w := range want {
+		a := answers[i]
+		e := a["error"].(map[string]any)
+		if a["jsonrpc"] != "2.0" || e["code"] != w.code || a["id"] != w.id || !strings.Contains(e["message"].(string), w.msg) {
+			t.Errorf("answer %d = %v, want code %v id %v message with %q", i, a, w.code, w.id, w.msg)
+		}
+	}
+}
+
+func TestWrittenMessagesAreOneLineEach(t *testing.T) {
+	rw := &pipeRW{Reader: strings.NewReader("")}
+	s := newStream(rw, nil, nil)
+	if err := s.WriteObject(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]string{"text": "two\nlines\u2028"}}); err != nil {
+		t.Fatal(err)
+	}
+	out := rw.out.String()
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("wrote %q: want one line", out)
+	}
+}

@@ -1,0 +1,74 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/ask"
+)
+
+// kinAsker puts the questions of kin's own ask tool to the person: a form
+// elicitation/request with "source":"kin" through the connection's broker,
+// like an MCP server's. An editor that did not say it shows forms cannot
+// answer: the question is declined at once as headless, and nothing is
+// sent.
+type kinAsker struct{ s *Server }
+
+// SourceKin marks kin's own questions (elicitation/request's source).
+const SourceKin = "kin"
+
+func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
+	k.s.mu.Lock()
+	forms := k.s.forms
+	k.s.mu.Unlock()
+	if !forms {
+		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
+	}
+	fields := questionFields(q)
+	pol := ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
+		switch a.Choice {
+		case actionAccept:
+			content, err := ask.Check(fields, a.Content)
+			if err != nil {
+				return a, fmt.Errorf("%w: %v", errInvalidAnswer, err)
+			}
+			return ask.Answer{Choice: actionAccept, Content: content}, nil
+		case actionDecline, actionCancel:
+			return ask.Answer{Choice: a.Choice}, nil
+		}
+		return a, fmt.Errorf("%w: action must be accept, decline or cancel", errInvalidAnswer)
+	}}
+	asked, ans := k.s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, pol)
+	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
+}
+
+// questionFields are the form of kin's question: one required field per
+// question, free text or a choice (several, for a multi-select question).
+func questionFields(q agent.Question) []ask.Field {
+	out := make([]ask.Field, 0, len(q.Items))
+	for _, it := range q.Items {
+		f := ask.Field{Name: it.Name, Title: it.Question, Type: ask.TypeString, Required: true}
+		if len(it.Options) > 0 {
+			f.Type = ask.TypeEnum
+			if it.Multiple {
+				f.Type = ask.TypeMultiSelect
+			}
+			for _, o := range it.Options {
+				f.Choices = append(f.Choices, ask.Choice{Value: o})
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// kinElicitation is the elicitation/request of kin's question.
+func kinElicitation(id string, q agent.Question) ElicitationRequest {
+	out := ElicitationRequest{RequestID: id, SessionID: q.SessionID, Source: SourceKin, TurnID: q.TurnID, CallID: q.CallID,
+		Mode: "form", Message: q.Message}
+	for _, f := range questionFields(q) {
+		out.Fields = append(out.Fields, elicitationField(f))
+	}
+	return out
+}
