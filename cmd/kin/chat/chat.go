@@ -199,7 +199,9 @@ type ui struct {
 	lines <-chan string // without the editor
 	ed    *editor
 
-	inputDone bool // In reached its end
+	inputDone bool   // In reached its end
+	mode      string // the session's mode ("" or agent: the default)
+	commands  []rpc.CommandInfo
 	oneShot   bool // Options.Question
 	answered  bool // one-shot: the answer's last text ended its line
 	// draft is a question being typed when an approval or a form took the
@@ -394,6 +396,9 @@ func (u *ui) questionSpec() readSpec {
 		base = u.scr.dim("… ")
 	}
 	var status []string
+	if u.mode != "" && u.mode != "agent" {
+		status = append(status, u.mode)
+	}
 	if u.running {
 		status = append(status, "working")
 	}
@@ -590,6 +595,8 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.toolCall(c)
+	case rpc.NotifyCommandsChanged:
+		u.loadCommands()
 	case "turn/plan":
 		var p rpc.TurnPlan
 		if json.Unmarshal(n.params, &p) != nil || p.SessionID != u.session {
@@ -667,6 +674,12 @@ func (u *ui) toolCall(c toolCall) {
 	}
 	st.name, st.kind = first(c.Name, st.name), first(c.Kind, st.kind)
 	st.title = first(c.Title, st.title)
+	if (st.name == "update_plan" || st.name == "ask") && (c.Status == "" || c.Status == "pending" || c.Status == "awaiting_approval" || c.Status == "running" || c.Status == "completed") {
+		// kin's own tools show themselves: the plan as a checklist, the
+		// question as a form. Only a call that did not go through is a
+		// tool line.
+		return
+	}
 	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
 	if c.OutputDelta != "" {
 		if st.last != "running" {

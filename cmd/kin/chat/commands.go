@@ -30,7 +30,8 @@ a slash). At an approval, Enter or n denies.`
 func builtinCommands() []string {
 	var out []string
 	for _, l := range strings.Split(helpText, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "/") && !slices.Contains(out, f[0]) {
+		// (/SERVER:PROMPT stands for the MCP prompts: not a name to complete)
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "/") && strings.ToLower(f[0]) == f[0] && !slices.Contains(out, f[0]) {
 			out = append(out, f[0])
 		}
 	}
@@ -43,6 +44,9 @@ func (u *ui) command(line string) {
 	switch fields[0] {
 	case "/help", "/?":
 		u.scr.line(helpText)
+		if more := u.serviceHelp(); more != "" {
+			u.scr.line(more)
+		}
 	case "/quit", "/exit", "/q":
 		u.quit = true
 	case "/new":
@@ -104,7 +108,8 @@ func (u *ui) newSession(title string, say bool) bool {
 		u.fail(err)
 		return false
 	}
-	u.session = res.Session.SessionID
+	u.session, u.mode = res.Session.SessionID, res.Session.Mode
+	u.loadCommands()
 	if say {
 		u.scr.line(u.scr.dim("New session " + cleanLine(u.session)))
 	}
@@ -153,6 +158,10 @@ func (u *ui) resume(id string) {
 		u.historyItem(h)
 	}
 	s.line(s.dim("── your next question continues this session ──"))
+	if res.Session.Mode != "" {
+		u.mode = res.Session.Mode
+	}
+	u.loadCommands()
 	for _, p := range res.Pending {
 		if a, ok := pendingAsk(p); ok {
 			u.addAsk(a)
@@ -189,6 +198,7 @@ func (u *ui) historyItem(h historyItem) {
 	case "plan":
 		u.showPlan(h.Entries)
 	case "mode":
+		u.mode = h.Mode
 		s.line(s.dim("[mode] " + cleanLine(h.Mode)))
 	case "undo":
 		if h.Undo != nil {

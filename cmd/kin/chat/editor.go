@@ -127,6 +127,7 @@ func newEditor(in, out *os.File, historyFile string, scr *screen) (*editor, erro
 		_ = e.rl.SaveToHistory(l)
 	}
 	scr.w, scr.live, scr.width = e.rl.Stdout(), true, t.width
+	scr.height = func() int { _, h := t.size(); return h }
 	_, _ = io.WriteString(out, "\x1b[?2004h") // bracketed paste
 	kr := &keyReader{out: e.in}
 	kr.suspend = func() {

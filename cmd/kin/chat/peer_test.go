@@ -106,3 +106,19 @@ func TestKinQuestionIsAskedInTheTerminal(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// commands/changed: kin chat asks for the list again (for completion).
+func TestCommandsChangedListsAgain(t *testing.T) {
+	f, conn := newFake(t)
+	f.set("commands/list", map[string]any{"commands": []map[string]any{{"name": "undo", "description": "Undo", "source": "kin"}}})
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	s.send("/new")
+	f.waitCall("commands/list", 1)
+	f.notify("commands/changed", map[string]any{})
+	if got := f.waitCall("commands/list", 2); got["sessionId"] != "s_fake" {
+		t.Errorf("commands/list %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}

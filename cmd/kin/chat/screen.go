@@ -41,14 +41,21 @@ type screen struct {
 	// the output, every write ends at the start of a row; an unfinished
 	// row (an answer streaming) is noted, and the next write goes back up
 	// to its end and goes on from there.
-	live  bool
-	width func() int
+	live          bool
+	width, height func() int
 
 	mu      sync.Mutex // with live: held while writing, and by the editor to note a typed line
 	open    bool       // the last row of output is unfinished
 	openCol int        // the column where it ends (width: it filled its row)
 	openW   int        // the width it was drawn at
 	cut     bool       // a typed line was echoed below an unfinished row
+	// The last thing written, when it was a block (a plan): its id and
+	// how many rows it took at width blockW. The next block of that id
+	// is drawn over it.
+	block       string
+	blockRows   int
+	blockW      int
+	blockWrites bool // a block is being written
 }
 
 func newScreen(w io.Writer, color bool) *screen {
@@ -66,6 +73,9 @@ func (s *screen) write(str string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.blockWrites {
+		s.block = ""
+	}
 	var b strings.Builder
 	w := s.width()
 	col := 0
@@ -110,6 +120,51 @@ func (s *screen) echoed() {
 	if s.open {
 		s.open, s.cut = false, true
 	}
+	s.block = ""
+}
+
+// replace shows lines as the block id: with the line editor, in place of
+// the block of that id when it is the last thing on screen and all of it
+// still is (a plan that changes stays one checklist); else below.
+func (s *screen) replace(id string, lines []string) {
+	s.endLine()
+	text := strings.Join(lines, "\n") + "\n"
+	if !s.live {
+		s.write(text)
+		return
+	}
+	s.mu.Lock()
+	w, h := s.width(), s.height()
+	if s.block == id && s.blockW == w && s.blockRows > 0 && s.blockRows < h-2 {
+		text = fmt.Sprintf("\x1b[%dA\r\x1b[J", s.blockRows) + text
+	}
+	rows := 0
+	for _, l := range lines {
+		rows += rowsOf(l, w)
+	}
+	s.blockWrites = true
+	s.mu.Unlock()
+	s.write(text)
+	s.mu.Lock()
+	s.blockWrites = false
+	s.block, s.blockRows, s.blockW = id, rows, w
+	s.mu.Unlock()
+}
+
+// rowsOf is how many rows a line (no newline) takes, w columns wide.
+func rowsOf(line string, w int) int {
+	rows, col := 1, 0
+	for _, r := range stripSGR(line) {
+		n := runeWidth(r)
+		if r == '\t' {
+			n = 8 - col%8
+		}
+		if col+n > w {
+			rows, col = rows+1, 0
+		}
+		col += n
+	}
+	return rows
 }
 
 // settle takes in what the editor did: an unfinished row that a typed line
