@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) int {
 		in, _ := o.In.(*os.File)
 		out, _ := o.Out.(*os.File)
 		if in != nil && out != nil {
-			if ed, err := newEditor(in, out, o.HistoryFile, u.scr); err == nil {
+			if ed, err := newEditor(in, out, o.HistoryFile, o.Cwd, u.scr); err == nil {
 				u.ed = ed
 				defer ed.close()
 			}

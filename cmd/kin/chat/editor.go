@@ -86,7 +86,7 @@ const (
 )
 
 // newEditor takes over the terminal. in and out must be the terminal.
-func newEditor(in, out *os.File, historyFile string, scr *screen) (*editor, error) {
+func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor, error) {
 	t, err := openTTY(in, out)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func newEditor(in, out *os.File, historyFile string, scr *screen) (*editor, erro
 		in:     newFeed(),
 		scr:    scr,
 		hist:   hist,
-		comp:   newCompleter(),
+		comp:   newCompleter(cwd),
 		events: make(chan editEvent, 4),
 		reqs:   make(chan readSpec, 1),
 	}
@@ -378,13 +378,16 @@ func promptRows(prompt string, w int) int {
 	return rows
 }
 
-// completer completes /commands at the start of a line.
+// completer completes /commands at the start of a line, and @paths of
+// files (mentions, attached to the question) anywhere.
 type completer struct {
+	cwd string
+
 	mu       sync.Mutex // guards commands
 	commands []string
 }
 
-func newCompleter() *completer { return &completer{commands: builtinCommands()} }
+func newCompleter(cwd string) *completer { return &completer{cwd: cwd, commands: builtinCommands()} }
 
 func (c *completer) set(commands []string) {
 	c.mu.Lock()
@@ -392,20 +395,29 @@ func (c *completer) set(commands []string) {
 	c.mu.Unlock()
 }
 
-// Do is readline.AutoCompleter's: the endings of the commands that start
-// with what is typed before the cursor.
+// Do is readline.AutoCompleter's: the endings of what may complete the
+// word before the cursor, and how long that word is.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
-	if !strings.HasPrefix(typed, "/") || strings.ContainsAny(typed, " \t") {
-		return nil, 0
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	word := typed[strings.LastIndexAny(typed, " \t")+1:]
 	var out [][]rune
-	for _, name := range c.commands {
-		if rest, ok := strings.CutPrefix(name, typed); ok {
-			out = append(out, []rune(rest+" "))
+	switch {
+	case strings.HasPrefix(word, "@"):
+		word = word[1:]
+		for _, p := range completePath(word, c.cwd, 100) {
+			if !strings.HasSuffix(p, "/") {
+				p += " "
+			}
+			out = append(out, []rune(strings.TrimPrefix(p, word)))
+		}
+	case strings.HasPrefix(typed, "/") && word == typed:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, name := range c.commands {
+			if rest, ok := strings.CutPrefix(name, typed); ok {
+				out = append(out, []rune(rest+" "))
+			}
 		}
 	}
-	return out, len([]rune(typed))
+	return out, len([]rune(word))
 }
