@@ -122,3 +122,25 @@ func TestCommandsChangedListsAgain(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// kin chat declares no buffer capabilities (it has no buffers): kin never
+// asks it to apply an edit, and the reload notices that follow kin's own
+// writes are taken quietly.
+func TestNoBuffersReloadNoticesQuiet(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	init := f.waitCall("initialize", 1)
+	if caps, _ := init["capabilities"].(map[string]any); caps == nil || caps["textDocuments"] != nil {
+		t.Errorf("initialize capabilities %v", init["capabilities"])
+	}
+	before := s.out.String()
+	f.notify("workspace/didChangeFiles", map[string]any{"changes": []map[string]any{{"uri": "file:///ws/a.go", "path": "/ws/a.go", "type": "changed"}}})
+	s.send("/help")
+	out := s.out.waitFor(t, "/quit")
+	if strings.Contains(out[len(before):], "a.go") {
+		t.Errorf("a reload notice was shown:\n%s", out[len(before):])
+	}
+	s.send("/quit")
+	s.wait()
+}
