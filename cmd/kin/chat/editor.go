@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ergochat/readline"
 )
@@ -101,10 +102,11 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 		events: make(chan editEvent, 4),
 		reqs:   make(chan readSpec, 1),
 	}
+	cq := &cursorQuery{w: out, feed: e.in}
 	e.rl, err = readline.NewFromConfig(&readline.Config{
 		Stdin:                  e.in,
-		Stdout:                 out,
-		Stderr:                 out,
+		Stdout:                 cq,
+		Stderr:                 cq,
 		HistoryLimit:           historyMax,
 		DisableAutoSaveHistory: true,
 		HistorySearchFold:      true,
@@ -129,7 +131,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 	scr.w, scr.live, scr.width = e.rl.Stdout(), true, t.width
 	scr.height = func() int { _, h := t.size(); return h }
 	_, _ = io.WriteString(out, "\x1b[?2004h") // bracketed paste
-	kr := &keyReader{out: e.in}
+	kr := &keyReader{out: e.in, answered: cq.answered}
 	kr.suspend = func() {
 		t.suspend(func() { _, _ = io.WriteString(out, "\x1b[?2004l") }, func() {
 			_, _ = io.WriteString(out, "\x1b[?2004h")
@@ -166,9 +168,26 @@ func (e *editor) readKeys(in *os.File, kr *keyReader) {
 	}
 }
 
-// close gives the terminal back. The key reader stays blocked on the
-// terminal until the process exits.
+// close gives the terminal back, without the prompt of a read under way.
+// The key reader stays blocked on the terminal until the process exits.
 func (e *editor) close() {
+	if e.out != nil {
+		e.stop()
+		seq := e.out.seq
+		timer := time.NewTimer(time.Second)
+		defer timer.Stop()
+	wait:
+		for {
+			select {
+			case ev := <-e.events:
+				if ev.seq == seq && ev.kind != evInterrupt {
+					break wait
+				}
+			case <-timer.C:
+				break wait
+			}
+		}
+	}
 	e.in.close()
 	_ = e.rl.Close()
 	close(e.reqs)

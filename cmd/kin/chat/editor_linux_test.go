@@ -326,3 +326,20 @@ func TestBinaryEditorNarrowTerminal(t *testing.T) {
 	term.awaitPrompt("You> x")
 	term.quit()
 }
+
+// A terminal that never says where its cursor is still gets a prompt (a
+// moment later) and a working line editor.
+func TestBinaryEditorTerminalWithoutCursorReports(t *testing.T) {
+	e := newEnv(t)
+	e.mute = true
+	e.Model.Script(modeltest.Reply{Text: []string{"still here"}})
+	term := e.terminal(t)
+	term.awaitPrompt("You> ")
+	term.typeIn("helo" + keyLeft + "l\r")
+	term.await("Assistant> still here", 1)
+	if q := e.lastQuestion(t); q != "hello" {
+		t.Errorf("the model was asked %q", q)
+	}
+	term.awaitPrompt("You> ")
+	term.quit()
+}

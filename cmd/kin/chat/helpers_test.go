@@ -24,6 +24,9 @@ const timeout = 20 * time.Second
 type env struct {
 	*rpctest.World
 	t testing.TB
+	// mute makes the test terminal one that never answers where its
+	// cursor is.
+	mute bool
 }
 
 func newEnv(t testing.TB) *env { return &env{World: rpctest.NewWorld(t), t: t} }

@@ -2,7 +2,9 @@ package chat
 
 import (
 	"io"
+	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -113,6 +115,8 @@ type keyReader struct {
 	// one-shot run's turn); it reports false when a line is, and the
 	// Ctrl-C goes to the editor in order.
 	interrupt func() bool
+	// answered is told when the terminal reports where its cursor is.
+	answered func()
 
 	esc   []byte // an escape sequence being read
 	paste bool
@@ -207,6 +211,9 @@ func (k *keyReader) escape(c byte) []byte {
 		if r, ok := csiKeys[params+string(c)]; ok {
 			return r
 		}
+		if c == 'R' && strings.Contains(params, ";") && k.answered != nil {
+			k.answered()
+		}
 		return s
 	}
 	if len(s) > 32 { // not a sequence any terminal sends
@@ -251,4 +258,48 @@ func (k *keyReader) pasted(c byte) []byte {
 		return nil
 	}
 	return []byte{c}
+}
+
+// cursorQuery is the editor's writer to the terminal. Before each prompt
+// the editor asks the terminal where its cursor is (DSR 6) and waits for
+// the answer; a terminal that never answers would leave it waiting (and
+// the keys typed meanwhile piling up), so after a second without one the
+// answer is made up: the first column, which is where kin chat always
+// has the cursor when a prompt starts.
+type cursorQuery struct {
+	w    io.Writer
+	feed *feed
+
+	mu      sync.Mutex // guards waiting
+	waiting chan struct{}
+}
+
+func (c *cursorQuery) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), "\x1b[6n") {
+		c.mu.Lock()
+		if c.waiting == nil {
+			done := make(chan struct{})
+			c.waiting = done
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(time.Second):
+					c.feed.put([]byte("\x1b[1;1R"))
+					c.answered()
+				}
+			}()
+		}
+		c.mu.Unlock()
+	}
+	return c.w.Write(b)
+}
+
+// answered: the terminal said where its cursor is.
+func (c *cursorQuery) answered() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting != nil {
+		close(c.waiting)
+		c.waiting = nil
+	}
 }

@@ -100,7 +100,7 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 			n, err := master.Read(buf)
 			if n > 0 {
 				_, _ = term.vt.Write(buf[:n])
-				if r := term.vt.takeReply(); len(r) > 0 {
+				if r := term.vt.takeReply(); len(r) > 0 && !e.mute {
 					_, _ = master.Write(r)
 				}
 				_, _ = term.screen.Write(buf[:n])
