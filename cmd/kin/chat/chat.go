@@ -110,6 +110,23 @@ func Run(ctx context.Context, o Options) int {
 			return ExitFailed
 		}
 	}
+	// The line editor is made while the service starts.
+	scr := newScreen(o.Out, o.Color)
+	var ed *editor
+	if o.Editor {
+		in, _ := o.In.(*os.File)
+		out, _ := o.Out.(*os.File)
+		if in != nil && out != nil {
+			if e, err := newEditor(in, out, o.HistoryFile, o.Cwd, scr); err == nil {
+				ed = e
+				defer ed.close()
+				if f, ok := o.Err.(*os.File); ok && IsTerminal(f) {
+					// --rpc's lines go above the prompt like the rest.
+					o.Err = sideWriter{scr, e.rl.Stderr()}
+				}
+			}
+		}
+	}
 	notes := newQueue()
 	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}),
 		handler{notes}, connOpts(o)...)
@@ -120,19 +137,10 @@ func Run(ctx context.Context, o Options) int {
 		conn:    conn,
 		rwc:     rwc,
 		notes:   notes,
-		scr:     newScreen(o.Out, o.Color),
+		scr:     scr,
+		ed:      ed,
 		calls:   map[string]*callState{},
 		oneShot: o.Question != "",
-	}
-	if o.Editor {
-		in, _ := o.In.(*os.File)
-		out, _ := o.Out.(*os.File)
-		if in != nil && out != nil {
-			if ed, err := newEditor(in, out, o.HistoryFile, o.Cwd, u.scr); err == nil {
-				u.ed = ed
-				defer ed.close()
-			}
-		}
 	}
 	if u.ed == nil {
 		stopInput := make(chan struct{})

@@ -56,6 +56,16 @@ type screen struct {
 	blockRows   int
 	blockW      int
 	blockWrites bool // a block is being written
+
+	// A stream whose mode starts with "fold:" (the model's reasoning) is
+	// folded when it ends, with the line editor: its rows are replaced by
+	// summarize's one line, while it is all still on screen as written.
+	summarize  func(text string) string
+	foldMode   string
+	foldText   strings.Builder
+	foldW      int
+	foldWrites bool // the fold stream is being written
+	foldBroken bool // something else was written, or a typed line cut it
 }
 
 func newScreen(w io.Writer, color bool) *screen {
@@ -75,6 +85,9 @@ func (s *screen) write(str string) {
 	defer s.mu.Unlock()
 	if !s.blockWrites {
 		s.block = ""
+	}
+	if !s.foldWrites {
+		s.foldBroken = true
 	}
 	var b strings.Builder
 	w := s.width()
@@ -121,6 +134,7 @@ func (s *screen) echoed() {
 		s.open, s.cut = false, true
 	}
 	s.block = ""
+	s.foldBroken = true
 }
 
 // replace shows lines as the block id: with the line editor, in place of
@@ -165,6 +179,25 @@ func rowsOf(line string, w int) int {
 		col += n
 	}
 	return rows
+}
+
+// sideWriter writes, from any goroutine, what does not go through the
+// screen (--rpc's lines on standard error, the same terminal) above the
+// line editor's prompt: an unfinished row is left as it is and the next
+// output starts below.
+type sideWriter struct {
+	s *screen
+	w io.Writer
+}
+
+func (sw sideWriter) Write(b []byte) (int, error) {
+	sw.s.mu.Lock()
+	defer sw.s.mu.Unlock()
+	if sw.s.open {
+		sw.s.open, sw.s.cut = false, true
+	}
+	sw.s.block, sw.s.foldBroken = "", true
+	return sw.w.Write(b)
 }
 
 // settle takes in what the editor did: an unfinished row that a typed line
@@ -251,10 +284,37 @@ func runeWidth(r rune) int {
 func (s *screen) endLine() {
 	s.settle()
 	if !s.col0 {
+		s.foldWrites = s.foldMode != "" && s.mode == s.foldMode
 		s.write("\n")
+		s.foldWrites = false
+	}
+	if s.foldMode != "" {
+		s.fold()
 	}
 	s.mode = ""
 	s.prompting = false
+}
+
+// fold replaces the fold stream that just ended with its summary.
+func (s *screen) fold() {
+	text := strings.TrimRight(s.foldText.String(), "\n")
+	s.foldMode = ""
+	s.foldText.Reset()
+	if s.summarize == nil || text == "" {
+		return
+	}
+	s.mu.Lock()
+	w, h := s.width(), s.height()
+	ok := !s.foldBroken && w == s.foldW
+	s.mu.Unlock()
+	rows := 0
+	for _, l := range strings.Split(text, "\n") {
+		rows += rowsOf(l, w)
+	}
+	if !ok || rows < 2 || rows >= h-2 {
+		return
+	}
+	s.write(fmt.Sprintf("\x1b[%dA\r\x1b[J", rows) + s.summarize(stripSGR(text)) + "\n")
 }
 
 // line prints one or more whole lines.
@@ -296,10 +356,17 @@ func (s *screen) stream(mode, prefix, indent, text string) {
 	if s.mode != mode {
 		s.endLine()
 		s.mode = mode
-		s.write(prefix)
+		if s.live && strings.HasPrefix(mode, "fold:") {
+			s.foldMode, s.foldW = mode, s.width()
+			s.foldText.Reset()
+			s.mu.Lock()
+			s.foldBroken = false
+			s.mu.Unlock()
+		}
+		s.foldWrite(prefix)
 	}
 	if indent == "" {
-		s.write(text)
+		s.foldWrite(text)
 		return
 	}
 	for text != "" {
@@ -314,6 +381,18 @@ func (s *screen) stream(mode, prefix, indent, text string) {
 		s.write(text[:i+1])
 		text = text[i+1:]
 	}
+}
+
+// foldWrite writes a piece of the current stream, kept when it folds.
+func (s *screen) foldWrite(str string) {
+	if s.foldMode == "" || s.mode != s.foldMode {
+		s.write(str)
+		return
+	}
+	s.foldText.WriteString(str)
+	s.foldWrites = true
+	s.write(str)
+	s.foldWrites = false
 }
 
 func (s *screen) paint(code, text string) string {
