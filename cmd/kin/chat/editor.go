@@ -275,6 +275,7 @@ func (e *editor) loop() {
 		line, err := e.rl.ReadLine()
 		e.mu.Lock()
 		e.started = false
+		prompt := e.prompt
 		e.mu.Unlock()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
@@ -289,7 +290,7 @@ func (e *editor) loop() {
 			// Nothing of the line is left on screen but its prompt (the
 			// line was cleared first): take that away too.
 			e.scr.mu.Lock()
-			if rows := promptRows(e.prompt, e.tty.width()); rows < 8 {
+			if rows := promptRows(prompt, e.tty.width()); rows < 8 {
 				fmt.Fprintf(e.tty.out, "\x1b[%dA\r\x1b[J", rows)
 			}
 			e.scr.mu.Unlock()
