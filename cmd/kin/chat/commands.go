@@ -24,7 +24,10 @@ const helpText = `Commands:
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
 Anything else is a question for the model (//... sends one that starts with
-a slash). At an approval, Enter or n denies.`
+a slash). At an approval, Enter or n denies.
+At a terminal: Up/Down and Ctrl-R recall what you typed before, Tab completes
+/commands and @paths, a line ending in \ (or Alt-Enter) goes on in the next,
+and a question typed while a turn runs is sent when it ends.`
 
 // builtinCommands are the commands /help lists, for completion.
 func builtinCommands() []string {
