@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/checkpoint"
 	"github.com/kin-dev/kin/agent/files"
+	"github.com/kin-dev/kin/agent/instructions"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -49,21 +51,28 @@ var (
 	// ErrBadCursor: a resume's before is not a cursor kin handed out.
 	ErrBadCursor = session.ErrBadCursor
 	// ErrBadParams wraps what is wrong with a request's values (an
-	// unknown mode, an unknown command); the front end maps it to invalid
+	// unknown mode, an unknown command, a model kin does not have, an
+	// effort the model does not take); the front end maps it to invalid
 	// params.
 	ErrBadParams = errors.New("invalid params")
+	// ErrBadChoice is ErrBadParams for a model or an effort.
+	ErrBadChoice = ErrBadParams
 )
 
 // Options configure a Service.
 type Options struct {
-	Home       string // KIN_HOME: sessions live in Home/sessions
+	Home string // KIN_HOME: sessions live in Home/sessions
+	// Models are the models sessions may use; without any, Model is the
+	// one model.
+	Models     model.Catalog
 	Model      model.Config
 	HTTPClient *http.Client // for the model service; nil uses the default
 	Tools      tool.Source
 	Events     Events
 	Gate       *permission.Gate
 	Logger     *zap.Logger
-	// Instructions replaces the default system instructions when set.
+	// Instructions replaces kin's own system prompt when set (the
+	// project's instructions files are still added).
 	Instructions string
 	// Asker puts the ask tool's questions to the person; nil declines them
 	// as headless.
@@ -92,14 +101,19 @@ type Options struct {
 // Service owns sessions and runs turns. It keeps no workspace of its own:
 // every session carries its roots.
 type Service struct {
-	opts  Options
-	store *session.Store
+	opts   Options
+	models model.Catalog
+	store  *session.Store
 	// checkpoints keep what kin's tools changed, per turn (turn/undo).
 	checkpoints *checkpoint.Store
-	client      *model.Client
+	loader      *instructions.Loader
 	log         *zap.Logger
 	// maxCalls is a turn's budget of tool calls before it asks to go on.
 	maxCalls int
+
+	// cmu guards clients: one per model, made on first use.
+	cmu     sync.Mutex
+	clients map[string]*model.Client
 
 	// mu guards sessions.
 	mu       sync.Mutex
@@ -125,13 +139,19 @@ func New(opts Options) *Service {
 			maxCalls = st.MaxToolCallsPerTurn
 		}
 	}
+	models := opts.Models
+	if len(models.Models) == 0 {
+		models = model.One(opts.Model)
+	}
 	s := &Service{
 		opts:        opts,
+		models:      models,
 		store:       session.NewStore(filepath.Join(opts.Home, "sessions")),
 		checkpoints: checkpoint.New(filepath.Join(opts.Home, "checkpoints")),
-		client:      model.New(opts.Model, opts.HTTPClient),
+		loader:      instructions.NewLoader(),
 		log:         opts.Logger,
 		maxCalls:    maxCalls,
+		clients:     map[string]*model.Client{},
 		sessions:    map[string]*Session{},
 	}
 	// Checkpoints of sessions deleted by another kin, or while none ran.
@@ -168,6 +188,22 @@ func (s *Service) frontFiles(sessionID string) files.Access {
 	return files.Disk{}
 }
 
+// Models are the models sessions may use, and the default.
+func (s *Service) Models() model.Catalog { return s.models }
+
+// client is the model's client (one per model, so what it learnt of the
+// service, such as refused reasoning parameters, holds for every session).
+func (s *Service) client(cfg model.Config) *model.Client {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	c := s.clients[cfg.Model]
+	if c == nil {
+		c = model.New(cfg, s.opts.HTTPClient)
+		s.clients[cfg.Model] = c
+	}
+	return c
+}
+
 // SessionOptions are what a new session starts with.
 type SessionOptions struct {
 	Title string
@@ -177,23 +213,93 @@ type SessionOptions struct {
 	Roots []string
 	// Mode is how much kin may do without asking; "" is agent.
 	Mode permission.Mode
+	// Model and Effort are the session's choice ("": the default model,
+	// the service's effort).
+	Model, Effort string
 }
 
-// NewSession creates a session.
-func (s *Service) NewSession(o SessionOptions) (session.Info, error) {
+// Opened is a session as session/new and session/resume describe it.
+type Opened struct {
+	Info          session.Info
+	Mode          permission.Mode
+	Model, Effort string
+	// Instructions are the instructions files in force.
+	Instructions []session.InstructionFile
+}
+
+// NewSession creates a session, records its model and the instructions in
+// force, and keeps it open.
+func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	mode, err := permission.ParseMode(string(o.Mode))
 	if err != nil {
-		return session.Info{}, fmt.Errorf("%w: %v", ErrBadParams, err)
+		return Opened{}, fmt.Errorf("%w: %v", ErrBadParams, err)
+	}
+	m, effort, err := s.choose(o.Model, o.Effort, "")
+	if err != nil {
+		return Opened{}, err
 	}
 	info, log, err := s.store.Create(o.Title, o.Roots, modeRecorded(mode))
 	if err != nil {
-		return session.Info{}, err
+		return Opened{}, err
 	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title, mode: mode}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title,
+		mode: mode, model: m.Model, effort: effort}
+	instr := s.instructionFiles(o.Roots, nil)
+	for _, r := range []session.Record{
+		{Type: session.TypeConfigure, Model: m.Model, Effort: effort, Reason: session.ConfigureNew},
+		{Type: session.TypeInstructions, Files: instr},
+	} {
+		if _, err := sess.append(r); err != nil {
+			log.Delete()
+			return Opened{}, err
+		}
+	}
+	if err := sess.sync(); err != nil {
+		log.Delete()
+		return Opened{}, err
+	}
 	s.mu.Lock()
 	s.sessions[info.SessionID] = sess
 	s.mu.Unlock()
-	return info, nil
+	return Opened{Info: info, Mode: mode, Model: m.Model, Effort: effort, Instructions: instr}, nil
+}
+
+// choose checks a model and effort ("" model: current, else the default)
+// and returns the model and the effort to keep. An effort the chosen model
+// does not take is refused when it was asked for, dropped when it was the
+// session's earlier one.
+func (s *Service) choose(id, effort, current string) (model.Config, string, error) {
+	if id == "" {
+		id = current
+	}
+	if id == "" {
+		id = s.models.Default
+	}
+	m, ok := s.models.Find(id)
+	if !ok {
+		return model.Config{}, "", fmt.Errorf("%w: kin has no model %q (it has %s; models in $KIN_HOME/settings.json lists them)", ErrBadChoice, id, s.models.IDs())
+	}
+	if !m.TakesEffort(effort) {
+		if len(m.Efforts) == 0 {
+			return model.Config{}, "", fmt.Errorf("%w: the model %s takes no effort setting (efforts in $KIN_HOME/settings.json lists what a model takes)", ErrBadChoice, m.Model)
+		}
+		return model.Config{}, "", fmt.Errorf("%w: the model %s takes effort %s, not %q", ErrBadChoice, m.Model, strings.Join(m.Efforts, ", "), effort)
+	}
+	return m, effort, nil
+}
+
+// instructionFiles are the instructions files in force for roots and the
+// directories below them, as the log records them.
+func (s *Service) instructionFiles(roots, dirs []string) []session.InstructionFile {
+	return recorded(s.loader.Load(s.opts.Home, roots, dirs))
+}
+
+func recorded(fs []instructions.File) []session.InstructionFile {
+	out := make([]session.InstructionFile, len(fs))
+	for i, f := range fs {
+		out[i] = session.InstructionFile{Path: f.Path, Bytes: f.Bytes, Hash: f.Hash, Cut: f.Cut}
+	}
+	return out
 }
 
 // ListSessions lists stored sessions, newest first, from the index (the
@@ -211,7 +317,7 @@ type ResumeOptions struct {
 
 // Resumed is a session as an editor redraws it.
 type Resumed struct {
-	Info    session.Info
+	Opened
 	History []session.HistoryItem // oldest first
 	// Cursor is the Before of the next older page ("" at the beginning).
 	Cursor string
@@ -235,7 +341,7 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 	}
 	running := sess.runningTurn()
 	if v == nil {
-		if running != nil {
+		if running != nil && running.answer != nil {
 			running.answer.flush() // so the page shows all that streamed
 		}
 		if v, err = s.store.View(id, q); err != nil {
@@ -243,7 +349,12 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 		}
 	}
 	page := v.Page()
-	out := Resumed{Info: v.Info, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
+	m, effort := sess.choice()
+	if m == "" {
+		m = s.models.Default
+	}
+	opened := Opened{Info: v.Info, Model: m, Effort: effort, Instructions: s.instructionFiles(sess.sessionRoots(), sess.instructionDirs())}
+	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
 	if running != nil {
 		out.RunningTurnID = running.turnID
 	}
@@ -284,35 +395,45 @@ func (s *Service) DeleteSession(id string) error {
 }
 
 // StartTurn begins a turn and returns its id at once. defaultRoots serve a
-// session recorded before sessions kept their roots.
-func (s *Service) StartTurn(sessionID, input string, defaultRoots []string) (string, error) {
-	if m := s.opts.Model.Missing(); m != "" {
-		return "", fmt.Errorf("%w: %s", ErrNotConfigured, m)
-	}
+// session recorded before sessions kept their roots. A part kin cannot
+// take refuses the question (a *PartError) before anything is sent.
+func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (string, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return "", err
 	}
-	sess.settled()
-	if err := sess.notOwned; err != nil {
-		sess.mu.Unlock()
-		return "", err
-	}
-	if sess.running != nil || sess.held {
-		sess.mu.Unlock()
-		return "", ErrTurnRunning
-	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
-	t := &turn{svc: s, sess: sess, id: r.turnID, input: input, budget: s.maxCalls, abort: cancel, release: func() {
+	release := func() {
 		sess.mu.Lock()
 		sess.running = nil
 		sess.mu.Unlock()
-	}}
+	}
+	t := &turn{svc: s, sess: sess, id: r.turnID, budget: s.maxCalls, abort: cancel, release: release}
 	t.answer = newAnswer(t)
 	r.answer = t.answer
-	sess.running = r
-	sess.mu.Unlock()
+	if err := sess.reserve(r); err != nil {
+		cancel(nil)
+		return "", err
+	}
+	// Refused before it began: whoever waits on the turn is let go.
+	refuse := func(err error) (string, error) {
+		release()
+		close(r.done)
+		cancel(nil)
+		return "", err
+	}
+	cfg, fellBack := s.sessionModel(sess)
+	if m := cfg.Missing(); m != "" {
+		return refuse(fmt.Errorf("%w: %s", ErrNotConfigured, m))
+	}
+	env := tool.Env{SessionID: sessionID, TurnID: r.turnID, Roots: sess.sessionRoots(), Files: s.Files(sessionID)}
+	q, err := assemble(in, env, cfg, s.opts.Tools.Tools)
+	if err != nil {
+		return refuse(err)
+	}
+	_, effort := sess.choice()
+	t.question, t.cfg, t.effort, t.fellBack, t.client = q, cfg, effort, fellBack, s.client(cfg)
 
 	s.turns.Add(1)
 	go func() {

@@ -82,7 +82,7 @@ var ownCommands = []Command{
 	{Name: "undo", Description: "Undo the file changes of the last turn that changed files (or of the named turn)", InputHint: "[turnId]", Source: "kin"},
 	{Name: "plan", Description: "Show the current plan", Source: "kin"},
 	{Name: "mode", Description: "Show or set the session's mode", InputHint: "[ask | agent | auto-edit]", Source: "kin"},
-	{Name: "model", Description: "Show or set the session's model", InputHint: "[model]", Source: "kin"},
+	{Name: "model", Description: "Show or set the session's model (and reasoning effort)", InputHint: "[model [effort]]", Source: "kin"},
 	{Name: "grants", Description: "List the standing \"always allow\" grants", Source: "kin"},
 	{Name: "mcp", Description: "List the MCP servers and their state", Source: "kin"},
 }
@@ -185,9 +185,21 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		}
 		res.Text, res.Data = "Mode: "+string(c.Mode)+"."+modeSummary(c.Mode), c
 		return res, nil
-	case "compact", "model":
-		res.Text = "/" + name + " is not available in this kin yet."
+	case "compact":
+		if args != "" {
+			return res, fmt.Errorf("%w: /compact takes no arguments", ErrBadParams)
+		}
+		done, err := s.Compact(ctx, sessionID, defaultRoots)
+		if err != nil {
+			return res, err
+		}
+		res.Text, res.Data = "Nothing to summarise since the last summary.", Compacted{}
+		if done {
+			res.Text, res.Data = "Summarised the conversation: the model goes on from the summary and the recent turns; the whole conversation stays in the session.", Compacted{Done: true}
+		}
 		return res, nil
+	case "model":
+		return s.modelCommand(sessionID, args, defaultRoots)
 	}
 	for _, fc := range s.opts.Commands {
 		if fc.Name == name {
@@ -204,6 +216,36 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		}
 	}
 	return res, fmt.Errorf("%w: /%s (commands/list names the commands)", ErrUnknownCommand, name)
+}
+
+// Compacted is what /compact did (CommandResult.Data).
+type Compacted struct{ Done bool }
+
+// modelCommand is /model: without arguments it says the session's model
+// and the models there are; "/model ID [EFFORT]" switches (Configure).
+func (s *Service) modelCommand(sessionID, args string, defaultRoots []string) (CommandResult, error) {
+	res := CommandResult{Name: "model"}
+	f := strings.Fields(args)
+	if len(f) > 2 {
+		return res, fmt.Errorf("%w: /model takes a model and an effort at most", ErrBadParams)
+	}
+	var c SessionConfig
+	if len(f) > 0 {
+		c.Model = &f[0]
+	}
+	if len(f) > 1 {
+		c.Effort = &f[1]
+	}
+	got, err := s.Configure(sessionID, c, defaultRoots)
+	if err != nil {
+		return res, err
+	}
+	text := "Model: " + got.Model
+	if got.Effort != "" {
+		text += " (effort " + got.Effort + ")"
+	}
+	res.Text, res.Data = text+". Models: "+s.models.IDs()+".", got
+	return res, nil
 }
 
 // runPrompt fetches an MCP prompt: its text is the question to ask.
@@ -237,12 +279,12 @@ func (s *Service) runPrompt(ctx context.Context, sessionID string, p Prompt, arg
 
 // canStart reports why a turn could not start on the session now.
 func (s *Service) canStart(sessionID string, defaultRoots []string) error {
-	if m := s.opts.Model.Missing(); m != "" {
-		return fmt.Errorf("%w: %s", ErrNotConfigured, m)
-	}
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return err
+	}
+	if cfg, _ := s.sessionModel(sess); cfg.Missing() != "" {
+		return fmt.Errorf("%w: %s", ErrNotConfigured, cfg.Missing())
 	}
 	sess.settled()
 	defer sess.mu.Unlock()

@@ -10,16 +10,34 @@ import (
 )
 
 // ContextBudget bounds how many bytes of tool output the model is sent per
-// request. Every call's result counts toward it (built-in and MCP alike);
-// when a long session goes over, the oldest outputs are replaced by a short
-// note, newest first kept, and the conversation's text is never dropped.
+// request (less for a small window: see outputBudget). Every call's result
+// counts toward it (built-in and MCP alike); when a long session goes over,
+// the oldest outputs are replaced by a note telling the model what was left
+// out, newest first kept, and the conversation's text is never dropped.
+// Compaction keeps a session far below it; the budget is the last guard.
 const ContextBudget = 384 << 10
+
+// outputBudget is the tool-output budget for a window of tokens: at most
+// three bytes per token of the window (a token is about four), so outputs
+// alone never fill a small window.
+func outputBudget(window int64) int {
+	if b := 3 * window; b > 0 && b < ContextBudget {
+		return int(b)
+	}
+	return ContextBudget
+}
+
+// imageBytes is what an image counts for when kin estimates a request's
+// size: about the thousand tokens a model charges for one, not its base64.
+const imageBytes = 4000
 
 // convo is what the model is sent, rebuilt from a session's records and
 // kept compactly: messages and call arguments in memory, but of each tool
-// output only its length and where its record lies in the log. Outputs are
-// read back when a request needs them, newest first and only up to the
-// context budget, so a long session's outputs never all sit in memory.
+// output (and each question with parts) only its length and where its
+// record lies in the log. They are read back when a request needs them,
+// outputs newest first and only up to the budget, so a long session's
+// outputs never all sit in memory. A compaction record replaces what came
+// before the turn it keeps with its summary.
 type convo struct {
 	items    []convItem
 	answered map[string]bool
@@ -27,17 +45,36 @@ type convo struct {
 	unknown []session.Unknown
 	// For the note on a turn that ended without an answer.
 	asked, answered1 bool
+	// instr are the instructions files the latest instructions record
+	// named (nil before the first).
+	instr []session.InstructionFile
+	// ctxTokens is how many tokens the model last said the context held,
+	// when the conversation was ctxBytes long (0: not known since the
+	// last compaction).
+	ctxTokens int64
+	ctxBytes  int
+	// textBytes and outBytes are the items' sizes (see itemSize), kept as
+	// items come so that a size costs nothing.
+	textBytes, outBytes int
 }
 
 type convItem struct {
 	kind   model.ItemKind
 	role   string
+	turn   string
 	text   string   // a message's text, or a call's arguments
-	parts  []string // an answer's later pieces
+	pieces []string // an answer's later pieces
 	callID string
 	name   string
-	// For outputs: the framed output's length, and where the result record
-	// is (n == 0: the output is in text, not on disk).
+	// For questions with parts: the parts when kept in memory (n == 0),
+	// and their size.
+	parts     []session.Part
+	partBytes int
+	// For reasoning: the item, and the model that made it.
+	reasoning *model.Reasoning
+	model     string
+	// For outputs: the framed output's length; for outputs and questions
+	// with parts, where the record is (n == 0: kept here, not read back).
 	outLen int
 	off    int64
 	n      int
@@ -48,23 +85,52 @@ func newConvo() *convo { return &convo{answered: map[string]bool{}} }
 // add takes a record as it is in the log (off, n locate it; n == 0 when it
 // could not be written and is kept whole).
 func (c *convo) add(r session.Record, off int64, n int) {
+	before := len(c.items)
+	var piece int
+	defer func() {
+		if r.Type == session.TypeCompaction {
+			c.textBytes, c.outBytes = 0, 0
+			before = 0
+		}
+		for _, it := range c.items[before:] {
+			t, o := itemSize(it)
+			c.textBytes += t
+			c.outBytes += o
+		}
+		c.textBytes += piece
+	}()
 	switch r.Type {
 	case session.TypeUser:
-		c.items = append(c.items, convItem{kind: model.Message, role: "user", text: r.Text})
+		it := convItem{kind: model.Message, role: "user", turn: r.TurnID, text: r.Text}
+		if len(r.Parts) > 0 {
+			it.partBytes = partsSize(r.Parts)
+			it.off, it.n = off, n
+			if n == 0 {
+				it.parts = r.Parts
+			}
+		}
+		c.items = append(c.items, it)
 		c.asked, c.answered1 = true, false
 	case session.TypeAssist:
 		c.answered1 = true
 		if last := len(c.items) - 1; r.Cont && last >= 0 && c.items[last].kind == model.Message && c.items[last].role == "assistant" {
-			c.items[last].parts = append(c.items[last].parts, r.Text)
+			c.items[last].pieces = append(c.items[last].pieces, r.Text)
+			piece = len(r.Text)
 			return
 		}
-		c.items = append(c.items, convItem{kind: model.Message, role: "assistant", text: r.Text})
+		c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: r.Text})
+	case session.TypeReasoning:
+		if r.Encrypted == "" {
+			return // nothing the model could go on from
+		}
+		c.items = append(c.items, convItem{kind: model.ReasoningItem, turn: r.TurnID, model: r.Model,
+			reasoning: &model.Reasoning{ID: r.ItemID, Summary: r.Summary, Encrypted: r.Encrypted}})
 	case session.TypeCall:
 		c.answered1 = true
-		c.items = append(c.items, convItem{kind: model.FunctionCall, callID: r.CallID, name: r.Name, text: r.Arguments})
+		c.items = append(c.items, convItem{kind: model.FunctionCall, turn: r.TurnID, callID: r.CallID, name: r.Name, text: r.Arguments})
 	case session.TypeResult:
 		c.answered[r.CallID] = true
-		it := convItem{kind: model.FunctionOutput, callID: r.CallID, off: off, n: n}
+		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n}
 		prefix := outputPrefix(r.Status)
 		it.outLen = len(prefix) + len(r.Output)
 		if n == 0 {
@@ -76,6 +142,24 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		}
 	case session.TypeAck:
 		c.unknown = nil
+	case session.TypeInstructions:
+		c.instr = r.Files
+		if len(r.Changed) > 0 {
+			c.items = append(c.items, convItem{kind: model.Message, role: "developer", turn: r.TurnID, text: instructionsNote(r.Changed)})
+		}
+	case session.TypeCompaction:
+		keep := len(c.items)
+		if r.FromTurn != "" {
+			for i, it := range c.items {
+				if it.turn == r.FromTurn {
+					keep = i
+					break
+				}
+			}
+		}
+		summary := convItem{kind: model.Message, role: "developer", text: summaryNote(r.Text)}
+		c.items = append([]convItem{summary}, c.items[keep:]...)
+		c.ctxTokens, c.ctxBytes = 0, 0
 	case session.TypeUndo:
 		if r.Undo != nil {
 			c.items = append(c.items, convItem{kind: model.Message, role: "user", text: undoNote(r.Undo)})
@@ -89,10 +173,106 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			if r.Error != "" {
 				note += ": " + r.Error
 			}
-			c.items = append(c.items, convItem{kind: model.Message, role: "assistant", text: note + "]"})
+			c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: note + "]"})
 		}
 		c.asked, c.answered1 = false, false
+		if r.Usage != nil && r.Usage.ContextTokens > 0 {
+			c.observe(r.Usage.ContextTokens, outputBudget(r.Usage.ContextWindow))
+		}
 	}
+}
+
+// instructionsNote tells the model that the instructions in force changed
+// (what changed: a path added or edited, "-path" no longer in force).
+func instructionsNote(changed []string) string {
+	var now, gone []string
+	for _, p := range changed {
+		if g, ok := strings.CutPrefix(p, "-"); ok {
+			gone = append(gone, g)
+		} else {
+			now = append(now, p)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("[kin: the project's instructions changed since you last saw them")
+	if len(now) > 0 {
+		b.WriteString("; new or edited: " + strings.Join(now, ", "))
+	}
+	if len(gone) > 0 {
+		b.WriteString("; no longer in force: " + strings.Join(gone, ", "))
+	}
+	b.WriteString(". What is in force now is in your instructions; follow it from here on.]")
+	return b.String()
+}
+
+// summaryNote is how a compaction's summary reaches the model.
+func summaryNote(summary string) string {
+	return "[kin: the conversation before this point was summarised to fit your context window. The summary, written by you, follows; the person can still see the whole conversation.]\n\n" + summary
+}
+
+func partsSize(ps []session.Part) int {
+	n := 0
+	for _, p := range ps {
+		if p.Type == "image" {
+			n += imageBytes
+		} else {
+			n += len(p.Text) + len(p.Path) + len(p.URI) + 64
+			for _, d := range p.Items {
+				n += len(d.Message) + len(d.Source) + 24
+			}
+		}
+	}
+	return n
+}
+
+// size estimates how many bytes of the conversation a request sends (tool
+// outputs up to budget).
+func (c *convo) size(budget int) int { return c.textBytes + min(c.outBytes, budget) }
+
+// itemSize is an item's bytes in a request: text (images at what they
+// cost, reasoning by its summary: its encrypted content the service counts
+// in tokens), or tool output.
+func itemSize(it convItem) (text, out int) {
+	switch it.kind {
+	case model.FunctionOutput:
+		return 0, it.outLen
+	case model.ReasoningItem:
+		for _, s := range it.reasoning.Summary {
+			text += len(s)
+		}
+		return text, 0
+	}
+	text = len(it.text) + it.partBytes + len(it.name)
+	for _, p := range it.pieces {
+		text += len(p)
+	}
+	return text, 0
+}
+
+// itemsSize is size for a run of items.
+func itemsSize(items []convItem, budget int) int {
+	text, out := 0, 0
+	for _, it := range items {
+		t, o := itemSize(it)
+		text, out = text+t, out+o
+	}
+	return text + min(out, budget)
+}
+
+// observe notes how many tokens the model said the context holds now.
+func (c *convo) observe(tokens int64, budget int) {
+	c.ctxTokens, c.ctxBytes = tokens, c.size(budget)
+}
+
+// estimate is how many tokens the next request would take, extra bytes
+// (the instructions) included: the model's last count plus what was added
+// since, or, not knowing it, about four bytes a token.
+func (c *convo) estimate(extra, budget int) int64 {
+	b := c.size(budget)
+	if c.ctxTokens > 0 && b >= c.ctxBytes {
+		return c.ctxTokens + int64(b-c.ctxBytes)/4
+	}
+	return int64(b+extra) / 4
 }
 
 // outputPrefix tells the model how a call ended, before what it produced.
@@ -107,15 +287,21 @@ func outputPrefix(status string) string {
 	}
 }
 
-// model builds the request input. read fetches a result record back from
-// the log.
-func (c *convo) model(read func(off int64, n int) (session.Record, error)) []model.Item {
+// view says how to build a request's input.
+type view struct {
+	model     string // reasoning items made by this model are sent back
+	reasoning bool   // the service takes reasoning items
+	budget    int    // of tool output
+}
+
+// model builds the request input. read fetches a record back from the log.
+func (c *convo) model(read func(off int64, n int) (session.Record, error), v view) []model.Item {
 	// Outputs within the budget, newest first.
 	keep := make(map[int]bool)
 	used := 0
 	for i := len(c.items) - 1; i >= 0; i-- {
 		if it := c.items[i]; it.kind == model.FunctionOutput {
-			if used+it.outLen <= ContextBudget {
+			if used+it.outLen <= v.budget {
 				keep[i] = true
 			}
 			used += it.outLen
@@ -126,10 +312,24 @@ func (c *convo) model(read func(off int64, n int) (session.Record, error)) []mod
 		switch it.kind {
 		case model.Message:
 			text := it.text
-			if len(it.parts) > 0 {
-				text += strings.Join(it.parts, "")
+			if len(it.pieces) > 0 {
+				text += strings.Join(it.pieces, "")
 			}
-			out = append(out, model.Item{Kind: model.Message, Role: it.role, Text: text})
+			m := model.Item{Kind: model.Message, Role: it.role, Text: text}
+			if it.partBytes > 0 {
+				m.Content = partsOf(it, read)
+			}
+			out = append(out, m)
+		case model.ReasoningItem:
+			// Only the model that made an item can go on from it, and only
+			// when what it led to follows.
+			if !v.reasoning || it.model != v.model || i+1 >= len(c.items) {
+				continue
+			}
+			if next := c.items[i+1]; next.kind != model.FunctionCall && !(next.kind == model.Message && next.role == "assistant") {
+				continue
+			}
+			out = append(out, model.Item{Kind: model.ReasoningItem, Reasoning: it.reasoning})
 		case model.FunctionCall:
 			out = append(out, model.Item{Kind: model.FunctionCall, CallID: it.callID, Name: it.name, Arguments: it.text})
 			if !c.answered[it.callID] {
@@ -152,6 +352,27 @@ func (c *convo) model(read func(off int64, n int) (session.Record, error)) []mod
 			}
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// partsOf is a question's parts as the model reads them, read back from the
+// log when they are not kept in memory.
+func partsOf(it convItem, read func(off int64, n int) (session.Record, error)) []model.Content {
+	parts := it.parts
+	if it.n > 0 {
+		r, err := read(it.off, it.n)
+		if err != nil {
+			return []model.Content{{Text: it.text + "\n[kin could not read what this question attached back from the session log: " + err.Error() + "]"}}
+		}
+		parts = r.Parts
+	}
+	out := make([]model.Content, 0, len(parts))
+	for _, p := range parts {
+		if p.Type == "text" && p.Text == "" {
+			continue
+		}
+		out = append(out, framed(p))
 	}
 	return out
 }

@@ -16,12 +16,14 @@ import (
 // events collects what a Service reports; turn ends arrive on done.
 type events struct{ done chan TurnDone }
 
-func (events) TurnStarted(TurnStarted) {}
-func (events) Delta(Delta)             {}
-func (events) ToolCall(ToolCall)       {}
-func (events) Notice(Notice)           {}
-func (events) Plan(PlanUpdate)         {}
-func (e events) TurnDone(d TurnDone)   { e.done <- d }
+func (events) TurnStarted(TurnStarted)  {}
+func (events) Delta(Delta)              {}
+func (events) ToolCall(ToolCall)        {}
+func (events) Notice(Notice)            {}
+func (events) Reasoning(ReasoningDelta) {}
+func (events) Usage(UsageUpdate)        {}
+func (events) Plan(PlanUpdate)          {}
+func (e events) TurnDone(d TurnDone)    { e.done <- d }
 
 func testService(t *testing.T, tools ...tool.Tool) (*Service, *modeltest.Server, events) {
 	t.Helper()
@@ -58,14 +60,15 @@ func (s *Service) syncs(id string) int {
 // on its way (title, question, the answer's pieces) is only written.
 func TestATextTurnSyncsOnce(t *testing.T) {
 	svc, m, ev := testService(t)
-	info, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	opened, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	info := opened.Info
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
 		m.Script(modeltest.Reply{Text: []string{"Hel", "lo"}})
 		before := svc.syncs(info.SessionID)
-		if _, err := svc.StartTurn(info.SessionID, "hi", nil); err != nil {
+		if _, err := svc.StartTurn(info.SessionID, TextInput("hi"), nil); err != nil {
 			t.Fatal(err)
 		}
 		if d := waitDone(t, ev); d.Status != TurnCompleted {
@@ -103,10 +106,11 @@ func (p *probe) Prepare(ctx context.Context, env tool.Env, args json.RawMessage)
 func TestACallIsDurableBeforeItRuns(t *testing.T) {
 	p := &probe{}
 	svc, m, ev := testService(t, p)
-	info, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	opened, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	info := opened.Info
 	p.svc, p.sid = svc, info.SessionID
 	m.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "probe"}}}, modeltest.Reply{Text: []string{"done"}})
-	svc.StartTurn(info.SessionID, "probe it", nil)
+	svc.StartTurn(info.SessionID, TextInput("probe it"), nil)
 	if d := waitDone(t, ev); d.Status != TurnCompleted {
 		t.Fatalf("%+v", d)
 	}
@@ -123,7 +127,8 @@ func TestACallIsDurableBeforeItRuns(t *testing.T) {
 // once a piece is big enough), so a killed kin keeps what was shown.
 func TestAnAnswerIsRecordedInPiecesAsItStreams(t *testing.T) {
 	svc, _, _ := testService(t)
-	info, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	opened, _ := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	info := opened.Info
 	tr := &turn{svc: svc, sess: svc.sessions[info.SessionID], id: "t_1", abort: func(error) {}}
 	a := newAnswer(tr)
 	var fire func()

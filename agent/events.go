@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -25,6 +24,31 @@ type TurnStarted struct {
 	SessionID string
 	TurnID    string
 	Input     string
+	// Parts are what the question attached, as history shows them.
+	Parts []Part
+}
+
+// ReasoningDelta is a piece of the model's reasoning summary.
+type ReasoningDelta struct {
+	SessionID string
+	TurnID    string
+	Text      string
+}
+
+// Usage counts a turn's tokens so far; the context fields say how full the
+// model's window was after its latest response, and how large it is.
+type Usage struct {
+	InputTokens   int64
+	OutputTokens  int64
+	ContextTokens int64
+	ContextWindow int64
+}
+
+// UsageUpdate is sent after every model response of a turn.
+type UsageUpdate struct {
+	SessionID string
+	TurnID    string
+	Usage
 }
 
 // Delta is a piece of assistant text.
@@ -58,7 +82,7 @@ type TurnDone struct {
 	TurnID    string
 	Status    string
 	Error     string
-	Usage     model.Usage
+	Usage     Usage
 }
 
 // Notice is something a person should see.
@@ -76,6 +100,8 @@ type Events interface {
 	TurnStarted(TurnStarted)
 	Delta(Delta)
 	ToolCall(ToolCall)
+	Reasoning(ReasoningDelta)
+	Usage(UsageUpdate)
 	TurnDone(TurnDone)
 	Notice(Notice)
 	// Plan reports the model's whole plan after each update_plan call.

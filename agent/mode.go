@@ -1,46 +1,9 @@
 package agent
 
 import (
-	"fmt"
-
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 )
-
-// SessionConfig is what session/configure changes; empty fields are left
-// as they are.
-type SessionConfig struct {
-	Mode permission.Mode
-}
-
-// Configured is a session's configuration after a change.
-type Configured struct {
-	SessionID string
-	Mode      permission.Mode
-}
-
-// Configure changes a session's settings. A new mode is recorded (so it
-// survives resume) and takes effect from the next decision, also in a turn
-// that is running: the gate reads it for every call.
-func (s *Service) Configure(sessionID string, c SessionConfig, defaultRoots []string) (Configured, error) {
-	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
-	if err != nil {
-		return Configured{}, err
-	}
-	if err := sess.readOnly(); err != nil {
-		return Configured{}, err
-	}
-	if c.Mode != "" {
-		mode, err := permission.ParseMode(string(c.Mode))
-		if err != nil {
-			return Configured{}, fmt.Errorf("%w: %v", ErrBadParams, err)
-		}
-		if err := sess.setMode(mode); err != nil {
-			return Configured{}, err
-		}
-	}
-	return Configured{SessionID: sessionID, Mode: sess.currentMode()}, nil
-}
 
 // setMode records and applies a mode; an unchanged mode records nothing.
 func (sess *Session) setMode(mode permission.Mode) error {

@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,13 +35,17 @@ type Session struct {
 
 	// modeMu serialises mode changes (record, then apply).
 	modeMu sync.Mutex
-	// mu guards known, roots, title, mode, plan, running and notOwned.
+	// mu guards known, roots, title, mode, plan, model, effort, dirs,
+	// running and notOwned.
 	mu      sync.Mutex
-	known   bool // roots, title and mode were read
+	known   bool // roots, title, mode, model and effort were read
 	roots   []string
 	title   string
 	mode    permission.Mode
 	plan    []session.PlanEntry // the model's last plan
+	model   string              // the session's model ("": the default)
+	effort  string
+	dirs    []string // directories below the roots whose instructions are in force
 	running *running
 	// held is set while an undo puts files back: no turn may start.
 	held bool
@@ -48,7 +54,7 @@ type Session struct {
 }
 
 type running struct {
-	turnID    string
+	turnID    string // "" while compacting on request
 	cancel    func()
 	cancelled bool // CancelTurn was called (guarded by the session's mu)
 	done      chan struct{}
@@ -140,6 +146,7 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
 	}
 	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
+	sess.model, sess.effort, sess.dirs = v.Model(), v.Effort(), dirsOf(v.Instructions(), roots)
 	sess.mu.Unlock()
 	if log == nil {
 		return v, nil
@@ -244,15 +251,49 @@ func (sess *Session) pendingUnknown() []session.Unknown {
 	return append([]session.Unknown(nil), sess.conv.unknown...)
 }
 
-// model builds the next request's input.
-func (sess *Session) model() ([]model.Item, error) {
+// input builds the next request's input.
+func (sess *Session) input(v view) ([]model.Item, error) {
 	c, err := sess.conversation()
 	if err != nil {
 		return nil, err
 	}
 	sess.wmu.Lock()
 	defer sess.wmu.Unlock()
-	return c.model(sess.log.ReadAt), nil
+	if sess.log == nil {
+		return nil, errNotOwner
+	}
+	return c.model(sess.log.ReadAt, v), nil
+}
+
+// choice is the session's model and effort.
+func (sess *Session) choice() (string, string) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.model, sess.effort
+}
+
+// instructionDirs are the directories below the roots whose instructions
+// are in force.
+func (sess *Session) instructionDirs() []string {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.dirs
+}
+
+// dirsOf are the directories below the roots that hold the instructions
+// files of a record (a file in a root, or in KIN_HOME, is not below one).
+func dirsOf(files []session.InstructionFile, roots []string) []string {
+	var out []string
+	for _, f := range files {
+		d := filepath.Dir(f.Path)
+		for _, r := range roots {
+			if d != r && strings.HasPrefix(d, r+string(filepath.Separator)) {
+				out = append(out, d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // append writes a record to the log (fitted to the caps; the fitted record

@@ -42,7 +42,7 @@ func (s *Server) runCommand(ctx context.Context, sessionID, input string) (TurnS
 	}
 	out := TurnStartResult{Command: &CommandResult{Name: r.Name, Text: r.Text, Result: commandData(r.Data)}}
 	if r.Ask != "" {
-		if out.TurnID, err = s.startTurn(svc, sessionID, r.Ask); err != nil {
+		if out.TurnID, err = s.startTurn(svc, sessionID, agent.TextInput(r.Ask)); err != nil {
 			return TurnStartResult{}, err
 		}
 		out.Command.Inserted = r.Ask
@@ -56,11 +56,17 @@ func commandData(d any) any {
 	case session.Undo:
 		return undoResult(v)
 	case agent.Configured:
-		return SessionConfigureResult{SessionID: v.SessionID, Mode: string(v.Mode)}
+		return configured(v)
+	case agent.Compacted:
+		return SessionCompactResult{Compacted: v.Done}
 	case []session.PlanEntry:
 		return PlanResult{Entries: planEntries(v)}
 	}
 	return d // a front command's, already the wire's
+}
+
+func configured(c agent.Configured) SessionConfigureResult {
+	return SessionConfigureResult{SessionID: c.SessionID, Mode: string(c.Mode), Model: c.Model, Effort: c.Effort}
 }
 
 func planEntries(es []session.PlanEntry) []PlanEntry {
@@ -107,11 +113,11 @@ func handleSessionConfigure(ctx context.Context, s *Server, params json.RawMessa
 		return nil, invalid("invalid params: sessionId is required")
 	}
 	svc, _ := s.service()
-	c, err := svc.Configure(p.SessionID, agent.SessionConfig{Mode: permission.Mode(p.Mode)}, s.workspace())
+	c, err := svc.Configure(p.SessionID, agent.SessionConfig{Mode: permission.Mode(p.Mode), Model: p.Model, Effort: p.Effort}, s.workspace())
 	if err != nil {
 		return nil, err
 	}
-	return SessionConfigureResult{SessionID: c.SessionID, Mode: string(c.Mode)}, nil
+	return configured(c), nil
 }
 
 // frontCommands are kin's commands whose views live here: /grants and

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
-	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/manager"
@@ -17,7 +16,15 @@ type events struct{ s *Server }
 func (e events) TurnStarted(v agent.TurnStarted) {
 	e.s.awaitReply(v.SessionID, NotifyTurnStarted) // the turnId reaches the editor first
 	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
-	e.s.notify(NotifyTurnStarted, TurnStarted{SessionID: v.SessionID, TurnID: v.TurnID, Input: v.Input})
+	e.s.notify(NotifyTurnStarted, TurnStarted{SessionID: v.SessionID, TurnID: v.TurnID, Input: v.Input, Parts: inputParts(v.Parts)})
+}
+
+func (e events) Reasoning(v agent.ReasoningDelta) {
+	e.s.notify(NotifyTurnReasoning, TurnReasoning{SessionID: v.SessionID, TurnID: v.TurnID, Text: v.Text})
+}
+
+func (e events) Usage(v agent.UsageUpdate) {
+	e.s.notify(NotifyTurnUsage, TurnUsage{SessionID: v.SessionID, TurnID: v.TurnID, Usage: usage(v.Usage)})
 }
 
 func (e events) Delta(v agent.Delta) {
@@ -46,8 +53,8 @@ func (e events) Plan(v agent.PlanUpdate) {
 	e.s.notify(NotifyTurnPlan, TurnPlan{SessionID: v.SessionID, TurnID: v.TurnID, Entries: planEntries(v.Entries)})
 }
 
-func usage(u model.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+func usage(u agent.Usage) Usage {
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ContextTokens: u.ContextTokens, ContextWindow: u.ContextWindow}
 }
 
 func toolContent(cs []tool.Content) []ToolContent {

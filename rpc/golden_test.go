@@ -283,6 +283,7 @@ func TestGoldenFrames(t *testing.T) {
 	<-ed.Done
 
 	goldenDocuments(t, g, z)
+	goldenConversation(t, g, z)
 	g.write(z)
 }
 

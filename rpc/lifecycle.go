@@ -37,7 +37,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	// workspace/didChangeFiles.
 	buffers := &files.Buffers{Overlay: s.overlay, Editor: editorPort{s}, ApplyEdits: docCaps.Sync && docCaps.ApplyEdit, Timeout: s.opts.ApplyEditTimeout}
 	roots := rootsOf(p, s.opts.Cwd)
-	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
+	models, cfgErr := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	cfg := models.DefaultConfig()
 
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
 	gate := permission.NewGate(s.asks, grants)
@@ -52,7 +53,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		sources = append(sources, mcp)
 	}
 	svc := agent.New(agent.Options{
-		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
+		Home: s.opts.Home, Models: models, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
 		Files:    func(string) files.Access { return buffers },
 		Commands: s.frontCommands(),

@@ -46,8 +46,9 @@ type CommandResult struct {
 	// Text says what happened, for a person.
 	Text string `json:"text"`
 	// Result is the command's result where it has one (turn/undo's for
-	// /undo, session/configure's for /mode, {"entries"} for /plan,
-	// grants/list's for /grants, mcp/list's for /mcp).
+	// /undo, session/configure's for /mode and /model, session/compact's
+	// for /compact, {"entries"} for /plan, grants/list's for /grants,
+	// mcp/list's for /mcp).
 	Result any `json:"result,omitempty"`
 	// Inserted is the text an MCP prompt sent as the question (the turn
 	// is turnId).

@@ -7,7 +7,10 @@ import (
 )
 
 // PROTOCOL.md, Sessions: session/new, session/list, session/resume,
-// session/delete, session/configure.
+// session/delete, session/configure, session/compact.
+
+// session/compact's method (session/configure's is with its types below).
+const MethodSessionCompact = "session/compact"
 
 // SessionInfo is one session's summary.
 type SessionInfo struct {
@@ -35,11 +38,35 @@ type SessionNewParams struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// Mode is ask, agent (the default) or auto-edit.
 	Mode string `json:"mode,omitempty"`
+	// Model and Effort are the session's choice (models/list; absent: the
+	// default model, the service's effort).
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 }
 
 // SessionResult is session/new's result.
 type SessionResult struct {
 	Session SessionInfo `json:"session"`
+	// Model and Effort are the session's (Effort absent: the service's).
+	Model  string `json:"model"`
+	Effort string `json:"effort,omitempty"`
+	// Instructions are the project instructions files in force.
+	Instructions []InstructionFile `json:"instructions"`
+}
+
+// InstructionFile is a project instructions file in force (AGENTS.md,
+// CLAUDE.md, $KIN_HOME/AGENTS.md).
+type InstructionFile struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	// Truncated is set when only the first 32 KiB are in force.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// SessionCompactResult is session/compact's result.
+type SessionCompactResult struct {
+	// Compacted is false when there was nothing to summarise.
+	Compacted bool `json:"compacted"`
 }
 
 // SessionListResult is session/list's result.
@@ -75,6 +102,10 @@ type SessionResumeResult struct {
 	// which.
 	ReadOnly       bool   `json:"readOnly,omitempty"`
 	ReadOnlyReason string `json:"readOnlyReason,omitempty"`
+	// Model, Effort and Instructions as in session/new's result.
+	Model        string            `json:"model"`
+	Effort       string            `json:"effort,omitempty"`
+	Instructions []InstructionFile `json:"instructions"`
 }
 
 // History item types.
@@ -88,6 +119,11 @@ const (
 	HistoryPlan        = "plan"
 	HistoryMode        = "mode"
 	HistoryUndo        = "undo"
+	// The second release's.
+	HistoryReasoning    = "reasoning"
+	HistoryCompaction   = "compaction"
+	HistoryInstructions = "instructions"
+	HistoryConfigure    = "configure"
 )
 
 // HistoryItem is one entry of a session, for an editor to redraw. Fields
@@ -131,6 +167,18 @@ type HistoryItem struct {
 	Entries []PlanEntry `json:"entries,omitempty"`
 	// undo: what a turn/undo did
 	Undo *TurnUndoResult `json:"undo,omitempty"`
+
+	// user: what the question attached (not its text parts), contents
+	// left out (bytes says how long they were).
+	Parts []InputPart `json:"parts,omitempty"`
+	// configure
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// instructions: the files in force, and what changed ("-path": no
+	// longer in force). A compaction's reason is Reason (auto, overflow,
+	// requested), its summary Text; a reasoning item's summary is Text.
+	Files   []InstructionFile `json:"files,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
 }
 
 // PendingRequest is a question still waiting: exactly the params of the
@@ -176,11 +224,17 @@ const MethodSessionConfigure = "session/configure"
 type SessionConfigureParams struct {
 	SessionID string `json:"sessionId"`
 	Mode      string `json:"mode,omitempty"`
+	// Model and Effort change between turns only (a models/list id, one
+	// of its efforts).
+	Model  *string `json:"model,omitempty"`
+	Effort *string `json:"effort,omitempty"`
 }
 
 // SessionConfigureResult is session/configure's result: the session's
-// configuration after the change.
+// configuration after the change (effort absent: none).
 type SessionConfigureResult struct {
 	SessionID string `json:"sessionId"`
 	Mode      string `json:"mode"`
+	Model     string `json:"model"`
+	Effort    string `json:"effort,omitempty"`
 }

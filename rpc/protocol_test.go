@@ -44,9 +44,13 @@ var wireTypes = map[string]struct{ params, result any }{
 	"mcp/login":           {MCPNameParams{}, MCPLoginResult{}},
 	"grants/list":         {nil, GrantsListResult{}},
 	"grants/revoke":       {GrantIDParams{}, Empty{}},
+	MethodModelsList:      {nil, ModelsListResult{}},
+	MethodSessionCompact:  {SessionIDParams{}, SessionCompactResult{}},
 
 	NotifyTurnStarted:         {TurnStarted{}, nil},
 	NotifyTurnDelta:           {TurnDelta{}, nil},
+	NotifyTurnReasoning:       {TurnReasoning{}, nil},
+	NotifyTurnUsage:           {TurnUsage{}, nil},
 	NotifyTurnToolCall:        {TurnToolCall{}, nil},
 	NotifyTurnCompleted:       {TurnCompleted{}, nil},
 	NotifyTurnPlan:            {TurnPlan{}, nil},

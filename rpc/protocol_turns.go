@@ -1,5 +1,10 @@
 package rpc
 
+import (
+	"encoding/json"
+	"errors"
+)
+
 // PROTOCOL.md, Turns: turn/start, turn/cancel, turn/undo and the
 // notifications of a running turn (turn/plan among them).
 
@@ -7,7 +12,9 @@ package rpc
 const (
 	NotifyTurnStarted   = "turn/started"
 	NotifyTurnDelta     = "turn/delta"
+	NotifyTurnReasoning = "turn/reasoning"
 	NotifyTurnToolCall  = "turn/toolCall"
+	NotifyTurnUsage     = "turn/usage"
 	NotifyTurnCompleted = "turn/completed"
 	NotifyTurnPlan      = "turn/plan"
 )
@@ -15,10 +22,85 @@ const (
 // Method of undo.
 const MethodTurnUndo = "turn/undo"
 
-// TurnStartParams is turn/start's params.
+// TurnStartParams is turn/start's params. On the wire input is a string
+// (Input) or a list of parts (Parts).
 type TurnStartParams struct {
-	SessionID string `json:"sessionId"`
-	Input     string `json:"input"`
+	SessionID string      `json:"sessionId"`
+	Input     string      `json:"-"`
+	Parts     []InputPart `json:"-"`
+}
+
+type turnStartWire struct {
+	SessionID string          `json:"sessionId"`
+	Input     json.RawMessage `json:"input"`
+}
+
+// MarshalJSON writes input as the string, or the parts when there are any.
+func (p TurnStartParams) MarshalJSON() ([]byte, error) {
+	var in any = p.Input
+	if len(p.Parts) > 0 {
+		in = p.Parts
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(turnStartWire{SessionID: p.SessionID, Input: b})
+}
+
+// UnmarshalJSON reads input as a string or a list of parts. A string (a
+// question may be megabytes) is decoded in the one pass over the params.
+func (p *TurnStartParams) UnmarshalJSON(b []byte) error {
+	var w struct {
+		SessionID string `json:"sessionId"`
+		Input     any    `json:"input"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = TurnStartParams{SessionID: w.SessionID}
+	switch in := w.Input.(type) {
+	case nil:
+		return nil
+	case string:
+		p.Input = in
+		return nil
+	case []any:
+		var parts struct {
+			Input []InputPart `json:"input"`
+		}
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		p.Parts = parts.Input
+		return nil
+	}
+	return errors.New("input must be a string or a list of parts")
+}
+
+// InputPart is one part of a question: text, file, selection,
+// diagnostics, resource or image (see PROTOCOL.md for which fields each
+// takes). Ranges are LSP's (zero-based lines, UTF-16 characters).
+type InputPart struct {
+	Type     string           `json:"type"`
+	Text     string           `json:"text,omitempty"`
+	Path     string           `json:"path,omitempty"`
+	Range    *Range           `json:"range,omitempty"`
+	URI      string           `json:"uri,omitempty"`
+	MimeType string           `json:"mimeType,omitempty"`
+	Data     string           `json:"data,omitempty"`
+	Items    []DiagnosticItem `json:"items,omitempty"`
+	// Bytes is, in history and turn/started, how long the content that is
+	// left out there was.
+	Bytes int `json:"bytes,omitempty"`
+}
+
+// DiagnosticItem is one problem the editor reports in a file.
+type DiagnosticItem struct {
+	Range    Range  `json:"range"`
+	Severity string `json:"severity,omitempty"` // error, warning, information, hint
+	Message  string `json:"message"`
+	Source   string `json:"source,omitempty"`
 }
 
 // TurnStartResult is turn/start's result. An input that names a command
@@ -34,11 +116,29 @@ type TurnCancelResult struct {
 	Cancelled bool `json:"cancelled"`
 }
 
-// TurnStarted is turn/started's params.
+// TurnStarted is turn/started's params: the question's text (its text
+// parts, joined) and what it attached, as history keeps it.
 type TurnStarted struct {
+	SessionID string      `json:"sessionId"`
+	TurnID    string      `json:"turnId"`
+	Input     string      `json:"input"`
+	Parts     []InputPart `json:"parts,omitempty"`
+}
+
+// TurnReasoning is turn/reasoning's params: a piece of the model's
+// reasoning summary.
+type TurnReasoning struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
-	Input     string `json:"input"`
+	Text      string `json:"text"`
+}
+
+// TurnUsage is turn/usage's params, sent after every model response: the
+// turn's tokens so far and how full the model's window is.
+type TurnUsage struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	Usage
 }
 
 // TurnDelta is turn/delta's params: a piece of assistant text.
@@ -75,10 +175,13 @@ type TurnCompleted struct {
 	Usage     Usage  `json:"usage"`
 }
 
-// Usage counts a turn's tokens.
+// Usage counts a turn's tokens; ContextTokens is how many the model's
+// window held after the latest response, ContextWindow its size.
 type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
+	InputTokens   int64 `json:"inputTokens"`
+	OutputTokens  int64 `json:"outputTokens"`
+	ContextTokens int64 `json:"contextTokens"`
+	ContextWindow int64 `json:"contextWindow"`
 }
 
 // ToolContent is one piece of what a call produced, in the Agent Client

@@ -11,6 +11,10 @@ var routes = map[string]route{
 	"session/list":   {handle: handleSessionList, cancellable: true, bulk: true},
 	"session/resume": {handle: handleSessionResume, order: bySession, cancellable: true, bulk: true},
 	"session/delete": {handle: handleSessionDelete, order: bySession},
+	// session/compact asks the model for a summary, which takes a while: a
+	// later request of the session (a turn/cancel) does not wait for it.
+	MethodSessionCompact: {handle: handleSessionCompact, order: bySession, startsInOrder: true, cancellable: true},
+	MethodModelsList:     {handle: handleModelsList},
 
 	"turn/start":  {handle: handleTurnStart, order: bySession, before: NotifyTurnStarted},
 	"turn/cancel": {handle: handleTurnCancel, order: bySession, before: NotifyTurnCompleted},
@@ -53,7 +57,7 @@ var kinRequests = []string{MethodApplyEdit}
 
 // kinNotifications are the notifications kin sends.
 var kinNotifications = []string{
-	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnToolCall, NotifyTurnCompleted, NotifyTurnPlan,
+	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnReasoning, NotifyTurnToolCall, NotifyTurnUsage, NotifyTurnCompleted, NotifyTurnPlan,
 	NotifyCommandsChanged,
 	NotifyApprovalRequest, NotifyApprovalResolved,
 	NotifyElicitationRequest, NotifyElicitationResolved,

@@ -21,11 +21,12 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode)})
+	opened, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode), Model: p.Model, Effort: p.Effort})
 	if err != nil {
 		return nil, err
 	}
-	return SessionResult{Session: sessionInfo(info)}, nil
+	return SessionResult{Session: sessionInfo(opened.Info), Model: opened.Model, Effort: opened.Effort,
+		Instructions: instructionFiles(opened.Instructions)}, nil
 }
 
 // sessionRoots are the folders a new session works in: cwd and the
@@ -100,7 +101,8 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, err
 	}
 	out := SessionResumeResult{Session: sessionInfo(res.Info), History: make([]HistoryItem, 0, len(res.History)),
-		Cursor: res.Cursor, Pending: pending(s.asks, p.SessionID), RunningTurnID: res.RunningTurnID}
+		Cursor: res.Cursor, Pending: pending(s.asks, p.SessionID), RunningTurnID: res.RunningTurnID,
+		Model: res.Model, Effort: res.Effort, Instructions: instructionFiles(res.Instructions)}
 	for _, h := range res.History {
 		out.History = append(out.History, historyItem(h))
 	}
@@ -131,7 +133,10 @@ func historyItem(h session.HistoryItem) HistoryItem {
 	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
 		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content),
 		RequestID: h.RequestID, Decision: h.Decision, Reason: h.Reason, ApprovalKind: h.ApprovalKind, Error: h.Error,
-		Server: h.Server, Mode: h.Mode, Source: h.Source}
+		Server: h.Server, Mode: h.Mode, Source: h.Source, Parts: inputParts(h.Parts), Model: h.Model, Effort: h.Effort, Changed: h.Changed}
+	if len(h.Files) > 0 {
+		out.Files = instructionFiles(h.Files)
+	}
 	if h.Type == HistoryPlan {
 		out.Entries = planEntries(h.Entries)
 	}
@@ -144,7 +149,8 @@ func historyItem(h session.HistoryItem) HistoryItem {
 		out.Approved = &d
 	}
 	if h.Usage != nil {
-		out.Usage = &Usage{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens}
+		out.Usage = &Usage{InputTokens: h.Usage.InputTokens, OutputTokens: h.Usage.OutputTokens,
+			ContextTokens: h.Usage.ContextTokens, ContextWindow: h.Usage.ContextWindow}
 	}
 	return out
 }

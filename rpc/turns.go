@@ -15,15 +15,21 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	if p.SessionID == "" {
 		return nil, invalid("invalid params: sessionId is required")
 	}
-	if p.Input == "" {
+	if p.Input == "" && len(p.Parts) == 0 {
 		return nil, invalid("invalid params: input is empty")
 	}
-	_, _, command, input := agent.ParseCommand(p.Input)
-	if command {
-		return s.runCommand(ctx, p.SessionID, p.Input)
+	in := agent.TextInput(p.Input)
+	if len(p.Parts) > 0 {
+		in = agent.Input{Parts: agentParts(p.Parts)}
+	} else {
+		_, _, command, unescaped := agent.ParseCommand(p.Input)
+		if command {
+			return s.runCommand(ctx, p.SessionID, p.Input)
+		}
+		in = agent.TextInput(unescaped)
 	}
 	svc, _ := s.service()
-	id, err := s.startTurn(svc, p.SessionID, input)
+	id, err := s.startTurn(svc, p.SessionID, in)
 	if err != nil {
 		return nil, err
 	}
@@ -42,11 +48,11 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 
 // startTurn starts a turn whose turn/started waits for this request's
 // answer (route.before).
-func (s *Server) startTurn(svc *agent.Service, sessionID, input string) (string, error) {
+func (s *Server) startTurn(svc *agent.Service, sessionID string, in agent.Input) (string, error) {
 	// A turn cancelled just before still ends (and sends its turn/started,
 	// if it had not yet); only then is the next turn's turn/started held
 	// until this reply is out, so the hold never waits for the old turn.
 	svc.Settle(sessionID)
 	s.hold(sessionKey(sessionID), NotifyTurnStarted)
-	return svc.StartTurn(sessionID, input, s.workspace())
+	return svc.StartTurn(sessionID, in, s.workspace())
 }

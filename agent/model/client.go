@@ -1,51 +1,78 @@
-// Package model talks to a model service that speaks the OpenAI Responses
-// API, through openai-go, streaming.
+// Package model talks to a model service, through openai-go, streaming: the
+// OpenAI Responses API by default, Chat Completions for the servers that
+// never learned it.
 //
-// It never retries: a request that may have reached the service is not sent
-// again (the client's retries are switched off), and every failure is turned
-// into a message a person can act on. It never logs the API key.
+// It never resends a request that may have reached the model (the client's
+// retries are switched off). The one new request it ever makes after a
+// failure follows a rejection that proves nothing ran: the service refused
+// the request as a whole (HTTP 400 or 422) naming reasoning parameters it
+// does not take, and the new request leaves them out (see Client.Stream).
+// Every failure is turned into a message a person can act on. It never logs
+// the API key.
 package model
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
-
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
+	"sync"
 
 	"github.com/kin-dev/kin/agent/tool"
 )
 
 // Item is one entry of the conversation sent to the model.
 type Item struct {
-	Role      string // "user", "assistant" for messages
-	Text      string
+	Kind ItemKind
+	// Role is "user", "assistant" or "developer" (kin's own notes) for
+	// messages.
+	Role string
+	Text string
+	// Content, when set, is a user message's parts (text and images)
+	// instead of Text.
+	Content   []Content
 	CallID    string // function_call and function_call_output
 	Name      string
 	Arguments string
 	Output    string
-	Kind      ItemKind
+	// Reasoning is a reasoning item sent back as the service returned it.
+	Reasoning *Reasoning
 }
 
-// ItemKind distinguishes messages from tool calls and their outputs.
+// ItemKind distinguishes messages from tool calls, their outputs and
+// reasoning.
 type ItemKind int
 
 const (
 	Message ItemKind = iota
 	FunctionCall
 	FunctionOutput
+	ReasoningItem
 )
+
+// Content is one part of a user message: text, or an image (base64 data of
+// a MIME type).
+type Content struct {
+	Text      string
+	ImageMIME string
+	ImageData string
+}
+
+// Reasoning is a reasoning item of a Responses answer: its summary and the
+// encrypted chain of thought that lets the model go on from it (kin stores
+// nothing at the service, so it sends the item back on later requests).
+type Reasoning struct {
+	ID        string
+	Summary   []string
+	Encrypted string
+}
 
 // Request is one model call.
 type Request struct {
 	Instructions string
 	Input        []Item
 	Tools        []tool.Spec
+	// Effort is the reasoning effort ("" leaves it to the service).
+	Effort string
 }
 
 // Call is a function call the model asked for.
@@ -63,124 +90,110 @@ type Usage struct {
 
 // Response is what one streamed model call produced.
 type Response struct {
-	Text  string
-	Calls []Call
-	Usage Usage
+	Text      string
+	Calls     []Call
+	Reasoning []Reasoning
+	Usage     Usage
 }
 
-// Client is a Responses API client with retries off. It uses the SDK's
-// responses service alone: the SDK's root package registers every API it
-// has at start-up, which would cost an editor milliseconds on every spawn.
+// Handlers receive a response as it streams; nil fields are skipped.
+type Handlers struct {
+	// Text is a piece of the answer's text.
+	Text func(string)
+	// Reasoning is a piece of the reasoning summary.
+	Reasoning func(string)
+	// ReasoningDone is a finished reasoning item, handed over before the
+	// items that follow it in the answer.
+	ReasoningDone func(Reasoning)
+	// Notice says something a person should know about the service (it
+	// refused reasoning parameters, and kin goes on without them).
+	Notice func(string)
+}
+
+func (h Handlers) text(s string) {
+	if h.Text != nil {
+		h.Text(s)
+	}
+}
+
+func (h Handlers) reasoning(s string) {
+	if h.Reasoning != nil {
+		h.Reasoning(s)
+	}
+}
+
+func (h Handlers) reasoningDone(r Reasoning) {
+	if h.ReasoningDone != nil {
+		h.ReasoningDone(r)
+	}
+}
+
+// Client is one model's client, retries off.
 type Client struct {
-	svc   responses.ResponseService
-	model string
+	cfg Config
+	api streamer
+
+	// mu guards noReasoning and why.
+	mu sync.Mutex
+	// noReasoning is set once the service refused reasoning parameters:
+	// every later request of this client leaves them out.
+	noReasoning bool
+	why         string
 }
 
-// New builds a client for the configuration.
+// streamer is one API's way of running a request.
+type streamer interface {
+	stream(ctx context.Context, req Request, h Handlers, reasoning bool) (*Response, error)
+}
+
+// New builds the client of one model.
 func New(c Config, httpClient *http.Client) *Client {
-	opts := []option.RequestOption{
-		option.WithAPIKey(c.APIKey),
-		option.WithMaxRetries(0), // nothing is re-sent once it may have arrived
-		option.WithRequestTimeout(0),
+	hc := idleClient(httpClient, c.IdleTimeout)
+	cl := &Client{cfg: c}
+	if c.API == APIChat {
+		cl.api = newChat(c, hc)
+	} else {
+		cl.api = newResponses(c, hc)
 	}
-	if c.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(c.BaseURL))
-	}
-	opts = append(opts, option.WithHTTPClient(idleClient(httpClient, c.IdleTimeout)))
-	if c.BaseURL == "" {
-		opts = append(opts, option.WithBaseURL("https://api.openai.com/v1/"))
-	}
-	return &Client{svc: responses.NewResponseService(opts...), model: c.Model}
+	return cl
 }
 
-// Stream runs one model call, handing each text delta to onDelta as it
-// arrives, and returns the whole response once the service said it
-// completed. A stream that ends without response.completed is an error.
-func (c *Client) Stream(ctx context.Context, req Request, onDelta func(string)) (*Response, error) {
-	params := responses.ResponseNewParams{
-		Model: c.model,
-		Store: param.NewOpt(false),
-		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: inputItems(req.Input)},
-	}
-	if req.Instructions != "" {
-		params.Instructions = param.NewOpt(req.Instructions)
-	}
-	for _, s := range req.Tools {
-		params.Tools = append(params.Tools, functionTool(s))
-	}
-	var failure httpFailure
-	stream := c.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
-	defer stream.Close()
+// Config is the model this client talks to.
+func (c *Client) Config() Config { return c.cfg }
 
-	var out Response
-	// The text is built linearly (+= copied the whole answer on every
-	// delta); every return below hands back &out, so out.Text is set then.
-	var text strings.Builder
-	defer func() { out.Text = text.String() }()
-	completed := false
-	for stream.Next() {
-		ev := stream.Current()
-		switch ev.Type {
-		case "response.output_text.delta":
-			text.WriteString(ev.Delta)
-			if onDelta != nil {
-				onDelta(ev.Delta)
-			}
-		case "response.output_item.done":
-			if ev.Item.Type == "function_call" {
-				out.Calls = append(out.Calls, Call{CallID: ev.Item.CallID, Name: ev.Item.Name, Arguments: ev.Item.Arguments.OfString})
-			}
-		case "response.completed":
-			completed = true
-			out.Usage = Usage{InputTokens: ev.Response.Usage.InputTokens, OutputTokens: ev.Response.Usage.OutputTokens}
-		case "response.failed", "response.incomplete":
-			msg := ev.Response.Error.Message
-			if msg == "" {
-				msg = string(ev.Response.Status)
-			}
-			return &out, fmt.Errorf("the model service could not finish the answer: %s", msg)
-		case "error":
-			return &out, fmt.Errorf("the model service reported an error: %s", ev.Message)
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return &out, explain(ctx, err, failure)
-	}
-	if !completed {
-		return &out, errors.New("the model service ended the answer without completing it (no response.completed); nothing was retried")
-	}
-	return &out, nil
+// Reasoning reports whether requests carry reasoning parameters (false once
+// the service refused them), and why not.
+func (c *Client) Reasoning() (bool, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.noReasoning, c.why
 }
 
-func inputItems(items []Item) responses.ResponseInputParam {
-	out := make(responses.ResponseInputParam, 0, len(items))
-	for _, it := range items {
-		switch it.Kind {
-		case Message:
-			role := responses.EasyInputMessageRoleUser
-			if it.Role == "assistant" {
-				role = responses.EasyInputMessageRoleAssistant
-			}
-			out = append(out, responses.ResponseInputItemParamOfMessage(it.Text, role))
-		case FunctionCall:
-			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
-		case FunctionOutput:
-			o := responses.ResponseInputItemParamOfFunctionCallOutput(it.Output)
-			o.OfFunctionCallOutput.CallID = param.NewOpt(it.CallID)
-			out = append(out, o)
-		}
+// Stream runs one model call, handing what streams to h, and returns the
+// whole response once the service said it completed. A stream that ends
+// without completing is an error.
+//
+// Requests carry reasoning parameters (include encrypted reasoning, a
+// summary, the effort) and the conversation's reasoning items until the
+// service refuses them. A refusal that names them (HTTP 400 or 422: the
+// request was refused as a whole, so nothing ran and nothing streamed) is
+// remembered for this client and followed by one new request without them;
+// that request is not the first sent again but a different one, which the
+// service has never seen.
+func (c *Client) Stream(ctx context.Context, req Request, h Handlers) (*Response, error) {
+	with, _ := c.Reasoning()
+	resp, err := c.api.stream(ctx, req, h, with)
+	var ref *Refusal
+	if !with || !errors.As(err, &ref) || !ref.namesReasoning() {
+		return resp, err
 	}
-	return out
-}
-
-func functionTool(s tool.Spec) responses.ToolUnionParam {
-	var params map[string]any
-	if err := json.Unmarshal(s.Parameters, &params); err != nil || params == nil {
-		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	c.mu.Lock()
+	first := !c.noReasoning
+	c.noReasoning, c.why = true, ref.Detail
+	c.mu.Unlock()
+	if first && h.Notice != nil {
+		h.Notice("The model service refused kin's reasoning parameters for " + c.cfg.Model + " (" + ref.Detail +
+			"), so kin goes on without them: no reasoning summaries, and the model's reasoning is not carried from one request to the next.")
 	}
-	t := responses.ToolParamOfFunction(s.Name, params, s.Strict)
-	if s.Description != "" {
-		t.OfFunction.Description = param.NewOpt(s.Description)
-	}
-	return t
+	return c.api.stream(ctx, req, h, false)
 }

@@ -15,7 +15,7 @@ import (
 func stream(t *testing.T, srv *modeltest.Server, idle time.Duration, onDelta func(string)) (*model.Response, error) {
 	t.Helper()
 	c := model.New(model.Config{APIKey: "sk-test", BaseURL: srv.URL(), Model: "mock-1", IdleTimeout: idle}, nil)
-	return c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "hi"}}}, onDelta)
+	return c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "hi"}}}, model.Handlers{Text: onDelta})
 }
 
 // TestFailuresSayWhatHappened pins the sentence a person reads for each way
@@ -79,7 +79,7 @@ func TestUnreachableServiceIsNotCalledMidAnswer(t *testing.T) {
 	url := srv.URL() + "?api-key=sk-in-url"
 	srv.Close()
 	c := model.New(model.Config{APIKey: "sk-test", BaseURL: url, Model: "mock-1"}, nil)
-	_, err := c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "hi"}}}, nil)
+	_, err := c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "hi"}}}, model.Handlers{})
 	if err == nil || !strings.Contains(err.Error(), "could not reach the model service") || strings.Contains(err.Error(), "mid-answer") {
 		t.Fatalf("error %v", err)
 	}

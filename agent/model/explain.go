@@ -33,6 +33,8 @@ type httpFailure struct {
 	answered   bool
 	status     int
 	message    string        // the OpenAI-style error message, if the body had one
+	param      string        // and the parameter it names
+	code       string        // and its code
 	body       string        // otherwise, what the body was (see describeBody)
 	retryAfter time.Duration // 0: the service did not say
 }
@@ -54,10 +56,14 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	var e struct {
 		Error struct {
 			Message string `json:"message"`
+			Param   any    `json:"param"`
+			Code    any    `json:"code"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
 		f.message = e.Error.Message
+		f.param, _ = e.Error.Param.(string)
+		f.code, _ = e.Error.Code.(string)
 	} else {
 		f.body = describeBody(resp.Header.Get("Content-Type"), body)
 	}
@@ -180,10 +186,16 @@ func explain(ctx context.Context, err error, f httpFailure) error {
 		}
 		return with(fmt.Sprintf("the model service failed (HTTP %d %s): %s", code, http.StatusText(code), hint))
 	}
+	ref := &Refusal{Status: code, Param: f.param, Code: f.code, Detail: clean(detail, 500)}
 	if detail == "" {
-		return fmt.Errorf("the model service refused the request (HTTP %d)", code)
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d)", code)
+	} else {
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d): %s", code, detail)
 	}
-	return fmt.Errorf("the model service refused the request (HTTP %d): %s", code, detail)
+	if ref.Overflow() {
+		ref.msg += "; the conversation is longer than the model's context window (contextWindow in $KIN_HOME/settings.json says how long it may be)"
+	}
+	return ref
 }
 
 // explainStream explains a failure with no error status: the service was

@@ -17,7 +17,7 @@ func streamed(t testing.TB, m *modeltest.Server, n int) (string, uint64) {
 	c := model.New(model.Config{APIKey: "k", BaseURL: m.URL(), Model: "mock-1"}, nil)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, err := c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "talk"}}}, nil)
+	resp, err := c.Stream(context.Background(), model.Request{Input: []model.Item{{Role: "user", Text: "talk"}}}, model.Handlers{})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

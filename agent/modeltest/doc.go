@@ -6,7 +6,13 @@
 // server-sent event sequence the OpenAI API streams: response.created,
 // response.in_progress, the output item, content part, text delta and
 // function-call argument events, and finally response.completed (or
-// response.failed). Each request consumes the next [Reply] queued with
+// response.failed); a Reply's reasoning items stream first, with their
+// summary deltas and, when the request includes it, encrypted content. The
+// same replies answer POST /v1/chat/completions as Chat Completions chunks.
+// Like the API, the server refuses input it cannot take (a reasoning item
+// without encrypted content while store is off, an output without its call)
+// and, after [Server.RefuseParams], parameters a service without them
+// refuses. Each request consumes the next [Reply] queued with
 // [Server.Script]; a Reply can also script HTTP errors (with Retry-After,
 // or a proxy's HTML page for a body), dropped connections, missing terminal
 // events, malformed and over-long events, slow streams, streams held open

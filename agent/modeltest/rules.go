@@ -49,22 +49,24 @@ func (ru Rule) Matches(req Request) bool {
 // ReplyJSON is the JSON form of a [Reply], used in rule files.
 type ReplyJSON struct {
 	// Text is a string (split into about three deltas) or a list of deltas.
-	Text         Deltas `json:"text,omitempty"`
-	Calls        []Call `json:"calls,omitempty"`
-	Usage        Usage  `json:"usage,omitzero"`
-	HTTPStatus   int    `json:"httpStatus,omitempty"`
-	ErrorMessage string `json:"errorMessage,omitempty"`
-	RetryAfterMs int    `json:"retryAfterMs,omitempty"`
-	DropAfter    int    `json:"dropAfter,omitempty"`
-	NoCompleted  bool   `json:"noCompleted,omitempty"`
-	DelayMs      int    `json:"delayMs,omitempty"`
-	Failed       string `json:"failed,omitempty"`
+	Text         Deltas      `json:"text,omitempty"`
+	Reasoning    []Reasoning `json:"reasoning,omitempty"`
+	Calls        []Call      `json:"calls,omitempty"`
+	Usage        Usage       `json:"usage,omitzero"`
+	HTTPStatus   int         `json:"httpStatus,omitempty"`
+	ErrorMessage string      `json:"errorMessage,omitempty"`
+	RetryAfterMs int         `json:"retryAfterMs,omitempty"`
+	DropAfter    int         `json:"dropAfter,omitempty"`
+	NoCompleted  bool        `json:"noCompleted,omitempty"`
+	DelayMs      int         `json:"delayMs,omitempty"`
+	Failed       string      `json:"failed,omitempty"`
 }
 
 // Reply converts the JSON form to a Reply.
 func (rj ReplyJSON) Reply() Reply {
 	return Reply{
 		Text:         append([]string(nil), rj.Text...),
+		Reasoning:    append([]Reasoning(nil), rj.Reasoning...),
 		Calls:        append([]Call(nil), rj.Calls...),
 		Usage:        rj.Usage,
 		HTTPStatus:   rj.HTTPStatus,

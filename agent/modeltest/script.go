@@ -15,6 +15,11 @@ import (
 // Calls are streamed in that order: one assistant message carrying the Text
 // deltas (if any), then one function_call item per Call.
 type Reply struct {
+	// Reasoning items are streamed first, each with its summary parts as
+	// reasoning summary deltas. Their encrypted content is sent only when
+	// the request includes "reasoning.encrypted_content", as the API does.
+	// (Chat Completions streams the summaries as reasoning_content.)
+	Reasoning []Reasoning
 	// Text holds the assistant text deltas of one message; empty means no
 	// message item.
 	Text []string
@@ -27,8 +32,11 @@ type Reply struct {
 	// OpenAI-style JSON error body instead of a stream.
 	HTTPStatus int
 	// ErrorMessage is the message of an HTTPStatus error (a stock message
-	// for the status if empty).
+	// for the status if empty); ErrorParam and ErrorCode are its param and
+	// code.
 	ErrorMessage string
+	ErrorParam   string
+	ErrorCode    string
 	// RetryAfter, if positive, is sent with an HTTPStatus error as
 	// Retry-After-Ms and as Retry-After in whole seconds (rounded up), the
 	// two headers the OpenAI API and the openai-go client use.
@@ -128,6 +136,15 @@ func (c *Call) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Reasoning is one scripted reasoning item.
+type Reasoning struct {
+	// Summary holds the summary's parts (paragraphs), each streamed in
+	// about two deltas.
+	Summary []string `json:"summary,omitempty"`
+	// Encrypted is the encrypted content; a fresh opaque value if empty.
+	Encrypted string `json:"encrypted,omitempty"`
+}
+
 // Usage is the token usage reported in the terminal response.
 type Usage struct {
 	Input  int `json:"input,omitempty"`
@@ -149,6 +166,18 @@ type Request struct {
 	Tools []map[string]any
 	// Stream reports whether a streamed response was requested.
 	Stream bool
+	// API is "responses" or "chat" (a Chat Completions request).
+	API string
+	// Include, Reasoning and Store are the request's parameters of those
+	// names (Responses); Reasoning holds reasoning_effort as "effort" for
+	// Chat Completions.
+	Include   []string
+	Reasoning map[string]any
+	Store     *bool
+	// Messages are a Chat Completions request's messages as sent; Input
+	// holds them too, as the Responses items they correspond to, so rules
+	// and helpers work for both APIs.
+	Messages []map[string]any
 	// Authorization is the Authorization header.
 	Authorization string
 }
@@ -161,6 +190,59 @@ func (r Request) LastUserText() string {
 		}
 	}
 	return ""
+}
+
+// Effort is the reasoning effort the request asked for ("" for none).
+func (r Request) Effort() string {
+	e, _ := r.Reasoning["effort"].(string)
+	return e
+}
+
+// ReasoningItems returns the reasoning items of the input, in order.
+func (r Request) ReasoningItems() []map[string]any {
+	var out []map[string]any
+	for _, it := range r.Input {
+		if it["type"] == "reasoning" {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// InputParts returns the content parts of every user message of the
+// input, in order (a string content is one input_text part).
+func (r Request) InputParts() []map[string]any {
+	var out []map[string]any
+	for _, it := range r.Input {
+		if !isUserMessage(it) {
+			continue
+		}
+		switch c := it["content"].(type) {
+		case string:
+			out = append(out, map[string]any{"type": "input_text", "text": c})
+		case []any:
+			for _, p := range c {
+				if m, ok := p.(map[string]any); ok {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Text is the request's whole input as text (instructions, messages,
+// arguments and outputs), for tests that look for something anywhere.
+func (r Request) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Instructions)
+	for _, it := range r.Input {
+		for _, k := range []string{"content", "output", "arguments"} {
+			b.WriteString("\n")
+			b.WriteString(contentText(it[k]))
+		}
+	}
+	return b.String()
 }
 
 // LastToolOutput returns the output of the last input item if that item is
@@ -223,6 +305,9 @@ type requestBody struct {
 	Input        json.RawMessage  `json:"input"`
 	Tools        []map[string]any `json:"tools"`
 	Stream       bool             `json:"stream"`
+	Include      []string         `json:"include"`
+	Reasoning    map[string]any   `json:"reasoning"`
+	Store        *bool            `json:"store"`
 }
 
 // parseRequest parses a request body. The returned params hold every
@@ -235,7 +320,8 @@ func parseRequest(body []byte, auth string) (Request, map[string]any, *apiError)
 	}
 	var params map[string]any
 	_ = json.Unmarshal(body, &params)
-	req.Model, req.Tools, req.Stream = rb.Model, rb.Tools, rb.Stream
+	req.Model, req.Tools, req.Stream, req.API = rb.Model, rb.Tools, rb.Stream, "responses"
+	req.Include, req.Reasoning, req.Store = rb.Include, rb.Reasoning, rb.Store
 	req.Instructions, _ = rb.Instructions.(string)
 	in := bytes.TrimSpace(rb.Input)
 	switch {
@@ -254,5 +340,39 @@ func parseRequest(body []byte, auth string) (Request, map[string]any, *apiError)
 	if req.Model == "" {
 		return req, params, badRequest("model", "Missing required parameter: 'model'.")
 	}
-	return req, params, nil
+	return req, params, validateInput(req)
+}
+
+// validateInput refuses input the API refuses: a reasoning item that the
+// service would have to look up (no encrypted content while store is off),
+// one not followed by the item it led to, and a function_call_output
+// without its function_call.
+func validateInput(req Request) *apiError {
+	stored := req.Store == nil || *req.Store
+	calls := map[string]bool{}
+	for i, it := range req.Input {
+		switch it["type"] {
+		case "reasoning":
+			id, _ := it["id"].(string)
+			if enc, _ := it["encrypted_content"].(string); enc == "" && !stored {
+				return badRequest("input", "Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", id)
+			}
+			next := map[string]any{}
+			if i+1 < len(req.Input) {
+				next = req.Input[i+1]
+			}
+			if next["type"] != "function_call" && !(next["role"] == "assistant") && next["type"] != "reasoning" {
+				return badRequest("input", "Item '%s' of type 'reasoning' was provided without its required following item.", id)
+			}
+		case "function_call":
+			if id, _ := it["call_id"].(string); id != "" {
+				calls[id] = true
+			}
+		case "function_call_output":
+			if id, _ := it["call_id"].(string); !calls[id] {
+				return badRequest("input", "No tool call found for function call output with call_id %s.", id)
+			}
+		}
+	}
+	return nil
 }

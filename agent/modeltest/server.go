@@ -27,6 +27,7 @@ type Server struct {
 	queue   []Reply
 	rules   []Rule
 	useRule bool          // rules were set (even an empty list)
+	refuse  []string      // request parameters answered with 400
 	reqs    []Request     // every request received
 	arrived chan struct{} // closed and replaced when a request is recorded
 	logw    io.Writer
@@ -85,6 +86,16 @@ func (s *Server) SetRules(rules []Rule) {
 	s.useRule = rules != nil
 }
 
+// RefuseParams makes the server answer every request that carries one of
+// the named top-level parameters with HTTP 400 naming it, as a service
+// without that feature does (a local server without reasoning, say). Such a
+// request is recorded but consumes no reply: it never reached a model.
+func (s *Server) RefuseParams(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = append([]string(nil), names...)
+}
+
 // SetLog makes the server write one line per request to w (nil: no log).
 func (s *Server) SetLog(w io.Writer) {
 	s.mu.Lock()
@@ -123,6 +134,8 @@ func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.serveResponses)
 	mux.HandleFunc("POST /responses", s.serveResponses)
+	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("POST /chat/completions", s.serveChat)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{status: http.StatusNotFound, typ: "invalid_request_error",
 			message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)})
@@ -137,8 +150,22 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, params, perr := parseRequest(body, r.Header.Get("Authorization"))
+	s.serve(w, r, req, params, perr)
+}
 
+// serve answers a parsed request of either API: it records it, refuses
+// what the server refuses, and otherwise plays the next reply.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, params map[string]any, perr *apiError) {
 	s.mu.Lock()
+	if perr == nil {
+		for _, name := range s.refuse {
+			if _, ok := params[name]; ok {
+				perr = badRequest(name, "Unsupported parameter: '%s' is not supported with this model.", name)
+				perr.code = "unsupported_parameter"
+				break
+			}
+		}
+	}
 	s.reqs = append(s.reqs, req)
 	close(s.arrived)
 	s.arrived = make(chan struct{})
@@ -182,10 +209,22 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, rep.ErrorBody)
 			return
 		}
-		writeError(w, statusError(rep.HTTPStatus, rep.ErrorMessage))
+		e := statusError(rep.HTTPStatus, rep.ErrorMessage)
+		if rep.ErrorParam != "" {
+			e.param = rep.ErrorParam
+		}
+		if rep.ErrorCode != "" {
+			e.code = rep.ErrorCode
+		}
+		writeError(w, e)
 		return
 	}
-	p := buildPlan(req, params, rep)
+	var p plan
+	if req.API == "chat" {
+		p = buildChatPlan(req, params, rep)
+	} else {
+		p = buildPlan(req, params, rep)
+	}
 	if req.Stream {
 		s.stream(w, r, p, rep)
 	} else {

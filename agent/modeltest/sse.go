@@ -12,7 +12,8 @@ import (
 )
 
 // event is one server-sent event; data excludes type and sequence_number,
-// which are added when it is written.
+// which are added when it is written. An event without a type is a Chat
+// Completions chunk.
 type event struct {
 	typ  string
 	data map[string]any
@@ -47,6 +48,44 @@ func buildPlan(req Request, params map[string]any, rep Reply) plan {
 
 	var output []any
 	outChars := 0
+	encrypted := false
+	for _, inc := range req.Include {
+		encrypted = encrypted || inc == "reasoning.encrypted_content"
+	}
+	for _, rs := range rep.Reasoning {
+		oi, id := len(output), newID("rs")
+		summary := []any{}
+		add("response.output_item.added", map[string]any{"output_index": oi, "item": map[string]any{"id": id, "type": "reasoning", "summary": []any{}}})
+		for j, text := range rs.Summary {
+			part := func(s string) map[string]any { return map[string]any{"type": "summary_text", "text": s} }
+			at := map[string]any{"item_id": id, "output_index": oi, "summary_index": j}
+			with := func(k string, v any) map[string]any {
+				m := map[string]any{k: v}
+				for kk, vv := range at {
+					m[kk] = vv
+				}
+				return m
+			}
+			add("response.reasoning_summary_part.added", with("part", part("")))
+			for _, d := range SplitText(text, 2) {
+				add("response.reasoning_summary_text.delta", with("delta", d))
+			}
+			add("response.reasoning_summary_text.done", with("text", text))
+			add("response.reasoning_summary_part.done", with("part", part(text)))
+			summary = append(summary, part(text))
+			outChars += len(text)
+		}
+		done := map[string]any{"id": id, "type": "reasoning", "summary": summary}
+		if encrypted {
+			enc := rs.Encrypted
+			if enc == "" {
+				enc = newID("gAAAAA")
+			}
+			done["encrypted_content"] = enc
+		}
+		add("response.output_item.done", map[string]any{"output_index": oi, "item": done})
+		output = append(output, done)
+	}
 	if len(rep.Text) > 0 {
 		oi, id := len(output), newID("msg")
 		text := strings.Join(rep.Text, "") // not +=: a long answer would cost quadratic time
@@ -186,6 +225,9 @@ func usageObject(u Usage, inBytes, outBytes int) map[string]any {
 // writeEvent writes one SSE frame: "event: <type>\ndata: <json>\n\n", with
 // type and sequence_number leading the JSON object as the API sends them.
 func writeEvent(w io.Writer, ev event, seq int) error {
+	if ev.typ == "" || ev.typ == chatDone {
+		return writeChatEvent(w, ev)
+	}
 	rest, err := json.Marshal(ev.data)
 	if err != nil {
 		return err

@@ -24,6 +24,9 @@ const (
 	maxArguments = 1 << 20
 	maxOutput    = 1 << 20
 	maxSmall     = 64 << 10 // names, ids, errors, reasons
+	// maxEncrypted bounds a reasoning item's encrypted content; one over it
+	// is left out whole (a cut one could not be sent back).
+	maxEncrypted = 1 << 20
 	// maxShown bounds each text of a call's content and of an approval's
 	// diffs when the record as a whole is too long.
 	maxShown = 256 << 10
@@ -65,6 +68,24 @@ func Fit(r Record) Record {
 	r.Error = Cut(r.Error, maxSmall)
 	r.Reason = Cut(r.Reason, maxSmall)
 	r.Name = Cut(r.Name, maxSmall)
+	if len(r.Encrypted) > maxEncrypted {
+		r.Encrypted = ""
+	}
+	if len(r.Summary) > 0 {
+		sum := make([]string, len(r.Summary))
+		for i, s := range r.Summary {
+			sum[i] = Cut(s, maxShown)
+		}
+		r.Summary = sum
+	}
+	if len(r.Parts) > 0 {
+		ps := make([]Part, len(r.Parts))
+		for i, p := range r.Parts {
+			p.Text = Cut(p.Text, MaxText)
+			ps[i] = p
+		}
+		r.Parts = ps
+	}
 	if r.Undo != nil && len(r.Undo.Conflicts) > 0 {
 		u := *r.Undo
 		u.Conflicts = make([]UndoConflict, len(r.Undo.Conflicts))

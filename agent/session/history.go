@@ -4,7 +4,11 @@ import "github.com/kin-dev/kin/agent/tool"
 
 // HistoryItem is what an editor needs to redraw one entry of a session.
 type HistoryItem struct {
-	Type   string `json:"type"` // user, assistant, toolCall, decision, elicitation, turn, mode, plan, undo
+	// Type is user, assistant, toolCall, decision, elicitation, turn,
+	// mode, plan, undo, reasoning (Text is the summary), compaction (Text
+	// is the summary, Reason auto, overflow or requested), instructions or
+	// configure.
+	Type   string `json:"type"`
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
 
@@ -31,6 +35,17 @@ type HistoryItem struct {
 	// the session's new mode.
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+
+	// Parts are what a question attached (not its text parts, which are in
+	// Text): paths, ranges, uris and diagnostics, with the length of any
+	// content left out.
+	Parts []Part `json:"parts,omitempty"`
+	// Model and Effort: for configure items.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Files and Changed: for instructions items.
+	Files   []InstructionFile `json:"files,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
 	// Source is "kin" for a question of kin's ask tool (elicitation).
 	Source string `json:"source,omitempty"`
 

@@ -30,15 +30,72 @@ const (
 	TypeAck      = "ack"         // unknown outcomes acknowledged
 	TypeElicit   = "elicitation" // an MCP server asked the person something
 	TypeTurn     = "turn"        // how a turn ended
-	TypeMode     = "mode"        // the session's mode changed
-	TypePlan     = "plan"        // the model's plan, whole, as update_plan set it
-	TypeUndo     = "undo"        // a turn's file changes were undone
+
+	TypeReasoning    = "reasoning"    // a reasoning item of an answer (summary, encrypted content)
+	TypeConfigure    = "configure"    // the session's model or effort was set
+	TypeInstructions = "instructions" // the project instructions in force, when they changed
+	TypeCompaction   = "compaction"   // the conversation so far was summarised for the model
+	TypeMode         = "mode"         // the session's mode changed
+	TypePlan         = "plan"         // the model's plan, whole, as update_plan set it
+	TypeUndo         = "undo"         // a turn's file changes were undone
 )
 
-// Usage counts tokens of a turn.
+// Usage counts tokens of a turn; the context fields are the last model
+// response's (how full the model's window was) and the window.
 type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
+	InputTokens   int64 `json:"inputTokens"`
+	OutputTokens  int64 `json:"outputTokens"`
+	ContextTokens int64 `json:"contextTokens,omitempty"`
+	ContextWindow int64 `json:"contextWindow,omitempty"`
+}
+
+// Part is one part of a question that came as parts: text, a file (what
+// was read of it), a selection, diagnostics, an embedded resource or an
+// image. Text and Data hold what the model was sent, so a later request
+// sends the same; history shows the rest (see HistoryItem).
+type Part struct {
+	Type     string       `json:"type"` // text, file, selection, diagnostics, resource, image
+	Text     string       `json:"text,omitempty"`
+	Path     string       `json:"path,omitempty"`
+	Range    *Range       `json:"range,omitempty"`
+	URI      string       `json:"uri,omitempty"`
+	MimeType string       `json:"mimeType,omitempty"`
+	Data     string       `json:"data,omitempty"` // an image, base64
+	Items    []Diagnostic `json:"items,omitempty"`
+	// Bytes is, in history, how long the left-out content was.
+	Bytes int `json:"bytes,omitempty"`
+}
+
+// Range is a range of a text document as LSP counts it: zero-based lines
+// and characters, the end exclusive.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Position is a zero-based line and character.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Diagnostic is one problem an editor reported in a file.
+type Diagnostic struct {
+	Range    Range  `json:"range"`
+	Severity string `json:"severity,omitempty"` // error, warning, information, hint
+	Message  string `json:"message"`
+	Source   string `json:"source,omitempty"`
+}
+
+// InstructionFile is one project instructions file in force (AGENTS.md,
+// CLAUDE.md, $KIN_HOME/AGENTS.md).
+type InstructionFile struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	// Hash identifies the content, so a change is noticed.
+	Hash string `json:"hash,omitempty"`
+	// Cut is set when only the first part of the file is in force.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Record is one line of a session log. Fields are set by type; the rest stay
@@ -81,6 +138,28 @@ type Record struct {
 	// the session's mode (ask, agent, auto-edit; "" is agent).
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+
+	// Parts are a question's parts, when it came as parts (Text then holds
+	// its text parts, joined).
+	Parts []Part `json:"parts,omitempty"`
+	// For reasoning: the item's id at the service, its summary's parts and
+	// its encrypted content (sent back only to the model that made it,
+	// never shown).
+	ItemID    string   `json:"itemId,omitempty"`
+	Summary   []string `json:"summary,omitempty"`
+	Encrypted string   `json:"encrypted,omitempty"`
+	// Model and Effort: what a configure record set; on a reasoning or
+	// compaction record, the model that made it.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// Files are the instructions in force (instructions records), Changed
+	// what changed since the last record: a path, or "-path" for a file no
+	// longer in force.
+	Files   []InstructionFile `json:"files,omitempty"`
+	Changed []string          `json:"changed,omitempty"`
+	// FromTurn is the first turn a compaction keeps whole (the summary in
+	// Text replaces everything before it for the model).
+	FromTurn string `json:"fromTurn,omitempty"`
 	// Source is "kin" for a question kin's ask tool put to the person.
 	Source string `json:"source,omitempty"`
 

@@ -45,7 +45,11 @@ type View struct {
 	lastTurn string              // the turn of the latest turn-bound record
 	ended    bool                // whether lastTurn has its end record
 	unknown  []Unknown
-	plan     []PlanEntry // the last plan recorded
+
+	// The latest configure and instructions records' content.
+	model, effort string
+	instructions  []InstructionFile
+	plan          []PlanEntry // the last plan recorded
 }
 
 type openCall struct {
@@ -116,6 +120,10 @@ func (v *View) Add(r Record, off int64) {
 		}
 	case r.Type == TypeAck:
 		v.unknown = nil
+	case r.Type == TypeConfigure:
+		v.model, v.effort = r.Model, r.Effort
+	case r.Type == TypeInstructions:
+		v.instructions = r.Files
 	case r.Type == TypePlan:
 		v.plan = r.Entries
 	}
@@ -134,6 +142,15 @@ func (v *View) Add(r Record, off int64) {
 // Roots are the session's workspace folders as recorded when it was made
 // (nil for a session recorded before sessions kept them).
 func (v *View) Roots() []string { return v.Info.roots() }
+
+// Model and Effort are what the session's latest configure record set (""
+// for a session recorded before sessions kept them).
+func (v *View) Model() string  { return v.model }
+func (v *View) Effort() string { return v.effort }
+
+// Instructions are the project instructions files in force at the latest
+// instructions record.
+func (v *View) Instructions() []InstructionFile { return v.instructions }
 
 // Plan is the last plan the model recorded (nil when it made none).
 func (v *View) Plan() []PlanEntry { return v.plan }
@@ -234,8 +251,27 @@ func (p *pager) add(r Record, off int64) {
 	}
 	var it HistoryItem
 	switch r.Type {
-	case TypeUser, TypeAssist:
+	case TypeUser:
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
+	case TypeAssist:
 		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text}
+	case TypeReasoning:
+		if len(r.Summary) == 0 {
+			return // nothing a person could read
+		}
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: strings.Join(r.Summary, "\n\n")}
+	case TypeCompaction:
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text, Reason: r.Reason}
+	case TypeInstructions:
+		if len(r.Changed) == 0 {
+			return // the files a session started with: session/new said them
+		}
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Files: r.Files, Changed: r.Changed}
+	case TypeConfigure:
+		if r.Reason == ConfigureNew {
+			return // the session's first choice: session/new said it
+		}
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Model: r.Model, Effort: r.Effort}
 	case TypeCall:
 		it = HistoryItem{Type: "toolCall", TurnID: r.TurnID, CallID: r.CallID, Name: r.Name,
 			Kind: r.Kind, Title: r.Title, Arguments: r.Arguments, Status: "pending"}
@@ -303,6 +339,26 @@ func (p *pager) result() Page {
 	}
 	if first > 0 {
 		out.Cursor = "h" + strconv.FormatInt(p.ring[first%p.limit].off, 36)
+	}
+	return out
+}
+
+// ConfigureNew is the Reason of the configure record a new session starts
+// with.
+const ConfigureNew = "new"
+
+// AttachedParts is what history shows of a question's parts: every part but
+// the text ones (their text is the item's), without file, selection,
+// resource and image contents (Bytes says how long they were).
+func AttachedParts(ps []Part) []Part {
+	var out []Part
+	for _, p := range ps {
+		if p.Type == "text" {
+			continue
+		}
+		p.Bytes = len(p.Text) + len(p.Data)*3/4
+		p.Text, p.Data = "", ""
+		out = append(out, p)
 	}
 	return out
 }

@@ -25,6 +25,14 @@ type Settings struct {
 	// nothing (before it answers or mid-answer) before the turn fails.
 	// Zero means the default (model.DefaultIdleTimeout).
 	ModelIdleTimeoutSeconds float64 `json:"modelIdleTimeoutSeconds,omitempty"`
+	// Models are the models a session may pick (models/list); Model above
+	// names the default (else the first). Without models, the one model is
+	// KIN_MODEL / model at OPENAI_BASE_URL / openaiBaseUrl.
+	Models []ModelEntry `json:"models,omitempty"`
+	// CompactThreshold is the share of a model's context window (0 to 1)
+	// past which kin summarises the conversation before the next request.
+	// Zero means the default (0.8).
+	CompactThreshold float64 `json:"compactThreshold,omitempty"`
 
 	// Sandbox is how commands are confined: "auto" (the default: confined
 	// where the system allows it, unconfined and said so where not),
@@ -42,6 +50,31 @@ type Settings struct {
 	// asks the person whether to go on (for as many again). Zero means the
 	// default (16).
 	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn,omitempty"`
+}
+
+// ModelEntry is one entry of models.
+type ModelEntry struct {
+	// ID is the model as the service knows it (sent in every request) and
+	// as sessions name it.
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"` // shown to the person; ID when empty
+	// ContextWindow is how many tokens the model takes in one request.
+	ContextWindow int64 `json:"contextWindow"`
+	// Efforts are the reasoning efforts the model accepts (none, minimal,
+	// low, medium, high, xhigh); empty means it takes no effort setting.
+	Efforts []string `json:"efforts,omitempty"`
+	// BaseURL is the service's address (ending in /v1 for most); empty
+	// uses OPENAI_BASE_URL / openaiBaseUrl, else OpenAI's.
+	BaseURL string `json:"baseUrl,omitempty"`
+	// APIKeyEnv names the environment variable holding this service's key
+	// (the key itself never goes in this file's models); empty uses
+	// OPENAI_API_KEY / openaiApiKey.
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+	// API is "responses" (the default) or "chat" (Chat Completions, for
+	// servers that never learned the Responses API).
+	API string `json:"api,omitempty"`
+	// Images says whether the model takes image input; absent means yes.
+	Images *bool `json:"images,omitempty"`
 }
 
 // Path is where the file lives under home.

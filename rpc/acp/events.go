@@ -74,6 +74,19 @@ func (e events) TurnDone(v agent.TurnDone) {
 
 func (e events) Notice(v agent.Notice) { e.s.notice(v.SessionID, v.Level, v.Message) }
 
+// Reasoning is the model's reasoning summary, as ACP's thought chunks.
+func (e events) Reasoning(v agent.ReasoningDelta) {
+	e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock(v.Text)})
+}
+
+// Usage is how full the model's window is, after every model response.
+func (e events) Usage(v agent.UsageUpdate) {
+	if v.ContextWindow <= 0 {
+		return
+	}
+	e.s.update(v.SessionID, UsageUpdate{SessionUpdate: UpdateUsage, Used: v.ContextTokens, Size: v.ContextWindow})
+}
+
 // Plan is ACP's plan update: the whole plan each time. ACP wants every
 // step's priority; one the model gave none is medium.
 func (e events) Plan(v agent.PlanUpdate) {
@@ -216,6 +229,8 @@ func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 		s.update(ss.id, ContentChunk{SessionUpdate: UpdateUserMessage, Content: TextBlock(it.Text)})
 	case "assistant":
 		s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(it.Text)})
+	case "reasoning":
+		s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock(it.Text)})
 	case "toolCall":
 		c := agent.ToolCall{SessionID: ss.id, TurnID: it.TurnID, CallID: it.CallID, Name: it.Name, Kind: it.Kind, Title: it.Title,
 			Arguments: it.Arguments, Status: it.Status, Output: it.Output, Content: it.Content}

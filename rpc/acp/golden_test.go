@@ -51,11 +51,13 @@ func TestGoldenFrames(t *testing.T) {
 	c.answer("allow_once")
 	c.call(MethodAuthenticate, AuthenticateRequest{MethodID: AuthMethodLogin}, nil)
 
+	// Usage is scripted: the mock's own estimate counts the request's
+	// bytes, which hold temporary paths (usage_update frames).
 	w.model.Script(
-		modeltest.Reply{Text: []string{"Let me ", "look."}, Calls: []modeltest.Call{{ID: "call_read", Name: "read_file", Arguments: `{"path":"a.txt"}`}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "edit_file", Arguments: `{"path":"a.txt","old_string":"one","new_string":"two"}`}}},
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo out"}`}}},
-		modeltest.Reply{Text: []string{"Done."}},
+		modeltest.Reply{Text: []string{"Let me ", "look."}, Calls: []modeltest.Call{{ID: "call_read", Name: "read_file", Arguments: `{"path":"a.txt"}`}}, Usage: modeltest.Usage{Input: 3400, Output: 20}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_write", Name: "edit_file", Arguments: `{"path":"a.txt","old_string":"one","new_string":"two"}`}}, Usage: modeltest.Usage{Input: 3450, Output: 30}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_sh", Name: "bash", Arguments: `{"command":"echo out"}`}}, Usage: modeltest.Usage{Input: 3520, Output: 12}},
+		modeltest.Reply{Text: []string{"Done."}, Usage: modeltest.Usage{Input: 3560, Output: 3}},
 	)
 	sid := c.newSession()
 	if res := c.prompt(sid, text("change a.txt to two, please, and tell me when you are done with it"), map[string]any{"type": "resource", "resource": map[string]any{"uri": "file://" + w.ws + "/notes.md", "mimeType": "text/markdown", "text": "notes\n"}}); res.StopReason != StopEndTurn {

@@ -63,7 +63,7 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
 	}
-	turnID, err := svc.StartTurn(ss.id, input, ss.roots)
+	turnID, err := svc.StartTurn(ss.id, agent.TextInput(input), ss.roots)
 	if err != nil {
 		ss.done = nil
 		ss.mu.Unlock()

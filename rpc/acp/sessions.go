@@ -142,10 +142,11 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	info, err := svc.NewSession(agent.SessionOptions{Roots: roots})
+	opened, err := svc.NewSession(agent.SessionOptions{Roots: roots})
 	if err != nil {
 		return nil, err
 	}
+	info := opened.Info
 	ss := newSession(info.SessionID, roots, info.Title)
 	s.attachMCP(ss, servers)
 	s.remember(ss)

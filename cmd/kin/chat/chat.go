@@ -223,8 +223,10 @@ type ui struct {
 	queued    []string
 	askPrompt string // the current step's prompt of the first ask, once shown (the editor)
 	session   string
-	running   bool // a turn of this session is running
-	calls     map[string]*callState
+	// model and effort are the session's.
+	model, effort string
+	running       bool // a turn of this session is running
+	calls         map[string]*callState
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
@@ -597,6 +599,8 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
+	case "turn/reasoning":
+		u.reasoning(n.params)
 	case "turn/toolCall":
 		var c toolCall
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
@@ -747,6 +751,9 @@ func (u *ui) turnDone(c turnCompleted) {
 	}
 	if c.Status != "completed" {
 		u.failed = true
+	}
+	if line := contextLine(&c.Usage); line != "" && u.o.Interactive {
+		u.scr.line(u.scr.dim(line))
 	}
 	u.running = false
 	if u.oneShot {

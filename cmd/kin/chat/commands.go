@@ -12,6 +12,8 @@ const helpText = `Commands:
   /sessions           list sessions, newest first
   /resume ID          continue a session (its history is shown again)
   /cancel             cancel the running turn (Ctrl-C does the same)
+  /model [ID [EFFORT]] list the models, or switch this session to one
+  /compact            summarise the conversation for the model now
   /mcp                list MCP servers and their state
   /grants             list standing grants
   /grants revoke ID   revoke one
@@ -70,6 +72,10 @@ func (u *ui) command(line string) {
 		u.resume(fields[1])
 	case "/cancel":
 		u.cancelTurn()
+	case "/model":
+		u.chooseModel(fields)
+	case "/compact":
+		u.compact()
 	case "/mcp":
 		u.listMCP()
 	case "/grants":
@@ -112,9 +118,10 @@ func (u *ui) newSession(title string, say bool) bool {
 		return false
 	}
 	u.session, u.mode = res.Session.SessionID, res.Session.Mode
+	u.model, u.effort = res.Model, res.Effort
 	u.loadCommands()
 	if say {
-		u.scr.line(u.scr.dim("New session " + cleanLine(u.session)))
+		u.scr.line(u.scr.dim("New session " + cleanLine(u.session) + " · model " + modelText(res.Model, res.Effort)))
 	}
 	return true
 }
@@ -154,9 +161,13 @@ func (u *ui) resume(id string) {
 		u.fail(err)
 		return
 	}
-	u.session = res.Session.SessionID
+	u.session, u.model, u.effort = res.Session.SessionID, res.Model, res.Effort
 	s := u.scr
-	s.line(s.dim(fmt.Sprintf("── session %s %q ──", cleanLine(res.Session.SessionID), cleanLine(res.Session.Title))))
+	header := fmt.Sprintf("── session %s %q", cleanLine(res.Session.SessionID), cleanLine(res.Session.Title))
+	if res.Model != "" {
+		header += " · model " + modelText(res.Model, res.Effort)
+	}
+	s.line(s.dim(header + " ──"))
 	for _, h := range res.History {
 		u.historyItem(h)
 	}
@@ -173,6 +184,9 @@ func (u *ui) resume(id string) {
 }
 
 func (u *ui) historyItem(h historyItem) {
+	if u.conversationItem(h) {
+		return
+	}
 	s := u.scr
 	switch h.Type {
 	case "user":

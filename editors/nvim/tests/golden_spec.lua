@@ -135,6 +135,7 @@ describe("golden frames", function()
       end
     end
     local text = chat.transcript(session):text_content()
+    -- Frames of other sessions (the golden recording has several) land elsewhere.
     for _, p in ipairs(payloads("turn/started")) do
       if p.sessionId == session then
         has(text, p.input, "turn/started input")

@@ -219,6 +219,14 @@ function Transcript:history(items)
       ))
     elseif item.type == "turn" then
       self:turn_end(item)
+    elseif item.type == "reasoning" then
+      self:meta("[thinking] " .. (item.text or ""))
+    elseif item.type == "compaction" then
+      self:meta(("[earlier conversation summarised (%s)] %s"):format(item.reason or "", item.text or ""))
+    elseif item.type == "instructions" then
+      self:meta("[project instructions changed] " .. table.concat(item.changed or {}, ", "))
+    elseif item.type == "configure" then
+      self:meta("[model] " .. (item.model or "") .. (item.effort and (" (effort " .. item.effort .. ")") or ""))
     elseif item.type == "plan" then
       local marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
       local lines = {}

@@ -280,6 +280,15 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 			}));
 		case 'turn':
 			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error }));
+		// The second release's items, shown as notes until the chat view renders them its own way.
+		case 'reasoning':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Thinking: ${item.text}` }));
+		case 'compaction':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Earlier conversation summarised (${item.reason}):\n${item.text}` }));
+		case 'instructions':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Project instructions changed: ${item.changed.join(', ')}` }));
+		case 'configure':
+			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Model: ${item.model}${item.effort ? ` (effort ${item.effort})` : ''}` }));
 		case 'plan':
 			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: planText(item.entries) }));
 		case 'mode':

@@ -93,20 +93,61 @@ export interface SessionNewParams {
 	cwd?: string;
 	additionalDirectories?: string[];
 	mode?: SessionMode;
+	/** A models/list id (default: its default) and one of its efforts. */
+	model?: string;
+	effort?: string;
+}
+
+/** A project instructions file in force (AGENTS.md, CLAUDE.md, $KIN_HOME/AGENTS.md). */
+export interface InstructionFile {
+	path: string;
+	bytes: number;
+	/** Only its first 32 KiB are in force. */
+	truncated?: boolean;
+}
+
+export interface SessionResult {
+	session: SessionInfo;
+	/** The session's model and effort, and the instructions in force (a first-release kin sends none). */
+	model?: string;
+	effort?: string;
+	instructions?: InstructionFile[];
 }
 
 export interface SessionConfigureParams {
 	sessionId: string;
 	mode?: SessionMode;
+	/** Between turns only: a models/list id, one of its efforts. */
+	model?: string;
+	effort?: string;
 }
 
 export interface SessionConfigureResult {
 	sessionId: string;
 	mode: SessionMode;
+	model: string;
+	effort?: string;
 }
 
-export interface SessionResult {
-	session: SessionInfo;
+export interface SessionCompactResult {
+	/** False when there was nothing to summarise. */
+	compacted: boolean;
+}
+
+export interface ModelEntry {
+	id: string;
+	name: string;
+	contextWindow: number;
+	efforts: string[];
+	api: 'responses' | 'chat';
+	images: boolean;
+	configured: boolean;
+	missing?: string;
+}
+
+export interface ModelsListResult {
+	models: ModelEntry[];
+	default: string;
 }
 
 export interface SessionListResult {
@@ -126,7 +167,11 @@ export interface SessionResumeParams {
 }
 
 export type HistoryItem =
-	| { type: 'user'; turnId: string; text: string }
+	| { type: 'user'; turnId: string; text: string; parts?: InputPart[] }
+	| { type: 'reasoning'; turnId: string; text: string }
+	| { type: 'compaction'; turnId?: string; text: string; reason: 'auto' | 'overflow' | 'requested' }
+	| { type: 'instructions'; turnId?: string; files: InstructionFile[]; changed: string[] }
+	| { type: 'configure'; turnId?: string; model: string; effort?: string }
 	| { type: 'assistant'; turnId: string; text: string }
 	| {
 			type: 'toolCall';
@@ -184,6 +229,10 @@ export interface ResumeResult {
 	/** Turns cannot run here (another kin has the session open, or its log is read-only). */
 	readOnly?: boolean;
 	readOnlyReason?: string;
+	/** As in SessionResult. */
+	model?: string;
+	effort?: string;
+	instructions?: InstructionFile[];
 }
 
 // ---- turns ----
@@ -193,11 +242,34 @@ export type TurnStatus = 'completed' | 'cancelled' | 'failed' | 'limit';
 export interface Usage {
 	inputTokens: number;
 	outputTokens: number;
+	/** How much of the model's window the latest response took, and the window. */
+	contextTokens?: number;
+	contextWindow?: number;
+}
+
+/** LSP's: zero-based lines, UTF-16 characters, end exclusive. */
+export interface PartRange {
+	start: { line: number; character: number };
+	end: { line: number; character: number };
+}
+
+/** One part of a question (in history and turn/started without its contents; bytes says how long they were). */
+export interface InputPart {
+	type: 'text' | 'file' | 'selection' | 'diagnostics' | 'resource' | 'image';
+	text?: string;
+	path?: string;
+	range?: PartRange;
+	uri?: string;
+	mimeType?: string;
+	data?: string;
+	items?: { range: PartRange; severity?: 'error' | 'warning' | 'information' | 'hint'; message: string; source?: string }[];
+	bytes?: number;
 }
 
 export interface TurnStartParams {
 	sessionId: string;
-	input: string;
+	/** The question, or its parts. */
+	input: string | InputPart[];
 }
 
 export interface TurnStartResult {
@@ -264,6 +336,18 @@ export interface TurnStarted {
 	sessionId: string;
 	turnId: string;
 	input: string;
+	parts?: InputPart[];
+}
+
+export interface TurnReasoning {
+	sessionId: string;
+	turnId: string;
+	text: string;
+}
+
+export interface TurnUsage extends Usage {
+	sessionId: string;
+	turnId: string;
 }
 
 export interface TurnDelta {

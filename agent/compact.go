@@ -1,0 +1,316 @@
+package agent
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/session"
+)
+
+// Why a compaction ran (a compaction record's Reason).
+const (
+	CompactAuto      = "auto"      // the next request would have passed the threshold
+	CompactOverflow  = "overflow"  // the service refused a request as longer than the window
+	CompactRequested = "requested" // session/compact
+)
+
+// compactPrompt is what the model is told when it summarises.
+//
+//go:embed compact.md
+var compactPrompt string
+
+// What a compaction keeps and sends.
+const (
+	// keepTurns is how many earlier turns are kept whole (besides the
+	// running one), while they take at most keepShare of the window.
+	keepTurns = 2
+	keepShare = 0.25
+	// The summary request's transcript takes at most transcriptShare of
+	// the window; a call's arguments and output at most itemBytes each, a
+	// message messageBytes.
+	transcriptShare = 0.6
+	itemBytes       = 2 << 10
+	messageBytes    = 16 << 10
+)
+
+// errNothingToCompact: everything before the turns kept is a summary
+// already (or nothing).
+var errNothingToCompact = errors.New("there is nothing earlier to summarise")
+
+// compactPlan is what a compaction sends and keeps.
+type compactPlan struct {
+	transcript string
+	fromTurn   string // the first turn kept whole ("": none)
+}
+
+// plan decides what a compaction keeps (the running turn, and up to
+// keepTurns turns before it within keepShare of the window) and renders
+// everything before as a transcript for the summary request. When keeping
+// the recent turns would leave nothing to summarise, they are summarised
+// too: a compaction does something while there is anything but a summary
+// and the running turn.
+func (c *convo) plan(current string, window int64, read func(off int64, n int) (session.Record, error)) (compactPlan, error) {
+	starts := []int{} // where each turn's items start
+	for i, it := range c.items {
+		if i == 0 || it.turn != c.items[i-1].turn {
+			starts = append(starts, i)
+		}
+	}
+	// Turns are kept by their share of the window in tokens: bytes at the
+	// ratio the model's own count showed, else about four a token.
+	perByte := 0.25
+	if c.ctxTokens > 0 && c.ctxBytes > 0 {
+		perByte = min(max(float64(c.ctxTokens)/float64(c.ctxBytes), 0.05), 2)
+	}
+	limit := keepShare * float64(window)
+	keep, kept, currentStart := len(c.items), 0, len(c.items)
+	for g := len(starts) - 1; g >= 0; g-- {
+		s, e := starts[g], keep
+		turn := c.items[s].turn
+		if turn == "" {
+			break // a summary, or records of no turn: summarised again
+		}
+		if turn == current {
+			currentStart = s
+		} else {
+			if kept >= keepTurns || float64(itemsSize(c.items[s:e], ContextBudget))*perByte > limit {
+				break
+			}
+			kept++
+		}
+		keep = s
+	}
+	onlySummary := func(items []convItem) bool {
+		return len(items) == 0 || (len(items) == 1 && items[0].role == "developer" && items[0].turn == "")
+	}
+	if onlySummary(c.items[:keep]) {
+		// Keeping the recent turns would leave nothing to summarise: they
+		// are summarised too (all but the running turn).
+		keep = currentStart
+	}
+	old := c.items[:keep]
+	if onlySummary(old) {
+		return compactPlan{}, errNothingToCompact
+	}
+	p := compactPlan{transcript: transcript(old, read, int(transcriptShare*float64(window)*4))}
+	if keep < len(c.items) {
+		p.fromTurn = c.items[keep].turn
+	}
+	return p, nil
+}
+
+// transcript renders items as text a model can summarise, within max
+// bytes: a summary at the start stays, and what does not fit is left out
+// from the oldest on, saying so.
+func transcript(items []convItem, read func(off int64, n int) (session.Record, error), max int) string {
+	var blocks []string
+	for _, it := range items {
+		switch it.kind {
+		case model.Message:
+			text := cutText(it.text+strings.Join(it.pieces, ""), messageBytes)
+			switch it.role {
+			case "user":
+				var b strings.Builder
+				b.WriteString("### The person\n" + text)
+				if it.partBytes > 0 {
+					for _, c := range partsOf(it, read) {
+						if c.ImageMIME != "" {
+							b.WriteString("\n[an image was attached]")
+						} else if c.Text != "" {
+							b.WriteString("\n" + cutText(c.Text, itemBytes))
+						}
+					}
+				}
+				blocks = append(blocks, b.String())
+			case "assistant":
+				blocks = append(blocks, "### kin\n"+text)
+			default:
+				blocks = append(blocks, text)
+			}
+		case model.FunctionCall:
+			blocks = append(blocks, fmt.Sprintf("### kin called %s\n%s", it.name, cutText(it.text, itemBytes)))
+		case model.FunctionOutput:
+			out := it.text
+			if it.n > 0 {
+				if r, err := read(it.off, it.n); err == nil {
+					out = outputPrefix(r.Status) + r.Output
+				}
+			}
+			blocks = append(blocks, "### Result\n"+cutText(out, itemBytes))
+		}
+	}
+	head := 0
+	if len(items) > 0 && items[0].role == "developer" && items[0].turn == "" {
+		head = 1 // the previous summary
+	}
+	total := 0
+	for _, b := range blocks {
+		total += len(b) + 2
+	}
+	drop := 0
+	for total > max && head+drop < len(blocks)-1 {
+		total -= len(blocks[head+drop]) + 2
+		drop++
+	}
+	if drop > 0 {
+		cut := fmt.Sprintf("[kin: %d earlier entries of the conversation are left out here: they did not fit]", drop)
+		blocks = append(append(blocks[:head:head], cut), blocks[head+drop:]...)
+	}
+	out := strings.Join(blocks, "\n\n")
+	if len(out) > max {
+		// A window too small for even the newest entries: their end.
+		out = "[kin: the start of the conversation is left out here: it did not fit]\n" + out[len(out)-max:]
+		out = strings.ToValidUTF8(out, "")
+	}
+	return out
+}
+
+// cutText is s within max bytes, saying how much was left out.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	p := session.Prefix(s, max)
+	return p + fmt.Sprintf("\n[kin: %d more bytes left out here]", len(s)-len(p))
+}
+
+// summarise asks the model for the summary of a plan: one request, whose
+// answer is not shown.
+func summarise(ctx context.Context, c *model.Client, effort string, p compactPlan, notice func(string)) (string, model.Usage, error) {
+	req := model.Request{
+		Instructions: compactPrompt,
+		Effort:       effort,
+		Input: []model.Item{{Kind: model.Message, Role: "user",
+			Text: "<conversation>\n" + p.transcript + "\n</conversation>\n\nWrite the summary now, under the four headings."}},
+	}
+	resp, err := c.Stream(ctx, req, model.Handlers{Notice: notice})
+	var u model.Usage
+	if resp != nil {
+		u = resp.Usage
+	}
+	if err != nil {
+		return "", u, err
+	}
+	summary := strings.TrimSpace(resp.Text)
+	if summary == "" {
+		return "", u, errors.New("the model answered with an empty summary")
+	}
+	return summary, u, nil
+}
+
+// compactPlanFor plans a compaction of the session's conversation.
+func (sess *Session) compactPlanFor(current string, window int64) (compactPlan, error) {
+	c, err := sess.conversation()
+	if err != nil {
+		return compactPlan{}, err
+	}
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log == nil {
+		return compactPlan{}, errNotOwner
+	}
+	return c.plan(current, window, sess.log.ReadAt)
+}
+
+// compactNotice tells the person what a compaction did.
+func compactNotice(sessionID, reason string, cfg model.Config, before int64, threshold float64) Notice {
+	why := "on request"
+	switch reason {
+	case CompactAuto:
+		why = fmt.Sprintf("the conversation was about to pass %d%% of %s's context window: about %d of %d tokens", int(threshold*100), cfg.DisplayName(), before, cfg.Window())
+	case CompactOverflow:
+		why = fmt.Sprintf("%s refused the conversation as longer than its context window", cfg.DisplayName())
+	}
+	return Notice{Level: "info", Source: "compaction", SessionID: sessionID,
+		Message: "kin summarised the earlier conversation for the model (" + why + "); the model goes on from the summary and the recent turns, and the whole conversation stays in the session."}
+}
+
+// compact summarises the conversation before the running turn (and the
+// recent turns kept) and records the summary; it reports whether it did.
+// A compaction that fails is said and the turn goes on (the tool-output
+// budget is the last guard); one the turn's end interrupted is not.
+func (t *turn) compact(ctx context.Context, reason string) bool {
+	t.compacted = true
+	before := t.sess.estimate(len(t.instructions), outputBudget(t.cfg.Window()))
+	p, err := t.sess.compactPlanFor(t.id, t.cfg.Window())
+	if errors.Is(err, errNothingToCompact) {
+		return false
+	}
+	var summary string
+	var u model.Usage
+	if err == nil {
+		summary, u, err = summarise(ctx, t.client, t.effort, p, func(msg string) {
+			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
+		})
+	}
+	t.usage.InputTokens += u.InputTokens
+	t.usage.OutputTokens += u.OutputTokens
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		t.events().Notice(Notice{Level: "warning", Source: "compaction", SessionID: t.sess.id,
+			Message: "kin could not summarise the earlier conversation (" + err.Error() + "); it goes on with the whole conversation, leaving out the oldest tool outputs if they do not fit."})
+		return false
+	}
+	if _, ok := t.record(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: reason, Model: t.cfg.Model}); !ok {
+		return false
+	}
+	t.events().Notice(compactNotice(t.sess.id, reason, t.cfg, before, t.svc.models.Threshold()))
+	return true
+}
+
+// Compact summarises a session's conversation on request, between turns
+// (ErrTurnRunning during one): the model goes on from the summary and the
+// recent turns. It reports false when there was nothing to summarise. It
+// returns once the summary is on record, or when ctx ends.
+func (s *Service) Compact(ctx context.Context, sessionID string, defaultRoots []string) (bool, error) {
+	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	if err != nil {
+		return false, err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &running{cancel: cancel, done: make(chan struct{})}
+	if err := sess.reserve(r); err != nil {
+		return false, err
+	}
+	s.turns.Add(1)
+	defer func() {
+		sess.mu.Lock()
+		sess.running = nil
+		sess.mu.Unlock()
+		close(r.done)
+		s.turns.Done()
+	}()
+	cfg, _ := s.sessionModel(sess)
+	if m := cfg.Missing(); m != "" {
+		return false, fmt.Errorf("%w: %s", ErrNotConfigured, m)
+	}
+	p, err := sess.compactPlanFor("", cfg.Window())
+	if errors.Is(err, errNothingToCompact) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, effort := sess.choice()
+	summary, _, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {
+		s.opts.Events.Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: sessionID})
+	})
+	if err != nil {
+		return false, err
+	}
+	if _, err := sess.append(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: CompactRequested, Model: cfg.Model}); err != nil {
+		return false, err
+	}
+	if err := sess.sync(); err != nil {
+		return false, err
+	}
+	s.opts.Events.Notice(compactNotice(sessionID, CompactRequested, cfg, 0, 0))
+	return true, nil
+}

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// view is how the turn's requests see the conversation.
+func (t *turn) view() view {
+	on, _ := t.client.Reasoning()
+	return view{model: t.cfg.Model, reasoning: on, budget: outputBudget(t.cfg.Window())}
+}
+
+// request sends the conversation to the model once: text streams to the
+// editor and the log, reasoning summaries to the editor, reasoning items
+// to the log (before what they led to), and the usage is reported after.
+func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response, error) {
+	v := t.view()
+	input, err := t.sess.input(v)
+	if err != nil {
+		return nil, fmt.Errorf("reading the session log: %w", err)
+	}
+	// The mode may change mid-turn (the gate reads it for every call): the
+	// request says the mode of the moment.
+	instr := t.instructions + modeNote(t.sess.currentMode())
+	resp, err := t.client.Stream(ctx, model.Request{Instructions: instr, Input: input, Tools: specs, Effort: t.effort}, model.Handlers{
+		Text: func(d string) {
+			t.answer.add(d) // first: what an editor was shown is always on its way to the log
+			t.events().Delta(Delta{SessionID: t.sess.id, TurnID: t.id, Text: d})
+		},
+		Reasoning: func(d string) {
+			t.events().Reasoning(ReasoningDelta{SessionID: t.sess.id, TurnID: t.id, Text: d})
+		},
+		ReasoningDone: func(r model.Reasoning) {
+			t.answer.end() // a reasoning item starts a new output item
+			t.record(session.Record{Type: session.TypeReasoning, ItemID: r.ID, Summary: r.Summary, Encrypted: r.Encrypted, Model: t.cfg.Model})
+		},
+		Notice: func(msg string) {
+			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
+		},
+	})
+	t.answer.end()
+	if resp == nil || ctx.Err() != nil || (err != nil && resp.Usage == (model.Usage{})) {
+		return resp, err
+	}
+	t.usage.InputTokens += resp.Usage.InputTokens
+	t.usage.OutputTokens += resp.Usage.OutputTokens
+	t.usage.ContextWindow = t.cfg.Window()
+	if used := resp.Usage.InputTokens + resp.Usage.OutputTokens; used > 0 {
+		t.usage.ContextTokens = used
+		t.sess.observe(used, v.budget)
+	} else {
+		// A service that reports no usage: kin's own estimate.
+		t.usage.ContextTokens = t.sess.estimate(len(t.instructions), v.budget)
+	}
+	t.events().Usage(UsageUpdate{SessionID: t.sess.id, TurnID: t.id, Usage: t.usage})
+	return resp, err
+}
+
+// fallBack moves a session whose model kin no longer has to the default,
+// on record, and says so.
+func (t *turn) fallBack() {
+	if t.fellBack == "" {
+		return
+	}
+	if _, ok := t.record(session.Record{Type: session.TypeConfigure, Model: t.cfg.Model, Effort: t.effort}); ok {
+		t.sess.mu.Lock()
+		t.sess.model = t.cfg.Model
+		t.sess.mu.Unlock()
+	}
+	t.events().Notice(Notice{Level: "warning", Source: "model", SessionID: t.sess.id,
+		Message: fmt.Sprintf("This session used the model %s, which is not in $KIN_HOME/settings.json any more; it goes on with %s.", t.fellBack, t.cfg.Model)})
+}
+
+// touchedPaths are the paths a call's arguments name (path, and a
+// command's cwd): the directories on their way may have instructions.
+func touchedPaths(args string) []string {
+	var a struct {
+		Path string `json:"path"`
+		Cwd  string `json:"cwd"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range []string{a.Path, a.Cwd} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// observe notes the model's count of the context's tokens.
+func (sess *Session) observe(tokens int64, budget int) {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.conv != nil {
+		sess.conv.observe(tokens, budget)
+	}
+}
+
+// estimate is how many tokens the next request would take.
+func (sess *Session) estimate(extra, budget int) int64 {
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.conv == nil {
+		return 0
+	}
+	return sess.conv.estimate(extra, budget)
+}

@@ -1,0 +1,137 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/kin-dev/kin/rpc"
+)
+
+// The conversation's part of kin chat: the session's model (/model),
+// compaction on request (/compact), reasoning summaries shown dimmed, and
+// how full the model's window is when a turn ends (turn/completed carries
+// what the last turn/usage said).
+
+type (
+	modelsListResult       = rpc.ModelsListResult
+	sessionConfigureParams = rpc.SessionConfigureParams
+	sessionConfigureResult = rpc.SessionConfigureResult
+	sessionCompactResult   = rpc.SessionCompactResult
+	turnReasoning          = rpc.TurnReasoning
+)
+
+// model is how the header names a session's model and effort.
+func modelText(model, effort string) string {
+	if effort != "" {
+		return cleanLine(model) + " (effort " + cleanLine(effort) + ")"
+	}
+	return cleanLine(model)
+}
+
+// chooseModel is /model: without arguments it lists the models, marking
+// the session's; with an id (and an effort) it switches the session.
+func (u *ui) chooseModel(fields []string) {
+	if len(fields) == 1 {
+		var res modelsListResult
+		if err := u.call("models/list", struct{}{}, &res); err != nil {
+			u.fail(err)
+			return
+		}
+		s := u.scr
+		for _, m := range res.Models {
+			mark := "  "
+			if m.ID == u.model || (u.model == "" && m.ID == res.Default) {
+				mark = "* "
+			}
+			about := fmt.Sprintf("%s, %d tokens", m.API, m.ContextWindow)
+			if len(m.Efforts) > 0 {
+				about += ", efforts " + strings.Join(m.Efforts, "/")
+			}
+			if !m.Images {
+				about += ", no images"
+			}
+			if !m.Configured {
+				about += ", not configured: " + m.Missing
+			}
+			s.line(fmt.Sprintf("%s%s  %s  %s", mark, cleanLine(m.ID), cleanLine(m.Name), s.dim(cleanLine(about))))
+		}
+		return
+	}
+	if len(fields) > 3 {
+		u.usage("/model, /model ID, or /model ID EFFORT")
+		return
+	}
+	if u.busy() || (u.session == "" && !u.newSession("", false)) {
+		return
+	}
+	p := sessionConfigureParams{SessionID: u.session, Model: &fields[1]}
+	if len(fields) == 3 {
+		p.Effort = &fields[2]
+	}
+	var res sessionConfigureResult
+	if err := u.call("session/configure", p, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	u.model, u.effort = res.Model, res.Effort
+	u.scr.line(u.scr.dim("This session now uses " + modelText(res.Model, res.Effort) + "."))
+}
+
+// compact is /compact: the model summarises the conversation now.
+func (u *ui) compact() {
+	if u.busy() {
+		return
+	}
+	if u.session == "" {
+		u.scr.line(u.scr.dim("Nothing to summarise yet."))
+		return
+	}
+	u.scr.line(u.scr.dim("Summarising the conversation…"))
+	var res sessionCompactResult
+	if err := u.call("session/compact", sessionIDParams{SessionID: u.session}, &res); err != nil {
+		u.fail(err)
+		return
+	}
+	if !res.Compacted {
+		u.scr.line(u.scr.dim("Nothing to summarise since the last summary."))
+	}
+	// kin's notice says what was done.
+}
+
+// reasoning shows a piece of the model's reasoning summary, dimmed.
+func (u *ui) reasoning(params json.RawMessage) {
+	var r turnReasoning
+	if json.Unmarshal(params, &r) != nil || r.SessionID != u.session {
+		return
+	}
+	u.scr.stream("think:"+r.TurnID, u.scr.dim("Thinking> "), "", u.scr.dim(clean(r.Text)))
+}
+
+// contextLine says how full the model's window is ("" when unknown).
+func contextLine(us *rpc.Usage) string {
+	if us == nil || us.ContextWindow <= 0 || us.ContextTokens <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("[context %d of %d tokens, %d%%]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow)
+}
+
+// conversationItem shows the second release's history items; it reports
+// whether h was one of them.
+func (u *ui) conversationItem(h historyItem) bool {
+	s := u.scr
+	switch h.Type {
+	case "reasoning":
+		s.line(s.dim("Thinking> " + clean(h.Text)))
+	case "compaction":
+		s.line(s.dim("[earlier conversation summarised (" + cleanLine(h.Reason) + ")]"))
+		s.indented(s.dim(h.Text), 12)
+	case "instructions":
+		s.line(s.dim("[project instructions changed: " + cleanLine(strings.Join(h.Changed, ", ")) + "]"))
+	case "configure":
+		s.line(s.dim("[model: " + modelText(h.Model, h.Effort) + "]"))
+	default:
+		return false
+	}
+	return true
+}
