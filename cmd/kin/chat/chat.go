@@ -120,6 +120,7 @@ func Run(ctx context.Context, o Options) int {
 			if e, err := newEditor(in, out, o.HistoryFile, o.Cwd, scr); err == nil {
 				ed = e
 				defer ed.close()
+				scr.summarize = foldedReasoning(scr)
 				if f, ok := o.Err.(*os.File); ok && IsTerminal(f) {
 					// --rpc's lines go above the prompt like the rest.
 					o.Err = sideWriter{scr, e.rl.Stderr()}
@@ -225,6 +226,9 @@ type ui struct {
 	session   string
 	// model and effort are the session's.
 	model, effort string
+	// window is the session's latest turn/usage (or turn/completed's), for
+	// the context gauge in the prompt's status; nil when not known.
+	window *rpc.Usage
 	running       bool // a turn of this session is running
 	calls         map[string]*callState
 
@@ -415,6 +419,9 @@ func (u *ui) questionSpec() readSpec {
 	if n := len(u.queued); n > 0 {
 		status = append(status, fmt.Sprintf("%d queued", n))
 	}
+	if g := contextGauge(u.window); g != "" {
+		status = append(status, g)
+	}
 	prompt := base
 	if len(status) > 0 {
 		prompt = u.scr.dim("["+strings.Join(status, " · ")+"]") + " " + base
@@ -519,7 +526,7 @@ func (u *ui) question(text string) {
 		return
 	}
 	var res turnStartResult
-	if err := u.call("turn/start", turnStartParams{SessionID: u.session, Input: text}, &res); err != nil {
+	if err := u.call("turn/start", questionParams(u.session, text, u.o.Cwd), &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -599,8 +606,22 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
+	case "turn/started":
+		var st rpc.TurnStarted
+		if json.Unmarshal(n.params, &st) != nil || st.SessionID != u.session {
+			return
+		}
+		if l := attachedLine(st.Parts); l != "" {
+			u.scr.line(u.scr.dim(l))
+		}
 	case "turn/reasoning":
 		u.reasoning(n.params)
+	case "turn/usage":
+		var us rpc.TurnUsage
+		if json.Unmarshal(n.params, &us) != nil || us.SessionID != u.session {
+			return
+		}
+		u.noteUsage(us.Usage)
 	case "turn/toolCall":
 		var c toolCall
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
@@ -752,7 +773,9 @@ func (u *ui) turnDone(c turnCompleted) {
 	if c.Status != "completed" {
 		u.failed = true
 	}
-	if line := contextLine(&c.Usage); line != "" && u.o.Interactive {
+	u.noteUsage(c.Usage)
+	if line := contextLine(&c.Usage); line != "" && u.o.Interactive && u.ed == nil {
+		// (the line editor's prompt shows it in its status)
 		u.scr.line(u.scr.dim(line))
 	}
 	u.running = false

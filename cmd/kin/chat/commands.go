@@ -118,7 +118,7 @@ func (u *ui) newSession(title string, say bool) bool {
 		return false
 	}
 	u.session, u.mode = res.Session.SessionID, res.Session.Mode
-	u.model, u.effort = res.Model, res.Effort
+	u.model, u.effort, u.window = res.Model, res.Effort, nil
 	u.loadCommands()
 	if say {
 		u.scr.line(u.scr.dim("New session " + cleanLine(u.session) + " · model " + modelText(res.Model, res.Effort)))
@@ -162,6 +162,7 @@ func (u *ui) resume(id string) {
 		return
 	}
 	u.session, u.model, u.effort = res.Session.SessionID, res.Model, res.Effort
+	u.window = nil // the history's last turn says
 	s := u.scr
 	header := fmt.Sprintf("── session %s %q", cleanLine(res.Session.SessionID), cleanLine(res.Session.Title))
 	if res.Model != "" {
@@ -222,6 +223,9 @@ func (u *ui) historyItem(h historyItem) {
 			u.showUndo(*h.Undo)
 		}
 	case "turn":
+		if h.Usage != nil {
+			u.noteUsage(*h.Usage)
+		}
 		why := ""
 		if h.Error != "" {
 			why = ": " + cleanLine(h.Error)

@@ -75,6 +75,7 @@ func (u *ui) chooseModel(fields []string) {
 		return
 	}
 	u.model, u.effort = res.Model, res.Effort
+	u.window = nil // another window: the next response says how full it is
 	u.scr.line(u.scr.dim("This session now uses " + modelText(res.Model, res.Effort) + "."))
 }
 
@@ -95,7 +96,9 @@ func (u *ui) compact() {
 	}
 	if !res.Compacted {
 		u.scr.line(u.scr.dim("Nothing to summarise since the last summary."))
+		return
 	}
+	u.window = nil // the summary's size is known at the next response
 	// kin's notice says what was done.
 }
 
@@ -105,7 +108,34 @@ func (u *ui) reasoning(params json.RawMessage) {
 	if json.Unmarshal(params, &r) != nil || r.SessionID != u.session {
 		return
 	}
-	u.scr.stream("think:"+r.TurnID, u.scr.dim("Thinking> "), "", u.scr.dim(clean(r.Text)))
+	u.scr.stream("fold:think:"+r.TurnID, u.scr.dim("Thinking> "), "", u.scr.dim(clean(r.Text)))
+}
+
+// foldedReasoning is a reasoning summary folded to one row of width
+// columns once the answer starts (the line editor's screen): its first
+// line, cut to fit, and how many lines it had.
+func foldedReasoning(s *screen) func(text string, width int) string {
+	return func(text string, width int) string {
+		lines := strings.Split(strings.TrimPrefix(text, "Thinking> "), "\n")
+		n := 0
+		for _, l := range lines {
+			if strings.TrimSpace(l) != "" {
+				n++
+			}
+		}
+		more := fmt.Sprintf(" … (%d lines)", n)
+		room := width - 1 - len("Thinking> ") - len([]rune(more))
+		var b strings.Builder
+		col := 0
+		for _, r := range strings.TrimSpace(lines[0]) {
+			if col+runeWidth(r) > room {
+				break
+			}
+			b.WriteRune(r)
+			col += runeWidth(r)
+		}
+		return s.dim("Thinking> " + b.String() + more)
+	}
 }
 
 // contextLine says how full the model's window is ("" when unknown).
@@ -116,6 +146,24 @@ func contextLine(us *rpc.Usage) string {
 	return fmt.Sprintf("[context %d of %d tokens, %d%%]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow)
 }
 
+// contextGauge is the prompt status's word on how full the model's window
+// is ("" when unknown).
+func contextGauge(us *rpc.Usage) string {
+	if us == nil || us.ContextWindow <= 0 || us.ContextTokens <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("context %d%%", us.ContextTokens*100/us.ContextWindow)
+}
+
+// noteUsage keeps what a turn/usage (or turn/completed) says of the
+// window; one that knows nothing (a turn that failed before any response)
+// leaves the last one.
+func (u *ui) noteUsage(us rpc.Usage) {
+	if us.ContextWindow > 0 && us.ContextTokens > 0 {
+		u.window = &us
+	}
+}
+
 // conversationItem shows the second release's history items; it reports
 // whether h was one of them.
 func (u *ui) conversationItem(h historyItem) bool {
@@ -124,6 +172,7 @@ func (u *ui) conversationItem(h historyItem) bool {
 	case "reasoning":
 		s.line(s.dim("Thinking> " + clean(h.Text)))
 	case "compaction":
+		u.window = nil
 		s.line(s.dim("[earlier conversation summarised (" + cleanLine(h.Reason) + ")]"))
 		s.indented(s.dim(h.Text), 12)
 	case "instructions":

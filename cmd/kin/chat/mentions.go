@@ -1,12 +1,77 @@
 package chat
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kin-dev/kin/rpc"
 )
+
+// questionParams is turn/start's params for a question: its text, and a
+// file part for each file it mentions. kin reads the files (read_file's
+// rules: a file outside the workspace refuses the question, saying so).
+func questionParams(session, text, cwd string) turnStartParams {
+	ms := mentions(text, cwd)
+	if len(ms) == 0 {
+		return turnStartParams{SessionID: session, Input: text}
+	}
+	parts := []rpc.InputPart{{Type: "text", Text: text}}
+	for _, m := range ms {
+		parts = append(parts, m.part(cwd))
+	}
+	return turnStartParams{SessionID: session, Parts: parts}
+}
+
+// part is the mention as a file part: its path relative to cwd when it is
+// under it, its lines as whole lines of LSP's zero-based range.
+func (m mention) part(cwd string) rpc.InputPart {
+	p := rpc.InputPart{Type: "file", Path: m.path}
+	if rel, err := filepath.Rel(cwd, m.path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		p.Path = rel
+	}
+	if m.from > 0 {
+		p.Range = &rpc.Range{Start: rpc.Position{Line: m.from - 1}, End: rpc.Position{Line: m.to}}
+	}
+	return p
+}
+
+// attachedLine says what a question attached, as turn/started tells
+// ("" when nothing).
+func attachedLine(parts []rpc.InputPart) string {
+	var names []string
+	for _, p := range parts {
+		name := p.Type
+		switch {
+		case p.Path != "":
+			name = p.Path
+			if p.Range != nil {
+				// (an end at character 0 of a later line does not take it)
+				from, to := p.Range.Start.Line+1, p.Range.End.Line+1
+				if p.Range.End.Character == 0 && to > from {
+					to--
+				}
+				name += ":" + strconv.Itoa(from)
+				if to > from {
+					name += "-" + strconv.Itoa(to)
+				}
+			}
+		case p.URI != "":
+			name = p.URI
+		}
+		if p.Bytes > 0 {
+			name += fmt.Sprintf(" (%d bytes)", p.Bytes)
+		}
+		names = append(names, cleanLine(name))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "[attached " + strings.Join(names, ", ") + "]"
+}
 
 // mention is a file a question names with @path (or @path:LINE, or
 // @path:FROM-TO, lines counted from 1), to be attached as a file part.

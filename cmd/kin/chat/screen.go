@@ -59,8 +59,9 @@ type screen struct {
 
 	// A stream whose mode starts with "fold:" (the model's reasoning) is
 	// folded when it ends, with the line editor: its rows are replaced by
-	// summarize's one line, while it is all still on screen as written.
-	summarize  func(text string) string
+	// summarize's one line (at most width columns), while it is all still
+	// on screen as written.
+	summarize  func(text string, width int) string
 	foldMode   string
 	foldText   strings.Builder
 	foldW      int
@@ -314,7 +315,7 @@ func (s *screen) fold() {
 	if !ok || rows < 2 || rows >= h-2 {
 		return
 	}
-	s.write(fmt.Sprintf("\x1b[%dA\r\x1b[J", rows) + s.summarize(stripSGR(text)) + "\n")
+	s.write(fmt.Sprintf("\x1b[%dA\r\x1b[J", rows) + s.summarize(stripSGR(text), w) + "\n")
 }
 
 // line prints one or more whole lines.

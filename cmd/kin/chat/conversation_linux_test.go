@@ -1,0 +1,66 @@
+//go:build linux
+
+package chat_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+)
+
+// The conversation at the terminal: the model's reasoning streams dimmed
+// and folds to one line once the answer starts, the prompt's status says
+// how full the model's window is, and @path mentions go as file parts
+// (turn/started's echo says what was attached).
+func TestBinaryEditorConversation(t *testing.T) {
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.Home, "settings.json"), []byte(`{"models":[{"id":"mock-1","contextWindow":100000}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.Write("a.txt", "alpha\nbravo\ncharlie\n")
+	e.Model.Script(
+		modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"Reading the question first.", "Then the answer, briefly."}}}, Text: []string{"Done", "."}, Usage: modeltest.Usage{Input: 2900, Output: 100}},
+		modeltest.Reply{Text: []string{"It says bravo."}, Usage: modeltest.Usage{Input: 11900, Output: 100}},
+	)
+	term := e.terminal(t)
+	term.awaitPrompt("You> ")
+	term.typeIn("think first\r")
+	term.await("Thinking> Reading the question first. … (2 lines)\nAssistant> Done.\n", 1)
+	if out := term.plain(); strings.Contains(out, "Then the answer, briefly.") {
+		t.Errorf("the reasoning did not fold:\n%s", out)
+	}
+	// (each delta is written where the row goes on, between the prompt's
+	// redraws)
+	raw := ansi.ReplaceAllString(term.screen.String(), "")
+	for _, d := range modeltest.SplitText("Then the answer, briefly.", 2) {
+		if !strings.Contains(raw, d) {
+			t.Errorf("the reasoning's %q was never shown before it folded", d)
+		}
+	}
+	term.awaitPrompt("[context 3%] You> ")
+
+	term.typeIn("what does @a.txt:2 say?\r")
+	term.await("[attached a.txt:2 (", 1)
+	term.await("Assistant> It says bravo.", 1)
+	term.awaitPrompt("[context 12%] You> ")
+	reqs := e.Model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var attached string
+	for _, p := range reqs[1].InputParts() {
+		if s, _ := p["text"].(string); strings.HasPrefix(s, "<file ") {
+			attached = s
+		}
+	}
+	if !strings.HasPrefix(attached, `<file path="a.txt" lines="2">`) || !strings.Contains(attached, "bravo") || strings.Contains(attached, "charlie") {
+		t.Errorf("the file part the model got: %q", attached)
+	}
+	if q := reqs[1].LastUserText(); !strings.Contains(q, "what does @a.txt:2 say?") {
+		t.Errorf("the question the model got: %q", q)
+	}
+	term.quit()
+}
