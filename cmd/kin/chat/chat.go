@@ -228,9 +228,9 @@ type ui struct {
 	model, effort string
 	// window is the session's latest turn/usage (or turn/completed's), for
 	// the context gauge in the prompt's status; nil when not known.
-	window *rpc.Usage
-	running       bool // a turn of this session is running
-	calls         map[string]*callState
+	window  *rpc.Usage
+	running bool // a turn of this session is running
+	calls   map[string]*callState
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
