@@ -17,13 +17,14 @@ import (
 // (turn/started's echo says what was attached).
 func TestBinaryEditorConversation(t *testing.T) {
 	e := newEnv(t)
-	if err := os.WriteFile(filepath.Join(e.Home, "settings.json"), []byte(`{"models":[{"id":"mock-1","contextWindow":100000}]}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, "settings.json"), []byte(`{"models":[{"id":"mock-1","contextWindow":100000,"efforts":["low","high"]}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.Write("a.txt", "alpha\nbravo\ncharlie\n")
 	e.Model.Script(
 		modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"Reading the question first.", "Then the answer, briefly."}}}, Text: []string{"Done", "."}, Usage: modeltest.Usage{Input: 2900, Output: 100}},
 		modeltest.Reply{Text: []string{"It says bravo."}, Usage: modeltest.Usage{Input: 11900, Output: 100}},
+		modeltest.Reply{Text: []string{"## Asked\nAbout a.txt."}},
 	)
 	term := e.terminal(t)
 	term.awaitPrompt("You> ")
@@ -61,6 +62,22 @@ func TestBinaryEditorConversation(t *testing.T) {
 	}
 	if q := reqs[1].LastUserText(); !strings.Contains(q, "what does @a.txt:2 say?") {
 		t.Errorf("the question the model got: %q", q)
+	}
+
+	// /model lists and switches; the gauge waits for the next response of
+	// the new choice. /compact (Tab completes it) says what it did.
+	term.typeIn("/model\r")
+	term.await("* mock-1  mock-1  responses, 100000 tokens, efforts low/high", 1)
+	term.typeIn("/model mock-1 high\r")
+	term.await("This session now uses mock-1 (effort high).", 1)
+	term.awaitPrompt("You> ")
+	term.typeIn("/compa\t")
+	term.awaitPrompt("You> /compact ")
+	term.typeIn("\r")
+	term.await("kin summarised the earlier conversation for the model (on request)", 1)
+	term.awaitPrompt("You> ")
+	if reqs := e.Model.Requests(); len(reqs) != 3 || !strings.Contains(reqs[2].Text(), "It says bravo.") {
+		t.Errorf("the compaction's request: %d requests", len(reqs))
 	}
 	term.quit()
 }
