@@ -3,63 +3,24 @@
 package rpc_test
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/kin-dev/kin/agent/disktest"
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
-// smallDisk mounts a tmpfs of the given size as a test's KIN_HOME (a real
-// filesystem that fills up and can be made read-only); the test is skipped
-// where mounting is not allowed.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes a file until the disk is full; free removes it.
-func fillDisk(t *testing.T, dir, name string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 4096)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	f.Close()
-	return func() { os.Remove(p) }
-}
-
 // A full disk fails the turn, saying so, instead of completing it with
 // nothing saved; nothing runs or is sent once the session cannot be
 // written, and once space is back the log goes on whole.
 func TestAFullDiskFailsTheTurnAndTheLogStaysWhole(t *testing.T) {
 	e := newEnv(t)
-	e.Home = smallDisk(t, "1m")
+	e.Home = disktest.Small(t, "1m")
 	hold := make(chan struct{})
 	e.Model.Script(modeltest.Reply{Text: []string{"first words ", strings.Repeat("more ", 20<<10)}, Hold: hold})
 	ed, sid := e.editor()
@@ -67,7 +28,7 @@ func TestAFullDiskFailsTheTurnAndTheLogStaysWhole(t *testing.T) {
 	// The disk fills up while the answer streams.
 	t1 := start(t, ed, sid, "a long answer")
 	ed.Wait("turn/delta", rpctest.Field("turnId", t1))
-	free := fillDisk(t, e.Home, "filler")
+	free := disktest.Fill(t, e.Home, "filler")
 	close(hold)
 	done := completed(ed, t1)
 	if done["status"] != "failed" || !strings.Contains(done["error"].(string), "no space left on device") {
@@ -79,7 +40,7 @@ func TestAFullDiskFailsTheTurnAndTheLogStaysWhole(t *testing.T) {
 	// Full again (cutting off the half-written line freed a little; a long
 	// question does not fit what is left of the log's last page): the next
 	// question is not sent to the model at all.
-	free2 := fillDisk(t, e.Home, "filler2")
+	free2 := disktest.Fill(t, e.Home, "filler2")
 	asked := len(e.Model.Requests())
 	t2 := start(t, ed, sid, "still full? "+strings.Repeat("(more than fits in a page) ", 1<<10))
 	if done := completed(ed, t2); done["status"] != "failed" || !strings.Contains(done["error"].(string), "no space left on device") {
@@ -115,7 +76,7 @@ func TestAFullDiskFailsTheTurnAndTheLogStaysWhole(t *testing.T) {
 // why.
 func TestAReadOnlyHomeStillShowsHistory(t *testing.T) {
 	e := newEnv(t)
-	e.Home = smallDisk(t, "1m")
+	e.Home = disktest.Small(t, "1m")
 	e.Model.Script(modeltest.Reply{Text: []string{"answer"}})
 	ed, sid := e.editor()
 	completed(ed, start(t, ed, sid, "a question"))

@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -21,160 +20,55 @@ const MaxFrame = 32 << 20
 // a longer line is not a header, and is skipped without being buffered.
 const maxHeaderLine = 8 << 10
 
-// stream is a jsonrpc2.ObjectStream with LSP framing that survives bad
-// input. jsonrpc2's own buffered stream closes the connection on the first
-// frame it cannot decode and leaves the rest of that frame in the buffer; an
-// editor with a bug would lose its whole session. Here a frame that cannot be
-// read is answered with a JSON-RPC error (with the request's id when kin can
-// read it, else null) and skipped, and reading goes on where the next frame
-// starts (see readFrame).
-type stream struct {
-	rwc io.ReadWriteCloser
-	r   *bufio.Reader
+// lspFraming is LSP's framing (jsonrpc2's VSCodeObjectCodec: a
+// Content-Length header, then the JSON), read so that bad framing is
+// answered and skipped rather than ending the session (see readFrame).
+type lspFraming struct {
+	r *bufio.Reader
 	// resync is set when the next frame's start is unknown: reading skips
 	// to the next "Content-Length:" header first.
 	resync bool
 	// aliased is set once a request id was carried as an alias (wireid.go):
 	// only then are written responses checked for one.
 	aliased atomic.Bool
-
-	// wmu guards w and broken.
-	wmu    sync.Mutex
-	w      *bufio.Writer
-	broken bool
-
-	onBad  func(error) // reports a skipped frame to the log
-	onGone func(error) // the editor stopped reading (a write failed)
-
-	// rejects holds the answers to skipped frames, which a goroutine of
-	// their own writes: ReadObject runs on jsonrpc2's read loop, which must
-	// never wait on a write (see Server.Handle).
-	rejects chan []byte
-	closed  chan struct{}
-	close1  sync.Once
+	onBad   func(error)
 }
 
-func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *stream {
-	s := &stream{rwc: rwc, r: bufio.NewReaderSize(rwc, 64<<10), w: bufio.NewWriter(rwc), onBad: onBad, onGone: onGone,
-		rejects: make(chan []byte, 64), closed: make(chan struct{})}
-	go s.writeRejects()
-	return s
+func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream {
+	return NewObjectStream(rwc, func(r *bufio.Reader) Framing { return &lspFraming{r: r, onBad: onBad} }, onBad, onGone)
 }
 
-func (s *stream) writeRejects() {
-	for {
-		select {
-		case b := <-s.rejects:
-			_ = s.WriteObject(json.RawMessage(b))
-		case <-s.closed:
-			return
-		}
-	}
-}
-
-// WriteObject implements jsonrpc2.ObjectStream with the framing of
-// jsonrpc2's VSCodeObjectCodec (a Content-Length header, then the JSON).
-// The object is encoded before the lock is taken, so a large reply does not
-// hold up other writers while it is encoded. A failed write means the
-// editor is gone (its end of the pipe is closed, or the socket broke):
-// onGone is told once, so that the connection closes and kin tears down as
-// for a closed stdin.
-func (s *stream) WriteObject(obj any) error {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err // a value that cannot be encoded: a bug, not a broken pipe
-	}
+// Frame implements Framing.
+func (s *lspFraming) Frame(w *bufio.Writer, data []byte) {
 	if s.aliased.Load() {
 		data = unaliasID(data)
 	}
-	s.wmu.Lock()
-	if s.broken {
-		s.wmu.Unlock()
-		return io.ErrClosedPipe
-	}
-	s.w.WriteString("Content-Length: ")
-	s.w.WriteString(strconv.Itoa(len(data)))
-	s.w.WriteString("\r\n\r\n")
-	s.w.Write(data)
-	err = s.w.Flush()
-	s.broken = err != nil
-	s.wmu.Unlock()
-	if err != nil && s.onGone != nil {
-		s.onGone(err)
-	}
-	return err
+	w.WriteString("Content-Length: ")
+	w.WriteString(strconv.Itoa(len(data)))
+	w.WriteString("\r\n\r\n")
+	w.Write(data)
 }
 
-// Close implements jsonrpc2.ObjectStream.
-func (s *stream) Close() error {
-	s.close1.Do(func() { close(s.closed) })
-	return s.rwc.Close()
-}
-
-// errFrame is a frame that was skipped; reading goes on.
-type errFrame struct {
-	code int
-	msg  string
-	id   json.RawMessage // the request's own id, when it could be read
-}
-
-func (e *errFrame) Error() string { return e.msg }
-
-// ReadObject implements jsonrpc2.ObjectStream. Only a closed or broken
-// input ends it.
-func (s *stream) ReadObject(v any) error {
-	for {
-		body, id, err := s.readFrame()
-		var bad *errFrame
-		if errors.As(err, &bad) {
-			s.reject(bad)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if alias, ok := aliasFor(id); ok {
-			if body, err = withID(body, alias); err == nil {
-				s.aliased.Store(true)
-			}
-		}
-		if err := json.Unmarshal(body, v); err != nil {
-			if json.Valid(body) {
-				s.reject(&errFrame{CodeInvalidRequest, "invalid request: " + err.Error(), id})
-			} else {
-				s.reject(&errFrame{CodeParseError, "parse error: the message body is not valid JSON", id})
-			}
-			continue
-		}
-		return nil
+// Next implements Framing: one frame, with a request id jsonrpc2 would
+// change carried as an alias (wireid.go).
+func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
+	body, id, err := s.readFrame()
+	if err != nil {
+		return nil, nil, err
 	}
-}
-
-// reject answers a frame kin skipped, from another goroutine. The id is
-// the request's own (as the editor wrote it) or null.
-func (s *stream) reject(e *errFrame) {
-	if s.onBad != nil {
-		s.onBad(e)
-	}
-	id := e.id
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	msg, _ := json.Marshal(e.msg)
-	resp := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, e.code, msg)
-	select {
-	case s.rejects <- resp:
-	default: // 64 answers unread: the editor is not reading; do not wait for it
-		if s.onBad != nil {
-			s.onBad(errors.New("dropped the answer to a skipped frame: the editor is not reading"))
+	if alias, ok := aliasFor(id); ok {
+		if aliasedBody, err := withID(body, alias); err == nil {
+			body = aliasedBody
+			s.aliased.Store(true)
 		}
 	}
+	return body, id, nil
 }
 
 // readFrame reads one frame's headers and body, and returns the body and
 // the request id read from it (nil when there is none).
 //
-// Framing kin cannot trust is answered (an *errFrame) and reading starts
+// Framing kin cannot trust is answered (a *Skipped) and reading starts
 // again where the next frame surely starts: a header block without a
 // readable Content-Length (no colon, a misspelt name, a negative or
 // overflowing value), or with a line over maxHeaderLine, is followed by a
@@ -183,7 +77,7 @@ func (s *stream) reject(e *errFrame) {
 // a body whose Content-Length was too short) are dropped. A body whose JSON
 // value ends before its Content-Length (too long) is answered, and what
 // follows it is read as the next frame rather than swallowed.
-func (s *stream) readFrame() ([]byte, json.RawMessage, error) {
+func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 	if s.resync {
 		if err := s.skipToHeader(); err != nil {
 			return nil, nil, err
@@ -197,7 +91,7 @@ func (s *stream) readFrame() ([]byte, json.RawMessage, error) {
 		line, err := s.readHeaderLine()
 		if errors.Is(err, errLongLine) {
 			s.resync = true
-			return nil, nil, &errFrame{code: CodeInvalidRequest, msg: fmt.Sprintf("a frame header line is over %d bytes; skipped to the next Content-Length header", maxHeaderLine)}
+			return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: fmt.Sprintf("a frame header line is over %d bytes; skipped to the next Content-Length header", maxHeaderLine)}
 		}
 		if err != nil {
 			if err == io.EOF && (sawHeader || line != "") {
@@ -240,7 +134,7 @@ func (s *stream) readFrame() ([]byte, json.RawMessage, error) {
 			problem = "frame without a Content-Length header"
 		}
 		s.resync = true
-		return nil, nil, &errFrame{code: CodeInvalidRequest, msg: problem + "; skipped to the next Content-Length header"}
+		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: problem + "; skipped to the next Content-Length header"}
 	}
 	return s.readBody(length)
 }
@@ -269,7 +163,7 @@ var errLongLine = errors.New("header line too long")
 // readHeaderLine reads one line without its line end. It never holds more
 // than the reader's buffer: a longer line is errLongLine, with the rest of
 // it left unread.
-func (s *stream) readHeaderLine() (string, error) {
+func (s *lspFraming) readHeaderLine() (string, error) {
 	b, err := s.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) || len(b) > maxHeaderLine {
 		return "", errLongLine
@@ -279,7 +173,7 @@ func (s *stream) readHeaderLine() (string, error) {
 
 // skipToHeader discards input up to the next "Content-Length:" (any
 // case), holding no more than the reader's buffer however much it skips.
-func (s *stream) skipToHeader() error {
+func (s *lspFraming) skipToHeader() error {
 	skipped := 0
 	defer func() {
 		if skipped > 0 && s.onBad != nil {
@@ -308,7 +202,7 @@ func (s *stream) skipToHeader() error {
 // is skipped as it streams past and answered with its own id, and a value
 // that ends before n bytes, followed by more than blank space, means the
 // Content-Length was wrong: it is answered and the rest is the next frame.
-func (s *stream) readBody(n int64) ([]byte, json.RawMessage, error) {
+func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 	var sc bodyScan
 	keep := n <= MaxFrame
 	var body []byte
@@ -334,13 +228,13 @@ func (s *stream) readBody(n int64) ([]byte, json.RawMessage, error) {
 			return nil, nil, unexpectedEOF(err)
 		}
 		if !isSpace(b[0]) {
-			return nil, nil, &errFrame{CodeInvalidRequest, fmt.Sprintf("Content-Length %d is more than the message's %d bytes; what follows was read as the next message", n, read), sc.id}
+			return nil, nil, &Skipped{CodeInvalidRequest, fmt.Sprintf("Content-Length %d is more than the message's %d bytes; what follows was read as the next message", n, read), sc.id}
 		}
 		_, _ = s.r.Discard(1)
 		read++
 	}
 	if !keep {
-		return nil, nil, &errFrame{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", n, MaxFrame), sc.id}
+		return nil, nil, &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", n, MaxFrame), sc.id}
 	}
 	return bytes.TrimSpace(body), sc.id, nil
 }

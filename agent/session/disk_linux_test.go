@@ -3,56 +3,17 @@
 package session_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/kin-dev/kin/agent/disktest"
 	"github.com/kin-dev/kin/agent/session"
 )
 
-// smallDisk mounts a tmpfs of the given size (a real filesystem that fills
-// up); the test is skipped where mounting is not allowed.
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes a file until the disk is full; removing it frees the
-// space again.
-func fillDisk(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 4096)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	f.Close()
-	return func() { os.Remove(p) }
-}
-
 func TestAFullDiskLeavesNoHalfLine(t *testing.T) {
-	dir := smallDisk(t, "256k")
+	dir := disktest.Small(t, "256k")
 	st := session.NewStore(dir)
 	info, log, err := st.Create("x", nil, "")
 	if err != nil {
@@ -61,7 +22,7 @@ func TestAFullDiskLeavesNoHalfLine(t *testing.T) {
 	defer log.Close()
 	p := filepath.Join(dir, info.SessionID+".jsonl")
 	before, _ := os.Stat(p)
-	free := fillDisk(t, dir)
+	free := disktest.Fill(t, dir, "filler")
 	_, _, err = log.Append(session.Record{Type: session.TypeUser, TurnID: "t1", Text: strings.Repeat("q", 64<<10)})
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("append on a full disk: %v", err)

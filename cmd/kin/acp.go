@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
-	"go.uber.org/zap"
-
-	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/rpc/acp"
 )
 
@@ -38,26 +32,11 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kin acp: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	log, closeLog, err := newLogger(*logFile, *logLevel, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "kin: %v\n", err)
+	log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
+	if !ok {
 		return 2
 	}
-	defer closeLog()
-	var trace io.Writer
-	if *traceFile != "" {
-		f, err := os.OpenFile(*traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		trace = f
-	}
-	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
-	}
-	defer reaper.Shutdown(2 * time.Second)
+	defer done()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -17,11 +17,12 @@ import (
 // acpProc is the built binary running `kin acp` over real pipes, with
 // ACP's framing: one JSON message per line.
 type acpProc struct {
-	t     testing.TB
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	dir   string
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	out    *bufio.Reader
+	dir    string
 }
 
 func startACP(t testing.TB, env ...string) *acpProc {
@@ -38,7 +39,7 @@ func startACP(t testing.TB, env ...string) *acpProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &acpProc{t: t, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), dir: dir}
+	p := &acpProc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReaderSize(stdout, 1<<20), dir: dir}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

@@ -32,40 +32,15 @@ func runServe(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log, closeLog, err := newLogger(*logFile, *logLevel, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "kin: %v\n", err)
+	log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
+	if !ok {
 		return 2
 	}
-	defer closeLog()
-	var trace io.Writer
-	if *traceFile != "" {
-		f, err := os.OpenFile(*traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
-			return 2
-		}
-		defer f.Close()
-		trace = f
-	}
+	defer done()
 	opts := serverOptions(log, trace)
-
-	// kin adopts what its commands and servers orphan (setsid, double
-	// forks), stops it with its owner, and stops whatever is left on exit.
-	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
-	}
-	defer reaper.Shutdown(2 * time.Second)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	// An editor that vanishes closes its end of stdout; the next write
-	// raises SIGPIPE, which by default kills a Go program writing to fd 1
-	// with no teardown. Asking for the signal makes the write fail with
-	// EPIPE instead, and a failed write is the editor leaving (rpc tears
-	// down as for a closed stdin). Notify, not Ignore: an ignored signal
-	// stays ignored in the commands and MCP servers kin starts.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if *listen == "" {
 		return rpc.Serve(ctx, stdio{}, opts)
 	}
@@ -144,6 +119,47 @@ func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
 func (stdio) Close() error                { return os.Stdin.Close() }
 
 // newLogger logs to a file or stderr, never stdout (stdout is the protocol).
+// startProcess opens the log and the trace a serving command was asked for
+// makes a vanished reader a failed write rather than SIGPIPE, and
+// makes kin the reaper of what its commands and servers orphan (setsid,
+// double forks), so it stops them with their owner. done stops whatever is
+// left and closes the files; ok is false when a flag was wrong (said on
+// stderr).
+func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (log *zap.Logger, trace io.Writer, done func(), ok bool) {
+	log, closeLog, err := newLogger(logFile, logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kin: %v\n", err)
+		return nil, nil, nil, false
+	}
+	var traceOut *os.File
+	if traceFile != "" {
+		traceOut, err = os.OpenFile(traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
+			closeLog()
+			return nil, nil, nil, false
+		}
+		trace = traceOut
+	}
+	// An editor that vanishes closes its end of stdout; the next write
+	// raises SIGPIPE, which by default kills a Go program writing to fd 1
+	// with no teardown. Asking for the signal makes the write fail with
+	// EPIPE instead, and a failed write is the editor leaving (the server
+	// tears down as for a closed stdin). Notify, not Ignore: an ignored
+	// signal stays ignored in the commands and MCP servers kin starts.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
+	}
+	return log, trace, func() {
+		reaper.Shutdown(2 * time.Second)
+		if traceOut != nil {
+			traceOut.Close()
+		}
+		closeLog()
+	}, true
+}
+
 func newLogger(path, level string, stderr io.Writer) (*zap.Logger, func(), error) {
 	var lvl zapcore.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {

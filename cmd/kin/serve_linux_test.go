@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
 )
@@ -104,4 +105,24 @@ func hasTurnEnd(t *testing.T, path, turnID string) bool {
 		}
 	}
 	return false
+}
+
+// A client of kin acp that stops reading is a client leaving too: the next
+// write fails with EPIPE and kin exits on its own, never of SIGPIPE.
+func TestBinaryACPExitsWhenTheClientStopsReading(t *testing.T) {
+	p := startACP(t)
+	p.send(req(1, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}))
+	p.until(idIs(1))
+	p.stdout.Close()
+	p.send(req(2, "session/new", map[string]any{"cwd": p.dir, "mcpServers": []any{}}))
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("kin acp did not exit once its client stopped reading")
+	}
+	if ws := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+		t.Fatalf("kin acp died of %v, want an exit", ws.Signal())
+	}
 }

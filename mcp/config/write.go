@@ -64,19 +64,11 @@ func (st *Store) Add(scope Scope, name string, raw json.RawMessage) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	if err := checkRaw(name, raw); err != nil {
+	raw, vars, moved, err := prepareEntry(scope, name, compactCopy(raw))
+	if err != nil {
 		return err
 	}
-	raw = compactCopy(raw)
-	var vars map[string]string
-	var moved []string
-	if scope == ScopeProject {
-		var err error
-		if raw, vars, moved, err = moveSecrets(name, raw); err != nil {
-			return fmt.Errorf("server %q: %v", name, err)
-		}
-	}
-	err := st.edit(scope, func(doc *document) error {
+	err = st.edit(scope, func(doc *document) error {
 		if _, ok := doc.entry(name); ok {
 			return fmt.Errorf("%w: %q", ErrExists, name)
 		}
@@ -94,6 +86,23 @@ func (st *Store) Add(scope Scope, name string, raw json.RawMessage) error {
 	return err
 }
 
+// prepareEntry checks an entry to be written and, for the project's file
+// (which may be committed), moves its secret values out (moveSecrets): vars
+// are the values to store, moved the fields they came from.
+func prepareEntry(scope Scope, name string, raw json.RawMessage) (json.RawMessage, map[string]string, []string, error) {
+	if err := checkRaw(name, raw); err != nil {
+		return nil, nil, nil, err
+	}
+	if scope != ScopeProject {
+		return raw, nil, nil, nil
+	}
+	raw, vars, moved, err := moveSecrets(name, raw)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("server %q: %v", name, err)
+	}
+	return raw, vars, moved, nil
+}
+
 func (st *Store) report(name string, moved []string, err error) {
 	if err == nil && len(moved) > 0 && st.Moved != nil {
 		st.Moved(name, moved)
@@ -106,18 +115,11 @@ func (st *Store) report(name string, moved []string, err error) {
 // other fields of the old entry are kept unless the new entry sets them.
 // ErrNotFound if there is no such entry.
 func (st *Store) Update(scope Scope, name string, raw json.RawMessage) error {
-	if err := checkRaw(name, raw); err != nil {
+	raw, vars, moved, err := prepareEntry(scope, name, raw)
+	if err != nil {
 		return err
 	}
-	var vars map[string]string
-	var moved []string
-	if scope == ScopeProject {
-		var err error
-		if raw, vars, moved, err = moveSecrets(name, raw); err != nil {
-			return fmt.Errorf("server %q: %v", name, err)
-		}
-	}
-	err := st.edit(scope, func(doc *document) error {
+	err = st.edit(scope, func(doc *document) error {
 		old, ok := doc.entry(name)
 		if !ok {
 			return fmt.Errorf("%w: %q in %s scope", ErrNotFound, name, scope)
