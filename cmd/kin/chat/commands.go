@@ -26,7 +26,8 @@ const helpText = `Commands:
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
 Anything else is a question for the model (//... sends one that starts with
-a slash). At an approval, Enter or n denies.
+a slash); @path (or @path:10-20) in it attaches that file of the workspace.
+At an approval, Enter or n denies.
 At a terminal: Up/Down and Ctrl-R recall what you typed before, Tab completes
 /commands and @paths, a line ending in \ (or Alt-Enter) goes on in the next,
 and a question typed while a turn runs is sent when it ends.`
@@ -192,6 +193,9 @@ func (u *ui) historyItem(h historyItem) {
 	switch h.Type {
 	case "user":
 		s.line(s.bold("You> ") + clean(h.Text))
+		if l := attachedLine(h.Parts); l != "" {
+			s.line(s.dim(l))
+		}
 	case "assistant":
 		s.line(s.bold("Assistant> ") + clean(h.Text))
 	case "toolCall":

@@ -170,7 +170,12 @@ func (u *ui) conversationItem(h historyItem) bool {
 	s := u.scr
 	switch h.Type {
 	case "reasoning":
-		s.line(s.dim("Thinking> " + clean(h.Text)))
+		if t := clean(h.Text); s.summarize != nil && strings.Contains(strings.TrimSpace(t), "\n") {
+			// folded as it was when it streamed
+			s.line(s.summarize("Thinking> "+t, s.width()))
+		} else {
+			s.line(s.dim("Thinking> " + t))
+		}
 	case "compaction":
 		u.window = nil
 		s.line(s.dim("[earlier conversation summarised (" + cleanLine(h.Reason) + ")]"))

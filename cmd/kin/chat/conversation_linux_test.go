@@ -5,6 +5,7 @@ package chat_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,6 +79,32 @@ func TestBinaryEditorConversation(t *testing.T) {
 	term.awaitPrompt("You> ")
 	if reqs := e.Model.Requests(); len(reqs) != 3 || !strings.Contains(reqs[2].Text(), "It says bravo.") {
 		t.Errorf("the compaction's request: %d requests", len(reqs))
+	}
+	term.typeIn("/sessions\r")
+	term.await(`"think first"`, 1)
+	id := regexp.MustCompile(`\* (s_\S+)`).FindStringSubmatch(term.plain())
+	term.quit()
+	if id == nil {
+		t.Fatal("no session id on screen")
+	}
+
+	// Resumed, the reasoning is folded as it was; the summary comes last,
+	// so the window's use is not known until the next response.
+	term = e.terminal(t)
+	term.awaitPrompt("You> ")
+	term.typeIn("/resume " + id[1] + "\r")
+	term.await("your next question continues this session", 1)
+	term.awaitPrompt("You> ")
+	out := term.plain()
+	for _, want := range []string{
+		"You> think first\nThinking> Reading the question first. … (2 lines)\nAssistant> Done.\n",
+		"You> what does @a.txt:2 say?\n[attached a.txt:2 (",
+		"[model: mock-1 (effort high)]",
+		"[earlier conversation summarised (requested)]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the resumed history lacks %q", want)
+		}
 	}
 	term.quit()
 }
