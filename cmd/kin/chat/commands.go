@@ -29,15 +29,16 @@ Anything else is a question for the model (//... sends one that starts with
 a slash); @path (or @path:10-20) in it attaches that file of the workspace.
 At an approval, Enter or n denies.
 At a terminal: Up/Down and Ctrl-R recall what you typed before, Tab completes
-/commands and @paths, a line ending in \ (or Alt-Enter) goes on in the next,
-and a question typed while a turn runs is sent when it ends.`
+/commands, /model ids and @paths, a line ending in \ (or Alt-Enter) goes on in
+the next, and a question typed while a turn runs is sent when it ends.`
 
 // builtinCommands are the commands /help lists, for completion.
 func builtinCommands() []string {
 	var out []string
 	for _, l := range strings.Split(helpText, "\n") {
-		// (/SERVER:PROMPT stands for the MCP prompts: not a name to complete)
-		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "/") && strings.ToLower(f[0]) == f[0] && !slices.Contains(out, f[0]) {
+		// Only the list's lines name a command (indented); /SERVER:PROMPT
+		// stands for the MCP prompts: not a name to complete.
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(l, "  /") && strings.ToLower(f[0]) == f[0] && !slices.Contains(out, f[0]) {
 			out = append(out, f[0])
 		}
 	}
@@ -121,6 +122,7 @@ func (u *ui) newSession(title string, say bool) bool {
 	u.session, u.mode = res.Session.SessionID, res.Session.Mode
 	u.model, u.effort, u.window = res.Model, res.Effort, nil
 	u.loadCommands()
+	u.loadModels()
 	if say {
 		u.scr.line(u.scr.dim("New session " + cleanLine(u.session) + " · model " + modelText(res.Model, res.Effort)))
 	}
@@ -178,6 +180,7 @@ func (u *ui) resume(id string) {
 		u.mode = res.Session.Mode
 	}
 	u.loadCommands()
+	u.loadModels()
 	for _, p := range res.Pending {
 		if a, ok := pendingAsk(p); ok {
 			u.addAsk(a)

@@ -38,6 +38,9 @@ func (u *ui) chooseModel(fields []string) {
 			u.fail(err)
 			return
 		}
+		if u.ed != nil {
+			u.ed.comp.setModels(res.Models)
+		}
 		s := u.scr
 		for _, m := range res.Models {
 			mark := "  "
@@ -77,6 +80,17 @@ func (u *ui) chooseModel(fields []string) {
 	u.model, u.effort = res.Model, res.Effort
 	u.window = nil // another window: the next response says how full it is
 	u.scr.line(u.scr.dim("This session now uses " + modelText(res.Model, res.Effort) + "."))
+}
+
+// loadModels gives the line editor the models for /model's completion.
+func (u *ui) loadModels() {
+	if u.ed == nil {
+		return
+	}
+	var res modelsListResult
+	if u.call("models/list", struct{}{}, &res) == nil {
+		u.ed.comp.setModels(res.Models)
+	}
 }
 
 // compact is /compact: the model summarises the conversation now.

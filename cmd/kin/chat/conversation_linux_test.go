@@ -65,11 +65,16 @@ func TestBinaryEditorConversation(t *testing.T) {
 		t.Errorf("the question the model got: %q", q)
 	}
 
-	// /model lists and switches; the gauge waits for the next response of
-	// the new choice. /compact (Tab completes it) says what it did.
+	// /model lists and switches (Tab completes the ids and their efforts);
+	// the gauge waits for the next response of the new choice. /compact
+	// (Tab completes it) says what it did.
 	term.typeIn("/model\r")
 	term.await("* mock-1  mock-1  responses, 100000 tokens, efforts low/high", 1)
-	term.typeIn("/model mock-1 high\r")
+	term.typeIn("/model mo\t")
+	term.awaitPrompt("[context 12%] You> /model mock-1 ")
+	term.typeIn("h\t")
+	term.awaitPrompt("[context 12%] You> /model mock-1 high ")
+	term.typeIn("\r")
 	term.await("This session now uses mock-1 (effort high).", 1)
 	term.awaitPrompt("You> ")
 	term.typeIn("/compa\t")

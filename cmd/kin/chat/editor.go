@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ergochat/readline"
+
+	"github.com/kin-dev/kin/rpc"
 )
 
 // editor is kin chat's line editor at a terminal: github.com/ergochat/readline
@@ -398,13 +400,15 @@ func promptRows(prompt string, w int) int {
 	return rows
 }
 
-// completer completes /commands at the start of a line, and @paths of
-// files (mentions, attached to the question) anywhere.
+// completer completes /commands at the start of a line, /model's ids and
+// efforts, and @paths of files (mentions, attached to the question)
+// anywhere.
 type completer struct {
 	cwd string
 
-	mu       sync.Mutex // guards commands
+	mu       sync.Mutex // guards commands and models
 	commands []string
+	models   []rpc.ModelEntry
 }
 
 func newCompleter(cwd string) *completer { return &completer{cwd: cwd, commands: builtinCommands()} }
@@ -413,6 +417,35 @@ func (c *completer) set(commands []string) {
 	c.mu.Lock()
 	c.commands = commands
 	c.mu.Unlock()
+}
+
+func (c *completer) setModels(models []rpc.ModelEntry) {
+	c.mu.Lock()
+	c.models = models
+	c.mu.Unlock()
+}
+
+// modelWords are what may follow "/model " in typed: the ids, or after an
+// id its efforts.
+func (c *completer) modelWords(typed string) []string {
+	args := strings.Fields(strings.TrimPrefix(typed, "/model "))
+	if strings.HasSuffix(typed, " ") {
+		args = append(args, "") // the word being typed, so far none
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, m := range c.models {
+		switch len(args) {
+		case 1:
+			out = append(out, m.ID)
+		case 2:
+			if m.ID == args[0] {
+				out = append(out, m.Efforts...)
+			}
+		}
+	}
+	return out
 }
 
 // Do is readline.AutoCompleter's: the endings of what may complete the
@@ -429,6 +462,12 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 				p += " "
 			}
 			out = append(out, []rune(strings.TrimPrefix(p, word)))
+		}
+	case strings.HasPrefix(typed, "/model "):
+		for _, name := range c.modelWords(typed) {
+			if rest, ok := strings.CutPrefix(name, word); ok {
+				out = append(out, []rune(rest+" "))
+			}
 		}
 	case strings.HasPrefix(typed, "/") && word == typed:
 		c.mu.Lock()
