@@ -419,12 +419,17 @@ func (u *ui) questionSpec() readSpec {
 	if n := len(u.queued); n > 0 {
 		status = append(status, fmt.Sprintf("%d queued", n))
 	}
-	if g := contextGauge(u.window); g != "" {
-		status = append(status, g)
-	}
 	prompt := base
 	if len(status) > 0 {
 		prompt = u.scr.dim("["+strings.Join(status, " · ")+"]") + " " + base
+	}
+	if g := contextGauge(u.window); g != "" {
+		// The gauge only where it leaves the line most of the row: a
+		// prompt and line that wrap could not be redrawn in place.
+		with := u.scr.dim("["+strings.Join(append(status, g), " · ")+"]") + " " + base
+		if w := u.scr.width; w == nil || advance(0, stripSGR(with), w()) <= w()/2 {
+			prompt = with
+		}
 	}
 	return readSpec{base: base, prompt: prompt, history: true, draft: u.draft}
 }
