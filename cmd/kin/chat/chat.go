@@ -427,7 +427,7 @@ func (u *ui) questionSpec() readSpec {
 		// The gauge only where it leaves the line most of the row: a
 		// prompt and line that wrap could not be redrawn in place.
 		with := u.scr.dim("["+strings.Join(append(status, g), " · ")+"]") + " " + base
-		if w := u.scr.width; w == nil || advance(0, stripSGR(with), w()) <= w()/2 {
+		if w := u.scr.width; w == nil || (rowsOf(with, w()) == 1 && advance(0, stripSGR(with), w()) <= w()/2) {
 			prompt = with
 		}
 	}
