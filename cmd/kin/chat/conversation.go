@@ -160,10 +160,15 @@ func contextLine(us *rpc.Usage) string {
 	return fmt.Sprintf("[context %d of %d tokens, %d%%]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow)
 }
 
+// gaugeFrom is how full the window must be for the prompt to say so: below
+// it the prompt stays short (kin compacts at compactThreshold, 0.8 unless
+// settings.json says otherwise).
+const gaugeFrom = 50
+
 // contextGauge is the prompt status's word on how full the model's window
-// is ("" when unknown).
+// is ("" when unknown, or less than gaugeFrom percent full).
 func contextGauge(us *rpc.Usage) string {
-	if us == nil || us.ContextWindow <= 0 || us.ContextTokens <= 0 {
+	if us == nil || us.ContextWindow <= 0 || us.ContextTokens*100 < gaugeFrom*us.ContextWindow {
 		return ""
 	}
 	return fmt.Sprintf("context %d%%", us.ContextTokens*100/us.ContextWindow)

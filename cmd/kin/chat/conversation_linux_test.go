@@ -14,7 +14,7 @@ import (
 
 // The conversation at the terminal: the model's reasoning streams dimmed
 // and folds to one line once the answer starts, the prompt's status says
-// how full the model's window is, and @path mentions go as file parts
+// how full the model's window is once it is half full, and @path mentions go as file parts
 // (turn/started's echo says what was attached).
 func TestBinaryEditorConversation(t *testing.T) {
 	e := newEnv(t)
@@ -23,8 +23,8 @@ func TestBinaryEditorConversation(t *testing.T) {
 	}
 	e.Write("a.txt", "alpha\nbravo\ncharlie\n")
 	e.Model.Script(
-		modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"Reading the question first.", "Then the answer, briefly."}}}, Text: []string{"Done", "."}, Usage: modeltest.Usage{Input: 2900, Output: 100}},
-		modeltest.Reply{Text: []string{"It says bravo."}, Usage: modeltest.Usage{Input: 11900, Output: 100}},
+		modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"Reading the question first.", "Then the answer, briefly."}}}, Text: []string{"Done", "."}, Usage: modeltest.Usage{Input: 29900, Output: 100}},
+		modeltest.Reply{Text: []string{"It says bravo."}, Usage: modeltest.Usage{Input: 59900, Output: 100}},
 		modeltest.Reply{Text: []string{"## Asked\nAbout a.txt."}},
 	)
 	term := e.terminal(t)
@@ -42,12 +42,12 @@ func TestBinaryEditorConversation(t *testing.T) {
 			t.Errorf("the reasoning's %q was never shown before it folded", d)
 		}
 	}
-	term.awaitPrompt("[context 3%] You> ")
+	term.awaitPrompt("You> ")
 
 	term.typeIn("what does @a.txt:2 say?\r")
 	term.await("[attached a.txt:2 (", 1)
 	term.await("Assistant> It says bravo.", 1)
-	term.awaitPrompt("[context 12%] You> ")
+	term.awaitPrompt("[context 60%] You> ")
 	reqs := e.Model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
@@ -71,9 +71,9 @@ func TestBinaryEditorConversation(t *testing.T) {
 	term.typeIn("/model\r")
 	term.await("* mock-1  mock-1  responses, 100000 tokens, efforts low/high", 1)
 	term.typeIn("/model mo\t")
-	term.awaitPrompt("[context 12%] You> /model mock-1 ")
+	term.awaitPrompt("[context 60%] You> /model mock-1 ")
 	term.typeIn("h\t")
-	term.awaitPrompt("[context 12%] You> /model mock-1 high ")
+	term.awaitPrompt("[context 60%] You> /model mock-1 high ")
 	term.typeIn("\r")
 	term.await("This session now uses mock-1 (effort high).", 1)
 	term.awaitPrompt("You> ")
