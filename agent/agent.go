@@ -79,6 +79,9 @@ type Options struct {
 	Asker Asker
 	// Prompts are the MCP prompts offered as commands (nil: none).
 	Prompts Prompts
+	// SessionPrompts, when set, adds a session's own MCP prompts (the
+	// servers an ACP client passed for that session) to Prompts.
+	SessionPrompts func(sessionID string) Prompts
 	// Commands are the commands the front end runs itself (/grants, /mcp).
 	Commands []FrontCommand
 	// MaxCallsPerTurn is how many tool calls a turn makes before kin asks

@@ -87,12 +87,43 @@ var ownCommands = []Command{
 	{Name: "mcp", Description: "List the MCP servers and their state", Source: "kin"},
 }
 
-// Commands lists the commands of a session: kin's own, then every prompt
-// of every connected MCP server as /<server>:<prompt>.
-func (s *Service) Commands() []Command {
+// Commands lists the commands every session has: kin's own, then every
+// prompt of every connected MCP server as /<server>:<prompt>.
+func (s *Service) Commands() []Command { return s.SessionCommands("") }
+
+// SessionCommands lists the commands of a session: Commands, then the
+// prompts of the session's own servers (Options.SessionPrompts).
+func (s *Service) SessionCommands(sessionID string) []Command {
 	out := append([]Command(nil), ownCommands...)
-	if s.opts.Prompts != nil {
-		ps := s.opts.Prompts.Prompts()
+	for _, sp := range s.prompts(sessionID) {
+		p := sp.Prompt
+		desc := p.Description
+		if desc == "" {
+			desc = p.Title
+		}
+		out = append(out, Command{Name: p.Server + ":" + p.Name, Description: desc, InputHint: inputHint(p.Arguments),
+			Source: p.Server, Arguments: p.Arguments})
+	}
+	return out
+}
+
+// sourcedPrompt is a prompt with the source that fetches it.
+type sourcedPrompt struct {
+	Prompt
+	from Prompts
+}
+
+// prompts are the MCP prompts a session offers, by server and name: the
+// service's, then the session's own whose command name is not taken (the
+// person sees each name once, as the model sees each tool once).
+func (s *Service) prompts(sessionID string) []sourcedPrompt {
+	var out []sourcedPrompt
+	taken := map[string]bool{}
+	add := func(src Prompts) {
+		if src == nil {
+			return
+		}
+		ps := src.Prompts()
 		sort.Slice(ps, func(i, j int) bool {
 			if ps[i].Server != ps[j].Server {
 				return ps[i].Server < ps[j].Server
@@ -100,13 +131,15 @@ func (s *Service) Commands() []Command {
 			return ps[i].Name < ps[j].Name
 		})
 		for _, p := range ps {
-			desc := p.Description
-			if desc == "" {
-				desc = p.Title
+			if name := p.Server + ":" + p.Name; !taken[name] {
+				taken[name] = true
+				out = append(out, sourcedPrompt{Prompt: p, from: src})
 			}
-			out = append(out, Command{Name: p.Server + ":" + p.Name, Description: desc, InputHint: inputHint(p.Arguments),
-				Source: p.Server, Arguments: p.Arguments})
 		}
+	}
+	add(s.opts.Prompts)
+	if sessionID != "" && s.opts.SessionPrompts != nil {
+		add(s.opts.SessionPrompts(sessionID))
 	}
 	return out
 }
@@ -169,7 +202,7 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		if err != nil {
 			return res, err
 		}
-		res.Text, res.Data = undoText(u), u
+		res.Text, res.Data = UndoText(u), u
 		return res, nil
 	case "plan":
 		plan, err := s.Plan(sessionID, defaultRoots)
@@ -208,8 +241,8 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 			return r, err
 		}
 	}
-	if server, prompt, isPrompt := strings.Cut(name, ":"); isPrompt && s.opts.Prompts != nil {
-		for _, p := range s.opts.Prompts.Prompts() {
+	if server, prompt, isPrompt := strings.Cut(name, ":"); isPrompt {
+		for _, p := range s.prompts(sessionID) {
 			if p.Server == server && p.Name == prompt {
 				return s.runPrompt(ctx, sessionID, p, args, defaultRoots)
 			}
@@ -249,9 +282,9 @@ func (s *Service) modelCommand(sessionID, args string, defaultRoots []string) (C
 }
 
 // runPrompt fetches an MCP prompt: its text is the question to ask.
-func (s *Service) runPrompt(ctx context.Context, sessionID string, p Prompt, args string, defaultRoots []string) (CommandResult, error) {
+func (s *Service) runPrompt(ctx context.Context, sessionID string, p sourcedPrompt, args string, defaultRoots []string) (CommandResult, error) {
 	res := CommandResult{Name: p.Server + ":" + p.Name}
-	values, err := promptArgs(p, args)
+	values, err := promptArgs(p.Prompt, args)
 	if err != nil {
 		return res, fmt.Errorf("%w: /%s: %v", ErrBadParams, res.Name, err)
 	}
@@ -268,7 +301,7 @@ func (s *Service) runPrompt(ctx context.Context, sessionID string, p Prompt, arg
 	if err := s.canStart(sessionID, defaultRoots); err != nil {
 		return res, err
 	}
-	text, err := s.opts.Prompts.GetPrompt(ctx, p.Server, p.Name, values)
+	text, err := p.from.GetPrompt(ctx, p.Server, p.Name, values)
 	if err != nil {
 		return res, fmt.Errorf("/%s: %w", res.Name, err)
 	}
@@ -396,8 +429,9 @@ func unquote(s string) string {
 	return s
 }
 
-// undoText says what an undo did.
-func undoText(u session.Undo) string {
+// UndoText says what an undo did, for a person (/undo's answer; kin acp
+// replays an undo so).
+func UndoText(u session.Undo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Undid turn %s: restored %d file", u.TurnID, len(u.Restored))
 	if len(u.Restored) != 1 {

@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"context"
 	"reflect"
 	"testing"
+
+	"github.com/kin-dev/kin/agent/model"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -50,5 +53,62 @@ func TestPromptArgs(t *testing.T) {
 		if (err != nil) != c.bad || (!c.bad && !reflect.DeepEqual(got, c.want)) {
 			t.Errorf("promptArgs(%s, %q) = %v, %v", c.p.Name, c.in, got, err)
 		}
+	}
+}
+
+// fakePrompts is an MCP front end's prompts: what GetPrompt was asked is
+// kept.
+type fakePrompts struct {
+	ps  []Prompt
+	got []string
+}
+
+func (f *fakePrompts) Prompts() []Prompt { return append([]Prompt(nil), f.ps...) }
+
+func (f *fakePrompts) GetPrompt(_ context.Context, server, name string, args map[string]string) (string, error) {
+	f.got = append(f.got, server+":"+name)
+	return "text of " + server + ":" + name, nil
+}
+
+// A session's own servers' prompts (an ACP client's) are its commands
+// beside the service's; a name the service's servers took is theirs, and a
+// session's prompt is fetched from the session's server.
+func TestSessionCommandsAddTheSessionsOwnPrompts(t *testing.T) {
+	shared := &fakePrompts{ps: []Prompt{{Server: "docs", Name: "intro"}}}
+	own := &fakePrompts{ps: []Prompt{{Server: "docs", Name: "intro"}, {Server: "notes", Name: "today", Description: "Today's notes"}}}
+	svc := New(Options{Home: t.TempDir(), Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "m"}, Prompts: shared,
+		SessionPrompts: func(id string) Prompts {
+			if id == "" {
+				t.Error("asked for the prompts of no session")
+			}
+			return own
+		}})
+	defer svc.Shutdown()
+	opened, err := svc.NewSession(SessionOptions{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(cs []Command) (out []string) {
+		for _, c := range cs {
+			if c.Source != "kin" {
+				out = append(out, c.Name)
+			}
+		}
+		return out
+	}
+	if got := names(svc.Commands()); !reflect.DeepEqual(got, []string{"docs:intro"}) {
+		t.Errorf("Commands() = %v", got)
+	}
+	if got := names(svc.SessionCommands(opened.Info.SessionID)); !reflect.DeepEqual(got, []string{"docs:intro", "notes:today"}) {
+		t.Errorf("SessionCommands = %v", got)
+	}
+	for _, in := range []string{"/docs:intro", "/notes:today"} {
+		res, err := svc.RunCommand(context.Background(), opened.Info.SessionID, in, nil)
+		if err != nil || res.Ask != "text of "+in[1:] {
+			t.Errorf("%s: %+v, %v", in, res, err)
+		}
+	}
+	if !reflect.DeepEqual(shared.got, []string{"docs:intro"}) || !reflect.DeepEqual(own.got, []string{"notes:today"}) {
+		t.Errorf("fetched from the service's %v and the session's %v", shared.got, own.got)
 	}
 }

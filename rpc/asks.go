@@ -25,8 +25,18 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 	if !forms {
 		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
 	}
-	fields := questionFields(q)
-	pol := ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
+	fields := QuestionFields(q)
+	pol := QuestionPolicy(fields)
+	asked, ans := k.s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, pol)
+	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
+}
+
+// QuestionPolicy is how the person's answer to kin's own question is
+// checked (kin serve's and kin acp's alike): an accept must fill the form
+// (ask.Check), a decline or cancel carries nothing, and no answer at all
+// is a cancel.
+func QuestionPolicy(fields []ask.Field) ask.Policy {
+	return ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
 		switch a.Choice {
 		case actionAccept:
 			content, err := ask.Check(fields, a.Content)
@@ -39,13 +49,11 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 		}
 		return a, fmt.Errorf("%w: action must be accept, decline or cancel", errInvalidAnswer)
 	}}
-	asked, ans := k.s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, pol)
-	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
 }
 
-// questionFields are the form of kin's question: one required field per
+// QuestionFields are the form of kin's question: one required field per
 // question, free text or a choice (several, for a multi-select question).
-func questionFields(q agent.Question) []ask.Field {
+func QuestionFields(q agent.Question) []ask.Field {
 	out := make([]ask.Field, 0, len(q.Items))
 	for _, it := range q.Items {
 		f := ask.Field{Name: it.Name, Title: it.Question, Type: ask.TypeString, Required: true}
@@ -67,7 +75,7 @@ func questionFields(q agent.Question) []ask.Field {
 func kinElicitation(id string, q agent.Question) ElicitationRequest {
 	out := ElicitationRequest{RequestID: id, SessionID: q.SessionID, Source: SourceKin, TurnID: q.TurnID, CallID: q.CallID,
 		Mode: "form", Message: q.Message}
-	for _, f := range questionFields(q) {
+	for _, f := range QuestionFields(q) {
 		out.Fields = append(out.Fields, elicitationField(f))
 	}
 	return out

@@ -124,20 +124,40 @@ func handleSessionConfigure(ctx context.Context, s *Server, params json.RawMessa
 // /mcp answer what grants/list and mcp/list do, with a summary for a
 // person.
 func (s *Server) frontCommands() []agent.FrontCommand {
+	return FrontCommands(func() *permission.Gate {
+		_, gate := s.service()
+		return gate
+	}, func(string) []*MCPServers {
+		m, err := s.mcpService()
+		if err != nil {
+			return nil
+		}
+		return []*MCPServers{m}
+	})
+}
+
+// FrontCommands are /grants and /mcp over a gate and the MCP servers a
+// session sees (none: MCP is not available): kin serve's and kin acp's.
+// Each answers with a summary for a person and, as its Data, what
+// grants/list and mcp/list answer.
+func FrontCommands(gate func() *permission.Gate, servers func(sessionID string) []*MCPServers) []agent.FrontCommand {
 	return []agent.FrontCommand{
-		{Command: agent.Command{Name: "grants"}, Run: func(ctx context.Context, _, _ string) (agent.CommandResult, error) {
-			res, err := handleGrantsList(ctx, s, nil)
-			if err != nil {
-				return agent.CommandResult{}, err
-			}
-			return agent.CommandResult{Text: grantsText(res.(GrantsListResult)), Data: res}, nil
+		{Command: agent.Command{Name: "grants"}, Run: func(ctx context.Context, sessionID, _ string) (agent.CommandResult, error) {
+			out := grantsList(gate(), servers(sessionID))
+			return agent.CommandResult{Text: grantsText(out), Data: out}, nil
 		}},
-		{Command: agent.Command{Name: "mcp"}, Run: func(ctx context.Context, _, _ string) (agent.CommandResult, error) {
-			m, err := s.mcpService()
-			if err != nil {
+		{Command: agent.Command{Name: "mcp"}, Run: func(ctx context.Context, sessionID, _ string) (agent.CommandResult, error) {
+			ms := servers(sessionID)
+			if len(ms) == 0 {
 				return agent.CommandResult{Text: "MCP support is not available in this kin."}, nil
 			}
-			list := mcpList(m.m.List())
+			list := mcpList(ms[0].m.List())
+			for _, m := range ms[1:] {
+				more := mcpList(m.m.List())
+				list.Servers = append(list.Servers, more.Servers...)
+				list.Warnings = append(list.Warnings, more.Warnings...)
+				list.Notices = append(list.Notices, more.Notices...)
+			}
 			return agent.CommandResult{Text: mcpText(list), Data: list}, nil
 		}},
 	}

@@ -125,6 +125,11 @@ type Route struct {
 	// nothing half done by stopping. Any request is cancelled while it
 	// still waits for its turn.
 	Cancellable bool
+	// AnswersCancel requests get the context a cancel request ends, as
+	// Cancellable ones do, but answer for themselves how it ended them (an
+	// ACP prompt: stopReason cancelled, which the schema allows as well
+	// as -32800).
+	AnswersCancel bool
 	// Before names the notification that the handler holds (Hold) until
 	// this request's reply is written.
 	Before string
@@ -258,7 +263,7 @@ func (d *Dispatcher) run(req *inflight, r Route, params json.RawMessage) (any, e
 	// answers with what it did; only one that can stop cleanly gets the
 	// context that a cancel request ends.
 	ctx := d.base
-	if r.Cancellable {
+	if r.Cancellable || r.AnswersCancel {
 		ctx = req.ctx
 	}
 	res, err := r.Handle(ctx, params)

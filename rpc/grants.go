@@ -11,17 +11,26 @@ import (
 
 func handleGrantsList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	_, gate := s.service()
+	s.mu.Lock()
+	mcp := s.mcp
+	s.mu.Unlock()
+	var servers []*MCPServers
+	if mcp != nil {
+		servers = append(servers, mcp)
+	}
+	return grantsList(gate, servers), nil
+}
+
+// grantsList is every standing grant: the gate's, then the servers' trust.
+func grantsList(gate *permission.Gate, servers []*MCPServers) GrantsListResult {
 	out := GrantsListResult{Grants: []Grant{}}
 	for _, g := range gate.Grants().List() {
 		out.Grants = append(out.Grants, grant(g))
 	}
-	s.mu.Lock()
-	mcp := s.mcp
-	s.mu.Unlock()
-	if mcp != nil {
-		out.Grants = append(out.Grants, mcp.trustGrants()...)
+	for _, m := range servers {
+		out.Grants = append(out.Grants, m.trustGrants()...)
 	}
-	return out, nil
+	return out
 }
 
 func grant(g permission.Grant) Grant {

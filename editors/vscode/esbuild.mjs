@@ -17,7 +17,8 @@ if (args.has('--tests')) {
 	builds.push(
 		{ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 		{ ...common, entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife' },
-		{ ...common, entryPoints: ['src/webview/chat.css'], outfile: 'dist/webview.css' },
+		// The codicon font lands beside the css (dist/codicon-HASH.ttf), served from dist like the rest.
+		{ ...common, entryPoints: ['src/webview/chat.css'], outfile: 'dist/webview.css', loader: { '.ttf': 'file' }, assetNames: '[name]-[hash]' },
 		{ ...common, entryPoints: ['test/integration/harness/main.ts'], outfile: 'out/harness/main.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 	);
 	// The harness loads as a second development extension; it needs a manifest beside its code.

@@ -7,14 +7,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/mcp/manager"
 )
 
 // asker carries the broker's questions to the client: an approval as
-// session/request_permission, an MCP server's question as
-// elicitation/create. The broker and the gate decide; this only relays:
+// session/request_permission, an MCP server's question and kin's own (the
+// ask tool) as elicitation/create. The broker and the gate decide; this only relays:
 // an answer that is not one of the request's options, a cancelled
 // outcome, a failed request or no answer at all is a refusal.
 type asker struct{ s *Server }
@@ -77,6 +78,9 @@ func (a asker) Asked(q ask.Question) {
 	case manager.ElicitRequest:
 		s.log.Info("elicitation requested", zap.String("request", q.ID), zap.String("server", b.Server), zap.String("mode", b.Mode))
 		s.reask(q)
+	case agent.Question:
+		s.log.Info("kin asks the person", zap.String("request", q.ID), zap.String("session", b.SessionID), zap.Int("questions", len(b.Items)))
+		s.reask(q)
 	}
 }
 
@@ -92,6 +96,8 @@ func (s *Server) reask(q ask.Question) {
 			s.askPermission(ctx, q.ID, b)
 		case manager.ElicitRequest:
 			s.askElicitation(ctx, q.ID, b)
+		case agent.Question:
+			s.askQuestion(ctx, q.ID, b)
 		}
 	}()
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/rpc"
@@ -49,6 +50,13 @@ func (s *Server) askElicitation(ctx context.Context, id string, r manager.Elicit
 	case "url":
 		p.URL, p.ElicitationID = r.URL, id
 	}
+	s.elicitationCreate(ctx, id, p)
+}
+
+// elicitationCreate asks the client and gives the broker its answer; an
+// answer that does not fit the form is a decline, a failed request a
+// cancel.
+func (s *Server) elicitationCreate(ctx context.Context, id string, p CreateElicitationRequest) {
 	var resp CreateElicitationResponse
 	err := s.call(ctx, "elicit", MethodElicitationCreate, p, &resp)
 	b := s.broker()
@@ -64,6 +72,33 @@ func (s *Server) askElicitation(ctx context.Context, id string, r manager.Elicit
 		s.log.Warn("the client's answer does not fit the question; declined", zap.String("request", id), zap.Error(err))
 		_ = b.Respond(ask.KindElicitation, id, ask.Answer{Choice: "decline"})
 	}
+}
+
+// kinAsker puts the questions of kin's own ask tool to the person as
+// elicitation/create forms, through the connection's broker as an MCP
+// server's are, with kin serve's form and answer check. A client that did
+// not advertise forms (clientCapabilities.elicitation.form) cannot answer:
+// the question is declined at once as headless and nothing is sent; the
+// agent records it either way.
+type kinAsker struct {
+	s      *Server
+	broker *ask.Broker
+}
+
+func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
+	if caps := k.s.clientCaps(); caps.Elicitation == nil || caps.Elicitation.Form == nil {
+		k.s.log.Info("kin's question declined: the client takes no forms", zap.String("session", q.SessionID))
+		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
+	}
+	asked, ans := k.broker.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, rpc.QuestionPolicy(rpc.QuestionFields(q)))
+	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
+}
+
+// askQuestion sends kin's question as a form in its session, tied to the
+// ask tool's call; _meta.kin.source says it is kin's, not a server's.
+func (s *Server) askQuestion(ctx context.Context, id string, q agent.Question) {
+	s.elicitationCreate(ctx, id, CreateElicitationRequest{SessionID: q.SessionID, ToolCallID: q.CallID, Mode: "form", Message: q.Message,
+		RequestedSchema: formSchema(rpc.QuestionFields(q)), Meta: Meta{"kin": map[string]any{"source": rpc.SourceKin, "requestId": id}}})
 }
 
 // formSchema is ACP's restricted JSON Schema for a form's fields.

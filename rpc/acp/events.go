@@ -74,6 +74,9 @@ func (e events) TurnDone(v agent.TurnDone) {
 
 func (e events) Notice(v agent.Notice) { e.s.notice(v.SessionID, v.Level, v.Message) }
 
+// Plan is the model's whole plan after each update_plan call.
+func (e events) Plan(v agent.PlanUpdate) { e.s.update(v.SessionID, planUpdate(v.Entries)) }
+
 // Reasoning is the model's reasoning summary, as ACP's thought chunks.
 func (e events) Reasoning(v agent.ReasoningDelta) {
 	e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock(v.Text)})
@@ -85,20 +88,6 @@ func (e events) Usage(v agent.UsageUpdate) {
 		return
 	}
 	e.s.update(v.SessionID, UsageUpdate{SessionUpdate: UpdateUsage, Used: v.ContextTokens, Size: v.ContextWindow})
-}
-
-// Plan is ACP's plan update: the whole plan each time. ACP wants every
-// step's priority; one the model gave none is medium.
-func (e events) Plan(v agent.PlanUpdate) {
-	p := Plan{SessionUpdate: UpdatePlan, Entries: make([]PlanEntry, 0, len(v.Entries))}
-	for _, x := range v.Entries {
-		pr := x.Priority
-		if pr == "" {
-			pr = "medium"
-		}
-		p.Entries = append(p.Entries, PlanEntry{Content: x.Content, Priority: pr, Status: x.Status})
-	}
-	e.s.update(v.SessionID, p)
 }
 
 // notice tells the person something: a notice update on the session when
@@ -222,7 +211,8 @@ func (o *outputStream) stop() {
 
 // replay sends one history item of a loaded session as the update that
 // first showed it: the person's question, the answer, every tool call
-// with its final status and content.
+// with its final status and content, the plan as it stood after each
+// change, the mode the person switched to, what an undo did.
 func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 	switch it.Type {
 	case "user":
@@ -243,9 +233,21 @@ func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 		u := toolCallUpdate(c, true, ss.cwd())
 		u.Content = contentOf(c.Content, c.Output)
 		s.update(ss.id, u)
+	case "plan":
+		s.update(ss.id, planUpdate(it.Entries))
+	case "mode":
+		s.update(ss.id, CurrentModeUpdate{SessionUpdate: UpdateCurrentMode, CurrentModeID: string(modeOf(it.Mode))})
+	case "undo":
+		if it.Undo != nil {
+			s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(agent.UndoText(*it.Undo))})
+		}
 	case "turn":
 		if it.Error != "" {
-			s.notice(ss.id, "error", "turn "+it.Status+": "+it.Error)
+			level := "warning" // stopped at the call limit or cancelled: as the person chose
+			if it.Status == agent.TurnFailed {
+				level = "error"
+			}
+			s.notice(ss.id, level, "turn "+it.Status+": "+it.Error)
 		}
 	}
 }

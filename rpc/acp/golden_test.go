@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,14 +20,19 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden frames")
 
 // TestGoldenFrames records every frame of a scripted ACP session from the
-// real server (one file per method, and per update kind for
-// session/update), validates each against the SDK's schema (strictly), and
+// real server (a turn with a read, an edit and a command, then the
+// settings, a plan, kin's own question, commands, the model and its
+// effort, a thought, an image and the continue question: see goldenPeer)
+// (one file per method, and per update kind for session/update), validates each against the SDK's schema (strictly), and
 // compares them with testdata/golden. Run with -update after a deliberate
 // change and review the diff.
 func TestGoldenFrames(t *testing.T) {
 	acpSchema(t)
 	w := newWorld(t)
 	w.write("a.txt", "one\n")
+	// The continue question comes soon; a second model to switch to.
+	w.settings(`{"maxToolCallsPerTurn":3,"models":[{"id":"gpt-5.1","contextWindow":128000,"efforts":["low","medium","high"]},
+		{"id":"gpt-5.1-mini","name":"GPT-5.1 mini","contextWindow":64000,"images":false}]}`)
 	c := w.connect(nil)
 	c.initialize(map[string]any{
 		"fs":          map[string]any{"readTextFile": true, "writeTextFile": true},
@@ -70,6 +76,7 @@ func TestGoldenFrames(t *testing.T) {
 	_ = c.tryCall(MethodSessionSetMode, SetModeRequest{SessionID: sid, ModeID: "nope"}, nil)
 	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}}}, nil)
 	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": "s_missing", "prompt": []any{text("x")}}, nil)
+	goldenPeer(t, w, c, sid)
 	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
 	c.call(MethodSessionClose, SessionIDRequest{SessionID: sid}, nil)
 	c.call(MethodSessionDelete, SessionIDRequest{SessionID: sid}, nil)
@@ -93,7 +100,13 @@ func TestGoldenFrames(t *testing.T) {
 			_ = json.Unmarshal(f.Params, &n)
 			name += "." + n.Update.Kind
 		}
-		if len(byFile[name]) < 6 { // a few of each are enough to pin the shape
+		// A few of each are enough to pin the shape; a prompt ends in
+		// more ways than that (a refusal, a command, the call limit).
+		keep := 6
+		if f.Method == MethodSessionPrompt {
+			keep = 16
+		}
+		if len(byFile[name]) < keep {
 			byFile[name] = append(byFile[name], f)
 		}
 	}
@@ -144,4 +157,59 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	if !bytes.Equal(want, got) {
 		t.Errorf("%s differs from the golden file (run go test ./rpc/acp -run Golden -update and review the diff):\n%s", name, got)
 	}
+}
+
+// goldenPeer works like a peer (issue 15) in ACP's terms: the mode set
+// both ways, a plan and kin's own question (a form, answered), /plan and
+// /mode run as commands, the continue question at the call limit answered
+// no (max_turn_requests), an unknown setting refused, and the session
+// loaded again so that the plan and the modes replay.
+func goldenPeer(t *testing.T, w *world, c *client, sid string) {
+	c.call(MethodSessionSetMode, SetModeRequest{SessionID: sid, ModeID: "auto-edit"}, nil)
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "mode", "value": "agent"}, nil)
+	_ = c.tryCall(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "nope", "value": "x"}, nil)
+
+	c.on(MethodElicitationCreate, func(json.RawMessage) (any, error) {
+		return CreateElicitationResponse{Action: "accept", Content: map[string]any{"q1": "sqlite", "q2": "the tests run offline"}}, nil
+	})
+	plan := `{"entries":[{"content":"read the failing test","status":"completed"},{"content":"fix the race in the cache","status":"in_progress","priority":"high"},{"content":"run the tests","status":"pending","priority":"low"}]}`
+	w.model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_plan", Name: "update_plan", Arguments: plan}}, Usage: modeltest.Usage{Input: 3600, Output: 40}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_ask", Name: "ask", Arguments: `{"questions":[{"question":"Which database should the tests use?","options":["postgres","sqlite"]},{"question":"Anything else I should know?"}]}`}}, Usage: modeltest.Usage{Input: 3700, Output: 50}},
+		modeltest.Reply{Text: []string{"Planned."}},
+	)
+	if res := c.prompt(sid, text("plan the fix")); res.StopReason != StopEndTurn {
+		t.Fatalf("the planning prompt: %q", res.StopReason)
+	}
+	c.prompt(sid, text("/plan"))
+	c.prompt(sid, text("/mode ask"))
+
+	// The model and its effort; reasoning as thought chunks; an image.
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "thought_level", "value": "high"}, nil)
+	w.model.Script(modeltest.Reply{Reasoning: []modeltest.Reasoning{{Summary: []string{"A diagram ", "of boxes."}}}, Text: []string{"A diagram."},
+		Usage: modeltest.Usage{Input: 3800, Output: 60}})
+	c.prompt(sid, text("what is this?"), map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="})
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "model", "value": "gpt-5.1-mini"}, nil)
+	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}}}, nil)
+	c.prompt(sid, text("/model gpt-5.1"))
+
+	// At the call limit (3, see settings) kin asks to go on; no.
+	c.on(MethodRequestPermission, func(p json.RawMessage) (any, error) {
+		var r RequestPermissionRequest
+		_ = json.Unmarshal(p, &r)
+		choice := "allow_once"
+		if r.Meta["kin"].(map[string]any)["kind"] == "continue" {
+			choice = "deny"
+		}
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": choice}}, nil
+	})
+	var replies []modeltest.Reply
+	for i := range 4 {
+		replies = append(replies, modeltest.Reply{Calls: []modeltest.Call{{ID: fmt.Sprintf("call_l%d", i), Name: "list_dir", Arguments: "{}"}}})
+	}
+	w.model.Script(replies...)
+	if res := c.prompt(sid, text("look around")); res.StopReason != StopMaxTurnRequests {
+		t.Fatalf("the prompt past the call limit: %q", res.StopReason)
+	}
+	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
 }

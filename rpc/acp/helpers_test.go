@@ -39,6 +39,7 @@ type client struct {
 	conn *jsonrpc2.Conn
 	ws   string
 	home string
+	stop func()
 
 	// mu guards the fields below; cond is signalled on every frame.
 	mu       sync.Mutex
@@ -73,6 +74,14 @@ func (w *world) write(name, content string) string {
 	return p
 }
 
+// settings writes $KIN_HOME/settings.json (before connect: kin reads it
+// at initialize).
+func (w *world) settings(content string) {
+	if err := os.WriteFile(filepath.Join(w.home, "settings.json"), []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // connect starts a Server for the world and a client on it.
 func (w *world) connect(env map[string]string) *client {
 	t := w.t
@@ -100,13 +109,21 @@ func (w *world) connect(env map[string]string) *client {
 	c.conn = jsonrpc2.NewConn(ctx, newStream(b, nil, nil), jsonrpc2.AsyncHandler(c),
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { c.record("kin", req, resp) }),
 		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { c.record("client", req, resp) }))
-	t.Cleanup(func() {
-		c.conn.Close()
-		cancel()
-		<-served
-	})
+	var once sync.Once
+	c.stop = func() {
+		once.Do(func() {
+			c.conn.Close()
+			cancel()
+			<-served
+		})
+	}
+	t.Cleanup(c.stop)
 	return c
 }
+
+// close ends the connection as a client that quits, and returns once kin
+// let go of everything (its sessions, their ownership).
+func (c *client) close() { c.stop() }
 
 func (c *client) record(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 	c.mu.Lock()

@@ -33,11 +33,12 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if already {
 		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: initialize was already called on this connection"}
 	}
-	cfg, cfgErr := model.LoadConfig(s.opts.Home, s.opts.Getenv)
+	models, cfgErr := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	cfg := models.DefaultConfig()
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities // before the service: filesFor reads them
 	s.mu.Unlock()
-	svc, gate, broker, mcp := s.buildService(cfg)
+	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
 	s.svc, s.gate, s.asks, s.mcp, s.state = svc, gate, broker, mcp, stateInitialized
 	s.modelConfigured = cfgErr == nil && cfg.Missing() == ""
@@ -60,8 +61,11 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	return InitializeResponse{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: PromptCapabilities{EmbeddedContext: true},
+			LoadSession: true,
+			// ACP asks this once, before any session: the default model's
+			// answer (a session switched to a model without images refuses
+			// image blocks, naming it).
+			PromptCapabilities: PromptCapabilities{EmbeddedContext: true, Image: cfgErr == nil && !cfg.NoImages},
 			MCPCapabilities:    MCPCapabilities{HTTP: mcp != nil},
 			SessionCapabilities: SessionCapabilities{List: &Empty{}, Resume: &Empty{}, Close: &Empty{}, Delete: &Empty{},
 				AdditionalDirectories: &Empty{}},
@@ -117,8 +121,8 @@ func missing(cfg model.Config, err error) string {
 // the service is built again with it. No turn can have run on the old one,
 // so nothing is lost: its sessions are opened again by the new one.
 func (s *Server) ensureModel() error {
-	cfg, err := model.LoadConfig(s.opts.Home, s.opts.Getenv)
-	if m := missing(cfg, err); m != "" {
+	models, err := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	if m := missing(models.DefaultConfig(), err); m != "" {
 		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
 	}
 	s.mu.Lock()
@@ -127,7 +131,7 @@ func (s *Server) ensureModel() error {
 	if configured {
 		return nil
 	}
-	svc, gate, broker, mcp := s.buildService(cfg)
+	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
 	if s.modelConfigured { // another request did it first
 		s.mu.Unlock()
@@ -142,7 +146,7 @@ func (s *Server) ensureModel() error {
 	s.svc, s.gate, s.asks, s.mcp, s.modelConfigured = svc, gate, broker, mcp, true
 	s.mcpStarted = nil // the new manager starts at the next prompt
 	s.mu.Unlock()
-	s.log.Info("a model service is configured now; the agent starts again with it", zap.String("model", cfg.Model))
+	s.log.Info("a model service is configured now; the agent starts again with it", zap.String("model", models.Default))
 	oldBroker.Close(permission.ReasonShutdown)
 	oldSvc.Shutdown()
 	if oldMCP != nil {
@@ -153,7 +157,7 @@ func (s *Server) ensureModel() error {
 
 // buildService makes the agent for this connection: its broker (every
 // question to the person), gate, tools and configured MCP servers.
-func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gate, *ask.Broker, *rpc.MCPServers) {
+func (s *Server) buildService(models model.Catalog) (*agent.Service, *permission.Gate, *ask.Broker, *rpc.MCPServers) {
 	grants, gerr := permission.LoadGrants(filepath.Join(s.opts.Home, "grants.json"))
 	if gerr != nil {
 		s.log.Warn("grants", zap.Error(gerr))
@@ -170,12 +174,19 @@ func (s *Server) buildService(cfg model.Config) (*agent.Service, *permission.Gat
 	if mcp != nil {
 		sources = append(sources, mcp)
 	}
-	svc := agent.New(agent.Options{
-		Home: s.opts.Home, Model: cfg, HTTPClient: s.opts.HTTPClient,
+	opts := agent.Options{
+		Home: s.opts.Home, Models: models, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
-		Files:        s.filesFor,
-		SessionTools: s.sessionTools,
-	})
+		Files:          s.filesFor,
+		SessionTools:   s.sessionTools,
+		Asker:          kinAsker{s: s, broker: broker},
+		Commands:       s.frontCommands(gate),
+		SessionPrompts: s.sessionPrompts,
+	}
+	if mcp != nil {
+		opts.Prompts = mcp
+	}
+	svc := agent.New(opts)
 	return svc, gate, broker, mcp
 }
 

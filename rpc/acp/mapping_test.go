@@ -109,10 +109,10 @@ func TestPromptBlocks(t *testing.T) {
 		t.Errorf("the model was asked %q", got)
 	}
 	for name, block := range map[string]any{
-		"outside the workspace": link(outside),
-		"audio":                 map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
-		"image":                 map[string]any{"type": "image", "data": "AA==", "mimeType": "image/png"},
-		"binary resource":       map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///x.bin", "blob": "AP8="}},
+		"outside the workspace":  link(outside),
+		"audio":                  map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
+		"image of no known type": map[string]any{"type": "image", "data": "AA==", "mimeType": "image/x-art"},
+		"binary resource":        map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///x.bin", "blob": "AP8="}},
 	} {
 		err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("x"), block}}, nil)
 		if code := rpcCode(t, err); code != -32602 {

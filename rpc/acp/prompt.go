@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -25,7 +26,9 @@ const maxAttachment = 256 << 10
 // handleSessionPrompt runs one turn: it answers {stopReason} when the turn
 // ends (end_turn, cancelled, max_turn_requests for kin's call limit), or a
 // JSON-RPC error carrying kin's message when it failed. Every update of
-// the turn is sent before the answer.
+// the turn is sent before the answer. A prompt that is a /command runs it
+// (see runCommand): kin's own answer at once (end_turn), an MCP prompt's
+// text as the turn's question.
 func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 	var p PromptRequest
 	if err := decode(params, &p); err != nil {
@@ -39,9 +42,23 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, err
 	}
 	svc, _ := s.service()
-	input, err := s.promptText(ctx, ss, p.Prompt)
-	if err != nil {
-		return nil, err
+	var in agent.Input
+	if cmd, isCommand, unescaped := command(p.Prompt); isCommand {
+		name, ask, err := s.runCommand(ctx, ss, cmd, p.Prompt)
+		if err != nil {
+			return nil, err
+		}
+		if ask == "" { // kin's own command: answered, no turn
+			return PromptResponse{StopReason: StopEndTurn, Meta: Meta{"kin": map[string]any{"command": name}}}, nil
+		}
+		in = agent.TextInput(ask)
+	} else {
+		if unescaped != "" {
+			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
+		}
+		if in, err = s.promptInput(ctx, ss, p.Prompt); err != nil {
+			return nil, err
+		}
 	}
 	done := make(chan agent.TurnDone, 1)
 	ss.mu.Lock()
@@ -63,7 +80,7 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
 	}
-	turnID, err := svc.StartTurn(ss.id, agent.TextInput(input), ss.roots)
+	turnID, err := svc.StartTurn(ss.id, in, ss.roots)
 	if err != nil {
 		ss.done = nil
 		ss.mu.Unlock()
@@ -123,17 +140,21 @@ func (s *Server) cancelTurn(sessionID string) {
 	}
 }
 
-// promptText turns a prompt's content blocks into the question kin asks
+// promptInput turns a prompt's content blocks into the question kin asks
 // the model. Text is kept as written; a file:// link is read by kin under
 // its path rules (inside the session's folders, the client's buffer
-// first); an embedded resource is put in as it came. A block kin cannot
-// pass on is refused, naming it: nothing is dropped silently.
-func (s *Server) promptText(ctx context.Context, ss *session, blocks []json.RawMessage) (string, error) {
+// first); an embedded resource is put in as it came; an image goes to the
+// model as an image (input_image), in its place among the texts. A block
+// kin cannot pass on is refused, naming it: nothing is dropped silently.
+func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.RawMessage) (agent.Input, error) {
 	if len(blocks) == 0 {
-		return "", invalid("invalid params: prompt is empty")
+		return agent.Input{}, invalid("invalid params: prompt is empty")
 	}
 	svc, _ := s.service()
 	var b strings.Builder
+	// parts are the question's parts once an image comes: the text so
+	// far, then the image, and so on.
+	var parts []agent.Part
 	sep := func() {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
@@ -142,7 +163,7 @@ func (s *Server) promptText(ctx context.Context, ss *session, blocks []json.RawM
 	for i, raw := range blocks {
 		var c ContentBlock
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return "", invalid("invalid params: prompt[%d]: %v", i, err)
+			return agent.Input{}, invalid("invalid params: prompt[%d]: %v", i, err)
 		}
 		switch c.Type {
 		case contentTypeText:
@@ -158,17 +179,17 @@ func (s *Server) promptText(ctx context.Context, ss *session, blocks []json.RawM
 			env := tool.Env{SessionID: ss.id, Roots: ss.roots, Files: svc.Files(ss.id)}
 			data, disp, err := builtin.ReadAttachment(ctx, env, path, maxAttachment)
 			if err != nil {
-				return "", invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
+				return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
 			}
 			if !utf8.Valid(data) {
-				return "", invalid("invalid params: prompt[%d] (resource_link %s): not a text file", i, c.URI)
+				return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): not a text file", i, c.URI)
 			}
 			sep()
 			attach(&b, disp, string(data))
 		case contentTypeResource:
 			r := c.Resource
 			if r == nil {
-				return "", invalid("invalid params: prompt[%d]: a resource block needs its resource", i)
+				return agent.Input{}, invalid("invalid params: prompt[%d]: a resource block needs its resource", i)
 			}
 			name := r.URI
 			if p, ok := filePath(r.URI); ok {
@@ -177,30 +198,69 @@ func (s *Server) promptText(ctx context.Context, ss *session, blocks []json.RawM
 			switch {
 			case r.Text != nil:
 				if len(*r.Text) > maxAttachment {
-					return "", invalid("invalid params: prompt[%d] (resource %s): over %d bytes", i, r.URI, maxAttachment)
+					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): over %d bytes", i, r.URI, maxAttachment)
 				}
 				sep()
 				attach(&b, name, *r.Text)
 			case r.Blob != nil:
 				data, err := base64.StdEncoding.DecodeString(*r.Blob)
 				if err != nil || !utf8.Valid(data) || len(data) > maxAttachment {
-					return "", invalid("invalid params: prompt[%d] (resource %s): kin takes text resources only (this one is binary, or over %d bytes)", i, r.URI, maxAttachment)
+					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): kin takes text resources only (this one is binary, or over %d bytes)", i, r.URI, maxAttachment)
 				}
 				sep()
 				attach(&b, name, string(data))
 			default:
-				return "", invalid("invalid params: prompt[%d] (resource %s): neither text nor blob", i, r.URI)
+				return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): neither text nor blob", i, r.URI)
 			}
 		case contentTypeImage:
-			return "", invalid("invalid params: prompt[%d]: image blocks are not supported by this kin's model (promptCapabilities.image is false)", i)
+			if err := s.checkImage(ss, c); err != nil {
+				return agent.Input{}, invalid("invalid params: prompt[%d] (image): %v", i, err)
+			}
+			if b.Len() > 0 {
+				parts = append(parts, agent.Part{Type: "text", Text: b.String()})
+				b.Reset()
+			}
+			parts = append(parts, agent.Part{Type: "image", MimeType: c.MimeType, Data: c.Data})
 		default:
-			return "", invalid("invalid params: prompt[%d]: %q blocks are not supported (kin takes text, resource_link and resource)", i, c.Type)
+			return agent.Input{}, invalid("invalid params: prompt[%d]: %q blocks are not supported (kin takes text, resource_link, resource and image)", i, c.Type)
 		}
 	}
-	if strings.TrimSpace(b.String()) == "" {
-		return "", invalid("invalid params: prompt has no text")
+	if parts != nil {
+		if b.Len() > 0 {
+			parts = append(parts, agent.Part{Type: "text", Text: b.String()})
+		}
+		return agent.Input{Parts: parts}, nil
 	}
-	return b.String(), nil
+	if strings.TrimSpace(b.String()) == "" {
+		return agent.Input{}, invalid("invalid params: prompt has no text")
+	}
+	return agent.TextInput(b.String()), nil
+}
+
+// checkImage refuses an image the session's model cannot be sent (the
+// service checks again; here the error names the prompt's block).
+func (s *Server) checkImage(ss *session, c ContentBlock) error {
+	svc, _ := s.service()
+	cat := svc.Models()
+	ss.mu.Lock()
+	id := ss.model
+	ss.mu.Unlock()
+	m, ok := cat.Find(id)
+	if !ok {
+		m = cat.DefaultConfig()
+	}
+	switch {
+	case m.NoImages:
+		return fmt.Errorf("the model %s does not take images (choose another with the model option)", m.Model)
+	case !slices.Contains(agent.ImageTypes, c.MimeType):
+		return fmt.Errorf("mimeType %q is not one kin sends (%s)", c.MimeType, strings.Join(agent.ImageTypes, ", "))
+	case c.Data == "":
+		return fmt.Errorf("data is empty")
+	}
+	if _, err := base64.StdEncoding.DecodeString(c.Data); err != nil {
+		return fmt.Errorf("data is not base64 (%v)", err)
+	}
+	return nil
 }
 
 // attach puts a file's content into the question, fenced so that the

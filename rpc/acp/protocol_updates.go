@@ -215,6 +215,7 @@ type CreateElicitationRequest struct {
 	RequestedSchema map[string]any `json:"requestedSchema,omitempty"`
 	URL             string         `json:"url,omitempty"`
 	ElicitationID   string         `json:"elicitationId,omitempty"`
+	Meta            Meta           `json:"_meta,omitempty"`
 }
 
 // CreateElicitationResponse is its result.

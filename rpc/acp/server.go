@@ -90,7 +90,16 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		opts.Getenv = func(string) string { return "" }
 	}
 	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
-	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) { s.reply(s.connection(), id, res, err) }, errClosed)
+	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) {
+		then, ok := res.(thenNotify)
+		if ok {
+			res = then.result
+		}
+		s.reply(s.connection(), id, res, err)
+		if ok && err == nil {
+			then.after()
+		}
+	}, errClosed)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
 	if opts.Trace != nil {
@@ -172,13 +181,15 @@ type route struct {
 	order         rpc.Ordering
 	startsInOrder bool
 	cancellable   bool
+	answersCancel bool
 	bulk          bool
 }
 
 // routes: requests naming a session run in arrival order on it; a prompt
 // waits for the ones before it but nothing waits for the prompt (it lasts
-// the whole turn, while set_mode or close must get through); reads of
-// many records share the bulk workers.
+// the whole turn, while set_mode or close must get through), and a
+// $/cancel_request ends its turn and it answers stopReason cancelled;
+// reads of many records share the bulk workers.
 var routes = map[string]route{
 	MethodInitialize:       {handle: handleInitialize, beforeInit: true, onLoop: true},
 	MethodAuthenticate:     {handle: handleAuthenticate, order: rpc.InGroup("auth")},
@@ -188,7 +199,7 @@ var routes = map[string]route{
 	MethodSessionList:      {handle: handleSessionList, cancellable: true, bulk: true},
 	MethodSessionClose:     {handle: handleSessionClose, order: rpc.BySession},
 	MethodSessionDelete:    {handle: handleSessionDelete, order: rpc.BySession},
-	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, cancellable: true},
+	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, answersCancel: true},
 	MethodSessionSetMode:   {handle: handleSetMode, order: rpc.BySession},
 	MethodSessionSetConfig: {handle: handleSetConfigOption, order: rpc.BySession},
 }
@@ -234,7 +245,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	s.disp.Dispatch(req.ID, rpc.Route{
 		Handle: func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) },
-		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, Bulk: r.bulk,
+		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, AnswersCancel: r.answersCancel, Bulk: r.bulk,
 	}, params)
 }
 
@@ -328,6 +339,14 @@ func (s *Server) call(ctx context.Context, kind, method string, params, result a
 	}
 }
 
+// thenNotify is a result whose notifications must follow the answer: the
+// first updates of a new session name a session the client learns of from
+// the answer (the commands it offers), so they are sent once it is out.
+type thenNotify struct {
+	result any
+	after  func()
+}
+
 // connection is the client's connection.
 func (s *Server) connection() *jsonrpc2.Conn {
 	s.mu.Lock()
@@ -370,15 +389,22 @@ func invalid(format string, args ...any) error {
 // toRPCError maps kin's errors to ACP's codes at the boundary.
 func toRPCError(err error) *jsonrpc2.Error {
 	var re *jsonrpc2.Error
+	var pe *agent.PartError
 	switch {
 	case errors.As(err, &re):
 		return re
+	case errors.As(err, &pe): // a question's part the service refused
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: err.Error()}
-	case errors.Is(err, agent.ErrBadCursor):
+	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
+	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
+		return &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: err.Error()}
+	case errors.Is(err, agent.ErrNothingToUndo):
+		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
 	}
 	return &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 }

@@ -38,13 +38,20 @@ type session struct {
 	// turn started (while its MCP servers started).
 	stopped bool
 	title   string
+	// mode is the session's mode as kin last said (kin runs the session
+	// for this connection alone, so nothing else changes it).
+	mode permission.Mode
+	// model and effort are the session's choice as kin last said ("" effort:
+	// the model's default).
+	model, effort string
 	// mcp runs the servers the client passed for this session (nil: none).
 	mcp        *rpc.MCPServers
 	mcpStarted bool
 }
 
-func newSession(id string, roots []string, title string) *session {
-	return &session{id: id, roots: roots, title: title, reported: map[string]bool{}, streams: map[string]*outputStream{}}
+func newSession(id string, roots []string, o agent.Opened) *session {
+	return &session{id: id, roots: roots, title: o.Info.Title, mode: modeOf(o.Info.Mode), model: o.Model, effort: o.Effort,
+		reported: map[string]bool{}, streams: map[string]*outputStream{}}
 }
 
 func (ss *session) cwd() string {
@@ -147,11 +154,11 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	info := opened.Info
-	ss := newSession(info.SessionID, roots, info.Title)
+	ss := newSession(info.SessionID, roots, opened)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	s.log.Info("session created", zap.String("session", info.SessionID), zap.Strings("roots", roots), zap.Int("mcpServers", len(servers)))
-	return NewSessionResponse{SessionID: info.SessionID}, nil
+	return s.opened(ss, NewSessionResponse{SessionID: info.SessionID, Modes: modeState(ss), ConfigOptions: s.configOptions(ss)}), nil
 }
 
 // loadPage is how many history items a load reads at a time.
@@ -188,7 +195,7 @@ func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, 
 		// and its servers go on as they are.
 		return ss, res, nil
 	}
-	ss = newSession(p.SessionID, roots, res.Info.Title)
+	ss = newSession(p.SessionID, roots, res.Opened)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	return ss, res, nil
@@ -244,7 +251,19 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 			s.reask(q)
 		}
 	}
-	return LoadSessionResponse{Meta: readOnlyMeta(res)}, nil
+	return s.opened(ss, s.loaded(ss, res)), nil
+}
+
+// loaded is session/load's and session/resume's answer: the session's
+// modes and settings (kin's notes in _meta).
+func (s *Server) loaded(ss *session, res agent.Resumed) LoadSessionResponse {
+	return LoadSessionResponse{Modes: modeState(ss), ConfigOptions: s.configOptions(ss), Meta: readOnlyMeta(res)}
+}
+
+// opened answers a request that opened a session, then tells the client
+// the commands the session offers.
+func (s *Server) opened(ss *session, res any) thenNotify {
+	return thenNotify{result: res, after: func() { s.commandsChanged(ss) }}
 }
 
 // handleSessionResume opens a session without replaying it.
@@ -253,11 +272,11 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	_, res, err := s.open(p, 1)
+	ss, res, err := s.open(p, 1)
 	if err != nil {
 		return nil, err
 	}
-	return LoadSessionResponse{Meta: readOnlyMeta(res)}, nil
+	return s.opened(ss, s.loaded(ss, res)), nil
 }
 
 // listPage is how many sessions one session/list answer holds.
@@ -343,26 +362,4 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 	}
 	s.forget(p.SessionID)
 	return Empty{}, nil
-}
-
-func handleSetMode(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p SetModeRequest
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	if _, err := s.lookup(p.SessionID); err != nil {
-		return nil, err
-	}
-	return nil, invalid("invalid params: kin has no mode %q", p.ModeID)
-}
-
-func handleSetConfigOption(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-	var p SetConfigOptionRequest
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
-	if _, err := s.lookup(p.SessionID); err != nil {
-		return nil, err
-	}
-	return nil, invalid("invalid params: kin has no config option %q", p.ConfigID)
 }

@@ -18,6 +18,7 @@ test.afterEach(() => {
 async function world(t, rules, opts = {}) {
   const url = await startMock(t, rules);
   const home = tempDir("kin-acp-home-");
+  if (opts.settings) writeFileSync(join(home, "settings.json"), JSON.stringify(opts.settings), { mode: 0o600 });
   const ws = tempDir("kin-acp-ws-");
   const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: url, ...(opts.env ?? {}) };
   if (opts.noKey) delete env.OPENAI_API_KEY;
@@ -197,10 +198,12 @@ test("session/load in a second process replays the conversation before it answer
   const listed = await again.agent.request(acp.methods.agent.session.list, { cwd: ws });
   assert.deepEqual(listed.sessions.map((s) => [s.sessionId, s.cwd]), [[sessionId, ws]]);
   const res = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
-  assert.deepEqual(Object.keys(res).filter((k) => k !== "_meta"), []);
-  const kinds = again.updatesOf(sessionId).map((u) => u.sessionUpdate);
+  assert.deepEqual(Object.keys(res).filter((k) => k !== "_meta").sort(), ["configOptions", "modes"]);
+  // The replay; the session's commands follow the answer.
+  const replayed = () => again.updatesOf(sessionId).filter((u) => u.sessionUpdate !== "available_commands_update");
+  const kinds = replayed().map((u) => u.sessionUpdate);
   assert.deepEqual(kinds, ["user_message_chunk", "agent_message_chunk", "tool_call", "agent_message_chunk"]);
-  const [user, , call, answer] = again.updatesOf(sessionId);
+  const [user, , call, answer] = replayed();
   assert.equal(user.content.text, "list it");
   assert.equal(call.toolCallId, "call_ls");
   assert.equal(call.status, "completed");
@@ -239,4 +242,191 @@ test("a client's MCP server is asked for before it starts and before its tool ru
   const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_echo").at(-1);
   assert.equal(last.status, "completed");
   assert.ok(JSON.stringify(last.content).includes("kin-mcp-echo"));
+});
+
+const modeOf = (res) => res.configOptions.find((o) => o.id === "mode").currentValue;
+
+test("the mode is kin's session mode, switched with set_mode or the mode option, and loaded again", async (t) => {
+  const { kin, ws, home, env } = await world(
+    t,
+    [
+      { whenUser: "write it", reply: { calls: [{ name: "write_file", arguments: { path: "out.txt", content: "kin\n" } }] } },
+      { whenUser: "write it", afterTool: true, reply: { text: "Tried." } },
+    ],
+    { permission: select("allow_once") },
+  );
+  const created = await kin.newSession(ws);
+  const { sessionId } = created;
+  assert.equal(created.modes.currentModeId, "agent");
+  assert.deepEqual(created.modes.availableModes.map((m) => m.id), ["ask", "agent", "auto-edit"]);
+  assert.equal(modeOf(created), "agent");
+
+  await kin.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "ask" });
+  assert.deepEqual(kin.updatesOf(sessionId, "current_mode_update").map((u) => u.currentModeId), ["ask"]);
+  assert.equal(modeOf(kin.updatesOf(sessionId, "config_option_update").at(-1)), "ask");
+  assert.equal((await kin.prompt(sessionId, "write it")).stopReason, "end_turn");
+  assert.equal(existsSync(join(ws, "out.txt")), false, "ask mode wrote a file");
+  assert.equal(kin.permissions.length, 0, "ask mode asked to write");
+
+  const set = await kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "auto-edit" });
+  assert.equal(modeOf(set), "auto-edit");
+  assert.equal(kin.updatesOf(sessionId, "current_mode_update").at(-1).currentModeId, "auto-edit");
+  assert.equal((await kin.prompt(sessionId, "write it")).stopReason, "end_turn");
+  assert.equal(readFileSync(join(ws, "out.txt"), "utf8"), "kin\n");
+  assert.equal(kin.permissions.length, 0, "auto-edit asked to write inside the workspace");
+  await assert.rejects(kin.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" }), (err) => err.code === -32602);
+  await kin.close();
+
+  const again = new Kin(t, { home, cwd: ws, env });
+  await again.initialize();
+  const loaded = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+  assert.equal(loaded.modes.currentModeId, "auto-edit");
+  assert.equal(modeOf(loaded), "auto-edit");
+});
+
+test("kin's commands are offered, /plan answers with the plan the model made, and kin's question is a form", async (t) => {
+  const plan = {
+    entries: [
+      { content: "pick a database", status: "in_progress", priority: "high" },
+      { content: "write the tests", status: "pending" },
+    ],
+  };
+  const { kin, ws } = await world(
+    t,
+    [
+      {
+        whenUser: "plan the tests",
+        reply: {
+          calls: [
+            { name: "update_plan", arguments: plan },
+            { name: "ask", arguments: { questions: [{ question: "Which database?", options: ["postgres", "sqlite"] }, { question: "Anything else?" }] } },
+          ],
+        },
+      },
+      { whenUser: "plan the tests", whenToolOutput: "A: sqlite", reply: { text: "sqlite it is." } },
+      { whenUser: "plan the tests", afterTool: true, reply: { text: "No answer arrived." } },
+    ],
+    {
+      caps: { elicitation: { form: {} } },
+      elicit: () => ({ action: "accept", content: { q1: "sqlite", q2: "the tests run offline" } }),
+    },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const offered = await kin.until((k) => k.updatesOf(sessionId, "available_commands_update").at(-1), "the session's commands");
+  const names = offered.availableCommands.map((c) => c.name);
+  for (const n of ["undo", "plan", "mode", "grants", "mcp"]) assert.ok(names.includes(n), `/${n} is offered: ${names}`);
+
+  assert.equal((await kin.prompt(sessionId, "plan the tests")).stopReason, "end_turn");
+  const shown = kin.updatesOf(sessionId, "plan").at(-1);
+  assert.deepEqual(shown.entries.map((e) => [e.content, e.status, e.priority]), [
+    ["pick a database", "in_progress", "high"],
+    ["write the tests", "pending", "medium"],
+  ]);
+  const form = kin.elicitations[0];
+  assert.equal(form.mode, "form");
+  assert.equal(form.sessionId, sessionId);
+  assert.deepEqual(form.requestedSchema.properties.q1.enum, ["postgres", "sqlite"]);
+  assert.equal(form._meta.kin.source, "kin");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "sqlite it is.");
+
+  const before = kin.updatesOf(sessionId, "agent_message_chunk").length;
+  const res = await kin.prompt(sessionId, "/plan");
+  assert.equal(res.stopReason, "end_turn");
+  assert.equal(res._meta.kin.command, "plan");
+  assert.match(kin.updatesOf(sessionId, "agent_message_chunk").slice(before)[0].content.text, /\[~\] pick a database \(high\)/);
+  await assert.rejects(kin.prompt(sessionId, "/frobnicate"), (err) => err.code === -32602 && /frobnicate/.test(err.message));
+});
+
+test("at kin's call limit the person is asked to go on; no ends the prompt with max_turn_requests", async (t) => {
+  const asked = [];
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "look around", reply: { calls: [{ name: "list_dir", arguments: {} }] } },
+      { whenUser: "look around", afterTool: true, reply: { calls: [{ name: "list_dir", arguments: {} }] } },
+    ],
+    {
+      settings: { maxToolCallsPerTurn: 2 },
+      permission: (params) => {
+        asked.push(params);
+        return select("reject_once")(params);
+      },
+    },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const res = await kin.prompt(sessionId, "look around");
+  assert.equal(res.stopReason, "max_turn_requests");
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0]._meta.kin.kind, "continue");
+  assert.match(asked[0].toolCall.title, /2 tool calls/);
+  assert.deepEqual(asked[0].options.map((o) => o.kind), ["allow_once", "reject_once"]);
+  const card = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === asked[0].toolCall.toolCallId).at(-1);
+  assert.equal(card.status, "failed", "the continue card is closed");
+});
+
+test("the model and its effort are config options: the switch changes who answers and is loaded again; thoughts, usage and images", async (t) => {
+  // Each model at a mock of its own, so the answer says which one was asked.
+  const png = "iVBORw0KGgo=";
+  const urlA = await startMock(t, [
+    { whenUser: "who answers", reply: { reasoning: [{ summary: ["Thinking about it."] }], text: "A here.", usage: { input: 1200, output: 30 } } },
+    { whenUser: "what is this", reply: { text: "A picture." } },
+  ]);
+  const urlB = await startMock(t, [{ whenUser: "who answers", reply: { text: "B here.", usage: { input: 900, output: 10 } } }]);
+  const home = tempDir("kin-acp-home-");
+  const settings = {
+    models: [
+      { id: "m-a", name: "Model A", contextWindow: 64000, efforts: ["low", "high"], baseUrl: urlA },
+      { id: "m-b", name: "Model B", contextWindow: 32000, images: false, baseUrl: urlB },
+    ],
+  };
+  writeFileSync(join(home, "settings.json"), JSON.stringify(settings), { mode: 0o600 });
+  const ws = tempDir("kin-acp-ws-");
+  const env = { OPENAI_API_KEY: "k" };
+  const kin = new Kin(t, { home, cwd: ws, env });
+  const init = await kin.initialize();
+  assert.equal(init.agentCapabilities.promptCapabilities.image, true, "the default model takes images");
+
+  const option = (res, id) => res.configOptions.find((o) => o.id === id);
+  const created = await kin.newSession(ws);
+  const { sessionId } = created;
+  assert.equal(option(created, "model").category, "model");
+  assert.equal(option(created, "model").currentValue, "m-a");
+  assert.deepEqual(option(created, "model").options.map((o) => o.value), ["m-a", "m-b"]);
+  assert.equal(option(created, "thought_level").category, "thought_level");
+  assert.deepEqual(option(created, "thought_level").options.map((o) => o.value), ["default", "low", "high"]);
+
+  assert.equal((await kin.prompt(sessionId, "who answers?")).stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_thought_chunk")), "Thinking about it.");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "A here.");
+  const usage = kin.updatesOf(sessionId, "usage_update").at(-1);
+  assert.equal(usage.size, 64000);
+  assert.ok(usage.used >= 1200, `usage ${JSON.stringify(usage)}`);
+  const image = { type: "image", mimeType: "image/png", data: png };
+  assert.equal((await kin.prompt(sessionId, [{ type: "text", text: "what is this?" }, image])).stopReason, "end_turn");
+
+  const effort = await kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "thought_level", value: "high" });
+  assert.equal(option(effort, "thought_level").currentValue, "high");
+  const switched = await kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "m-b" });
+  assert.equal(option(switched, "model").currentValue, "m-b");
+  assert.equal(option(switched, "thought_level"), undefined, "model B takes no effort");
+  assert.equal(option(kin.updatesOf(sessionId, "config_option_update").at(-1), "model").currentValue, "m-b");
+  const before = kin.updatesOf(sessionId, "agent_message_chunk").length;
+  assert.equal((await kin.prompt(sessionId, "who answers now?")).stopReason, "end_turn");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk").slice(before)), "B here.");
+  assert.equal(kin.updatesOf(sessionId, "usage_update").at(-1).size, 32000);
+  await assert.rejects(
+    kin.prompt(sessionId, [{ type: "text", text: "and this?" }, image]),
+    (err) => err.code === -32602 && /m-b does not take images/.test(err.message),
+  );
+  await assert.rejects(
+    kin.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "m-nope" }),
+    (err) => err.code === -32602 && /m-nope/.test(err.message),
+  );
+  await kin.close();
+
+  const again = new Kin(t, { home, cwd: ws, env });
+  await again.initialize();
+  const loaded = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
+  assert.equal(option(loaded, "model").currentValue, "m-b");
+  assert.equal(text(again.updatesOf(sessionId, "agent_thought_chunk")), "Thinking about it.", "the thought is replayed");
 });

@@ -53,9 +53,10 @@ export async function startMock(t, rules) {
 
 // Kin is one `kin acp` process and the SDK client on its stdio.
 export class Kin {
-  constructor(t, { home, cwd, env = {}, caps = {}, permission, fs }) {
+  constructor(t, { home, cwd, env = {}, caps = {}, permission, fs, elicit }) {
     this.updates = []; // every session/update, in order
     this.permissions = []; // every session/request_permission's params
+    this.elicitations = []; // every elicitation/create's params
     this.fsCalls = [];
     this.waiters = [];
     this.stderr = "";
@@ -93,6 +94,13 @@ export class Kin {
           this.fsCalls.push({ method: "write", ...params });
           return fs.write(params);
         });
+    }
+    if (elicit) {
+      app.onRequest(acp.methods.client.elicitation.create, async ({ params }) => {
+        this.elicitations.push(params);
+        this.poke();
+        return elicit(params);
+      });
     }
     this.conn = app.connect(stream);
     this.agent = this.conn.agent;

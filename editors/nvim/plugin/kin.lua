@@ -23,6 +23,57 @@ cmd("KinSend", function(o)
   kin().send({ range = o.range, line1 = o.line1, line2 = o.line2, question = o.args })
 end, { nargs = "*", range = true, desc = "kin: ask about the selection or the file" })
 
+cmd("KinAnswer", function()
+  kin().answer()
+end, { desc = "kin: go to kin's window to answer what it asks" })
+
+cmd("KinMode", function(o)
+  kin().mode(o.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "ask", "agent", "auto-edit" }
+  end,
+  desc = "kin: the session's mode (ask, agent, auto-edit)",
+})
+
+cmd("KinModel", function(o)
+  kin().model(o.args)
+end, { nargs = "*", desc = "kin: the session's model and reasoning effort" })
+
+cmd("KinCompact", function()
+  kin().compact()
+end, { desc = "kin: summarise the conversation so far to free context" })
+
+cmd("KinUndo", function(o)
+  kin().undo(o.args ~= "" and o.args or nil)
+end, { nargs = "?", desc = "kin: undo the file changes of the last turn (or of a turn)" })
+
+cmd("KinRetry", function()
+  kin().retry()
+end, { desc = "kin: ask the last question again" })
+
+cmd("KinEdit", function()
+  kin().edit_last()
+end, { desc = "kin: edit the last question and send it again" })
+
+cmd("KinAttach", function(o)
+  local what, rest = o.args:match("^%s*(%S*)%s*(.-)%s*$")
+  kin().attach({ range = o.range, line1 = o.line1, line2 = o.line2, what = what, path = rest ~= "" and rest or nil })
+end, {
+  nargs = "*",
+  range = true,
+  complete = function(lead, line)
+    if line:match("KinAttach!?%s+image%s") then
+      return vim.fn.getcompletion(lead, "file")
+    end
+    return vim.tbl_filter(function(w)
+      return w:find(lead, 1, true) == 1
+    end, { "file", "selection", "diagnostics", "image", "clear" })
+  end,
+  desc = "kin: attach the file, the selection, its diagnostics or an image to the next question",
+})
+
 cmd("KinCancel", function()
   kin().cancel()
 end, { desc = "kin: cancel the running turn" })

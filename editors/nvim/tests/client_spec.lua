@@ -29,7 +29,7 @@ describe("service", function()
     t.eq(true, init.capabilities.approvals)
     t.eq(vim.fn.getpid(), init.processId)
     t.eq(vim.uri_from_fname(vim.uv.cwd()), init.workspaceFolders[1].uri)
-    t.eq({ "kin", "serve" }, fake.cmd)
+    t.eq(require("kin.config").cmd(), fake.cmd, "the built kin or `kin` from PATH, with serve")
     t.eq("1", fake.sp.env.KIN_X)
   end)
 

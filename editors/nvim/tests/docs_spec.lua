@@ -29,3 +29,60 @@ describe("doc/kin.txt", function()
     end
   end)
 end)
+
+-- A copy of the plugin as a plugin manager would install it (without the repository around it).
+local function installed_copy()
+  local dir = vim.fn.tempname() .. "/kin.nvim"
+  vim.fn.mkdir(dir, "p")
+  for _, sub in ipairs({ "doc", "lua", "plugin" }) do
+    vim.fn.system({ "cp", "-r", root .. "/" .. sub, dir .. "/" .. sub })
+  end
+  vim.fn.system({ "cp", root .. "/build.lua", dir .. "/build.lua" })
+  return dir
+end
+
+local function nvim(args)
+  local cmd = { vim.env.KIN_TEST_NVIM or vim.v.progpath, "--headless", "-u", "NONE", "-i", "NONE", "-n" }
+  vim.list_extend(cmd, args)
+  return vim.system(cmd, { text = true }):wait(30000)
+end
+
+describe("the build step (build.lua)", function()
+  it("writes the help tags, so :help kin opens kin's help", function()
+    local dir = installed_copy()
+    t.eq(0, vim.fn.filereadable(dir .. "/doc/tags"), "no tags before the build")
+    local res = nvim({ "-l", dir .. "/build.lua", "--no-kin" })
+    t.eq(0, res.code, res.stderr)
+    t.contains(res.stdout, "help tags written")
+    t.eq(1, vim.fn.filereadable(dir .. "/doc/tags"))
+    vim.opt.rtp:prepend(dir)
+    vim.cmd("help kin")
+    t.eq(vim.fs.normalize(dir .. "/doc/kin.txt"), vim.fs.normalize(vim.api.nvim_buf_get_name(0)))
+    vim.cmd("help :KinAnswer")
+    t.contains(vim.api.nvim_get_current_line(), "*:KinAnswer*")
+  end)
+
+  it("says what it needs when it cannot build kin, after writing the tags", function()
+    local dir = installed_copy() -- not inside the kin repository
+    local res = nvim({ "-l", dir .. "/build.lua" })
+    t.ok(res.code ~= 0, "the build fails")
+    t.contains(res.stderr .. res.stdout, "is not the kin repository (no cmd/kin)")
+    t.eq(1, vim.fn.filereadable(dir .. "/doc/tags"), "the tags are there anyway")
+  end)
+
+  it("the plugin runs the kin the build made (bin/kin), else kin from PATH", function()
+    local dir = installed_copy()
+    local script = vim.fn.tempname() .. ".lua"
+    vim.fn.writefile({
+      ("vim.opt.rtp:prepend(%q)"):format(dir),
+      "io.stdout:write(table.concat(require('kin.config').cmd(), ' '))",
+    }, script)
+    local res = nvim({ "-l", script })
+    t.eq("kin serve", res.stdout)
+    vim.fn.mkdir(dir .. "/bin", "p")
+    vim.fn.writefile({ "#!/bin/sh" }, dir .. "/bin/kin")
+    vim.fn.setfperm(dir .. "/bin/kin", "rwxr-xr-x")
+    res = nvim({ "-l", script })
+    t.eq(dir .. "/bin/kin serve", res.stdout)
+  end)
+end)

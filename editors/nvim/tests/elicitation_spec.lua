@@ -36,6 +36,9 @@ describe("elicitation", function()
     t.script_input({ "Ana", "old", "200", "31.5", "31" })
     t.script_select({ "Red", "Yes" })
     fake:notify("elicitation/request", FORM)
+    t.wait_panel("everything asks: Please provide your details")
+    t.eq(0, #(t.inputs or {}), "nothing is asked before the person chooses Answer")
+    t.press("a")
     t.wait_for(function()
       return #responses(fake) == 1
     end, "elicitation/respond")
@@ -55,6 +58,9 @@ describe("elicitation", function()
     t.script_input({ "Ana", "" })
     t.script_select({ false })
     fake:notify("elicitation/request", FORM)
+    t.wait_panel("everything asks: Please provide your details")
+    t.eq(0, #(t.inputs or {}), "nothing is asked before the person chooses Answer")
+    t.press("a")
     t.wait_for(function()
       return #responses(fake) == 1
     end, "elicitation/respond")
@@ -66,6 +72,9 @@ describe("elicitation", function()
     t.script_input({ "", "Bo", "" })
     t.script_select({ "(leave empty)", "No" })
     fake:notify("elicitation/request", FORM)
+    t.wait_panel("everything asks: Please provide your details")
+    t.eq(0, #(t.inputs or {}), "nothing is asked before the person chooses Answer")
+    t.press("a")
     t.wait_for(function()
       return #responses(fake) == 1
     end, "elicitation/respond")
@@ -86,6 +95,8 @@ describe("elicitation", function()
           enumNames = { "Tuna", "Salmon", "Trout" }, minItems = 1, maxItems = 2, default = { "fish-1" } },
       },
     })
+    t.wait_panel("Fish (choices; Tuna / Salmon / Trout; default fish-1)")
+    t.press("a")
     t.wait_for(function()
       return #responses(fake) == 1
     end, "elicitation/respond")
@@ -97,28 +108,76 @@ describe("elicitation", function()
     t.contains(t.inputs[1].prompt, "Birthdate (YYYY-MM-DD, optional)")
   end)
 
-  it("opens a URL only after consent", function()
+  it("shows the form's fields in kin's window and declines with d", function()
+    local fake = setup()
+    fake:notify("elicitation/request", FORM)
+    t.wait_panel("It wants:")
+    local body = t.panel_body()
+    t.contains(body, "  - Name (text; required)")
+    t.contains(body, "  - Favourite colour (one choice; Red / Green)")
+    t.eq({ "  a  Answer (4 fields, asked one by one)", "  d  Decline" }, t.panel_choices())
+    t.press("d")
+    t.wait_for(function()
+      return #responses(fake) == 1
+    end, "elicitation/respond")
+    t.eq({ requestId = "el_1", action = "decline" }, responses(fake)[1])
+  end)
+
+  it("opens a URL only after consent, and says accept only when it opened", function()
     local fake = setup()
     local opened = {}
+    local result = {}
     vim.ui.open = function(url)
       opened[#opened + 1] = url
+      return unpack(result, 1, 2)
     end
-    t.script_select({ "Cancel", "Open in browser" })
     local req = { requestId = "el_2", server = "notion", mode = "url", purpose = "oauth", message = "Sign in to notion", url = "https://auth.example.com/authorize?client_id=x" }
     fake:notify("elicitation/request", req)
+    t.wait_panel("https://auth.example.com/authorize?client_id=x")
+    t.contains(t.panel_body(), "notion asks you to open an address")
+    t.eq({ "  o  Open in browser", "  a  I opened it myself", "  d  Decline" }, t.panel_choices())
+    t.eq({}, opened, "nothing opens before the person chooses")
+    t.press("d")
     t.wait_for(function()
       return #responses(fake) == 1
     end, "first answer")
     t.eq({ requestId = "el_2", action = "decline" }, responses(fake)[1])
     t.eq({}, opened)
-    t.contains(t.selects[1].prompt, "https://auth.example.com/authorize?client_id=x")
-    t.contains(t.selects[1].prompt, "[notion]")
+
+    -- No opener: not accepted; the question stays, saying so.
+    t.capture_notify()
     req.requestId = "el_3"
+    result = { nil, "vim.ui.open: no handler found" }
     fake:notify("elicitation/request", req)
+    t.wait_panel("Sign in to notion")
+    t.press("o")
+    t.wait_panel("It did not open: vim.ui.open: no handler found")
+    t.eq(1, #responses(fake), "a failed open is not reported as accepted")
+    -- An opener that fails: not accepted either.
+    result = { vim.system({ "sh", "-c", "echo no browser >&2; exit 3" }, { text = true }) }
+    t.press("o")
+    t.wait_panel("the opener exited with code 3: no browser")
+    t.eq(1, #responses(fake))
+    t.contains(t.notes_text(), "cannot open https://auth.example.com/authorize?client_id=x")
+    -- y copies the address; the person opens it elsewhere and says so.
+    t.press("y")
+    t.eq(req.url, vim.fn.getreg('"'))
+    t.press("a")
     t.wait_for(function()
       return #responses(fake) == 2
     end, "second answer")
     t.eq({ requestId = "el_3", action = "accept" }, responses(fake)[2])
-    t.eq({ "https://auth.example.com/authorize?client_id=x" }, opened)
+
+    -- An opener that works: accepted.
+    req.requestId = "el_4"
+    result = { vim.system({ "true" }) }
+    fake:notify("elicitation/request", req)
+    t.wait_panel("Sign in to notion")
+    t.press("o")
+    t.wait_for(function()
+      return #responses(fake) == 3
+    end, "third answer")
+    t.eq({ requestId = "el_4", action = "accept" }, responses(fake)[3])
+    t.eq(3, #opened)
   end)
 end)

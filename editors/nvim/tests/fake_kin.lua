@@ -39,6 +39,12 @@ local defaults = {
   ["turn/cancel"] = function()
     return { cancelled = true }
   end,
+  ["approval/respond"] = function()
+    return {}
+  end,
+  ["elicitation/respond"] = function()
+    return {}
+  end,
   ["mcp/list"] = function()
     return { servers = {}, foreign = {}, warnings = {}, notices = {} }
   end,

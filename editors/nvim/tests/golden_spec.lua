@@ -48,6 +48,7 @@ describe("golden frames", function()
     local handled = {
       "turn/started", "turn/delta", "turn/toolCall", "turn/completed", "approval/request", "approval/resolved",
       "elicitation/request", "elicitation/resolved", "mcp/status", "notice", "log/message",
+      "turn/plan", "commands/changed", "workspace/didChangeFiles",
     }
     for _, m in ipairs(handled) do
       t.ok(#payloads(m) > 0, m)
@@ -66,9 +67,18 @@ describe("golden frames", function()
         has(text, p.transport, what .. " transport")
         has(text, p.destination, what .. " destination")
         has(text, p.scope, what .. " scope")
+        if p.arguments then
+          has(text, p.arguments, what .. " env and header names")
+        end
       elseif p.command then
         has(text, p.command, what .. " command")
         has(text, p.cwd, what .. " cwd")
+        if p.sandbox then
+          has(text, require("kin.approval").sandbox_text(p.sandbox), what .. " sandbox")
+          for _, w in ipairs(p.sandbox.writable or {}) do
+            has(text, w, what .. " writable folder")
+          end
+        end
       elseif p.server then
         has(text, p.server, what .. " server")
         has(text, p.destination, what .. " destination")
@@ -112,14 +122,12 @@ describe("golden frames", function()
           end
         end
       else
-        setup()
-        t.script_select({ "Cancel" })
-        el.request(p)
-        t.wait_for(function()
-          return #t.selects == 1
-        end, "the URL prompt")
-        has(t.selects[1].prompt, p.url, "url")
-        has(t.selects[1].prompt, p.server, "server")
+        local view = el.view({ params = p, state = {} })
+        local text = table.concat(view.lines, "\n")
+        has(text, p.url, "url")
+        has(text, p.server, "server")
+        has(text, p.message, "message")
+        t.eq("d", view.choices[#view.choices].key, "decline is d, last")
       end
     end
   end)
@@ -191,6 +199,48 @@ describe("golden frames", function()
     end
   end)
 
+  it("turn/plan, turn/undo, session/configure and commands/list: shown as kin sends them", function()
+    local transcript = require("kin.transcript")
+    local chat = require("kin.chat")
+    for _, p in ipairs(payloads("turn/plan")) do
+      local tr = transcript.new(p.sessionId)
+      tr:plan(p)
+      local text = tr:text_content()
+      for _, e in ipairs(p.entries) do
+        has(text, e.content, "plan step")
+      end
+      t.contains(text, "- [x] ", "a completed step")
+      t.contains(text, "- [~] ", "a step in progress")
+    end
+    for _, r in ipairs(payloads("turn/undo")) do
+      local tr = transcript.new("s_undo")
+      tr:undo(r)
+      local text = tr:text_content()
+      has(text, r.turnId, "undo turn")
+      for _, f in ipairs(r.restored or {}) do
+        has(text, f, "restored file")
+      end
+    end
+    for _, r in ipairs(payloads("session/configure")) do
+      local tr = transcript.new(r.sessionId)
+      chat.apply_config(tr, r)
+      has(require("kin.status").text(tr), r.mode, "mode in the title bar")
+    end
+    local complete = require("kin.complete")
+    for _, r in ipairs(payloads("commands/list")) do
+      complete.state.commands = r.commands
+      complete.state.for_session = "s_golden"
+      chat.state.current = "s_golden"
+      local words = {}
+      for _, it in ipairs(complete.omnifunc(0, "/")) do
+        words[#words + 1] = it.word
+      end
+      for _, c in ipairs(r.commands) do
+        t.ok(vim.tbl_contains(words, "/" .. c.name .. " "), "command /" .. c.name .. " offered")
+      end
+    end
+  end)
+
   it(":KinMcp, :KinGrants and :KinSessions show every row kin lists", function()
     local mcp = require("kin.mcp")
     for _, l in ipairs(payloads("mcp/list")) do
@@ -221,7 +271,7 @@ describe("golden frames", function()
       return list[#list]
     end
     t.script_select({ false })
-    require("kin").sessions()
+    require("kin").sessions(true)
     t.wait_for(function()
       return #t.selects == 1
     end, "the sessions picker")

@@ -151,6 +151,106 @@ function M.notes_text()
   return table.concat(parts, "\n")
 end
 
+--- A tiny HTTP server on 127.0.0.1 answering every request with status (a stand-in model
+--- service for :checkhealth). Returns its base URL and a stop function.
+function M.http_server(status)
+  local server = vim.uv.new_tcp()
+  server:bind("127.0.0.1", 0)
+  server:listen(16, function()
+    local conn = vim.uv.new_tcp()
+    server:accept(conn)
+    conn:read_start(function(_, data)
+      if data and data:find("\r\n\r\n", 1, true) then
+        conn:write(("HTTP/1.1 %d Whatever\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"):format(status), function()
+          conn:close()
+        end)
+      elseif not data then
+        conn:close()
+      end
+    end)
+  end)
+  local port = server:getsockname().port
+  return ("http://127.0.0.1:%d/v1"):format(port), function()
+    server:close()
+  end
+end
+
+-- kin's window (kin.panel) -----------------------------------------------------------------
+
+--- The panel's windows and buffers, or nil while it is closed.
+function M.panel()
+  local panel = require("kin.panel")
+  if not panel.is_open() then
+    return nil
+  end
+  return panel.windows()
+end
+
+function M.panel_body()
+  local p = M.panel()
+  return p and table.concat(vim.api.nvim_buf_get_lines(p.body_buf, 0, -1, false), "\n") or ""
+end
+
+function M.panel_choices()
+  local p = M.panel()
+  return p and vim.api.nvim_buf_get_lines(p.choices_buf, 0, -1, false) or {}
+end
+
+--- Waits until the panel shows a question whose body contains text.
+function M.wait_panel(text, timeout)
+  return M.wait_for(function()
+    return M.panel() and M.panel_body():find(text, 1, true)
+  end, "kin's window showing " .. vim.inspect(text), timeout)
+end
+
+--- Types keys as a person in kin's window would: go there (:KinAnswer), then the keys.
+function M.press(keys)
+  if not M.panel() then
+    error("kin's window is not open", 2)
+  end
+  require("kin").answer()
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "x", false)
+end
+
+--- What the screen shows on row (1-based), as a person would see it.
+function M.screen_row(row)
+  vim.cmd("redraw")
+  local cells = {}
+  for col = 1, vim.o.columns do
+    cells[#cells + 1] = vim.fn.screenstring(row, col)
+  end
+  return (table.concat(cells):gsub("%s+$", ""))
+end
+
+--- The rows a window takes on the screen: first, last (1-based, inclusive), and its columns.
+function M.win_rect(win)
+  local pos = vim.api.nvim_win_get_position(win)
+  local cfg = vim.api.nvim_win_get_config(win)
+  local border = (cfg.relative ~= "" and cfg.border and cfg.border ~= "none" and #cfg.border > 0) and 1 or 0
+  -- A float's border is counted on every side, whichever way its position is reported.
+  return {
+    top = pos[1] + 1 - border,
+    bottom = pos[1] + vim.api.nvim_win_get_height(win) + 2 * border,
+    left = pos[2] + 1 - border,
+    right = pos[2] + vim.api.nvim_win_get_width(win) + 2 * border,
+  }
+end
+
+--- Floating windows that cover any part of win.
+function M.floats_over(win)
+  local r = M.win_rect(win)
+  local out = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if w ~= win and vim.api.nvim_win_get_config(w).relative ~= "" then
+      local f = M.win_rect(w)
+      if f.left <= r.right and f.right >= r.left and f.top <= r.bottom and f.bottom >= r.top then
+        out[#out + 1] = w
+      end
+    end
+  end
+  return out
+end
+
 -- Running one case -------------------------------------------------------------------------
 
 local function rpc_trace()

@@ -64,26 +64,29 @@ local function need_mcp()
   end
 end
 
--- Answers approval dialogs by kind; records each preview.
-local function approve_with(answers)
-  local previews = {}
-  vim.ui.select = function(items, opts, on_choice)
-    local a = require("kin.approval").active
-    local preview = a and table.concat(a.lines, "\n") or ""
-    table.insert(previews, { prompt = opts.prompt, preview = preview, kind = opts.kind })
-    local answer = table.remove(answers, 1)
-    local choice
-    for _, it in ipairs(items) do
-      local label = opts.format_item and opts.format_item(it) or tostring(it)
-      if answer and label == answer then
-        choice = it
+-- Waits for done(), answering each question kin's window shows with the next key of keys (as
+-- a person would: :KinAnswer, then the key); records what each showed.
+local function answering(keys, done, what)
+  local seen = {}
+  local shown_id
+  t.wait_for(function()
+    if done() then
+      return true
+    end
+    local cur = t.panel() and require("kin.prompts").current()
+    if cur and cur.id ~= shown_id then
+      shown_id = cur.id
+      seen[#seen + 1] = { id = cur.id, body = t.panel_body(), choices = t.panel_choices() }
+      local key = table.remove(keys, 1)
+      if key then
+        vim.schedule(function()
+          t.press(key)
+        end)
       end
     end
-    vim.schedule(function()
-      on_choice(choice)
-    end)
-  end
-  return previews
+    return false
+  end, what or "the turn to end", 30000)
+  return seen
 end
 
 describe("real kin", function()
@@ -110,30 +113,81 @@ describe("real kin", function()
     end, "the second turn to end", 20000)
     t.ok(require("kin").pid() ~= first_pid, "a new kin runs")
     t.eq(sid, require("kin.chat").state.current)
+    t.eq(1, #sent("session/resume"), "the question waited for the chat's own re-attachment")
     local _, answers = chat_text():gsub("Hello from the mock%.", "")
     t.eq(2, answers)
   end)
 
-  it("runs a command the person allowed", function()
-    local previews = approve_with({ "Allow once" })
+  it("a question asked right after :KinNew goes to the new session, also while kin restarts", function()
+    vim.cmd("KinChat hello one")
+    t.wait_for(turn_over, "the first turn to end", 20000)
+    local first = require("kin.chat").state.current
+    vim.cmd("KinRestart") -- the chat re-attaches the first session meanwhile
+    vim.cmd("KinNew")
+    require("kin").ask("hello two")
+    t.wait_for(function()
+      return chat_text():find("hello two", 1, true) and turn_over()
+    end, "the second turn to end", 20000)
+    local now = require("kin.chat").state.current
+    t.ok(now ~= first, "a new session")
+    local starts = sent("turn/start")
+    t.eq(now, starts[#starts].params.sessionId, "the question went to the new session")
+    t.not_contains(chat_text(), "hello one")
+  end)
+
+  it("runs a command the person allowed, and shows its output folded, with the exit status", function()
     vim.cmd("KinChat please run it")
-    t.wait_for(turn_over, "the turn to end", 20000)
+    local previews = answering({ "a" }, turn_over)
     local text = chat_text()
     t.contains(text, "[tool] bash")
-    t.contains(text, "— completed")
+    t.contains(text, "— completed (exit status 0)")
     t.contains(text, "The command printed kin-42.")
     t.eq(1, #previews)
-    t.contains(previews[1].preview, "echo kin-$((40+2))")
-    t.contains(previews[1].preview, "cwd: ")
+    t.contains(previews[1].body, "echo kin-$((40+2))")
+    t.contains(previews[1].body, "# cwd: " .. env.ws)
+    t.contains(previews[1].body, "# sandbox: ")
+    -- The output, under the call, folded in the chat window.
+    local tr = require("kin.chat").current()
+    local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    local call_row, out_row
+    for i, l in ipairs(lines) do
+      if l:find("[tool] bash", 1, true) then
+        call_row = i
+      elseif call_row and not out_row and l == "  │ kin-42" then
+        out_row = i
+      end
+    end
+    t.ok(call_row and out_row == call_row + 1, "the output is right under the call:\n" .. table.concat(lines, "\n"))
+    t.eq("  │ exit status 0", lines[out_row + 1])
+    local win = require("kin.chat").state.win
+    t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. out_row .. ")"):match("%d+") == tostring(out_row), "the output is folded")
+    vim.api.nvim_win_call(win, function()
+      vim.cmd(out_row .. "foldopen")
+    end)
+    t.eq(-1, vim.fn.win_execute(win, "echo foldclosed(" .. out_row .. ")") + 0, "zo shows it")
     local r = sent("approval/respond")
     t.eq("allow_once", r[1].params.decision)
     t.ok(received("approval/resolved") >= 1, "kin resolved the approval")
+    -- Redrawn from kin's history after a restart, the output is folded too.
+    local pid = require("kin").pid()
+    vim.cmd("KinRestart")
+    t.wait_for(function()
+      return require("kin").pid() ~= pid and #sent("session/resume") == 1
+        and not require("kin.chat").state.stale[require("kin.chat").state.current]
+    end, "the session re-attached", 20000)
+    tr = require("kin.chat").current()
+    lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    for i, l in ipairs(lines) do
+      if l == "  │ kin-42" then
+        out_row = i
+      end
+    end
+    t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. out_row .. ")"):match("%d+") == tostring(out_row), "folded after resume:\n" .. table.concat(lines, "\n"))
   end)
 
-  it("denies a command when the dialog is dismissed", function()
-    local previews = approve_with({ false })
+  it("denies a command with Deny", function()
     vim.cmd("KinChat please run it")
-    t.wait_for(turn_over, "the turn to end", 20000)
+    local previews = answering({ "d" }, turn_over)
     local text = chat_text()
     t.contains(text, "— denied")
     t.not_contains(text, "kin-42.")
@@ -148,22 +202,20 @@ describe("real kin", function()
     vim.fn.writefile({ vim.json.encode({
       mcpServers = { asker = { command = "python3", args = { TESTS .. "/mcp_elicit.py" } } },
     }) }, env.ws .. "/.kin/mcp.json")
-    -- The launch (server_launch), then the call (tool_call).
-    local previews = approve_with({ "Trust server", "Allow once" })
+    -- The launch (server_launch), then the call (tool_call), then the question (Answer).
     t.script_input({ "Ana" })
-    local input_select = vim.ui.select
     require("kin.service").with_client(function() end)
-    t.wait_for(function()
+    local previews = answering({ "t" }, function()
       local s = require("kin.service").ctx.mcp.asker
       return s and s.state == "connected"
-    end, "the asker MCP server to connect", 20000)
-    vim.ui.select = input_select
+    end, "the asker MCP server to connect")
     vim.cmd("KinChat please elicit my name")
-    t.wait_for(turn_over, "the turn to end", 20000)
+    local more = answering({ "a", "a" }, turn_over)
     t.contains(chat_text(), "Greeted Ana.")
     t.contains(t.inputs[1].prompt, "[asker] What is your name? › Name")
     t.eq({ name = "Ana" }, sent("elicitation/respond")[1].params.content)
-    t.contains(previews[1].preview, "Server:      asker")
+    t.contains(previews[1].body, "Server:      asker")
+    t.contains(more[2].body, "asker asks: What is your name?")
   end)
 
   it("adds a server through :KinMcp into the project's mcp.json", function()

@@ -157,14 +157,22 @@ describe(":checkhealth kin", function()
     local bin = vim.fn.tempname()
     vim.fn.writefile({ "#!/bin/sh", 'echo "kin 9.9.9"' }, bin)
     vim.fn.setfperm(bin, "rwxr-xr-x")
-    local fake = fake_kin.new({ handlers = { ["mcp/list"] = function()
-      return ROWS
-    end } })
+    local url = t.http_server(401) -- a model service that wants a key: it answers
+    local fake = fake_kin.new({ handlers = {
+      ["mcp/list"] = function()
+        return ROWS
+      end,
+      initialize = function()
+        return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, capabilities = { mcp = true },
+          model = { configured = true, model = "fake-model", baseUrl = url } }
+      end,
+    } })
     require("kin").setup({ spawn = fake.spawn, log_file = false, cmd = { bin, "serve" } })
     vim.cmd("checkhealth kin")
     local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
     t.contains(text, "version: kin 9.9.9")
     t.contains(text, "configured: model fake-model")
+    t.contains(text, "OK the model service at " .. url .. " answers (answered HTTP 401)")
     t.contains(text, "files [project, stdio]: connected, 14 tools")
     t.contains(text, "api [global, http]: needs_login, 0 tools — sign-in required")
     t.contains(text, "legacy in /w/.mcp.json is not loaded")
@@ -195,6 +203,19 @@ describe(":checkhealth kin", function()
     t.contains(text, "install bubblewrap (apt-get install bubblewrap)")
     t.contains(health({ mode = "required", confined = false, reason = "bubblewrap (bwrap) is not installed" }),
       "ERROR commands will not run: settings.json requires a sandbox, and bubblewrap (bwrap) is not installed")
+  end)
+
+  it("reports a model service that does not answer as an error, though it is configured", function()
+    local url, stop = t.http_server(200)
+    stop() -- nothing listens there any more
+    local fake = fake_kin.new({ handlers = { initialize = function()
+      return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, model = { configured = true, model = "m", baseUrl = url } }
+    end } })
+    require("kin").setup({ spawn = fake.spawn, log_file = false, cmd = { "sh", "serve" } })
+    vim.cmd("checkhealth kin")
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    t.contains(text, "OK configured: model m")
+    t.contains(text, "ERROR the model service at " .. url .. " does not answer: cannot connect to 127.0.0.1")
   end)
 
   it("reports a missing model configuration as an error, naming what to set", function()

@@ -31,12 +31,17 @@ local ok_all, err_all = pcall(function()
   end
   local filter = vim.env.KIN_TEST_FILTER
 
+  -- Listing runs the spec as a script (-l); a case runs once Neovim has started (-c), so it has
+  -- a screen grid (screenstring() sees what a person would) and a real main loop.
   local function run_child(spec, index, timeout)
-    local cmd = { nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-l", tests_dir .. "/child.lua", spec }
+    local cmd = { nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n" }
+    local env = { KIN_TEST_ROOT = root, KIN_TEST_SPEC = spec, KIN_TEST_INDEX = index and tostring(index) or "" }
     if index then
-      cmd[#cmd + 1] = tostring(index)
+      vim.list_extend(cmd, { "-c", "luafile " .. vim.fn.fnameescape(tests_dir .. "/child.lua") })
+    else
+      vim.list_extend(cmd, { "-l", tests_dir .. "/child.lua", spec })
     end
-    local res = vim.system(cmd, { text = true, cwd = root, env = { KIN_TEST_ROOT = root } }):wait(timeout)
+    local res = vim.system(cmd, { text = true, cwd = root, env = env }):wait(timeout)
     return res
   end
 

@@ -1,90 +1,169 @@
-// What an approval dialog says and which buttons it has, from an approval/request. Pure, so
-// unit-tested; approvals.ts shows it.
+// What an approval card in the chat says and which buttons it has, from an approval/request (and
+// the card of a URL elicitation). Pure, so unit-tested (and fed every golden frame); the webview
+// draws it (src/webview/render.ts) and approvals.ts sends the choice.
 
-import type { ApprovalRequest, PermissionOption } from './protocol/types';
+import type { ApprovalRequest, ElicitationRequest, PermissionOption, SandboxUse } from './protocol/types';
 
-export const REVIEW_DIFF = 'Review diff';
+export interface CardButton {
+	/** The option's name exactly as kin sent it. */
+	label: string;
+	optionId: string;
+	/** The deny option: first on every card, and what Enter and Escape choose. */
+	deny: boolean;
+}
 
-export interface DialogButton {
+export interface CardFact {
+	label: string;
+	value: string;
+}
+
+export interface CardDiff {
+	path: string;
+	unified: string;
+	added: number;
+	removed: number;
+}
+
+/** A question waiting for the person, as the chat's dock shows it. */
+export interface WaitingCard {
+	requestId: string;
+	sessionId?: string;
+	/** `approval` (kin's options), or `link` (an elicitation asking to open a URL). */
+	what: 'approval' | 'link';
+	kind: string;
+	heading: string;
 	title: string;
-	optionId?: string;
-	close?: boolean;
+	facts: CardFact[];
+	command?: string;
+	/** How a command runs, in words. */
+	sandbox?: string;
+	/** `true` when the command runs without kin's sandbox (the card shows it as a warning). */
+	unconfined?: boolean;
+	arguments?: string;
+	diffs?: CardDiff[];
+	url?: string;
+	warning?: string;
+	buttons: CardButton[];
 }
 
 /**
- * The dialog's buttons: kin's options, each with the name kin gave it (an "always allow" for this
- * session and one for every session are two options kin sends; nothing is added or renamed here).
- * VS Code makes the first button the primary one, which Enter presses, and kin's first option must
- * never be the default (PROTOCOL.md: Enter, Escape or a closed dialog send deny). So the deny
- * option comes first, then the allowing options in kin's order, then "Review diff" for file
- * changes; the close affordance (Escape, closing the dialog) denies too.
+ * The card's buttons: kin's options, each with the name kin gave it (nothing added, renamed or
+ * dropped). The deny option comes first on every kind of request, so it sits in the same place
+ * every time, then the others in kin's order. PROTOCOL.md: the first option is never the
+ * default, and Enter or Escape must deny; the card makes deny the default button.
  */
-export function buttonsFor(p: ApprovalRequest): DialogButton[] {
-	const allow: DialogButton[] = [];
-	let deny: PermissionOption | undefined;
-	for (const o of p.options ?? []) {
-		if (deny === undefined && (o.kind === 'reject_once' || o.kind === 'reject_always' || o.optionId === 'deny')) {
-			deny = o;
-			continue;
-		}
-		allow.push({ title: o.name, optionId: o.optionId });
-	}
-	const denyId = deny?.optionId ?? 'deny';
-	const out: DialogButton[] = [{ title: deny?.name ?? 'Deny', optionId: denyId }, ...allow];
-	if (p.diffs?.length) {
-		out.push({ title: REVIEW_DIFF });
-	}
-	out.push({ title: 'Cancel', optionId: denyId, close: true });
-	return out;
+export function cardButtons(options: PermissionOption[] | undefined): CardButton[] {
+	const all = options ?? [];
+	const deny = all.find((o) => o.optionId === 'deny') ?? all.find((o) => o.kind === 'reject_once' || o.kind === 'reject_always');
+	const rest = all.filter((o) => o !== deny).map((o) => ({ label: o.name, optionId: o.optionId, deny: false }));
+	return [{ label: deny?.name ?? 'Deny', optionId: deny?.optionId ?? 'deny', deny: true }, ...rest];
 }
 
-export function dialogMessage(p: ApprovalRequest): string {
-	switch (p.kind) {
-		case 'server_launch':
-			return `kin: start MCP server ${p.server ?? ''}?`;
-		case 'acknowledge_unknown':
-			return `kin: ${p.title}`;
-		default:
-			return `kin wants to: ${p.title}`;
-	}
-}
-
-/** The facts a person decides on, one per line. */
-export function dialogDetail(p: ApprovalRequest): string {
-	const lines: string[] = [];
+/** What the card says an approval would do. */
+export function approvalCard(p: ApprovalRequest): WaitingCard {
+	const facts: CardFact[] = [];
 	const add = (label: string, v: string | undefined) => {
 		if (v !== undefined && v !== '') {
-			lines.push(`${label}: ${v}`);
+			facts.push({ label, value: v });
 		}
 	};
-	if (p.kind === 'server_launch') {
-		add('Server', p.server);
-		add('Transport', p.transport);
-		add('Destination', p.destination);
-		add('Scope', p.scope);
-		add('Environment', p.arguments);
-	} else if (p.kind === 'acknowledge_unknown') {
-		add('Call', p.tool);
-		add('Call id', p.callId);
-	} else {
-		add('Server', p.server);
-		add('Destination', p.destination);
-		add('Tool', p.tool);
-		if (p.command !== undefined) {
-			add('Command', p.command);
-			add('Cwd', p.cwd);
-		} else if (p.diffs?.length) {
-			lines.push(`Files: ${p.diffs.map((d) => d.path).join(', ')}`);
-		}
-		if (p.arguments) {
-			lines.push(`Arguments:\n${p.arguments}`);
-		}
-		if (p.alwaysAsk) {
-			lines.push('This change is always asked for (outside the workspace or a sensitive path).');
+	let heading: string;
+	switch (p.kind) {
+		case 'server_launch':
+			heading = `Start MCP server ${p.server ?? ''}?`.replace(' ?', '?');
+			add('Server', p.server);
+			add('Transport', p.transport);
+			add('Launch', p.destination);
+			add('Scope', p.scope);
+			add('Environment', p.arguments);
+			break;
+		case 'acknowledge_unknown':
+			heading = 'A call may already have run';
+			add('Call', p.tool);
+			break;
+		case 'continue':
+			heading = 'kin reached its tool-call limit';
+			break;
+		default:
+			heading = p.command !== undefined ? 'kin wants to run a command' : p.diffs?.length ? 'kin wants to change files' : p.server ? 'kin wants to call an MCP tool' : 'kin wants to use a tool';
+			add('Server', p.server);
+			add('Destination', p.destination);
+			add('Tool', p.serverTool ?? p.tool);
+			if (p.command !== undefined) {
+				add('Cwd', p.cwd);
+			}
+	}
+	const card: WaitingCard = {
+		requestId: p.requestId,
+		sessionId: p.sessionId,
+		what: 'approval',
+		kind: p.kind,
+		heading,
+		title: p.title,
+		facts,
+		command: p.kind === 'tool_call' ? p.command : undefined,
+		arguments: p.kind === 'tool_call' && p.command === undefined ? p.arguments : undefined,
+		diffs: p.diffs?.length ? p.diffs.map((d) => ({ path: d.path, unified: d.unified || fallbackUnified(d.oldText, d.newText), ...countLines(d.unified || fallbackUnified(d.oldText, d.newText)) })) : undefined,
+		warning: [p.warning, p.alwaysAsk ? 'This change is always asked for (outside the workspace, or a sensitive path).' : ''].filter(Boolean).join('\n') || undefined,
+		buttons: cardButtons(p.options),
+	};
+	if (p.sandbox) {
+		card.sandbox = sandboxText(p.sandbox);
+		card.unconfined = !p.sandbox.confined;
+	}
+	return card;
+}
+
+/** A URL elicitation (or an OAuth sign-in link): open it, or decline (the default). */
+export function linkCard(p: ElicitationRequest): WaitingCard {
+	const server = p.server || 'An MCP server';
+	return {
+		requestId: p.requestId,
+		sessionId: p.sessionId,
+		what: 'link',
+		kind: p.purpose === 'oauth' ? 'oauth' : 'url',
+		heading: p.purpose === 'oauth' ? `${server} needs you to sign in` : `${server} asks you to open a link`,
+		title: p.message,
+		facts: [],
+		url: p.url,
+		warning: 'kin never opens or fetches this link itself. VS Code asks before it opens a site you have not trusted.',
+		buttons: [
+			{ label: 'Decline', optionId: 'decline', deny: true },
+			{ label: 'Open link', optionId: 'open', deny: false },
+		],
+	};
+}
+
+/** How a command runs, from its approval's `sandbox`. */
+export function sandboxText(s: SandboxUse): string {
+	if (!s.confined) {
+		return 'Not sandboxed: it can read and change everything you can, and reach the network.';
+	}
+	const net = s.network ? 'with network access' : 'no network';
+	const where = s.writable?.length ? `; it can change only ${s.writable.join(', ')}` : '; it can change nothing outside its own /tmp';
+	return `Sandboxed, ${net}${where}.`;
+}
+
+function countLines(unified: string): { added: number; removed: number } {
+	let added = 0;
+	let removed = 0;
+	for (const l of unified.split('\n')) {
+		if (l.startsWith('+') && !l.startsWith('+++')) {
+			added++;
+		} else if (l.startsWith('-') && !l.startsWith('---')) {
+			removed++;
 		}
 	}
-	if (p.warning) {
-		lines.push('', p.warning);
-	}
-	return lines.join('\n');
+	return { added, removed };
+}
+
+/** A whole-file diff for a change kin sent without `unified` (every line old, then every line new). */
+function fallbackUnified(oldText: string, newText: string): string {
+	const lines = (t: string) => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+	return [...lines(oldText).map((l) => `-${l}`), ...lines(newText).map((l) => `+${l}`)].join('\n');
+}
+
+/** What the notification says when the chat is hidden. */
+export function notificationText(c: WaitingCard): string {
+	return c.what === 'link' ? `kin: ${c.heading}` : `kin: ${c.heading}: ${c.title}`;
 }

@@ -1,22 +1,33 @@
-// Approvals as editor dialogs. Every approval/request kin sends is shown as a modal warning naming
-// what would happen; the person's choice goes back as approval/respond. Closing the dialog (or
-// Escape) denies. Requests are shown one at a time, and a request kin resolved while it waited
-// in the queue (turn cancelled, a grant answered it) is skipped.
+// Approvals as cards in the chat view. Every approval/request kin sends is kept here until kin
+// resolves it; the chat's dock shows each as a card (approvalText.ts) with kin's options, deny
+// first and the default for Enter and Escape. Nothing here is modal: a file change's diff opens in
+// a diff editor beside the chat, which the person can scroll to its last line before answering.
+// When the chat is hidden a notification says something waits, and leads to the card.
 
 import * as vscode from 'vscode';
+import { approvalCard, notificationText, type WaitingCard } from './approvalText';
 import type { DiffDocuments } from './diffDocuments';
+import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
 import { ApprovalRequest, ApprovalRespondParams, ApprovalResolved, ErrorCodes } from './protocol/types';
-import { REVIEW_DIFF, buttonsFor, dialogDetail, dialogMessage } from './approvalText';
 import type { KinService } from './service';
 
+/** What the chat view offers the approvals: whether a person can see it, and a way to show a card. */
+export interface CardHost {
+	readonly visible: boolean;
+	/** Shows the chat with the card focused (its deny button). */
+	reveal(requestId: string): Promise<void>;
+}
+
 export class Approvals implements vscode.Disposable {
-	// open holds the requests kin sent and has not resolved yet, by requestId.
+	// open holds the requests kin sent and has not resolved yet, by requestId, oldest first.
 	private readonly open = new Map<string, ApprovalRequest>();
-	private queue: Promise<void> = Promise.resolve();
+	// answering holds the requests whose answer is on its way (their buttons are disabled).
+	private readonly answering = new Set<string>();
 	private readonly changed = new vscode.EventEmitter<number>();
 	private readonly subs: vscode.Disposable[] = [];
-	/** Fires with the number of approvals still waiting. */
+	host: CardHost | undefined;
+	/** Fires with the number of approvals still waiting (and whenever a card changes). */
 	readonly onDidChangeWaiting = this.changed.event;
 
 	constructor(
@@ -30,7 +41,11 @@ export class Approvals implements vscode.Disposable {
 			service.onDidChangeState((s) => {
 				if (s !== 'ready' && this.open.size) {
 					// The service went away: it denies everything that waited (PROTOCOL.md).
+					for (const id of this.open.keys()) {
+						void this.diffs.close(id);
+					}
 					this.open.clear();
+					this.answering.clear();
 					this.changed.fire(0);
 				}
 			}),
@@ -41,6 +56,11 @@ export class Approvals implements vscode.Disposable {
 		return this.open.size;
 	}
 
+	/** The cards to draw, oldest first. */
+	cards(): (WaitingCard & { answering: boolean })[] {
+		return [...this.open.values()].map((p) => ({ ...approvalCard(p), answering: this.answering.has(p.requestId) }));
+	}
+
 	/** Shows a request (also one re-sent by session/resume's `pending`). */
 	request(p: ApprovalRequest): void {
 		if (this.open.has(p.requestId)) {
@@ -48,47 +68,58 @@ export class Approvals implements vscode.Disposable {
 		}
 		this.open.set(p.requestId, p);
 		this.changed.fire(this.open.size);
-		this.queue = this.queue.then(() => this.ask(p)).catch((err) => this.output.appendLine(`[kin] approval ${p.requestId}: ${String(err)}`));
-	}
-
-	private resolved(p: ApprovalResolved): void {
-		if (this.open.delete(p.requestId)) {
-			this.changed.fire(this.open.size);
+		if (p.diffs?.length && vscode.workspace.getConfiguration('kin').get<boolean>('openDiffOnApproval', true)) {
+			void this.openDiff(p.requestId);
 		}
-		this.diffs.forget(p.requestId);
+		if (!this.host?.visible) {
+			const card = approvalCard(p);
+			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
+			void vscode.window.showWarningMessage(notificationText(card), 'Review').then((c) => {
+				if (c === 'Review' && this.open.has(p.requestId)) {
+					void this.host?.reveal(p.requestId);
+				}
+			});
+		}
 	}
 
-	private async ask(p: ApprovalRequest): Promise<void> {
-		for (;;) {
-			if (!this.open.has(p.requestId)) {
-				return; // resolved while it waited its turn
-			}
-			const buttons = buttonsFor(p);
-			const items: (vscode.MessageItem & { optionId?: string })[] = buttons.map((b) => ({
-				title: b.title,
-				optionId: b.optionId,
-				isCloseAffordance: b.close,
-			}));
-			const choice = await vscode.window.showWarningMessage(dialogMessage(p), { modal: true, detail: dialogDetail(p) }, ...items);
-			if (choice?.title === REVIEW_DIFF && p.diffs?.length) {
-				await this.diffs.open(p.requestId, p.title, p.diffs);
-				continue; // ask again, with the diff in view
-			}
-			await this.respond(p.requestId, choice?.optionId ?? buttons[0].optionId ?? 'deny');
+	/** Opens the diff editors of a request, beside the editor in use, without taking focus. */
+	async openDiff(requestId: string): Promise<void> {
+		const p = this.open.get(requestId);
+		if (p?.diffs?.length) {
+			await this.diffs.open(p.requestId, p.title, p.diffs);
+		}
+	}
+
+	/** The person's choice on a card: one of the request's optionIds. */
+	async answer(requestId: string, optionId: string): Promise<void> {
+		const p = this.open.get(requestId);
+		if (!p || this.answering.has(requestId)) {
 			return;
 		}
-	}
-
-	private async respond(requestId: string, decision: string): Promise<void> {
+		// Only an option kin offered goes back; anything else is a deny.
+		const decision = p.options.some((o) => o.optionId === optionId) ? optionId : (p.options.find((o) => o.optionId === 'deny')?.optionId ?? 'deny');
+		this.answering.add(requestId);
+		this.changed.fire(this.open.size);
 		const params: ApprovalRespondParams = { requestId, decision };
 		try {
 			await this.service.request('approval/respond', params);
 		} catch (err) {
 			if (err instanceof RpcError && err.code === ErrorCodes.NotFound) {
-				return; // already resolved (a cancelled turn); nothing to do
+				return; // already resolved (a cancelled turn); approval/resolved takes the card away
 			}
-			throw err;
+			this.answering.delete(requestId);
+			this.changed.fire(this.open.size);
+			this.output.appendLine(`[kin] approval ${requestId}: ${String(err)}`);
+			void vscode.window.showErrorMessage(errorText(err));
 		}
+	}
+
+	private resolved(p: ApprovalResolved): void {
+		this.answering.delete(p.requestId);
+		if (this.open.delete(p.requestId)) {
+			this.changed.fire(this.open.size);
+		}
+		void this.diffs.close(p.requestId);
 	}
 
 	dispose(): void {

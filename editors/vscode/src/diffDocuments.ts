@@ -1,5 +1,7 @@
-// Virtual documents for reviewing a proposed file change before approving it: the old and the
-// new text of each diff in an approval/request, opened side by side with `vscode.diff`.
+// Virtual documents for reviewing a proposed file change before approving it: the old text (what
+// the person sees: kin diffs against the editor's buffer) and the new text of each diff in an
+// approval/request, opened with `vscode.diff` beside the editor in use, without taking focus and
+// without blocking anything: the card in the chat waits for the answer meanwhile.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -18,16 +20,31 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 	/** Opens one diff editor per changed file; returns how many were opened. */
 	async open(requestId: string, title: string, diffs: FileDiff[]): Promise<number> {
 		let n = 0;
+		const column = vscode.window.activeTextEditor ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
 		for (const [i, d] of diffs.entries()) {
 			const base = path.basename(d.path) || 'file';
 			const left = this.put(`/${encodeURIComponent(requestId)}/${i}/old/${base}`, d.oldText ?? '');
 			const right = this.put(`/${encodeURIComponent(requestId)}/${i}/new/${base}`, d.newText ?? '');
 			await vscode.commands.executeCommand('vscode.diff', left, right, `${base}: proposed change (${title})`, {
 				preview: false,
+				preserveFocus: true,
+				viewColumn: column,
 			});
 			n++;
 		}
 		return n;
+	}
+
+	/** Closes the diff editors of a resolved request and forgets their texts. */
+	async close(requestId: string): Promise<void> {
+		const prefix = `/${encodeURIComponent(requestId)}/`;
+		const tabs = vscode.window.tabGroups.all
+			.flatMap((g) => g.tabs)
+			.filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === DIFF_SCHEME && t.input.modified.path.startsWith(prefix));
+		if (tabs.length) {
+			await vscode.window.tabGroups.close(tabs, true).then(undefined, () => undefined);
+		}
+		this.forget(requestId);
 	}
 
 	/** Forgets the texts of a request once it is resolved. */

@@ -7,7 +7,9 @@ import { Approvals } from './approvals';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider, ViewStatus } from './chat/chatView';
 import { DIFF_SCHEME, DiffDocuments } from './diffDocuments';
+import { Documents, TEXT_DOCUMENTS } from './documents';
 import { Elicitations } from './elicitation';
+import { errorText } from './errorText';
 import { McpManager } from './mcpManager';
 import type { ApprovalRequest, ElicitationRequest, GrantsListResult, LogMessage, McpStatus, Notice, SandboxInfo } from './protocol/types';
 import { grantItem } from './mcpText';
@@ -24,6 +26,7 @@ export interface KinContext {
 	approvals: Approvals;
 	elicitations: Elicitations;
 	diffs: DiffDocuments;
+	documents: Documents;
 	mcp: McpManager;
 	status: StatusBar;
 	/** Turns running in any session: `sessionId/turnId`. */
@@ -41,7 +44,15 @@ let current: KinContext | undefined;
 
 export async function activate(extension: vscode.ExtensionContext): Promise<KinApi> {
 	const output = vscode.window.createOutputChannel('kin');
-	const service = new KinService({ output, secrets: extension.secrets, version: String(extension.extension.packageJSON.version ?? '0.0.0') });
+	const service = new KinService({
+		output,
+		secrets: extension.secrets,
+		version: String(extension.extension.packageJSON.version ?? '0.0.0'),
+		extensionPath: extension.extensionUri.scheme === 'file' ? extension.extensionUri.fsPath : undefined,
+		textDocuments: TEXT_DOCUMENTS,
+	});
+	// Documents first: a new connection hears of the open buffers before anything else is sent.
+	const documents = new Documents(service, output);
 	const diffs = new DiffDocuments();
 	const chat = new ChatController(service, extension.workspaceState, output);
 	const approvals = new Approvals(service, diffs, output);
@@ -57,6 +68,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		approvals,
 		elicitations,
 		diffs,
+		documents,
 		mcp: new McpManager(service),
 		status,
 		running,
@@ -70,16 +82,26 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		modelMissing: service.initializeResult?.model?.configured === false ? service.initializeResult.model.missing : undefined,
 		unconfined: unconfinedText(service.initializeResult?.sandbox),
 	});
-	ctx.view = new ChatViewProvider(extension.extensionUri, chat, viewStatus);
+	ctx.view = new ChatViewProvider(extension.extensionUri, chat, {
+		status: viewStatus,
+		cards: () => [...approvals.cards(), ...elicitations.cards()],
+		answer: (requestId, optionId) =>
+			approvals.cards().some((c) => c.requestId === requestId) ? approvals.answer(requestId, optionId) : elicitations.answerLink(requestId, optionId),
+		openDiff: (requestId) => approvals.openDiff(requestId),
+	});
+	approvals.host = ctx.view;
+	elicitations.host = ctx.view;
 	current = ctx;
 	const refresh = () => {
 		status.update(viewStatus());
 		ctx.view.schedule();
+		void vscode.commands.executeCommand('setContext', 'kin.waiting', approvals.waiting + elicitations.cards().length > 0);
 	};
 
 	extension.subscriptions.push(
 		output,
 		service,
+		documents,
 		chat,
 		approvals,
 		elicitations,
@@ -94,6 +116,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 			refresh();
 		}),
 		approvals.onDidChangeWaiting(refresh),
+		elicitations.onDidChangeCards(refresh),
 		service.onNotification('turn/started', (p) => {
 			running.add(`${p.sessionId}/${p.turnId}`);
 			refresh();
@@ -148,7 +171,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 	refresh();
 
 	service.start().catch((err) => {
-		void vscode.window.showErrorMessage(`kin: ${(err as Error).message}`, 'Show Logs').then((c) => c && output.show(true));
+		void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && output.show(true));
 	});
 	return { ctx };
 }
@@ -162,7 +185,15 @@ type CommandFactory = (ctx: KinContext) => (...args: any[]) => unknown;
 
 /** Every command, by id; registered in one place. */
 const COMMANDS: Record<string, CommandFactory> = {
-	'kin.openChat': () => () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
+	'kin.openChat': (ctx) => () => ctx.view.focusInput(),
+	'kin.focusApproval': (ctx) => async () => {
+		const first = [...ctx.approvals.cards(), ...ctx.elicitations.cards()][0];
+		if (!first) {
+			void vscode.window.showInformationMessage('kin: nothing waits for your answer.');
+			return;
+		}
+		await ctx.view.reveal(first.requestId);
+	},
 	'kin.newSession': (ctx) => async () => {
 		await ctx.chat.newSession();
 		await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
@@ -209,7 +240,7 @@ function registerCommands(ctx: KinContext): void {
 				try {
 					return await run(...args);
 				} catch (err) {
-					void vscode.window.showErrorMessage(`kin: ${(err as Error).message}`, 'Show Logs').then((c) => c && ctx.output.show(true));
+					void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && ctx.output.show(true));
 				}
 			}),
 		);
@@ -238,7 +269,7 @@ async function revokeGrants(ctx: KinContext): Promise<void> {
 function showNotice(p: Notice, output: vscode.OutputChannel): void {
 	output.appendLine(`[notice ${p.level}] ${p.message}`);
 	const show = p.level === 'error' ? vscode.window.showErrorMessage : p.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-	void show(`kin: ${p.message}`);
+	void show(errorText(p.message));
 }
 
 function levelRank(l: string): number {

@@ -4,11 +4,14 @@
 // connection.
 
 import * as cp from 'child_process';
+import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
-import { Connection, RpcError } from './protocol/connection';
+import { readLaunchSettings } from './launchSettings';
+import { Connection, RequestHandler, RpcError } from './protocol/connection';
 import { CrashBudget } from './protocol/crashBudget';
-import { InitializeResult, PROTOCOL_VERSION } from './protocol/types';
+import { InitializeParams, InitializeResult, PROTOCOL_VERSION } from './protocol/types';
 
 export type ServiceState = 'stopped' | 'starting' | 'ready' | 'failed';
 
@@ -21,6 +24,20 @@ export interface ServiceOptions {
 	output: vscode.OutputChannel;
 	secrets: vscode.SecretStorage;
 	version: string;
+	/** The extension's folder: a platform-specific package ships kin as bin/kin in it. */
+	extensionPath?: string;
+	/** What the editor declares it does with its buffers (PROTOCOL.md, Documents). */
+	textDocuments?: { sync: boolean; applyEdit: boolean };
+}
+
+/** How the service was last started, for the log and the tests: never the env's values. */
+export interface Launch {
+	command: string;
+	args: string[];
+	/** The names kin.env added. */
+	envNames: string[];
+	/** Where the command came from: kin.path, the bundled binary, or PATH. */
+	from: 'kin.path' | 'bundled' | 'PATH';
 }
 
 export class KinService implements vscode.Disposable {
@@ -31,10 +48,14 @@ export class KinService implements vscode.Disposable {
 	private readonly budget = new CrashBudget(3, 3 * 60 * 1000);
 	// handlers is the notification table every connection dispatches to: method -> handlers.
 	private readonly handlers = new Map<string, ((params: any) => void)[]>();
+	// requestHandlers answers kin's requests to the editor on every connection, by method.
+	private readonly requestHandlers = new Map<string, RequestHandler>();
 	private readonly stateEmitter = new vscode.EventEmitter<ServiceState>();
 	private readonly readyEmitter = new vscode.EventEmitter<InitializeResult>();
 	private startPromise: Promise<InitializeResult> | undefined;
 	initializeResult: InitializeResult | undefined;
+	/** How the running (or last) service was started. */
+	launch: Launch | undefined;
 
 	/** Fires on every change of state. */
 	readonly onDidChangeState = this.stateEmitter.event;
@@ -58,6 +79,24 @@ export class KinService implements vscode.Disposable {
 				(this.handlers.get(method) ?? []).filter((h) => h !== handler),
 			);
 		});
+	}
+
+	/** Answers kin's requests of one method, on this and every later connection. */
+	onRequest(method: string, handler: RequestHandler): vscode.Disposable {
+		this.requestHandlers.set(method, handler);
+		this.conn?.onRequest(method, handler);
+		return new vscode.Disposable(() => {
+			if (this.requestHandlers.get(method) === handler) {
+				this.requestHandlers.delete(method);
+			}
+		});
+	}
+
+	/** Sends a notification when the service is ready; dropped otherwise (kin starts from didOpen again). */
+	notify(method: string, params?: unknown): void {
+		if (this.conn && !this.conn.closed && this.stateValue === 'ready') {
+			this.conn.notify(method, params);
+		}
 	}
 
 	/**
@@ -106,14 +145,19 @@ export class KinService implements vscode.Disposable {
 		this.stopping = false;
 		this.setState('starting');
 		const cfg = vscode.workspace.getConfiguration('kin');
-		const command = cfg.get<string>('path') || 'kin';
+		const launch = readLaunchSettings(cfg);
+		const out = this.opts.output;
+		if (launch.ignored.length) {
+			out.appendLine(`[kin] ignoring ${launch.ignored.join(', ')} in workspace settings: a repository does not choose which program runs; set them in User (or Remote) settings`);
+		}
+		const { command, from } = this.command(launch.path);
 		const level = cfg.get<string>('logLevel') ?? 'info';
-		const args = ['serve', '--log-level', level === 'warning' ? 'warn' : level, ...(cfg.get<string[]>('args') ?? [])];
-		const env = await this.environment(cfg);
+		const args = ['serve', '--log-level', level === 'warning' ? 'warn' : level, ...launch.args];
+		const env = await this.environment(launch.env);
 		const folders = vscode.workspace.workspaceFolders ?? [];
 		const cwd = folders.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? os.homedir();
-		const out = this.opts.output;
-		out.appendLine(`[kin] starting ${command} ${args.join(' ')} (cwd ${cwd})`);
+		this.launch = { command, args, envNames: Object.keys(launch.env).filter((k) => env[k] !== undefined), from };
+		out.appendLine(`[kin] starting ${command} ${args.join(' ')} (${from}; cwd ${cwd}${this.launch.envNames.length ? `; kin.env ${this.launch.envNames.join(', ')}` : ''})`);
 
 		const child = cp.spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 		this.child = child;
@@ -129,6 +173,9 @@ export class KinService implements vscode.Disposable {
 			onProtocolError: (m) => out.appendLine(`[kin] ${m}`),
 		});
 		conn.onAnyNotification((method, params) => this.dispatch(method, params));
+		for (const [method, h] of this.requestHandlers) {
+			conn.onRequest(method, h);
+		}
 		this.conn = conn;
 		child.on('exit', (code, signal) => this.onExit(child, conn, code, signal));
 
@@ -139,17 +186,18 @@ export class KinService implements vscode.Disposable {
 			this.conn = undefined;
 			this.child = undefined;
 			this.setState('failed');
-			const msg = `kin: cannot start ${command}: ${(err as Error).message}. Set kin.path to the kin executable.`;
+			const msg = `kin: cannot start ${command}: ${(err as Error).message}. Set kin.path (in User settings) to the kin executable.`;
 			out.appendLine(`[kin] ${msg}`);
 			throw new RpcError(-32603, msg);
 		}
 
-		const result = await conn.request<InitializeResult>('initialize', {
+		const params: InitializeParams = {
 			processId: process.pid,
 			clientInfo: { name: 'kin.vscode', version: this.opts.version },
-			capabilities: { approvals: true, elicitation: { form: true, url: true } },
+			capabilities: { approvals: true, elicitation: { form: true, url: true }, ...(this.opts.textDocuments ? { textDocuments: this.opts.textDocuments } : {}) },
 			workspaceFolders: folders.map((f) => ({ uri: f.uri.toString(), name: f.name })),
-		});
+		};
+		const result = await conn.request<InitializeResult>('initialize', params);
 		if (result.protocolVersion !== PROTOCOL_VERSION) {
 			out.appendLine(`[kin] warning: kin speaks protocol ${result.protocolVersion}, this extension ${PROTOCOL_VERSION}`);
 		}
@@ -164,9 +212,27 @@ export class KinService implements vscode.Disposable {
 		return result;
 	}
 
-	private async environment(cfg: vscode.WorkspaceConfiguration): Promise<NodeJS.ProcessEnv> {
+	/** kin.path when set, else the kin this package ships (bin/kin), else `kin` on PATH. */
+	private command(configured: string): { command: string; from: Launch['from'] } {
+		if (configured !== '') {
+			return { command: configured, from: 'kin.path' };
+		}
+		if (this.opts.extensionPath) {
+			const bundled = path.join(this.opts.extensionPath, 'bin', process.platform === 'win32' ? 'kin.exe' : 'kin');
+			if (fs.existsSync(bundled)) {
+				try {
+					fs.accessSync(bundled, fs.constants.X_OK);
+				} catch {
+					fs.chmodSync(bundled, 0o755); // an unzip that dropped the mode
+				}
+				return { command: bundled, from: 'bundled' };
+			}
+		}
+		return { command: 'kin', from: 'PATH' };
+	}
+
+	private async environment(extra: Record<string, string>): Promise<NodeJS.ProcessEnv> {
 		const env: NodeJS.ProcessEnv = { ...process.env };
-		const extra = cfg.get<Record<string, string>>('env') ?? {};
 		for (const [k, v] of Object.entries(extra)) {
 			if (SECRET_NAME.test(k)) {
 				this.opts.output.appendLine(`[kin] ignoring kin.env.${k}: secrets do not belong in settings; use "kin: Set API Key" or the environment`);

@@ -5,7 +5,8 @@
 #   1. builds kin and mockmodel into a temp dir (or uses $KIN_BIN / $KIN_MOCKMODEL),
 #   2. starts the mock with test/integration/rules.json,
 #   3. starts code-server on a free loopback port with a fresh user-data dir,
-#   4. packages the extension (dist/kin.vsix) and installs it into a fresh extensions dir,
+#   4. packages the extension (npm run package: dist/kin-<platform>.vsix with kin in bin/) and
+#      installs it into a fresh extensions dir,
 #   5. runs test/integration/driver.mjs, which opens the workbench with the test harness
 #      (test/integration/harness) loaded as a development extension, and plays the person's part,
 #   6. prints "N passed, M failed" and cleans up.
@@ -55,8 +56,26 @@ fi
 KIN_BIN=${KIN_BIN:-$tmp/bin/kin}
 KIN_MOCKMODEL=${KIN_MOCKMODEL:-$tmp/bin/mockmodel}
 
-mkdir -p "$tmp/home" "$tmp/ws" "$tmp/ud/User" "$tmp/ud/Machine" "$tmp/ext" "$tmp/sig"
+mkdir -p "$tmp/home" "$tmp/ws/.vscode" "$tmp/ud/User" "$tmp/ud/Machine" "$tmp/ext" "$tmp/sig" "$tmp/user-bin"
 printf 'package main\n\nfunc main() {}\n' >"$tmp/ws/main.go"
+printf 'package main\n\nfunc main() {}\n' >"$tmp/ws/buffer.go"
+printf '# notes\n\nfirst line\n' >"$tmp/ws/unsaved.md"
+printf 'as it was\n' >"$tmp/ws/reload.txt"
+printf 'as it was\n' >"$tmp/ws/reload-dirty.txt"
+# Two models for the model picker (both served by the mock at OPENAI_BASE_URL).
+cat >"$tmp/home/settings.json" <<'EOF2'
+{
+  "model": "mock-large",
+  "models": [
+    {"id": "mock-large", "name": "Mock Large", "contextWindow": 200000, "efforts": ["low", "medium", "high"]},
+    {"id": "mock-small", "name": "Mock Small", "contextWindow": 64000}
+  ]
+}
+EOF2
+# kin.path under a name only the User settings know, so the test tells it was honoured.
+ln -s "$KIN_BIN" "$tmp/user-bin/kin"
+# A repository must not choose which program runs: workspace values are ignored.
+printf '{ "kin.path": "/nonexistent/kin-from-the-workspace" }\n' >"$tmp/ws/.vscode/settings.json"
 
 setsid "$KIN_MOCKMODEL" -rules "$here/test/integration/rules.json" -addr 127.0.0.1:0 -port-file "$tmp/mock-url" \
 	>"$tmp/mock.out" 2>"$tmp/mock.log" </dev/null &
@@ -66,15 +85,31 @@ for _ in $(seq 100); do [ -s "$tmp/mock-url" ] && break; sleep 0.05; done
 base_url=$(cat "$tmp/mock-url")
 
 # ---- the extension (packaged and installed, as a person gets it) and the harness ----
-npm run --silent package >"$tmp/package.log" 2>&1 || { cat "$tmp/package.log" >&2; exit 1; }
+KIN_BIN=$KIN_BIN npm run --silent package >"$tmp/package.log" 2>&1 || { cat "$tmp/package.log" >&2; exit 1; }
+vsix=$(tail -1 "$tmp/package.log")
 "$NODE24" "$CODE_SERVER" --user-data-dir "$tmp/ud" --extensions-dir "$tmp/ext" \
-	--install-extension "$here/dist/kin.vsix" >"$tmp/install-extension.log" 2>&1 ||
+	--install-extension "$vsix" >"$tmp/install-extension.log" 2>&1 ||
 	{ cat "$tmp/install-extension.log" >&2; exit 1; }
 
+# code-server is a remote window: kin.path, kin.args and kin.env are set in User settings only
+# (the Machine file, the Remote tab, has none of them), as issue 16 found them ignored.
+machine=$(cat <<EOF
+{
+  "workbench.startupEditor": "none",
+  "security.workspace.trust.enabled": false,
+  "telemetry.telemetryLevel": "off",
+  "update.mode": "none"
+}
+EOF
+)
 settings=$(cat <<EOF
 {
-  "kin.path": "$KIN_BIN",
+  "kin.path": "$tmp/user-bin/kin",
+  "kin.args": ["--log-file", "$tmp/kin-user-settings.log"],
+  "kin.env": { "KIN_TEST_FROM_USER_SETTINGS": "1" },
   "kin.trace": true,
+  "files.watcherExclude": { "**/reload*.txt": true },
+  "files.autoSave": "off",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,
@@ -92,14 +127,17 @@ settings=$(cat <<EOF
 EOF
 )
 echo "$settings" >"$tmp/ud/User/settings.json"
-echo "$settings" >"$tmp/ud/Machine/settings.json"
+echo "$machine" >"$tmp/ud/Machine/settings.json"
 
 # ---- code-server ----
 port=$("$NODE24" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 echo "auth: none" >"$tmp/code-server.yaml"
-ext_env=$(printf '{"KIN_SIGNAL_DIR":"%s","KIN_SCREENSHOT":"%s"}' "$tmp/sig" "$here/test/screenshot-chat.png")
+# KIN_IT_ONLY=regexp runs only the tests whose names match (while working on them; later tests may
+# depend on what earlier ones left).
+ext_env=$(printf '{"KIN_SIGNAL_DIR":"%s","KIN_SCREENSHOT_DIR":"%s","KIN_EXPECT_PATH":"%s","KIN_EXPECT_LOG":"%s","KIN_IT_ONLY":"%s"}' \
+	"$tmp/sig" "$here/test" "$tmp/user-bin/kin" "$tmp/kin-user-settings.log" "${KIN_IT_ONLY:-}")
 OPENAI_BASE_URL=$base_url OPENAI_API_KEY=test KIN_HOME=$tmp/home \
-	KIN_SIGNAL_DIR=$tmp/sig KIN_SCREENSHOT=$here/test/screenshot-chat.png \
+	KIN_SIGNAL_DIR=$tmp/sig \
 	setsid "$NODE24" "$CODE_SERVER" --config "$tmp/code-server.yaml" --auth none \
 	--disable-telemetry --disable-update-check --disable-workspace-trust --disable-getting-started-override \
 	--bind-addr "127.0.0.1:$port" --user-data-dir "$tmp/ud" --extensions-dir "$tmp/ext" \

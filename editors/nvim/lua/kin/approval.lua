@@ -1,8 +1,10 @@
--- approval/request: a preview float of exactly what would happen, then vim.ui.select over the
--- options kin sent. Dismissing the dialog denies; the answer goes back with approval/respond.
+-- approval/request: exactly what would happen (the whole command with its sandbox, the whole
+-- diff, the MCP call and where it goes), shown in kin's own window (kin.panel), with kin's
+-- options as kin sent them, each on a fixed key: Deny is always `d` and always the last line,
+-- Allow once always `a`. vim.ui.select is never used here: a picker can cover the diff, and one
+-- that takes the focus turns typing into an answer. The answer goes back with approval/respond.
 local service = require("kin.service")
 local prompts = require("kin.prompts")
-local float = require("kin.float")
 
 local M = {}
 
@@ -26,89 +28,142 @@ local function pretty_json(s)
   return "{\n" .. table.concat(parts, ",\n") .. "\n}"
 end
 
-local function add(lines, text)
-  vim.list_extend(lines, vim.split(text or "", "\n", { plain = true }))
+--- What a command's sandbox lets it do, in one line.
+function M.sandbox_text(sb)
+  if type(sb) ~= "table" then
+    return nil
+  end
+  if sb.confined then
+    local net = sb.network and "with network access" or "no network"
+    local w = sb.writable and #sb.writable > 0 and ("; it may change only " .. table.concat(sb.writable, ", ")) or ""
+    return ("confined by kin's sandbox, %s%s; everything else is read-only"):format(net, w)
+  end
+  return "none: it runs unconfined (it can read and change everything you can, and reach the network)"
 end
 
---- The preview of one approval request.
----@return string[] lines, string filetype
+-- Builds the body: lines and whole-line highlights.
+local function builder()
+  local b = { lines = {}, marks = {} }
+  function b.add(text, hl)
+    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
+      b.lines[#b.lines + 1] = l
+      if hl then
+        b.marks[#b.marks + 1] = { row = #b.lines - 1, hl = hl }
+      end
+    end
+  end
+  -- A unified diff, each line highlighted by what it is.
+  function b.diff(text)
+    for _, l in ipairs(vim.split(text, "\n", { plain = true })) do
+      local hl
+      if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then
+        hl = "KinDiffFile"
+      elseif l:match("^@@") then
+        hl = "KinDiffHunk"
+      elseif l:sub(1, 1) == "+" then
+        hl = "KinDiffAdd"
+      elseif l:sub(1, 1) == "-" then
+        hl = "KinDiffDelete"
+      end
+      b.add(l, hl)
+    end
+  end
+  return b
+end
+
+--- The preview of one approval request: every line kin's request carries, nothing cut.
+---@return string[] lines, string filetype, {row: integer, hl: string}[] marks
 function M.preview_lines(p)
-  local lines = {}
+  local b = builder()
   local ft = "markdown"
+  local add = b.add
   if p.kind == "server_launch" then
-    add(lines, "# " .. (p.title or ("Start MCP server " .. tostring(p.server))))
-    add(lines, "")
-    add(lines, "Server:      " .. tostring(p.server))
-    add(lines, "Transport:   " .. tostring(p.transport or "?"))
-    add(lines, "Destination: " .. tostring(p.destination or "?"))
+    add("# " .. (p.title or ("Start MCP server " .. tostring(p.server))), "KinTitle")
+    add("")
+    add("Server:      " .. tostring(p.server))
+    add("Transport:   " .. tostring(p.transport or "?"))
+    add("Destination: " .. tostring(p.destination or "?"))
     if p.scope then
-      add(lines, "Scope:       " .. p.scope)
+      add("Scope:       " .. p.scope)
+    end
+    if p.arguments and p.arguments ~= "" then
+      -- The env and header names the server gets (values masked by kin).
+      add("Passes:      " .. p.arguments)
     end
   elseif p.kind == "acknowledge_unknown" then
-    add(lines, "# " .. (p.title or "A call may already have run"))
-    add(lines, "")
-    add(lines, "Tool: " .. tostring(p.tool))
+    add("# " .. (p.title or "A call may already have run"), "KinTitle")
+    add("")
+    add("Tool: " .. tostring(p.tool))
+  elseif p.kind == "continue" then
+    add("# " .. (p.title or "Continue the turn?"), "KinTitle")
   elseif p.server then
-    add(lines, "# " .. (p.title or ("Call " .. tostring(p.tool))))
-    add(lines, "")
-    add(lines, "Server:      " .. tostring(p.server))
-    add(lines, "Destination: " .. tostring(p.destination or "?"))
-    add(lines, "Tool:        " .. tostring(p.tool))
-    add(lines, "Arguments:")
-    add(lines, pretty_json(p.arguments))
+    add("# " .. (p.title or ("Call " .. tostring(p.tool))), "KinTitle")
+    add("")
+    add("Server:      " .. tostring(p.server))
+    add("Destination: " .. tostring(p.destination or "?"))
+    add("Tool:        " .. tostring(p.serverTool or p.tool))
+    if p.serverTool and p.serverTool ~= p.tool then
+      add("Exposed as:  " .. tostring(p.tool))
+    end
+    add("Arguments:")
+    add(pretty_json(p.arguments))
   elseif p.diffs and #p.diffs > 0 then
     ft = "diff"
-    add(lines, "# " .. (p.title or tostring(p.tool)))
+    add("# " .. (p.title or tostring(p.tool)), "KinTitle")
     for _, d in ipairs(p.diffs) do
-      add(lines, "")
+      add("")
       if d.unified and d.unified ~= "" then
-        add(lines, (d.unified:gsub("\n$", "")))
+        b.diff((d.unified:gsub("\n$", "")))
       else
-        add(lines, "--- " .. tostring(d.path) .. " (no textual diff)")
+        add("--- " .. tostring(d.path) .. " (no textual diff)", "KinDiffFile")
       end
     end
   elseif p.command then
-    add(lines, "# " .. (p.title or "Run a command"))
-    add(lines, "")
-    add(lines, "Command:")
-    add(lines, "")
-    add(lines, "```sh")
-    add(lines, p.command)
-    add(lines, "```")
-    add(lines, "")
-    add(lines, "cwd: " .. tostring(p.cwd or "?"))
+    ft = "sh"
+    add("# " .. (p.title or "Run a command"), "KinTitle")
+    add("# cwd: " .. tostring(p.cwd or "?"), "KinMeta")
+    local sb = M.sandbox_text(p.sandbox)
+    if sb then
+      add("# sandbox: " .. sb, "KinMeta")
+    end
+    add("")
+    add(p.command, "KinCommand")
   else
-    add(lines, "# " .. (p.title or tostring(p.tool)))
-    add(lines, "")
-    add(lines, "Tool: " .. tostring(p.tool))
+    add("# " .. (p.title or tostring(p.tool)), "KinTitle")
+    add("")
+    add("Tool: " .. tostring(p.tool))
     if p.arguments then
-      add(lines, "Arguments:")
-      add(lines, pretty_json(p.arguments))
+      add("Arguments:")
+      add(pretty_json(p.arguments))
     end
   end
   if p.warning then
-    add(lines, "")
-    add(lines, "⚠ " .. p.warning)
+    add("")
+    add("⚠ " .. p.warning, "KinWarning")
   end
   if p.alwaysAsk then
-    add(lines, "")
-    add(lines, "This change is always asked for (outside the workspace or a sensitive path).")
+    add("")
+    add("This change is always asked for (outside the workspace or a sensitive path).", "KinWarning")
   end
-  return lines, ft
+  return b.lines, ft, b.marks
 end
 
 local function prompt_text(p)
   local who = p.server and ("[" .. p.server .. "] ") or ""
-  return ("kin: %s%s"):format(who, p.title or p.kind or "approve?")
+  return ("%s%s"):format(who, p.title or p.kind or "approve?")
+end
+
+local function is_refusal(o)
+  return o.optionId == "deny" or o.kind == "reject_once"
 end
 
 --- The choices shown: kin's options as kin sent them, each by the name kin gave it (an "always
 --- allow" for this session and one for every session are two of kin's options); the refusal comes
---- last, in a fixed place, and dismissing the dialog sends it too.
+--- last, in a fixed place.
 function M.choices(p)
   local out, deny = {}, nil
   for _, o in ipairs(p.options or {}) do
-    if not deny and (o.optionId == "deny" or o.kind == "reject_once") then
+    if not deny and is_refusal(o) then
       deny = o
     else
       table.insert(out, o)
@@ -123,56 +178,120 @@ end
 --- The optionId that refuses the request.
 function M.deny_option(p)
   for _, o in ipairs(p.options or {}) do
-    if o.optionId == "deny" or o.kind == "reject_once" then
+    if is_refusal(o) then
       return o.optionId
     end
   end
   return "deny"
 end
 
---- Shows one approval request and answers it.
-function M.show(p, done)
-  local lines, ft = M.preview_lines(p)
-  local ok, preview = pcall(float.open, lines, { title = "kin: approval", filetype = ft })
-  if not ok then
-    preview = { close = function() end }
+-- The key of each option, the same on every prompt. No digits: a number typed out of habit
+-- must never pick a grant.
+M.KEYS = {
+  allow_once = "a",
+  allow_always = "s",
+  allow_always_permanent = "p",
+  trust = "t",
+  deny = "d",
+}
+local KIND_KEYS = { allow_once = "a", allow_always = "s", reject_once = "d" }
+local SPARE = { "b", "c", "e", "f", "m", "n", "r", "u", "v", "w", "x", "z" }
+
+--- The keys of a request's choices, in M.choices order.
+---@return string[]
+function M.keys(p)
+  local used, keys = {}, {}
+  local choices = M.choices(p)
+  for i, o in ipairs(choices) do
+    local k = is_refusal(o) and "d" or M.KEYS[o.optionId]
+    if k and not used[k] then
+      keys[i], used[k] = k, true
+    end
   end
-  M.active = { requestId = p.requestId, preview = preview, lines = lines }
-  prompts.on_resolved(p.requestId, function()
-    preview.close()
-  end)
-  -- The default vim.ui.select (inputlist) blocks: draw the preview first.
-  pcall(vim.cmd, "redraw")
-  local options = M.choices(p)
-  vim.ui.select(options, {
-    prompt = prompt_text(p),
-    kind = "kin.approval",
-    format_item = function(o)
-      return o.name or o.optionId
-    end,
-  }, function(choice)
-    preview.close()
-    if M.active and M.active.requestId == p.requestId then
-      M.active = nil
-    end
-    local decision = (choice and choice.optionId) or M.deny_option(p)
-    if not prompts.is_resolved(p.requestId) then
-      local params = { requestId = p.requestId, decision = decision }
-      service.request("approval/respond", params, nil, function(err)
-        if err.code ~= -32013 then
-          service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
+  for i, o in ipairs(choices) do
+    if not keys[i] then
+      local k = KIND_KEYS[o.kind]
+      if not k or used[k] then
+        for _, s in ipairs(SPARE) do
+          if not used[s] then
+            k = s
+            break
+          end
         end
-      end)
+      end
+      keys[i], used[k] = k, true
     end
-    done()
+  end
+  return keys
+end
+
+--- Sends the person's decision.
+function M.answer(p, option_id)
+  if prompts.is_resolved(p.requestId) then
+    return
+  end
+  prompts.remove(p.requestId)
+  service.request("approval/respond", { requestId = p.requestId, decision = option_id }, nil, function(err)
+    if err.code == -32013 then
+      return -- kin resolved it meanwhile
+    end
+    service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    -- Still open on kin's side (-32602 leaves it open): ask again.
+    if err.code == -32602 then
+      M.request(p)
+    end
   end)
 end
 
---- approval/request notification.
+-- The tabstop the file itself is shown with, when it is open.
+local function tabstop_for(p)
+  local path = p.diffs and p.diffs[1] and p.diffs[1].path
+  if path then
+    local buf = vim.fn.bufnr(path)
+    if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+      return vim.bo[buf].tabstop
+    end
+  end
+  return nil
+end
+
+--- The panel view of a request.
+---@return kin.PanelView
+function M.view(p)
+  local lines, ft, marks = M.preview_lines(p)
+  local choices = {}
+  local keys = M.keys(p)
+  for i, o in ipairs(M.choices(p)) do
+    choices[#choices + 1] = {
+      key = keys[i],
+      label = o.name or o.optionId,
+      deny = is_refusal(o),
+      option = o,
+      pick = function()
+        M.answer(p, o.optionId)
+      end,
+    }
+  end
+  return {
+    title = prompt_text(p),
+    lines = lines,
+    filetype = ft,
+    marks = marks,
+    tabstop = tabstop_for(p),
+    choices = choices,
+  }
+end
+
+--- approval/request notification (also each `pending` approval of session/resume).
 function M.request(p)
-  prompts.push(p.requestId, function(done)
-    M.show(p, done)
-  end)
+  prompts.push({
+    id = p.requestId,
+    title = prompt_text(p),
+    params = p,
+    view = function()
+      return M.view(p)
+    end,
+  })
 end
 
 --- approval/resolved notification.

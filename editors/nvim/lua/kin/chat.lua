@@ -3,6 +3,7 @@
 local service = require("kin.service")
 local config = require("kin.config")
 local transcript = require("kin.transcript")
+local status = require("kin.status")
 
 local M = {}
 
@@ -14,6 +15,8 @@ local M = {}
 ---@field input_win integer?
 ---@field input_buf integer?
 ---@field stale table<string, boolean>             sessions to resume after a restart
+---@field switching {fn: function, failed: function}[]? questions asked while :KinNew or a
+---                                                resume is on its way: they wait for it
 M.state = { transcripts = {}, stale = {} }
 
 local function notify(msg, level)
@@ -74,6 +77,7 @@ local function input_buffer()
     M.send_input()
   end, "kin: send the question")
   map({ "n", "i" }, km.cancel, M.cancel, "kin: cancel the running turn")
+  require("kin.complete").attach(buf, config.options.chat.complete ~= false)
   st.input_buf = buf
   return buf
 end
@@ -84,12 +88,29 @@ local function map_transcript(t)
   end
   vim.b[t.buf].kin_mapped = true
   local km = config.options.chat.keymaps
-  if km.cancel and km.cancel ~= "" then
-    vim.keymap.set("n", km.cancel, M.cancel, { buffer = t.buf, desc = "kin: cancel the running turn" })
+  local actions = require("kin.actions")
+  local function map(lhs, fn, desc)
+    if lhs and lhs ~= "" then
+      vim.keymap.set("n", lhs, fn, { buffer = t.buf, desc = "kin: " .. desc, nowait = true })
+    end
   end
-  if km.close and km.close ~= "" then
-    vim.keymap.set("n", km.close, M.close, { buffer = t.buf, desc = "kin: close the chat" })
+  map(km.cancel, M.cancel, "cancel the running turn")
+  map(km.close, M.close, "close the chat")
+  map(km.retry, M.retry, "ask the last question again")
+  map(km.edit_last, M.edit_last, "edit the last question and send it again")
+  map(km.yank_code, actions.yank_code, "yank the code block under the cursor")
+  map(km.put_code, actions.put_code, "put the code block under the cursor in your window")
+  for _, lhs in ipairs(type(km.open) == "table" and km.open or { km.open }) do
+    map(lhs, actions.open_location, "open the file or location under the cursor")
   end
+  map(km.next_turn, function()
+    actions.jump_turn(1)
+  end, "next question")
+  map(km.prev_turn, function()
+    actions.jump_turn(-1)
+  end, "previous question")
+  -- Code blocks highlighted (fences, and the languages whose parsers are installed).
+  pcall(vim.treesitter.start, t.buf, "markdown")
 end
 
 local function set_win_opts(win)
@@ -127,6 +148,8 @@ function M.open()
     st.win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(st.win, t.buf)
     set_win_opts(st.win)
+    transcript.fold_window(st.win)
+    vim.wo[st.win].winbar = "%{%v:lua.require'kin.status'.winbar()%}"
     st.input_win = nil
   end
   if not valid_win(st.input_win) then
@@ -137,10 +160,25 @@ function M.open()
     vim.api.nvim_win_set_height(st.input_win, config.options.chat.input_height)
     vim.wo[st.input_win].winfixheight = true
     set_win_opts(st.input_win)
+    vim.wo[st.input_win].winbar = "%{%v:lua.require'kin.chat'.input_winbar()%}"
   end
   local n = vim.api.nvim_buf_line_count(t.buf)
   pcall(vim.api.nvim_win_set_cursor, st.win, { n, 0 })
   vim.api.nvim_set_current_win(st.input_win)
+end
+
+--- The input window's title bar: what the next question attaches.
+function M.input_winbar()
+  local parts = require("kin.context").state.attached
+  if #parts == 0 then
+    return " your question  (@file, #buffer, /command; :KinAttach adds context)"
+  end
+  local ctx = require("kin.context")
+  local names = {}
+  for _, p in ipairs(parts) do
+    names[#names + 1] = ctx.describe(p)
+  end
+  return (" attached: " .. table.concat(names, " · ") .. "  (:KinAttach clear)"):gsub("%%", "%%%%")
 end
 
 --- Closes the chat windows (the buffers and the service stay).
@@ -166,81 +204,225 @@ local function set_current(session_id)
   return t
 end
 
---- Runs fn(sessionId) with the current session, creating one (session/new) if needed and
---- re-attaching it (session/resume) after the service restarted.
+--- Runs fn(sessionId, created) with the current session, creating one (session/new) if needed
+--- and re-attaching it (session/resume) after the service restarted. on_failed(err) runs when
+--- there is no session to use.
 local with_session
-function with_session(fn)
+function with_session(fn, on_failed)
   local st = M.state
+  local failed = on_failed or function() end
+  if st.switching then
+    -- The person asked for another session (:KinNew, :KinSessions): the question goes there.
+    table.insert(st.switching, { fn = fn, failed = failed })
+    return
+  end
   local sid = st.current
+  if sid and st.stale[sid] and not (service.ctx.client and service.ctx.ready) then
+    -- kin is starting: the chat's own re-attachment (on_service_ready) goes first.
+    service.with_client(function()
+      with_session(fn, on_failed)
+    end)
+    return
+  end
   if sid and st.stale[sid] then
-    service.request("session/resume", { sessionId = sid }, function()
+    service.request("session/resume", { sessionId = sid }, function(result)
       st.stale[sid] = nil
-      fn(sid)
+      M.show_pending(result)
+      fn(sid, false)
     end, function(err)
       st.stale[sid] = nil
       if err.code == -32010 then
         -- Gone (deleted elsewhere): the question starts a new session.
         notify("session " .. sid .. " no longer exists; starting a new one", vim.log.levels.WARN)
         st.current = nil
-        with_session(fn)
+        with_session(fn, on_failed)
       else
         notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
+        failed(err)
       end
     end)
     return
   end
   if sid then
     service.with_client(function()
-      fn(sid)
+      fn(sid, false)
     end)
     return
   end
-  service.request("session/new", {}, function(result)
-    local new_sid = result.session.sessionId
-    -- The draft buffer becomes this session's transcript.
-    local draft = st.draft
-    if draft and draft:valid() and not st.transcripts[new_sid] then
-      draft:bind(new_sid)
-      st.transcripts[new_sid] = draft
-      st.draft = nil
+  service.with_client(function()
+    -- A question that cannot run must not leave an empty session behind.
+    local model = service.ctx.init and service.ctx.init.model
+    if model and model.configured == false then
+      local err = { code = -32012, message = "the model service is not configured: " .. tostring(model.missing or "?") }
+      notify(err.message, vim.log.levels.ERROR)
+      return failed(err)
     end
-    set_current(new_sid)
-    fn(new_sid)
-  end)
-end
-
---- Sends a question on the current session (turn/start). on_started(turnId) is optional.
-function M.ask(text, on_started)
-  if not text or vim.trim(text) == "" then
-    return
-  end
-  with_session(function(sid)
-    service.request("turn/start", { sessionId = sid, input = text }, function(result)
-      local t = M.transcript(sid)
-      t.running = true
-      t.turn_id = result and result.turnId
-      if on_started then
-        on_started(result and result.turnId)
+    service.request("session/new", M.new_session_params(), function(result)
+      local new_sid = result.session.sessionId
+      -- The draft buffer becomes this session's transcript.
+      local draft = st.draft
+      if draft and draft:valid() and not st.transcripts[new_sid] then
+        draft:bind(new_sid)
+        st.transcripts[new_sid] = draft
+        st.draft = nil
       end
+      local t = set_current(new_sid)
+      M.state.next_mode, M.state.next_config = nil, nil
+      M.apply_config(t, result.session)
+      M.apply_config(t, result)
+      t:instructions(result.instructions)
+      fn(new_sid, true)
     end, function(err)
-      if err.code == -32011 then
-        notify("a turn is already running in this session (:KinCancel stops it)", vim.log.levels.WARN)
-      else
-        notify(err.message or "turn/start failed", vim.log.levels.ERROR)
-      end
+      notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+      failed(err)
     end)
   end)
 end
 
---- Sends the input buffer's text and clears it.
+--- The params of session/new: the project folder the session works in.
+function M.new_session_params(title)
+  local params = {}
+  if title then
+    params.title = title
+  end
+  -- A mode chosen before the session existed (:KinMode with no session yet).
+  if M.state.next_mode then
+    params.mode = M.state.next_mode
+  end
+  for k, v in pairs(M.state.next_config or {}) do
+    params[k] = v
+  end
+  return params
+end
+
+-- What kin says a session is set to (session/new, session/resume, session/configure).
+function M.apply_config(t, c)
+  if type(c) ~= "table" then
+    return
+  end
+  if c.mode then
+    t.mode = c.mode
+  end
+  if c.model then
+    t.model = c.model
+  end
+  if c.effort ~= nil or c.model then
+    t.effort = c.effort ~= vim.NIL and c.effort or nil
+  end
+  status.refresh()
+end
+
+-- A session made for a question kin refused is removed again (it has no turn).
+local function forget_new_session(sid)
+  local st = M.state
+  service.request("session/delete", { sessionId = sid }, function()
+    local tr = st.transcripts[sid]
+    st.transcripts[sid] = nil
+    if st.current == sid then
+      st.current = nil
+    end
+    if tr and tr:valid() and tr.empty then
+      -- Back to a draft, shown where it was.
+      tr:bind(nil)
+      st.draft = tr
+    end
+  end, function() end)
+end
+
+-- A kin without input parts (before protocol's parts) refuses a list as `input`: -32602. A
+-- kin that takes parts and refuses one names it ("input[1] (image): ..."): that refusal is the
+-- person's to read, and the question must not go without what it attached.
+local function refuses_parts(err, input)
+  local msg = tostring(err.message):lower()
+  return type(input) == "table" and err.code == -32602 and msg:find("input", 1, true) ~= nil
+    and not msg:find("input%[%d+%]")
+end
+
+--- Sends a question on the current session (turn/start): a string, or input parts (see
+--- kin.context). on_started(turnId, result) runs once kin accepted it; on_failed(err) when it
+--- did not (the question then is the caller's to keep).
+function M.ask(input, on_started, on_failed)
+  if not input or (type(input) == "string" and vim.trim(input) == "") then
+    return
+  end
+  local failed = on_failed or function() end
+  with_session(function(sid, created)
+    local function start(sent)
+      service.request("turn/start", { sessionId = sid, input = sent }, function(result)
+        local t = M.transcript(sid)
+        t.last_input = input
+        if result and result.command then
+          -- A /command kin ran (it starts a turn only when it says so).
+          t:command(sent, result.command)
+          -- /mode and /model answer with the session's configuration after the change.
+          local name = result.command.name
+          if (name == "mode" or name == "model") and type(result.command.result) == "table" then
+            M.apply_config(t, result.command.result)
+          end
+        end
+        if result and result.turnId then
+          t.running = true
+          t.turn_id = result.turnId
+          t.started_at = t.started_at or vim.uv.now()
+          status.refresh()
+        end
+        if on_started then
+          on_started(result and result.turnId, result)
+        end
+      end, function(err)
+        if refuses_parts(err, sent) then
+          -- Nothing was started: send the same question with its context as text.
+          return start(require("kin.context").as_text(sent))
+        end
+        if err.code == -32011 then
+          notify("a turn is already running in this session (:KinCancel stops it); your question is kept", vim.log.levels.WARN)
+        else
+          notify((err.message or "turn/start failed") .. "; your question is kept", vim.log.levels.ERROR)
+        end
+        if created then
+          forget_new_session(sid)
+        end
+        failed(err)
+      end)
+    end
+    start(input)
+  end, failed)
+end
+
+--- Puts a question back into the input buffer (when kin did not take it), unless the person
+--- already typed something else there.
+function M.keep_in_input(text)
+  if type(text) ~= "string" then
+    return
+  end
+  local buf = input_buffer()
+  local cur = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  if vim.trim(cur) == "" then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  end
+end
+
+--- Sends the input buffer's text, with what is attached (:KinAttach) and mentioned (`@file`,
+--- `#buffer`) as input parts. It is cleared only once kin accepted the question: a question kin
+--- refused (no model configured, a turn running, kin missing) stays where it was typed, and so
+--- do its attachments.
 function M.send_input()
   local buf = input_buffer()
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
   if vim.trim(text) == "" then
     return
   end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
-  M.ask(text)
+  local context = require("kin.context")
+  local attached = #context.state.attached
+  M.ask(context.input(text), function()
+    if vim.api.nvim_buf_is_valid(buf) and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") == text then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+    end
+    for _ = 1, attached do
+      table.remove(context.state.attached, 1)
+    end
+    pcall(vim.cmd, "redrawstatus!")
+  end)
 end
 
 --- turn/cancel on the current session.
@@ -258,39 +440,128 @@ function M.cancel()
 end
 
 --- Starts a new session and shows it.
+--- A switch of session that cannot arrive (kin stopped or could not start): the questions that
+--- waited for it fail (their callers keep them), so nothing waits for ever.
+function M.release_switching()
+  local waiting = M.state.switching
+  if not waiting then
+    return
+  end
+  M.state.switching = nil
+  local list = {}
+  for i = #waiting, 1, -1 do
+    table.insert(list, 1, table.remove(waiting, i))
+  end
+  for _, w in ipairs(list) do
+    w.failed({ code = -32099, message = "kin stopped before the session was ready" })
+  end
+end
+
+-- Marks a switch of session as under way; the returned function ends it (with the error when
+-- it failed) and lets the questions asked meanwhile go on.
+local function begin_switch()
+  local st = M.state
+  local waiting = st.switching or {}
+  st.switching = waiting
+  return function(err)
+    if st.switching == waiting then
+      st.switching = nil
+    end
+    for _, w in ipairs(waiting) do
+      if err then
+        w.failed(err)
+      else
+        with_session(w.fn, w.failed)
+      end
+    end
+  end
+end
+
 function M.new_session(title, cb)
-  service.request("session/new", title and { title = title } or {}, function(result)
+  local done = begin_switch()
+  service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
-    set_current(sid)
+    local t = set_current(sid)
+    M.state.next_mode, M.state.next_config = nil, nil
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
+    t:instructions(result.instructions)
     M.open()
+    done()
     if cb then
       cb(sid)
     end
+  end, function(err)
+    notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    done(err)
   end)
 end
 
 --- Resumes a session: redraws its history and shows what still waits for an answer.
 function M.resume(session_id, cb)
+  local done = begin_switch()
   service.request("session/resume", { sessionId = session_id }, function(result)
     M.state.stale[session_id] = nil
     local t = set_current(session_id)
     t:history(result.history)
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
     -- Only a turn kin says it runs here can be stopped from here.
     t.running = result.runningTurnId ~= nil
     if result.readOnly then
       notify(result.readOnlyReason or "this session is read-only here", vim.log.levels.WARN)
     end
     M.open()
-    for _, pending in ipairs(result.pending or {}) do
-      if pending.options then
-        require("kin.approval").request(pending)
-      else
-        require("kin.elicitation").request(pending)
-      end
-    end
+    M.show_pending(result)
+    done()
     if cb then
       cb(result)
     end
+  end, function(err)
+    notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    done(err)
+  end)
+end
+
+--- Shows again what kin still asks (session/resume's `pending`), each once.
+function M.show_pending(result)
+  for _, pending in ipairs(result and result.pending or {}) do
+    if pending.options then
+      require("kin.approval").request(pending)
+    else
+      require("kin.elicitation").request(pending)
+    end
+  end
+end
+
+--- After a restart: the current session is re-attached at once, so what kin still asks for it
+--- (and for no session) is shown without waiting for the next question.
+function M.on_service_ready()
+  local st = M.state
+  local sid = st.current
+  if not (sid and st.stale[sid]) then
+    return
+  end
+  -- A question asked meanwhile waits for this re-attachment instead of making its own.
+  local done = begin_switch()
+  service.request("session/resume", { sessionId = sid }, function(result)
+    st.stale[sid] = nil
+    local t = M.transcript(sid)
+    if not t.running then
+      t:history(result.history)
+    end
+    M.apply_config(t, result.session)
+    M.apply_config(t, result)
+    t.running = result.runningTurnId ~= nil
+    M.show_pending(result)
+    done()
+  end, function(err)
+    if err.code == -32010 then
+      st.stale[sid] = nil
+      st.current = nil
+    end
+    -- Still stale otherwise: a waiting question tries the resume itself, and says why it failed.
+    done()
   end)
 end
 
@@ -322,7 +593,9 @@ function M.on_turn_started(p)
   local t = M.transcript(p.sessionId)
   t.running = true
   t.turn_id = p.turnId
-  t:user(p.input)
+  t.started_at = vim.uv.now()
+  t:user(p.input, p.parts)
+  status.refresh()
 end
 
 function M.on_turn_delta(p)
@@ -331,27 +604,240 @@ end
 
 function M.on_tool_call(p)
   M.transcript(p.sessionId):tool(p)
+  status.refresh()
 end
 
 function M.on_turn_completed(p)
-  M.transcript(p.sessionId):turn_end(p)
+  local t = M.transcript(p.sessionId)
+  t:turn_end(p)
+  t.started_at = nil
+  if type(p.usage) == "table" and p.usage.contextWindow then
+    t.usage = p.usage
+  end
+  status.refresh()
+end
+
+function M.on_reasoning(p)
+  M.transcript(p.sessionId):reasoning(p.text)
+  status.refresh()
+end
+
+function M.on_plan(p)
+  M.transcript(p.sessionId):plan(p)
+end
+
+function M.on_usage(p)
+  M.transcript(p.sessionId).usage = p
+  status.refresh()
+end
+
+--- :KinMode [mode] — the current session's mode (session/configure), or the next session's.
+function M.set_mode(mode, cb)
+  local st = M.state
+  local sid = st.current
+  if not sid then
+    st.next_mode = mode
+    M.current().mode = mode
+    status.refresh()
+    notify("the next session starts in mode " .. mode)
+    if cb then
+      cb({ mode = mode })
+    end
+    return
+  end
+  service.request("session/configure", { sessionId = sid, mode = mode }, function(result)
+    local t = M.transcript(sid)
+    M.apply_config(t, result)
+    t:meta("[mode] " .. tostring(result and result.mode or mode))
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- :KinModel — the session's model and reasoning effort (session/configure), or the next
+--- session's when there is none yet.
+function M.set_model(model, effort, cb)
+  local st = M.state
+  local sid = st.current
+  local params = { model = model }
+  if effort then
+    params.effort = effort
+  end
+  if not sid then
+    st.next_config = params
+    M.apply_config(M.current(), params)
+    notify(("the next session uses %s%s"):format(model, effort and (" (" .. effort .. ")") or ""))
+    if cb then
+      cb(params)
+    end
+    return
+  end
+  params.sessionId = sid
+  service.request("session/configure", params, function(result)
+    local t = M.transcript(sid)
+    M.apply_config(t, result)
+    t:meta(("[model] %s%s"):format(tostring(result.model or model), result.effort and (" (" .. result.effort .. ")") or ""))
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+--- :KinUndo [turnId] — puts back the files kin's tools changed in the last turn (turn/undo).
+function M.undo(turn_id, cb)
+  local sid = M.state.current
+  if not sid then
+    notify("no session yet: nothing to undo", vim.log.levels.INFO)
+    return
+  end
+  service.request("turn/undo", { sessionId = sid, turnId = turn_id }, function(result)
+    M.transcript(sid):undo(result)
+    local n = #(result.restored or {})
+    local c = #(result.conflicts or {})
+    notify(("undid turn %s: restored %d file%s%s"):format(tostring(result.turnId), n, n == 1 and "" or "s",
+      c > 0 and (", " .. c .. " left as they are (changed since)") or ""))
+    if cb then
+      cb(result)
+    end
+  end, function(err)
+    if err.code == -32013 then
+      notify("nothing to undo: " .. tostring(err.message), vim.log.levels.INFO)
+    elseif err.code == -32011 then
+      notify("a turn is running: undo after it ends (:KinCancel stops it)", vim.log.levels.WARN)
+    else
+      notify("turn/undo failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+-- The last question sent in the current session (what this editor sent, else what kin showed).
+local function last_question()
+  local t = M.current()
+  if t.last_input then
+    return t.last_input
+  end
+  local lines = vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)
+  for i = #lines, 1, -1 do
+    if lines[i] == "## You" then
+      local q = {}
+      for j = i + 2, #lines do
+        if lines[j] == "## kin" then
+          break
+        end
+        q[#q + 1] = lines[j]
+      end
+      while #q > 0 and q[#q] == "" do
+        q[#q] = nil
+      end
+      return table.concat(q, "\n")
+    end
+  end
+end
+
+--- :KinRetry — asks the last question again, as a new turn.
+function M.retry()
+  local q = last_question()
+  if not q or q == "" then
+    notify("no question to ask again", vim.log.levels.INFO)
+    return
+  end
+  M.ask(q, nil, function()
+    M.keep_in_input(type(q) == "string" and q or nil)
+  end)
+end
+
+--- :KinEdit — puts the last question into the input to edit it and send it again.
+function M.edit_last()
+  local q = last_question()
+  if not q or q == "" then
+    notify("no question to edit", vim.log.levels.INFO)
+    return
+  end
+  M.open()
+  local buf = input_buffer()
+  local text = q
+  if type(q) == "table" then
+    -- Parts: the text goes back into the input, what was attached (beyond the text's own
+    -- mentions) back into the attachments.
+    local context = require("kin.context")
+    local texts = {}
+    for _, p in ipairs(q) do
+      if p.type == "text" then
+        texts[#texts + 1] = p.text
+      end
+    end
+    text = table.concat(texts, "\n\n")
+    -- Each mention in the text accounts for one equal part; the rest were attached.
+    local mentioned = {}
+    for _, p in ipairs(context.mentions(text)) do
+      local k = vim.inspect(p)
+      mentioned[k] = (mentioned[k] or 0) + 1
+    end
+    context.clear()
+    for _, p in ipairs(q) do
+      local k = vim.inspect(p)
+      if p.type ~= "text" then
+        if (mentioned[k] or 0) > 0 then
+          mentioned[k] = mentioned[k] - 1
+        else
+          context.attach(p)
+        end
+      end
+    end
+  end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  if valid_win(M.state.input_win) then
+    vim.api.nvim_set_current_win(M.state.input_win)
+    vim.api.nvim_win_set_cursor(M.state.input_win, { vim.api.nvim_buf_line_count(buf), 0 })
+  end
 end
 
 --- A notice that concerns one session also lands in its transcript.
 function M.on_notice(p)
-  if p.sessionId and M.state.transcripts[p.sessionId] then
-    M.state.transcripts[p.sessionId]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  local sid = p.sessionId
+  if not (sid and M.state.transcripts[sid]) then
+    return
   end
+  local function line()
+    M.state.transcripts[sid]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  end
+  if p.source ~= "compaction" or p.level == "error" or p.level == "warning" then
+    return line()
+  end
+  -- A compaction: the notice does not carry the summary, the history's newest items do. The
+  -- summary is what the model goes on from, so the person gets to read it (folded), where the
+  -- notice arrived (the answer goes on streaming meanwhile).
+  local t = M.state.transcripts[sid]
+  if not t:valid() then
+    return
+  end
+  local key = "compaction:notice:" .. vim.api.nvim_buf_line_count(t.buf)
+  t:compaction({ notice = p }, key)
+  service.request("session/resume", { sessionId = sid, limit = 20 }, function(result)
+    local item
+    for _, it in ipairs(result and result.history or {}) do
+      if it.type == "compaction" then
+        item = it
+      end
+    end
+    if item and t:valid() then
+      t:compaction(item, key)
+    end
+  end, function() end)
 end
 
 --- The service stopped: running turns are over, sessions must be re-attached.
 function M.on_service_stop()
+  M.release_switching()
   for sid, t in pairs(M.state.transcripts) do
     M.state.stale[sid] = true
     if t.running and t:valid() then
       t:turn_end({ status = "cancelled", error = "kin stopped" })
     end
+    t.started_at = nil
   end
+  status.refresh()
 end
 
 return M

@@ -1,6 +1,7 @@
 -- A JSON-RPC 2.0 client over a spawned `kin serve` (LSP framing on stdin/stdout).
 -- It knows nothing about chats or approvals: it correlates responses, hands notifications to
--- one callback, and stops the process politely (shutdown, exit, then a kill after a timeout).
+-- one callback and kin's requests (workspace/applyEdit) to another, which answers them at once,
+-- and stops the process politely (shutdown, exit, then a kill after a timeout).
 local framing = require("kin.framing")
 
 local M = {}
@@ -62,7 +63,8 @@ local Client = {}
 Client.__index = Client
 
 ---@param opts {cmd: string[], env?: table, cwd?: string, spawn?: function, schedule?: function,
----  on_notification?: fun(method: string, params: table), on_exit?: fun(code: integer, signal: integer)}
+---  on_notification?: fun(method: string, params: table), on_exit?: fun(code: integer, signal: integer),
+---  on_request?: fun(method: string, params: table): (any, table?)}
 ---@return kin.Client
 function M.new(opts)
   return setmetatable({
@@ -72,6 +74,7 @@ function M.new(opts)
     spawn = opts.spawn or M.system_spawn,
     schedule = opts.schedule or vim.schedule,
     on_notification = opts.on_notification or function() end,
+    on_request = opts.on_request,
     on_exit = opts.on_exit or function() end,
     next_id = 0,
     pending = {},
@@ -168,12 +171,27 @@ function Client:_dispatch(body)
   end
   if msg.method then
     if msg.id ~= nil then
-      -- kin sends no requests to the editor; answer anything unexpected so it never waits.
-      self:_send({
-        jsonrpc = "2.0",
-        id = msg.id,
-        error = { code = -32601, message = "kin.nvim: method not found: " .. msg.method },
-      })
+      -- kin's requests are answered at once (a machine's answer, never a person's); one this
+      -- plugin does not know gets -32601 so kin never waits.
+      local result, err
+      if self.on_request then
+        local ok, r, e = pcall(self.on_request, msg.method, msg.params or {})
+        if not ok then
+          err = { code = -32603, message = "kin.nvim: " .. tostring(r) }
+        else
+          result, err = r, e
+        end
+      end
+      if result == nil and err == nil then
+        err = { code = -32601, message = "kin.nvim: method not found: " .. msg.method }
+      end
+      local reply = { jsonrpc = "2.0", id = msg.id }
+      if err then
+        reply.error = err
+      else
+        reply.result = result
+      end
+      self:_send(reply)
       return
     end
     self.on_notification(msg.method, msg.params or {})

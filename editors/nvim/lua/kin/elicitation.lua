@@ -1,8 +1,12 @@
--- elicitation/request: an MCP server asks the person something. Form mode asks field by field
--- (vim.ui.input; vim.ui.select for a choice and booleans; for a multi-select, a vim.ui.select
--- whose picks toggle options until "Done"), options titled as kin sent them; dismissing any field
--- declines the whole request, so nothing partial is ever sent. URL mode shows the URL and opens it
--- only after the person consents. kin checks every answer again.
+-- elicitation/request: an MCP server (or kin's own `ask` tool) asks the person something. The
+-- question first appears in kin's window (kin.panel), which takes no focus: only an explicit key
+-- there starts answering, so typing elsewhere never becomes an answer. Form mode then asks field
+-- by field (vim.ui.input; vim.ui.select for a choice and booleans; for a multi-select, a
+-- vim.ui.select whose picks toggle options until "Done"), options titled as kin sent them;
+-- dismissing any field declines the whole request, so nothing partial is ever sent. A picker that
+-- never calls back holds nothing up: the question stays in kin's window, to be answered again or
+-- declined. URL mode shows the URL and opens it only after the person consents, and says "accept"
+-- only when it really opened. kin checks every answer again.
 local service = require("kin.service")
 local prompts = require("kin.prompts")
 
@@ -12,13 +16,18 @@ local function respond(p, action, content)
   if prompts.is_resolved(p.requestId) then
     return
   end
+  prompts.remove(p.requestId)
   local params = { requestId = p.requestId, action = action }
   if action == "accept" and p.mode ~= "url" then
     params.content = (content and next(content)) and content or vim.empty_dict()
   end
   service.request("elicitation/respond", params, nil, function(err)
-    if err.code ~= -32013 then
-      service.notify("elicitation/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    if err.code == -32013 then
+      return -- kin resolved it meanwhile
+    end
+    service.notify("elicitation/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    if err.code == -32602 then
+      M.request(p) -- kin keeps it open for a corrected answer
     end
   end)
 end
@@ -139,7 +148,7 @@ function M.ask_choices(p, f, prompt, cb)
       end
       local err = M.validate_choices(f, values)
       if err then
-        vim.notify(err, vim.log.levels.WARN, { title = "kin" })
+        service.notify(err, vim.log.levels.WARN)
         return vim.schedule(ask)
       end
       cb(true, values)
@@ -248,7 +257,7 @@ local function ask_field(p, f, cb)
       end
       local value, err = M.validate(f, text)
       if err then
-        vim.notify(err, vim.log.levels.WARN, { title = "kin" })
+        service.notify(err, vim.log.levels.WARN)
         return vim.schedule(ask)
       end
       cb(true, value)
@@ -257,24 +266,63 @@ local function ask_field(p, f, cb)
   ask()
 end
 
-local function form(p, done)
+local function who(p)
+  return M.asker(p)
+end
+
+local function field_summary(f)
+  local kind = ({
+    string = "text",
+    integer = "a whole number",
+    number = "a number",
+    boolean = "yes or no",
+    enum = "one choice",
+    multi_select = "choices",
+  })[f.type] or tostring(f.type)
+  local bits = { kind }
+  if f.required then
+    bits[#bits + 1] = "required"
+  end
+  if f.enum then
+    local labels = {}
+    for _, it in ipairs(M.choice_items(f)) do
+      labels[#labels + 1] = it.label
+    end
+    bits[#bits + 1] = table.concat(labels, " / ")
+  end
+  if f.default ~= nil then
+    bits[#bits + 1] = "default " .. (type(f.default) == "table" and table.concat(f.default, ", ") or tostring(f.default))
+  end
+  return ("  - %s (%s)"):format(f.title or f.name, table.concat(bits, "; "))
+end
+
+-- Asks the form's fields one by one, starting over on each call: a callback of an earlier
+-- round (a picker that came back late) is ignored.
+local function answer_form(item)
+  local p = item.params
+  item.state.round = (item.state.round or 0) + 1
+  local round = item.state.round
+  local function current()
+    return item.state.round == round and not prompts.is_resolved(p.requestId)
+  end
   local fields = p.fields or {}
   local content = {}
   local i = 0
   local function step()
-    if prompts.is_resolved(p.requestId) then
-      return done()
+    if not current() then
+      return
     end
     i = i + 1
     local f = fields[i]
     if not f then
-      respond(p, "accept", content)
-      return done()
+      return respond(p, "accept", content)
     end
     ask_field(p, f, function(ok, value)
+      if not current() then
+        return
+      end
       if not ok then
-        respond(p, "decline")
-        return done()
+        return respond(p, "decline")
       end
       if value ~= nil then
         content[f.name] = value
@@ -285,31 +333,172 @@ local function form(p, done)
   step()
 end
 
-local function url(p, done)
-  local prompt = ("[%s] %s\n%s"):format(p.server or "mcp", p.message or "Open this address?", p.url or "")
-  vim.ui.select({ "Open in browser", "Cancel" }, { prompt = prompt, kind = "kin.elicitation.url" }, function(choice)
-    if choice == "Open in browser" then
-      local ok, err = pcall(vim.ui.open, p.url)
-      if not ok then
-        service.notify("cannot open " .. tostring(p.url) .. ": " .. tostring(err), vim.log.levels.ERROR)
-      end
-      respond(p, "accept")
-    else
-      respond(p, "decline")
+--- Opens an address with vim.ui.open (or setup's `open_url`); cb(ok, err) says whether it
+--- really opened: no opener, or an opener that fails within a few seconds, is a failure.
+function M.open_url(url, cb)
+  local custom = require("kin.config").options.open_url
+  if custom then
+    local ok, res, err = pcall(custom, url)
+    if not ok then
+      return cb(false, tostring(res))
     end
-    done()
+    return cb(res ~= false and res ~= nil, err)
+  end
+  local ok, obj, err = pcall(vim.ui.open, url)
+  if not ok then
+    return cb(false, tostring(obj))
+  end
+  if not obj then
+    return cb(false, err or "vim.ui.open found no way to open it")
+  end
+  -- Openers (xdg-open, open) exit once the browser has it; one still running after a few
+  -- seconds is taken as opened.
+  local timer = vim.uv.new_timer()
+  local waited = 0
+  timer:start(50, 50, vim.schedule_wrap(function()
+    waited = waited + 50
+    local closing = obj.is_closing and obj:is_closing()
+    if not closing and waited < 5000 then
+      return
+    end
+    timer:stop()
+    timer:close()
+    if not closing then
+      return cb(true)
+    end
+    local res = obj:wait(0)
+    if res and res.code == 0 then
+      cb(true)
+    else
+      cb(false, ("the opener exited with code %s%s"):format(
+        tostring(res and res.code),
+        res and res.stderr and res.stderr ~= "" and (": " .. vim.trim(res.stderr)) or ""
+      ))
+    end
+  end))
+end
+
+local function open_in_browser(item)
+  local p = item.params
+  item.state.opening = true
+  item.state.error = nil
+  prompts.update(p.requestId)
+  M.open_url(p.url, function(ok, err)
+    item.state.opening = false
+    if prompts.is_resolved(p.requestId) then
+      return
+    end
+    if ok then
+      return respond(p, "accept")
+    end
+    -- Not opened: say so, and leave the question open (never report it as accepted).
+    item.state.error = err or "it did not open"
+    service.notify("cannot open " .. tostring(p.url) .. ": " .. item.state.error, vim.log.levels.ERROR)
+    prompts.update(p.requestId)
   end)
 end
 
---- elicitation/request notification.
-function M.request(p)
-  prompts.push(p.requestId, function(done)
-    if p.mode == "url" then
-      url(p, done)
-    else
-      form(p, done)
+local function copy_address(url)
+  vim.fn.setreg('"', url)
+  pcall(vim.fn.setreg, "+", url)
+  service.notify("copied " .. url)
+end
+
+--- The panel view of a request.
+---@return kin.PanelView
+function M.view(item)
+  local p = item.params
+  local lines, marks = {}, {}
+  local function add(text, hl)
+    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
+      lines[#lines + 1] = l
+      if hl then
+        marks[#marks + 1] = { row = #lines - 1, hl = hl }
+      end
     end
-  end)
+  end
+  local choices
+  local extra
+  if p.mode == "url" then
+    add(("# %s asks you to open an address"):format(who(p)), "KinTitle")
+    add("")
+    add(p.message or "Open this address?")
+    add("")
+    add(p.url or "")
+    add("")
+    add("kin never opens it itself: it opens only when you choose Open in browser.", "KinMeta")
+    if item.state.opening then
+      add("")
+      add("Opening…", "KinMeta")
+    elseif item.state.error then
+      add("")
+      add("It did not open: " .. item.state.error, "KinWarning")
+      add("Copy it with y, open it yourself, then choose I opened it myself.", "KinWarning")
+    end
+    choices = {
+      { key = "o", label = "Open in browser", pick = function()
+        open_in_browser(item)
+      end },
+      { key = "a", label = "I opened it myself", pick = function()
+        respond(p, "accept")
+      end },
+      { key = "d", label = "Decline", deny = true, pick = function()
+        respond(p, "decline")
+      end },
+    }
+    extra = { y = { desc = "copy the address", fn = function()
+      copy_address(p.url or "")
+    end } }
+  else
+    add(("# %s asks%s"):format(who(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
+    add("")
+    add("It wants:")
+    for _, f in ipairs(p.fields or {}) do
+      add(field_summary(f))
+    end
+    if item.state.round then
+      add("")
+      add("Answering… (choose Answer again to start over)", "KinMeta")
+    end
+    choices = {
+      { key = "a", label = ("Answer (%d field%s, asked one by one)"):format(#(p.fields or {}), #(p.fields or {}) == 1 and "" or "s"), pick = function()
+        answer_form(item)
+        prompts.update(p.requestId)
+      end },
+      { key = "d", label = "Decline", deny = true, pick = function()
+        respond(p, "decline")
+      end },
+    }
+  end
+  return {
+    title = ("[%s] %s"):format(who(p), p.message or (p.mode == "url" and "open an address" or "a question")),
+    lines = lines,
+    filetype = "markdown",
+    marks = marks,
+    choices = choices,
+    extra_keys = extra,
+  }
+end
+
+--- elicitation/request notification (also each `pending` one of session/resume).
+function M.request(p)
+  prompts.push({
+    id = p.requestId,
+    title = ("[%s] %s"):format(who(p), p.message or "a question"),
+    params = p,
+    view = M.view,
+  })
+end
+
+--- Starts answering a form as if the person chose Answer (tests and the Lua API).
+function M.answer(id)
+  for _, item in ipairs(prompts.items()) do
+    if item.id == id then
+      answer_form(item)
+      return true
+    end
+  end
+  return false
 end
 
 --- elicitation/resolved notification.

@@ -1,5 +1,6 @@
 -- :checkhealth kin — the binary and its version, the model configuration (whether a key is
--- present, never its value), whether commands run confined, and each MCP server's state.
+-- present, never its value) and whether the model service answers, whether commands run
+-- confined, and each MCP server's state.
 local config = require("kin.config")
 local service = require("kin.service")
 
@@ -37,9 +38,99 @@ local mcp_levels = {
   unavailable = "warn",
 }
 
+--- Splits an http(s) URL into scheme, host, port and path.
+function M.parse_url(url)
+  local scheme, rest = tostring(url or ""):match("^(https?)://(.+)$")
+  if not scheme then
+    return nil
+  end
+  local hostport, path = rest:match("^([^/]+)(.*)$")
+  if not hostport then
+    return nil
+  end
+  hostport = hostport:gsub("^.*@", "") -- never credentials
+  local host, port = hostport:match("^%[(.+)%]:?(%d*)$")
+  if not host then
+    host, port = hostport:match("^([^:]+):?(%d*)$")
+  end
+  port = tonumber(port) or (scheme == "https" and 443 or 80)
+  return { scheme = scheme, host = host, port = port, path = path:gsub("/$", "") }
+end
+
+--- Whether the model service at base_url answers: an HTTP answer of any status to
+--- GET <base>/models (sent without a key: a 401 still says the service is up) for http, a
+--- TCP connection for https (curl, when installed, makes it an HTTPS request). Blocks for at most
+--- timeout_ms. Returns ok, and what was found.
+function M.probe(base_url, timeout_ms)
+  timeout_ms = timeout_ms or 5000
+  local u = M.parse_url(base_url)
+  if not u then
+    return false, "cannot read the address " .. tostring(base_url)
+  end
+  if u.scheme == "https" and vim.fn.executable("curl") == 1 then
+    local res = vim.system({
+      "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", tostring(math.ceil(timeout_ms / 1000)),
+      base_url:gsub("/$", "") .. "/models",
+    }, { text = true }):wait(timeout_ms + 1000)
+    local code = tonumber(vim.trim(res.stdout or ""))
+    if res.code == 0 and code and code > 0 then
+      return true, ("answered HTTP %d"):format(code)
+    end
+    return false, vim.trim(res.stderr or "") ~= "" and vim.trim(res.stderr) or ("curl exited with " .. tostring(res.code))
+  end
+  local done, ok, what = false, false, nil
+  local tcp = vim.uv.new_tcp()
+  local function finish(o, w)
+    if done then
+      return
+    end
+    done, ok, what = true, o, w
+    if not tcp:is_closing() then
+      tcp:close()
+    end
+  end
+  vim.uv.getaddrinfo(u.host, tostring(u.port), { socktype = "stream" }, function(err, addrs)
+    if err or not addrs or not addrs[1] then
+      return finish(false, "cannot resolve " .. u.host .. (err and (": " .. err) or ""))
+    end
+    tcp:connect(addrs[1].addr, addrs[1].port, function(cerr)
+      if cerr then
+        return finish(false, ("cannot connect to %s:%d: %s"):format(u.host, u.port, cerr))
+      end
+      if u.scheme == "https" then
+        return finish(true, ("accepts connections on %s:%d"):format(u.host, u.port))
+      end
+      local buf = ""
+      tcp:read_start(function(rerr, data)
+        if rerr then
+          return finish(false, "reading the answer: " .. rerr)
+        end
+        if data then
+          buf = buf .. data
+        end
+        local status = buf:match("^HTTP/%d[%.%d]* (%d%d%d)")
+        if status then
+          return finish(true, "answered HTTP " .. status)
+        end
+        if not data then
+          return finish(false, "closed the connection without an HTTP answer")
+        end
+      end)
+      tcp:write(("GET %s/models HTTP/1.0\r\nHost: %s\r\nConnection: close\r\n\r\n"):format(u.path, u.host))
+    end)
+  end)
+  vim.wait(timeout_ms, function()
+    return done
+  end, 10)
+  if not done then
+    finish(false, ("no answer within %d ms"):format(timeout_ms))
+  end
+  return ok, what
+end
+
 function M.check()
   h.start("kin: binary")
-  local cmd = config.options.cmd
+  local cmd = config.cmd()
   local exe = cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     h.error(("`%s` is not executable or not in PATH"):format(exe), {
@@ -84,6 +175,16 @@ function M.check()
   local model = init.model or {}
   if model.configured then
     h.ok(("configured: model %s at %s (API key present)"):format(tostring(model.model), tostring(model.baseUrl or "?")))
+    if model.baseUrl then
+      local up, what = M.probe(model.baseUrl, 5000)
+      if up then
+        h.ok(("the model service at %s answers (%s)"):format(model.baseUrl, what))
+      else
+        h.error(("the model service at %s does not answer: %s"):format(model.baseUrl, what), {
+          "Start the service, or fix OPENAI_BASE_URL (settings.json's baseUrl) if it points to the wrong place",
+        })
+      end
+    end
   else
     h.error("the model service is not configured: " .. tostring(model.missing or "no model information"), {
       "Set OPENAI_API_KEY (and OPENAI_BASE_URL for a service other than OpenAI's) in the environment or in setup({ env = ... })",

@@ -6,6 +6,7 @@ local chat = require("kin.chat")
 local approval = require("kin.approval")
 local elicitation = require("kin.elicitation")
 local prompts = require("kin.prompts")
+local documents = require("kin.documents")
 
 local M = {}
 
@@ -25,6 +26,10 @@ local handlers = {
   ["turn/delta"] = chat.on_turn_delta,
   ["turn/toolCall"] = chat.on_tool_call,
   ["turn/completed"] = chat.on_turn_completed,
+  ["turn/plan"] = chat.on_plan,
+  ["turn/reasoning"] = chat.on_reasoning,
+  ["turn/usage"] = chat.on_usage,
+  ["commands/changed"] = require("kin.complete").on_changed,
   ["approval/request"] = approval.request,
   ["approval/resolved"] = approval.resolved,
   ["elicitation/request"] = elicitation.request,
@@ -36,13 +41,14 @@ local handlers = {
   end,
   ["notice"] = function(p)
     local title = "kin" .. (p.source and (": " .. p.source) or "")
-    vim.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, { title = title })
+    service.notify(p.message or "", notice_levels[p.level] or vim.log.levels.INFO, title)
     chat.on_notice(p)
   end,
+  ["workspace/didChangeFiles"] = documents.files_changed,
   ["log/message"] = function(p)
     local level = notice_levels[p.level] or vim.log.levels.INFO
     if level >= (config.options.notify_level or vim.log.levels.WARN) then
-      vim.notify(p.message or "", level, { title = "kin log" })
+      service.notify(p.message or "", level, "kin log")
     end
   end,
 }
@@ -50,9 +56,16 @@ local handlers = {
 for method, fn in pairs(handlers) do
   service.handlers[method] = fn
 end
+service.request_handlers["workspace/applyEdit"] = documents.apply_edit
 service.on_stop = {
   chat.on_service_stop,
   prompts.clear,
+  documents.stop,
+}
+service.on_fail = { chat.release_switching }
+service.on_ready = {
+  documents.start,
+  chat.on_service_ready,
 }
 
 --- Configures kin.nvim. Nothing starts until the first command needs the service.
@@ -66,69 +79,192 @@ end
 function M.chat(question)
   chat.open()
   if question and vim.trim(question) ~= "" then
-    chat.ask(question)
+    M.ask(question)
   end
 end
 
---- Sends a question on the current session (opening the chat).
-function M.ask(question, on_started)
+--- Sends a question on the current session (opening the chat). A question kin does not take
+--- is put into the chat's input buffer, so it is never lost.
+function M.ask(question, on_started, on_failed)
   chat.open()
-  chat.ask(question, on_started)
+  chat.ask(question, on_started, function(err)
+    if type(question) == "string" then
+      chat.keep_in_input(question)
+    end
+    if on_failed then
+      on_failed(err)
+    end
+  end)
 end
 
-local function fence_for(text)
-  local longest = 2
-  for run in text:gmatch("`+") do
-    longest = math.max(longest, #run)
+local MODES = {
+  { mode = "ask", what = "reads only: nothing is changed or run" },
+  { mode = "agent", what = "asks before every change and command (the default)" },
+  { mode = "auto-edit", what = "applies edits inside the workspace without asking; asks for commands" },
+}
+
+--- :KinMode [mode] — sets the session's mode, or picks it.
+function M.mode(mode)
+  if mode and mode ~= "" then
+    return chat.set_mode(mode)
   end
-  return string.rep("`", longest + 1)
+  local cur = chat.current().mode or "agent"
+  vim.ui.select(MODES, {
+    prompt = "kin: mode (now " .. cur .. ")",
+    kind = "kin.mode",
+    format_item = function(m)
+      return ("%-9s  %s"):format(m.mode, m.what)
+    end,
+  }, function(m)
+    if m then
+      chat.set_mode(m.mode)
+    end
+  end)
 end
 
---- The context block :KinSend puts before the question.
----@param buf integer
----@param line1 integer? first line (1-based) of a range
----@param line2 integer?
-function M.context_block(buf, line1, line2)
-  local name = vim.api.nvim_buf_get_name(buf)
-  name = name ~= "" and vim.fn.fnamemodify(name, ":~:.") or "[No Name]"
-  local lines
-  local where = "`" .. name .. "`"
-  if line1 and line2 then
-    lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
-    where = ("%s (lines %d-%d)"):format(where, line1, line2)
-  else
-    lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+--- One models/list row for a picker.
+function M.format_model(m)
+  local bits = {}
+  if m.contextWindow then
+    bits[#bits + 1] = require("kin.status").tokens(m.contextWindow) .. " context"
   end
-  local text = table.concat(lines, "\n")
-  local fence = fence_for(text)
-  local ft = vim.bo[buf].filetype
-  if ft == "" then
-    ft = vim.filetype.match({ buf = buf }) or ""
+  if m.efforts and #m.efforts > 0 then
+    bits[#bits + 1] = "effort " .. table.concat(m.efforts, "/")
   end
-  return ("%s:\n%s%s\n%s\n%s"):format(where, fence, ft, text, fence)
+  if m.images then
+    bits[#bits + 1] = "images"
+  end
+  if m.configured == false then
+    bits[#bits + 1] = "not configured: " .. tostring(m.missing or "?")
+  end
+  local name = (m.name and m.name ~= m.id) and (m.id .. " — " .. m.name) or m.id
+  return ("%s  (%s)"):format(name, table.concat(bits, ", "))
 end
 
---- :[range]KinSend [question] — the selection (or the whole file) as context for a question.
+--- :KinModel [model] [effort] — the session's model and reasoning effort, or pick them
+--- (models/list).
+function M.model(args)
+  local words = vim.split(vim.trim(args or ""), "%s+", { trimempty = true })
+  if words[1] then
+    return chat.set_model(words[1], words[2])
+  end
+  service.request("models/list", {}, function(r)
+    local models = r.models or {}
+    if #models == 0 then
+      return service.notify("kin lists no models", vim.log.levels.WARN)
+    end
+    vim.ui.select(models, {
+      prompt = "kin: model (now " .. tostring(chat.current().model or r.default or "?") .. ")",
+      kind = "kin.model",
+      format_item = M.format_model,
+    }, function(m)
+      if not m then
+        return
+      end
+      if not m.efforts or #m.efforts == 0 then
+        return chat.set_model(m.id)
+      end
+      local items = vim.list_extend({ "(none: the service decides)" }, m.efforts)
+      vim.ui.select(items, { prompt = "kin: reasoning effort for " .. m.id, kind = "kin.effort" }, function(e)
+        if e == nil then
+          return
+        end
+        chat.set_model(m.id, e ~= items[1] and e or nil)
+      end)
+    end)
+  end)
+end
+
+--- :KinCompact — summarises the conversation for the model now (session/compact).
+function M.compact()
+  local sid = chat.state.current
+  if not sid then
+    return service.notify("no session yet: nothing to compact")
+  end
+  service.notify("kin is summarising the conversation…")
+  service.request("session/compact", { sessionId = sid }, function(r)
+    service.notify(r.compacted and "compacted: the model goes on from a summary and the recent turns" or "nothing to compact yet")
+  end)
+end
+
+M.undo = chat.undo
+M.retry = chat.retry
+M.edit_last = chat.edit_last
+
+--- :KinAnswer — moves the cursor into kin's window for the question it asks.
+function M.answer()
+  return prompts.focus()
+end
+
+--- The part :KinSend and :KinAttach take from a buffer: the selected lines (a range), else the
+--- whole file.
+local function buffer_part(buf, opts)
+  local context = require("kin.context")
+  if opts.range and opts.range > 0 then
+    return context.selection(buf, opts.line1, opts.line2)
+  end
+  local part, err = context.file(buf)
+  if not part then
+    -- A buffer without a file: what it holds.
+    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    return { type = "resource", uri = "untitled:" .. buf, mimeType = "text/plain", text = table.concat(lines, "\n") }, err
+  end
+  return part
+end
+
+--- :[range]KinSend [question] — the selection (or the whole file) beside a question.
 function M.send(opts)
   opts = opts or {}
   local buf = opts.buf or vim.api.nvim_get_current_buf()
-  local block
-  if opts.range and opts.range > 0 then
-    block = M.context_block(buf, opts.line1, opts.line2)
-  else
-    block = M.context_block(buf)
-  end
+  local part = buffer_part(buf, opts)
   local function go(question)
-    if question == nil then
+    if question == nil or vim.trim(question) == "" then
       return
     end
-    M.ask(block .. "\n\n" .. question)
+    M.ask({ { type = "text", text = question }, part })
   end
   if opts.question and vim.trim(opts.question) ~= "" then
     go(opts.question)
   else
     vim.ui.input({ prompt = "kin: ask about this: " }, go)
   end
+end
+
+--- :[range]KinAttach [file|selection|diagnostics|image {file}|clear] — context for the next
+--- question.
+function M.attach(opts)
+  opts = opts or {}
+  local context = require("kin.context")
+  local what = opts.what or ""
+  local buf = opts.buf or vim.api.nvim_get_current_buf()
+  local part, err
+  if what == "clear" then
+    context.clear()
+    return service.notify("nothing attached")
+  elseif what == "diagnostics" then
+    if opts.range and opts.range > 0 then
+      part, err = context.diagnostics(buf, opts.line1, opts.line2)
+    else
+      part, err = context.diagnostics(buf)
+    end
+  elseif what == "file" then
+    part, err = context.file(buf)
+  elseif what == "image" then
+    if not opts.path then
+      return service.notify("KinAttach image: which file? (:KinAttach image {file})", vim.log.levels.ERROR)
+    end
+    part, err = context.image(opts.path)
+  elseif what == "selection" or what == "" then
+    part, err = buffer_part(buf, opts)
+  else
+    return service.notify("KinAttach: file, selection, diagnostics, image or clear, not " .. what, vim.log.levels.ERROR)
+  end
+  if not part then
+    return service.notify(err or "nothing to attach", vim.log.levels.WARN)
+  end
+  context.attach(part)
+  service.notify("attached " .. context.describe(part) .. " to the next question")
+  return part
 end
 
 M.cancel = chat.cancel
@@ -138,23 +274,96 @@ function M.new(title)
   chat.new_session(title ~= "" and title or nil)
 end
 
---- :KinSessions — pick a session to resume or delete.
-function M.sessions()
+--- A session time (RFC 3339, any fraction of a second) as local time a person reads:
+--- "today 23:15", "yesterday 09:02", "2026-11-30 23:15".
+function M.format_time(iso, now)
+  if type(iso) ~= "string" then
+    return ""
+  end
+  local y, mo, d, h, mi, sec, rest = iso:match("^(%d+)-(%d+)-(%d+)[T ](%d+):(%d+):(%d+)(.*)$")
+  if not y then
+    return iso
+  end
+  rest = rest:gsub("^[.,]%d+", "")
+  local offset = 0
+  local sign, oh, om = rest:match("^([+-])(%d%d):?(%d%d)$")
+  if sign then
+    offset = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == "+" and 1 or -1)
+  end
+  -- os.time reads the fields as local time; correct by this zone's own offset to get UTC.
+  local fields = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec) }
+  local as_local = os.time(fields)
+  local utc_of_local = os.time(os.date("!*t", as_local))
+  local stamp = as_local + (as_local - utc_of_local) - offset
+  now = now or os.time()
+  local day = os.date("%Y-%m-%d", stamp)
+  if day == os.date("%Y-%m-%d", now) then
+    return "today " .. os.date("%H:%M", stamp)
+  elseif day == os.date("%Y-%m-%d", now - 86400) then
+    return "yesterday " .. os.date("%H:%M", stamp)
+  end
+  return os.date("%Y-%m-%d %H:%M", stamp)
+end
+
+--- The folder sessions of this project work in.
+function M.project_dir()
+  local dir = config.options.cwd or vim.uv.cwd()
+  local folders = config.options.workspace_folders
+  if folders and folders[1] then
+    dir = folders[1]
+  end
+  return vim.fs.normalize(vim.fn.fnamemodify(dir, ":p")):gsub("/$", "")
+end
+
+function M.format_session(s)
+  local title = (s.title and s.title ~= "") and s.title or s.sessionId
+  return ("%s  (%d turn%s, %s)"):format(title, s.turns or 0, (s.turns or 0) == 1 and "" or "s", M.format_time(s.updatedAt))
+end
+
+--- :KinSessions — pick a session of this project (or of every project) to resume or delete.
+function M.sessions(all)
   service.request("session/list", {}, function(result)
     local sessions = result.sessions or {}
-    if #sessions == 0 then
+    local project = M.project_dir()
+    local mine, others = {}, 0
+    for _, s in ipairs(sessions) do
+      local cwd = s.cwd and vim.fs.normalize(s.cwd):gsub("/$", "")
+      -- A session recorded before kin kept its folder (no cwd) could be of any project.
+      if all or cwd == nil or cwd == project then
+        mine[#mine + 1] = s
+      else
+        others = others + 1
+      end
+    end
+    if #mine == 0 and others == 0 then
       service.notify("no sessions yet (:KinChat starts one)")
       return
     end
-    vim.ui.select(sessions, {
-      prompt = "kin: sessions",
+    local items = vim.deepcopy(mine)
+    if others > 0 then
+      items[#items + 1] = { more = true, label = ("Sessions of every project (%d more)"):format(others) }
+    end
+    vim.ui.select(items, {
+      prompt = all and "kin: sessions of every project" or ("kin: sessions in " .. vim.fn.fnamemodify(project, ":~")),
       kind = "kin.sessions",
       format_item = function(s)
-        return ("%s  (%d turns, %s)"):format(s.title ~= "" and s.title or s.sessionId, s.turns or 0, s.updatedAt or "")
+        if s.more then
+          return s.label
+        end
+        local line = M.format_session(s)
+        if all and s.cwd then
+          line = line .. "  " .. vim.fn.fnamemodify(s.cwd, ":~")
+        end
+        return line
       end,
     }, function(s)
       if not s then
         return
+      end
+      if s.more then
+        return vim.schedule(function()
+          M.sessions(true)
+        end)
       end
       vim.ui.select({ "Resume", "Delete" }, { prompt = s.title or s.sessionId }, function(action)
         if action == "Resume" then

@@ -1,101 +1,174 @@
--- One question to the person at a time: approval and elicitation requests wait in a queue, since
--- vim.ui.select / vim.ui.input dialogs do not stack. A request that kin resolves while it waits
--- (turn cancelled, granted by an existing grant) is dropped; one resolved while shown is marked
--- so no late answer is sent.
+-- The questions waiting for the person (approvals, elicitations), oldest first, shown one at a
+-- time in kin's own window (kin.panel). Nothing here waits on a callback: a question leaves the
+-- queue only when it is answered or kin resolves it, so a picker that never calls back cannot
+-- hold up the ones behind it, and the service stopping empties the queue (a restarted kin sends
+-- what it still asks again, or session/resume lists it as `pending`).
+local panel = require("kin.panel")
+
+local function notify(msg, level)
+  require("kin.service").notify(msg, level)
+end
+
 local M = {}
 
+---@class kin.Question
+---@field id string                  the requestId
+---@field view fun(item: kin.Question): kin.PanelView
+---@field title string               for the notification that announces it
+---@field state table                the question's own state (a form being answered, ...)
+
 ---@class kin.PromptState
----@field queue {id: string, show: fun(done: fun())}[]
----@field active string?                 the request being shown
----@field resolved table<string, boolean>
----@field on_resolved table<string, function> cleanup of the shown request (close a preview)
-M.state = { queue = {}, resolved = {}, on_resolved = {} }
+---@field items kin.Question[]
+---@field index integer               which one is shown
+---@field resolved table<string, boolean>  resolved or answered: never shown again, no late answer
+---@field hidden boolean              the person hid the panel
+M.state = { items = {}, index = 1, resolved = {}, hidden = false }
+
+--- Called with the number of open questions whenever it changes (the chat's status line).
+M.on_change = function(_) end
 
 function M.reset()
-  M.state = { queue = {}, resolved = {}, on_resolved = {} }
+  M.state = { items = {}, index = 1, resolved = {}, hidden = false }
+  panel.close()
 end
 
-local function next_prompt()
+function M.items()
+  return M.state.items
+end
+
+--- The question shown now, if any.
+function M.current()
   local st = M.state
-  if st.active or #st.queue == 0 then
-    return
-  end
-  local item = table.remove(st.queue, 1)
-  if st.resolved[item.id] then
-    return next_prompt()
-  end
-  st.active = item.id
-  local finished = false
-  local ok, err = pcall(item.show, function()
-    if finished then
-      return
-    end
-    finished = true
-    st.on_resolved[item.id] = nil
-    if st.active == item.id then
-      st.active = nil
-    end
-    vim.schedule(next_prompt)
-  end)
-  if not ok then
-    st.active = nil
-    vim.notify("kin.nvim: " .. tostring(err), vim.log.levels.ERROR, { title = "kin" })
-    vim.schedule(next_prompt)
-  end
+  return st.items[st.index]
 end
 
---- Queues a question; show(done) must call done() once the person answered or dismissed it.
-function M.push(id, show)
-  for _, item in ipairs(M.state.queue) do
+local function find(id)
+  for i, item in ipairs(M.state.items) do
     if item.id == id then
-      return
+      return i, item
     end
   end
-  if M.state.active == id then
+end
+
+--- Draws the current question (or closes the panel when none is left).
+function M.refresh()
+  local st = M.state
+  if #st.items == 0 then
+    st.index = 1
+    panel.close()
+    M.on_change(0)
     return
   end
-  M.state.resolved[id] = nil
-  table.insert(M.state.queue, { id = id, show = show })
-  next_prompt()
+  if st.index > #st.items then
+    st.index = #st.items
+  elseif st.index < 1 then
+    st.index = 1
+  end
+  M.on_change(#st.items)
+  if st.hidden then
+    return
+  end
+  local item = st.items[st.index]
+  local ok, view = pcall(item.view, item)
+  if not ok then
+    notify("kin.nvim: cannot show " .. item.id .. ": " .. tostring(view), vim.log.levels.ERROR)
+    return
+  end
+  view.id = item.id
+  view.counter = #st.items > 1 and ("%d of %d"):format(st.index, #st.items) or nil
+  panel.render(view)
 end
 
---- Registers cleanup for the request being shown, run if kin resolves it first.
-function M.on_resolved(id, fn)
-  M.state.on_resolved[id] = fn
+--- Queues a question (a second push of the same id is ignored) and shows it without taking the
+--- focus; a notification says how to answer.
+---@param item kin.Question
+function M.push(item)
+  local st = M.state
+  if find(item.id) then
+    return
+  end
+  st.resolved[item.id] = nil
+  item.state = item.state or {}
+  table.insert(st.items, item)
+  st.hidden = false
+  if #st.items == 1 then
+    st.index = 1
+  end
+  M.refresh()
+  if not panel.has_focus() then
+    notify(("kin asks (:KinAnswer): %s"):format(item.title or item.id), vim.log.levels.INFO)
+  end
 end
 
---- kin resolved a request (any reason): drop it from the queue, clean up if it is shown.
-function M.resolve(id)
+--- Takes a question out of the queue: it was answered here, or kin resolved it.
+function M.remove(id)
   local st = M.state
   st.resolved[id] = true
-  for i, item in ipairs(st.queue) do
-    if item.id == id then
-      table.remove(st.queue, i)
-      break
-    end
+  local i = find(id)
+  if not i then
+    return
   end
-  local fn = st.on_resolved[id]
-  st.on_resolved[id] = nil
-  if fn then
-    pcall(fn)
+  table.remove(st.items, i)
+  if i < st.index then
+    st.index = st.index - 1
   end
+  M.refresh()
 end
+
+--- kin resolved a request (any reason): it is gone, and no late answer is sent.
+M.resolve = M.remove
 
 function M.is_resolved(id)
   return M.state.resolved[id] == true
 end
 
+--- Re-draws a question after its own state changed (a failed open, a form being answered).
+function M.update(id)
+  local cur = M.current()
+  if cur and cur.id == id then
+    M.refresh()
+  end
+end
+
+--- Shows the next (1) or previous (-1) open question.
+function M.cycle(dir)
+  local st = M.state
+  if #st.items == 0 then
+    return
+  end
+  st.index = ((st.index - 1 + dir) % #st.items) + 1
+  M.refresh()
+end
+
+--- :KinAnswer — shows the panel again if it was hidden and moves the cursor into it.
+function M.focus()
+  local st = M.state
+  if #st.items == 0 then
+    notify("kin is not asking anything", vim.log.levels.INFO)
+    return false
+  end
+  st.hidden = false
+  M.refresh() -- (re)opens it in this tab page
+  return panel.focus()
+end
+
 --- The service stopped: nothing queued can be answered any more.
 function M.clear()
-  for _, item in ipairs(M.state.queue) do
+  for _, item in ipairs(M.state.items) do
     M.state.resolved[item.id] = true
   end
-  M.state.queue = {}
-  for id, fn in pairs(M.state.on_resolved) do
-    M.state.resolved[id] = true
-    pcall(fn)
-  end
-  M.state.on_resolved = {}
+  M.state.items = {}
+  M.state.index = 1
+  M.refresh()
 end
+
+panel.on_hide = function()
+  M.state.hidden = true
+  if #M.state.items > 0 then
+    notify(("kin: %d question(s) still open; :KinAnswer shows them"):format(#M.state.items),
+      vim.log.levels.INFO)
+  end
+end
+panel.on_cycle = M.cycle
 
 return M

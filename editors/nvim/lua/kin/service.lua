@@ -20,12 +20,50 @@ M.ctx = { ready = false, waiting = {}, mcp = {}, stopping = false }
 --- Notification handlers by method, filled by kin.init.
 ---@type table<string, fun(params: table)>
 M.handlers = {}
+--- Handlers of kin's requests (workspace/applyEdit) by method: fn(params) -> result, err.
+---@type table<string, fun(params: table): (any, table?)>
+M.request_handlers = {}
 --- Called (with no arguments) whenever the service stops or dies.
 ---@type function[]
 M.on_stop = {}
+--- Called with the client each time a service is initialized (after `initialized` is sent).
+---@type fun(client: kin.Client)[]
+M.on_ready = {}
+--- Called (with no arguments) when what waited for the service is dropped (it could not start).
+---@type function[]
+M.on_fail = {}
 
-local function notify(msg, level)
-  vim.notify(msg, level or vim.log.levels.INFO, { title = "kin" })
+-- Neovim's own vim.notify echoes in the command line: a message that does not fit on its one
+-- line raises the hit-enter (or more) prompt, which takes the next keys the person types. kin's
+-- messages come at any time, so with the builtin notify each is cut to what fits (the first
+-- line, up to 'v:echospace'); a notification plugin gets them whole.
+local function builtin_notify()
+  local info = debug.getinfo(vim.notify, "S")
+  return info and info.source and info.source:find("vim/_editor.lua", 1, true) ~= nil
+end
+
+--- A message cut to what the command line shows without a prompt.
+function M.fit(msg)
+  msg = tostring(msg or "")
+  local first = msg:match("^[^\n]*")
+  local room = (vim.v.echospace > 0 and vim.v.echospace or (vim.o.columns - 12)) - 1
+  room = math.max(10, room)
+  if vim.fn.strdisplaywidth(first) > room or #first < #msg then
+    local cut = vim.fn.strcharpart(first, 0, room - 1)
+    while vim.fn.strdisplaywidth(cut) > room - 1 do
+      cut = vim.fn.strcharpart(cut, 0, vim.fn.strchars(cut) - 1)
+    end
+    first = cut .. "…"
+  end
+  return first
+end
+
+--- Shows a message from kin or about it (title "kin" unless given); see M.fit.
+local function notify(msg, level, title)
+  if builtin_notify() then
+    msg = M.fit(msg)
+  end
+  vim.notify(msg, level or vim.log.levels.INFO, { title = title or "kin" })
 end
 M.notify = notify
 
@@ -53,10 +91,18 @@ local function workspace_folders()
   return out
 end
 
+local function on_request(method, params)
+  local h = M.request_handlers[method]
+  if not h then
+    return nil, nil
+  end
+  return h(params)
+end
+
 --- The command line used to start kin.
 function M.command()
   local opts = config.options
-  local cmd = vim.deepcopy(opts.cmd)
+  local cmd = config.cmd()
   local log = config.log_file()
   if log then
     vim.fn.mkdir(vim.fs.dirname(log), "p")
@@ -71,8 +117,22 @@ function M.command()
   return cmd
 end
 
+--- What this editor can do, as initialize declares it.
+function M.capabilities()
+  local docs = config.options.documents or {}
+  local caps = { approvals = true, elicitation = { form = true, url = true } }
+  if docs.sync ~= false then
+    caps.textDocuments = { sync = true, applyEdit = docs.apply_edit ~= false }
+  end
+  return caps
+end
+
+-- What waited for the service will not run: those who asked are told (M.on_fail).
 local function fail_waiting()
   M.ctx.waiting = {}
+  for _, fn in ipairs(M.on_fail) do
+    pcall(fn)
+  end
 end
 
 local function stopped()
@@ -92,6 +152,7 @@ local function start()
     spawn = opts.spawn,
     schedule = opts.schedule,
     on_notification = dispatch,
+    on_request = on_request,
     on_exit = function(code, signal)
       if M.ctx.client ~= client then
         return
@@ -116,7 +177,7 @@ local function start()
   local ok, err = client:start()
   if not ok then
     fail_waiting()
-    notify(("cannot start %s: %s"):format(table.concat(opts.cmd, " "), err), vim.log.levels.ERROR)
+    notify(("cannot start %s: %s"):format(table.concat(config.cmd(), " "), err), vim.log.levels.ERROR)
     return
   end
   ctx.client = client
@@ -134,7 +195,7 @@ local function start()
   client:request("initialize", {
     processId = vim.fn.getpid(),
     clientInfo = { name = "kin.nvim", version = VERSION },
-    capabilities = { approvals = true, elicitation = { form = true, url = true } },
+    capabilities = M.capabilities(),
     workspaceFolders = workspace_folders(),
   }, function(ierr, result)
     if M.ctx.client ~= client then
@@ -149,6 +210,12 @@ local function start()
     M.ctx.init = result or {}
     client:notify("initialized", {})
     M.ctx.ready = true
+    for _, fn in ipairs(M.on_ready) do
+      local ok, e = pcall(fn, client)
+      if not ok then
+        notify("kin.nvim: " .. tostring(e), vim.log.levels.ERROR)
+      end
+    end
     local model = M.ctx.init.model
     if model and model.configured == false then
       notify("the model service is not configured: " .. tostring(model.missing or "?"), vim.log.levels.WARN)

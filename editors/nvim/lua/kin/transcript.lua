@@ -1,5 +1,6 @@
--- One session's transcript: a read-only markdown buffer that only ever grows at the end, except
--- tool-call lines, which are rewritten in place as their status changes (tracked by extmarks).
+-- One session's transcript: a read-only markdown buffer that grows at the end, except its blocks
+-- (a tool call with its folded output, the plan, a reasoning summary), which are rewritten in
+-- place as they change (tracked by extmarks).
 local M = {}
 
 local ns = vim.api.nvim_create_namespace("kin_transcript")
@@ -8,7 +9,8 @@ M.ns = ns
 ---@class kin.Transcript
 ---@field buf integer
 ---@field session_id string?
----@field tools table<string, {mark: integer, name: string, title: string?, status: string}>
+---@field tools table<string, table>   tool calls by callId (their block is "tool:" .. callId)
+---@field blocks table<string, {mark: integer, n: integer, fold_after: integer?}> by key
 ---@field last string?   what the last written block was: "header", "text", "tool", "meta", "end"
 ---@field running boolean a turn is running
 local Transcript = {}
@@ -27,7 +29,9 @@ function M.new(session_id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
-  return setmetatable({ buf = buf, session_id = session_id, tools = {}, empty = true }, Transcript)
+  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, empty = true }, Transcript)
+  M.by_buf[buf] = tr
+  return tr
 end
 
 function Transcript:bind(session_id)
@@ -79,13 +83,23 @@ function Transcript:clear()
   end)
   self.empty = true
   self.tools = {}
+  self.blocks = {}
   self.last = nil
+  self.fold_tick = nil
+  self.reasoning_block, self.reasoning_n = nil, 0
 end
 
 --- A user turn and the header of the answer that follows.
-function Transcript:user(text)
+function Transcript:user(text, parts)
   local lines = { "## You", "" }
   vim.list_extend(lines, vim.split(text or "", "\n", { plain = true }))
+  if type(parts) == "table" and #parts > 0 then
+    local ctx = require("kin.context")
+    lines[#lines + 1] = ""
+    for _, p in ipairs(parts) do
+      lines[#lines + 1] = "> attached: " .. ctx.describe(p) .. (p.bytes and (" (" .. p.bytes .. " bytes)") or "")
+    end
+  end
   vim.list_extend(lines, { "", "## kin", "" })
   if not self.empty then
     table.insert(lines, 1, "")
@@ -99,8 +113,9 @@ function Transcript:text(text)
   if not text or text == "" then
     return
   end
+  self.reasoning_open = false
   if self.last ~= "text" then
-    if self.last == "tool" or self.last == "meta" then
+    if self.last and self.last ~= "header" then
       self:lines({ "" })
     end
     self:lines({ "" })
@@ -127,33 +142,304 @@ function M.tool_line(name, title, status)
   return ("[tool] %s — %s"):format(label, status_label(status))
 end
 
---- Adds a tool-call line or rewrites it in place with its new status.
+local FINAL = { completed = true, failed = true, denied = true, unknown = true, output_limit = true }
+
+--- How a command ended, from the last lines of its output ("exit status 1", "signal: killed",
+--- "[killed after cancel; ...]"), or nil.
+function M.exit_status(output)
+  if type(output) ~= "string" then
+    return nil
+  end
+  local found
+  for line in output:gmatch("[^\n]+") do
+    if line:match("^exit status %d+$") or line:match("^signal: ") or line:match("^%[killed") then
+      found = line:gsub("^%[", ""):gsub(";.*$", ""):gsub("%]$", "")
+    end
+  end
+  return found
+end
+
+-- The header of a call: the tool line, and how a command ended.
+local function header(t)
+  local line = M.tool_line(t.name, t.title, t.status)
+  if FINAL[t.status] and t.kind == "execute" then
+    local exit = M.exit_status(t.output)
+    if exit then
+      line = line .. " (" .. exit .. ")"
+    end
+  end
+  return line
+end
+
+M.OUTPUT_PREFIX = "  │ "
+M.MAX_OUTPUT_LINES = 2000
+
+-- The folded block under a call: its output (streamed or final) and the diffs it made.
+local function output_lines(t)
+  local text = t.output
+  if (text == nil or text == "") and t.stream ~= "" then
+    text = t.stream
+  end
+  local out = {}
+  local function add(s)
+    for _, l in ipairs(vim.split(s, "\n", { plain = true })) do
+      out[#out + 1] = M.OUTPUT_PREFIX .. l
+    end
+  end
+  for _, c in ipairs(t.content or {}) do
+    if c.type == "diff" and c.diff and c.diff.unified and c.diff.unified ~= "" then
+      add((c.diff.unified:gsub("\n$", "")))
+    end
+  end
+  if text and text ~= "" then
+    add((text:gsub("\n$", "")))
+  end
+  if #out > M.MAX_OUTPUT_LINES then
+    local more = #out - M.MAX_OUTPUT_LINES
+    out = vim.list_slice(out, 1, M.MAX_OUTPUT_LINES)
+    out[#out + 1] = M.OUTPUT_PREFIX .. ("[… %d more lines not shown]"):format(more)
+  end
+  return out
+end
+
+--- Adds a block of lines at the end, or rewrites it in place when it exists (key names it).
+--- opts.fold_after: the lines after the first fold_after ones are one fold (closed).
+---@return integer row of the block's first line (0-based)
+function Transcript:block(key, lines, opts)
+  opts = opts or {}
+  local b = self.blocks[key]
+  local pos = b and vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
+  if not (pos and pos[1]) then
+    if self.last == "text" then
+      self:lines({ "" })
+    end
+    self:lines({ lines[1] or "" })
+    local row = vim.api.nvim_buf_line_count(self.buf) - 1
+    b = { mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }), n = 1 }
+    self.blocks[key] = b
+    self.last = opts.kind or "block"
+    pos = { row }
+  end
+  local row = pos[1]
+  -- The block's new extent is known before the edit: Neovim evaluates 'foldexpr' for the
+  -- changed lines while they change, so a block drawn whole at once (from history, a
+  -- compaction) is folded only if the fold rows already count it.
+  local old_n = b.n
+  b.n = #lines
+  b.fold_after = opts.fold_after
+  self.fold_tick = nil
+  self:_edit(function(buf)
+    vim.api.nvim_buf_set_lines(buf, row, row + old_n, false, lines)
+    vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
+  end)
+  self.fold_tick = nil
+  return row
+end
+
+-- Rewrites a call's header and output block in place.
+function Transcript:_draw_tool(t)
+  local lines = { header(t) }
+  vim.list_extend(lines, output_lines(t))
+  self:block("tool:" .. t.id, lines, { fold_after = 1, kind = "tool" })
+end
+
+--- Adds a tool call (its line and, folded under it, its output) or updates it in place as its
+--- status changes and its output streams (`outputDelta`, then the final `output`).
 ---@param p table turn/toolCall params or a toolCall history item
 function Transcript:tool(p)
-  local t = self.tools[p.callId]
-  if t then
-    t.name = p.name or t.name
-    t.title = p.title or t.title
-    t.status = p.status or t.status
-    local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})
-    if pos and pos[1] then
-      local row = pos[1]
-      self:_edit(function(buf)
-        local old = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
-        vim.api.nvim_buf_set_text(buf, row, 0, row, #old, { M.tool_line(t.name, t.title, t.status) })
-        vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = t.mark, right_gravity = false })
-      end)
-    end
+  local id = p.callId or ("call" .. vim.api.nvim_buf_line_count(self.buf))
+  local t = self.tools[id]
+  if not t then
+    t = { id = id, stream = "" }
+    self.tools[id] = t
+  end
+  t.name = p.name or t.name
+  t.title = p.title or t.title
+  t.status = p.status or t.status
+  t.kind = p.kind or t.kind
+  if p.outputDelta and p.outputDelta ~= "" then
+    t.stream = t.stream .. p.outputDelta
+  end
+  if p.output ~= nil then
+    t.output = p.output
+  end
+  if p.content ~= nil then
+    t.content = p.content
+  end
+  self:_draw_tool(t)
+end
+
+M.REASONING_PREFIX = "  ┊ "
+
+--- The model's reasoning summary, streamed: one folded block per stretch of reasoning (the next
+--- answer text or call ends it), dimmed.
+function Transcript:reasoning(text)
+  if not text or text == "" then
     return
   end
-  if self.last == "text" then
-    self:lines({ "" })
+  if self.last ~= "reasoning" or not self.reasoning_block then
+    self.reasoning_n = (self.reasoning_n or 0) + 1
+    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, text = "" }
   end
-  self:lines({ M.tool_line(p.name, p.title, p.status) })
-  local row = vim.api.nvim_buf_line_count(self.buf) - 1
-  local mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false })
-  self.tools[p.callId or tostring(row)] = { mark = mark, name = p.name, title = p.title, status = p.status }
-  self.last = "tool"
+  local r = self.reasoning_block
+  r.text = r.text .. text
+  local body = vim.split((r.text:gsub("\n+$", "")), "\n", { plain = true })
+  local lines = { ("_reasoning_ (%d line%s)"):format(#body, #body == 1 and "" or "s") }
+  for _, l in ipairs(body) do
+    lines[#lines + 1] = M.REASONING_PREFIX .. l
+  end
+  local row = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
+  -- One highlight per line of the block, redrawn with it.
+  for _, id in ipairs(r.dim or {}) do
+    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, id)
+  end
+  r.dim = {}
+  for i = 0, #lines - 1 do
+    local ok, id = pcall(vim.api.nvim_buf_set_extmark, self.buf, M.dim_ns, row + i, 0, { line_hl_group = "KinReasoning" })
+    if ok then
+      r.dim[#r.dim + 1] = id
+    end
+  end
+  self.reasoning_open = true
+end
+
+M.dim_ns = vim.api.nvim_create_namespace("kin_transcript_dim")
+vim.api.nvim_set_hl(0, "KinReasoning", { link = "Comment", default = true })
+
+--- A compaction kin made: why, and the summary the model goes on from, folded.
+--- With key, the block is drawn (or redrawn) under that key: kin's notice first, where it
+--- arrived, then the summary in its place once it is read (item.notice: the notice's params).
+function Transcript:compaction(item, key)
+  local lines
+  if item.notice then
+    lines = { ("> **%s:** %s"):format(item.notice.level or "info", item.notice.message or "") }
+  else
+    lines = { ("[compacted: %s] the model goes on from this summary and the recent turns"):format(item.reason or "?") }
+    for _, l in ipairs(vim.split((item.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
+      lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+    end
+  end
+  self:block(key or ("compaction:" .. vim.api.nvim_buf_line_count(self.buf)), lines, { fold_after = 1, kind = "meta" })
+end
+
+--- The project instructions in force (AGENTS.md files), one line.
+function Transcript:instructions(files, changed)
+  if type(files) ~= "table" or #files == 0 then
+    return
+  end
+  local names = {}
+  for _, f in ipairs(files) do
+    names[#names + 1] = ("%s (%d bytes%s)"):format(vim.fn.fnamemodify(f.path or "?", ":~:."), f.bytes or 0, f.truncated and ", cut" or "")
+  end
+  local line = "[instructions] " .. table.concat(names, ", ")
+  if type(changed) == "table" and #changed > 0 then
+    line = line .. "; changed: " .. table.concat(changed, ", ")
+  end
+  self:meta(line)
+end
+
+local PLAN_MARKS = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
+
+--- The plan as a checklist: one block per turn, rewritten in place at each update_plan.
+function M.plan_lines(entries)
+  local lines = { "**Plan**" }
+  for _, e in ipairs(entries or {}) do
+    local line = ("- %s %s"):format(PLAN_MARKS[e.status] or "[ ]", e.content or "")
+    if e.priority and e.priority ~= "" then
+      line = line .. " (" .. e.priority .. ")"
+    end
+    lines[#lines + 1] = line
+  end
+  if #lines == 1 then
+    lines[2] = "- (no steps)"
+  end
+  return lines
+end
+
+function Transcript:plan(p)
+  self:block("plan:" .. tostring(p.turnId or "?"), M.plan_lines(p.entries), { kind = "meta" })
+end
+
+--- What a turn/undo did, with each conflict's diff folded under it.
+function M.undo_lines(u)
+  local lines = { ("[undo] turn %s: restored %d file%s"):format(u.turnId or "?", #(u.restored or {}), #(u.restored or {}) == 1 and "" or "s") }
+  for _, f in ipairs(u.restored or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. "restored " .. f
+  end
+  for _, c in ipairs(u.conflicts or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. ("left as it is: %s (%s)"):format(c.path or "?", c.reason or "")
+    for _, l in ipairs(vim.split((c.diff or ""):gsub("\n$", ""), "\n", { plain = true })) do
+      if l ~= "" then
+        lines[#lines + 1] = M.OUTPUT_PREFIX .. "  " .. l
+      end
+    end
+  end
+  for _, n in ipairs(u.notUndoable or {}) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. ("not undone: %s %s (%s)"):format(n.name or "?", n.title or "", n.reason or "")
+  end
+  return lines
+end
+
+function Transcript:undo(u, key)
+  self:block("undo:" .. (key or tostring(u.turnId)) .. ":" .. vim.api.nvim_buf_line_count(self.buf), M.undo_lines(u), { fold_after = 1, kind = "meta" })
+end
+
+--- A /command kin ran: its text for a person, folded under its name.
+function Transcript:command(input, c)
+  local lines = { ("[/%s]%s"):format(c.name or "?", c.inserted and (" → " .. c.inserted:gsub("\n", " ")) or "") }
+  for _, l in ipairs(vim.split((c.text or ""):gsub("\n$", ""), "\n", { plain = true })) do
+    lines[#lines + 1] = M.OUTPUT_PREFIX .. l
+  end
+  self:block("command:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = #lines > 4 and 1 or nil, kind = "meta" })
+end
+
+-- The rows (1-based) of output blocks, for folding; cached per change of the buffer.
+function Transcript:_output_rows()
+  local tick = vim.api.nvim_buf_get_changedtick(self.buf)
+  if self.fold_tick == tick and self.fold_rows then
+    return self.fold_rows
+  end
+  local rows = {}
+  for _, b in pairs(self.blocks) do
+    if b.fold_after and b.n > b.fold_after then
+      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
+      if pos and pos[1] then
+        for r = pos[1] + 1 + b.fold_after, pos[1] + b.n do
+          rows[r] = true
+        end
+      end
+    end
+  end
+  self.fold_tick, self.fold_rows = tick, rows
+  return rows
+end
+
+M.by_buf = setmetatable({}, { __mode = "v" })
+
+--- 'foldexpr' of transcript windows: a call's output is one fold.
+function M.foldexpr(lnum)
+  local tr = M.by_buf[vim.api.nvim_get_current_buf()]
+  if tr and tr:_output_rows()[lnum] then
+    return 1
+  end
+  return 0
+end
+
+--- 'foldtext' of transcript windows.
+function M.foldtext()
+  local n = vim.v.foldend - vim.v.foldstart + 1
+  return ("%s▸ %d line%s of output (zo shows, zc hides)"):format(M.OUTPUT_PREFIX, n, n == 1 and "" or "s")
+end
+
+--- Window options that fold a transcript's tool output (closed until opened).
+function M.fold_window(win)
+  local wo = vim.wo[win]
+  wo.foldmethod = "expr"
+  wo.foldexpr = "v:lua.require'kin.transcript'.foldexpr(v:lnum)"
+  wo.foldtext = "v:lua.require'kin.transcript'.foldtext()"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.foldminlines = 0
 end
 
 --- A line about something that happened (an approval decision, a notice).
@@ -174,7 +460,7 @@ function Transcript:turn_end(p)
   elseif status == "cancelled" then
     line = "_(cancelled" .. (p.error and (": " .. p.error) or "") .. ")_"
   elseif status == "limit" then
-    line = "_(stopped: too many tool calls in one turn)_"
+    line = "_(stopped at the tool call limit" .. (p.error and (": " .. p.error) or "") .. ")_"
   elseif p.error then
     line = "**Error:** " .. p.error
   end
@@ -199,7 +485,7 @@ function Transcript:history(items)
   self:clear()
   for _, item in ipairs(items or {}) do
     if item.type == "user" then
-      self:user(item.text)
+      self:user(item.text, item.parts)
     elseif item.type == "assistant" then
       self:text(item.text)
     elseif item.type == "toolCall" then
@@ -219,29 +505,26 @@ function Transcript:history(items)
       ))
     elseif item.type == "turn" then
       self:turn_end(item)
-    elseif item.type == "reasoning" then
-      self:meta("[thinking] " .. (item.text or ""))
-    elseif item.type == "compaction" then
-      self:meta(("[earlier conversation summarised (%s)] %s"):format(item.reason or "", item.text or ""))
-    elseif item.type == "instructions" then
-      self:meta("[project instructions changed] " .. table.concat(item.changed or {}, ", "))
-    elseif item.type == "configure" then
-      self:meta("[model] " .. (item.model or "") .. (item.effort and (" (effort " .. item.effort .. ")") or ""))
-    elseif item.type == "plan" then
-      local marks = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
-      local lines = {}
-      for _, e in ipairs(item.entries or {}) do
-        lines[#lines + 1] = (marks[e.status] or "[ ]") .. " " .. (e.content or "")
+      -- The gauge after a resume: how full the window was at the last turn's end.
+      if type(item.usage) == "table" and tonumber(item.usage.contextWindow) then
+        self.usage = item.usage
       end
-      self:meta("[plan] " .. table.concat(lines, "; "))
+    elseif item.type == "plan" then
+      self:plan(item)
+    elseif item.type == "reasoning" then
+      self.last = nil
+      self:reasoning(item.text)
+      self.reasoning_open = false
+    elseif item.type == "compaction" then
+      self:compaction(item)
+    elseif item.type == "instructions" then
+      self:instructions(item.files, item.changed)
+    elseif item.type == "configure" then
+      self:meta(("[model] %s%s"):format(tostring(item.model or "?"), item.effort and (" (" .. item.effort .. ")") or ""))
     elseif item.type == "mode" then
       self:meta("[mode] " .. (item.mode or ""))
     elseif item.type == "undo" and item.undo then
-      self:meta(("[undo] turn %s: restored %d file(s)%s"):format(
-        item.undo.turnId or "",
-        #(item.undo.restored or {}),
-        item.undo.conflicts and #item.undo.conflicts > 0 and (", " .. #item.undo.conflicts .. " changed since left as they are") or ""
-      ))
+      self:undo(item.undo)
     end
   end
 end

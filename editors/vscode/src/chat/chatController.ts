@@ -4,7 +4,24 @@
 
 import * as vscode from 'vscode';
 import type { KinService } from '../service';
-import type { ResumeResult, SessionInfo, TurnStartResult } from '../protocol/types';
+import type {
+	CommandInfo,
+	CommandsListResult,
+	InputPart,
+	ModelsListResult,
+	ResumeResult,
+	SessionCompactResult,
+	SessionConfigureParams,
+	SessionConfigureResult,
+	SessionInfo,
+	SessionMode,
+	SessionNewParams,
+	SessionResult,
+	TurnStartParams,
+	TurnStartResult,
+	TurnUndoParams,
+	TurnUndoResult,
+} from '../protocol/types';
 import { Action, TranscriptState, initialState, reduce } from './transcript';
 
 const SESSION_KEY = 'kin.chat.sessionId';
@@ -12,6 +29,13 @@ const SESSION_KEY = 'kin.chat.sessionId';
 export class ChatController implements vscode.Disposable {
 	private stateValue: TranscriptState = initialState();
 	sessions: SessionInfo[] = [];
+	/** What the input box can offer as /name (commands/list of the shown session). */
+	commands: CommandInfo[] = [];
+	/** models/list: what the model picker offers. */
+	models: ModelsListResult | undefined;
+	/** The mode, model and effort picked while no session is shown: the next session/new gets them. */
+	private pendingMode: SessionMode | undefined;
+	private pendingModel: { model?: string; effort?: string } = {};
 	private readonly changed = new vscode.EventEmitter<void>();
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly resumed = new vscode.EventEmitter<ResumeResult>();
@@ -36,10 +60,15 @@ export class ChatController implements vscode.Disposable {
 		on('elicitation/request', (params) => ({ type: 'elicitationRequest', params }));
 		on('elicitation/resolved', (params) => ({ type: 'elicitationResolved', params }));
 		on('notice', (params) => ({ type: 'notice', params }));
+		on('turn/plan', (params) => ({ type: 'plan', params }));
+		on('turn/reasoning', (params) => ({ type: 'reasoning', params }));
+		on('turn/usage', (params) => ({ type: 'usage', params }));
 		this.subs.push(
+			service.onNotification('commands/changed', () => void this.refreshCommands()),
 			service.onNotification('turn/completed', () => void this.refreshSessions()),
 			// After a (re)start, redraw the session the view showed: kin keeps it on disk.
 			service.onDidBecomeReady(() => void this.restore()),
+			service.onDidBecomeReady(() => void this.refreshModels()),
 		);
 	}
 
@@ -90,10 +119,26 @@ export class ChatController implements vscode.Disposable {
 	}
 
 	async newSession(title?: string): Promise<SessionInfo> {
-		const r = await this.service.request<{ session: SessionInfo }>('session/new', title ? { title } : {});
+		const params: SessionNewParams = {};
+		if (title) {
+			params.title = title;
+		}
+		if (this.pendingMode) {
+			params.mode = this.pendingMode;
+		}
+		if (this.pendingModel.model) {
+			params.model = this.pendingModel.model;
+		}
+		if (this.pendingModel.effort) {
+			params.effort = this.pendingModel.effort;
+		}
+		const r = await this.service.request<SessionResult>('session/new', params);
+		this.pendingMode = undefined;
+		this.pendingModel = {};
 		await this.show(r.session);
-		this.dispatch({ type: 'reset', session: r.session });
+		this.dispatch({ type: 'reset', session: r.session, setup: { model: r.model, effort: r.effort, instructions: r.instructions } });
 		await this.refreshSessions();
+		void this.refreshCommands();
 		return r.session;
 	}
 
@@ -102,7 +147,94 @@ export class ChatController implements vscode.Disposable {
 		await this.show(r.session);
 		this.dispatch({ type: 'resumed', result: r });
 		this.resumed.fire(r);
+		void this.refreshCommands();
 		return r;
+	}
+
+	/** The mode of the shown session (or the one the next session gets). */
+	get mode(): SessionMode {
+		return (this.sessionId ? this.stateValue.mode : this.pendingMode) ?? 'agent';
+	}
+
+	/** Sets the shown session's mode (session/configure), or the next session's when none is shown. */
+	async configure(mode: SessionMode): Promise<void> {
+		if (!this.sessionId) {
+			this.pendingMode = mode;
+			this.changed.fire();
+			return;
+		}
+		const params: SessionConfigureParams = { sessionId: this.sessionId, mode };
+		const r = await this.service.request<SessionConfigureResult>('session/configure', params);
+		this.dispatch({ type: 'configured', result: r });
+		this.changed.fire(); // the page's picker goes back to what kin has, even when nothing changed
+	}
+
+	/** The shown session's model (or the one the next session gets): what kin said, else the default. */
+	get model(): string | undefined {
+		return (this.sessionId ? this.stateValue.setup?.model : this.pendingModel.model) ?? this.models?.default;
+	}
+
+	/** The shown session's effort (undefined: the service decides). */
+	get effort(): string | undefined {
+		return this.sessionId ? this.stateValue.setup?.effort : this.pendingModel.effort;
+	}
+
+	/** models/list; the picker offers these. */
+	async refreshModels(): Promise<void> {
+		try {
+			this.models = await this.service.request<ModelsListResult>('models/list', {});
+			this.changed.fire();
+		} catch (err) {
+			this.output.appendLine(`[kin] models/list: ${(err as Error).message}`);
+		}
+	}
+
+	/**
+	 * Sets the shown session's model or effort (session/configure, between turns), or the next
+	 * session's when none is shown. A new model alone lets kin drop an effort it does not take.
+	 */
+	async configureModel(change: { model?: string; effort?: string }): Promise<void> {
+		if (!this.sessionId) {
+			this.pendingModel = change.model ? { model: change.model } : { ...this.pendingModel, effort: change.effort };
+			this.changed.fire();
+			return;
+		}
+		const params: SessionConfigureParams = { sessionId: this.sessionId, ...change };
+		try {
+			const r = await this.service.request<SessionConfigureResult>('session/configure', params);
+			this.dispatch({ type: 'configured', result: r });
+		} finally {
+			this.changed.fire(); // the pickers go back to what kin has, also after a refusal
+		}
+	}
+
+	/** Puts back the files kin's tools changed in a turn of the shown session (the last one that did). */
+	async undo(turnId?: string): Promise<TurnUndoResult | undefined> {
+		if (!this.sessionId) {
+			return undefined;
+		}
+		const params: TurnUndoParams = { sessionId: this.sessionId, ...(turnId ? { turnId } : {}) };
+		const r = await this.service.request<TurnUndoResult>('turn/undo', params);
+		this.dispatch({ type: 'undone', result: r });
+		return r;
+	}
+
+	/** commands/list for the shown session: kin's own commands and the MCP servers' prompts. */
+	async refreshCommands(): Promise<void> {
+		const id = this.sessionId;
+		if (!id) {
+			this.commands = [];
+			return;
+		}
+		try {
+			const r = await this.service.request<CommandsListResult>('commands/list', { sessionId: id });
+			if (id === this.sessionId) {
+				this.commands = r.commands ?? [];
+				this.changed.fire();
+			}
+		} catch (err) {
+			this.output.appendLine(`[kin] commands/list: ${(err as Error).message}`);
+		}
 	}
 
 	async deleteSession(sessionId: string): Promise<void> {
@@ -114,19 +246,48 @@ export class ChatController implements vscode.Disposable {
 		await this.refreshSessions();
 	}
 
-	/** Sends a question, making a session first when the view has none. */
-	async send(input: string): Promise<string> {
+	/**
+	 * Sends a question with what it attaches (files, a selection, problems), making a session first
+	 * when the view has none. A question that runs one of kin's commands is sent as text only.
+	 */
+	async send(input: string, parts: InputPart[] = []): Promise<string> {
 		const text = input.trim();
-		if (!text) {
-			throw new Error('kin: nothing to send');
+		if (!text && parts.length === 0) {
+			throw new Error('nothing to send');
 		}
 		const id = this.sessionId ?? (await this.newSession()).sessionId;
-		const r = await this.service.request<TurnStartResult>('turn/start', { sessionId: id, input: text });
+		const params: TurnStartParams = { sessionId: id, input: parts.length ? [...(text ? [{ type: 'text' as const, text }] : []), ...parts] : text };
+		const r = await this.service.request<TurnStartResult>('turn/start', params);
 		if (r.command && !r.turnId) {
 			// One of kin's own commands (/undo, /plan, /mode…): no turn, just what it did.
-			this.dispatch({ type: 'notice', params: { level: 'info', message: r.command.text, sessionId: id } });
+			if (r.command.name === 'compact' && (r.command.result as SessionCompactResult | undefined)?.compacted && id === this.sessionId) {
+				// The summary is on record: redraw, so it shows (folded) where it was made.
+				await this.resume(id);
+			}
+			this.dispatch({ type: 'command', sessionId: id, command: r.command });
 		}
 		return r.turnId ?? '';
+	}
+
+	/**
+	 * The question a turn of the shown session asked, to ask it again: its text, and what it
+	 * attached that can be sent again (history keeps no contents: a file is read again, a selection
+	 * becomes its lines of the file, problems go with their items).
+	 */
+	questionOf(turnId: string): { text: string; parts: InputPart[] } | undefined {
+		const e = this.stateValue.entries.find((x) => x.type === 'user' && x.turnId === turnId);
+		if (e?.type !== 'user') {
+			return undefined;
+		}
+		const parts: InputPart[] = [];
+		for (const p of e.parts ?? []) {
+			if ((p.type === 'file' || p.type === 'selection') && p.path) {
+				parts.push({ type: 'file', path: p.path, ...(p.range ? { range: p.range } : {}) });
+			} else if (p.type === 'diagnostics' && p.path && p.items?.length) {
+				parts.push({ type: 'diagnostics', path: p.path, items: p.items });
+			}
+		}
+		return { text: e.text, parts };
 	}
 
 	async cancel(): Promise<boolean> {

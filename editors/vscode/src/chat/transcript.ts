@@ -9,7 +9,17 @@ import type {
 	ElicitationResolved,
 	HistoryItem,
 	Notice,
+	CommandResult,
+	InputPart,
+	InstructionFile,
+	PermissionOption,
 	PlanEntry,
+	SessionConfigureResult,
+	SessionMode,
+	TurnPlan,
+	TurnReasoning,
+	TurnUndoResult,
+	TurnUsage,
 	ResumeResult,
 	SessionInfo,
 	ToolCallParams,
@@ -26,6 +36,24 @@ export interface UserEntry {
 	type: 'user';
 	key: string;
 	turnId: string;
+	text: string;
+	/** What the question attached (files, a selection, problems…), without contents. */
+	parts?: InputPart[];
+}
+
+/** The model's reasoning summary, shown folded and apart from the answer. */
+export interface ReasoningEntry {
+	type: 'reasoning';
+	key: string;
+	turnId: string;
+	text: string;
+}
+
+/** The earlier conversation was summarised for the model (nothing is dropped from the log). */
+export interface CompactionEntry {
+	type: 'compaction';
+	key: string;
+	reason: string;
 	text: string;
 }
 
@@ -58,6 +86,8 @@ export interface WaitingEntry {
 	what: 'approval' | 'elicitation';
 	title: string;
 	detail?: string;
+	/** An approval's options, so its decision is named as kin named the option chosen. */
+	options?: PermissionOption[];
 }
 
 export interface DecisionEntry {
@@ -67,6 +97,8 @@ export interface DecisionEntry {
 	title?: string;
 	decision: string;
 	reason?: string;
+	/** The chosen option's name as kin sent it, when the request was seen here. */
+	label?: string;
 }
 
 export interface TurnEndEntry {
@@ -75,6 +107,33 @@ export interface TurnEndEntry {
 	turnId: string;
 	status: TurnStatus;
 	error?: string;
+	/** kin's file tools changed files in this turn (so it can be undone). */
+	changedFiles?: boolean;
+	/** The turn's file changes were undone. */
+	undone?: boolean;
+}
+
+/** The model's plan (turn/plan), one per turn, replaced in place as it changes. */
+export interface PlanCard {
+	type: 'plan';
+	key: string;
+	turnId: string;
+	entries: PlanEntry[];
+}
+
+/** What a turn/undo put back. */
+export interface UndoEntry {
+	type: 'undo';
+	key: string;
+	result: TurnUndoResult;
+}
+
+/** What one of kin's own commands (/plan, /mode, /undo…) said. */
+export interface CommandEntry {
+	type: 'command';
+	key: string;
+	name: string;
+	text: string;
 }
 
 export interface NoticeEntry {
@@ -84,10 +143,41 @@ export interface NoticeEntry {
 	message: string;
 }
 
-export type Entry = UserEntry | AssistantEntry | ToolEntry | WaitingEntry | DecisionEntry | TurnEndEntry | NoticeEntry;
+export type Entry =
+	| UserEntry
+	| AssistantEntry
+	| ReasoningEntry
+	| ToolEntry
+	| WaitingEntry
+	| DecisionEntry
+	| TurnEndEntry
+	| NoticeEntry
+	| PlanCard
+	| UndoEntry
+	| CommandEntry
+	| CompactionEntry;
+
+/** How full the model's window is, from the latest turn/usage (or a turn's end). */
+export interface ContextUsage {
+	contextTokens: number;
+	contextWindow: number;
+	inputTokens: number;
+	outputTokens: number;
+}
+
+/** The session's model and effort, and the project instructions in force, as kin last said. */
+export interface SessionSetup {
+	model?: string;
+	effort?: string;
+	instructions?: InstructionFile[];
+}
 
 export interface TranscriptState {
 	session?: SessionInfo;
+	/** The session's mode, as kin last said (session/list rows leave it out, so it is kept here). */
+	mode?: SessionMode;
+	setup?: SessionSetup;
+	usage?: ContextUsage;
 	entries: Entry[];
 	/** The turn running in this session, if any. */
 	runningTurn?: string;
@@ -96,7 +186,7 @@ export interface TranscriptState {
 }
 
 export type Action =
-	| { type: 'reset'; session?: SessionInfo }
+	| { type: 'reset'; session?: SessionInfo; setup?: SessionSetup }
 	| { type: 'resumed'; result: ResumeResult }
 	| { type: 'turnStarted'; params: TurnStarted }
 	| { type: 'delta'; params: TurnDelta }
@@ -107,17 +197,23 @@ export type Action =
 	| { type: 'elicitationRequest'; params: ElicitationRequest }
 	| { type: 'elicitationResolved'; params: ElicitationResolved }
 	| { type: 'notice'; params: Notice }
-	| { type: 'sessionUpdated'; session: SessionInfo };
+	| { type: 'sessionUpdated'; session: SessionInfo }
+	| { type: 'plan'; params: TurnPlan }
+	| { type: 'undone'; result: TurnUndoResult }
+	| { type: 'command'; sessionId: string; command: CommandResult }
+	| { type: 'configured'; result: SessionConfigureResult }
+	| { type: 'reasoning'; params: TurnReasoning }
+	| { type: 'usage'; params: TurnUsage };
 
 export function initialState(session?: SessionInfo): TranscriptState {
-	return { session, entries: [], seq: 0 };
+	return session?.mode ? { session, mode: session.mode, entries: [], seq: 0 } : { session, entries: [], seq: 0 };
 }
 
 /** Returns the state after one action; never changes its argument. */
 export function reduce(state: TranscriptState, action: Action): TranscriptState {
 	switch (action.type) {
 		case 'reset':
-			return initialState(action.session);
+			return action.setup ? { ...initialState(action.session), setup: action.setup } : initialState(action.session);
 		case 'resumed':
 			return fromHistory(action.result);
 		case 'sessionUpdated':
@@ -128,7 +224,26 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				return state;
 			}
 			const s = { ...state, runningTurn: p.turnId };
-			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input }));
+			// A resume answered just before this notification already shows the question.
+			if (state.entries.some((e) => e.type === 'user' && e.turnId === p.turnId)) {
+				return s;
+			}
+			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input, ...(p.parts?.length ? { parts: p.parts } : {}) }));
+		}
+		case 'reasoning': {
+			const p = action.params;
+			if (!sameSession(state, p.sessionId) || p.text === '') {
+				return state;
+			}
+			const last = state.entries[state.entries.length - 1];
+			if (last && last.type === 'reasoning' && last.turnId === p.turnId) {
+				return replaceAt(state, state.entries.length - 1, { ...last, text: last.text + p.text });
+			}
+			return push(state, (key) => ({ type: 'reasoning', key, turnId: p.turnId, text: p.text }));
+		}
+		case 'usage': {
+			const p = action.params;
+			return sameSession(state, p.sessionId) ? withUsage(state, p) : state;
 		}
 		case 'delta': {
 			const p = action.params;
@@ -148,9 +263,38 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			if (!sameSession(state, p.sessionId)) {
 				return state;
 			}
-			const s = { ...state, runningTurn: state.runningTurn === p.turnId ? undefined : state.runningTurn };
+			const s = withUsage({ ...state, runningTurn: state.runningTurn === p.turnId ? undefined : state.runningTurn }, p.usage);
 			// Whatever still waits for this turn is over (kin resolves it too; this is belt and braces).
-			return push(s, (key) => ({ type: 'turnEnd', key, turnId: p.turnId, status: p.status, error: p.error }));
+			return push(s, (key) => ({ type: 'turnEnd', key, turnId: p.turnId, status: p.status, error: p.error, changedFiles: changedFiles(s, p.turnId) }));
+		}
+		case 'plan':
+			return sameSession(state, action.params.sessionId) ? applyPlan(state, action.params.turnId, action.params.entries) : state;
+		case 'undone':
+			return applyUndo(state, action.result);
+		case 'command': {
+			if (!sameSession(state, action.sessionId)) {
+				return state;
+			}
+			const c = action.command;
+			let s = push(state, (key) => ({ type: 'command', key, name: c.name, text: c.text }));
+			const r = c.result as Partial<SessionConfigureResult & TurnUndoResult> | undefined;
+			if (c.name === 'mode' && r?.mode) {
+				s = { ...s, mode: r.mode };
+			}
+			if (c.name === 'model' && r?.model) {
+				s = { ...s, setup: { ...s.setup, model: r.model, effort: r.effort } };
+			}
+			if (c.name === 'undo' && r?.turnId && Array.isArray(r.restored)) {
+				s = markUndone(s, r.turnId);
+			}
+			return s;
+		}
+		case 'configured': {
+			const r = action.result;
+			if (!sameSession(state, r.sessionId)) {
+				return state;
+			}
+			return { ...state, mode: r.mode ?? state.mode, setup: { ...state.setup, model: r.model ?? state.setup?.model, effort: r.effort } };
 		}
 		case 'approvalRequest': {
 			const p = action.params;
@@ -180,6 +324,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				what: 'approval',
 				title: p.title,
 				detail: approvalDetail(p),
+				options: p.options,
 			}));
 		}
 		case 'elicitationRequest': {
@@ -217,6 +362,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 				title: waiting.title,
 				decision: p.decision,
 				reason: p.reason,
+				label: p.reason === 'person' ? waiting.options?.find((o) => o.optionId === p.decision)?.name : undefined,
 			}));
 		}
 		case 'elicitationResolved': {
@@ -236,7 +382,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 
 /** Redraws a resumed session: its history, then whatever still waits for the person. */
 export function fromHistory(result: ResumeResult): TranscriptState {
-	let s = initialState(result.session);
+	let s: TranscriptState = { ...initialState(result.session), setup: { model: result.model, effort: result.effort, instructions: result.instructions } };
 	for (const item of result.history) {
 		s = applyHistoryItem(s, item);
 	}
@@ -255,7 +401,7 @@ export function fromHistory(result: ResumeResult): TranscriptState {
 function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptState {
 	switch (item.type) {
 		case 'user':
-			return push(s, (key) => ({ type: 'user', key, turnId: item.turnId, text: item.text }));
+			return push(s, (key) => ({ type: 'user', key, turnId: item.turnId, text: item.text, ...(item.parts?.length ? { parts: item.parts } : {}) }));
 		case 'assistant':
 			return push(s, (key) => ({ type: 'assistant', key, turnId: item.turnId, text: item.text }));
 		case 'toolCall':
@@ -279,27 +425,21 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 				reason: item.reason,
 			}));
 		case 'turn':
-			return push(s, (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error }));
-		// The second release's items, shown as notes until the chat view renders them its own way.
+			return push(withUsage(s, item.usage), (key) => ({ type: 'turnEnd', key, turnId: item.turnId, status: item.status, error: item.error, changedFiles: changedFiles(s, item.turnId) }));
 		case 'reasoning':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Thinking: ${item.text}` }));
+			return push(s, (key) => ({ type: 'reasoning', key, turnId: item.turnId, text: item.text }));
 		case 'compaction':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Earlier conversation summarised (${item.reason}):\n${item.text}` }));
+			return push(s, (key) => ({ type: 'compaction', key, reason: item.reason, text: item.text }));
 		case 'instructions':
 			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Project instructions changed: ${item.changed.join(', ')}` }));
 		case 'configure':
 			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Model: ${item.model}${item.effort ? ` (effort ${item.effort})` : ''}` }));
 		case 'plan':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: planText(item.entries) }));
+			return applyPlan(s, item.turnId, item.entries);
 		case 'mode':
-			return push(s, (key) => ({ type: 'notice', key, level: 'info', message: `Mode: ${item.mode}` }));
+			return push({ ...s, mode: item.mode }, (key) => ({ type: 'notice', key, level: 'info', message: `Mode: ${item.mode}` }));
 		case 'undo':
-			return push(s, (key) => ({
-				type: 'notice',
-				key,
-				level: item.undo.conflicts?.length ? 'warning' : 'info',
-				message: `Undid turn ${item.undo.turnId}: restored ${item.undo.restored.length} file(s)${item.undo.conflicts?.length ? `, ${item.undo.conflicts.length} changed since left as they are` : ''}`,
-			}));
+			return applyUndo(s, item.undo);
 		default:
 			return s;
 	}
@@ -384,6 +524,40 @@ function replaceAt(state: TranscriptState, i: number, e: Entry): TranscriptState
 	const entries = state.entries.slice();
 	entries[i] = e;
 	return { ...state, entries };
+}
+
+/** Takes a usage that says how full the window is (turns recorded before kin kept it say 0). */
+function withUsage(state: TranscriptState, u: Partial<ContextUsage> | undefined): TranscriptState {
+	if (!u || !u.contextWindow) {
+		return state;
+	}
+	return {
+		...state,
+		usage: { contextTokens: u.contextTokens ?? 0, contextWindow: u.contextWindow, inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0 },
+	};
+}
+
+/** The turn's plan card, replaced in place (the card keeps its place, where the plan first came). */
+function applyPlan(state: TranscriptState, turnId: string, entries: PlanEntry[]): TranscriptState {
+	const i = state.entries.findIndex((e) => e.type === 'plan' && e.turnId === turnId);
+	if (i >= 0) {
+		return replaceAt(state, i, { ...(state.entries[i] as PlanCard), entries });
+	}
+	return push(state, (key) => ({ type: 'plan', key, turnId, entries }));
+}
+
+function applyUndo(state: TranscriptState, result: TurnUndoResult): TranscriptState {
+	return push(markUndone(state, result.turnId), (key) => ({ type: 'undo', key, result }));
+}
+
+function markUndone(state: TranscriptState, turnId: string): TranscriptState {
+	const i = state.entries.findIndex((e) => e.type === 'turnEnd' && e.turnId === turnId);
+	return i < 0 ? state : replaceAt(state, i, { ...(state.entries[i] as TurnEndEntry), undone: true });
+}
+
+/** Whether kin's file tools changed something in the turn (an edit call that completed). */
+function changedFiles(state: TranscriptState, turnId: string): boolean {
+	return state.entries.some((e) => e.type === 'tool' && e.turnId === turnId && e.kind === 'edit' && e.status === 'completed');
 }
 
 /** A plan as one line per step: [x] done, [~] in progress, [ ] pending. */

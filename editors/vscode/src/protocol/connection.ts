@@ -37,6 +37,12 @@ export interface ConnectionOptions {
 
 type NotificationHandler = (params: any) => void;
 
+/**
+ * Answers a request kin sends the editor (PROTOCOL.md: only `workspace/applyEdit`). It resolves
+ * with the result, or throws an RpcError to answer with that error.
+ */
+export type RequestHandler = (params: any) => Promise<unknown> | unknown;
+
 interface Pending {
 	method: string;
 	resolve: (result: any) => void;
@@ -50,6 +56,8 @@ export class Connection {
 	// handlers is the notification dispatch table: method -> handlers in registration order.
 	private readonly handlers = new Map<string, NotificationHandler[]>();
 	private readonly anyHandlers: ((method: string, params: any) => void)[] = [];
+	// requestHandlers answers kin's requests to the editor, by method (one handler each).
+	private readonly requestHandlers = new Map<string, RequestHandler>();
 	private closedWith: RpcError | undefined;
 	private readonly closeListeners: (() => void)[] = [];
 	private readonly decoder: FrameDecoder;
@@ -123,6 +131,11 @@ export class Connection {
 		};
 	}
 
+	/** Answers kin's requests of one method; a method without a handler is answered -32601. */
+	onRequest(method: string, handler: RequestHandler): void {
+		this.requestHandlers.set(method, handler);
+	}
+
 	/** Registers a handler that sees every notification (after the per-method ones). */
 	onAnyNotification(handler: (method: string, params: any) => void): void {
 		this.anyHandlers.push(handler);
@@ -176,13 +189,7 @@ export class Connection {
 		const hasId = msg.id !== undefined && msg.id !== null;
 		if (typeof msg.method === 'string') {
 			if (hasId) {
-				// kin sends no requests to the editor (PROTOCOL.md: things to decide are
-				// notifications); answer anything else as the spec says.
-				this.send({
-					jsonrpc: '2.0',
-					id: msg.id,
-					error: { code: ErrorCodes.MethodNotFound, message: `method not found: ${msg.method}` },
-				});
+				void this.answer(msg.id, msg.method, msg.params);
 				return;
 			}
 			this.dispatch(msg.method, msg.params);
@@ -205,6 +212,30 @@ export class Connection {
 		if (msg.error) {
 			// An error with a null id: kin could not read something we sent.
 			this.options.onProtocolError?.(`kin: ${msg.error.message ?? 'error'} (code ${msg.error.code})`);
+		}
+	}
+
+	/**
+	 * Answers one of kin's requests with exactly one response, echoing its id as sent. A handler
+	 * that throws answers with an error (its code when it is an RpcError): kin reads an error as
+	 * "nothing was done" (PROTOCOL.md, workspace/applyEdit), so handlers throw only before acting.
+	 */
+	private async answer(id: unknown, method: string, params: unknown): Promise<void> {
+		const h = this.requestHandlers.get(method);
+		if (!h) {
+			this.send({ jsonrpc: '2.0', id, error: { code: ErrorCodes.MethodNotFound, message: `method not found: ${method}` } });
+			return;
+		}
+		let reply: Record<string, unknown>;
+		try {
+			const result = await h(params);
+			reply = { jsonrpc: '2.0', id, result: result ?? null };
+		} catch (err) {
+			const code = err instanceof RpcError ? err.code : ErrorCodes.InternalError;
+			reply = { jsonrpc: '2.0', id, error: { code, message: err instanceof Error ? err.message : String(err) } };
+		}
+		if (!this.closedWith) {
+			this.send(reply);
 		}
 	}
 

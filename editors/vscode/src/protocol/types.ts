@@ -408,6 +408,7 @@ export interface TurnCompleted {
 
 // ---- approvals ----
 
+/** `continue`: the turn reached its tool-call limit (PROTOCOL.md, the approval kind `continue`). */
 export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown' | 'continue';
 
 export interface PermissionOption {
@@ -659,7 +660,7 @@ export interface GrantIdParams {
 	id: string;
 }
 
-// ---- documents: the editor's buffers (this extension does not sync them yet) ----
+// ---- documents: the editor's buffers ----
 
 export interface TextDocumentsClientCapabilities {
 	sync: boolean;

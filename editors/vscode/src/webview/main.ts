@@ -1,10 +1,16 @@
 // The chat page inside the webview: renders the state the extension posts, sends what the person
 // does. It keeps nothing but a draft of the input (webview state) across reloads; the session
 // itself is restored by the extension (workspaceState + session/resume).
+//
+// Waiting cards (approvals, links) sit in the dock between the transcript and the input. A card
+// never takes focus by itself (typing elsewhere must never answer it); inside a card, Escape and
+// Enter (anywhere but on another button) choose its deny option, and Tab reaches every choice.
 
-import type { PageMessage, StateMessage } from '../chat/chatView';
+import type { Card, HostMessage, PageMessage, StateMessage } from '../chat/chatView';
 import type { Entry } from '../chat/transcript';
-import { escapeHtml, renderEntry } from './render';
+import type { CommandInfo } from '../protocol/types';
+import { CompletionItem, mentionAt, slashCompletions } from './completion';
+import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts } from './render';
 
 declare function acquireVsCodeApi(): {
 	postMessage(m: PageMessage): void;
@@ -15,27 +21,64 @@ declare function acquireVsCodeApi(): {
 const vscode = acquireVsCodeApi();
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const transcript = $<HTMLElement>('transcript');
+const dock = $<HTMLElement>('dock');
 const input = $<HTMLTextAreaElement>('input');
 const sendBtn = $<HTMLButtonElement>('send');
 const stopBtn = $<HTMLButtonElement>('stop');
 const select = $<HTMLSelectElement>('session');
 const status = $<HTMLElement>('status');
+const composerError = $<HTMLElement>('composer-error');
+const modeSelect = $<HTMLSelectElement>('mode');
+const completions = $<HTMLElement>('completions');
+const modelSelect = $<HTMLSelectElement>('model');
+const effortSelect = $<HTMLSelectElement>('effort');
+const gauge = $<HTMLElement>('gauge');
+const attachments = $<HTMLElement>('attachments');
 
-// rendered holds, per entry key, its element and the JSON it was drawn from.
+// rendered holds, per entry key, its element and the JSON it was drawn from; cards likewise.
 const rendered = new Map<string, { el: HTMLElement; json: string }>();
+const cardsDrawn = new Map<string, { el: HTMLElement; json: string }>();
 let running = false;
 let current: string | undefined;
+let sessionTitles = new Map<string, string>();
+// sending is the question on its way (seq and text) until the extension says it was accepted.
+let sending: { seq: number; text: string } | undefined;
+let seq = 0;
+let commands: CommandInfo[] = [];
+// shown holds the completions offered now, and which one is selected.
+let shown: { items: CompletionItem[]; selected: number } | undefined;
+// The `@` mention being completed: the extension answers mentionQuery with matching files.
+let mentionSeq = 0;
+let mention: { seq: number; start: number } | undefined;
 
 input.value = vscode.getState()?.draft ?? '';
 
 function send(): void {
 	const text = input.value.trim();
-	if (!text || running) {
+	if (!text || running || sending) {
 		return;
 	}
-	vscode.postMessage({ type: 'send', text });
-	input.value = '';
-	vscode.setState({ draft: '' });
+	sending = { seq: ++seq, text };
+	composerError.textContent = '';
+	sendBtn.disabled = true;
+	vscode.postMessage({ type: 'send', text, seq: sending.seq });
+}
+
+/** The question was accepted (clear it, unless the person typed on) or refused (keep it, say why). */
+function sent(m: Extract<HostMessage, { type: 'sent' }>): void {
+	if (!sending || sending.seq !== m.seq) {
+		return;
+	}
+	if (m.ok) {
+		if (input.value.trim() === sending.text) {
+			input.value = '';
+			vscode.setState({ draft: '' });
+		}
+	} else {
+		composerError.textContent = m.error ?? 'kin: the question was not sent';
+	}
+	sending = undefined;
+	sendBtn.disabled = running;
 }
 
 sendBtn.addEventListener('click', send);
@@ -47,17 +90,246 @@ select.addEventListener('change', () => {
 		vscode.postMessage({ type: 'selectSession', sessionId: select.value });
 	}
 });
+modeSelect.addEventListener('change', () => vscode.postMessage({ type: 'configure', mode: modeSelect.value as 'ask' | 'agent' | 'auto-edit' }));
+modelSelect.addEventListener('change', () => modelSelect.value && vscode.postMessage({ type: 'configureModel', model: modelSelect.value }));
+effortSelect.addEventListener('change', () => effortSelect.value && vscode.postMessage({ type: 'configureModel', effort: effortSelect.value }));
+$('attach-file').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'file' }));
+$('attach-selection').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'selection' }));
+$('attach-problems').addEventListener('click', () => vscode.postMessage({ type: 'attach', what: 'problems' }));
 input.addEventListener('keydown', (e) => {
+	if (shown && !e.isComposing) {
+		if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+			e.preventDefault();
+			const n = shown.items.length;
+			shown.selected = (shown.selected + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+			drawCompletions();
+			return;
+		}
+		if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey)) {
+			e.preventDefault();
+			accept(shown.items[shown.selected]);
+			return;
+		}
+		if (e.key === 'Escape') {
+			e.preventDefault();
+			closeCompletions();
+			return;
+		}
+	}
 	if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
 		e.preventDefault();
 		send();
 	}
 });
-input.addEventListener('input', () => vscode.setState({ draft: input.value }));
+input.addEventListener('input', () => {
+	vscode.setState({ draft: input.value });
+	updateCompletions();
+});
+input.addEventListener('blur', () => setTimeout(closeCompletions, 150));
+completions.addEventListener('mousedown', (e) => {
+	const row = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
+	if (row && shown) {
+		e.preventDefault();
+		accept(shown.items[Number(row.dataset.index)]);
+	}
+});
 
-window.addEventListener('message', (ev: MessageEvent<StateMessage>) => {
-	if (ev.data?.type === 'state') {
-		draw(ev.data);
+/** Offers the commands matching what is typed (`/na…` at the start), or files for `@pa…`. */
+function updateCompletions(): void {
+	const caret = input.selectionStart ?? input.value.length;
+	const at = mentionAt(input.value, caret);
+	if (at) {
+		mention = { seq: ++mentionSeq, start: at.start };
+		vscode.postMessage({ type: 'mentionQuery', query: at.query, seq: mention.seq });
+		return;
+	}
+	mention = undefined;
+	const items = slashCompletions(input.value, caret, commands);
+	// A command typed out in full, with nothing more to choose, needs no list.
+	const exact = items.length === 1 && input.value.slice(0, input.selectionStart ?? 0) === items[0].insert.trimEnd();
+	if (items.length === 0 || exact) {
+		closeCompletions();
+		return;
+	}
+	shown = { items, selected: Math.min(shown?.selected ?? 0, items.length - 1) };
+	drawCompletions();
+}
+
+/** The files matching the `@` mention being typed (if it is still the one typed). */
+function mentionsFound(m: Extract<HostMessage, { type: 'mentions' }>): void {
+	if (!mention || mention.seq !== m.seq) {
+		return;
+	}
+	const caret = input.selectionStart ?? input.value.length;
+	const items = m.paths.map((p) => ({ label: `@${p}`, insert: `@${p} `, start: mention!.start, end: caret }));
+	if (items.length === 0) {
+		closeCompletions();
+		return;
+	}
+	shown = { items, selected: 0 };
+	drawCompletions();
+}
+
+function drawCompletions(): void {
+	if (!shown) {
+		return;
+	}
+	completions.innerHTML = shown.items
+		.map(
+			(c, i) =>
+				`<div class="completion${i === shown!.selected ? ' selected' : ''}" role="option" aria-selected="${i === shown!.selected}" data-index="${i}"><span class="label">${escapeHtml(
+					c.label,
+				)}</span>${c.detail ? ` <span class="detail">${escapeHtml(c.detail)}</span>` : ''}</div>`,
+		)
+		.join('');
+	completions.hidden = false;
+	completions.querySelector('.selected')?.scrollIntoView({ block: 'nearest' });
+}
+
+function accept(c: CompletionItem): void {
+	input.value = input.value.slice(0, c.start) + c.insert + input.value.slice(c.end);
+	const at = c.start + c.insert.length;
+	input.setSelectionRange(at, at);
+	vscode.setState({ draft: input.value });
+	closeCompletions();
+	input.focus();
+}
+
+function closeCompletions(): void {
+	shown = undefined;
+	mention = undefined;
+	completions.hidden = true;
+	completions.innerHTML = '';
+}
+
+// Clicks anywhere: card choices, links, code actions, question actions.
+document.addEventListener('click', (e) => {
+	const t = e.target as HTMLElement;
+	const option = t.closest<HTMLButtonElement>('.card [data-option]');
+	if (option) {
+		answer(option.closest<HTMLElement>('.card')!, option.dataset.option!);
+		return;
+	}
+	const action = t.closest<HTMLElement>('[data-action]');
+	if (action) {
+		e.preventDefault();
+		doAction(action);
+		return;
+	}
+	const link = t.closest<HTMLAnchorElement>('a');
+	if (link) {
+		// The extension opens it (VS Code asks before an untrusted site); VS Code's own handler of
+		// webview link clicks must not open it a second time.
+		e.preventDefault();
+		e.stopPropagation();
+		if (link.classList.contains('file-link')) {
+			vscode.postMessage({ type: 'openFile', path: link.dataset.path ?? '', line: link.dataset.line ? Number(link.dataset.line) : undefined });
+		} else if (link.getAttribute('href')) {
+			vscode.postMessage({ type: 'openLink', href: link.getAttribute('href')! });
+		}
+	}
+});
+
+// Keys inside a card: Escape, and Enter anywhere but on a button or link, choose deny.
+document.addEventListener('keydown', (e) => {
+	const card = (e.target as HTMLElement).closest?.<HTMLElement>('.card');
+	if (!card || e.isComposing) {
+		return;
+	}
+	const onControl = (e.target as HTMLElement).closest('button, a');
+	if (e.key === 'Escape' || (e.key === 'Enter' && !onControl)) {
+		e.preventDefault();
+		e.stopPropagation();
+		const deny = card.querySelector<HTMLButtonElement>('[data-default]');
+		if (deny) {
+			answer(card, deny.dataset.option!);
+		}
+	}
+});
+
+function answer(card: HTMLElement, optionId: string): void {
+	const requestId = card.dataset.request!;
+	for (const b of card.querySelectorAll<HTMLButtonElement>('[data-option]')) {
+		b.disabled = true;
+	}
+	vscode.postMessage({ type: 'answer', requestId, optionId });
+	// Focus goes back to the input, not to whatever comes next (another card must not get keys).
+	input.focus();
+}
+
+function doAction(el: HTMLElement): void {
+	switch (el.dataset.action) {
+		case 'copy':
+		case 'insert': {
+			const code = el.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+			vscode.postMessage({ type: el.dataset.action, text: code });
+			return;
+		}
+		case 'openDiff': {
+			const card = el.closest<HTMLElement>('.card');
+			if (card) {
+				vscode.postMessage({ type: 'openDiff', requestId: card.dataset.request! });
+			}
+			return;
+		}
+		case 'undo': {
+			const turnId = el.dataset.turn;
+			if (turnId && !running) {
+				(el as HTMLButtonElement).disabled = true;
+				vscode.postMessage({ type: 'undo', turnId });
+			}
+			return;
+		}
+		case 'retry': {
+			const turnId = el.closest<HTMLElement>('.entry.user')?.dataset.turn;
+			if (turnId && !running) {
+				vscode.postMessage({ type: 'retry', turnId });
+			}
+			return;
+		}
+		case 'detach':
+			vscode.postMessage({ type: 'detach', index: Number(el.dataset.index) });
+			return;
+		case 'edit': {
+			const text = el.closest<HTMLElement>('.entry.user')?.querySelector('.body')?.textContent ?? '';
+			setInput(text);
+			return;
+		}
+	}
+}
+
+function setInput(text: string): void {
+	input.value = text;
+	vscode.setState({ draft: text });
+	input.focus();
+	input.setSelectionRange(text.length, text.length);
+}
+
+window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
+	const m = ev.data;
+	switch (m?.type) {
+		case 'state':
+			draw(m);
+			return;
+		case 'sent':
+			sent(m);
+			return;
+		case 'mentions':
+			mentionsFound(m);
+			return;
+		case 'focusCard': {
+			const card = dock.querySelector<HTMLElement>(`.card[data-request="${CSS.escape(m.requestId)}"]`);
+			card?.scrollIntoView({ block: 'nearest' });
+			(card?.querySelector<HTMLButtonElement>('[data-default]') ?? card)?.focus();
+			return;
+		}
+		case 'focusInput':
+			if (m.text !== undefined) {
+				setInput(m.text);
+			} else {
+				input.focus();
+			}
+			return;
 	}
 });
 
@@ -66,7 +338,7 @@ function draw(m: StateMessage): void {
 	current = t.session?.sessionId;
 	running = !!t.runningTurn;
 	document.body.classList.toggle('running', running);
-	sendBtn.disabled = running;
+	sendBtn.disabled = running || !!sending;
 	stopBtn.disabled = !running;
 	$<HTMLButtonElement>('delete').disabled = !current;
 
@@ -75,6 +347,7 @@ function draw(m: StateMessage): void {
 	if (t.session && !sessions.some((s) => s.sessionId === t.session!.sessionId)) {
 		sessions.unshift(t.session);
 	}
+	sessionTitles = new Map(sessions.map((s) => [s.sessionId, s.title || s.sessionId]));
 	const options = [
 		`<option value="">${current ? '' : '(new session)'}</option>`,
 		...sessions.map(
@@ -105,7 +378,55 @@ function draw(m: StateMessage): void {
 		status.textContent += ` — model not configured: ${st.modelMissing}`;
 	}
 
+	if (modeSelect.value !== m.mode) {
+		modeSelect.value = m.mode;
+	}
+	commands = m.commands;
+	document.body.dataset.mode = m.mode;
+	drawModels(m);
+	const g = renderGauge(t.usage);
+	if (gauge.innerHTML !== g) {
+		gauge.innerHTML = g;
+		// The bar's width is set here: the page's CSP allows no inline style attributes.
+		const fill = gauge.querySelector<HTMLElement>('.fill');
+		const meter = gauge.querySelector<HTMLElement>('[aria-valuenow]');
+		if (fill && meter) {
+			fill.style.width = `${meter.getAttribute('aria-valuenow')}%`;
+		}
+	}
+	const a = renderParts(m.attachments, true);
+	if (attachments.innerHTML !== a) {
+		attachments.innerHTML = a;
+	}
+
 	drawEntries(t.entries);
+	drawCards(m.cards);
+}
+
+/** The model and effort pickers: kin's models (a model without its key says so), its efforts. */
+function drawModels(m: StateMessage): void {
+	const models = [...m.models];
+	if (m.model && !models.some((x) => x.id === m.model)) {
+		models.unshift({ id: m.model, name: m.model, efforts: [], configured: true });
+	}
+	const opts = models
+		.map((x) => `<option value="${escapeHtml(x.id)}"${x.id === m.model ? ' selected' : ''}${x.configured ? '' : ` title="${escapeHtml(x.missing ?? 'not configured')}"`}>${escapeHtml(x.name)}${x.configured ? '' : ' (not configured)'}</option>`)
+		.join('');
+	if (modelSelect.innerHTML !== opts) {
+		modelSelect.innerHTML = opts;
+	}
+	if (m.model && modelSelect.value !== m.model) {
+		modelSelect.value = m.model;
+	}
+	modelSelect.disabled = running || models.length < 2;
+	const efforts = models.find((x) => x.id === m.model)?.efforts ?? [];
+	const eopts = [...(m.effort && efforts.includes(m.effort) ? [] : ['<option value="">default</option>']), ...efforts.map((e) => `<option value="${escapeHtml(e)}">${escapeHtml(e)}</option>`)].join('');
+	if (effortSelect.innerHTML !== eopts) {
+		effortSelect.innerHTML = eopts;
+	}
+	effortSelect.value = m.effort && efforts.includes(m.effort) ? m.effort : '';
+	effortSelect.disabled = running;
+	$('effort-picker').hidden = efforts.length === 0;
 }
 
 function drawEntries(entries: Entry[]): void {
@@ -122,13 +443,11 @@ function drawEntries(entries: Entry[]): void {
 		const json = JSON.stringify(e);
 		let r = rendered.get(e.key);
 		if (!r || r.json !== json) {
-			const tpl = document.createElement('template');
-			tpl.innerHTML = renderEntry(e).trim();
-			const el = tpl.content.firstElementChild as HTMLElement;
+			const el = fromHtml(renderEntry(e));
 			// Keep a tool card open or closed as the person left it.
 			const wasOpen = r?.el.querySelector('details')?.open;
 			if (wasOpen !== undefined && el.querySelector('details')) {
-				(el.querySelector('details') as HTMLDetailsElement).open = wasOpen || e.type === 'tool' && e.status === 'running';
+				(el.querySelector('details') as HTMLDetailsElement).open = wasOpen || (e.type === 'tool' && e.status === 'running');
 			}
 			if (r) {
 				r.el.replaceWith(el);
@@ -151,6 +470,53 @@ function drawEntries(entries: Entry[]): void {
 	if (stick) {
 		transcript.scrollTop = transcript.scrollHeight;
 	}
+}
+
+/** Draws the dock; a card that did not change keeps its element (and so its focus and scroll). */
+function drawCards(cards: Card[]): void {
+	const keep = new Set(cards.map((c) => c.requestId));
+	for (const [k, r] of cardsDrawn) {
+		if (!keep.has(k)) {
+			const hadFocus = r.el.contains(document.activeElement);
+			r.el.remove();
+			cardsDrawn.delete(k);
+			if (hadFocus) {
+				input.focus();
+			}
+		}
+	}
+	let prev: HTMLElement | null = null;
+	for (const c of cards) {
+		const title = c.sessionId && c.sessionId !== current ? sessionTitles.get(c.sessionId) ?? c.sessionId : undefined;
+		const json = JSON.stringify([c, title]);
+		let r = cardsDrawn.get(c.requestId);
+		if (!r || r.json !== json) {
+			const el = fromHtml(renderCard(c, title));
+			if (r) {
+				const focused = document.activeElement instanceof HTMLElement && r.el.contains(document.activeElement) ? (document.activeElement.dataset.option ?? '') : undefined;
+				const scrolls = [...r.el.querySelectorAll<HTMLElement>('pre')].map((p) => p.scrollTop);
+				r.el.replaceWith(el);
+				[...el.querySelectorAll<HTMLElement>('pre')].forEach((p, i) => (p.scrollTop = scrolls[i] ?? 0));
+				if (focused !== undefined) {
+					(el.querySelector<HTMLElement>(focused ? `[data-option="${CSS.escape(focused)}"]` : '[data-default]') ?? el).focus();
+				}
+			}
+			r = { el, json };
+			cardsDrawn.set(c.requestId, r);
+		}
+		const want: ChildNode | null = prev ? prev.nextSibling : dock.firstChild;
+		if (want !== r.el) {
+			dock.insertBefore(r.el, want);
+		}
+		prev = r.el;
+	}
+	document.body.classList.toggle('waiting', cards.length > 0);
+}
+
+function fromHtml(html: string): HTMLElement {
+	const tpl = document.createElement('template');
+	tpl.innerHTML = html.trim();
+	return tpl.content.firstElementChild as HTMLElement;
 }
 
 vscode.postMessage({ type: 'ready' });

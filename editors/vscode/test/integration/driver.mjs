@@ -69,6 +69,9 @@ const browser = await chromium.launchPersistentContext(userDataDir, {
 	],
 });
 
+// The copy button goes through VS Code's clipboard, which in a browser is the page's.
+await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+
 let exitCode;
 let finish;
 const finished = new Promise((resolve) => (finish = resolve));
@@ -121,7 +124,150 @@ async function visibleDialogText(contains) {
 	return text.includes(contains) ? text : undefined;
 }
 
+/** The frame of the chat webview (webviews live in nested iframes). */
+async function chatFrame(ms = 15000) {
+	return waitFor(
+		async () => {
+			for (const f of page.frames()) {
+				if (await f.evaluate(() => !!document.getElementById('kin-chat')).catch(() => false)) {
+					return f;
+				}
+			}
+			return undefined;
+		},
+		ms,
+		'the chat view',
+	);
+}
+
+/** The card in the chat's dock whose text includes `contains`. */
+async function cardLocator(contains, ms) {
+	return waitFor(
+		async () => {
+			const f = await chatFrame(ms);
+			const c = f.locator('#dock .card', { hasText: contains });
+			return (await c.count()) > 0 && (await c.first().isVisible()) ? c.first() : undefined;
+		},
+		ms,
+		`a card with "${contains}" in the chat`,
+	);
+}
+
+/** What has the keyboard focus in the chat view: its element, option and text. */
+async function focusedInChat() {
+	const f = await chatFrame();
+	return f.evaluate(() => {
+		const a = document.activeElement;
+		return {
+			tag: a?.tagName.toLowerCase(),
+			id: a?.id || undefined,
+			option: a?.dataset?.option,
+			text: (a?.innerText ?? '').slice(0, 200),
+			inCard: !!a?.closest?.('.card'),
+			hasFocus: document.hasFocus(),
+		};
+	});
+}
+
 const handlers = {
+	// Answer the card in the chat that shows `contains`, as a person does: `click` a button by its
+	// label, or focus the card (a click on its heading) and press `<enter>` or `<escape>`; with
+	// `keys`, press those keys where the focus is (after `focusCard`, the card's default button).
+	// Returns the card's text and its buttons' labels in order.
+	async card(req) {
+		const card = await cardLocator(req.contains, req.timeoutMs ?? 30000);
+		const text = await card.innerText();
+		const buttons = (await card.locator('.buttons button').allInnerTexts()).map((t) => t.trim());
+		const defaultButton = (await card.locator('.buttons button[data-default]').innerText()).trim();
+		if (req.click === '<enter>' || req.click === '<escape>') {
+			await card.locator('.card-head').click();
+			await page.keyboard.press(req.click === '<enter>' ? 'Enter' : 'Escape');
+		} else if (req.click) {
+			const b = card.locator('.buttons button', { hasText: new RegExp(`^\\s*${escapeRe(req.click)}\\s*$`) });
+			if ((await b.count()) === 0) {
+				throw new Error(`no button "${req.click}" on the card; buttons: ${JSON.stringify(buttons)}`);
+			}
+			await b.first().click();
+		}
+		for (const k of req.keys ?? []) {
+			await page.keyboard.press(k);
+		}
+		if (req.click || req.keys?.length) {
+			// Answered: the buttons are disabled until kin resolves it, then the card goes.
+			await waitFor(async () => (await card.count()) === 0 || (await card.locator('.buttons button:disabled').count()) > 0, 10000, 'the card to take the answer');
+		}
+		return { text, buttons, defaultButton };
+	},
+
+	// Scroll a card's diff with the mouse wheel until its end, and say whether its last line is in view.
+	async scrollCardDiff(req) {
+		const card = await cardLocator(req.contains, req.timeoutMs ?? 30000);
+		const pre = card.locator('pre.diff').first();
+		await pre.hover();
+		for (let i = 0; i < 200; i++) {
+			const done = await pre.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 1);
+			if (done) {
+				break;
+			}
+			await page.mouse.wheel(0, 120);
+			await page.waitForTimeout(30); // pacing the wheel, as a hand does; the loop ends on what the page shows
+		}
+		const r = await pre.evaluate((el) => {
+			const lines = el.querySelectorAll('.line');
+			const last = lines[lines.length - 1];
+			const box = el.getBoundingClientRect();
+			const lb = last.getBoundingClientRect();
+			return {
+				lines: lines.length,
+				lastLine: last.textContent,
+				lastLineVisible: lb.top >= box.top - 1 && lb.bottom <= box.bottom + 1,
+				scrolled: el.scrollTop > 0,
+				scrollable: el.scrollHeight > el.clientHeight,
+			};
+		});
+		return { ...r, dialogOpen: (await dialog().count()) > 0 && (await dialog().first().isVisible()) };
+	},
+
+	// Choose an option of a <select> in the chat view, as a person does with the picker.
+	async webviewSelect(req) {
+		const f = await chatFrame();
+		await f.locator(req.selector).selectOption(req.value);
+		return {};
+	},
+
+	// How many elements of the chat view match, and the value of the first (for pickers).
+	async webviewQuery(req) {
+		const f = await chatFrame();
+		const el = f.locator(req.selector);
+		const count = await el.count();
+		const value = count ? await el.first().evaluate((e) => e.value ?? e.textContent) : undefined;
+		return { count, value };
+	},
+
+	// The text in the chat's input box (a textarea's value is not in innerText).
+	async inputValue() {
+		const f = await chatFrame();
+		return { value: await f.locator('#input').inputValue() };
+	},
+
+	// What has the keyboard focus in the chat view.
+	async chatFocus() {
+		return { focus: await focusedInChat() };
+	},
+
+	// Type text where the keyboard focus is (an editor the test focused).
+	async type(req) {
+		await page.keyboard.type(req.text, { delay: 5 });
+		return {};
+	},
+
+	// Whether the workbench shows a diff editor, and no modal dialog over it.
+	async diffEditorShown(req) {
+		await waitFor(async () => (await page.locator('.monaco-diff-editor').count()) > 0 && (await page.locator('.monaco-diff-editor').first().isVisible()), req.timeoutMs ?? 15000, 'a diff editor');
+		const dialogOpen = (await dialog().count()) > 0 && (await dialog().first().isVisible());
+		return { dialogOpen };
+	},
+
 	// Click a button of the modal dialog whose text includes `contains`.
 	async dialog(req) {
 		const text = await waitFor(() => visibleDialogText(req.contains), req.timeoutMs ?? 30000, `a dialog with "${req.contains}"`);
@@ -238,12 +384,27 @@ const handlers = {
 		return { text };
 	},
 
-	// Click a button of the notification toast that shows `contains`.
+	// Click a button of the notification that shows `contains`. VS Code shows no toasts in smoke-test
+	// driver mode (NotificationsToasts.addToast), so the person opens the notification centre from
+	// the status bar's bell, as they would after missing a toast, and clicks the button there.
 	async notification(req) {
-		const toast = page.locator('.notification-toast', { hasText: req.contains });
-		await waitFor(async () => (await toast.count()) > 0 && (await toast.first().isVisible()), req.timeoutMs ?? 20000, `a notification "${req.contains}"`);
-		const text = await toast.first().innerText();
-		await toast.first().locator('.monaco-button', { hasText: req.click }).first().click();
+		const item = () => page.locator('.notification-toast, .notifications-center .notification-list-item', { hasText: req.contains });
+		const bell = page.locator('.statusbar-item#status\\.notifications a, .statusbar-item#status\\.notifications').first();
+		await waitFor(
+			async () => {
+				if ((await item().count()) > 0 && (await item().first().isVisible())) {
+					return true;
+				}
+				if (!(await page.locator('.notifications-center.visible').count()) && (await bell.count())) {
+					await bell.click();
+				}
+				return false;
+			},
+			req.timeoutMs ?? 20000,
+			`a notification "${req.contains}"`,
+		);
+		const text = await item().first().innerText();
+		await item().first().locator('.monaco-button', { hasText: req.click }).first().click();
 		return { text };
 	},
 

@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
-import { buttonsFor, dialogDetail } from '../../src/approvalText';
+import { approvalCard, linkCard } from '../../src/approvalText';
 import { fromHistory, initialState, reduce, type Action, type TranscriptState } from '../../src/chat/transcript';
 import { choiceItems, fieldTitle } from '../../src/elicitationFields';
+import { renderCard } from '../../src/webview/render';
 import { foreignItem, grantItem, noteItems, serverItem, shadowedItem } from '../../src/mcpText';
 import type {
 	ApprovalRequest,
@@ -269,29 +270,52 @@ test('every golden turn, approval, elicitation and notice shows in the chat tran
 test('every golden session/resume redraws one entry per history item, and what still waits', () => {
 	for (const r of payloads<ResumeResult>('session/resume')) {
 		const s = fromHistory(r);
-		assert.equal(s.entries.length, r.history.length + r.pending.length, JSON.stringify(r.history.map((h) => h.type)));
+		// A turn's plan is one card, replaced in place: later plan items of a turn add no entry.
+		const planTurns = new Set<string>();
+		const replaced = r.history.filter((h) => h.type === 'plan' && (planTurns.has(h.turnId) || !planTurns.add(h.turnId))).length;
+		assert.equal(s.entries.length, r.history.length + r.pending.length - replaced, JSON.stringify(r.history.map((h) => h.type)));
+		for (const h of r.history) {
+			if (h.type === 'plan') {
+				const card = s.entries.find((e) => e.type === 'plan' && e.turnId === h.turnId);
+				assert.ok(card, `the plan of ${h.turnId} is shown`);
+			}
+		}
 		for (const p of r.pending) {
 			assert.ok(s.entries.some((e) => e.type === 'waiting' && e.requestId === p.requestId), `pending ${p.requestId}`);
 		}
 	}
 });
 
-test("every golden approval's dialog shows kin's options by name, deny first, and what would happen", () => {
+test("every golden approval's card shows kin's options by name, deny first, and what would happen", () => {
 	for (const p of payloads<ApprovalRequest>('approval/request')) {
-		const b = buttonsFor(p);
+		const c = approvalCard(p);
 		const deny = p.options.find((o) => o.kind === 'reject_once')!;
-		assert.equal(b[0].optionId, deny.optionId, `${p.requestId}: deny is not the first button`);
+		assert.equal(c.buttons[0].optionId, deny.optionId, `${p.requestId}: deny is not the first button`);
+		assert.equal(c.buttons[0].deny, true);
 		assert.deepEqual(
-			b.filter((x) => !x.close && x.optionId).map((x) => x.title).sort(),
+			c.buttons.map((x) => x.label).sort(),
 			p.options.map((o) => o.name).sort(),
 			`${p.requestId}: the buttons are not kin's options`,
 		);
-		const detail = dialogDetail(p);
-		for (const v of [p.command, p.destination, p.server, p.tool, p.warning, p.transport, p.scope]) {
+		const html = renderCard(c);
+		const shown = JSON.stringify(c);
+		for (const v of [p.command, p.destination, p.server, p.serverTool ?? p.tool, p.warning, p.transport, p.scope, p.cwd, p.title]) {
 			if (v) {
-				assert.ok(detail.includes(v), `${p.requestId}: ${v} is not in the dialog:\n${detail}`);
+				assert.ok(shown.includes(JSON.stringify(v).slice(1, -1)), `${p.requestId}: ${v} is not on the card`);
 			}
 		}
+		for (const d of p.diffs ?? []) {
+			const last = d.unified.replace(/\n$/, '').split('\n').pop()!;
+			assert.ok(html.includes(`<span class="line`) && html.includes(last.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')), `${p.requestId}: the diff's last line is not on the card`);
+		}
+		if (p.sandbox) {
+			assert.ok(c.sandbox, `${p.requestId}: how the command runs is not on the card`);
+		}
+	}
+	for (const p of payloads<ElicitationRequest>('elicitation/request').filter((x) => x.mode === 'url')) {
+		const c = linkCard(p);
+		assert.equal(c.url, p.url);
+		assert.equal(c.buttons[0].deny, true);
 	}
 });
 

@@ -120,6 +120,32 @@ test('a request from kin is answered with method not found; a bad body is report
 	assert.equal(answer.error.code, -32601);
 });
 
+test("kin's workspace/applyEdit reaches its handler and gets exactly one answer with its id as sent", async () => {
+	const kin = startFakeKin();
+	const c = new Connection(kin.toClient, kin.fromClient);
+	const seen: unknown[] = [];
+	c.onRequest('workspace/applyEdit', async (p) => {
+		seen.push(p);
+		if (p.label === 'refuse') {
+			throw new RpcError(-32602, 'bad edit');
+		}
+		return { applied: true };
+	});
+	kin.raw(encodeFrame(JSON.stringify({ jsonrpc: '2.0', id: 'e-1', method: 'workspace/applyEdit', params: { label: 'Edit a.go', edit: { documentChanges: [] } } })));
+	kin.raw(encodeFrame(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'workspace/applyEdit', params: { label: 'refuse', edit: { documentChanges: [] } } })));
+	await c.request('initialize', {});
+	await new Promise((r) => setImmediate(r));
+	assert.equal(seen.length, 2);
+	const answers = kin.received.filter((m) => m.method === undefined);
+	assert.deepEqual(
+		answers.map((m) => [m.id, m.result, m.error?.code]),
+		[
+			['e-1', { applied: true }, undefined],
+			[0, undefined, -32602],
+		],
+	);
+});
+
 test('the trace sees every message both ways', async () => {
 	const kin = startFakeKin();
 	const trace: string[] = [];

@@ -185,3 +185,125 @@ test('reduce never changes the state it is given', () => {
 	reduce(s0, { type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c', name: 'n', status: 'running' } });
 	assert.deepEqual(s0, copy);
 });
+
+test('a turn has one plan card, replaced in place as the plan changes, also when resumed', () => {
+	const p1 = [
+		{ content: 'read the test', status: 'in_progress' as const },
+		{ content: 'fix it', status: 'pending' as const },
+	];
+	const p2 = [
+		{ content: 'read the test', status: 'completed' as const },
+		{ content: 'fix it', status: 'in_progress' as const, priority: 'high' as const },
+	];
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'fix' } },
+		{ type: 'plan', params: { sessionId: S, turnId: 't_1', entries: p1 } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Reading.' } },
+		{ type: 'plan', params: { sessionId: S, turnId: 't_1', entries: p2 } },
+		{ type: 'plan', params: { sessionId: 'other', turnId: 't_9', entries: p1 } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'plan', 'assistant'],
+	);
+	assert.deepEqual(s.entries[1].type === 'plan' && s.entries[1].entries, p2);
+	const r = fromHistory({
+		session,
+		pending: [],
+		history: [
+			{ type: 'user', turnId: 't_1', text: 'fix' },
+			{ type: 'plan', turnId: 't_1', callId: 'c1', entries: p1 },
+			{ type: 'plan', turnId: 't_1', callId: 'c2', entries: p2 },
+			{ type: 'mode', mode: 'auto-edit' },
+		],
+	});
+	assert.deepEqual(
+		r.entries.map((e) => e.type),
+		['user', 'plan', 'notice'],
+	);
+	assert.equal(r.mode, 'auto-edit');
+});
+
+test('a turn whose edits completed offers undo; an undo marks it and says what came back', () => {
+	let s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'edit' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_1', callId: 'c1', name: 'edit_file', kind: 'edit', status: 'completed' } },
+		{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed' } },
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_2', input: 'look' } },
+		{ type: 'toolCall', params: { sessionId: S, turnId: 't_2', callId: 'c2', name: 'edit_file', kind: 'edit', status: 'denied' } },
+		{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_2', status: 'completed' } },
+	]);
+	const ends = () => s.entries.filter((e) => e.type === 'turnEnd').map((e) => e.type === 'turnEnd' && [e.turnId, !!e.changedFiles, !!e.undone]);
+	assert.deepEqual(ends(), [
+		['t_1', true, false],
+		['t_2', false, false],
+	]);
+	s = reduce(s, { type: 'undone', result: { turnId: 't_1', restored: ['/w/a.go'], conflicts: [{ path: '/w/b.go', reason: 'changed since' }] } });
+	assert.deepEqual(ends()[0], ['t_1', true, true]);
+	assert.equal(s.entries[s.entries.length - 1].type, 'undo');
+	// /undo typed as a command does the same, and /mode sets the mode.
+	s = reduce(s, { type: 'command', sessionId: S, command: { name: 'mode', text: 'Mode: ask', result: { sessionId: S, mode: 'ask' } } });
+	assert.equal(s.mode, 'ask');
+	assert.equal(s.entries[s.entries.length - 1].type, 'command');
+	s = reduce(s, { type: 'configured', result: { sessionId: S, mode: 'auto-edit', model: 'gpt-5.1' } });
+	assert.equal(s.mode, 'auto-edit');
+});
+
+test('reasoning streams into one folded entry before the answer; usage feeds the gauge', () => {
+	const s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'why', parts: [{ type: 'file', path: 'main.go', bytes: 30 }] } },
+		{ type: 'reasoning', params: { sessionId: S, turnId: 't_1', text: '**Checking**\n\nIt ' } },
+		{ type: 'reasoning', params: { sessionId: S, turnId: 't_1', text: 'writes.' } },
+		{ type: 'delta', params: { sessionId: S, turnId: 't_1', text: 'Yes.' } },
+		{ type: 'usage', params: { sessionId: S, turnId: 't_1', inputTokens: 10, outputTokens: 2, contextTokens: 12, contextWindow: 100 } },
+		{ type: 'usage', params: { sessionId: 'other', turnId: 't_9', inputTokens: 1, outputTokens: 1, contextTokens: 99, contextWindow: 100 } },
+	]);
+	assert.deepEqual(
+		s.entries.map((e) => [e.type, 'text' in e ? e.text : '']),
+		[
+			['user', 'why'],
+			['reasoning', '**Checking**\n\nIt writes.'],
+			['assistant', 'Yes.'],
+		],
+	);
+	assert.deepEqual((s.entries[0] as any).parts, [{ type: 'file', path: 'main.go', bytes: 30 }]);
+	assert.deepEqual(s.usage, { contextTokens: 12, contextWindow: 100, inputTokens: 10, outputTokens: 2 });
+	// The turn's end carries the final usage; a turn recorded without a window leaves the gauge alone.
+	const done = run([{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed', usage: { inputTokens: 20, outputTokens: 4, contextTokens: 24, contextWindow: 100 } } }], s);
+	assert.equal(done.usage?.contextTokens, 24);
+	const old = run([{ type: 'turnCompleted', params: { sessionId: S, turnId: 't_1', status: 'completed', usage: { inputTokens: 0, outputTokens: 0 } } }], s);
+	assert.equal(old.usage?.contextTokens, 12);
+});
+
+test('a resumed session shows its reasoning, compactions, attachments, model and last usage', () => {
+	const s = fromHistory({
+		session,
+		model: 'gpt-5.1',
+		effort: 'low',
+		instructions: [{ path: 'AGENTS.md', bytes: 12 }],
+		pending: [],
+		history: [
+			{ type: 'user', turnId: 't_1', text: 'q', parts: [{ type: 'selection', path: 'a.go', range: { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }, bytes: 5 }] },
+			{ type: 'reasoning', turnId: 't_1', text: 'thinking' },
+			{ type: 'assistant', turnId: 't_1', text: 'a' },
+			{ type: 'turn', turnId: 't_1', status: 'completed', usage: { inputTokens: 5, outputTokens: 1, contextTokens: 6, contextWindow: 50 } },
+			{ type: 'compaction', reason: 'threshold', text: '## What was asked\nq' },
+		] as any,
+	});
+	assert.deepEqual(
+		s.entries.map((e) => e.type),
+		['user', 'reasoning', 'assistant', 'turnEnd', 'compaction'],
+	);
+	assert.equal((s.entries[0] as any).parts[0].path, 'a.go');
+	assert.deepEqual(s.setup, { model: 'gpt-5.1', effort: 'low', instructions: [{ path: 'AGENTS.md', bytes: 12 }] });
+	assert.equal(s.usage?.contextWindow, 50);
+	const c = run([{ type: 'configured', result: { sessionId: S, mode: 'agent', model: 'small' } }], s);
+	assert.deepEqual([c.setup?.model, c.setup?.effort], ['small', undefined]);
+});
+
+test('a turn/started that arrives after a resume already showing its question adds no second question', () => {
+	const resumed = fromHistory({ session, pending: [], history: [{ type: 'user', turnId: 't_2', text: 'again' }] as any, runningTurnId: 't_2' });
+	const s = run([{ type: 'turnStarted', params: { sessionId: S, turnId: 't_2', input: 'again' } }], resumed);
+	assert.equal(s.entries.filter((e) => e.type === 'user').length, 1);
+	assert.equal(s.runningTurn, 't_2');
+});

@@ -3,12 +3,16 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buttonsFor, dialogDetail, dialogMessage } from '../../src/approvalText';
+import { approvalCard, cardButtons, linkCard, sandboxText } from '../../src/approvalText';
 import { choiceItems, fieldPrompt, fieldTitle, parseFieldValue, validateChoices, validateField } from '../../src/elicitationFields';
 import type { ApprovalRequest, ElicitationField, ElicitationRequest, PermissionOption } from '../../src/protocol/types';
+import { errorText } from '../../src/errorText';
+import { readLaunchSettings } from '../../src/launchSettings';
 import { maskedNames, splitArgs } from '../../src/shellWords';
 import { describe } from '../../src/statusText';
-import { renderEntry, renderMarkdown } from '../../src/webview/render';
+import { mentionAt, mentionsIn, slashCompletions } from '../../src/webview/completion';
+import { fileRef, partLabel, renderCard, renderEntry, renderGauge, renderMarkdown, renderParts, renderPlan, renderUndo } from '../../src/webview/render';
+import { partPath, problemsPart, selectedPart } from '../../src/chat/parts';
 
 const opts = (always: string): PermissionOption[] => [
 	{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
@@ -17,39 +21,56 @@ const opts = (always: string): PermissionOption[] => [
 	{ optionId: 'deny', name: 'Deny', kind: 'reject_once' },
 ];
 
-test("deny is the first (Enter) button, closing the dialog denies too, and kin's options keep their names", () => {
-	const b = buttonsFor({ requestId: 'a', kind: 'tool_call', title: 't', options: opts('Always allow `go test` commands') });
+test("deny is the first button and the default on every card, and kin's options keep their names", () => {
+	const b = cardButtons(opts('Always allow `go test` commands'));
 	assert.deepEqual(
-		b.map((x) => [x.title, x.optionId, !!x.close]),
+		b.map((x) => [x.label, x.optionId, x.deny]),
 		[
-			['Deny', 'deny', false],
+			['Deny', 'deny', true],
 			['Allow once', 'allow_once', false],
 			['Always allow `go test` commands in this session', 'allow_always', false],
 			['Always allow `go test` commands in every session', 'allow_always_permanent', false],
-			['Cancel', 'deny', true],
 		],
 	);
 	// Nothing is added: a request without "always" options has none.
-	const once = buttonsFor({ requestId: 'b', kind: 'tool_call', title: 't', options: [opts('x')[0], opts('x')[3]] });
 	assert.deepEqual(
-		once.map((x) => x.title),
-		['Deny', 'Allow once', 'Cancel'],
+		cardButtons([opts('x')[0], opts('x')[3]]).map((x) => x.label),
+		['Deny', 'Allow once'],
+	);
+	// A deny named otherwise (acknowledge_unknown's "Not now") is still first, with kin's name.
+	const ack = cardButtons([
+		{ optionId: 'allow_once', name: 'Acknowledge and continue', kind: 'allow_once' },
+		{ optionId: 'deny', name: 'Not now', kind: 'reject_once' },
+	]);
+	assert.deepEqual(
+		ack.map((x) => [x.label, x.deny]),
+		[
+			['Not now', true],
+			['Acknowledge and continue', false],
+		],
 	);
 });
 
-test('a file change offers Review diff; a server launch offers Trust server', () => {
-	const edit = buttonsFor({
+test('a file change carries every diff line; a server launch offers Trust server', () => {
+	const unified = '--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n \n-func main() {}\n+func main() { run() }\n';
+	const edit = approvalCard({
 		requestId: 'a',
 		kind: 'tool_call',
 		title: 'Edit main.go',
-		diffs: [{ path: '/w/main.go', oldText: 'a', newText: 'b', unified: '' }],
+		diffs: [{ path: '/w/main.go', oldText: 'a', newText: 'b', unified }],
 		options: opts('Always allow edit_file'),
 	});
-	assert.ok(edit.some((x) => x.title === 'Review diff' && x.optionId === undefined));
-	const launch = buttonsFor({
+	assert.equal(edit.heading, 'kin wants to change files');
+	assert.deepEqual(edit.diffs, [{ path: '/w/main.go', unified, added: 1, removed: 1 }]);
+	const launch = approvalCard({
 		requestId: 'b',
 		kind: 'server_launch',
-		title: 'Start MCP server files',
+		title: 'Start MCP server elicit',
+		server: 'elicit',
+		destination: 'node server.mjs',
+		arguments: 'env API_TOKEN=●●●●',
+		transport: 'stdio',
+		scope: 'project',
 		options: [
 			{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
 			{ optionId: 'trust', name: 'Trust server', kind: 'allow_always' },
@@ -57,58 +78,95 @@ test('a file change offers Review diff; a server launch offers Trust server', ()
 		],
 	});
 	assert.deepEqual(
-		launch.map((x) => x.title),
-		['Deny', 'Allow once', 'Trust server', 'Cancel'],
+		launch.buttons.map((x) => x.label),
+		['Deny', 'Allow once', 'Trust server'],
 	);
-	assert.equal(
-		dialogDetail({
-			requestId: 'ap_8',
-			kind: 'server_launch',
-			title: 'Start MCP server elicit',
-			server: 'elicit',
-			destination: 'node server.mjs',
-			arguments: 'env API_TOKEN=●●●●',
-			transport: 'stdio',
-			scope: 'project',
-			options: [],
-		}),
-		'Server: elicit\nTransport: stdio\nDestination: node server.mjs\nScope: project\nEnvironment: env API_TOKEN=●●●●',
+	assert.equal(launch.heading, 'Start MCP server elicit?');
+	assert.deepEqual(
+		launch.facts.map((f) => `${f.label}: ${f.value}`),
+		['Server: elicit', 'Transport: stdio', 'Launch: node server.mjs', 'Scope: project', 'Environment: env API_TOKEN=●●●●'],
 	);
 });
 
-test('the dialog names server, destination, tool and arguments of an MCP call', () => {
-	const p: ApprovalRequest = {
+test('the card names server, destination, tool and arguments of an MCP call', () => {
+	const c = approvalCard({
 		requestId: 'ap_5',
 		kind: 'tool_call',
 		tool: 'mcp__docs__query-docs',
+		serverTool: 'query-docs',
 		title: 'Call query-docs on docs',
 		server: 'docs',
 		destination: 'https://mcp.example.com/mcp',
 		arguments: '{\n  "query": "react hooks"\n}',
 		warning: 'Arguments are sent to this MCP server.',
 		options: [],
-	};
-	assert.equal(dialogMessage(p), 'kin wants to: Call query-docs on docs');
-	assert.equal(
-		dialogDetail(p),
-		'Server: docs\nDestination: https://mcp.example.com/mcp\nTool: mcp__docs__query-docs\nArguments:\n{\n  "query": "react hooks"\n}\n\nArguments are sent to this MCP server.',
+	});
+	assert.equal(c.heading, 'kin wants to call an MCP tool');
+	assert.deepEqual(
+		c.facts.map((f) => `${f.label}: ${f.value}`),
+		['Server: docs', 'Destination: https://mcp.example.com/mcp', 'Tool: query-docs'],
 	);
+	assert.equal(c.arguments, '{\n  "query": "react hooks"\n}');
+	assert.equal(c.warning, 'Arguments are sent to this MCP server.');
 });
 
-test('a bash approval shows its command and cwd; acknowledge_unknown names the call', () => {
-	const bash = dialogDetail({ requestId: 'a', kind: 'tool_call', tool: 'bash', title: 'Run ls', command: 'ls -la', cwd: '/w', options: [] });
-	assert.equal(bash, 'Tool: bash\nCommand: ls -la\nCwd: /w');
-	const ack: ApprovalRequest = {
-		requestId: 'ap_7',
-		kind: 'acknowledge_unknown',
-		tool: 'mcp__docs__create-ticket',
-		callId: 'call_9',
-		title: 'mcp__docs__create-ticket may already have run',
-		warning: 'The outcome of this call is unknown.',
+test('a command card shows the command, its cwd and how it runs', () => {
+	const c = approvalCard({
+		requestId: 'a',
+		kind: 'tool_call',
+		tool: 'bash',
+		title: 'Run ls',
+		command: 'ls -la',
+		cwd: '/w',
+		sandbox: { confined: true, network: false, writable: ['/w', '/home/ana/.kin/cache/sandbox'] },
 		options: [],
-	};
-	assert.equal(dialogMessage(ack), 'kin: mcp__docs__create-ticket may already have run');
-	assert.match(dialogDetail(ack), /Call: mcp__docs__create-ticket/);
+	});
+	assert.equal(c.command, 'ls -la');
+	assert.deepEqual(c.facts, [
+		{ label: 'Tool', value: 'bash' },
+		{ label: 'Cwd', value: '/w' },
+	]);
+	assert.equal(c.sandbox, 'Sandboxed, no network; it can change only /w, /home/ana/.kin/cache/sandbox.');
+	assert.equal(c.unconfined, false);
+	assert.equal(sandboxText({ confined: true, network: true, writable: ['/w'] }), 'Sandboxed, with network access; it can change only /w.');
+	const open = approvalCard({ requestId: 'b', kind: 'tool_call', tool: 'bash', title: 'Run make', command: 'make', sandbox: { confined: false, network: true }, options: [] });
+	assert.equal(open.unconfined, true);
+	assert.match(open.sandbox ?? '', /^Not sandboxed/);
+	const ack = approvalCard({ requestId: 'ap_7', kind: 'acknowledge_unknown', tool: 'mcp__docs__create-ticket', title: 'x may already have run', options: [] });
+	assert.deepEqual(ack.facts, [{ label: 'Call', value: 'mcp__docs__create-ticket' }]);
+});
+
+test('a URL elicitation is a card whose default is Decline, showing the whole URL', () => {
+	const c = linkCard({ requestId: 'el_2', server: 'notion', mode: 'url', purpose: 'oauth', message: 'Sign in', url: 'https://auth.example.com/authorize?client_id=abc' });
+	assert.equal(c.heading, 'notion needs you to sign in');
+	assert.equal(c.url, 'https://auth.example.com/authorize?client_id=abc');
+	assert.deepEqual(
+		c.buttons.map((b) => [b.label, b.deny]),
+		[
+			['Decline', true],
+			['Open link', false],
+		],
+	);
+	const html = renderCard(c);
+	assert.match(html, /<button class="deny" data-option="decline" data-default="true">Decline<\/button><button class="allow" data-option="open">Open link<\/button>/);
+});
+
+test('a card renders deny first as the default, every diff line, and codicons (no emoji)', () => {
+	const lines = Array.from({ length: 120 }, (_, i) => `+\tline ${i + 1}`);
+	const c = approvalCard({
+		requestId: 'ap_9',
+		kind: 'tool_call',
+		title: 'Write big.go',
+		diffs: [{ path: '/w/big.go', oldText: '', newText: '', unified: ['--- /dev/null', '+++ b/big.go', '@@ -0,0 +1,120 @@', ...lines].join('\n') }],
+		options: opts('Always allow write_file'),
+	});
+	const html = renderCard(c, 'another session');
+	assert.equal((html.match(/<span class="line add">/g) ?? []).length, 120);
+	assert.match(html, /<span class="line add">\+\tline 120<\/span>/);
+	assert.match(html, /<div class="buttons"><button class="deny" data-option="deny" data-default="true">Deny<\/button>/);
+	assert.match(html, /in another session/);
+	assert.match(html, /codicon-shield/);
+	assert.doesNotMatch(html, /[\u{1F300}-\u{1FAFF}\u{2700}-\u{27BF}]/u);
 });
 
 test('elicitation fields are checked as the person types', () => {
@@ -194,7 +252,9 @@ test('masked env and header names are read in both shapes kin may send', () => {
 test('markdown renders code blocks and never passes HTML through', () => {
 	const html = renderMarkdown('Hi **there**\n\n```go\nfmt.Println("<b>")\n```\n\n<script>alert(1)</script>');
 	assert.match(html, /<strong>there<\/strong>/);
-	assert.match(html, /<pre><code class="language-go">fmt.Println\(&quot;&lt;b&gt;&quot;\)/);
+	assert.match(html, /<pre><code class="hljs language-go">fmt.Println\(<span class="hljs-string">&quot;&lt;b&gt;&quot;<\/span>\)/);
+	assert.match(html, /data-action="copy"/);
+	assert.match(html, /data-action="insert"/);
 	assert.doesNotMatch(html, /<script>/);
 	const user = renderEntry({ type: 'user', key: 'e1', turnId: 't', text: '<img src=x onerror=alert(1)>' });
 	assert.doesNotMatch(user, /<img/);
@@ -214,7 +274,139 @@ test('a tool card shows its status, arguments and output', () => {
 		output: 'denied by the person',
 	});
 	assert.match(html, /status-denied/);
+	assert.match(html, /codicon-terminal/);
 	assert.match(html, /<span class="status">denied<\/span>/);
 	assert.match(html, /Run echo &lt;hi&gt;/);
 	assert.match(html, /&quot;command&quot;: &quot;echo &lt;hi&gt;&quot;/);
+});
+
+test('file paths written as code become links to the file and line; other code does not', () => {
+	assert.deepEqual(fileRef('src/chat/view.ts:12'), { path: 'src/chat/view.ts', line: 12 });
+	assert.deepEqual(fileRef('main.go'), { path: 'main.go', line: undefined });
+	assert.deepEqual(fileRef('/etc/hosts'), { path: '/etc/hosts', line: undefined });
+	for (const no of ['go test ./...', 'fmt.Println', '1.5', 'https://example.com/a.go', 'x']) {
+		assert.equal(fileRef(no), undefined, no);
+	}
+	const html = renderMarkdown('See `internal/store/store.go:42` and [docs](https://example.com/a) and [bad](javascript:alert(1)).');
+	assert.match(html, /<a class="file-link" href="#" data-path="internal\/store\/store.go" data-line="42"/);
+	assert.match(html, /<a href="https:\/\/example.com\/a" title="https:\/\/example.com\/a">docs<\/a>/);
+	assert.doesNotMatch(html, /href="javascript:/);
+});
+
+test("a decision is named by kin's option that was chosen", () => {
+	const html = renderEntry({ type: 'decision', key: 'e', requestId: 'ap_1', title: 'Run echo', decision: 'allow_always_permanent', label: 'Always allow `echo` commands in every session', reason: 'person' });
+	assert.match(html, /Always allow `echo` commands in every session: Run echo/);
+	assert.match(renderEntry({ type: 'decision', key: 'e', requestId: 'ap_1', title: 'Run echo', decision: 'allow_always_permanent' }), /Always allowed in every session/);
+});
+
+test('kin.path, kin.args and kin.env come from User (or Remote) settings; workspace values are ignored and named', () => {
+	const cfg = (values: Record<string, { globalValue?: unknown; workspaceValue?: unknown; defaultValue?: unknown }>) => ({
+		inspect: <T>(key: string) => ({ key, ...(values[key] ?? {}) }) as { key: string; globalValue?: T; workspaceValue?: T; defaultValue?: T },
+	});
+	const s = readLaunchSettings(
+		cfg({
+			path: { globalValue: '/home/ana/bin/kin', workspaceValue: '/repo/evil', defaultValue: '' },
+			args: { globalValue: ['--log-file', '/tmp/k.log'], defaultValue: [] },
+			env: { globalValue: { KIN_HOME: '/k' }, workspaceFolderValue: { X: '1' }, defaultValue: {} } as never,
+		}),
+	);
+	assert.deepEqual(s, { path: '/home/ana/bin/kin', args: ['--log-file', '/tmp/k.log'], env: { KIN_HOME: '/k' }, ignored: ['kin.path', 'kin.env'] });
+	assert.deepEqual(readLaunchSettings(cfg({ path: { defaultValue: '' } })), { path: '', args: [], env: {}, ignored: [] });
+});
+
+test('toasts never read "kin: kin: …"', () => {
+	assert.equal(errorText(new Error('kin: cannot start kin')), 'kin: cannot start kin');
+	assert.equal(errorText('the service exited'), 'kin: the service exited');
+});
+
+test('a plan renders as a checklist; an undo names what came back, what was left and why', () => {
+	const html = renderPlan([
+		{ content: 'read <the> test', status: 'completed' },
+		{ content: 'fix it', status: 'in_progress', priority: 'high' },
+		{ content: 'run the tests', status: 'pending' },
+	]);
+	assert.match(html, /Plan <span class="progress">1\/3<\/span>/);
+	assert.match(html, /<li class="step completed" aria-label="done: read &lt;the&gt; test"><i class="codicon codicon-pass-filled"/);
+	assert.match(html, /<li class="step in_progress"[^>]*><i class="codicon codicon-arrow-right"[^>]*><\/i><span class="content">fix it<\/span> <span class="priority high">high<\/span>/);
+	assert.match(html, /codicon-circle-large-outline/);
+	const undo = renderUndo({
+		turnId: 't_2',
+		restored: ['/w/a.go'],
+		conflicts: [{ path: '/w/b.go', reason: 'changed since', diff: '--- kin\n+++ now\n+x\n' }],
+		notUndoable: [{ callId: 'c', name: 'bash', title: 'Run make', reason: 'a command' }],
+	});
+	assert.match(undo, /restored 1 file</);
+	assert.match(undo, /data-path="\/w\/a.go"/);
+	assert.match(undo, /changed since/);
+	assert.match(undo, /<span class="line add">\+x<\/span>/);
+	assert.match(undo, /Run make: a command/);
+	const end = renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true });
+	assert.match(end, /data-action="undo" data-turn="t_2"/);
+	assert.doesNotMatch(renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true, undone: true }), /data-action="undo"/);
+});
+
+test('the input box offers commands after a leading slash, and finds @mentions', () => {
+	const cmds = [
+		{ name: 'undo', description: 'Undo the last turn', inputHint: '[turnId]', source: 'kin' },
+		{ name: 'plan', description: 'Show the plan', source: 'kin' },
+		{ name: 'everything:args-prompt', description: 'A prompt', source: 'everything' },
+	];
+	assert.deepEqual(
+		slashCompletions('/', 1, cmds).map((c) => c.label),
+		['/undo', '/plan', '/everything:args-prompt'],
+	);
+	assert.deepEqual(slashCompletions('/un', 3, cmds), [{ label: '/undo', detail: '[turnId] — Undo the last turn', insert: '/undo ', start: 0, end: 3 }]);
+	assert.deepEqual(
+		slashCompletions('/args', 5, cmds).map((c) => c.label),
+		['/everything:args-prompt'],
+	);
+	assert.deepEqual(slashCompletions('/undo t_1', 9, cmds), []);
+	assert.deepEqual(slashCompletions('why /un', 7, cmds), []);
+	assert.deepEqual(mentionAt('look at @src/ap', 15), { start: 8, query: 'src/ap' });
+	assert.equal(mentionAt('mail a@b', 8), undefined);
+	assert.deepEqual(mentionsIn('compare @a.go and @src/b.go, then @a.go.'), ['a.go', 'src/b.go']);
+});
+
+test('reasoning and compactions render folded; attachments as chips; the gauge says how full the window is', () => {
+	const r = renderEntry({ type: 'reasoning', key: 'k', turnId: 't', text: '**Checking Save**\n\nIt writes <b>' });
+	assert.match(r, /<details><summary>.*codicon-lightbulb.*Reasoning <span class="first-line">Checking Save<\/span>/s);
+	assert.doesNotMatch(r, /<details open/);
+	assert.doesNotMatch(r, /<b>/);
+	const c = renderEntry({ type: 'compaction', key: 'k', reason: 'threshold', text: '## What was asked' });
+	assert.match(c, /<details><summary>.*summarised.*\(threshold\)/s);
+	const range = { start: { line: 2, character: 0 }, end: { line: 5, character: 0 } };
+	assert.equal(partLabel({ type: 'file', path: 'a/b.go', range }), 'a/b.go:3-5');
+	assert.equal(partLabel({ type: 'selection', path: 'b.go', range: { start: { line: 3, character: 1 }, end: { line: 3, character: 9 } } }), 'selection in b.go:4');
+	assert.equal(partLabel({ type: 'diagnostics', path: 'b.go', items: [{ range, message: 'x' }, { range, message: 'y' }] }), '2 problems in b.go');
+	const u = renderEntry({ type: 'user', key: 'k', turnId: 't', text: 'why', parts: [{ type: 'file', path: 'main.go', range }] });
+	assert.match(u, /class="chip part-file"><a class="file-link" href="#" data-path="main.go" data-line="3"/);
+	const chips = renderParts([{ type: 'selection', path: 'x.go', range, text: 'a' }], true);
+	assert.match(chips, /data-action="detach" data-index="0"/);
+	assert.equal(renderParts([{ type: 'text', text: 'q' }]), '');
+	assert.equal(renderGauge(undefined), '');
+	assert.equal(renderGauge({ contextTokens: 0, contextWindow: 0, inputTokens: 0, outputTokens: 0 }), '');
+	const g = renderGauge({ contextTokens: 2051, contextWindow: 400000, inputTokens: 3840, outputTokens: 137 });
+	assert.match(g, /aria-valuenow="1"/);
+	assert.match(g, /<span class="pct">1% of 400k<\/span>/);
+	assert.match(g, /2,051 of 400,000 tokens/);
+	assert.match(renderGauge({ contextTokens: 90, contextWindow: 100, inputTokens: 1, outputTokens: 1 }), /class="gauge high"/);
+	assert.doesNotMatch(g, /style=/); // the CSP allows no inline styles: the page sets the width
+});
+
+test('attachments: paths relative to the session folder, problems with their severities, no empty selection', () => {
+	assert.equal(partPath('/w/src/a.go', '/w'), 'src/a.go');
+	assert.equal(partPath('/elsewhere/a.go', '/w'), '/elsewhere/a.go');
+	assert.equal(partPath('/w/a.go', undefined), '/w/a.go');
+	const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 4 } };
+	assert.deepEqual(problemsPart('a.go', [{ range, severity: 0, message: 'undefined: x', source: 'go' }, { range, severity: 3, message: 'hint' }, { range, severity: 1, message: ' ' }]), {
+		type: 'diagnostics',
+		path: 'a.go',
+		items: [
+			{ range, severity: 'error', message: 'undefined: x', source: 'go' },
+			{ range, severity: 'hint', message: 'hint' },
+		],
+	});
+	assert.equal(problemsPart('a.go', []), undefined);
+	assert.equal(selectedPart('a.go', { start: { line: 1, character: 2 }, end: { line: 1, character: 2 } }, ''), undefined);
+	assert.deepEqual(selectedPart('a.go', range, 'func'), { type: 'selection', path: 'a.go', range, text: 'func' });
 });

@@ -5,17 +5,21 @@
 //
 // This is loaded as a second development extension rather than through extensionTestsPath,
 // because VS Code refuses modal dialogs while extension tests run ("DialogService: refused to
-// show dialog in tests"), and the approval dialogs are what is under test here.
+// show dialog in tests"), and VS Code's own dialogs (the "open external website?" prompt, the
+// server-launch Delete confirmation) are part of what is under test here. Approvals are cards in
+// the chat view, answered in the chat webview by the driver.
 
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { KinApi, KinContext } from '../../../src/extension';
-import type { ToolEntry } from '../../../src/chat/transcript';
+import type { ToolEntry, UserEntry } from '../../../src/chat/transcript';
 
 const signalDir = process.env.KIN_SIGNAL_DIR ?? '';
-const screenshotPath = process.env.KIN_SCREENSHOT ?? '';
+const screenshotDir = process.env.KIN_SCREENSHOT_DIR ?? '';
+const expectPath = process.env.KIN_EXPECT_PATH ?? '';
+const expectLog = process.env.KIN_EXPECT_LOG ?? '';
 const reloadState = path.join(signalDir, 'reload-state.json');
 // Request numbers are unique across the window reload (the driver remembers what it handled).
 let reqN = fs.existsSync(reloadState) ? 1000 : 0;
@@ -48,10 +52,11 @@ async function person(req: Record<string, unknown>, timeoutMs = 60000): Promise<
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => T | undefined | false, timeoutMs = 20000): Promise<T> {
+/** Waits until fn (sync or async) returns something truthy; the bound only gives up on a hang. */
+async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20000): Promise<T> {
 	const end = Date.now() + timeoutMs;
 	while (Date.now() < end) {
-		const v = fn();
+		const v = await fn();
 		if (v) {
 			return v;
 		}
@@ -118,7 +123,11 @@ async function main(): Promise<void> {
 	const init = ctx.service.initializeResult!;
 	log(`kin ${init.serverInfo?.version} ready; capabilities ${JSON.stringify(init.capabilities)}; model ${JSON.stringify(init.model)}`);
 
+	const only = process.env.KIN_IT_ONLY ? new RegExp(process.env.KIN_IT_ONLY) : undefined;
 	const it = async (name: string, fn: () => Promise<string | void>) => {
+		if (only && !only.test(name)) {
+			return;
+		}
 		const t0 = Date.now();
 		log(`▶ ${name}`);
 		try {
@@ -152,6 +161,25 @@ async function main(): Promise<void> {
 		return finish(results);
 	}
 
+	// Where Deny sat on each kind of card: it must be the first (and default) button on all.
+	const denyPlaces: { kind: string; buttons: string[]; defaultButton: string; deny: string }[] = [];
+	const recordDeny = (kind: string, req: any, card: any) =>
+		denyPlaces.push({ kind, buttons: card.buttons, defaultButton: card.defaultButton, deny: req.options.find((o: any) => o.optionId === 'deny')?.name });
+	const userCount = () => ctx.chat.state.entries.filter((e) => e.type === 'user').length;
+
+	await it('kin starts from the User settings of this remote window (kin.path, kin.args, kin.env); workspace values are ignored', async () => {
+		const launch = ctx.service.launch!;
+		assert.equal(launch.command, expectPath, 'kin.path from User settings');
+		assert.equal(launch.from, 'kin.path');
+		assert.deepEqual(launch.args.slice(-2), ['--log-file', expectLog], 'kin.args from User settings');
+		assert.ok(launch.envNames.includes('KIN_TEST_FROM_USER_SETTINGS'), 'kin.env from User settings');
+		await until('kin to write the log file kin.args named', () => fs.existsSync(expectLog));
+		const i = vscode.workspace.getConfiguration('kin').inspect<string>('path');
+		assert.equal(i?.workspaceValue, '/nonexistent/kin-from-the-workspace', 'the workspace does set kin.path');
+		assert.equal(vscode.workspace.getConfiguration('kin').inspect('path')?.globalValue, expectPath);
+		return `remoteName ${vscode.env.remoteName}; ${launch.command} ${launch.args.join(' ')}`;
+	});
+
 	await it('the chat view opens in the sidebar and shows the connection', async () => {
 		const ready = new Promise<void>((r) => ctx.view.onDidBecomeReady(() => r()));
 		await vscode.commands.executeCommand('kin.openChat');
@@ -159,7 +187,18 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'connected' });
 	});
 
-	await it('a question typed into the chat streams its answer as markdown', async () => {
+	await it("Ctrl+Alt+K focuses kin's chat input from an editor", async () => {
+		await vscode.window.showTextDocument(vscode.Uri.file(path.join(ws, 'main.go')));
+		await until('the editor to be active', () => vscode.window.activeTextEditor?.document.fileName.endsWith('main.go'));
+		await person({ type: 'key', key: 'Control+Alt+k' });
+		const f = await until('the chat input to have the focus', async () => {
+			const r = await person({ type: 'chatFocus' });
+			return r.focus.id === 'input' && r.focus.hasFocus ? r.focus : undefined;
+		});
+		return JSON.stringify(f);
+	});
+
+	await it('a question typed into the chat streams its answer as markdown, with a highlighted code block to copy or insert', async () => {
 		const completed = next(ctx, 'turn/completed');
 		await person({ type: 'webviewFill', selector: '#input', value: 'say hello' });
 		await person({ type: 'webviewClick', selector: '#send' });
@@ -169,93 +208,143 @@ async function main(): Promise<void> {
 		assert.equal(answer?.type === 'assistant' && answer.text, 'Hello from the **mock** model.\n\n```go\nfmt.Println("hi")\n```\n');
 		await person({ type: 'webviewText', contains: 'Hello from the mock model.' });
 		await person({ type: 'webviewText', contains: 'fmt.Println("hi")' });
+		await until('the input to be cleared once kin took the question', async () => (await person({ type: 'inputValue' })).value === '');
+		await vscode.env.clipboard.writeText('');
+		await person({ type: 'webviewClick', selector: '.code-block [data-action="copy"]' });
+		await until('the code on the clipboard', async () => (await vscode.env.clipboard.readText()) === 'fmt.Println("hi")\n');
+		const scratch = await vscode.workspace.openTextDocument({ content: '', language: 'go' });
+		await vscode.window.showTextDocument(scratch, { preserveFocus: true });
+		await person({ type: 'webviewClick', selector: '.code-block [data-action="insert"]' });
+		await until('the code inserted at the cursor', () => scratch.getText() === 'fmt.Println("hi")\n');
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 	});
 
-	await it('an approval is granted in the real dialog: it waits inline, the status bar warns, the tool runs', async () => {
+	await it('an approval waits as a card in the chat (command, cwd, sandbox; Deny first and focused) and is allowed from the keyboard', async () => {
 		const request = next(ctx, 'approval/request');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the allowed command');
 		const req = await request;
 		await until('the inline approval', () => ctx.chat.state.entries.some((e) => e.type === 'waiting' && e.requestId === req.requestId));
 		assert.equal(ctx.approvals.waiting, 1);
-		await person({ type: 'webviewText', contains: 'approval needed' });
 		await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: waiting for approval' });
-		const dialog = await person({ type: 'dialog', contains: 'echo kin-allowed-output', click: 'Allow once' });
-		assert.match(dialog.text, /Command: echo kin-allowed-output/);
-		assert.match(dialog.text, /Cwd: /);
-		assert.deepEqual(dialog.buttons.slice().sort(), ['Allow once', 'Always allow `echo` commands in this session', 'Always allow `echo` commands in every session', 'Cancel', 'Deny'].sort());
+		const card = await person({ type: 'card', contains: 'echo kin-allowed-output' });
+		assert.match(card.text, /kin wants to run a command/);
+		assert.match(card.text, /Cwd/);
+		assert.match(card.text, /andboxed/);
+		assert.deepEqual(card.buttons, ['Deny', 'Allow once', 'Always allow `echo` commands in this session', 'Always allow `echo` commands in every session']);
+		recordDeny('bash', req, card);
+		// The card never took the focus by itself; the command goes to it, on Deny.
+		assert.notEqual((await person({ type: 'chatFocus' })).focus.inCard, true);
+		await vscode.commands.executeCommand('kin.focusApproval');
+		await until('Deny to have the focus', async () => (await person({ type: 'chatFocus' })).focus.option === 'deny');
+		await person({ type: 'key', key: 'Tab' });
+		assert.equal((await person({ type: 'chatFocus' })).focus.option, 'allow_once');
+		const resolved = next(ctx, 'approval/resolved');
+		await person({ type: 'key', key: 'Enter' });
+		assert.equal((await resolved).decision, 'allow_once');
 		assert.equal((await completed).status, 'completed');
-		const card = tool(ctx, 'call_allow');
-		assert.equal(card?.status, 'completed');
-		assert.match(card?.output ?? '', /kin-allowed-output/);
+		const t = tool(ctx, 'call_allow');
+		assert.equal(t?.status, 'completed');
+		assert.match(t?.output ?? '', /kin-allowed-output/);
 		assert.equal(ctx.chat.state.entries.some((e) => e.type === 'waiting'), false, 'the inline approval is gone');
 		assert.equal(ctx.approvals.waiting, 0);
 		await person({ type: 'webviewText', contains: 'The command printed its line.' });
+		await person({ type: 'webviewText', contains: 'Allow once: Run echo kin-allowed-output' });
 		await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: connected' });
 	});
 
-	await it('a screenshot of the chat with an answer and a tool card', async () => {
-		if (!screenshotPath) {
-			throw new Skip('KIN_SCREENSHOT not set');
-		}
-		await person({ type: 'webviewText', contains: 'completed' });
-		// Open the card if it is closed (it stays open when the page saw it running).
-		await person({ type: 'webviewClick', selector: '.entry.tool[data-call="call_allow"] details:not([open]) > summary', timeoutMs: 1500 }).catch(() => undefined);
-		await person({ type: 'webviewText', contains: 'kin-allowed-output\nexit status 0' });
-		await person({ type: 'screenshot', path: screenshotPath, settleMs: 800 });
-	});
-
-	await it('an approval is denied in the real dialog and the card says denied', async () => {
+	await it('an approval is denied on its card and the tool card says denied', async () => {
+		const request = next(ctx, 'approval/request');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the denied command');
-		await person({ type: 'dialog', contains: 'echo kin-denied-output', click: 'Deny' });
+		const req = await request;
+		const card = await person({ type: 'card', contains: 'echo kin-denied-output', click: 'Deny' });
+		recordDeny('bash', req, card);
 		await completed;
 		assert.equal(tool(ctx, 'call_deny')?.status, 'denied');
 		await person({ type: 'webviewText', contains: 'You denied the command.' });
 	});
 
-	await it('Enter in an approval dialog denies (the first option is never the default)', async () => {
+	await it('Enter on an approval card denies (the first option is never the default)', async () => {
 		const resolved = next(ctx, 'approval/resolved');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the denied command');
-		await person({ type: 'dialog', contains: 'echo kin-denied-output', click: '<enter>' });
+		await person({ type: 'card', contains: 'echo kin-denied-output', click: '<enter>' });
 		assert.equal((await resolved).decision, 'deny');
 		await completed;
 	});
 
-	await it('Escape in an approval dialog denies', async () => {
+	await it('Escape on an approval card denies', async () => {
 		const resolved = next(ctx, 'approval/resolved');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the denied command');
-		await person({ type: 'dialog', contains: 'echo kin-denied-output', click: '<escape>' });
+		await person({ type: 'card', contains: 'echo kin-denied-output', click: '<escape>' });
 		assert.equal((await resolved).decision, 'deny');
 		await completed;
 	});
 
-	await it('a file write is reviewed in a diff editor, then allowed', async () => {
+	await it('with the chat hidden, a notification says an approval waits and leads to its card, Deny focused', async () => {
+		await vscode.commands.executeCommand('workbench.view.explorer');
+		await until('the chat to be hidden', () => !ctx.view.visible);
+		const resolved = next(ctx, 'approval/resolved');
 		const completed = next(ctx, 'turn/completed');
-		await ctx.chat.send('write the notes');
-		await person({ type: 'dialog', contains: 'notes.txt', click: 'Review diff' });
-		const diffTab = await until('a diff tab of the proposed change', () =>
-			vscode.window.tabGroups.all
-				.flatMap((g) => g.tabs)
-				.find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'kin-diff'),
+		try {
+			await ctx.chat.send('run the denied command');
+			log(`chat visible: ${ctx.view.visible}`);
+			const n = await person({ type: 'notification', contains: 'kin wants to run a command', click: 'Review' });
+			assert.match(n.text, /Run echo kin-denied-output/);
+			await until('the chat to show, with Deny focused', async () => ctx.view.visible && (await person({ type: 'chatFocus' })).focus.option === 'deny');
+			await person({ type: 'key', key: 'Enter' });
+			assert.equal((await resolved).decision, 'deny');
+			await completed;
+		} finally {
+			await vscode.commands.executeCommand('kin.openChat');
+		}
+	});
+
+	await it('a 120-line tab-indented diff is reviewed to its last line, in the card and in the diff editor beside it, before answering', async () => {
+		const request = next(ctx, 'approval/request');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('write the big file');
+		const req = await request;
+		const newText: string = req.diffs[0].newText;
+		assert.equal(newText.split('\n').length - 1, 120);
+		const card = await person({ type: 'card', contains: 'big.go' });
+		recordDeny('write_file', req, card);
+		// The card: scrolled with the wheel to the last line, nothing modal in the way.
+		const scrolled = await person({ type: 'scrollCardDiff', contains: 'big.go' });
+		assert.equal(scrolled.scrollable, true, 'the diff is longer than its box');
+		assert.equal(scrolled.lastLineVisible, true, `the last line is in view: ${JSON.stringify(scrolled)}`);
+		assert.equal(scrolled.lastLine, '+}');
+		assert.equal(scrolled.dialogOpen, false);
+		assert.ok(scrolled.lines >= 123, `every line is on the card (${scrolled.lines})`);
+		// The diff editor beside the chat, opened without taking the focus, scrolled to its end.
+		const shown = await person({ type: 'diffEditorShown' });
+		assert.equal(shown.dialogOpen, false, 'no modal dialog over the diff');
+		const editor = await until('the proposed text in an editor', () =>
+			vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'kin-diff' && e.document.getText() === newText),
 		);
-		const input = diffTab.input as vscode.TabInputTextDiff;
-		const proposed = await vscode.workspace.openTextDocument(input.modified);
-		assert.equal(proposed.getText(), 'kin wrote this line\n');
-		assert.equal(fs.existsSync(path.join(ws, 'notes.txt')), false, 'nothing is written before the decision');
-		await person({ type: 'dialog', contains: 'notes.txt', click: 'Allow once' });
+		const last = editor.document.lineCount - 1;
+		editor.revealRange(new vscode.Range(last, 0, last, 0));
+		await until('the last line in view', () => editor.visibleRanges.some((r) => r.end.line >= last - 1));
+		assert.equal(ctx.approvals.waiting, 1, 'the approval still waits while the diff is read');
+		assert.equal(fs.existsSync(path.join(ws, 'big.go')), false, 'nothing is written before the decision');
+		if (screenshotDir) {
+			await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-approval.png'), settleMs: 600 });
+		}
+		await person({ type: 'card', contains: 'big.go', click: 'Allow once' });
 		await completed;
-		assert.equal(tool(ctx, 'call_write')?.status, 'completed');
-		assert.equal(fs.readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'kin wrote this line\n');
-		return `diff tab "${diffTab.label}"`;
+		assert.equal(fs.readFileSync(path.join(ws, 'big.go'), 'utf8'), newText);
+		await until('the diff editor to close with the approval', () =>
+			!vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'kin-diff'),
+		);
+		return `${scrolled.lines} lines on the card`;
 	});
 
 	await it('the stop button cancels a running turn', async () => {
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the slow command');
-		await person({ type: 'dialog', contains: 'sleep 30', click: 'Allow once' });
+		await person({ type: 'card', contains: 'sleep 30', click: 'Allow once' });
 		await until('the slow command to run', () => tool(ctx, 'call_slow')?.status === 'running');
 		await person({ type: 'webviewClick', selector: '#stop:not([disabled])' });
 		const done = await completed;
@@ -271,10 +360,13 @@ async function main(): Promise<void> {
 		if (tool(ctx, 'call_slow')?.status !== 'unknown') {
 			throw new Skip(`the cancelled command ended ${tool(ctx, 'call_slow')?.status}, not unknown`);
 		}
+		const request = next(ctx, 'approval/request');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('say hello');
-		const d = await person({ type: 'dialog', contains: 'may already have run', click: 'Acknowledge and continue' });
-		assert.match(d.text, /outcome of bash is unknown/);
+		const req = await request;
+		const card = await person({ type: 'card', contains: 'may already have run', click: 'Acknowledge and continue' });
+		assert.match(card.text, /outcome of bash is unknown/);
+		recordDeny('acknowledge_unknown', req, card);
 		assert.equal((await completed).status, 'completed');
 	});
 
@@ -302,34 +394,52 @@ async function main(): Promise<void> {
 		return 'synthesized';
 	});
 
-	await it('a URL elicitation shows the link and declines without opening it', async () => {
+	await it("a URL elicitation is a card showing the whole link: Enter declines; cancelling VS Code's open-website prompt is a decline, not accept", async () => {
 		const rec = recordRequests(ctx);
 		try {
-			ctx.service.dispatch('elicitation/request', {
-				requestId: 'el_test_3',
-				server: 'notion',
-				mode: 'url',
-				purpose: 'oauth',
-				message: 'Sign in to notion to connect it',
-				url: 'https://auth.example.com/authorize?client_id=abc',
-			});
-			const d = await person({ type: 'dialog', contains: 'notion needs you to sign in', click: 'Decline' });
-			assert.match(d.text, /https:\/\/auth\.example\.com\/authorize\?client_id=abc/);
-			const sent = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond'));
+			const url = 'https://auth.example.com/authorize?client_id=abc&redirect_uri=http%3A%2F%2F127.0.0.1%3A33418%2Fcallback&state=a-very-long-state-value-that-must-wrap-in-the-sidebar';
+			ctx.service.dispatch('elicitation/request', { requestId: 'el_test_3', server: 'notion', mode: 'url', purpose: 'oauth', message: 'Sign in to notion to connect it', url });
+			const card = await person({ type: 'card', contains: 'notion needs you to sign in', click: '<enter>' });
+			assert.ok(card.text.includes(url.slice(0, 60)), card.text);
+			assert.deepEqual(card.buttons, ['Decline', 'Open link']);
+			assert.equal(card.defaultButton, 'Decline');
+			const sent = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_test_3'));
 			assert.deepEqual(sent.params, { requestId: 'el_test_3', action: 'decline' });
 			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_test_3', action: 'decline', reason: 'person' });
+
+			ctx.service.dispatch('elicitation/request', { requestId: 'el_test_4', server: 'notion', mode: 'url', message: 'Open the settings page', url: 'https://untrusted.example.org/settings' });
+			await person({ type: 'card', contains: 'notion asks you to open a link', click: 'Open link' });
+			const prompt = await person({ type: 'dialog', contains: 'untrusted.example.org', click: 'Cancel' });
+			const answer = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_test_4'));
+			assert.deepEqual(answer.params, { requestId: 'el_test_4', action: 'decline' });
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_test_4', action: 'decline', reason: 'person' });
+			return `VS Code asked: ${JSON.stringify(prompt.text.split('\n')[0])} ${JSON.stringify(prompt.buttons)}`;
 		} finally {
 			rec.stop();
 		}
-		return 'synthesized';
+	});
+
+	await it("a link in an answer opens only through VS Code's confirmation; a file path opens the file at its line", async () => {
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('give me a link');
+		await completed;
+		await person({ type: 'webviewClick', selector: 'a[href="https://example.com/kin-docs"]' });
+		const prompt = await person({ type: 'dialog', contains: 'example.com/kin-docs', click: 'Cancel' });
+		await person({ type: 'webviewClick', selector: 'a.file-link[data-path="main.go"][data-line="3"]' });
+		const ed = await until('main.go open at line 3', () => {
+			const e = vscode.window.activeTextEditor;
+			return e?.document.fileName === path.join(ws, 'main.go') && e.selection.active.line === 2 ? e : undefined;
+		});
+		return `${prompt.buttons.join('/')}; ${ed.document.fileName}:${ed.selection.active.line + 1}`;
 	});
 
 	const fixture = path.join(__dirname, '..', '..', 'test', 'integration', 'fixtures', 'elicit-server.mjs');
-	await it('an MCP server is added through the guided flow, trusted in the launch dialog, and listed', async () => {
+	await it('an MCP server is added through the guided flow, trusted on its launch card, and listed', async () => {
 		if (!init.capabilities?.mcp) {
 			throw new Skip(`this kin build has no MCP (initialize capabilities.mcp = ${String(init.capabilities?.mcp)})`);
 		}
 		const connected = next(ctx, 'mcp/status', (p) => p.server === 'elicit' && p.state === 'connected', 60000);
+		const launchRequest = next(ctx, 'approval/request', (p) => p.kind === 'server_launch', 60000);
 		void vscode.commands.executeCommand('kin.mcpAdd');
 		await person({ type: 'quickInput', titleContains: 'add an MCP server (1/4): name', value: 'elicit' });
 		await person({ type: 'quickInput', titleContains: '(2/4): scope', pick: 'project' });
@@ -341,9 +451,12 @@ async function main(): Promise<void> {
 		await person({ type: 'quickInput', titleContains: 'environment variables (1 so far)', pick: 'Done' });
 		// "Apply the change to the running service?" → Apply now → kin asks to launch the new server.
 		await person({ type: 'quickInput', titleContains: 'elicit added (project)', pick: 'Apply now' });
-		const launch = await person({ type: 'dialog', contains: 'start MCP server elicit', click: 'Trust server' });
-		assert.match(launch.text, /Transport: stdio/);
+		const req = await launchRequest;
+		const launch = await person({ type: 'card', contains: 'Start MCP server elicit', click: 'Trust server' });
+		recordDeny('server_launch', req, launch);
+		assert.match(launch.text, /stdio/);
 		assert.match(launch.text, /elicit-server\.mjs/);
+		assert.doesNotMatch(launch.text, /s3cret-value/);
 		await connected;
 		const r: any = await ctx.service.request('mcp/list', {});
 		const row = r.servers.find((x: any) => x.name === 'elicit');
@@ -362,10 +475,13 @@ async function main(): Promise<void> {
 		}
 		const completed = next(ctx, 'turn/completed', () => true, 60000);
 		const elicited = next(ctx, 'elicitation/request', () => true, 60000);
+		const request = next(ctx, 'approval/request', () => true, 60000);
 		await ctx.chat.send('ask me for details');
-		const call = await person({ type: 'dialog', contains: 'mcp__elicit__ask_details', click: 'Allow once' });
-		assert.match(call.text, /Server: elicit/);
-		assert.match(call.text, /Destination: /);
+		const areq = await request;
+		const call = await person({ type: 'card', contains: 'ask_details', click: 'Allow once' });
+		recordDeny('mcp', areq, call);
+		assert.match(call.text, /kin wants to call an MCP tool/);
+		assert.match(call.text, /elicit/);
 		const req = await elicited;
 		assert.equal(req.server, 'elicit');
 		await person({ type: 'webviewText', contains: 'elicit asks for input' });
@@ -425,6 +541,452 @@ async function main(): Promise<void> {
 		// No MCP server in this test asks anything, so the request is synthesized and fed through the
 		// client's dispatcher; kin answers the respond with -32013 (it never asked), which is ignored.
 		return `synthesized (kin capabilities.mcp = ${String(!synthesized)})`;
+	});
+
+	await it('an approved edit of an open buffer goes into the buffer (unsaved, one undo step), not to the disk', async () => {
+		assert.deepEqual(init.capabilities.textDocuments, { sync: true, applyEdit: true, positionEncoding: 'utf-16' });
+		const file = path.join(ws, 'buffer.go');
+		const doc = await vscode.workspace.openTextDocument(file);
+		await vscode.window.showTextDocument(doc, { preserveFocus: true });
+		const before = doc.getText();
+		const request = next(ctx, 'approval/request');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('edit the open buffer');
+		const req = await request;
+		recordDeny('edit_file', req, await person({ type: 'card', contains: 'buffer.go' }));
+		await person({ type: 'card', contains: 'buffer.go', click: 'Allow once' });
+		await until('the edit in the buffer', () => doc.getText().includes('func main() { run() }'));
+		assert.equal((await completed).status, 'completed');
+		assert.equal(doc.isDirty, true, 'the buffer is not saved');
+		assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file on disk is as it was');
+		assert.match(tool(ctx, 'call_buf')?.output ?? '', /in the editor's buffer, not saved yet/);
+		await vscode.window.showTextDocument(doc);
+		await vscode.commands.executeCommand('undo');
+		await until('one undo to take the whole edit back', () => doc.getText() === before);
+		await vscode.commands.executeCommand('redo');
+		await until('redo to bring it again', () => doc.getText().includes('run()'));
+		await doc.save();
+		assert.equal(fs.readFileSync(file, 'utf8'), 'package main\n\nfunc main() { run() }\n', 'saving writes it, with no "file is newer" conflict');
+	});
+
+	await it("an unsaved buffer is respected: kin's diff is against what the person typed, and the edit lands in the buffer around it", async () => {
+		const file = path.join(ws, 'unsaved.md');
+		const onDisk = fs.readFileSync(file, 'utf8');
+		const doc = await vscode.workspace.openTextDocument(file);
+		await vscode.window.showTextDocument(doc);
+		await person({ type: 'key', key: 'Control+End' });
+		await person({ type: 'type', text: 'typed by me, not saved' });
+		await until('the typing in the buffer', () => doc.getText().includes('typed by me, not saved') && doc.isDirty);
+		const request = next(ctx, 'approval/request');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('edit the unsaved buffer');
+		const req = await request;
+		assert.ok(req.diffs[0].oldText.includes('typed by me, not saved'), 'the diff is against the buffer');
+		const card = await person({ type: 'card', contains: 'unsaved.md', click: 'Allow once' });
+		assert.match(card.text, /typed by me, not saved/);
+		await until('the edit in the buffer', () => doc.getText().includes('first line, edited by kin'));
+		assert.equal((await completed).status, 'completed');
+		assert.equal(doc.getText(), '# notes\n\nfirst line, edited by kin\ntyped by me, not saved');
+		assert.equal(fs.readFileSync(file, 'utf8'), onDisk, 'the file on disk is untouched');
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+	});
+
+	await it('a file kin changed on disk is reloaded in its clean buffer; a buffer with unsaved changes is left alone (synthesized workspace/didChangeFiles)', async () => {
+		// kin edits open buffers through the editor, so it announces disk writes for files that are
+		// not open; what a notification for an open one must do is fed here, with VS Code's watcher
+		// off for these files (files.watcherExclude), so only the extension can reload them.
+		const clean = path.join(ws, 'reload.txt');
+		const dirty = path.join(ws, 'reload-dirty.txt');
+		const cleanDoc = await vscode.workspace.openTextDocument(clean);
+		await vscode.window.showTextDocument(cleanDoc, { preview: false });
+		const dirtyDoc = await vscode.workspace.openTextDocument(dirty);
+		const ed = await vscode.window.showTextDocument(dirtyDoc, { preview: false });
+		await ed.edit((b) => b.insert(new vscode.Position(0, 0), 'mine: '));
+		fs.writeFileSync(clean, 'written on disk\n');
+		fs.writeFileSync(dirty, 'written on disk\n');
+		ctx.service.dispatch('workspace/didChangeFiles', {
+			changes: [
+				{ uri: vscode.Uri.file(clean).toString(), path: clean, type: 'changed' },
+				{ uri: vscode.Uri.file(dirty).toString(), path: dirty, type: 'changed' },
+			],
+		});
+		await until('the clean buffer reloaded', () => cleanDoc.getText() === 'written on disk\n');
+		assert.equal(cleanDoc.isDirty, false);
+		assert.equal(dirtyDoc.getText(), 'mine: as it was\n', 'the unsaved buffer is left as it is');
+		await until('the editor in use to be in use again', () => vscode.window.activeTextEditor?.document === dirtyDoc);
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+		return 'synthesized';
+	});
+
+	await it('a question is not lost when sending fails (kin missing), and goes once kin is back', async () => {
+		const cfg = () => vscode.workspace.getConfiguration('kin');
+		await cfg().update('path', '/nonexistent/kin', vscode.ConfigurationTarget.Global);
+		try {
+			await ctx.service.restart().catch(() => undefined);
+			await until('the service to fail', () => ctx.service.state === 'failed');
+			await vscode.commands.executeCommand('kin.openChat');
+			await person({ type: 'webviewFill', selector: '#input', value: 'a question that must not be lost' });
+			await person({ type: 'webviewClick', selector: '#send' });
+			await person({ type: 'webviewText', contains: 'cannot start /nonexistent/kin' });
+			assert.equal((await person({ type: 'inputValue' })).value, 'a question that must not be lost');
+		} finally {
+			await cfg().update('path', expectPath, vscode.ConfigurationTarget.Global);
+		}
+		await ctx.service.restart();
+		const completed = next(ctx, 'turn/completed');
+		await person({ type: 'webviewClick', selector: '#send' });
+		const done = await completed;
+		assert.equal(done.status, 'completed');
+		await until('the question in the transcript', () => ctx.chat.state.entries.some((e) => e.type === 'user' && e.text === 'a question that must not be lost'));
+		await until('the input cleared once kin took it', async () => (await person({ type: 'inputValue' })).value === '');
+	});
+
+	await it('with kin.path empty, the kin inside the platform package runs', async () => {
+		const cfg = () => vscode.workspace.getConfiguration('kin');
+		await cfg().update('path', '', vscode.ConfigurationTarget.Global);
+		try {
+			await ctx.service.restart();
+			const launch = ctx.service.launch!;
+			assert.equal(launch.from, 'bundled');
+			assert.equal(launch.command, path.join(vscode.extensions.getExtension('kin.kin')!.extensionPath, 'bin', 'kin'));
+			const completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('say hello');
+			assert.equal((await completed).status, 'completed');
+			return launch.command;
+		} finally {
+			await cfg().update('path', expectPath, vscode.ConfigurationTarget.Global);
+			await ctx.service.restart();
+		}
+	});
+
+	await it('a question is asked again, or edited and sent again, from the transcript', async () => {
+		const lastText = () => {
+			const u = ctx.chat.state.entries.filter((e) => e.type === 'user').pop();
+			return u?.type === 'user' ? u.text : undefined;
+		};
+		const asked = lastText();
+		const before = ctx.chat.state.entries.filter((e) => e.type === 'user').map((e) => (e as UserEntry).turnId);
+		const completed = next(ctx, 'turn/completed');
+		await person({ type: 'webviewClick', selector: '.entry.user >> nth=-1 >> [data-action="retry"]' });
+		const done = await completed;
+		// The question comes once more, as a new turn, below the one asked again. (Counting all the
+		// questions would race the resume that follows the previous test's restart: session/resume
+		// answers the newest page of a long history.)
+		const again = ctx.chat.state.entries.filter((e): e is UserEntry => e.type === 'user' && e.turnId === done.turnId);
+		assert.equal(again.length, 1, 'the question shows once for its turn');
+		assert.equal(again[0].text, asked);
+		assert.ok(!before.includes(done.turnId), 'a new turn');
+		assert.ok(userCount() >= 2 && ctx.chat.state.entries.filter((e) => e.type === 'user' && e.text === asked).length >= 2, 'the first asking stays above');
+		assert.equal(lastText(), asked);
+		await person({ type: 'webviewClick', selector: '.entry.user >> nth=-1 >> [data-action="edit"]' });
+		assert.equal((await person({ type: 'inputValue' })).value, asked);
+		await person({ type: 'webviewFill', selector: '#input', value: '' });
+	});
+
+	await it('the plan is a checklist in the chat, updated in place as the model changes it', async () => {
+		const plans: any[] = [];
+		const d = ctx.service.onNotification('turn/plan', (p) => plans.push(p));
+		try {
+			const completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('make a plan');
+			assert.equal((await completed).status, 'completed');
+		} finally {
+			d.dispose();
+		}
+		assert.equal(plans.length, 2, 'two turn/plan notifications');
+		const cards = ctx.chat.state.entries.filter((e) => e.type === 'plan');
+		assert.equal(cards.length, 1, 'one plan card for the turn');
+		assert.deepEqual(cards[0].type === 'plan' && cards[0].entries, plans[1].entries);
+		await person({ type: 'webviewText', contains: 'Plan 1/3' });
+		await person({ type: 'webviewText', contains: 'fix the race in the cache' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.in_progress .priority.high' })).count, 1);
+		const q = await person({ type: 'webviewQuery', selector: '.entry.plan' });
+		assert.equal(q.count, 1, 'the page shows one plan');
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.completed' })).count, 1);
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.plan .step.in_progress' })).count, 1);
+		if (screenshotDir) {
+			await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-plan.png'), settleMs: 600 });
+		}
+	});
+
+	await it('/plan is offered by the input box after a slash (Tab completes it) and runs as kin\'s command', async () => {
+		await until('commands/list for the session', () => ctx.chat.commands.some((c) => c.name === 'plan'));
+		await person({ type: 'webviewFill', selector: '#input', value: '/pl' });
+		await person({ type: 'webviewText', contains: '/plan' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '#completions .completion' })).count, 1);
+		await person({ type: 'key', key: 'Tab' });
+		assert.equal((await person({ type: 'inputValue' })).value, '/plan ');
+		const n = ctx.chat.state.entries.length;
+		await person({ type: 'key', key: 'Enter' });
+		const cmd = await until('the command to answer', () => ctx.chat.state.entries.slice(n).find((e) => e.type === 'command'));
+		assert.equal(cmd.type === 'command' && cmd.name, 'plan');
+		assert.match(cmd.type === 'command' ? cmd.text : '', /fix the race in the cache/);
+		await until('the input cleared', async () => (await person({ type: 'inputValue' })).value === '');
+	});
+
+	await it("an MCP server's prompt runs as /elicit:greet: kin fetches it and sends its text as the question", async () => {
+		if (!ctx.mcpStatus.has('elicit')) {
+			throw new Skip('needs the MCP server of the earlier test');
+		}
+		await until('the prompt among the commands', () => ctx.chat.commands.some((c) => c.name === 'elicit:greet'), 30000);
+		const started = next(ctx, 'turn/started');
+		const completed = next(ctx, 'turn/completed');
+		await person({ type: 'webviewFill', selector: '#input', value: '/elicit:gr' });
+		await person({ type: 'webviewText', contains: '/elicit:greet' });
+		await person({ type: 'key', key: 'Tab' });
+		await person({ type: 'type', text: 'Ana' });
+		await person({ type: 'key', key: 'Enter' });
+		assert.equal((await started).input, 'say hello to Ana');
+		assert.equal((await completed).status, 'completed');
+		await person({ type: 'webviewText', contains: 'say hello to Ana' });
+	});
+
+	await it('the mode picker: ask refuses a change without asking, auto-edit writes the workspace without asking, and the mode survives a restart', async () => {
+		const asked: any[] = [];
+		const d = ctx.service.onNotification('approval/request', (p) => asked.push(p));
+		try {
+			await person({ type: 'webviewSelect', selector: '#mode', value: 'ask' });
+			await until('kin to take the mode', () => ctx.chat.state.mode === 'ask');
+			let completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('try to write in ask mode');
+			await completed;
+			assert.equal(tool(ctx, 'call_askmode')?.status, 'denied');
+			assert.equal(fs.existsSync(path.join(ws, 'ask-mode.txt')), false);
+			await person({ type: 'webviewSelect', selector: '#mode', value: 'auto-edit' });
+			await until('kin to take the mode', () => ctx.chat.state.mode === 'auto-edit');
+			completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('write two files');
+			assert.equal((await completed).status, 'completed');
+			assert.equal(fs.readFileSync(path.join(ws, 'undo-a.txt'), 'utf8'), 'a, written by kin\n');
+			assert.equal(fs.readFileSync(path.join(ws, 'undo-b.txt'), 'utf8'), 'b, written by kin\n');
+			assert.deepEqual(asked, [], 'no approval was asked in either mode');
+		} finally {
+			d.dispose();
+		}
+		await vscode.commands.executeCommand('kin.restartService');
+		await until('the session resumed in auto-edit', () => ctx.service.state === 'ready' && ctx.chat.state.mode === 'auto-edit', 30000);
+		await until('the picker to show it', async () => (await person({ type: 'webviewQuery', selector: '#mode' })).value === 'auto-edit');
+		await person({ type: 'webviewSelect', selector: '#mode', value: 'agent' });
+		await until('back to agent', () => ctx.chat.state.mode === 'agent');
+	});
+
+	await it("Undo on a turn puts its files back and leaves one changed since as a conflict, with the diff", async () => {
+		const users = ctx.chat.state.entries.filter((e): e is UserEntry => e.type === 'user' && e.text === 'write two files');
+		const turnId = users[users.length - 1].turnId;
+		fs.writeFileSync(path.join(ws, 'undo-b.txt'), 'b, changed by hand\n');
+		await person({ type: 'webviewClick', selector: `.entry.turn-end[data-turn="${turnId}"] [data-action="undo"]` });
+		const u = await until('the undo to answer', () => ctx.chat.state.entries.find((e) => e.type === 'undo' && e.result.turnId === turnId));
+		assert.ok(u.type === 'undo');
+		assert.deepEqual(u.result.restored, [path.join(ws, 'undo-a.txt')]);
+		assert.equal(u.result.conflicts?.[0].path, path.join(ws, 'undo-b.txt'));
+		assert.equal(fs.existsSync(path.join(ws, 'undo-a.txt')), false, 'the created file is gone');
+		assert.equal(fs.readFileSync(path.join(ws, 'undo-b.txt'), 'utf8'), 'b, changed by hand\n', 'the file changed since is left');
+		await person({ type: 'webviewText', contains: 'restored 1 file' });
+		await person({ type: 'webviewText', contains: '+b, changed by hand' });
+		await person({ type: 'webviewText', contains: 'file changes undone' });
+	});
+
+	await it('at the tool-call limit kin asks on a card whether to go on; Continue lets the turn finish', async () => {
+		const request = next(ctx, 'approval/request', (p) => p.kind === 'continue', 60000);
+		const completed = next(ctx, 'turn/completed', () => true, 60000);
+		await ctx.chat.send('make many calls');
+		const req = await request;
+		const card = await person({ type: 'card', contains: 'tool-call limit', click: req.options.find((o: any) => o.optionId === 'allow_once').name });
+		recordDeny('continue', req, card);
+		assert.match(card.text, /16 tool calls/);
+		assert.equal((await completed).status, 'completed');
+		const calls = ctx.chat.state.entries.filter((e) => e.type === 'tool' && e.callId.startsWith('call_many_'));
+		assert.equal(calls.length, 17);
+		assert.ok(calls.every((c) => c.type === 'tool' && c.status === 'completed'));
+		return card.buttons.join(' | ');
+	});
+
+	await it('kin asks the person (its ask tool) in a quick pick headed "kin asks"', async () => {
+		const completed = next(ctx, 'turn/completed');
+		const asked = next(ctx, 'elicitation/request');
+		await ctx.chat.send('ask me which database');
+		const req = await asked;
+		assert.equal(req.source, 'kin');
+		await person({ type: 'webviewText', contains: 'kin asks for input' });
+		await person({ type: 'quickInput', titleContains: 'kin asks (1/1): Which database should the tests use?', pick: 'sqlite' });
+		assert.equal((await completed).status, 'completed');
+		assert.match(tool(ctx, 'call_ask')?.output ?? '', /sqlite/);
+		await person({ type: 'webviewText', contains: 'Using the database you chose.' });
+	});
+
+	await it('a reasoning summary shows folded above the answer (opened on a click) and the gauge says how full the window is', async () => {
+		const usage: any[] = [];
+		const reasoning: any[] = [];
+		const d1 = ctx.service.onNotification('turn/usage', (p) => usage.push(p));
+		const d2 = ctx.service.onNotification('turn/reasoning', (p) => reasoning.push(p));
+		try {
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewFill', selector: '#input', value: 'think it over' });
+			await person({ type: 'key', key: 'Enter' });
+			assert.equal((await completed).status, 'completed');
+		} finally {
+			d1.dispose();
+			d2.dispose();
+		}
+		assert.ok(reasoning.length > 0, 'turn/reasoning arrived');
+		const entry = await until('the reasoning entry', () => ctx.chat.state.entries.find((e) => e.type === 'reasoning'));
+		assert.equal(entry.type === 'reasoning' && entry.text, reasoning.map((r) => r.text).join(''));
+		await person({ type: 'webviewText', contains: 'Guard the map with a sync.Mutex.' });
+		await person({ type: 'webviewText', contains: 'Reasoning Weighing the cache' });
+		// Folded: its body is not shown until the person opens it.
+		const before = await person({ type: 'webviewQuery', selector: '.entry.reasoning >> nth=-1 >> details[open]' });
+		assert.equal(before.count, 0, 'the reasoning is folded');
+		const shown = (await person({ type: 'webviewText', contains: 'Guard the map' })).text as string;
+		assert.ok(!shown.includes('a mutex is the smallest fix'), 'the folded body is not shown');
+		await person({ type: 'webviewClick', selector: '.entry.reasoning >> nth=-1 >> summary' });
+		await person({ type: 'webviewText', contains: 'a mutex is the smallest fix' });
+		// The gauge: the last turn/usage of the turn, as a share of the model's window.
+		const u = usage[usage.length - 1];
+		assert.ok(u.contextWindow > 0 && u.contextTokens > 0, JSON.stringify(u));
+		const pct = Math.min(100, Math.round((u.contextTokens / u.contextWindow) * 100));
+		await until('the gauge to show the usage', async () => (await person({ type: 'webviewQuery', selector: `#gauge [aria-valuenow="${pct}"]` })).count === 1);
+		await person({ type: 'webviewText', contains: `${pct}% of 200k` });
+		if (screenshotDir) {
+			// A click on the answer's heading scrolls the answer into view under the opened summary.
+			await person({ type: 'webviewClick', selector: '.entry.assistant >> nth=-1 >> .body' });
+			await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-reasoning.png'), settleMs: 600 });
+		}
+		return `usage ${u.contextTokens}/${u.contextWindow}`;
+	});
+
+	await it('the model picker switches the session to another of kin\'s models (between turns) and the effort picker offers its efforts', async () => {
+		await until('models/list', () => (ctx.chat.models?.models.length ?? 0) >= 2);
+		assert.equal(ctx.chat.model, 'mock-large');
+		assert.equal((await person({ type: 'webviewQuery', selector: '#model option' })).count, 2);
+		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker:not([hidden])' })).count, 1);
+		// Effort: kin's efforts for the model, as kin sends them.
+		await person({ type: 'webviewSelect', selector: '#effort', value: 'high' });
+		await until('the effort to be high', () => ctx.chat.effort === 'high');
+		// Another model: the next request goes to it (its window is the gauge's).
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-small' });
+		await until('the model to be mock-small', () => ctx.chat.model === 'mock-small');
+		assert.equal(ctx.chat.effort, undefined, 'kin dropped the effort the small model does not take');
+		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker[hidden]' })).count, 1);
+		const usage = next(ctx, 'turn/usage');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('say hello');
+		assert.equal((await usage).contextWindow, 64000);
+		await completed;
+		await person({ type: 'webviewText', contains: 'of 64k' });
+		// The choice is the session's: it comes back on resume.
+		const r = await ctx.chat.resume(ctx.chat.sessionId!);
+		assert.equal(r.model, 'mock-small');
+		await until('the picker to show mock-small', async () => (await person({ type: 'webviewQuery', selector: '#model' })).value === 'mock-small');
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-large' });
+		await until('the model back to mock-large', () => ctx.chat.model === 'mock-large');
+	});
+
+	await it('@ in the input offers workspace files; the mention attaches the file, whose contents the model gets', async () => {
+		fs.writeFileSync(path.join(ws, 'attach-me.go'), 'package main\n\n// kin-attached-marker\nfunc attached() {}\n');
+		const rec = recordRequests(ctx);
+		try {
+			await person({ type: 'webviewFill', selector: '#input', value: 'what is in @attach-m' });
+			await person({ type: 'webviewText', contains: '@attach-me.go' });
+			await person({ type: 'key', key: 'Tab' });
+			assert.equal((await person({ type: 'inputValue' })).value, 'what is in @attach-me.go ');
+			const started = next(ctx, 'turn/started');
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'key', key: 'Enter' });
+			const st = await started;
+			assert.equal((await completed).status, 'completed');
+			const sent = rec.calls.find((c) => c.method === 'turn/start');
+			assert.deepEqual(sent?.params.input, [
+				{ type: 'text', text: 'what is in @attach-me.go' },
+				{ type: 'file', path: 'attach-me.go' },
+			]);
+			assert.deepEqual(st.parts?.map((p: any) => [p.type, p.path]), [['file', 'attach-me.go']]);
+		} finally {
+			rec.stop();
+		}
+		await person({ type: 'webviewText', contains: 'The attached file holds the marker.' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.user >> nth=-1 >> .chip.part-file' })).count, 1);
+	});
+
+	await it('the selection and the file\'s problems are attached from the editor, shown as chips, and sent as parts', async () => {
+		const file = path.join(ws, 'attach-sel.go');
+		fs.writeFileSync(file, 'package main\n\nfunc kinSelected() {}\n');
+		const uri = vscode.Uri.file(file);
+		const doc = await vscode.workspace.openTextDocument(uri);
+		const ed = await vscode.window.showTextDocument(doc, { preview: false });
+		ed.selection = new vscode.Selection(2, 0, 2, 21);
+		const diags = vscode.languages.createDiagnosticCollection('kin-test');
+		diags.set(uri, [new vscode.Diagnostic(new vscode.Range(2, 5, 2, 16), 'kin-problem-marker: kinSelected is unused', vscode.DiagnosticSeverity.Warning)]);
+		const rec = recordRequests(ctx);
+		try {
+			await vscode.commands.executeCommand('kin.openChat');
+			await person({ type: 'webviewClick', selector: '#attach-selection' });
+			await person({ type: 'webviewText', contains: 'selection in attach-sel.go:3' });
+			await person({ type: 'webviewClick', selector: '#attach-problems' });
+			await person({ type: 'webviewText', contains: '1 problem in attach-sel.go' });
+			// A chip can be taken off again (and put back).
+			await person({ type: 'webviewClick', selector: '#attachments [data-action="detach"][data-index="1"]' });
+			await until('the problems chip removed', async () => (await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count === 1);
+			await person({ type: 'webviewClick', selector: '#attach-problems' });
+			await until('two chips', async () => (await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count === 2);
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewFill', selector: '#input', value: 'explain this' });
+			await person({ type: 'webviewClick', selector: '#send' });
+			assert.equal((await completed).status, 'completed');
+			const sent = rec.calls.find((c) => c.method === 'turn/start');
+			const range = { start: { line: 2, character: 0 }, end: { line: 2, character: 21 } };
+			assert.deepEqual(sent?.params.input, [
+				{ type: 'text', text: 'explain this' },
+				{ type: 'selection', path: 'attach-sel.go', range, text: 'func kinSelected() {}' },
+				{ type: 'diagnostics', path: 'attach-sel.go', items: [{ range: { start: { line: 2, character: 5 }, end: { line: 2, character: 16 } }, severity: 'warning', message: 'kin-problem-marker: kinSelected is unused' }] },
+			]);
+		} finally {
+			rec.stop();
+			diags.dispose();
+		}
+		await person({ type: 'webviewText', contains: 'I see the selection and its problem.' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '#attachments .chip' })).count, 0, 'the chips went with the question');
+		await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+	});
+
+	await it('/compact summarises the conversation for the model; the summary shows folded where it was made, the whole conversation stays', async () => {
+		const users = ctx.chat.state.entries.filter((e) => e.type === 'user').length;
+		const notice = next(ctx, 'notice', (p) => p.source === 'compaction', 60000);
+		await person({ type: 'webviewFill', selector: '#input', value: '/compact' });
+		await person({ type: 'key', key: 'Enter' });
+		await notice;
+		const c = await until('the compaction in the transcript', () => ctx.chat.state.entries.find((e) => e.type === 'compaction'), 60000);
+		assert.ok(c.type === 'compaction' && c.text.length > 0);
+		assert.equal(ctx.chat.state.entries.filter((e) => e.type === 'user').length, users, 'nothing dropped from the transcript');
+		await person({ type: 'webviewText', contains: 'Earlier conversation summarised for the model' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.compaction details[open]' })).count, 0, 'folded');
+		await person({ type: 'webviewText', contains: 'Summarised the conversation' });
+	});
+
+	await it('Deny is the first and default button on every kind of approval card', async () => {
+		const kinds = new Set(denyPlaces.map((d) => d.kind));
+		for (const k of ['bash', 'write_file', 'edit_file', 'acknowledge_unknown', 'server_launch', 'mcp', 'continue']) {
+			if (k === 'acknowledge_unknown' && !kinds.has(k)) {
+				continue; // skipped above when the cancelled command did not end unknown
+			}
+			if ((k === 'server_launch' || k === 'mcp') && !init.capabilities?.mcp) {
+				continue;
+			}
+			assert.ok(kinds.has(k), `no card of kind ${k} was seen`);
+		}
+		for (const d of denyPlaces) {
+			assert.equal(d.buttons[0], d.deny, `${d.kind}: ${JSON.stringify(d.buttons)}`);
+			assert.equal(d.defaultButton, d.deny, `${d.kind}: the default is ${d.defaultButton}`);
+		}
+		return denyPlaces.map((d) => `${d.kind}: ${d.buttons[0]}`).join('; ');
+	});
+
+	await it('a screenshot of the chat', async () => {
+		if (!screenshotDir) {
+			throw new Skip('KIN_SCREENSHOT_DIR not set');
+		}
+		await vscode.commands.executeCommand('kin.openChat');
+		await person({ type: 'webviewText', contains: 'completed' });
+		await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-chat.png'), settleMs: 800 });
 	});
 
 	await it('after a service restart the view resumes its session and redraws the transcript', async () => {

@@ -1,0 +1,142 @@
+-- The conversation's features (models, reasoning, usage, compaction, instructions) against the
+-- in-process fake kin, shaped as PROTOCOL.md gives them. With the real kin: features_spec.lua.
+local t = require("harness")
+local fake_kin = require("fake_kin")
+
+local MODELS = {
+  models = {
+    { id = "gpt-5.1", name = "GPT-5.1", contextWindow = 400000, efforts = { "low", "medium", "high" }, api = "responses", images = true, configured = true },
+    { id = "qwen2.5-coder", name = "qwen2.5-coder", contextWindow = 32768, efforts = {}, api = "chat", images = false, configured = false, missing = "set LOCAL_KEY" },
+  },
+  default = "gpt-5.1",
+}
+
+local function setup(handlers)
+  local fake = fake_kin.new({ handlers = vim.tbl_extend("force", {
+    ["models/list"] = function()
+      return MODELS
+    end,
+    ["session/configure"] = function(p)
+      return { sessionId = p.sessionId, model = p.model, effort = p.effort }
+    end,
+  }, handlers or {}) })
+  require("kin").setup({ spawn = fake.spawn, log_file = false })
+  return fake
+end
+
+local function tr()
+  return require("kin.chat").current()
+end
+
+describe("the conversation", function()
+  it(":KinModel picks a model and an effort from models/list", function()
+    local fake = setup()
+    require("kin").ask("hello")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "a session")
+    t.script_select({ "gpt-5.1", "high" })
+    vim.cmd("KinModel")
+    t.wait_for(function()
+      return #fake:sent("session/configure") == 1
+    end, "session/configure")
+    t.contains(t.selects[1].labels[1], "gpt-5.1 — GPT-5.1  (400k context, effort low/medium/high, images)")
+    t.contains(t.selects[1].labels[2], "not configured: set LOCAL_KEY")
+    t.eq({ "(none: the service decides)", "low", "medium", "high" }, t.selects[2].labels)
+    local p = fake:sent("session/configure")[1].params
+    t.eq({ "gpt-5.1", "high" }, { p.model, p.effort })
+    t.wait_for(function()
+      return tr().model == "gpt-5.1"
+    end, "the model shown")
+    t.contains(require("kin.status").text(tr()), "gpt-5.1 (high)")
+    -- Typed: a model without efforts.
+    vim.cmd("KinModel qwen2.5-coder")
+    t.wait_for(function()
+      return #fake:sent("session/configure") == 2
+    end, "second configure")
+    t.eq(nil, fake:sent("session/configure")[2].params.effort)
+  end)
+
+  it("before the first question, the model goes with session/new", function()
+    local fake = setup()
+    vim.cmd("KinModel gpt-5.1 low")
+    require("kin").ask("hi")
+    t.wait_for(function()
+      return #fake:sent("session/new") == 1
+    end, "session/new")
+    local p = fake:sent("session/new")[1].params
+    t.eq({ "gpt-5.1", "low" }, { p.model, p.effort })
+  end)
+
+  it("reasoning streams into a folded, dimmed block apart from the answer", function()
+    local fake = setup()
+    require("kin").ask("why?")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local function n(m, p)
+      return { jsonrpc = "2.0", method = m, params = vim.tbl_extend("force", { sessionId = sid, turnId = "t_1" }, p) }
+    end
+    fake:send_many({
+      n("turn/started", { input = "why?" }),
+      n("turn/reasoning", { text = "**Checking Save**\n\nIt writes " }),
+      n("turn/reasoning", { text = "to a temp file first." }),
+      n("turn/delta", { text = "Yes, it is atomic." }),
+      n("turn/usage", { inputTokens = 3840, outputTokens = 137, contextTokens = 2051, contextWindow = 400000 }),
+      n("turn/completed", { status = "completed", usage = { inputTokens = 3840, outputTokens = 137, contextTokens = 2051, contextWindow = 400000 } }),
+    })
+    t.wait_for(function()
+      return tr().last == "end"
+    end, "the turn to end")
+    local text = tr():text_content()
+    t.contains(text, "_reasoning_ (3 lines)\n  ┊ **Checking Save**\n  ┊ \n  ┊ It writes to a temp file first.\n\nYes, it is atomic.")
+    local marks = vim.api.nvim_buf_get_extmarks(tr().buf, require("kin.transcript").dim_ns, 0, -1, { details = true })
+    t.eq(4, #marks, "the reasoning is dimmed")
+    local win = require("kin.chat").state.win
+    local row
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)) do
+      if l == "  ┊ **Checking Save**" then
+        row = i
+      end
+    end
+    t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+") == tostring(row), "folded")
+    t.contains(require("kin.status").text(tr()), "ctx ")
+    t.contains(require("kin.status").text(tr()), "2.1k/400k 1%")
+  end)
+
+  it("redraws reasoning, compaction, instructions and model changes from history", function()
+    local tr2 = require("kin.transcript").new("s_h")
+    tr2:history({
+      { type = "user", turnId = "t_1", text = "q", parts = { { type = "file", path = "a.go", bytes = 10 } } },
+      { type = "reasoning", turnId = "t_1", text = "thinking hard" },
+      { type = "assistant", turnId = "t_1", text = "a" },
+      { type = "compaction", text = "## What was asked\nq", reason = "auto" },
+      { type = "instructions", files = { { path = "/w/AGENTS.md", bytes = 12 } }, changed = { "AGENTS.md" } },
+      { type = "configure", model = "qwen2.5-coder" },
+    })
+    local text = tr2:text_content()
+    t.contains(text, "> attached: file a.go (10 bytes)")
+    t.contains(text, "_reasoning_ (1 line)\n  ┊ thinking hard")
+    t.contains(text, "[compacted: auto]")
+    t.contains(text, "  │ ## What was asked")
+    t.contains(text, "[instructions] /w/AGENTS.md (12 bytes); changed: AGENTS.md")
+    t.contains(text, "[model] qwen2.5-coder")
+  end)
+
+  it(":KinCompact asks kin to compact the session", function()
+    t.capture_notify()
+    local fake = setup({ ["session/compact"] = function()
+      return { compacted = true }
+    end })
+    require("kin").ask("hi")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "a session")
+    vim.cmd("KinCompact")
+    t.wait_for(function()
+      return t.notes_text():find("compacted", 1, true)
+    end, "the answer")
+    t.eq(fake:sent("turn/start")[1].params.sessionId, fake:sent("session/compact")[1].params.sessionId)
+  end)
+end)

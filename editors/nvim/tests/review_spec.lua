@@ -1,0 +1,284 @@
+-- Reviewing what kin proposes, with the real kin and the scripted mock model (tests/rules.json):
+-- a long diff read to its end, pickers that must not hide it, edits of open buffers (applied to
+-- the buffer, reloaded from disk, unsaved changes respected), and a question kin refuses.
+local t = require("harness")
+
+local KIN = vim.env.KIN_BIN
+if not KIN or vim.fn.executable(KIN) ~= 1 then
+  t.skip("KIN_BIN is not set: tests/run.sh builds kin and the mock model")
+end
+
+local env = {}
+
+local function setup(extra)
+  require("kin").setup(vim.tbl_deep_extend("force", {
+    cmd = { KIN, "serve" },
+    env = { KIN_HOME = env.home },
+    log_file = env.home .. "/kin.log",
+  }, extra or {}))
+end
+
+before_each(function()
+  env.home = vim.fn.tempname() .. "-kin-home"
+  vim.fn.mkdir(env.home, "p")
+  env.ws = vim.fn.tempname() .. "-ws"
+  vim.fn.mkdir(env.ws, "p")
+  env.ws = vim.uv.fs_realpath(env.ws)
+  vim.cmd.cd(env.ws)
+  setup()
+end)
+
+local function turn_over()
+  local tr = require("kin.chat").current()
+  return tr.last == "end" and not tr.running
+end
+
+local function chat_text()
+  return require("kin.chat").current():text_content()
+end
+
+local function sent(method)
+  local out = {}
+  local client = require("kin.service").ctx.client
+  for _, line in ipairs(client and client.trace or {}) do
+    if line:sub(1, 2) == "->" then
+      local ok, msg = pcall(vim.json.decode, line:sub(4))
+      if ok and type(msg) == "table" and msg.method == method then
+        out[#out + 1] = msg
+      end
+    end
+  end
+  return out
+end
+
+local function wait_question(text)
+  return t.wait_panel(text, 30000)
+end
+
+-- The lines of the body that are on the screen now, as the screen shows them.
+local function visible_body()
+  local win = t.panel().body
+  local r = t.win_rect(win)
+  local rows = {}
+  for row = r.top + 1, r.bottom do -- the first row is the title bar
+    rows[#rows + 1] = t.screen_row(row)
+  end
+  return table.concat(rows, "\n")
+end
+
+describe("reviewing", function()
+  it("a 120-line tab-indented diff is read to its last line before answering", function()
+    vim.cmd("KinChat please write long")
+    wait_question("+++ b/long.go")
+    local p = t.panel()
+    local buf = p.body_buf
+    local body = t.panel_body()
+    t.contains(body, "+\t\tvalue_1 := compute(1)")
+    t.contains(body, "+\tvalue_120 := compute(120)")
+    t.eq(8, vim.bo[buf].tabstop, "drawn with the tabstop it is measured with")
+    t.ok(vim.api.nvim_win_get_height(p.body) < 120, "the diff is longer than the window")
+    local bar = vim.api.nvim_eval_statusline(vim.wo[p.body].winbar, { winid = p.body, use_winbar = true }).str
+    t.contains(bar, "Write long.go")
+    t.ok(bar:find("/%d+ lines") and bar:find("Top"), "the title bar says there is more: " .. bar)
+    t.not_contains(visible_body(), "value_120", "the end is not in view yet")
+    -- Page down from the choices, as a person would, to the last line.
+    local pages = 0
+    while vim.fn.line("w$", p.body) < vim.api.nvim_buf_line_count(buf) do
+      t.press("<C-f>")
+      pages = pages + 1
+      t.ok(pages < 100, "paging reaches the end")
+    end
+    local shown = visible_body()
+    t.contains(shown, "value_120 := compute(120)", "the last line is on the screen")
+    t.contains(shown, "value_119 := compute(119)")
+    t.eq(0, #sent("approval/respond"), "not answered while reading")
+    -- Every line of the diff was on the screen at some point: no row lost to a tabstop.
+    t.eq(vim.api.nvim_buf_line_count(buf), vim.fn.line("w$", p.body))
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq("allow_once", sent("approval/respond")[1].params.decision)
+    local file = vim.fn.readfile(env.ws .. "/long.go")
+    t.eq(120, #file)
+    t.eq("\tvalue_120 := compute(120)", file[120])
+  end)
+
+  for _, name in ipairs({ "dressing_like", "telescope_like" }) do
+    it("a picker like " .. name:gsub("_like", "") .. "'s never hides the diff and never answers it", function()
+      local picker = require("fixtures." .. name).install()
+      vim.cmd("KinChat please write long")
+      wait_question("+++ b/long.go")
+      t.eq(0, #picker.calls, "no picker for an approval")
+      local body = t.panel().body
+      t.eq({}, t.floats_over(body), "nothing covers the diff")
+      -- The person opens a picker (the session list) and uses it while kin asks.
+      vim.cmd("KinSessions")
+      t.wait_for(function()
+        return #picker.calls == 1
+      end, "the picker")
+      t.ok(#t.floats_over(body) > 0, "the picker is over kin's window while it is open")
+      local cur = vim.api.nvim_get_current_win()
+      t.ok(vim.api.nvim_win_get_config(cur).relative ~= "", "the picker has the cursor")
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "x", false)
+      t.wait_for(function()
+        return #t.floats_over(body) == 0
+      end, "the picker closed")
+      t.eq(0, #sent("approval/respond"), "the picker's keys answered nothing")
+      t.ok(t.panel(), "kin's window is still there, uncovered")
+      t.contains(visible_body(), "+++ b/long.go")
+      t.press("d")
+      t.wait_for(turn_over, "the turn to end", 30000)
+      t.eq("deny", sent("approval/respond")[1].params.decision)
+    end)
+  end
+
+  it("an approval that arrives while a telescope-like picker has the cursor leaves it there", function()
+    local picker = require("fixtures.telescope_like").install()
+    require("kin.service").wait_ready(10000)
+    -- The person is picking something (a file, say) when kin asks.
+    vim.ui.select({ "one.go", "two.go" }, { prompt = "files" }, function() end)
+    require("kin.chat").ask("please write long")
+    local prompt_win = picker.wins.prompt
+    t.eq(prompt_win, vim.api.nvim_get_current_win(), "the picker has the cursor")
+    wait_question("+++ b/long.go")
+    t.eq(prompt_win, vim.api.nvim_get_current_win(), "still: kin's window took nothing")
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "x", false)
+    t.wait_for(function()
+      return #t.floats_over(t.panel().body) == 0
+    end, "the picker closed")
+    t.eq(0, #sent("approval/respond"))
+    t.contains(visible_body(), "+++ b/long.go")
+    t.press("d")
+    t.wait_for(turn_over, "the turn to end", 30000)
+  end)
+end)
+
+describe("open buffers", function()
+  local function open_notes(lines)
+    vim.fn.writefile({ "alpha", "gamma" }, env.ws .. "/notes.txt")
+    vim.cmd("edit " .. vim.fn.fnameescape(env.ws .. "/notes.txt"))
+    local buf = vim.api.nvim_get_current_buf()
+    if lines then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    end
+    return buf
+  end
+
+  it("an edit goes into the buffer, unsaved changes kept, and one u takes it back", function()
+    local buf = open_notes({ "alpha", "gamma", "mine, not saved" })
+    local win = vim.api.nvim_get_current_win()
+    require("kin").ask("please edit notes")
+    wait_question("+beta")
+    t.contains(t.panel_body(), "-alpha\n+beta\n gamma\n mine, not saved", "the diff is against what the buffer holds")
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq({ "beta", "gamma", "mine, not saved" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+    t.ok(vim.bo[buf].modified, "not saved")
+    t.eq({ "alpha", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"), "the disk is untouched")
+    t.contains(chat_text(), "— completed")
+    -- kin asked the plugin to apply it, and the plugin said it did.
+    local asked, answered = {}, {}
+    for _, l in ipairs(require("kin.service").ctx.client.trace) do
+      local ok, m = pcall(vim.json.decode, l:sub(4))
+      if ok and type(m) == "table" then
+        if l:sub(1, 2) == "<-" and m.method == "workspace/applyEdit" then
+          asked[m.id] = true
+        elseif l:sub(1, 2) == "->" and m.id ~= nil and asked[m.id] and m.result then
+          answered[#answered + 1] = m.result
+        end
+      end
+    end
+    t.eq({ { applied = true } }, answered)
+    vim.api.nvim_set_current_win(win)
+    vim.cmd("normal! u")
+    t.eq({ "alpha", "gamma", "mine, not saved" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "one u undoes kin's edit only")
+  end)
+
+  it("with apply_edit off: an open buffer is reloaded after kin writes, an unsaved one is never written", function()
+    setup({ documents = { apply_edit = false } })
+    local buf = open_notes()
+    require("kin").ask("please edit notes")
+    wait_question("+beta")
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq({ "beta", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"), "written on disk")
+    t.wait_for(function()
+      return vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == "beta"
+    end, "the buffer reloaded")
+    t.eq(false, vim.bo[buf].modified)
+
+    -- Now with unsaved changes: kin refuses before asking, nothing is written.
+    vim.fn.writefile({ "alpha", "gamma" }, env.ws .. "/notes.txt")
+    vim.cmd("checktime")
+    vim.cmd("edit!")
+    vim.api.nvim_buf_set_lines(buf, 2, 2, false, { "mine, not saved" })
+    require("kin").ask("please edit notes")
+    t.wait_for(function()
+      return chat_text():find("unsaved changes in the editor", 1, true) and turn_over()
+    end, "kin to refuse", 30000)
+    t.eq({ "alpha", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"), "the file is not written")
+    t.eq({ "alpha", "gamma", "mine, not saved" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "the buffer is untouched")
+    t.eq(1, #sent("approval/respond"), "nothing more was asked")
+  end)
+
+  it("kin reads the buffer, not the file: didOpen and didChange follow it", function()
+    local buf = open_notes()
+    require("kin.service").wait_ready(10000)
+    t.wait_for(function()
+      return #sent("textDocument/didOpen") >= 1
+    end, "didOpen")
+    vim.api.nvim_buf_set_text(buf, 0, 0, 0, 0, { "😀é " })
+    local ch = sent("textDocument/didChange")
+    t.eq(1, #ch)
+    t.eq({ start = { line = 0, character = 0 }, ["end"] = { line = 0, character = 0 } }, ch[1].params.contentChanges[1].range)
+    -- "é" is bytes 4-5 of the line (after the 4 bytes of "😀"), UTF-16 unit 2 (after the two of "😀").
+    vim.api.nvim_buf_set_text(buf, 0, 4, 0, 6, { "x" })
+    ch = sent("textDocument/didChange")
+    t.eq({ start = { line = 0, character = 2 }, ["end"] = { line = 0, character = 3 } }, ch[2].params.contentChanges[1].range)
+    t.eq("x", ch[2].params.contentChanges[1].text)
+    t.eq(vim.api.nvim_buf_get_changedtick(buf), ch[2].params.textDocument.version)
+    vim.cmd("bwipeout!")
+    t.eq(1, #sent("textDocument/didClose"))
+  end)
+end)
+
+describe("a question kin does not take", function()
+  it("stays in the input when no model is configured, and no empty session is left", function()
+    setup({ env = { OPENAI_API_KEY = "", OPENAI_BASE_URL = "" } })
+    vim.cmd("KinChat")
+    local chat = require("kin.chat")
+    local input = chat.state.input_buf
+    vim.api.nvim_buf_set_lines(input, 0, -1, false, { "is this", "kept?" })
+    chat.send_input()
+    t.wait_for(function()
+      return require("kin.service").ctx.ready
+    end, "kin to start")
+    local listed
+    require("kin.service").request("session/list", {}, function(r)
+      listed = r
+    end)
+    t.wait_for(function()
+      return listed
+    end, "session/list")
+    t.eq({ "is this", "kept?" }, vim.api.nvim_buf_get_lines(input, 0, -1, false), "the question is kept")
+    t.eq({}, listed.sessions, "no empty session")
+    t.eq(0, #sent("turn/start"))
+  end)
+
+  it("stays in the input while a turn runs", function()
+    vim.cmd("KinChat please write long")
+    wait_question("+++ b/long.go") -- the turn waits for the approval
+    local chat = require("kin.chat")
+    vim.api.nvim_buf_set_lines(chat.state.input_buf, 0, -1, false, { "and another thing" })
+    chat.send_input()
+    t.wait_for(function()
+      return #sent("turn/start") == 2
+    end, "the second turn/start")
+    t.wait_for(function()
+      local c = require("kin.service").ctx.client
+      return c and next(c.pending) == nil
+    end, "kin's answer")
+    t.eq({ "and another thing" }, vim.api.nvim_buf_get_lines(chat.state.input_buf, 0, -1, false), "kept")
+    t.press("d")
+    t.wait_for(turn_over, "the first turn to end", 30000)
+  end)
+end)
