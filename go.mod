@@ -8,6 +8,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
+	github.com/tidwall/gjson v1.20.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sync v0.23.0
@@ -20,7 +21,6 @@ require (
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
-	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -64,7 +65,13 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		params.Tools = append(params.Tools, functionTool(s))
 	}
 	var failure httpFailure
-	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
+	// The request NewStreaming makes, with the body handed to openai-go's
+	// SSE stream as it is, so that each event is decoded into a
+	// streamEvent (events.go) rather than the SDK's full event union.
+	var raw *http.Response
+	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
+		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
+	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 
 	var out Response
@@ -88,22 +95,19 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		case "response.output_item.done":
 			switch ev.Item.Type {
 			case "function_call":
-				out.Calls = append(out.Calls, Call{CallID: ev.Item.CallID, Name: ev.Item.Name, Arguments: ev.Item.Arguments.OfString})
+				out.Calls = append(out.Calls, Call{CallID: ev.Item.CallID, Name: ev.Item.Name, Arguments: ev.Item.Arguments})
 			case "reasoning":
-				r := Reasoning{ID: ev.Item.ID, Encrypted: ev.Item.EncryptedContent}
-				for _, s := range ev.Item.Summary {
-					r.Summary = append(r.Summary, s.Text)
-				}
+				r := Reasoning{ID: ev.Item.ID, Summary: ev.Item.Summary, Encrypted: ev.Item.Encrypted}
 				out.Reasoning = append(out.Reasoning, r)
 				h.reasoningDone(r)
 			}
 		case "response.completed":
 			completed = true
-			out.Usage = Usage{InputTokens: ev.Response.Usage.InputTokens, OutputTokens: ev.Response.Usage.OutputTokens}
+			out.Usage = ev.Usage
 		case "response.failed", "response.incomplete":
-			msg := ev.Response.Error.Message
+			msg := ev.Failure
 			if msg == "" {
-				msg = string(ev.Response.Status)
+				msg = ev.Status
 			}
 			return &out, fmt.Errorf("the model service could not finish the answer: %s", msg)
 		case "error":

@@ -221,6 +221,107 @@ describe("chat", function()
     t.eq("s_2", fake:sent("turn/start")[1].params.sessionId)
   end)
 
+  -- After :KinRestart the chat re-attaches its session (session/resume) while :KinNew asks for
+  -- another (session/new); kin may answer the two in either order. The question asked right
+  -- after :KinNew goes to the new session, once, and the new session stays current.
+  for _, first in ipairs({ "session/resume", "session/new" }) do
+    it("a question asked after :KinRestart and :KinNew goes once to the new session when kin answers " .. first .. " first", function()
+      local held = {}
+      local restarted = false
+      local fake
+      local function hold(method)
+        return function(p, f, msg)
+          if restarted and method ~= first and not held[method] then
+            held[method] = msg -- answered once the other one was
+            return fake_kin.DEFER
+          end
+          if method == "session/new" then
+            return { session = { sessionId = "s_" .. #f:sent("session/new"), title = p.title or "" } }
+          end
+          return { session = { sessionId = p.sessionId, title = "", turns = 1 }, history = {}, pending = {} }
+        end
+      end
+      fake = setup({ ["session/new"] = hold("session/new"), ["session/resume"] = hold("session/resume") })
+      local chat = require("kin.chat")
+      require("kin").ask("one")
+      t.wait_for(function()
+        return #fake:sent("turn/start") == 1
+      end, "turn/start")
+      t.eq("s_1", chat.state.current)
+      restarted = true
+      vim.cmd("KinRestart")
+      vim.cmd("KinNew")
+      require("kin").ask("two")
+      local other = first == "session/new" and "session/resume" or "session/new"
+      -- What the plugin shows once it took an answer: the session re-attached, or current.
+      local function taken(method)
+        if method == "session/resume" then
+          return not chat.state.stale["s_1"]
+        end
+        return chat.state.current == "s_2"
+      end
+      local function to_new_session_only()
+        local starts = fake:sent("turn/start")
+        for i = 2, #starts do
+          t.eq("s_2", starts[i].params.sessionId, "the question went to the new session")
+        end
+        t.ok(#starts <= 2, "the question went once")
+        return #starts
+      end
+      t.wait_for(function()
+        return held[other] and taken(first)
+      end, first .. " answered, " .. other .. " held")
+      to_new_session_only()
+      local result = other == "session/new" and { session = { sessionId = "s_2", title = "" } }
+        or { session = { sessionId = "s_1", title = "", turns = 1 }, history = {}, pending = {} }
+      fake:send({ jsonrpc = "2.0", id = held[other].id, result = result })
+      t.wait_for(function()
+        return taken(other) and #fake:sent("turn/start") >= 2
+      end, other .. " answered and the question sent")
+      to_new_session_only()
+      fake:notify("turn/started", { sessionId = "s_2", turnId = "t_1", input = "two" })
+      fake:notify("turn/completed", { sessionId = "s_2", turnId = "t_1", status = "completed" })
+      t.wait_for(function()
+        return chat.current().last == "end"
+      end, "the turn to end")
+      to_new_session_only()
+      t.eq("s_2", chat.state.current)
+      t.contains(chat_text(), "two")
+    end)
+  end
+
+  it("the session the person picked last stays current when kin answers an earlier pick later", function()
+    local held
+    local fake = setup({
+      ["session/resume"] = function(_, _, msg)
+        held = msg
+        return fake_kin.DEFER
+      end,
+      ["session/new"] = function()
+        return { session = { sessionId = "s_new", title = "" } }
+      end,
+    })
+    local chat = require("kin.chat")
+    chat.resume("s_old") -- :KinSessions picked an old session ...
+    t.wait_for(function()
+      return held
+    end, "session/resume")
+    vim.cmd("KinNew") -- ... then the person asked for a new one
+    require("kin").ask("where to?")
+    t.wait_for(function()
+      return chat.state.current == "s_new"
+    end, "the new session")
+    fake:send({ jsonrpc = "2.0", id = held.id, result = { session = { sessionId = "s_old", title = "old" }, mode = "ask", history = {}, pending = {} } })
+    t.wait_for(function()
+      local old = chat.state.transcripts["s_old"]
+      return old and old.mode == "ask" and #fake:sent("turn/start") >= 1 and chat.state.switching == nil
+    end, "the old session's answer taken, and turn/start")
+    t.eq(1, #fake:sent("turn/start"), "the question went once")
+    t.eq("s_new", chat.state.current)
+    t.eq("s_new", fake:sent("turn/start")[1].params.sessionId)
+    t.eq(chat.current().buf, vim.api.nvim_win_get_buf(chat.state.win), "the chat shows the new session")
+  end)
+
   it(":KinSessions resumes a session and redraws its history", function()
     local fake = setup({
       ["session/list"] = function()

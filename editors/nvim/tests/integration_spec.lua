@@ -131,6 +131,7 @@ describe("real kin", function()
     local now = require("kin.chat").state.current
     t.ok(now ~= first, "a new session")
     local starts = sent("turn/start")
+    t.eq(1, #starts, "only the second question went to this kin, once")
     t.eq(now, starts[#starts].params.sessionId, "the question went to the new session")
     t.not_contains(chat_text(), "hello one")
   end)

@@ -15,8 +15,12 @@ local M = {}
 ---@field input_win integer?
 ---@field input_buf integer?
 ---@field stale table<string, boolean>             sessions to resume after a restart
----@field switching {fn: function, failed: function}[]? questions asked while :KinNew or a
----                                                resume is on its way: they wait for it
+---@field switching {fn: function, failed: function}[]? questions asked while :KinNew, a
+---                                                resume or the re-attachment after a restart
+---                                                is on its way: they wait for all of them
+---                                                (fields: open = switches under way, err)
+---@field chosen integer?                          counts the switches the person asked for:
+---                                                only the last one makes its session current
 M.state = { transcripts = {}, stale = {} }
 
 local function notify(msg, level)
@@ -234,7 +238,9 @@ function with_session(fn, on_failed)
       if err.code == -32010 then
         -- Gone (deleted elsewhere): the question starts a new session.
         notify("session " .. sid .. " no longer exists; starting a new one", vim.log.levels.WARN)
-        st.current = nil
+        if st.current == sid then
+          st.current = nil
+        end
         with_session(fn, on_failed)
       else
         notify("session/resume failed: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -257,6 +263,9 @@ function with_session(fn, on_failed)
       notify(err.message, vim.log.levels.ERROR)
       return failed(err)
     end
+    -- The person may pick another session (:KinNew, :KinSessions) before kin answers: the
+    -- question still goes to the session made for it, but theirs stays current.
+    local chosen = st.chosen
     service.request("session/new", M.new_session_params(), function(result)
       local new_sid = result.session.sessionId
       -- The draft buffer becomes this session's transcript.
@@ -266,8 +275,11 @@ function with_session(fn, on_failed)
         st.transcripts[new_sid] = draft
         st.draft = nil
       end
-      local t = set_current(new_sid)
-      M.state.next_mode, M.state.next_config = nil, nil
+      local t = M.transcript(new_sid)
+      if st.chosen == chosen then
+        set_current(new_sid)
+        M.state.next_mode, M.state.next_config = nil, nil
+      end
       M.apply_config(t, result.session)
       M.apply_config(t, result)
       t:instructions(result.instructions)
@@ -457,36 +469,70 @@ function M.release_switching()
   end
 end
 
--- Marks a switch of session as under way; the returned function ends it (with the error when
--- it failed) and lets the questions asked meanwhile go on.
-local function begin_switch()
+-- Marks a switch of session as under way: one the person asked for (`chosen`: :KinNew,
+-- :KinSessions) or the chat's own re-attachment after a restart. Several can be under way at
+-- once (:KinRestart then :KinNew), and kin answers them in any order; the questions asked
+-- meanwhile wait until every one has answered, and then go, once each, to the session current
+-- then. Only the switch the person asked for last may make its session current (latest()), so
+-- that what they asked for last wins. Returns done(err), which ends this switch (err: it
+-- failed; if it was the one asked for last, the waiting questions fail with it), and latest().
+local function begin_switch(chosen)
   local st = M.state
-  local waiting = st.switching or {}
+  local waiting = st.switching or { open = 0 }
   st.switching = waiting
-  return function(err)
-    if st.switching == waiting then
-      st.switching = nil
+  waiting.open = waiting.open + 1
+  local seq = st.chosen or 0
+  if chosen then
+    seq = seq + 1
+    st.chosen = seq
+  end
+  local function latest()
+    return (st.chosen or 0) == seq
+  end
+  local ended = false
+  local function done(err)
+    if ended then
+      return
     end
+    ended = true
+    if st.switching ~= waiting then
+      return -- released already (kin stopped): its questions were told
+    end
+    if err and chosen and latest() then
+      waiting.err = err
+    end
+    waiting.open = waiting.open - 1
+    if waiting.open > 0 then
+      return
+    end
+    st.switching = nil
     for _, w in ipairs(waiting) do
-      if err then
-        w.failed(err)
+      if waiting.err then
+        w.failed(waiting.err)
       else
         with_session(w.fn, w.failed)
       end
     end
   end
+  return done, latest
 end
 
 function M.new_session(title, cb)
-  local done = begin_switch()
+  local done, latest = begin_switch(true)
   service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
-    local t = set_current(sid)
-    M.state.next_mode, M.state.next_config = nil, nil
+    local t = M.transcript(sid)
+    if latest() then
+      -- Not when the person asked for another session meanwhile: that one wins.
+      set_current(sid)
+      M.state.next_mode, M.state.next_config = nil, nil
+    end
     M.apply_config(t, result.session)
     M.apply_config(t, result)
     t:instructions(result.instructions)
-    M.open()
+    if latest() then
+      M.open()
+    end
     done()
     if cb then
       cb(sid)
@@ -499,10 +545,13 @@ end
 
 --- Resumes a session: redraws its history and shows what still waits for an answer.
 function M.resume(session_id, cb)
-  local done = begin_switch()
+  local done, latest = begin_switch(true)
   service.request("session/resume", { sessionId = session_id }, function(result)
     M.state.stale[session_id] = nil
-    local t = set_current(session_id)
+    local t = M.transcript(session_id)
+    if latest() then
+      set_current(session_id)
+    end
     t:history(result.history)
     M.apply_config(t, result.session)
     M.apply_config(t, result)
@@ -511,7 +560,9 @@ function M.resume(session_id, cb)
     if result.readOnly then
       notify(result.readOnlyReason or "this session is read-only here", vim.log.levels.WARN)
     end
-    M.open()
+    if latest() then
+      M.open()
+    end
     M.show_pending(result)
     done()
     if cb then
@@ -542,8 +593,9 @@ function M.on_service_ready()
   if not (sid and st.stale[sid]) then
     return
   end
-  -- A question asked meanwhile waits for this re-attachment instead of making its own.
-  local done = begin_switch()
+  -- A question asked meanwhile waits for this re-attachment instead of making its own. It is
+  -- not the person's choice: it never makes its session current again.
+  local done = begin_switch(false)
   service.request("session/resume", { sessionId = sid }, function(result)
     st.stale[sid] = nil
     local t = M.transcript(sid)
@@ -558,7 +610,9 @@ function M.on_service_ready()
   end, function(err)
     if err.code == -32010 then
       st.stale[sid] = nil
-      st.current = nil
+      if st.current == sid then
+        st.current = nil
+      end
     end
     -- Still stale otherwise: a waiting question tries the resume itself, and says why it failed.
     done()
