@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/kin-dev/kin/cmd/kin/chat"
 )
@@ -22,29 +23,43 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rawRPC := fs.Bool("rpc", false, "print every JSON-RPC message, secrets masked, to stderr")
 	approveAll := fs.Bool("approve-all", false, "approve every tool call and server launch without asking (use with care)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kin chat [--connect 127.0.0.1:PORT] [--trace FILE] [--rpc] [--approve-all]")
+		fmt.Fprintln(fs.Output(), "Usage: kin chat [--connect 127.0.0.1:PORT] [--trace FILE] [--rpc] [--approve-all] [QUESTION...]")
+		fmt.Fprintln(fs.Output(), "With a QUESTION, kin chat asks it in a new session, shows the answer and exits: 0 when the turn completed.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return chat.ExitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kin chat: unexpected argument %q (questions are read from standard input)\n", fs.Arg(0))
+	question := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if fs.NArg() > 0 && question == "" {
+		fmt.Fprintln(stderr, "kin chat: the question is empty")
 		return chat.ExitUsage
 	}
 
 	opts := chat.Options{
 		In: stdin, Out: stdout, Err: stderr,
-		ApproveAll: *approveAll,
-		RPC:        *rawRPC,
-		Version:    version,
+		ApproveAll:  *approveAll,
+		RPC:         *rawRPC,
+		Version:     version,
+		Question:    question,
+		HistoryFile: filepath.Join(kinHome(), "chat_history"),
 	}
-	if f, ok := stdin.(*os.File); ok {
-		opts.Interactive = chat.IsTerminal(f)
+	inFile, _ := stdin.(*os.File)
+	outFile, _ := stdout.(*os.File)
+	opts.Interactive = inFile != nil && chat.IsTerminal(inFile)
+	outTTY := outFile != nil && chat.IsTerminal(outFile)
+	if question != "" && !outTTY {
+		// The answer alone on standard output, for a script or a file;
+		// the rest (tool calls, approvals) on standard error.
+		opts.Answer = stdout
+		opts.Out = stderr
+		outFile, _ = stderr.(*os.File)
+		outTTY = outFile != nil && chat.IsTerminal(outFile)
 	}
-	if f, ok := stdout.(*os.File); ok {
-		opts.Color = chat.IsTerminal(f) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	}
+	opts.Color = outTTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	// The line editor needs a terminal on both sides that answers where
+	// its cursor is (a "dumb" one, like Emacs's shell, does not).
+	opts.Editor = chat.EditorSupported && opts.Interactive && outTTY && os.Getenv("TERM") != "dumb"
 	opts.Cwd, _ = os.Getwd()
 
 	if *connect != "" {

@@ -60,7 +60,7 @@ Usage:
   kin serve [--listen 127.0.0.1:PORT] [--log-file F] [--log-level L] [--trace F]
   kin acp [--log-file F] [--log-level L] [--trace F]
   kin login [--base-url URL] [--model M]
-  kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all]
+  kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all] [QUESTION...]
   kin mcp add|list|get|remove|enable|disable|adopt ...
   kin grants list|revoke ID
   kin version

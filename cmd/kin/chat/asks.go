@@ -92,6 +92,10 @@ func renderApproval(s *screen, r approvalRequest) {
 			s.line(s.yellow(cleanLine(r.Warning)))
 		}
 		return
+	case "continue":
+		// The turn reached its limit of tool calls (maxToolCallsPerTurn).
+		s.line(s.bold("[Call limit]") + " " + cleanLine(r.Title))
+		return
 	}
 	if r.Server != "" || r.Destination != "" {
 		// An MCP call: where the arguments go, exactly as spec 000 shows.
@@ -254,8 +258,11 @@ func approvalChoices(r approvalRequest) string {
 }
 
 func approvalPrompt(r approvalRequest) string {
-	if r.Kind == "acknowledge_unknown" {
+	switch r.Kind {
+	case "acknowledge_unknown":
 		return "Acknowledge? " + approvalChoices(r) + " "
+	case "continue":
+		return "Go on? " + approvalChoices(r) + " "
 	}
 	return "Approve this operation? " + approvalChoices(r) + " "
 }

@@ -38,10 +38,14 @@ func TestMain(m *testing.M) {
 }
 
 // kin returns the path of the built binary.
-func kin(t *testing.T) string {
+func kin(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the kin binary")
+	}
+	if bin := os.Getenv("KIN_CHAT_TEST_BIN"); bin != "" {
+		// Another build, to compare (BenchmarkSpawnToPrompt before and after).
+		return bin
 	}
 	buildOnce.Do(func() {
 		goBin, err := exec.LookPath("go")
@@ -279,3 +283,48 @@ func TestBinaryConnect(t *testing.T) {
 }
 
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// One-shot: `kin chat QUESTION` asks in a new session and exits with the
+// turn's status. Its standard output, not a terminal, gets the answer alone;
+// what happened on the way (the denied call) goes to standard error; no
+// terminal means no one to ask, so the call is denied.
+func TestBinaryOneShot(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}},
+		modeltest.Reply{Text: []string{"Two ", "plus two is four."}},
+		modeltest.Reply{HTTPStatus: 401, ErrorMessage: "Incorrect API key provided"},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c2", Name: "bash", Arguments: args(map[string]any{"command": "touch made"})}}},
+		modeltest.Reply{Text: []string{"made it"}},
+	)
+	r := e.chatPiped(t, "this line is not read\n", "what is", "2+2?")
+	if r.code != 0 || r.stdout != "Two plus two is four.\n" {
+		t.Fatalf("exit %d\nstdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "[tool] bash: Run touch made … denied") || !strings.Contains(r.stderr, "denied (non-interactive; use --approve-all)") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err == nil {
+		t.Error("the command ran without approval")
+	}
+	reqs := e.Model.Requests()
+	if q := reqs[0].LastUserText(); q != "what is 2+2?" {
+		t.Errorf("the model was asked %q", q)
+	}
+	if len(reqs) != 2 {
+		t.Errorf("%d requests: the line on stdin was asked too?", len(reqs))
+	}
+
+	r = e.chatPiped(t, "", "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "[turn failed]") {
+		t.Errorf("failed turn: exit %d\nstdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = e.chatPiped(t, "", "--approve-all", "make a file")
+	if r.code != 0 || r.stdout != "made it\n" {
+		t.Errorf("--approve-all: exit %d\nstdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.WS, "made")); err != nil {
+		t.Error("--approve-all did not run the command")
+	}
+}

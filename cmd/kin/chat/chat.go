@@ -40,6 +40,24 @@ type Options struct {
 	Interactive bool
 	// Color paints the output with ANSI colours (Out is a terminal).
 	Color bool
+	// Editor edits lines at the terminal (In and Out are the terminal's
+	// *os.File; see EditorSupported): arrow keys, history, search,
+	// multi-line questions, a question typed during a turn. Without it a
+	// terminal reads whole lines, edited by the terminal itself.
+	Editor bool
+	// HistoryFile keeps the questions typed at the editor across runs.
+	HistoryFile string
+
+	// Question, when set, is a one-shot run: it is asked in a new
+	// session, the answer shown, and Run returns when the turn ends: 0
+	// when it completed, ExitInterrupted when Ctrl-C cancelled it,
+	// ExitFailed otherwise. Approvals are asked when Interactive, else
+	// denied (unless ApproveAll); nothing else is read.
+	Question string
+	// Answer, when set, receives the answer's text alone (a one-shot run
+	// whose standard output is not a terminal); everything else goes to
+	// Out.
+	Answer io.Writer
 
 	// Conn is a connection to a server that is already up; it is closed
 	// when Run returns. When nil, Spawn starts one.
@@ -92,24 +110,46 @@ func Run(ctx context.Context, o Options) int {
 			return ExitFailed
 		}
 	}
+	// The line editor is made while the service starts.
+	scr := newScreen(o.Out, o.Color)
+	var ed *editor
+	if o.Editor {
+		in, _ := o.In.(*os.File)
+		out, _ := o.Out.(*os.File)
+		if in != nil && out != nil {
+			if e, err := newEditor(in, out, o.HistoryFile, o.Cwd, scr); err == nil {
+				ed = e
+				defer ed.close()
+				scr.summarize = foldedReasoning(scr)
+				if f, ok := o.Err.(*os.File); ok && IsTerminal(f) {
+					// --rpc's lines go above the prompt like the rest.
+					o.Err = sideWriter{scr, e.rl.Stderr()}
+				}
+			}
+		}
+	}
 	notes := newQueue()
 	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}),
 		handler{notes}, connOpts(o)...)
 
 	u := &ui{
-		o:     o,
-		ctx:   ctx,
-		conn:  conn,
-		rwc:   rwc,
-		notes: notes,
-		scr:   newScreen(o.Out, o.Color),
-		calls: map[string]*callState{},
+		o:       o,
+		ctx:     ctx,
+		conn:    conn,
+		rwc:     rwc,
+		notes:   notes,
+		scr:     scr,
+		ed:      ed,
+		calls:   map[string]*callState{},
+		oneShot: o.Question != "",
 	}
-	stopInput := make(chan struct{})
-	defer close(stopInput)
-	lines := make(chan string)
-	go readLines(o.In, lines, stopInput)
-	u.lines = lines
+	if u.ed == nil {
+		stopInput := make(chan struct{})
+		defer close(stopInput)
+		lines := make(chan string)
+		go readLines(o.In, lines, stopInput)
+		u.lines = lines
+	}
 
 	code := u.run()
 	u.shutdown()
@@ -165,14 +205,32 @@ type ui struct {
 	rwc   io.ReadWriteCloser
 	notes *queue
 	scr   *screen
-	lines <-chan string
+	lines <-chan string // without the editor
+	ed    *editor
 
-	inputDone bool // In reached its end
+	inputDone bool   // In reached its end
+	mode      string // the session's mode ("" or agent: the default)
+	commands  []rpc.CommandInfo
+	oneShot   bool // Options.Question
+	answered  bool // one-shot: the answer's last text ended its line
+	// draft is a question being typed when an approval or a form took the
+	// prompt; it is offered again at the next question prompt.
+	draft string
+	// pending are the lines of a multi-line question so far (the editor:
+	// a trailing backslash, Alt-Enter, a paste).
+	pending []string
+	// queued are questions typed while a turn ran: each is sent when the
+	// turn before it ends (commands run at once).
+	queued    []string
+	askPrompt string // the current step's prompt of the first ask, once shown (the editor)
 	session   string
 	// model and effort are the session's.
 	model, effort string
-	running       bool // a turn of this session is running
-	calls         map[string]*callState
+	// window is the session's latest turn/usage (or turn/completed's), for
+	// the context gauge in the prompt's status; nil when not known.
+	window  *rpc.Usage
+	running bool // a turn of this session is running
+	calls   map[string]*callState
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
@@ -188,14 +246,30 @@ func (u *ui) run() int {
 	if code, ok := u.initialize(); !ok {
 		return code
 	}
+	if u.oneShot {
+		u.question(u.o.Question)
+		if !u.running {
+			return ExitFailed
+		}
+	}
 	for !u.quit {
 		if !u.running && len(u.asks) == 0 && (u.inputDone || u.quitAfterTurn) {
 			break
 		}
 		u.showPrompt()
 		var lines <-chan string
-		if !u.inputDone && !u.quitAfterTurn && (u.o.Interactive || (!u.running && len(u.asks) == 0)) {
+		switch {
+		case u.inputDone || u.quitAfterTurn:
+		case u.oneShot:
+			if u.o.Interactive && len(u.asks) > 0 {
+				lines = u.lines
+			}
+		case u.o.Interactive || (!u.running && len(u.asks) == 0):
 			lines = u.lines
+		}
+		var edits <-chan editEvent
+		if u.ed != nil {
+			edits = u.ed.events
 		}
 		select {
 		case <-u.ctx.Done():
@@ -214,6 +288,8 @@ func (u *ui) run() int {
 				continue
 			}
 			u.input(line)
+		case ev := <-edits:
+			u.editorEvent(ev)
 		case <-u.o.Interrupt:
 			u.interrupt()
 		}
@@ -258,13 +334,13 @@ func (u *ui) initialize() (int, bool) {
 	}
 	if !res.Model.Configured {
 		missing := cleanLine(first(res.Model.Missing, "the model service is not configured"))
-		if !u.o.Interactive {
+		if !u.o.Interactive || u.oneShot {
 			fmt.Fprintf(u.o.Err, "kin: %s\n", strings.TrimPrefix(missing, "kin: "))
 			return ExitUsage, false
 		}
 		u.scr.line(u.scr.yellow("kin: " + strings.TrimPrefix(missing, "kin: ")))
 		u.scr.line(u.scr.dim("Questions need a model service; commands work. /help lists them."))
-	} else if u.o.Interactive {
+	} else if u.o.Interactive && !u.oneShot {
 		where := ""
 		if res.Model.BaseURL != "" {
 			where = " at " + displayURL(res.Model.BaseURL)
@@ -294,10 +370,27 @@ func (u *ui) showPrompt() {
 		if !u.headShown {
 			u.scr.endLine()
 			a.show(u)
-			u.headShown = true
+			u.headShown, u.askPrompt = true, ""
+		}
+		if u.ed != nil {
+			if u.askPrompt == "" {
+				u.askPrompt = a.prompt(u)
+			}
+			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt})
+			return
 		}
 		if u.o.Interactive && !u.scr.prompting {
 			u.scr.prompt(a.prompt(u))
+		}
+		return
+	}
+	if u.ed != nil {
+		if u.oneShot || u.inputDone || u.quitAfterTurn {
+			u.ed.stop()
+			return
+		}
+		if u.ed.want(u.questionSpec()) {
+			u.draft = ""
 		}
 		return
 	}
@@ -309,31 +402,125 @@ func (u *ui) showPrompt() {
 	}
 }
 
+// questionSpec is the editor's question prompt: a status of what goes on,
+// then "You> " ("… " for the next line of a multi-line question).
+func (u *ui) questionSpec() readSpec {
+	base := u.scr.bold("You> ")
+	if len(u.pending) > 0 {
+		base = u.scr.dim("… ")
+	}
+	var status []string
+	if u.mode != "" && u.mode != "agent" {
+		status = append(status, u.mode)
+	}
+	if u.running {
+		status = append(status, "working")
+	}
+	if n := len(u.queued); n > 0 {
+		status = append(status, fmt.Sprintf("%d queued", n))
+	}
+	prompt := base
+	if len(status) > 0 {
+		prompt = u.scr.dim("["+strings.Join(status, " · ")+"]") + " " + base
+	}
+	if g := contextGauge(u.window); g != "" {
+		// The gauge only where it leaves the line most of the row: a
+		// prompt and line that wrap could not be redrawn in place.
+		with := u.scr.dim("["+strings.Join(append(status, g), " · ")+"]") + " " + base
+		if w := u.scr.width; w == nil || (rowsOf(with, w()) == 1 && advance(0, stripSGR(with), w()) <= w()/2) {
+			prompt = with
+		}
+	}
+	return readSpec{base: base, prompt: prompt, history: true, draft: u.draft}
+}
+
+// input is one line read without the editor.
 func (u *ui) input(line string) {
 	u.interrupts = 0
 	if u.o.Interactive {
 		u.scr.afterInput()
 	}
 	if len(u.asks) > 0 {
-		a := u.asks[0]
-		if a.answer(u, line) {
-			u.dropAsk(a.id())
-		}
+		u.answerAsk(line)
 		return
 	}
-	t := strings.TrimSpace(line)
+	u.take(line)
+}
+
+func (u *ui) answerAsk(line string) {
+	a := u.asks[0]
+	u.askPrompt = ""
+	if a.answer(u, line) {
+		u.dropAsk(a.id())
+	}
+}
+
+// editorEvent is what the editor read.
+func (u *ui) editorEvent(ev editEvent) {
+	switch ev.kind {
+	case evInterrupt:
+		if len(u.pending) > 0 {
+			u.pending = nil
+			u.scr.line(u.scr.dim("(the question's lines above are dropped)"))
+			return
+		}
+		u.interrupt()
+	case evEOF:
+		u.ed.ended(ev.seq)
+		u.inputClosed()
+	case evLine:
+		spec, ok := u.ed.ended(ev.seq)
+		switch {
+		case !ok:
+		case ev.how == howCancel:
+			if spec.ask == "" && ev.text != "" {
+				u.draft = ev.text
+			}
+		case spec.ask != "":
+			u.interrupts = 0
+			if len(u.asks) > 0 && u.asks[0].id() == spec.ask {
+				u.answerAsk(ev.text)
+			}
+		default:
+			u.interrupts = 0
+			u.typed(ev.text, ev.how)
+		}
+	}
+}
+
+// typed is a line typed at the question prompt: the last of a question, or
+// one that goes on in the next.
+func (u *ui) typed(text string, how int) {
+	more := how == howNewline || how == howPaste
+	if how == howEnter && strings.HasSuffix(text, `\`) {
+		text, more = text[:len(text)-1], true
+	}
+	if more {
+		u.pending = append(u.pending, text)
+		return
+	}
+	text = strings.Join(append(u.pending, text), "\n")
+	u.pending = nil
+	u.take(text)
+}
+
+// take is a question or a command. A question typed while a turn runs is
+// queued and sent when the turn ends; a command runs at once.
+func (u *ui) take(text string) {
+	t := strings.TrimSpace(text)
 	if t == "" {
 		return
 	}
 	if !u.o.Interactive {
 		u.scr.line(u.scr.bold("You> ") + cleanLine(t))
 	}
-	if strings.HasPrefix(t, "/") {
+	if strings.HasPrefix(t, "/") && !strings.Contains(t, "\n") {
 		u.command(t)
 		return
 	}
 	if u.running {
-		u.scr.line(u.scr.dim("A turn is running: wait for it, or /cancel it."))
+		u.queued = append(u.queued, t)
+		u.scr.line(u.scr.dim("(queued: kin sends it when this turn ends)"))
 		return
 	}
 	u.question(t)
@@ -344,7 +531,7 @@ func (u *ui) question(text string) {
 		return
 	}
 	var res turnStartResult
-	if err := u.call("turn/start", turnStartParams{SessionID: u.session, Input: text}, &res); err != nil {
+	if err := u.call("turn/start", questionParams(u.session, text, u.o.Cwd), &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -416,15 +603,38 @@ func (u *ui) handle(n note) {
 		if json.Unmarshal(n.params, &d) != nil || d.SessionID != u.session {
 			return
 		}
+		if u.o.Answer != nil {
+			if t := clean(d.Text); t != "" {
+				_, _ = io.WriteString(u.o.Answer, t)
+				u.answered = strings.HasSuffix(t, "\n")
+			}
+			return
+		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
+	case "turn/started":
+		var st rpc.TurnStarted
+		if json.Unmarshal(n.params, &st) != nil || st.SessionID != u.session {
+			return
+		}
+		if l := attachedLine(st.Parts); l != "" {
+			u.scr.line(u.scr.dim(l))
+		}
 	case "turn/reasoning":
 		u.reasoning(n.params)
+	case "turn/usage":
+		var us rpc.TurnUsage
+		if json.Unmarshal(n.params, &us) != nil || us.SessionID != u.session {
+			return
+		}
+		u.noteUsage(us.Usage)
 	case "turn/toolCall":
 		var c toolCall
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
 			return
 		}
 		u.toolCall(c)
+	case rpc.NotifyCommandsChanged:
+		u.loadCommands()
 	case "turn/plan":
 		var p rpc.TurnPlan
 		if json.Unmarshal(n.params, &p) != nil || p.SessionID != u.session {
@@ -502,6 +712,12 @@ func (u *ui) toolCall(c toolCall) {
 	}
 	st.name, st.kind = first(c.Name, st.name), first(c.Kind, st.kind)
 	st.title = first(c.Title, st.title)
+	if (st.name == "update_plan" || st.name == "ask") && (c.Status == "" || c.Status == "pending" || c.Status == "awaiting_approval" || c.Status == "running" || c.Status == "completed") {
+		// kin's own tools show themselves: the plan as a checklist, the
+		// question as a form. Only a call that did not go through is a
+		// tool line.
+		return
+	}
 	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
 	if c.OutputDelta != "" {
 		if st.last != "running" {
@@ -562,12 +778,34 @@ func (u *ui) turnDone(c turnCompleted) {
 	if c.Status != "completed" {
 		u.failed = true
 	}
-	if line := contextLine(&c.Usage); line != "" && u.o.Interactive {
+	u.noteUsage(c.Usage)
+	if line := contextLine(&c.Usage); line != "" && u.o.Interactive && u.ed == nil {
+		// (the line editor's prompt shows it in its status)
 		u.scr.line(u.scr.dim(line))
 	}
 	u.running = false
+	if u.oneShot {
+		if u.o.Answer != nil && !u.answered {
+			_, _ = io.WriteString(u.o.Answer, "\n")
+		}
+		u.quit = true
+		switch {
+		case c.Status == "completed":
+		case c.Status == "cancelled" && u.interrupts > 0:
+			u.exit = ExitInterrupted
+		default:
+			u.exit = ExitFailed
+		}
+		return
+	}
 	if u.o.Interactive {
 		u.scr.blank()
+	}
+	if len(u.queued) > 0 && !u.quitAfterTurn {
+		q := u.queued[0]
+		u.queued = u.queued[1:]
+		u.scr.line(u.scr.bold("You> ") + clean(q) + u.scr.dim("  (queued)"))
+		u.question(q)
 	}
 }
 

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,7 +26,24 @@ const helpText = `Commands:
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
 Anything else is a question for the model (//... sends one that starts with
-a slash). At an approval, Enter or n denies.`
+a slash); @path (or @path:10-20) in it attaches that file of the workspace.
+At an approval, Enter or n denies.
+At a terminal: Up/Down and Ctrl-R recall what you typed before, Tab completes
+/commands, /model ids and @paths, a line ending in \ (or Alt-Enter) goes on in
+the next, and a question typed while a turn runs is sent when it ends.`
+
+// builtinCommands are the commands /help lists, for completion.
+func builtinCommands() []string {
+	var out []string
+	for _, l := range strings.Split(helpText, "\n") {
+		// Only the list's lines name a command (indented); /SERVER:PROMPT
+		// stands for the MCP prompts: not a name to complete.
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(l, "  /") && strings.ToLower(f[0]) == f[0] && !slices.Contains(out, f[0]) {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}
 
 func (u *ui) command(line string) {
 	fields := strings.Fields(line)
@@ -33,6 +51,9 @@ func (u *ui) command(line string) {
 	switch fields[0] {
 	case "/help", "/?":
 		u.scr.line(helpText)
+		if more := u.serviceHelp(); more != "" {
+			u.scr.line(more)
+		}
 	case "/quit", "/exit", "/q":
 		u.quit = true
 	case "/new":
@@ -98,7 +119,10 @@ func (u *ui) newSession(title string, say bool) bool {
 		u.fail(err)
 		return false
 	}
-	u.session, u.model, u.effort = res.Session.SessionID, res.Model, res.Effort
+	u.session, u.mode = res.Session.SessionID, res.Session.Mode
+	u.model, u.effort, u.window = res.Model, res.Effort, nil
+	u.loadCommands()
+	u.loadModels()
 	if say {
 		u.scr.line(u.scr.dim("New session " + cleanLine(u.session) + " · model " + modelText(res.Model, res.Effort)))
 	}
@@ -141,6 +165,7 @@ func (u *ui) resume(id string) {
 		return
 	}
 	u.session, u.model, u.effort = res.Session.SessionID, res.Model, res.Effort
+	u.window = nil // the history's last turn says
 	s := u.scr
 	header := fmt.Sprintf("── session %s %q", cleanLine(res.Session.SessionID), cleanLine(res.Session.Title))
 	if res.Model != "" {
@@ -151,6 +176,11 @@ func (u *ui) resume(id string) {
 		u.historyItem(h)
 	}
 	s.line(s.dim("── your next question continues this session ──"))
+	if res.Session.Mode != "" {
+		u.mode = res.Session.Mode
+	}
+	u.loadCommands()
+	u.loadModels()
 	for _, p := range res.Pending {
 		if a, ok := pendingAsk(p); ok {
 			u.addAsk(a)
@@ -166,6 +196,9 @@ func (u *ui) historyItem(h historyItem) {
 	switch h.Type {
 	case "user":
 		s.line(s.bold("You> ") + clean(h.Text))
+		if l := attachedLine(h.Parts); l != "" {
+			s.line(s.dim(l))
+		}
 	case "assistant":
 		s.line(s.bold("Assistant> ") + clean(h.Text))
 	case "toolCall":
@@ -190,12 +223,16 @@ func (u *ui) historyItem(h historyItem) {
 	case "plan":
 		u.showPlan(h.Entries)
 	case "mode":
+		u.mode = h.Mode
 		s.line(s.dim("[mode] " + cleanLine(h.Mode)))
 	case "undo":
 		if h.Undo != nil {
 			u.showUndo(*h.Undo)
 		}
 	case "turn":
+		if h.Usage != nil {
+			u.noteUsage(*h.Usage)
+		}
 		why := ""
 		if h.Error != "" {
 			why = ": " + cleanLine(h.Error)

@@ -38,6 +38,9 @@ func (u *ui) chooseModel(fields []string) {
 			u.fail(err)
 			return
 		}
+		if u.ed != nil {
+			u.ed.comp.setModels(res.Models)
+		}
 		s := u.scr
 		for _, m := range res.Models {
 			mark := "  "
@@ -75,7 +78,19 @@ func (u *ui) chooseModel(fields []string) {
 		return
 	}
 	u.model, u.effort = res.Model, res.Effort
+	u.window = nil // another window: the next response says how full it is
 	u.scr.line(u.scr.dim("This session now uses " + modelText(res.Model, res.Effort) + "."))
+}
+
+// loadModels gives the line editor the models for /model's completion.
+func (u *ui) loadModels() {
+	if u.ed == nil {
+		return
+	}
+	var res modelsListResult
+	if u.call("models/list", struct{}{}, &res) == nil {
+		u.ed.comp.setModels(res.Models)
+	}
 }
 
 // compact is /compact: the model summarises the conversation now.
@@ -95,7 +110,9 @@ func (u *ui) compact() {
 	}
 	if !res.Compacted {
 		u.scr.line(u.scr.dim("Nothing to summarise since the last summary."))
+		return
 	}
+	u.window = nil // the summary's size is known at the next response
 	// kin's notice says what was done.
 }
 
@@ -105,7 +122,34 @@ func (u *ui) reasoning(params json.RawMessage) {
 	if json.Unmarshal(params, &r) != nil || r.SessionID != u.session {
 		return
 	}
-	u.scr.stream("think:"+r.TurnID, u.scr.dim("Thinking> "), "", u.scr.dim(clean(r.Text)))
+	u.scr.stream("fold:think:"+r.TurnID, u.scr.dim("Thinking> "), "", u.scr.dim(clean(r.Text)))
+}
+
+// foldedReasoning is a reasoning summary folded to one row of width
+// columns once the answer starts (the line editor's screen): its first
+// line, cut to fit, and how many lines it had.
+func foldedReasoning(s *screen) func(text string, width int) string {
+	return func(text string, width int) string {
+		lines := strings.Split(strings.TrimPrefix(text, "Thinking> "), "\n")
+		n := 0
+		for _, l := range lines {
+			if strings.TrimSpace(l) != "" {
+				n++
+			}
+		}
+		more := fmt.Sprintf(" … (%d lines)", n)
+		room := width - 1 - len("Thinking> ") - len([]rune(more))
+		var b strings.Builder
+		col := 0
+		for _, r := range strings.TrimSpace(lines[0]) {
+			if col+runeWidth(r) > room {
+				break
+			}
+			b.WriteRune(r)
+			col += runeWidth(r)
+		}
+		return s.dim("Thinking> " + b.String() + more)
+	}
 }
 
 // contextLine says how full the model's window is ("" when unknown).
@@ -116,14 +160,43 @@ func contextLine(us *rpc.Usage) string {
 	return fmt.Sprintf("[context %d of %d tokens, %d%%]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow)
 }
 
+// gaugeFrom is how full the window must be for the prompt to say so: below
+// it the prompt stays short (kin compacts at compactThreshold, 0.8 unless
+// settings.json says otherwise).
+const gaugeFrom = 50
+
+// contextGauge is the prompt status's word on how full the model's window
+// is ("" when unknown, or less than gaugeFrom percent full).
+func contextGauge(us *rpc.Usage) string {
+	if us == nil || us.ContextWindow <= 0 || us.ContextTokens*100 < gaugeFrom*us.ContextWindow {
+		return ""
+	}
+	return fmt.Sprintf("context %d%%", us.ContextTokens*100/us.ContextWindow)
+}
+
+// noteUsage keeps what a turn/usage (or turn/completed) says of the
+// window; one that knows nothing (a turn that failed before any response)
+// leaves the last one.
+func (u *ui) noteUsage(us rpc.Usage) {
+	if us.ContextWindow > 0 && us.ContextTokens > 0 {
+		u.window = &us
+	}
+}
+
 // conversationItem shows the second release's history items; it reports
 // whether h was one of them.
 func (u *ui) conversationItem(h historyItem) bool {
 	s := u.scr
 	switch h.Type {
 	case "reasoning":
-		s.line(s.dim("Thinking> " + clean(h.Text)))
+		if t := clean(h.Text); s.summarize != nil && strings.Contains(strings.TrimSpace(t), "\n") {
+			// folded as it was when it streamed
+			s.line(s.summarize("Thinking> "+t, s.width()))
+		} else {
+			s.line(s.dim("Thinking> " + t))
+		}
 	case "compaction":
+		u.window = nil
 		s.line(s.dim("[earlier conversation summarised (" + cleanLine(h.Reason) + ")]"))
 		s.indented(s.dim(h.Text), 12)
 	case "instructions":

@@ -48,3 +48,35 @@ func TestModelsReasoningAndCompaction(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// @path mentions go as file parts in a piped run too; a file kin may not
+// attach (outside the workspace) refuses the question, saying why, and the
+// model is not asked.
+func TestMentionsAttachFiles(t *testing.T) {
+	e := newEnv(t)
+	e.Write("notes.md", "kin reads me\n")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("not for the model\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.Model.Script(modeltest.Reply{Text: []string{"Read it."}})
+	s := e.run(false, nil)
+	s.send("summarise @notes.md.")
+	s.out.waitFor(t, "Assistant> Read it.")
+	s.send("and @" + outside)
+	s.err.waitFor(t, "input[1] (file)")
+	s.send("/quit")
+	s.wait()
+	if out := s.out.String(); !strings.Contains(out, "[attached notes.md (") {
+		t.Errorf("no attached line:\n%s", out)
+	}
+	reqs := e.Model.Requests()
+	if len(reqs) != 1 || !strings.Contains(reqs[0].Text(), "kin reads me") {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+	for _, r := range reqs {
+		if strings.Contains(r.Text(), "not for the model") {
+			t.Error("a file outside the workspace reached the model")
+		}
+	}
+}

@@ -12,11 +12,18 @@
 // draws and reads, so nothing ever blocks the connection and a question can
 // interrupt a streaming answer cleanly.
 //
+// At a terminal the prompt is a line editor (editor.go, on
+// github.com/ergochat/readline) that stays below the output: the answer
+// streams above the line being typed, a question typed during a turn is
+// queued, and an approval or a form takes the prompt when it comes. One
+// question on the command line is a one-shot run.
+//
 // What it must never do:
 //   - approve anything the person did not approve. Enter, n, a closed input,
 //     Ctrl-C and piped input all deny; only an explicit y/a/p/t at the prompt,
-//     or the --approve-all flag, allows a call. Elicitations are never
-//     answered on the person's behalf.
+//     or the --approve-all flag, allows a call, and keys typed before the
+//     question appeared never answer it. Elicitations are never answered on
+//     the person's behalf.
 //   - print a secret. The service never sends one, and what this package
 //     prints of the raw exchange (--rpc, and --trace with --connect) goes
 //     through rpc.MaskSecrets; text from the model, tools and MCP servers is

@@ -23,10 +23,13 @@ const timeout = 20 * time.Second
 // env is one test's world (see rpctest.World).
 type env struct {
 	*rpctest.World
-	t *testing.T
+	t testing.TB
+	// mute makes the test terminal one that never answers where its
+	// cursor is.
+	mute bool
 }
 
-func newEnv(t *testing.T) *env { return &env{World: rpctest.NewWorld(t), t: t} }
+func newEnv(t testing.TB) *env { return &env{World: rpctest.NewWorld(t), t: t} }
 
 // connect serves a real kin server on one end of a pipe and returns the
 // other end, as `kin serve` would be over stdio.
@@ -51,7 +54,7 @@ func (e *env) connect() io.ReadWriteCloser {
 
 // session is one run of chat.Run in a goroutine.
 type session struct {
-	t    *testing.T
+	t    testing.TB
 	in   *io.PipeWriter
 	out  *buffer
 	err  *buffer
@@ -72,7 +75,7 @@ func (e *env) run(interactive bool, tweak func(*chat.Options)) *session {
 	})
 }
 
-func run(t *testing.T, conn io.ReadWriteCloser, interactive bool, tweak func(*chat.Options)) *session {
+func run(t testing.TB, conn io.ReadWriteCloser, interactive bool, tweak func(*chat.Options)) *session {
 	t.Helper()
 	pr, pw := io.Pipe()
 	s := &session{t: t, in: pw, out: newBuffer(), err: newBuffer(), intr: make(chan struct{}), code: make(chan int, 1), echo: interactive}

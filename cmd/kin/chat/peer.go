@@ -3,6 +3,8 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kin-dev/kin/rpc"
 )
@@ -33,6 +35,11 @@ func (u *ui) kinCommand(line string) {
 		return
 	}
 	switch c.Name {
+	case "mode":
+		var r rpc.SessionConfigureResult
+		if remarshal(c.Result, &r) == nil && r.Mode != "" {
+			u.mode = r.Mode
+		}
 	case "plan":
 		var p rpc.PlanResult
 		if remarshal(c.Result, &p) == nil {
@@ -86,15 +93,16 @@ func (u *ui) listCommands() {
 	}
 }
 
-// showPlan draws a plan: one line per step with its status.
+// showPlan draws a plan: one line per step with its status. At the line
+// editor, a plan that is still the last thing on screen is redrawn in
+// place, so a plan the model updates step by step stays one checklist.
 func (u *ui) showPlan(entries []rpc.PlanEntry) {
 	s := u.scr
-	s.endLine()
 	if len(entries) == 0 {
-		s.line(s.dim("[plan] no steps"))
+		s.replace("plan", []string{s.dim("[plan] no steps")})
 		return
 	}
-	s.line(s.cyan("[plan]"))
+	lines := []string{s.cyan("[plan]")}
 	for _, e := range entries {
 		mark := "[ ]"
 		switch e.Status {
@@ -107,8 +115,54 @@ func (u *ui) showPlan(entries []rpc.PlanEntry) {
 		if e.Priority != "" {
 			line += s.dim(" (" + cleanLine(e.Priority) + ")")
 		}
-		s.line(line)
+		lines = append(lines, line)
 	}
+	s.replace("plan", lines)
+}
+
+// loadCommands asks kin for the commands /name may be (kin's own and
+// every MCP server's prompts), for Tab to complete them and /help to list
+// them; kin says commands/changed when the list changes.
+func (u *ui) loadCommands() {
+	if u.session == "" {
+		return
+	}
+	var res rpc.CommandsListResult
+	if err := u.call("commands/list", rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
+		return // an older kin: kin chat's own commands are still there
+	}
+	u.commands = res.Commands
+	if u.ed == nil {
+		return
+	}
+	names := builtinCommands()
+	for _, c := range res.Commands {
+		if n := "/" + c.Name; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	u.ed.comp.set(names)
+}
+
+// serviceHelp lists for /help the commands kin has that /help's own text
+// does not name (an MCP server's prompts, above all).
+func (u *ui) serviceHelp() string {
+	own := builtinCommands()
+	var b strings.Builder
+	for _, c := range u.commands {
+		name := "/" + c.Name
+		if slices.Contains(own, name) {
+			continue
+		}
+		if c.InputHint != "" {
+			name += " " + c.InputHint
+		}
+		if b.Len() == 0 {
+			b.WriteString("Also, from kin and the MCP servers:\n")
+		}
+		fmt.Fprintf(&b, "  %-19s %s\n", cleanLine(name), cleanLine(c.Description))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // showUndo says what an undo did.

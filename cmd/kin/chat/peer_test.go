@@ -106,3 +106,41 @@ func TestKinQuestionIsAskedInTheTerminal(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// commands/changed: kin chat asks for the list again (for completion).
+func TestCommandsChangedListsAgain(t *testing.T) {
+	f, conn := newFake(t)
+	f.set("commands/list", map[string]any{"commands": []map[string]any{{"name": "undo", "description": "Undo", "source": "kin"}}})
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	s.send("/new")
+	f.waitCall("commands/list", 1)
+	f.notify("commands/changed", map[string]any{})
+	if got := f.waitCall("commands/list", 2); got["sessionId"] != "s_fake" {
+		t.Errorf("commands/list %v", got)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// kin chat declares no buffer capabilities (it has no buffers): kin never
+// asks it to apply an edit, and the reload notices that follow kin's own
+// writes are taken quietly.
+func TestNoBuffersReloadNoticesQuiet(t *testing.T) {
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	init := f.waitCall("initialize", 1)
+	if caps, _ := init["capabilities"].(map[string]any); caps == nil || caps["textDocuments"] != nil {
+		t.Errorf("initialize capabilities %v", init["capabilities"])
+	}
+	before := s.out.String()
+	f.notify("workspace/didChangeFiles", map[string]any{"changes": []map[string]any{{"uri": "file:///ws/a.go", "path": "/ws/a.go", "type": "changed"}}})
+	s.send("/help")
+	out := s.out.waitFor(t, "/quit")
+	if strings.Contains(out[len(before):], "a.go") {
+		t.Errorf("a reload notice was shown:\n%s", out[len(before):])
+	}
+	s.send("/quit")
+	s.wait()
+}

@@ -20,10 +20,11 @@ import (
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
 // openPTY opens a pseudo-terminal pair with nothing but the syscall package.
-func openPTY(t *testing.T) (master, slave *os.File) {
+func openPTY(t testing.TB) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -51,17 +52,35 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // as its controlling terminal: typed Ctrl-C is a real SIGINT from the
 // line discipline.
 type terminal struct {
-	t       *testing.T
+	t       testing.TB
 	master  *os.File
-	screen  *buffer
+	screen  *buffer // every byte written, as written
+	vt      *vt     // what a person sees
 	exited  chan struct{}
 	waitErr error
 }
 
-func (e *env) terminal(t *testing.T, args ...string) *terminal {
+// The pty tests' terminal is wide, so that no test line wraps unless a test
+// makes it.
+const termCols, termRows = 250, 50
+
+func (e *env) terminal(t testing.TB, args ...string) *terminal {
 	t.Helper()
-	bin := kin(t)
+	return e.terminalSized(t, termCols, termRows, args...)
+}
+
+func (e *env) terminalSized(t testing.TB, cols, rows int, args ...string) *terminal {
+	t.Helper()
+	return e.terminalWith(t, kin(t), cols, rows, args...)
+}
+
+func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...string) *terminal {
+	t.Helper()
 	master, slave := openPTY(t)
+	ws := struct{ rows, cols, x, y uint16 }{uint16(rows), uint16(cols), 0, 0}
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws))); errno != 0 {
+		t.Fatalf("TIOCSWINSZ: %v", errno)
+	}
 	cmd := exec.Command(bin, append([]string{"chat"}, args...)...)
 	cmd.Dir, cmd.Env = e.WS, append(e.binEnv(), "TERM=xterm")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -70,7 +89,7 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 		t.Fatal(err)
 	}
 	slave.Close()
-	term := &terminal{t: t, master: master, screen: newBuffer(), exited: make(chan struct{})}
+	term := &terminal{t: t, master: master, screen: newBuffer(), vt: newVT(cols, rows), exited: make(chan struct{})}
 	go func() {
 		term.waitErr = cmd.Wait()
 		close(term.exited)
@@ -80,6 +99,10 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 		for {
 			n, err := master.Read(buf)
 			if n > 0 {
+				_, _ = term.vt.Write(buf[:n])
+				if r := term.vt.takeReply(); len(r) > 0 && !e.mute {
+					_, _ = master.Write(r)
+				}
 				_, _ = term.screen.Write(buf[:n])
 			}
 			if err != nil {
@@ -95,17 +118,18 @@ func (e *env) terminal(t *testing.T, args ...string) *terminal {
 			<-term.exited
 		}
 		master.Close()
-		if t.Failed() {
+		if u := term.vt.Unknown(); len(u) > 0 {
+			t.Errorf("kin chat wrote what the test terminal does not know: %q", u)
+		}
+		if t.Failed() || os.Getenv("KIN_CHAT_SHOW_SCREEN") != "" {
 			t.Logf("the terminal showed:\n%s", term.plain())
 		}
 	})
 	return term
 }
 
-// plain is the screen as a person reads it: no colours, no carriage returns.
-func (term *terminal) plain() string {
-	return strings.ReplaceAll(ansi.ReplaceAllString(term.screen.String(), ""), "\r", "")
-}
+// plain is the screen as a person reads it, scrollback included.
+func (term *terminal) plain() string { return term.vt.Text() }
 
 // await waits until substr is on screen n times.
 func (term *terminal) await(substr string, n int) {
@@ -122,11 +146,22 @@ func (term *terminal) awaitAfter(marker, substr string) {
 	})
 }
 
+// awaitPrompt waits until the cursor's row is prompt and the cursor after
+// it: the editor waits there for a line, nothing typed yet. "You> " alone
+// is the idle question prompt; during a turn it shows a status first.
+func (term *terminal) awaitPrompt(prompt string) {
+	term.t.Helper()
+	term.until(fmt.Sprintf("the prompt %q", prompt), func(string) bool {
+		y, x := term.vt.Cursor()
+		return term.vt.Row(y) == strings.TrimRight(prompt, " ") && x == len([]rune(prompt))
+	})
+}
+
 func (term *terminal) until(what string, ok func(string) bool) {
 	term.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		changed := term.screen.next()
+		changed := term.vt.next()
 		if ok(term.plain()) {
 			return
 		}
@@ -170,7 +205,7 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 		modeltest.Reply{Text: []string{"second ", "answer"}},
 	)
 	term := e.terminal(t)
-	term.await("You> ", 1)
+	term.awaitPrompt("You> ")
 	if !strings.Contains(term.screen.String(), "\x1b[1mYou> ") {
 		t.Errorf("no colour on a terminal: %q", term.screen.String())
 	}
@@ -178,10 +213,10 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 	term.await("Assistant> Thinking", 1)
 	term.typeIn("\x03") // Ctrl-C
 	term.await("[turn cancelled]", 1)
-	term.await("You> ", 2)
+	term.awaitPrompt("You> ")
 	term.typeIn("again\r")
 	term.await("Assistant> second answer", 1)
-	term.await("You> ", 3)
+	term.awaitPrompt("You> ")
 	term.typeIn("\x03")
 	term.await("(Ctrl-C again to exit, or /quit)", 1)
 	term.typeIn("\x03")
@@ -247,7 +282,8 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	}
 	term.typeIn("y\r")
 	term.await("[tool] mcp__docs__query-docs: Call query-docs on docs … completed", 1)
-	term.awaitAfter("Assistant> Hooks let function components keep state.", "You> ")
+	term.await("Assistant> Hooks let function components keep state.", 1)
+	term.awaitPrompt("You> ")
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the server saw %d calls, want 1", n)
 	}
@@ -260,7 +296,8 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	term.typeIn("2\r")
 	term.await("Name (required): ", 1)
 	term.typeIn("Ana\r")
-	term.awaitAfter("Assistant> Greeted.", "You> ")
+	term.await("Assistant> Greeted.", 1)
+	term.awaitPrompt("You> ")
 	reqs := e.Model.Requests()
 	if out, _ := reqs[len(reqs)-1].LastToolOutput(); !strings.Contains(out, "accept: hello Ana (green)") {
 		t.Errorf("the server got %q", out)
@@ -268,5 +305,50 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	term.typeIn("/quit\r")
 	if err := term.waitExit(); err != nil {
 		t.Errorf("kin chat exited with %v", err)
+	}
+}
+
+// BenchmarkSpawnToPrompt is a person's wait for kin chat: from starting the
+// binary at a terminal to the prompt on screen, ready for typing (which
+// includes starting kin serve and initialize). The median over operations
+// is reported. With KIN_CHAT_BENCH_OTHER set to another kin binary, each
+// operation also times that one, alternating, and reports its median and
+// the median of the differences (this build minus the other).
+func BenchmarkSpawnToPrompt(b *testing.B) {
+	e := newEnv(b)
+	other := os.Getenv("KIN_CHAT_BENCH_OTHER")
+	var waits, others, diffs rpctest.Samples
+	once := func(bin string) time.Duration {
+		start := time.Now()
+		term := e.terminalWith(b, bin, termCols, termRows)
+		term.awaitPrompt("You> ")
+		d := time.Since(start)
+		b.StopTimer()
+		term.typeIn("/quit\r")
+		if err := term.waitExit(); err != nil {
+			b.Fatalf("kin chat exited with %v", err)
+		}
+		b.StartTimer()
+		return d
+	}
+	for i := 0; b.Loop(); i++ {
+		if other == "" {
+			waits.Add(once(kin(b)))
+			continue
+		}
+		var d, o time.Duration
+		if i%2 == 0 { // neither always goes first
+			d, o = once(kin(b)), once(other)
+		} else {
+			o, d = once(other), once(kin(b))
+		}
+		waits.Add(d)
+		others.Add(o)
+		diffs.Add(d - o)
+	}
+	waits.Report(b, "ms/spawn-prompt")
+	if other != "" {
+		others.Report(b, "other-ms/spawn-prompt")
+		b.ReportMetric(float64(diffs.Median().Microseconds())/1000, "diff-ms")
 	}
 }

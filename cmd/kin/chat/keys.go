@@ -1,0 +1,305 @@
+package chat
+
+import (
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// The line editor (github.com/ergochat/readline) reads its keys from a feed
+// that kin chat fills: the terminal's bytes, translated by keyReader, and
+// the UI's own requests, all in one order. Keys the editor has no name for,
+// and the UI's requests, travel as runes of Unicode's private planes that
+// the editor's input filter turns into its own actions (editor.filter).
+const (
+	keyInterrupt     rune = 0xF0000 + iota // Ctrl-C, handled in order with the keys typed before it
+	keyNewline                             // Alt-Enter: this line goes on in the next one
+	keyPasteNewline                        // a newline inside a paste: the same, and not kept in history
+	keyDeleteWord                          // Alt-d, Ctrl-Delete
+	keyBackspaceWord                       // Alt-Backspace
+	keyRefresh                             // redraw (after a resume from Ctrl-Z)
+
+	// keyCancel+seq ends read seq at once (its line is kept as a draft);
+	// keyClear+seq empties it first. A request for a read that has ended
+	// meanwhile is ignored.
+	keyCancel rune = 0x100000
+	keyClear  rune = 0x108000
+	seqMask        = 0x7FFF
+)
+
+// feed is the editor's standard input: what was put, in order, read by
+// the editor when it reads. put never blocks.
+type feed struct {
+	mu     sync.Mutex
+	buf    []byte
+	closed bool
+	ready  chan struct{} // signalled when buf has something or the feed closed
+}
+
+func newFeed() *feed { return &feed{ready: make(chan struct{}, 1)} }
+
+func (f *feed) put(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	f.mu.Lock()
+	f.buf = append(f.buf, b...)
+	f.mu.Unlock()
+	f.signal()
+}
+
+func (f *feed) putRunes(rs ...rune) {
+	var b []byte
+	for _, r := range rs {
+		b = utf8.AppendRune(b, r)
+	}
+	f.put(b)
+}
+
+func (f *feed) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.signal()
+}
+
+func (f *feed) signal() {
+	select {
+	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (f *feed) Read(p []byte) (int, error) {
+	for {
+		f.mu.Lock()
+		if len(f.buf) > 0 {
+			n := copy(p, f.buf)
+			f.buf = f.buf[n:]
+			more := len(f.buf) > 0
+			f.mu.Unlock()
+			if more {
+				f.signal()
+			}
+			return n, nil
+		}
+		closed := f.closed
+		f.mu.Unlock()
+		if closed {
+			return 0, io.EOF
+		}
+		<-f.ready
+	}
+}
+
+// keyReader translates what the terminal sends into what the editor
+// understands:
+//   - Ctrl-C becomes keyInterrupt (the terminal is in raw mode, so it sends
+//     no signal), Alt-Enter keyNewline, Alt-d and Ctrl-Delete
+//     keyDeleteWord, Alt-Backspace keyBackspaceWord, Ctrl-Left and
+//     Ctrl-Right the editor's word moves (Alt-b, Alt-f);
+//   - a bracketed paste is text: its newlines become keyPasteNewline, so a
+//     pasted stack trace is one question and not twenty, and no control
+//     character in it acts as a key;
+//   - everything else (arrows, Home, End, the terminal's cursor position
+//     reports) passes through unchanged.
+//
+// It is fed the terminal's bytes as they come; a sequence split between
+// two reads is kept until it is whole.
+type keyReader struct {
+	out     *feed
+	suspend func() // Ctrl-Z, where the system has job control (nil: passed on)
+	// interrupt takes a Ctrl-C typed while no line is being read (a
+	// one-shot run's turn); it reports false when a line is, and the
+	// Ctrl-C goes to the editor in order.
+	interrupt func() bool
+	// answered is told when the terminal reports where its cursor is.
+	answered func()
+
+	esc   []byte // an escape sequence being read
+	paste bool
+	cr    bool // in a paste, the last byte was a CR (a CRLF is one newline)
+}
+
+// sequences the editor does not know, by what follows ESC [.
+var csiKeys = map[string][]byte{
+	"1;5D": []byte("\x1bb"), // Ctrl-Left: a word back
+	"1;5C": []byte("\x1bf"), // Ctrl-Right: a word on
+	"3;5~": utf8.AppendRune(nil, keyDeleteWord),
+}
+
+func (k *keyReader) write(b []byte) {
+	var out []byte
+	flush := func() {
+		k.out.put(out)
+		out = nil
+	}
+	for _, c := range b {
+		if k.paste {
+			out = append(out, k.pasted(c)...)
+			continue
+		}
+		if k.esc != nil {
+			out = append(out, k.escape(c)...)
+			continue
+		}
+		switch c {
+		case 0x1b:
+			k.esc = []byte{0x1b}
+		case 0x03:
+			if k.interrupt != nil && k.interrupt() {
+				break
+			}
+			out = utf8.AppendRune(out, keyInterrupt)
+		case 0x1a:
+			if k.suspend == nil {
+				out = append(out, c)
+				break
+			}
+			flush()
+			k.suspend()
+			out = utf8.AppendRune(out, keyRefresh)
+		default:
+			out = append(out, c)
+		}
+	}
+	flush()
+}
+
+// escape takes one byte of an escape sequence and returns what to pass on
+// once the sequence is whole.
+func (k *keyReader) escape(c byte) []byte {
+	k.esc = append(k.esc, c)
+	s := k.esc
+	if len(s) == 2 {
+		switch c {
+		case '[', 'O':
+			return nil
+		case '\r', '\n':
+			k.esc = nil
+			return utf8.AppendRune(nil, keyNewline)
+		case 'd':
+			k.esc = nil
+			return utf8.AppendRune(nil, keyDeleteWord)
+		case 0x7f, 0x08:
+			k.esc = nil
+			return utf8.AppendRune(nil, keyBackspaceWord)
+		case 0x1b:
+			// ESC ESC [ D is Alt-Left in some terminals; the editor reads it.
+			k.esc = []byte{0x1b}
+			return []byte{0x1b}
+		}
+		k.esc = nil
+		return s
+	}
+	if s[1] == 'O' { // SS3: one byte follows
+		k.esc = nil
+		return s
+	}
+	if c >= 0x40 && c <= 0x7e { // the final byte of a CSI sequence
+		k.esc = nil
+		params := string(s[2 : len(s)-1])
+		switch {
+		case params == "200" && c == '~':
+			k.paste, k.cr = true, false
+			return nil
+		case params == "201" && c == '~':
+			return nil
+		}
+		if r, ok := csiKeys[params+string(c)]; ok {
+			return r
+		}
+		if c == 'R' && strings.Contains(params, ";") && k.answered != nil {
+			k.answered()
+		}
+		return s
+	}
+	if len(s) > 32 { // not a sequence any terminal sends
+		k.esc = nil
+		return s
+	}
+	return nil
+}
+
+// pasted takes one byte of a paste.
+func (k *keyReader) pasted(c byte) []byte {
+	if k.esc != nil || c == 0x1b {
+		// Only the end of the paste is read as a sequence; any other is
+		// dropped.
+		if k.esc == nil {
+			k.esc = []byte{}
+		}
+		k.esc = append(k.esc, c)
+		const end = "\x1b[201~"
+		if string(k.esc) == end[:len(k.esc)] {
+			if len(k.esc) == len(end) {
+				k.esc, k.paste = nil, false
+			}
+			return nil
+		}
+		k.esc = nil
+		return nil
+	}
+	wasCR := k.cr
+	k.cr = c == '\r'
+	switch {
+	case c == '\r':
+		return utf8.AppendRune(nil, keyPasteNewline)
+	case c == '\n':
+		if wasCR {
+			return nil
+		}
+		return utf8.AppendRune(nil, keyPasteNewline)
+	case c == '\t':
+		return []byte{c}
+	case c < 0x20 || c == 0x7f:
+		return nil
+	}
+	return []byte{c}
+}
+
+// cursorQuery is the editor's writer to the terminal. Before each prompt
+// the editor asks the terminal where its cursor is (DSR 6) and waits for
+// the answer; a terminal that never answers would leave it waiting (and
+// the keys typed meanwhile piling up), so after a second without one the
+// answer is made up: the first column, which is where kin chat always
+// has the cursor when a prompt starts.
+type cursorQuery struct {
+	w    io.Writer
+	feed *feed
+
+	mu      sync.Mutex // guards waiting
+	waiting chan struct{}
+}
+
+func (c *cursorQuery) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), "\x1b[6n") {
+		c.mu.Lock()
+		if c.waiting == nil {
+			done := make(chan struct{})
+			c.waiting = done
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(time.Second):
+					c.feed.put([]byte("\x1b[1;1R"))
+					c.answered()
+				}
+			}()
+		}
+		c.mu.Unlock()
+	}
+	return c.w.Write(b)
+}
+
+// answered: the terminal said where its cursor is.
+func (c *cursorQuery) answered() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.waiting != nil {
+		close(c.waiting)
+		c.waiting = nil
+	}
+}
