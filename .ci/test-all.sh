@@ -14,14 +14,16 @@ step() { printf '\n==> %s\n' "$*"; }
 step "Go modules"
 go mod download
 
-step "bubblewrap for the command sandbox (Debian package bubblewrap)"
-if ! command -v bwrap >/dev/null; then
+step "bubblewrap for the command sandbox, tmux for kin chat's terminal test (Debian packages)"
+if ! command -v bwrap >/dev/null || ! command -v tmux >/dev/null; then
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+	apt-get install -y -qq --no-install-recommends bubblewrap tmux >/dev/null
 fi
 bwrap --version
-# The sandbox tests fail, rather than skip, when commands cannot be confined.
-export KIN_REQUIRE_BWRAP=1
+tmux -V
+# The sandbox tests fail, rather than skip, when commands cannot be confined;
+# kin chat's tmux test fails rather than skips without tmux.
+export KIN_REQUIRE_BWRAP=1 KIN_REQUIRE_TMUX=1
 
 step "MCP servers from npm (pinned in .ci/npm/package-lock.json)"
 (cd .ci/npm && npm ci --no-audit --no-fund)

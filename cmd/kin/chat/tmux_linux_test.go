@@ -3,6 +3,7 @@
 package chat_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,9 @@ import (
 func TestBinaryEditorInTmux(t *testing.T) {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
+		if os.Getenv("KIN_REQUIRE_TMUX") != "" {
+			t.Fatal("KIN_REQUIRE_TMUX is set and there is no tmux")
+		}
 		t.Skip("no tmux here")
 	}
 	e := newEnv(t)
