@@ -55,7 +55,9 @@ end
 --- (An RPC request cannot be made from inside vim.wait's condition, so this polls in a loop.)
 function Embedded:wait(code, what, timeout)
   return M.poll(function()
-    return self:lua(code)
+    local value = self:lua(code)
+    -- nil comes back over RPC as vim.NIL, which is true in Lua: it means "not yet".
+    return value ~= vim.NIL and value
   end, what or code, timeout, 3)
 end
 

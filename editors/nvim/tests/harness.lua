@@ -251,6 +251,30 @@ function M.floats_over(win)
   return out
 end
 
+--- What the screen shows of win where no float covers it (covered cells read as spaces), row
+--- by row, leaving out the first skip rows (a title bar).
+function M.uncovered_text(win, skip)
+  vim.cmd("redraw")
+  local r = M.win_rect(win)
+  local floats = {}
+  for _, w in ipairs(M.floats_over(win)) do
+    floats[#floats + 1] = M.win_rect(w)
+  end
+  local rows = {}
+  for row = r.top + (skip or 0), r.bottom do
+    local cells = {}
+    for col = r.left, r.right do
+      local covered = false
+      for _, f in ipairs(floats) do
+        covered = covered or (row >= f.top and row <= f.bottom and col >= f.left and col <= f.right)
+      end
+      cells[#cells + 1] = covered and " " or vim.fn.screenstring(row, col)
+    end
+    rows[#rows + 1] = (table.concat(cells):gsub("%s+$", ""))
+  end
+  return table.concat(rows, "\n")
+end
+
 -- Running one case -------------------------------------------------------------------------
 
 local function rpc_trace()

@@ -34,6 +34,29 @@ local function visible_body()
   return table.concat(rows, "\n")
 end
 
+-- What the screen shows of kin's body where no float covers it.
+local function uncovered_body()
+  return t.uncovered_text(t.panel().body, 1)
+end
+
+-- Types keys where the cursor is, as a person would.
+local function type_keys(keys)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), "xt", false)
+end
+
+-- Closes the picker that has the cursor with <Esc>, as a person would: telescope's prompt, in
+-- Insert mode, takes one to go to Normal mode and one more to close.
+local function close_picker()
+  local body = t.panel().body
+  if vim.api.nvim_get_mode().mode:sub(1, 1) == "i" then
+    type_keys("<Esc>")
+  end
+  type_keys("<Esc>")
+  t.wait_for(function()
+    return #t.floats_over(body) == 0
+  end, "the picker closed")
+end
+
 describe("reviewing", function()
   it("a 120-line tab-indented diff is read to its last line before answering", function()
     vim.cmd("KinChat please write long")
@@ -70,54 +93,56 @@ describe("reviewing", function()
     t.eq("\tvalue_120 := compute(120)", file[120])
   end)
 
-  for _, name in ipairs({ "dressing_like", "telescope_like" }) do
-    it("a picker like " .. name:gsub("_like", "") .. "'s never hides the diff and never answers it", function()
-      local picker = require("fixtures." .. name).install()
+  -- dressing.nvim's vim.ui.select, with its builtin backend and with its telescope one.
+  for _, backend in ipairs({ "builtin", "telescope" }) do
+    it("dressing.nvim's vim.ui.select (" .. backend .. " backend) never hides the diff and never answers it", function()
+      local plugins = require("fixtures.plugins")
+      plugins.use("dressing.nvim")
+      if backend == "telescope" then
+        plugins.use("plenary.nvim", "telescope.nvim")
+      end
+      require("dressing").setup({ select = { backend = { backend } } })
+      local ft = backend == "builtin" and "DressingSelect" or "TelescopePrompt"
+      local selects = 0
+      local select = vim.ui.select
+      vim.ui.select = function(...)
+        selects = selects + 1
+        return select(...)
+      end
       vim.cmd("KinChat please write long")
       wait_question("+++ b/long.go")
-      t.eq(0, #picker.calls, "no picker for an approval")
+      t.eq(0, selects, "no picker for an approval")
       local body = t.panel().body
       t.eq({}, t.floats_over(body), "nothing covers the diff")
       -- The person opens a picker (the session list) and uses it while kin asks.
       vim.cmd("KinSessions")
       t.wait_for(function()
-        return #picker.calls == 1
-      end, "the picker")
-      t.ok(#t.floats_over(body) > 0, "the picker is over kin's window while it is open")
-      local cur = vim.api.nvim_get_current_win()
-      t.ok(vim.api.nvim_win_get_config(cur).relative ~= "", "the picker has the cursor")
-      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "x", false)
-      t.wait_for(function()
-        return #t.floats_over(body) == 0
-      end, "the picker closed")
+        return vim.bo.filetype == ft
+      end, "dressing's " .. backend .. " picker with the cursor")
+      t.eq(1, selects)
+      local picker_win = vim.api.nvim_get_current_win()
+      t.ok(vim.api.nvim_win_get_config(picker_win).relative ~= "", "the picker is a float")
+      t.contains(uncovered_body(), "compute(", "what the picker leaves of kin's window shows the diff")
+      if backend == "builtin" then
+        type_keys("j")
+      else
+        type_keys("1asd")
+        t.wait_for(function()
+          return vim.api.nvim_get_current_line():find("1asd", 1, true)
+        end, "the keys in telescope's prompt")
+      end
+      t.eq(picker_win, vim.api.nvim_get_current_win(), "the picker kept the cursor")
       t.eq(0, #sent("approval/respond"), "the picker's keys answered nothing")
+      close_picker()
+      t.eq(0, #sent("approval/respond"), "closing the picker answered nothing")
       t.ok(t.panel(), "kin's window is still there, uncovered")
+      t.eq({}, t.floats_over(body))
       t.contains(visible_body(), "+++ b/long.go")
       t.press("d")
       t.wait_for(turn_over, "the turn to end", 30000)
       t.eq("deny", sent("approval/respond")[1].params.decision)
     end)
   end
-
-  it("an approval that arrives while a telescope-like picker has the cursor leaves it there", function()
-    local picker = require("fixtures.telescope_like").install()
-    require("kin.service").wait_ready(10000)
-    -- The person is picking something (a file, say) when kin asks.
-    vim.ui.select({ "one.go", "two.go" }, { prompt = "files" }, function() end)
-    require("kin.chat").ask("please write long")
-    local prompt_win = picker.wins.prompt
-    t.eq(prompt_win, vim.api.nvim_get_current_win(), "the picker has the cursor")
-    wait_question("+++ b/long.go")
-    t.eq(prompt_win, vim.api.nvim_get_current_win(), "still: kin's window took nothing")
-    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "x", false)
-    t.wait_for(function()
-      return #t.floats_over(t.panel().body) == 0
-    end, "the picker closed")
-    t.eq(0, #sent("approval/respond"))
-    t.contains(visible_body(), "+++ b/long.go")
-    t.press("d")
-    t.wait_for(turn_over, "the turn to end", 30000)
-  end)
 end)
 
 describe("open buffers", function()

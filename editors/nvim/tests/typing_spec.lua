@@ -109,3 +109,161 @@ describe("typing while kin asks", function()
     t.contains(after.text, "— denied")
   end)
 end)
+
+-- The same with a real picker open (tests/fixtures/vendor): telescope's prompt or dressing.nvim's
+-- vim.ui.input has the cursor, in Insert mode, when the approval of a 120-line diff arrives.
+describe("a picker open while kin asks", function()
+  -- In the embedded Neovim: what kin's window shows on the screen where the picker leaves it
+  -- uncovered, what the cursor is in, the approval/respond decisions sent, and what is typed.
+  local STATE = [[
+    local t = require("harness")
+    local decisions = {}
+    for _, l in ipairs(require("kin.service").ctx.client.trace) do
+      local ok, m = pcall(vim.json.decode, l:sub(4))
+      if ok and type(m) == "table" and m.method == "approval/respond" then decisions[#decisions + 1] = m.params.decision end
+    end
+    local p = t.panel()
+    local floats = p and #t.floats_over(p.body) or 0
+    return {
+      decisions = decisions,
+      open = #require("kin.prompts").items(),
+      shown = p and t.uncovered_text(p.body, 1) or "",
+      covered = floats > 0,
+      win = vim.api.nvim_get_current_win(),
+      filetype = vim.bo.filetype,
+      mode = vim.api.nvim_get_mode().mode,
+      line = vim.api.nvim_get_current_line(),
+    }
+  ]]
+
+  -- Types into whatever has the cursor until kin's window shows the approval, then a few times
+  -- more; returns what was typed.
+  local function type_through_the_approval(keys)
+    local typed = ""
+    embedded.poll(function()
+      e:input(keys)
+      typed = typed .. keys
+      return e:lua([[return require("kin.panel").is_open()]])
+    end, "the approval to arrive while typing", 30000)
+    for _ = 1, 3 do
+      e:input(keys)
+      typed = typed .. keys
+    end
+    return typed
+  end
+
+  local function answer_deny()
+    e:input("<Esc>:KinAnswer<CR>")
+    e:wait([[return require("kin.panel").has_focus()]], "the cursor in kin's window")
+    e:input("d")
+    e:wait([[
+      local tr = require("kin.chat").current()
+      return tr.last == "end" and not tr.running
+    ]], "the turn to end")
+    t.eq({ "deny" }, e:lua(STATE).decisions)
+  end
+
+  it("telescope's prompt keeps the cursor and the keys; the diff is on the screen; only d in kin's window answers", function()
+    start()
+    e:lua([[
+      require("fixtures.plugins").use("plenary.nvim", "telescope.nvim")
+      local pickers, finders = require("telescope.pickers"), require("telescope.finders")
+      local actions, action_state = require("telescope.actions"), require("telescope.actions.state")
+      _G.picked = nil
+      pickers.new({}, {
+        prompt_title = "files",
+        finder = finders.new_table({ results = { "main.go", "1asdpt.go", "notes.txt" } }),
+        sorter = require("telescope.config").values.generic_sorter({}),
+        attach_mappings = function(prompt_bufnr)
+          actions.select_default:replace(function()
+            _G.picked = action_state.get_selected_entry()[1]
+            actions.close(prompt_bufnr)
+          end)
+          return true
+        end,
+      }):find()
+      _G.prompt_win = vim.api.nvim_get_current_win()
+      require("kin.chat").ask("please write long")
+    ]])
+    e:wait([[return vim.bo.filetype == "TelescopePrompt" and vim.api.nvim_get_mode().mode == "i"]], "telescope's prompt in Insert mode")
+    local prompt_win = e:lua([[return _G.prompt_win]])
+    -- The keys that once answered approvals: a digit and every choice key.
+    local typed = type_through_the_approval("1asdpt")
+    local s = e:wait(([[
+      local s = (function() %s end)()
+      return s.line:find(%q, 1, true) and s
+    ]]):format(STATE, typed), "every key in telescope's prompt")
+    t.eq(prompt_win, s.win, "telescope's prompt kept the cursor")
+    t.eq("TelescopePrompt", s.filetype)
+    t.eq("i", s.mode, "still in Insert mode")
+    t.eq({}, s.decisions, "no approval/respond was sent:\n" .. e:trace())
+    t.eq(1, s.open, "the approval is still open")
+    -- Telescope covers the middle 80%; the columns it leaves show the start of the diff.
+    t.contains(s.shown, "+++ b/", "the diff is on the screen beside telescope")
+    -- Nothing of kin's is drawn over telescope: its prompt row shows what was typed.
+    local prompt_rows = e:lua([[
+      local t = require("harness")
+      local r, rows = t.win_rect(_G.prompt_win), {}
+      for row = r.top, r.bottom do
+        rows[#rows + 1] = t.screen_row(row)
+      end
+      return table.concat(rows, "\n")
+    ]])
+    t.contains(prompt_rows, typed:sub(1, 20), "telescope's prompt is on the screen")
+    -- The person picks a file (backspacing what they typed first); <CR> goes to telescope.
+    e:input(("<BS>"):rep(#typed) .. "1asdpt")
+    e:wait([[
+      local picker = require("telescope.actions.state").get_current_picker(vim.api.nvim_get_current_buf())
+      local entry = require("telescope.actions.state").get_selected_entry()
+      return picker ~= nil and picker:_get_prompt() == "1asdpt" and picker.manager:num_results() == 1
+        and entry ~= nil and entry[1] == "1asdpt.go"
+    ]], "telescope to narrow the files to 1asdpt.go")
+    e:input("<CR>")
+    e:wait([[return _G.picked ~= nil]], "telescope to pick")
+    t.eq("1asdpt.go", e:lua([[return _G.picked]]))
+    s = e:wait(([[
+      local s = (function() %s end)()
+      return not s.covered and s
+    ]]):format(STATE), "telescope closed")
+    t.eq({}, s.decisions, "picking answered nothing")
+    t.contains(s.shown, "+++ b/long.go", "kin's window, uncovered, shows the diff")
+    answer_deny()
+  end)
+
+  it("dressing.nvim's vim.ui.input keeps the cursor and the keys, <CR> included; only d in kin's window answers", function()
+    start()
+    e:lua([[
+      require("fixtures.plugins").use("dressing.nvim")
+      require("dressing").setup({})
+      _G.entered = nil
+      vim.ui.input({ prompt = "Rename to: " }, function(text)
+        _G.entered = text or false
+      end)
+      _G.input_win = vim.api.nvim_get_current_win()
+      require("kin.chat").ask("please write long")
+    ]])
+    e:wait([[return vim.bo.filetype == "DressingInput" and vim.api.nvim_get_mode().mode == "i"]], "dressing's input in Insert mode")
+    local input_win = e:lua([[return _G.input_win]])
+    local typed = type_through_the_approval("1asdpt")
+    local s = e:wait(([[
+      local s = (function() %s end)()
+      return s.line == %q and s
+    ]]):format(STATE, typed), "every key in dressing's input")
+    t.eq(input_win, s.win, "dressing's input kept the cursor")
+    t.eq("i", s.mode, "still in Insert mode")
+    t.eq({}, s.decisions, "no approval/respond was sent:\n" .. e:trace())
+    t.eq(1, s.open, "the approval is still open")
+    t.contains(s.shown, "compute(", "the diff is on the screen around dressing's input")
+    -- <CR> confirms the input, as it would without kin.
+    e:input("<CR>")
+    e:wait([[return _G.entered ~= nil]], "dressing's input to be confirmed")
+    t.eq(typed, e:lua([[return _G.entered]]))
+    s = e:wait(([[
+      local s = (function() %s end)()
+      return not s.covered and s
+    ]]):format(STATE), "dressing's input closed")
+    t.eq({}, s.decisions, "<CR> answered nothing")
+    t.contains(s.shown, "+++ b/long.go", "kin's window, uncovered, shows the diff")
+    answer_deny()
+  end)
+end)
