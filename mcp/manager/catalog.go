@@ -175,8 +175,7 @@ func (s *server) refetch(conn *connect.Conn) {
 	}
 	var le *catalog.LimitError
 	if err != nil && errors.As(err, &le) {
-		s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-		hadPrompts := s.dropPrompts()
+		hadPrompts := s.detach()
 		s.mu.Unlock()
 		conn.Close()
 		s.fail(StateUnavailable, "after a tool list change: "+le.Error())

@@ -360,8 +360,7 @@ func (s *server) watch(conn *connect.Conn) {
 		s.mu.Unlock()
 		return
 	}
-	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-	hadPrompts := s.dropPrompts()
+	hadPrompts := s.detach()
 	s.mu.Unlock()
 	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)")
 	if hadPrompts {
@@ -378,8 +377,7 @@ func (s *server) stop(report bool) {
 		s.kill()
 	}
 	conn := s.conn
-	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-	hadPrompts := s.dropPrompts()
+	hadPrompts := s.detach()
 	s.mu.Unlock()
 	if conn != nil {
 		conn.Close()
@@ -397,12 +395,13 @@ func (s *server) stop(report bool) {
 	}
 }
 
-// dropPrompts forgets the prompts of a connection that ended, reporting
-// whether there were any. Call with s.mu held.
-func (s *server) dropPrompts() bool {
-	had := len(s.prompts) > 0
-	s.prompts = nil
-	return had
+// detach forgets the live connection and what it offered (tools,
+// resources, prompts), reporting whether it had prompts: the caller then
+// tells the Host, without locks. Call with s.mu held.
+func (s *server) detach() (hadPrompts bool) {
+	hadPrompts = len(s.prompts) > 0
+	s.conn, s.defs, s.tools, s.resources, s.prompts = nil, nil, nil, false, nil
+	return hadPrompts
 }
 
 // omittedTools lists the tools of the live connection that were left out.
