@@ -210,9 +210,8 @@ func (s *server) launchRequest() LaunchRequest {
 		Env:         s.disp.Env,
 		Headers:     s.disp.Headers,
 	}
-	h := trust.Hash(s.cfg)
 	for _, e := range s.m.trust.List() {
-		if e.Name == s.cfg.Name && e.Hash != h {
+		if e.Name == s.cfg.Name && e.Hash != s.id {
 			r.Changed = true
 		}
 	}
