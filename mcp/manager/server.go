@@ -272,8 +272,8 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 		s.m.promptsChanged()
 	}
 	go s.watch(conn)
-	go s.refreshLoop(conn)
-	go s.promptLoop(conn)
+	go s.refreshLoop(conn, s.refresh, s.refetch)
+	go s.refreshLoop(conn, s.promptRefresh, s.refetchPrompts)
 	go s.checkListen(conn)
 }
 
@@ -294,10 +294,10 @@ func (s *server) dialOptions() connect.Options {
 			// send the decline back and retry.
 			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				s.requestRefresh()
+				request(s.refresh)
 			},
 			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-				s.requestPromptRefresh()
+				request(s.promptRefresh)
 			},
 			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 				Form: &mcp.FormElicitationCapabilities{},
