@@ -80,6 +80,9 @@ func (s *server) Destination() string { return s.disp.Launch }
 // Redact removes the server's secrets from t: its env and header values,
 // URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
+	if t == "" {
+		return "" // nothing to hide: spare the sign-in store a read
+	}
 	return s.redactor().String(t)
 }
 
@@ -124,8 +127,9 @@ func (s *server) Track(env tool.Env) func() {
 	}
 }
 
-// set records a state and reports it.
-func (s *server) set(st State, msg string) {
+// set records a state and reports it. It returns msg as recorded
+// (redacted).
+func (s *server) set(st State, msg string) string {
 	msg = s.Redact(msg)
 	s.mu.Lock()
 	s.state, s.lastErr = st, msg
@@ -133,16 +137,17 @@ func (s *server) set(st State, msg string) {
 	s.mu.Unlock()
 	s.m.log.Info("mcp server state", zap.String("server", s.cfg.Name), zap.String("state", string(st)), zap.String("error", msg))
 	s.m.host.Status(Status{Server: s.cfg.Name, State: st, Tools: n, Error: msg})
+	return msg
 }
 
 // fail records an unavailable (or needs_login) state and tells the person.
 func (s *server) fail(st State, msg string) {
-	s.set(st, msg)
+	msg = s.set(st, msg)
 	verb := "unavailable"
 	if st == StateNeedsLogin {
 		verb = "needs sign-in"
 	}
-	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.Redact(msg)))
+	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, msg))
 }
 
 // begin makes the server startable again and returns its lifetime context.
