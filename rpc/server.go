@@ -155,10 +155,7 @@ func (s *Server) editorGone(err error) {
 	// Not relayed as log/message: nothing sent can arrive, and the relay
 	// would write from inside the failed write (jsonrpc2's send lock).
 	s.opts.Logger.Warn("the editor stopped reading; closing the connection", zap.Error(err))
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn != nil {
+	if conn := s.connection(); conn != nil {
 		go conn.Close() // not on the writer's goroutine: it holds jsonrpc2's send lock
 	}
 }
@@ -348,9 +345,7 @@ func (s *Server) replyErr(ctx context.Context, conn *jsonrpc2.Conn, id jsonrpc2.
 
 // notify sends a notification; a closed connection is not an error here.
 func (s *Server) notify(method string, params any) {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
+	conn := s.connection()
 	if conn == nil {
 		return
 	}
