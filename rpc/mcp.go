@@ -198,6 +198,16 @@ func (s *Server) mcpService() (*MCPServers, error) {
 	return s.mcp, nil
 }
 
+// mcpServers is the connection's servers as grants/list and the front
+// commands take them: none without MCP.
+func (s *Server) mcpServers() []*MCPServers {
+	m, err := s.mcpService()
+	if err != nil {
+		return nil
+	}
+	return []*MCPServers{m}
+}
+
 func handleMCPList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	m, err := s.mcpService()
 	if err != nil {
