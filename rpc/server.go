@@ -198,8 +198,8 @@ type route struct {
 	// the handler, which waits for the running ones, off it (shutdown).
 	shutsDown bool
 	// order, when set, gives the key of the requests this one must follow
-	// in arrival order (bySession, inGroup).
-	order ordering
+	// in arrival order (BySession, InGroup).
+	order Ordering
 	// startsInOrder requests wait for the earlier ones of their key but not
 	// the later ones for them: they may wait minutes for the person or a
 	// server (mcp/apply, mcp/login).
