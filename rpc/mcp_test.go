@@ -1,7 +1,6 @@
 package rpc_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -338,25 +336,6 @@ func TestMCPManagerMethodsAndTrustGrants(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (the trace and
-// the log are written from several goroutines).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // bufferLogger logs everything, fields included, as JSON lines to buf.
 func bufferLogger(buf io.Writer) *zap.Logger {
 	enc := zapcore.NewJSONEncoder(zap.NewDevelopmentEncoderConfig())
@@ -441,7 +420,7 @@ func TestMCPOAuthSignInThroughTheProtocol(t *testing.T) {
 		"type": "http", "url": rs.URL, "auth": "oauth", "headers": map[string]any{"X-Tenant": "acme"},
 	}})
 	browser := &oauthtest.Browser{}
-	var trace, logs syncBuffer
+	var trace, logs lockedBuffer
 
 	ed := w.editorWith(bufferLogger(&logs), &trace)
 	signInEditor(t, ed, browser)
