@@ -97,12 +97,6 @@ func newSession(t *testing.T, ed *rpctest.Editor) string {
 	return s.Session.SessionID
 }
 
-func startTurn(t *testing.T, ed *rpctest.Editor, sid, input string) string {
-	var r rpc.TurnStartResult
-	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: input}, &r)
-	return r.TurnID
-}
-
 // The scenario of spec 000 section 5, through the editor protocol: trust the
 // server, approve one call and deny the second (the server sees exactly
 // one), then reopen the session with no MCP servers at all.
@@ -139,7 +133,7 @@ func TestMCPCallScenarioThroughTheProtocol(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "How do React hooks work?")
+	tid := start(t, ed, sid, "How do React hooks work?")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}
@@ -183,7 +177,7 @@ func TestMCPCallScenarioThroughTheProtocol(t *testing.T) {
 		t.Errorf("history lost the MCP call: %+v", res.History)
 	}
 	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
-	t2 := startTurn(t, ed2, sid, "thanks")
+	t2 := start(t, ed2, sid, "thanks")
 	if done := ed2.Wait("turn/completed", rpctest.Field("turnId", t2)); done["status"] != "completed" {
 		t.Errorf("%v", done)
 	}
@@ -204,13 +198,13 @@ func TestMCPInterruptedCallIsUnknownAndNeedsAcknowledgement(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "do the slow thing")
+	tid := start(t, ed, sid, "do the slow thing")
 	<-docs.SlowStarted
 	ed.MustCall("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
 	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "s1"), rpctest.Field("status", "unknown")))
 	before := len(w.model.Requests())
-	t2 := startTurn(t, ed, sid, "next")
+	t2 := start(t, ed, sid, "next")
 	ack := ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", t2)))
 	respond(ed, ack, "deny")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", t2)); done["status"] != "cancelled" {
@@ -248,7 +242,7 @@ func TestMCPElicitationReachesTheEditor(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "greet me")
+	tid := start(t, ed, sid, "greet me")
 	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
 	el := ed.Wait("elicitation/request", nil)
 	if el["server"] != "asker" || el["mode"] != "form" || len(el["fields"].([]any)) != 2 {
@@ -445,7 +439,7 @@ func TestMCPOAuthSignInThroughTheProtocol(t *testing.T) {
 		modeltest.Reply{Text: []string{"You are acme."}},
 	)
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "who am I?")
+	tid := start(t, ed, sid, "who am I?")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}
