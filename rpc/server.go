@@ -197,28 +197,13 @@ type route struct {
 	// shutsDown refuses every later request at once (on the loop) and runs
 	// the handler, which waits for the running ones, off it (shutdown).
 	shutsDown bool
-	// order, when set, gives the key of the requests this one must follow
-	// in arrival order (BySession, InGroup).
-	order Ordering
-	// startsInOrder requests wait for the earlier ones of their key but not
-	// the later ones for them: they may wait minutes for the person or a
-	// server (mcp/apply, mcp/login).
+	// The dispatcher's rules (Route, whose fields these are): asRoute
+	// hands them on.
+	order         Ordering
 	startsInOrder bool
-	// cancellable requests stop when $/cancelRequest (or teardown) ends
-	// their context, and are answered -32800: they only read, or undo
-	// nothing half done by stopping. Any request is cancelled while it
-	// still waits for its turn.
-	cancellable bool
-	// before names the notification of the session's turn that the
-	// handler holds (Server.hold) until this request's reply is written:
-	// turn/start's turnId comes before turn/started, turn/cancel's answer
-	// before turn/completed.
-	before string
-	// bulk requests read a lot (every session, a whole history). They
-	// share GOMAXPROCS-1 workers (at least one), so however many an editor
-	// sends, a processor stays free for the read loop and the requests a
-	// person waits on; a bulk request may wait for another.
-	bulk bool
+	cancellable   bool
+	before        string
+	bulk          bool
 }
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
