@@ -18,7 +18,7 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	if p.Input == "" && len(p.Parts) == 0 {
 		return nil, invalid("invalid params: input is empty")
 	}
-	in := agent.TextInput(p.Input)
+	var in agent.Input
 	if len(p.Parts) > 0 {
 		in = agent.Input{Parts: agentParts(p.Parts)}
 	} else {
