@@ -256,14 +256,14 @@ func needName(name string) error {
 }
 
 var (
-	handleMCPAdd = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
+	handleMCPAdd = mcpEdit(needConfig, func(m *MCPServers, p *MCPAddParams) error {
 		sc := config.Scope(p.Scope)
 		if sc == "" {
 			sc = config.ScopeProject
 		}
 		return m.store.Add(sc, p.Name, p.Config)
 	})
-	handleMCPUpdate = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
+	handleMCPUpdate = mcpEdit(needConfig, func(m *MCPServers, p *MCPAddParams) error {
 		sc, err := m.scopeOf(p.Scope, p.Name)
 		if err != nil {
 			return err
