@@ -91,7 +91,8 @@ func respond(ed *rpctest.Editor, req map[string]any, decision string) {
 	go ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: decision}, nil)
 }
 
-func newSession(t *testing.T, ed *rpctest.Editor) string {
+// newSession makes a session with no params on ed and returns its id.
+func newSession(t testing.TB, ed *rpctest.Editor) string {
 	var s rpc.SessionResult
 	ed.MustCall("session/new", nil, &s)
 	return s.Session.SessionID
