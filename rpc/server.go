@@ -222,8 +222,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.conn = conn
 	}
 	s.mu.Unlock()
+	params := json.RawMessage("{}")
+	if req.Params != nil && string(*req.Params) != "null" {
+		params = *req.Params
+	}
 	if req.Notif {
-		s.handleNotification(ctx, conn, req)
+		s.handleNotification(conn, req.Method, params)
 		return
 	}
 	r, ok := routes[req.Method]
@@ -241,10 +245,6 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case state == stateShutDown:
 		go s.replyErr(context.Background(), conn, req.ID, errShutDown)
 		return
-	}
-	params := json.RawMessage("{}")
-	if req.Params != nil && string(*req.Params) != "null" {
-		params = *req.Params
 	}
 	switch {
 	case r.onLoop:
@@ -267,8 +267,8 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 }
 
-func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	switch req.Method {
+func (s *Server) handleNotification(conn *jsonrpc2.Conn, method string, params json.RawMessage) {
+	switch method {
 	case NotifyInitialized:
 		s.mu.Lock()
 		mcp, initialized := s.mcp, s.state == stateInitialized
@@ -288,7 +288,7 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		conn.Close()
 	case NotifyCancelRequest:
 		var p CancelParams
-		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		if json.Unmarshal(params, &p) != nil {
 			return
 		}
 		id, err := idOf(p.ID)
@@ -297,15 +297,11 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		}
 		s.cancelRequest(id)
 	default:
-		if h, ok := documentNotifications[req.Method]; ok {
-			params := json.RawMessage("{}")
-			if req.Params != nil {
-				params = *req.Params
-			}
+		if h, ok := documentNotifications[method]; ok {
 			h(s, params)
 			return
 		}
-		s.log.Debug("ignored notification", zap.String("method", req.Method))
+		s.log.Debug("ignored notification", zap.String("method", method))
 	}
 }
 
