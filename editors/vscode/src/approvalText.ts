@@ -2,7 +2,7 @@
 // the card of a URL elicitation). Pure, so unit-tested (and fed every golden frame); the webview
 // draws it (src/webview/render.ts) and approvals.ts sends the choice.
 
-import type { ApprovalRequest, ElicitationRequest, PermissionOption, SandboxUse } from './protocol/types';
+import type { ApprovalRequest, ElicitationRequest, FileDiff, PermissionOption, SandboxUse } from './protocol/types';
 
 export interface CardButton {
 	/** The option's name exactly as kin sent it. */
@@ -103,7 +103,7 @@ export function approvalCard(p: ApprovalRequest): WaitingCard {
 		facts,
 		command: p.kind === 'tool_call' ? p.command : undefined,
 		arguments: p.kind === 'tool_call' && p.command === undefined ? p.arguments : undefined,
-		diffs: p.diffs?.length ? p.diffs.map((d) => ({ path: d.path, unified: d.unified || fallbackUnified(d.oldText, d.newText), ...countLines(d.unified || fallbackUnified(d.oldText, d.newText)) })) : undefined,
+		diffs: p.diffs?.length ? p.diffs.map(cardDiff) : undefined,
 		warning: [p.warning, p.alwaysAsk ? 'This change is always asked for (outside the workspace, or a sensitive path).' : ''].filter(Boolean).join('\n') || undefined,
 		buttons: cardButtons(p.options),
 	};
@@ -142,6 +142,11 @@ export function sandboxText(s: SandboxUse): string {
 	const net = s.network ? 'with network access' : 'no network';
 	const where = s.writable?.length ? `; it can change only ${s.writable.join(', ')}` : '; it can change nothing outside its own /tmp';
 	return `Sandboxed, ${net}${where}.`;
+}
+
+function cardDiff(d: FileDiff): CardDiff {
+	const unified = d.unified || fallbackUnified(d.oldText, d.newText);
+	return { path: d.path, unified, ...countLines(unified) };
 }
 
 function countLines(unified: string): { added: number; removed: number } {

@@ -20,8 +20,9 @@ export interface CardHost {
 }
 
 export class Approvals implements vscode.Disposable {
-	// open holds the requests kin sent and has not resolved yet, by requestId, oldest first.
-	private readonly open = new Map<string, ApprovalRequest>();
+	// open holds the requests kin sent and has not resolved yet, by requestId, oldest first, each
+	// with its card (a request never changes, so its card is made once, not on every redraw).
+	private readonly open = new Map<string, { p: ApprovalRequest; card: WaitingCard }>();
 	// answering holds the requests whose answer is on its way (their buttons are disabled).
 	private readonly answering = new Set<string>();
 	private readonly changed = new vscode.EventEmitter<number>();
@@ -56,9 +57,14 @@ export class Approvals implements vscode.Disposable {
 		return this.open.size;
 	}
 
+	/** Whether the request is one of the approvals still waiting. */
+	has(requestId: string): boolean {
+		return this.open.has(requestId);
+	}
+
 	/** The cards to draw, oldest first. */
 	cards(): (WaitingCard & { answering: boolean })[] {
-		return [...this.open.values()].map((p) => ({ ...approvalCard(p), answering: this.answering.has(p.requestId) }));
+		return [...this.open.values()].map(({ card }) => ({ ...card, answering: this.answering.has(card.requestId) }));
 	}
 
 	/** Shows a request (also one re-sent by session/resume's `pending`). */
@@ -66,13 +72,13 @@ export class Approvals implements vscode.Disposable {
 		if (this.open.has(p.requestId)) {
 			return;
 		}
-		this.open.set(p.requestId, p);
+		const card = approvalCard(p);
+		this.open.set(p.requestId, { p, card });
 		this.changed.fire(this.open.size);
 		if (p.diffs?.length && vscode.workspace.getConfiguration('kin').get<boolean>('openDiffOnApproval', true)) {
 			void this.openDiff(p.requestId);
 		}
 		if (!this.host?.visible) {
-			const card = approvalCard(p);
 			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
 			void vscode.window.showWarningMessage(notificationText(card), 'Review').then((c) => {
 				if (c === 'Review' && this.open.has(p.requestId)) {
@@ -84,7 +90,7 @@ export class Approvals implements vscode.Disposable {
 
 	/** Opens the diff editors of a request, beside the editor in use, without taking focus. */
 	async openDiff(requestId: string): Promise<void> {
-		const p = this.open.get(requestId);
+		const p = this.open.get(requestId)?.p;
 		if (p?.diffs?.length) {
 			await this.diffs.open(p.requestId, p.title, p.diffs);
 		}
@@ -92,7 +98,7 @@ export class Approvals implements vscode.Disposable {
 
 	/** The person's choice on a card: one of the request's optionIds. */
 	async answer(requestId: string, optionId: string): Promise<void> {
-		const p = this.open.get(requestId);
+		const p = this.open.get(requestId)?.p;
 		if (!p || this.answering.has(requestId)) {
 			return;
 		}

@@ -86,7 +86,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		status: viewStatus,
 		cards: () => [...approvals.cards(), ...elicitations.cards()],
 		answer: (requestId, optionId) =>
-			approvals.cards().some((c) => c.requestId === requestId) ? approvals.answer(requestId, optionId) : elicitations.answerLink(requestId, optionId),
+			approvals.has(requestId) ? approvals.answer(requestId, optionId) : elicitations.answerLink(requestId, optionId),
 		openDiff: (requestId) => approvals.openDiff(requestId),
 	});
 	approvals.host = ctx.view;

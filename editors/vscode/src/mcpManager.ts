@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { KinService } from './service';
-import type { McpCheckResult, McpListResult, McpScope, McpServerConfig, McpServerRow, McpServersResult } from './protocol/types';
+import type { McpAddParams, McpAdoptParams, McpCheckResult, McpListResult, McpLoginResult, McpScope, McpSetEnabledParams, McpServerConfig, McpServerRow, McpServersResult } from './protocol/types';
 import { foreignItem, noteItems, serverItem, shadowedItem } from './mcpText';
 import { maskedNames, splitArgs } from './shellWords';
 
@@ -80,7 +80,7 @@ export class McpManager {
 	}
 
 	private async setEnabled(s: McpServerRow, enabled: boolean): Promise<void> {
-		await this.service.request('mcp/setEnabled', { name: s.name, enabled });
+		await this.service.request('mcp/setEnabled', { name: s.name, enabled } satisfies McpSetEnabledParams);
 		await this.offerApply(`${s.name} ${enabled ? 'enabled' : 'disabled'}.`);
 	}
 
@@ -94,7 +94,7 @@ export class McpManager {
 	}
 
 	private async adopt(s: McpServerRow): Promise<void> {
-		await this.service.request('mcp/adopt', { name: s.name });
+		await this.service.request('mcp/adopt', { name: s.name } satisfies McpAdoptParams);
 		await this.offerApply(`${s.name} copied into .kin/mcp.json (not trusted yet: kin asks before it starts).`);
 	}
 
@@ -140,7 +140,7 @@ export class McpManager {
 		}
 		const r = await vscode.window.withProgress(
 			{ location: vscode.ProgressLocation.Notification, title: `kin: signing in to ${name}… (answer the sign-in link)`, cancellable: true },
-			(_p, token) => this.service.request<{ state: string }>('mcp/login', { name }, abortOn(token)),
+			(_p, token) => this.service.request<McpLoginResult>('mcp/login', { name }, abortOn(token)),
 		);
 		void vscode.window.showInformationMessage(`kin: ${name} is ${r.state}.`);
 	}
@@ -231,7 +231,7 @@ export class McpManager {
 				config.headers = headers;
 			}
 		}
-		await this.service.request(existing ? 'mcp/update' : 'mcp/add', { scope, name, config });
+		await this.service.request(existing ? 'mcp/update' : 'mcp/add', { scope, name, config } satisfies McpAddParams);
 		await this.offerApply(`${name} ${existing ? 'updated' : 'added'} (${scope}).`);
 		return true;
 	}

@@ -14,9 +14,11 @@ import type {
 	SessionConfigureParams,
 	SessionConfigureResult,
 	SessionInfo,
+	SessionListResult,
 	SessionMode,
 	SessionNewParams,
 	SessionResult,
+	TurnCancelResult,
 	TurnStartParams,
 	TurnStartResult,
 	TurnUndoParams,
@@ -106,7 +108,7 @@ export class ChatController implements vscode.Disposable {
 
 	async refreshSessions(): Promise<void> {
 		try {
-			const r = await this.service.request<{ sessions: SessionInfo[] }>('session/list', {});
+			const r = await this.service.request<SessionListResult>('session/list', {});
 			this.sessions = r.sessions ?? [];
 			const cur = this.sessions.find((s) => s.sessionId === this.sessionId);
 			if (cur) {
@@ -294,7 +296,7 @@ export class ChatController implements vscode.Disposable {
 		if (!this.sessionId) {
 			return false;
 		}
-		const r = await this.service.request<{ cancelled: boolean }>('turn/cancel', { sessionId: this.sessionId });
+		const r = await this.service.request<TurnCancelResult>('turn/cancel', { sessionId: this.sessionId });
 		return r.cancelled;
 	}
 

@@ -2,6 +2,7 @@
 // history) to what the transcript shows. No VS Code and no DOM here: the extension feeds it and
 // posts the state to the webview, and unit tests drive it directly.
 
+import { FINAL_TOOL_STATUSES } from '../protocol/types';
 import type {
 	ApprovalRequest,
 	ApprovalResolved,
@@ -230,32 +231,14 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 			}
 			return push(s, (key) => ({ type: 'user', key, turnId: p.turnId, text: p.input, ...(p.parts?.length ? { parts: p.parts } : {}) }));
 		}
-		case 'reasoning': {
-			const p = action.params;
-			if (!sameSession(state, p.sessionId) || p.text === '') {
-				return state;
-			}
-			const last = state.entries[state.entries.length - 1];
-			if (last && last.type === 'reasoning' && last.turnId === p.turnId) {
-				return replaceAt(state, state.entries.length - 1, { ...last, text: last.text + p.text });
-			}
-			return push(state, (key) => ({ type: 'reasoning', key, turnId: p.turnId, text: p.text }));
-		}
+		case 'reasoning':
+			return appendText(state, 'reasoning', action.params);
 		case 'usage': {
 			const p = action.params;
 			return sameSession(state, p.sessionId) ? withUsage(state, p) : state;
 		}
-		case 'delta': {
-			const p = action.params;
-			if (!sameSession(state, p.sessionId) || p.text === '') {
-				return state;
-			}
-			const last = state.entries[state.entries.length - 1];
-			if (last && last.type === 'assistant' && last.turnId === p.turnId) {
-				return replaceAt(state, state.entries.length - 1, { ...last, text: last.text + p.text });
-			}
-			return push(state, (key) => ({ type: 'assistant', key, turnId: p.turnId, text: p.text }));
-		}
+		case 'delta':
+			return appendText(state, 'assistant', action.params);
 		case 'toolCall':
 			return sameSession(state, action.params.sessionId) ? applyToolCall(state, action.params) : state;
 		case 'turnCompleted': {
@@ -298,13 +281,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 		}
 		case 'approvalRequest': {
 			const p = action.params;
-			if (p.sessionId !== undefined && !sameSession(state, p.sessionId)) {
-				return state;
-			}
-			if (p.sessionId === undefined && !state.session) {
-				return state;
-			}
-			if (state.entries.some((e) => e.type === 'waiting' && e.requestId === p.requestId)) {
+			if (!showsWaiting(state, p)) {
 				return state;
 			}
 			let s = state;
@@ -329,13 +306,7 @@ export function reduce(state: TranscriptState, action: Action): TranscriptState 
 		}
 		case 'elicitationRequest': {
 			const p = action.params;
-			if (p.sessionId !== undefined && !sameSession(state, p.sessionId)) {
-				return state;
-			}
-			if (p.sessionId === undefined && !state.session) {
-				return state;
-			}
-			if (state.entries.some((e) => e.type === 'waiting' && e.requestId === p.requestId)) {
+			if (!showsWaiting(state, p)) {
 				return state;
 			}
 			return push(state, (key) => ({
@@ -445,6 +416,29 @@ function applyHistoryItem(s: TranscriptState, item: HistoryItem): TranscriptStat
 	}
 }
 
+/**
+ * Whether a question goes into this transcript: one of this session, or of no session (a server
+ * launch, a sign-in link) while a session is shown, and not shown already (a resume re-sends it).
+ */
+function showsWaiting(state: TranscriptState, p: { requestId: string; sessionId?: string }): boolean {
+	if (p.sessionId !== undefined ? !sameSession(state, p.sessionId) : !state.session) {
+		return false;
+	}
+	return !state.entries.some((e) => e.type === 'waiting' && e.requestId === p.requestId);
+}
+
+/** Streamed text (an answer's delta, a reasoning summary's) goes onto the entry it continues. */
+function appendText(state: TranscriptState, type: 'assistant' | 'reasoning', p: TurnDelta | TurnReasoning): TranscriptState {
+	if (!sameSession(state, p.sessionId) || p.text === '') {
+		return state;
+	}
+	const last = state.entries[state.entries.length - 1];
+	if (last && last.type === type && last.turnId === p.turnId) {
+		return replaceAt(state, state.entries.length - 1, { ...last, text: last.text + p.text });
+	}
+	return push(state, (key) => ({ type, key, turnId: p.turnId, text: p.text }));
+}
+
 function applyToolCall(state: TranscriptState, p: ToolCallParams): TranscriptState {
 	const i = findTool(state, p.callId);
 	if (i < 0) {
@@ -481,7 +475,7 @@ function applyToolCall(state: TranscriptState, p: ToolCallParams): TranscriptSta
 }
 
 export function isFinal(status: ToolStatus): boolean {
-	return status === 'completed' || status === 'failed' || status === 'denied' || status === 'unknown' || status === 'output_limit';
+	return FINAL_TOOL_STATUSES.includes(status);
 }
 
 /** One line (or a few) saying what an approval is about, for the inline card. */

@@ -357,8 +357,9 @@ function draw(m: StateMessage): void {
 				)}${s.turns !== undefined ? ` (${s.turns})` : ''}</option>`,
 		),
 	].join('');
-	if (select.innerHTML !== options) {
-		select.innerHTML = options;
+	setHtml(select, options);
+	if (select.value !== (current ?? '')) {
+		select.value = current ?? ''; // a pick kin did not follow (a failed resume) shows the session there is
 	}
 
 	const st = m.status;
@@ -385,8 +386,7 @@ function draw(m: StateMessage): void {
 	document.body.dataset.mode = m.mode;
 	drawModels(m);
 	const g = renderGauge(t.usage);
-	if (gauge.innerHTML !== g) {
-		gauge.innerHTML = g;
+	if (setHtml(gauge, g)) {
 		// The bar's width is set here: the page's CSP allows no inline style attributes.
 		const fill = gauge.querySelector<HTMLElement>('.fill');
 		const meter = gauge.querySelector<HTMLElement>('[aria-valuenow]');
@@ -395,12 +395,25 @@ function draw(m: StateMessage): void {
 		}
 	}
 	const a = renderParts(m.attachments, true);
-	if (attachments.innerHTML !== a) {
-		attachments.innerHTML = a;
-	}
+	setHtml(attachments, a);
 
 	drawEntries(t.entries);
 	drawCards(m.cards);
+}
+
+// drawnHtml is the markup each control was last drawn from. Reading innerHTML back is no test of
+// a change: the browser serialises it its own way (`selected=""`, the gauge's style width), so
+// the controls were rebuilt on every post, an open picker with them.
+const drawnHtml = new WeakMap<HTMLElement, string>();
+
+/** Sets an element's markup when it differs from what it was last drawn from; true when it did. */
+function setHtml(el: HTMLElement, html: string): boolean {
+	if (drawnHtml.get(el) === html) {
+		return false;
+	}
+	drawnHtml.set(el, html);
+	el.innerHTML = html;
+	return true;
 }
 
 /** The model and effort pickers: kin's models (a model without its key says so), its efforts. */
@@ -412,18 +425,14 @@ function drawModels(m: StateMessage): void {
 	const opts = models
 		.map((x) => `<option value="${escapeHtml(x.id)}"${x.id === m.model ? ' selected' : ''}${x.configured ? '' : ` title="${escapeHtml(x.missing ?? 'not configured')}"`}>${escapeHtml(x.name)}${x.configured ? '' : ' (not configured)'}</option>`)
 		.join('');
-	if (modelSelect.innerHTML !== opts) {
-		modelSelect.innerHTML = opts;
-	}
+	setHtml(modelSelect, opts);
 	if (m.model && modelSelect.value !== m.model) {
 		modelSelect.value = m.model;
 	}
 	modelSelect.disabled = running || models.length < 2;
 	const efforts = models.find((x) => x.id === m.model)?.efforts ?? [];
 	const eopts = [...(m.effort && efforts.includes(m.effort) ? [] : ['<option value="">default</option>']), ...efforts.map((e) => `<option value="${escapeHtml(e)}">${escapeHtml(e)}</option>`)].join('');
-	if (effortSelect.innerHTML !== eopts) {
-		effortSelect.innerHTML = eopts;
-	}
+	setHtml(effortSelect, eopts);
 	effortSelect.value = m.effort && efforts.includes(m.effort) ? m.effort : '';
 	effortSelect.disabled = running;
 	$('effort-picker').hidden = efforts.length === 0;

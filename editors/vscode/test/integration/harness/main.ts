@@ -283,6 +283,38 @@ async function main(): Promise<void> {
 		await completed;
 	});
 
+	await it('typing in the chat input while an approval card appears goes on into the input and answers nothing', async () => {
+		await vscode.commands.executeCommand('kin.openChat');
+		await until('the chat input to have the focus', async () => {
+			const f = (await person({ type: 'chatFocus' })).focus;
+			return f.id === 'input' && f.hasFocus;
+		});
+		await person({ type: 'webviewFill', selector: '#input', value: '' });
+		await person({ type: 'type', text: 'a note I was writing ' });
+		let answered: string | undefined;
+		const resolved = next(ctx, 'approval/resolved').then((p) => ((answered = p.decision), p));
+		const request = next(ctx, 'approval/request');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('run the denied command');
+		const req = await request;
+		await person({ type: 'card', contains: 'echo kin-denied-output' });
+		// The card is on the page: the keys that follow (letters, spaces, then Enter, which sends
+		// nothing while the turn runs) go on into the input; none reaches the card.
+		await person({ type: 'type', text: 'when the card came, y and n and a space ' });
+		await person({ type: 'key', key: 'Enter' });
+		const focus = (await person({ type: 'chatFocus' })).focus;
+		assert.equal(focus.id, 'input', `the input keeps the focus: ${JSON.stringify(focus)}`);
+		assert.notEqual(focus.inCard, true);
+		assert.equal((await person({ type: 'inputValue' })).value, 'a note I was writing when the card came, y and n and a space ');
+		assert.equal(ctx.approvals.waiting, 1, 'the approval still waits');
+		assert.equal(answered, undefined, 'nothing answered the approval');
+		await person({ type: 'card', contains: 'echo kin-denied-output', click: 'Deny' });
+		assert.equal((await resolved).decision, 'deny');
+		assert.equal((await resolved).requestId, req.requestId);
+		await completed;
+		await person({ type: 'webviewFill', selector: '#input', value: '' });
+	});
+
 	await it('with the chat hidden, a notification says an approval waits and leads to its card, Deny focused', async () => {
 		await vscode.commands.executeCommand('workbench.view.explorer');
 		await until('the chat to be hidden', () => !ctx.view.visible);
