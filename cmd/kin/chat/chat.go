@@ -535,8 +535,7 @@ func (u *ui) question(text string) {
 		u.fail(err)
 		return
 	}
-	u.running = true
-	u.calls = map[string]*callState{}
+	u.startedTurn()
 }
 
 // inputClosed: nobody can answer any more. What waits is refused, and the
