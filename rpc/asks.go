@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
@@ -35,21 +34,7 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 // checked (kin serve's and kin acp's alike): an accept must fill the form
 // (ask.Check), a decline or cancel carries nothing, and no answer at all
 // is a cancel.
-func QuestionPolicy(fields []ask.Field) ask.Policy {
-	return ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
-		switch a.Choice {
-		case actionAccept:
-			content, err := ask.Check(fields, a.Content)
-			if err != nil {
-				return a, fmt.Errorf("%w: %v", errInvalidAnswer, err)
-			}
-			return ask.Answer{Choice: actionAccept, Content: content}, nil
-		case actionDecline, actionCancel:
-			return ask.Answer{Choice: a.Choice}, nil
-		}
-		return a, fmt.Errorf("%w: action must be accept, decline or cancel", errInvalidAnswer)
-	}}
-}
+func QuestionPolicy(fields []ask.Field) ask.Policy { return formPolicy(fields, true) }
 
 // QuestionFields are the form of kin's question: one required field per
 // question, free text or a choice (several, for a multi-select question).

@@ -31,12 +31,6 @@ func benchEditor(b *testing.B, w *rpctest.World) *rpctest.Editor {
 	return ed
 }
 
-func newBenchSession(b *testing.B, ed *rpctest.Editor) string {
-	var s rpc.SessionResult
-	ed.MustCall("session/new", nil, &s)
-	return s.Session.SessionID
-}
-
 // BenchmarkTurnStartToFirstDelta is the wait between pressing Enter and the
 // first words appearing, against a local mock model. Every operation is a
 // first turn in a fresh session, so the number does not grow with the
@@ -47,7 +41,7 @@ func BenchmarkTurnStartToFirstDelta(b *testing.B) {
 	var first rpctest.Samples
 	for b.Loop() {
 		b.StopTimer()
-		sid := newBenchSession(b, ed)
+		sid := newSession(b, ed)
 		w.Model.Script(modeltest.Reply{Text: []string{"first", " second"}})
 		b.StartTimer()
 		at := time.Now()
@@ -169,7 +163,7 @@ func BenchmarkBehindSlowRequests(b *testing.B) {
 		}
 	}
 	approval := func(w *rpctest.World, ed *rpctest.Editor) (string, any, func()) {
-		sid := newBenchSession(b, ed)
+		sid := newSession(b, ed)
 		w.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{Name: "bash", Arguments: `{"command":"true"}`}}}, modeltest.Reply{Text: []string{"ok"}})
 		var res rpc.TurnStartResult
 		ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "run true"}, &res)
@@ -179,7 +173,7 @@ func BenchmarkBehindSlowRequests(b *testing.B) {
 		}
 	}
 	cancel := func(w *rpctest.World, ed *rpctest.Editor) (string, any, func()) {
-		sid := newBenchSession(b, ed)
+		sid := newSession(b, ed)
 		hold := make(chan struct{})
 		w.Model.Script(modeltest.Reply{Text: []string{"a", "b"}, Hold: hold})
 		var res rpc.TurnStartResult

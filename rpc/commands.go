@@ -127,13 +127,7 @@ func (s *Server) frontCommands() []agent.FrontCommand {
 	return FrontCommands(func() *permission.Gate {
 		_, gate := s.service()
 		return gate
-	}, func(string) []*MCPServers {
-		m, err := s.mcpService()
-		if err != nil {
-			return nil
-		}
-		return []*MCPServers{m}
-	})
+	}, func(string) []*MCPServers { return s.mcpServers() })
 }
 
 // FrontCommands are /grants and /mcp over a gate and the MCP servers a

@@ -37,8 +37,6 @@ import (
 // Ordering returns a request's ordering key from its params ("": none).
 type Ordering func(params json.RawMessage) string
 
-type ordering = Ordering
-
 // BySession orders requests naming the same sessionId.
 func BySession(params json.RawMessage) string {
 	var p struct {
@@ -55,12 +53,6 @@ func SessionKey(id string) string { return "session " + id }
 func InGroup(name string) Ordering {
 	return func(json.RawMessage) string { return name }
 }
-
-var (
-	bySession  = BySession
-	sessionKey = SessionKey
-	inGroup    = InGroup
-)
 
 // sequencer lets requests that share a key run in arrival order.
 type sequencer struct {

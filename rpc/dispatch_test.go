@@ -112,7 +112,7 @@ func send(t *testing.T, ed *rpctest.Editor, method string, params any, opts ...j
 	return jsonrpc2.Waiter{}
 }
 
-// answer waits for a dispatched request's answer (bounded by rpctest.Timeout).
+// reply waits for a dispatched request's answer (bounded by rpctest.Timeout).
 func reply(w jsonrpc2.Waiter, out any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rpctest.Timeout)
 	defer cancel()

@@ -153,9 +153,7 @@ type editorPort struct{ s *Server }
 // apply the edit, and so is a request that could not be sent; a request
 // sent and not answered is an error (the edit may be applied).
 func (p editorPort) ApplyEdit(ctx context.Context, e files.Edit) (files.EditResult, error) {
-	p.s.mu.Lock()
-	conn := p.s.conn
-	p.s.mu.Unlock()
+	conn := p.s.connection()
 	if conn == nil {
 		return files.EditResult{Reason: "there is no connection to the editor"}, nil
 	}

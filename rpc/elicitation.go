@@ -50,14 +50,20 @@ func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.El
 // end asks it: accept (with content that fits the form, as ask.Check
 // keeps it), decline or cancel, nothing partial passed on; a question
 // nobody answered is cancelled.
-func ElicitPolicy(r manager.ElicitRequest) ask.Policy {
+func ElicitPolicy(r manager.ElicitRequest) ask.Policy { return formPolicy(r.Fields, r.Mode == "form") }
+
+// formPolicy is the rule of every question to the person: accept (with
+// content that fits fields, as ask.Check keeps it, when the question is a
+// form; a URL elicitation's accept carries nothing), decline or cancel,
+// nothing partial passed on; a question nobody answered is cancelled.
+func formPolicy(fields []ask.Field, form bool) ask.Policy {
 	return ask.Policy{Refusal: actionCancel, Check: func(a ask.Answer) (ask.Answer, error) {
 		switch a.Choice {
 		case actionAccept:
-			if r.Mode != "form" {
+			if !form {
 				return ask.Answer{Choice: actionAccept}, nil
 			}
-			content, err := ask.Check(r.Fields, a.Content)
+			content, err := ask.Check(fields, a.Content)
 			if err != nil {
 				return a, fmt.Errorf("%w: %v", errInvalidAnswer, err)
 			}

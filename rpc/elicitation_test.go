@@ -30,7 +30,7 @@ func TestElicitationFormAnswerIsChecked(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "update my profile")
+	tid := start(t, ed, sid, "update my profile")
 	var el rpc.ElicitationRequest
 	raw := ed.Wait("elicitation/request", nil)
 	b, _ := json.Marshal(raw)

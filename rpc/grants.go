@@ -11,14 +11,7 @@ import (
 
 func handleGrantsList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	_, gate := s.service()
-	s.mu.Lock()
-	mcp := s.mcp
-	s.mu.Unlock()
-	var servers []*MCPServers
-	if mcp != nil {
-		servers = append(servers, mcp)
-	}
-	return grantsList(gate, servers), nil
+	return grantsList(gate, s.mcpServers()), nil
 }
 
 // grantsList is every standing grant: the gate's, then the servers' trust.

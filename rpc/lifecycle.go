@@ -75,7 +75,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined), zap.String("sandboxReason", sbst.Reason),
 		zap.Bool("bufferSync", docCaps.Sync), zap.Bool("applyEdit", buffers.ApplyEdits))
 	if gerr != nil {
-		// Not on the read loop (initialize runs there): see loopWrites.
+		// Not on the read loop (initialize runs there): see Server.Handle.
 		go s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
 	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}

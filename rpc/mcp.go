@@ -198,6 +198,16 @@ func (s *Server) mcpService() (*MCPServers, error) {
 	return s.mcp, nil
 }
 
+// mcpServers is the connection's servers as grants/list and the front
+// commands take them: none without MCP.
+func (s *Server) mcpServers() []*MCPServers {
+	m, err := s.mcpService()
+	if err != nil {
+		return nil
+	}
+	return []*MCPServers{m}
+}
+
 func handleMCPList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
 	m, err := s.mcpService()
 	if err != nil {
@@ -246,14 +256,14 @@ func needName(name string) error {
 }
 
 var (
-	handleMCPAdd = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
+	handleMCPAdd = mcpEdit(needConfig, func(m *MCPServers, p *MCPAddParams) error {
 		sc := config.Scope(p.Scope)
 		if sc == "" {
 			sc = config.ScopeProject
 		}
 		return m.store.Add(sc, p.Name, p.Config)
 	})
-	handleMCPUpdate = mcpEdit(func(p *MCPAddParams) error { return needConfig(p) }, func(m *MCPServers, p *MCPAddParams) error {
+	handleMCPUpdate = mcpEdit(needConfig, func(m *MCPServers, p *MCPAddParams) error {
 		sc, err := m.scopeOf(p.Scope, p.Name)
 		if err != nil {
 			return err

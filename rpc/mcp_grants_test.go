@@ -64,7 +64,7 @@ func turn(t *testing.T, w *world, ed *rpctest.Editor, calls ...[2]string) {
 		cs = append(cs, modeltest.Call{ID: c[0], Name: c[1], Arguments: `{"query":"q"}`})
 	}
 	w.model.Script(modeltest.Reply{Calls: cs}, modeltest.Reply{Text: []string{"done"}})
-	tid := startTurn(t, ed, newSession(t, ed), "go")
+	tid := start(t, ed, newSession(t, ed), "go")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}
@@ -227,7 +227,7 @@ func TestMCPApprovalEscapesArguments(t *testing.T) {
 	b, _ := json.Marshal(map[string]string{"query": spoofed})
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "o1", Name: "mcp__files__open", Arguments: strings.ReplaceAll(string(b), `\u202e`, "\u202e")}}},
 		modeltest.Reply{Text: []string{"done"}})
-	tid := startTurn(t, ed, newSession(t, ed), "open it")
+	tid := start(t, ed, newSession(t, ed), "open it")
 	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
 	ap := ed.Wait("approval/request", rpctest.Field("callId", "o1"))
 	if args := ap["arguments"].(string); !strings.Contains(args, `invoice_\u202egpj.exe\u200b`) || strings.ContainsAny(args, "\u202e\u200b") {

@@ -32,7 +32,7 @@ func TestMCPEchoedOAuthTokenIsRedacted(t *testing.T) {
 		modeltest.Reply{Text: []string{"ok"}},
 	)
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "what did you send?")
+	tid := start(t, ed, sid, "what did you send?")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}

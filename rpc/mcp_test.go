@@ -1,7 +1,6 @@
 package rpc_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,16 +91,11 @@ func respond(ed *rpctest.Editor, req map[string]any, decision string) {
 	go ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: decision}, nil)
 }
 
-func newSession(t *testing.T, ed *rpctest.Editor) string {
+// newSession makes a session with no params on ed and returns its id.
+func newSession(t testing.TB, ed *rpctest.Editor) string {
 	var s rpc.SessionResult
 	ed.MustCall("session/new", nil, &s)
 	return s.Session.SessionID
-}
-
-func startTurn(t *testing.T, ed *rpctest.Editor, sid, input string) string {
-	var r rpc.TurnStartResult
-	ed.MustCall("turn/start", rpc.TurnStartParams{SessionID: sid, Input: input}, &r)
-	return r.TurnID
 }
 
 // The scenario of spec 000 section 5, through the editor protocol: trust the
@@ -141,7 +134,7 @@ func TestMCPCallScenarioThroughTheProtocol(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "How do React hooks work?")
+	tid := start(t, ed, sid, "How do React hooks work?")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}
@@ -185,7 +178,7 @@ func TestMCPCallScenarioThroughTheProtocol(t *testing.T) {
 		t.Errorf("history lost the MCP call: %+v", res.History)
 	}
 	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
-	t2 := startTurn(t, ed2, sid, "thanks")
+	t2 := start(t, ed2, sid, "thanks")
 	if done := ed2.Wait("turn/completed", rpctest.Field("turnId", t2)); done["status"] != "completed" {
 		t.Errorf("%v", done)
 	}
@@ -206,13 +199,13 @@ func TestMCPInterruptedCallIsUnknownAndNeedsAcknowledgement(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "do the slow thing")
+	tid := start(t, ed, sid, "do the slow thing")
 	<-docs.SlowStarted
 	ed.MustCall("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
 	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "s1"), rpctest.Field("status", "unknown")))
 	before := len(w.model.Requests())
-	t2 := startTurn(t, ed, sid, "next")
+	t2 := start(t, ed, sid, "next")
 	ack := ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", t2)))
 	respond(ed, ack, "deny")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", t2)); done["status"] != "cancelled" {
@@ -250,7 +243,7 @@ func TestMCPElicitationReachesTheEditor(t *testing.T) {
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "greet me")
+	tid := start(t, ed, sid, "greet me")
 	ed.Wait("turn/completed", rpctest.Field("turnId", tid))
 	el := ed.Wait("elicitation/request", nil)
 	if el["server"] != "asker" || el["mode"] != "form" || len(el["fields"].([]any)) != 2 {
@@ -338,25 +331,6 @@ func TestMCPManagerMethodsAndTrustGrants(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (the trace and
-// the log are written from several goroutines).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // bufferLogger logs everything, fields included, as JSON lines to buf.
 func bufferLogger(buf io.Writer) *zap.Logger {
 	enc := zapcore.NewJSONEncoder(zap.NewDevelopmentEncoderConfig())
@@ -441,7 +415,7 @@ func TestMCPOAuthSignInThroughTheProtocol(t *testing.T) {
 		"type": "http", "url": rs.URL, "auth": "oauth", "headers": map[string]any{"X-Tenant": "acme"},
 	}})
 	browser := &oauthtest.Browser{}
-	var trace, logs syncBuffer
+	var trace, logs lockedBuffer
 
 	ed := w.editorWith(bufferLogger(&logs), &trace)
 	signInEditor(t, ed, browser)
@@ -466,7 +440,7 @@ func TestMCPOAuthSignInThroughTheProtocol(t *testing.T) {
 		modeltest.Reply{Text: []string{"You are acme."}},
 	)
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "who am I?")
+	tid := start(t, ed, sid, "who am I?")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}

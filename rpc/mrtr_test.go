@@ -85,7 +85,7 @@ func bookingWorld(t *testing.T, answer func(req map[string]any) map[string]any) 
 		}
 	})
 	sid := newSession(t, ed)
-	tid := startTurn(t, ed, sid, "book a table")
+	tid := start(t, ed, sid, "book a table")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}

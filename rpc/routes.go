@@ -9,20 +9,20 @@ var routes = map[string]route{
 
 	"session/new":    {handle: handleSessionNew},
 	"session/list":   {handle: handleSessionList, cancellable: true, bulk: true},
-	"session/resume": {handle: handleSessionResume, order: bySession, cancellable: true, bulk: true},
-	"session/delete": {handle: handleSessionDelete, order: bySession},
+	"session/resume": {handle: handleSessionResume, order: BySession, cancellable: true, bulk: true},
+	"session/delete": {handle: handleSessionDelete, order: BySession},
 	// session/compact asks the model for a summary, which takes a while: a
 	// later request of the session (a turn/cancel) does not wait for it.
-	MethodSessionCompact: {handle: handleSessionCompact, order: bySession, startsInOrder: true, cancellable: true},
+	MethodSessionCompact: {handle: handleSessionCompact, order: BySession, startsInOrder: true, cancellable: true},
 	MethodModelsList:     {handle: handleModelsList},
 
-	"turn/start":  {handle: handleTurnStart, order: bySession, before: NotifyTurnStarted},
-	"turn/cancel": {handle: handleTurnCancel, order: bySession, before: NotifyTurnCompleted},
+	"turn/start":  {handle: handleTurnStart, order: BySession, before: NotifyTurnStarted},
+	"turn/cancel": {handle: handleTurnCancel, order: BySession, before: NotifyTurnCompleted},
 	// A turn's file changes are put back through the session's file access
 	// (the editor may be asked): it changes things, so it runs to its end.
-	"turn/undo": {handle: handleTurnUndo, order: bySession},
+	"turn/undo": {handle: handleTurnUndo, order: BySession},
 
-	"session/configure": {handle: handleSessionConfigure, order: bySession},
+	"session/configure": {handle: handleSessionConfigure, order: BySession},
 	"commands/list":     {handle: handleCommandsList, cancellable: true},
 
 	// Answers to the person's questions name a requestId, not a session:
@@ -31,19 +31,19 @@ var routes = map[string]route{
 	"approval/respond":    {handle: handleApprovalRespond},
 	"elicitation/respond": {handle: handleElicitationRespond},
 
-	"mcp/list":       {handle: handleMCPList, order: inGroup("mcp"), cancellable: true},
-	"mcp/add":        {handle: handleMCPAdd, order: inGroup("mcp")},
-	"mcp/update":     {handle: handleMCPUpdate, order: inGroup("mcp")},
-	"mcp/remove":     {handle: handleMCPRemove, order: inGroup("mcp")},
-	"mcp/setEnabled": {handle: handleMCPSetEnabled, order: inGroup("mcp")},
-	"mcp/adopt":      {handle: handleMCPAdopt, order: inGroup("mcp")},
-	"mcp/apply":      {handle: handleMCPApply, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
-	"mcp/reload":     {handle: handleMCPReload, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
-	"mcp/check":      {handle: handleMCPCheck, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
-	"mcp/login":      {handle: handleMCPLogin, order: inGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/list":       {handle: handleMCPList, order: InGroup("mcp"), cancellable: true},
+	"mcp/add":        {handle: handleMCPAdd, order: InGroup("mcp")},
+	"mcp/update":     {handle: handleMCPUpdate, order: InGroup("mcp")},
+	"mcp/remove":     {handle: handleMCPRemove, order: InGroup("mcp")},
+	"mcp/setEnabled": {handle: handleMCPSetEnabled, order: InGroup("mcp")},
+	"mcp/adopt":      {handle: handleMCPAdopt, order: InGroup("mcp")},
+	"mcp/apply":      {handle: handleMCPApply, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/reload":     {handle: handleMCPReload, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/check":      {handle: handleMCPCheck, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
+	"mcp/login":      {handle: handleMCPLogin, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
 
-	"grants/list":   {handle: handleGrantsList, order: inGroup("grants"), cancellable: true},
-	"grants/revoke": {handle: handleGrantsRevoke, order: inGroup("grants")},
+	"grants/list":   {handle: handleGrantsList, order: InGroup("grants"), cancellable: true},
+	"grants/revoke": {handle: handleGrantsRevoke, order: InGroup("grants")},
 }
 
 // editorNotifications are the notifications kin handles, in

@@ -155,10 +155,7 @@ func (s *Server) editorGone(err error) {
 	// Not relayed as log/message: nothing sent can arrive, and the relay
 	// would write from inside the failed write (jsonrpc2's send lock).
 	s.opts.Logger.Warn("the editor stopped reading; closing the connection", zap.Error(err))
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn != nil {
+	if conn := s.connection(); conn != nil {
 		go conn.Close() // not on the writer's goroutine: it holds jsonrpc2's send lock
 	}
 }
@@ -200,28 +197,13 @@ type route struct {
 	// shutsDown refuses every later request at once (on the loop) and runs
 	// the handler, which waits for the running ones, off it (shutdown).
 	shutsDown bool
-	// order, when set, gives the key of the requests this one must follow
-	// in arrival order (bySession, inGroup).
-	order ordering
-	// startsInOrder requests wait for the earlier ones of their key but not
-	// the later ones for them: they may wait minutes for the person or a
-	// server (mcp/apply, mcp/login).
+	// The dispatcher's rules (Route, whose fields these are): asRoute
+	// hands them on.
+	order         Ordering
 	startsInOrder bool
-	// cancellable requests stop when $/cancelRequest (or teardown) ends
-	// their context, and are answered -32800: they only read, or undo
-	// nothing half done by stopping. Any request is cancelled while it
-	// still waits for its turn.
-	cancellable bool
-	// before names the notification of the session's turn that the
-	// handler holds (Server.hold) until this request's reply is written:
-	// turn/start's turnId comes before turn/started, turn/cancel's answer
-	// before turn/completed.
-	before string
-	// bulk requests read a lot (every session, a whole history). They
-	// share GOMAXPROCS-1 workers (at least one), so however many an editor
-	// sends, a processor stays free for the read loop and the requests a
-	// person waits on; a bulk request may wait for another.
-	bulk bool
+	cancellable   bool
+	before        string
+	bulk          bool
 }
 
 // Handle implements jsonrpc2.Handler. jsonrpc2 calls it inline in its read
@@ -240,8 +222,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.conn = conn
 	}
 	s.mu.Unlock()
+	params := json.RawMessage("{}")
+	if req.Params != nil && string(*req.Params) != "null" {
+		params = *req.Params
+	}
 	if req.Notif {
-		s.handleNotification(ctx, conn, req)
+		s.handleNotification(conn, req.Method, params)
 		return
 	}
 	r, ok := routes[req.Method]
@@ -259,10 +245,6 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case state == stateShutDown:
 		go s.replyErr(context.Background(), conn, req.ID, errShutDown)
 		return
-	}
-	params := json.RawMessage("{}")
-	if req.Params != nil && string(*req.Params) != "null" {
-		params = *req.Params
 	}
 	switch {
 	case r.onLoop:
@@ -285,8 +267,8 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 }
 
-func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	switch req.Method {
+func (s *Server) handleNotification(conn *jsonrpc2.Conn, method string, params json.RawMessage) {
+	switch method {
 	case NotifyInitialized:
 		s.mu.Lock()
 		mcp, initialized := s.mcp, s.state == stateInitialized
@@ -306,7 +288,7 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		conn.Close()
 	case NotifyCancelRequest:
 		var p CancelParams
-		if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		if json.Unmarshal(params, &p) != nil {
 			return
 		}
 		id, err := idOf(p.ID)
@@ -315,15 +297,11 @@ func (s *Server) handleNotification(ctx context.Context, conn *jsonrpc2.Conn, re
 		}
 		s.cancelRequest(id)
 	default:
-		if h, ok := documentNotifications[req.Method]; ok {
-			params := json.RawMessage("{}")
-			if req.Params != nil {
-				params = *req.Params
-			}
+		if h, ok := documentNotifications[method]; ok {
 			h(s, params)
 			return
 		}
-		s.log.Debug("ignored notification", zap.String("method", req.Method))
+		s.log.Debug("ignored notification", zap.String("method", method))
 	}
 }
 
@@ -348,9 +326,7 @@ func (s *Server) replyErr(ctx context.Context, conn *jsonrpc2.Conn, id jsonrpc2.
 
 // notify sends a notification; a closed connection is not an error here.
 func (s *Server) notify(method string, params any) {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
+	conn := s.connection()
 	if conn == nil {
 		return
 	}

@@ -146,16 +146,26 @@ const contentLength = "content-length:"
 // what an int64 holds.
 func parseLength(value string) (int64, error) {
 	v := strings.TrimSpace(value)
-	for _, c := range []byte(v) {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("bad Content-Length %q", clip(v))
-		}
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || v == "" {
+	n, ok := decimal(v)
+	if !ok {
 		return 0, fmt.Errorf("bad Content-Length %q", clip(v))
 	}
 	return n, nil
+}
+
+// decimal reads s when it is decimal digits only (no sign, no blank) that
+// fit an int64: a Content-Length, or a request id jsonrpc2 keeps as it is.
+func decimal(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 var errLongLine = errors.New("header line too long")

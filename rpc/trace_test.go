@@ -26,6 +26,8 @@ func TestMaskSecrets(t *testing.T) {
 	}
 }
 
+// lockedBuffer is a bytes.Buffer safe for concurrent writers (the trace and
+// the log are written from several goroutines).
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -18,7 +18,7 @@ func handleTurnStart(ctx context.Context, s *Server, params json.RawMessage) (an
 	if p.Input == "" && len(p.Parts) == 0 {
 		return nil, invalid("invalid params: input is empty")
 	}
-	in := agent.TextInput(p.Input)
+	var in agent.Input
 	if len(p.Parts) > 0 {
 		in = agent.Input{Parts: agentParts(p.Parts)}
 	} else {
@@ -42,7 +42,7 @@ func handleTurnCancel(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	s.hold(sessionKey(id), NotifyTurnCompleted) // the answer goes out first
+	s.hold(SessionKey(id), NotifyTurnCompleted) // the answer goes out first
 	return TurnCancelResult{Cancelled: svc.CancelTurn(id)}, nil
 }
 
@@ -53,6 +53,6 @@ func (s *Server) startTurn(svc *agent.Service, sessionID string, in agent.Input)
 	// if it had not yet); only then is the next turn's turn/started held
 	// until this reply is out, so the hold never waits for the old turn.
 	svc.Settle(sessionID)
-	s.hold(sessionKey(sessionID), NotifyTurnStarted)
+	s.hold(SessionKey(sessionID), NotifyTurnStarted)
 	return svc.StartTurn(sessionID, in, s.workspace())
 }

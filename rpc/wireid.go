@@ -3,7 +3,6 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -37,22 +36,10 @@ func aliasFor(id json.RawMessage) (string, bool) {
 		}
 		return idAliasPrefix + string(id), true
 	}
-	if plainID(id) {
-		return "", false
+	if _, plain := decimal(string(id)); plain {
+		return "", false // a number jsonrpc2 keeps as it is: digits that fit an int64
 	}
 	return idAliasPrefix + string(id), true
-}
-
-// plainID reports whether a number id survives jsonrpc2 unchanged: decimal
-// digits that fit an int64.
-func plainID(id json.RawMessage) bool {
-	for _, c := range id {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseInt(string(id), 10, 64)
-	return err == nil
 }
 
 // withID returns the body with its top-level id replaced.

@@ -161,22 +161,35 @@ func (e *Editor) OnRequest(method string, h func(req *jsonrpc2.Request, reply fu
 // WaitRequest returns the params of the first request of method kin sent.
 func (e *Editor) WaitRequest(method string) json.RawMessage {
 	e.t.Helper()
+	var params json.RawMessage
+	e.await("the request "+method, func() bool {
+		for _, r := range e.requests {
+			if r.Method == method {
+				params = r.Params
+				return true
+			}
+		}
+		return false
+	})
+	return params
+}
+
+// await returns once find, called under mu now and after every message kin
+// sends, reports true; it fails the test, naming what, after Timeout.
+func (e *Editor) await(what string, find func() bool) {
+	e.t.Helper()
 	deadline := time.After(Timeout)
 	for {
 		e.mu.Lock()
-		for _, r := range e.requests {
-			if r.Method == method {
-				e.mu.Unlock()
-				return r.Params
-			}
-		}
-		ch := e.changed
+		found, ch := find(), e.changed
 		e.mu.Unlock()
+		if found {
+			return
+		}
 		select {
 		case <-ch:
 		case <-deadline:
-			e.t.Fatalf("timed out waiting for the request %s", method)
-			return nil
+			e.t.Fatalf("timed out waiting for %s", what)
 		}
 	}
 }
@@ -286,31 +299,23 @@ func (e *Editor) InitializeWith(caps any, roots ...string) rpc.InitializeResult 
 // of method whose params satisfy match (nil matches any).
 func (e *Editor) Wait(method string, match func(map[string]any) bool) map[string]any {
 	e.t.Helper()
-	deadline := time.After(Timeout)
+	var m map[string]any
 	from := 0 // notes before this were already looked at
-	for {
-		e.mu.Lock()
+	e.await(method, func() bool {
 		for _, n := range e.notes[from:] {
 			from++
 			if n.Method != method {
 				continue
 			}
-			var m map[string]any
+			m = nil
 			_ = json.Unmarshal(n.Params, &m)
 			if match == nil || match(m) {
-				e.mu.Unlock()
-				return m
+				return true
 			}
 		}
-		ch := e.changed
-		e.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			e.t.Fatalf("timed out waiting for %s", method)
-			return nil
-		}
-	}
+		return false
+	})
+	return m
 }
 
 // Notes returns every notification of method so far.

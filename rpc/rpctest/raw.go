@@ -107,25 +107,19 @@ func Framed(body string) string {
 // Next returns kin's next frame, skipping notifications.
 func (r *Raw) Next() Answer {
 	r.t.Helper()
-	for {
-		select {
-		case f, ok := <-r.out:
-			if !ok {
-				r.t.Fatal("kin closed the connection")
-			}
-			if f.Method != "" {
-				continue
-			}
-			return f
-		case <-time.After(Timeout):
-			r.t.Fatal("no answer from kin")
-		}
-	}
+	return r.next("answer", func(f Answer) bool { return f.Method == "" })
 }
 
 // Notification returns kin's next notification of method, skipping every
 // other frame.
 func (r *Raw) Notification(method string) Answer {
+	r.t.Helper()
+	return r.next(method, func(f Answer) bool { return f.Method == method })
+}
+
+// next returns kin's next frame that want takes, skipping the others; it
+// fails the test, naming what, after Timeout.
+func (r *Raw) next(what string, want func(Answer) bool) Answer {
 	r.t.Helper()
 	for {
 		select {
@@ -133,11 +127,11 @@ func (r *Raw) Notification(method string) Answer {
 			if !ok {
 				r.t.Fatal("kin closed the connection")
 			}
-			if f.Method == method {
+			if want(f) {
 				return f
 			}
 		case <-time.After(Timeout):
-			r.t.Fatalf("no %s from kin", method)
+			r.t.Fatalf("no %s from kin", what)
 		}
 	}
 }
