@@ -221,7 +221,7 @@ func choices(r approvalRequest) []choice {
 			key = fmt.Sprint(i + 1)
 		}
 		c := choice{key: key, opt: o}
-		if deny == nil && (o.OptionID == "deny" || o.Kind == "reject_once") {
+		if deny == nil && isRefusal(o) {
 			deny = &c
 			continue
 		}
@@ -233,11 +233,14 @@ func choices(r approvalRequest) []choice {
 	return out
 }
 
-// denyOption is the optionId that refuses the request.
+func isRefusal(o option) bool { return o.OptionID == "deny" || o.Kind == "reject_once" }
+
+// denyOption is the optionId that refuses the request: its first refusal,
+// the one choices puts last.
 func denyOption(r approvalRequest) string {
-	for _, c := range choices(r) {
-		if c.opt.OptionID == "deny" || c.opt.Kind == "reject_once" {
-			return c.opt.OptionID
+	for _, o := range r.Options {
+		if isRefusal(o) {
+			return o.OptionID
 		}
 	}
 	return "deny"
@@ -247,9 +250,10 @@ func denyOption(r approvalRequest) string {
 // refusal (the default) in capitals.
 func approvalChoices(r approvalRequest) string {
 	var parts []string
+	deny := denyOption(r)
 	for _, c := range choices(r) {
 		key := c.key
-		if c.opt.OptionID == denyOption(r) {
+		if c.opt.OptionID == deny {
 			key = strings.ToUpper(key)
 		}
 		parts = append(parts, key+": "+cleanLine(first(c.opt.Name, c.opt.OptionID)))

@@ -18,9 +18,7 @@ func options(extra ...map[string]any) []map[string]any {
 
 // An MCP call's approval reads like spec 000 section 1, and "a" grants it.
 func TestMCPApprovalBlock(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("approval/request", map[string]any{
 		"requestId": "ap_5", "sessionId": "s_fake", "turnId": "t_2", "callId": "call_9",
 		"kind": "tool_call", "tool": "mcp__docs__query-docs", "toolKind": "other", "title": "Call query-docs on docs",
@@ -48,9 +46,7 @@ Approve this operation? [y: Allow once / a: Always allow mcp__docs__query-docs i
 
 // Server launches offer trust; acknowledgements ask plainly; Enter denies.
 func TestLaunchAndAcknowledge(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("approval/request", map[string]any{
 		"requestId": "ap_6", "kind": "server_launch", "server": "files", "title": "Start MCP server files",
 		"transport": "stdio", "destination": "npx -y @modelcontextprotocol/server-filesystem /data", "scope": "project",
@@ -90,9 +86,7 @@ func TestLaunchAndAcknowledge(t *testing.T) {
 
 // A question the service withdraws (turn cancelled) leaves the screen.
 func TestResolvedElsewhere(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("approval/request", map[string]any{"requestId": "ap_1", "kind": "tool_call", "tool": "bash", "title": "Run ls", "command": "ls", "cwd": "/w", "options": options()})
 	s.out.waitFor(t, "Approve this operation? [y: Allow once / N: Deny] ")
 	f.notify("approval/resolved", map[string]any{"requestId": "ap_1", "decision": "deny", "reason": "cancelled"})
@@ -111,9 +105,7 @@ func TestResolvedElsewhere(t *testing.T) {
 
 // Forms are asked field by field, with numbers checked and choices numbered.
 func TestElicitationForm(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("elicitation/request", map[string]any{
 		"requestId": "el_1", "sessionId": "s_fake", "server": "everything", "mode": "form",
 		"message": "Please provide your details",
@@ -170,9 +162,7 @@ func TestElicitationForm(t *testing.T) {
 // Multi-selects list their options by title and take several numbers,
 // within minItems and maxItems; formats are checked before sending.
 func TestElicitationMultiSelectAndFormats(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("elicitation/request", map[string]any{
 		"requestId": "el_1", "server": "everything", "mode": "form", "message": "Details",
 		"fields": []map[string]any{
@@ -212,9 +202,7 @@ func TestElicitationMultiSelectAndFormats(t *testing.T) {
 
 // URL mode shows the URL and asks; accepting only answers accept.
 func TestElicitationURL(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	url := "https://auth.example.com/authorize?client_id=app-123&state=xyz"
 	f.notify("elicitation/request", map[string]any{"requestId": "el_2", "server": "notion", "mode": "url", "purpose": "oauth",
 		"message": "Sign in to notion to connect it", "url": url})
@@ -287,9 +275,7 @@ func TestMCPListAndEscapes(t *testing.T) {
 
 // Ctrl-D with a question on screen denies it.
 func TestInputClosedDenies(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	f.notify("approval/request", map[string]any{"requestId": "ap_1", "kind": "tool_call", "tool": "bash", "title": "Run ls", "command": "ls", "options": options()})
 	s.out.waitFor(t, "Approve this operation?")
 	s.in.Close()

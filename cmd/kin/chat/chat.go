@@ -328,7 +328,7 @@ func (u *ui) initialize() (int, bool) {
 		u.errorf("initialize: %s%s", errText(err), u.serviceTail())
 		return ExitFailed, false
 	}
-	_ = u.conn.Notify(u.ctx, "initialized", struct{}{})
+	_ = u.conn.Notify(u.ctx, rpc.NotifyInitialized, struct{}{})
 	if res.ProtocolVersion != "1" {
 		u.warnf("the service speaks protocol version %q; kin chat knows version \"1\"", res.ProtocolVersion)
 	}
@@ -535,8 +535,7 @@ func (u *ui) question(text string) {
 		u.fail(err)
 		return
 	}
-	u.running = true
-	u.calls = map[string]*callState{}
+	u.startedTurn()
 }
 
 // inputClosed: nobody can answer any more. What waits is refused, and the
@@ -598,7 +597,7 @@ func (u *ui) cancelTurn() {
 
 func (u *ui) handle(n note) {
 	switch n.method {
-	case "turn/delta":
+	case rpc.NotifyTurnDelta:
 		var d turnDelta
 		if json.Unmarshal(n.params, &d) != nil || d.SessionID != u.session {
 			return
@@ -611,7 +610,7 @@ func (u *ui) handle(n note) {
 			return
 		}
 		u.scr.stream("text:"+d.TurnID, u.scr.bold("Assistant> "), "", clean(d.Text))
-	case "turn/started":
+	case rpc.NotifyTurnStarted:
 		var st rpc.TurnStarted
 		if json.Unmarshal(n.params, &st) != nil || st.SessionID != u.session {
 			return
@@ -619,15 +618,15 @@ func (u *ui) handle(n note) {
 		if l := attachedLine(st.Parts); l != "" {
 			u.scr.line(u.scr.dim(l))
 		}
-	case "turn/reasoning":
+	case rpc.NotifyTurnReasoning:
 		u.reasoning(n.params)
-	case "turn/usage":
+	case rpc.NotifyTurnUsage:
 		var us rpc.TurnUsage
 		if json.Unmarshal(n.params, &us) != nil || us.SessionID != u.session {
 			return
 		}
 		u.noteUsage(us.Usage)
-	case "turn/toolCall":
+	case rpc.NotifyTurnToolCall:
 		var c toolCall
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session {
 			return
@@ -635,41 +634,41 @@ func (u *ui) handle(n note) {
 		u.toolCall(c)
 	case rpc.NotifyCommandsChanged:
 		u.loadCommands()
-	case "turn/plan":
+	case rpc.NotifyTurnPlan:
 		var p rpc.TurnPlan
 		if json.Unmarshal(n.params, &p) != nil || p.SessionID != u.session {
 			return
 		}
 		u.showPlan(p.Entries)
-	case "turn/completed":
+	case rpc.NotifyTurnCompleted:
 		var c turnCompleted
 		if json.Unmarshal(n.params, &c) != nil || c.SessionID != u.session || !u.running {
 			return
 		}
 		u.turnDone(c)
-	case "approval/request":
+	case rpc.NotifyApprovalRequest:
 		var r approvalRequest
 		if json.Unmarshal(n.params, &r) != nil || r.RequestID == "" {
 			return
 		}
 		u.addAsk(&approvalAsk{req: r})
-	case "approval/resolved":
+	case rpc.NotifyApprovalResolved:
 		var r approvalResolved
 		if json.Unmarshal(n.params, &r) == nil {
 			u.resolved(r.RequestID, describeReason(r.Reason))
 		}
-	case "elicitation/request":
+	case rpc.NotifyElicitationRequest:
 		var r elicitationRequest
 		if json.Unmarshal(n.params, &r) != nil || r.RequestID == "" {
 			return
 		}
 		u.addAsk(&elicitAsk{req: r})
-	case "elicitation/resolved":
+	case rpc.NotifyElicitationResolved:
 		var r elicitationResolved
 		if json.Unmarshal(n.params, &r) == nil {
 			u.resolved(r.RequestID, describeReason(r.Reason))
 		}
-	case "mcp/status":
+	case rpc.NotifyMCPStatus:
 		var st mcpStatus
 		if json.Unmarshal(n.params, &st) != nil {
 			return
@@ -686,7 +685,7 @@ func (u *ui) handle(n note) {
 			l += ": " + cleanLine(st.Error)
 		}
 		u.scr.line(l)
-	case "notice":
+	case rpc.NotifyNotice:
 		var nt notice
 		if json.Unmarshal(n.params, &nt) != nil {
 			return
@@ -960,7 +959,7 @@ func errText(err error) string {
 
 func isNotFound(err error) bool {
 	var re *jsonrpc2.Error
-	return errors.As(err, &re) && re.Code == -32013
+	return errors.As(err, &re) && re.Code == rpc.CodeNotFound
 }
 
 func (u *ui) serviceTail() string {
@@ -981,7 +980,7 @@ func (u *ui) shutdown() {
 	default:
 		var out json.RawMessage
 		if err := u.conn.Call(ctx, "shutdown", nil, &out); err == nil {
-			_ = u.conn.Notify(ctx, "exit", nil)
+			_ = u.conn.Notify(ctx, rpc.NotifyExit, nil)
 		}
 	}
 	_ = u.conn.Close()

@@ -113,9 +113,7 @@ func (u *ui) busy() bool {
 
 func (u *ui) newSession(title string, say bool) bool {
 	var res sessionResult
-	if err := u.call("session/new", struct {
-		Title string `json:"title,omitempty"`
-	}{title}, &res); err != nil {
+	if err := u.call("session/new", sessionNewParams{Title: title}, &res); err != nil {
 		u.fail(err)
 		return false
 	}
@@ -160,7 +158,7 @@ func when(t time.Time) string {
 // resume redraws a session's history and makes it the current one.
 func (u *ui) resume(id string) {
 	var res resumeResult
-	if err := u.call("session/resume", sessionIDParams{SessionID: id}, &res); err != nil {
+	if err := u.call("session/resume", sessionResumeParams{SessionID: id}, &res); err != nil {
 		u.fail(err)
 		return
 	}

@@ -19,52 +19,39 @@ import (
 )
 
 // connOpts are the client connection's options: jsonrpc2's own log lines go
-// to Err only with --rpc, and --rpc and Trace see every message masked.
+// to Err only with --rpc, and --rpc and Trace see every message masked
+// (Trace as kin serve writes its own, rpc.TraceOpts; kin chat holds no
+// file contents to hide).
 func connOpts(o Options) []jsonrpc2.ConnOpt {
 	logw := io.Discard
 	if o.RPC {
 		logw = o.Err
 	}
 	opts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(log.New(logw, "kin chat: ", 0))}
+	if o.Trace != nil {
+		opts = append(opts, rpc.TraceOpts(o.Trace, func(*jsonrpc2.Request) bool { return false })...)
+	}
+	if !o.RPC {
+		return opts
+	}
 	var mu sync.Mutex
-	write := func(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	show := func(arrow string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		var msg any = req
 		if resp != nil {
 			msg = resp
-		}
-		if msg == (*jsonrpc2.Request)(nil) {
-			return
 		}
 		b, err := json.Marshal(msg)
 		if err != nil {
 			return
 		}
-		masked := rpc.MaskSecrets(b)
 		mu.Lock()
 		defer mu.Unlock()
-		if o.RPC {
-			arrow := "-->"
-			if dir == "in" {
-				arrow = "<--"
-			}
-			fmt.Fprintf(o.Err, "%s %s\n", arrow, masked)
-		}
-		if o.Trace != nil {
-			line, _ := json.Marshal(struct {
-				Time string          `json:"time"`
-				Dir  string          `json:"dir"`
-				Msg  json.RawMessage `json:"msg"`
-			}{time.Now().UTC().Format(time.RFC3339Nano), dir, masked})
-			_, _ = o.Trace.Write(append(line, '\n'))
-		}
+		fmt.Fprintf(o.Err, "%s %s\n", arrow, rpc.MaskSecrets(b))
 	}
-	if o.RPC || o.Trace != nil {
-		opts = append(opts,
-			jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { write("in", req, resp) }),
-			jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { write("out", req, resp) }),
-		)
-	}
-	return opts
+	return append(opts,
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { show("<--", req, resp) }),
+		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { show("-->", req, resp) }),
+	)
 }
 
 // Dial connects to `kin serve --listen` on a loopback address. The protocol

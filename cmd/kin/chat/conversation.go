@@ -13,14 +13,6 @@ import (
 // how full the model's window is when a turn ends (turn/completed carries
 // what the last turn/usage said).
 
-type (
-	modelsListResult       = rpc.ModelsListResult
-	sessionConfigureParams = rpc.SessionConfigureParams
-	sessionConfigureResult = rpc.SessionConfigureResult
-	sessionCompactResult   = rpc.SessionCompactResult
-	turnReasoning          = rpc.TurnReasoning
-)
-
 // model is how the header names a session's model and effort.
 func modelText(model, effort string) string {
 	if effort != "" {
@@ -34,7 +26,7 @@ func modelText(model, effort string) string {
 func (u *ui) chooseModel(fields []string) {
 	if len(fields) == 1 {
 		var res modelsListResult
-		if err := u.call("models/list", struct{}{}, &res); err != nil {
+		if err := u.call(rpc.MethodModelsList, struct{}{}, &res); err != nil {
 			u.fail(err)
 			return
 		}
@@ -73,7 +65,7 @@ func (u *ui) chooseModel(fields []string) {
 		p.Effort = &fields[2]
 	}
 	var res sessionConfigureResult
-	if err := u.call("session/configure", p, &res); err != nil {
+	if err := u.call(rpc.MethodSessionConfigure, p, &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -88,7 +80,7 @@ func (u *ui) loadModels() {
 		return
 	}
 	var res modelsListResult
-	if u.call("models/list", struct{}{}, &res) == nil {
+	if u.call(rpc.MethodModelsList, struct{}{}, &res) == nil {
 		u.ed.comp.setModels(res.Models)
 	}
 }
@@ -104,7 +96,7 @@ func (u *ui) compact() {
 	}
 	u.scr.line(u.scr.dim("Summarising the conversation…"))
 	var res sessionCompactResult
-	if err := u.call("session/compact", sessionIDParams{SessionID: u.session}, &res); err != nil {
+	if err := u.call(rpc.MethodSessionCompact, sessionIDParams{SessionID: u.session}, &res); err != nil {
 		u.fail(err)
 		return
 	}

@@ -53,7 +53,6 @@ type editor struct {
 	action rune // a private key the listener is to carry out
 	how    int  // how the line under way ends
 	draft  string
-	wasCut bool
 }
 
 // readSpec is a read the UI wants.

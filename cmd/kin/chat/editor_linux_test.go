@@ -66,9 +66,7 @@ func TestBinaryEditorEditing(t *testing.T) {
 func (term *terminal) quit() {
 	term.t.Helper()
 	term.typeIn("\x15/quit\r")
-	if err := term.waitExit(); err != nil {
-		term.t.Errorf("kin chat exited with %v", err)
-	}
+	term.exitOK()
 }
 
 // History is kept across runs in $KIN_HOME/chat_history (0600): Up recalls
@@ -276,9 +274,7 @@ func TestBinaryEditorOneShot(t *testing.T) {
 	term.awaitPrompt("Approve this operation? [y: Allow once / a: Always allow `touch` commands in this session / p: Always allow `touch` commands in every session / N: Deny] ")
 	term.typeIn("y\r")
 	term.await("Assistant> made it", 1)
-	if err := term.waitExit(); err != nil {
-		t.Errorf("kin chat exited with %v", err)
-	}
+	term.exitOK()
 	if _, err := os.Stat(filepath.Join(e.WS, "made")); err != nil {
 		t.Error("the approved command did not run")
 	}

@@ -43,6 +43,16 @@ func newFake(t *testing.T) (*fake, net.Conn) {
 	return f, b
 }
 
+// fakeChat runs an interactive kin chat on a new fake service and waits
+// for its first prompt.
+func fakeChat(t *testing.T) (*fake, *session) {
+	t.Helper()
+	f, conn := newFake(t)
+	s := run(t, conn, true, nil)
+	s.out.waitFor(t, "You> ")
+	return f, s
+}
+
 func (f *fake) handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 	var params json.RawMessage
 	if req.Params != nil {

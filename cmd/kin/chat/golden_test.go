@@ -49,9 +49,7 @@ func TestGoldenApprovalsOnScreen(t *testing.T) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			t.Fatal(err)
 		}
-		f, conn := newFake(t)
-		s := run(t, conn, true, nil)
-		s.out.waitFor(t, "You> ")
+		f, s := fakeChat(t)
 		f.notify("approval/request", json.RawMessage(raw))
 		// The prompt ends with the refusal, the default, in capitals.
 		out := s.out.waitFor(t, "N: "+r.Options[len(r.Options)-1].Name+"] ")
@@ -89,9 +87,7 @@ func TestGoldenFormsOnScreen(t *testing.T) {
 		if r.Mode != "form" {
 			continue
 		}
-		f, conn := newFake(t)
-		s := run(t, conn, true, nil)
-		s.out.waitFor(t, "You> ")
+		f, s := fakeChat(t)
 		f.notify("elicitation/request", json.RawMessage(raw))
 		who := "MCP server " + r.Server
 		if r.Source == "kin" {

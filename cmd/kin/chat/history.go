@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // historyMax is how many lines the history keeps: the file is cut back to
@@ -23,9 +22,6 @@ const historyMax = 1000
 // may be lost, never the file.
 type history struct {
 	path string
-
-	mu    sync.Mutex // guards lines
-	lines int        // lines in the file, as far as this run knows
 }
 
 // loadHistory reads the file (absent is empty) and cuts it back when it
@@ -48,12 +44,11 @@ func loadHistory(path string) (*history, []string) {
 			lines = append(lines, l)
 		}
 	}
-	h.lines = len(lines)
-	if len(lines) > historyMax {
-		lines = lines[len(lines)-historyMax:]
-	}
-	if h.lines > 2*historyMax {
-		h.rewrite(lines)
+	if n := len(lines); n > historyMax {
+		lines = lines[n-historyMax:]
+		if n > 2*historyMax {
+			h.rewrite(lines)
+		}
 	}
 	return h, lines
 }
@@ -63,8 +58,6 @@ func (h *history) add(line string) {
 	if h.path == "" || strings.ContainsAny(line, "\r\n") {
 		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
 		return
 	}
@@ -74,11 +67,8 @@ func (h *history) add(line string) {
 	}
 	// A file made by an older kin, or by hand, is narrowed to 0600 too.
 	_ = f.Chmod(0o600)
-	_, err = f.WriteString(line + "\n")
+	_, _ = f.WriteString(line + "\n")
 	f.Close()
-	if err == nil {
-		h.lines++
-	}
 }
 
 func (h *history) rewrite(lines []string) {
@@ -95,7 +85,5 @@ func (h *history) rewrite(lines []string) {
 		tmp.Close()
 		return
 	}
-	if os.Rename(tmp.Name(), h.path) == nil {
-		h.lines = len(lines)
-	}
+	_ = os.Rename(tmp.Name(), h.path)
 }

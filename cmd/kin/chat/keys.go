@@ -19,7 +19,6 @@ const (
 	keyPasteNewline                        // a newline inside a paste: the same, and not kept in history
 	keyDeleteWord                          // Alt-d, Ctrl-Delete
 	keyBackspaceWord                       // Alt-Backspace
-	keyRefresh                             // redraw (after a resume from Ctrl-Z)
 
 	// keyCancel+seq ends read seq at once (its line is kept as a draft);
 	// keyClear+seq empties it first. A request for a read that has ended
@@ -159,8 +158,7 @@ func (k *keyReader) write(b []byte) {
 				break
 			}
 			flush()
-			k.suspend()
-			out = utf8.AppendRune(out, keyRefresh)
+			k.suspend() // it redraws the prompt and the line after fg
 		default:
 			out = append(out, c)
 		}

@@ -75,7 +75,7 @@ func (u *ui) listCommands() {
 		return
 	}
 	var res rpc.CommandsListResult
-	if err := u.call("commands/list", rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
+	if err := u.call(rpc.MethodCommandsList, rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -128,7 +128,7 @@ func (u *ui) loadCommands() {
 		return
 	}
 	var res rpc.CommandsListResult
-	if err := u.call("commands/list", rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
+	if err := u.call(rpc.MethodCommandsList, rpc.CommandsListParams{SessionID: u.session}, &res); err != nil {
 		return // an older kin: kin chat's own commands are still there
 	}
 	u.commands = res.Commands

@@ -127,9 +127,7 @@ func TestCommandsChangedListsAgain(t *testing.T) {
 // asks it to apply an edit, and the reload notices that follow kin's own
 // writes are taken quietly.
 func TestNoBuffersReloadNoticesQuiet(t *testing.T) {
-	f, conn := newFake(t)
-	s := run(t, conn, true, nil)
-	s.out.waitFor(t, "You> ")
+	f, s := fakeChat(t)
 	init := f.waitCall("initialize", 1)
 	if caps, _ := init["capabilities"].(map[string]any); caps == nil || caps["textDocuments"] != nil {
 		t.Errorf("initialize capabilities %v", init["capabilities"])

@@ -182,6 +182,15 @@ func (term *terminal) typeIn(s string) {
 	}
 }
 
+// exitOK waits for kin chat to exit, and fails the test unless it
+// exited 0.
+func (term *terminal) exitOK() {
+	term.t.Helper()
+	if err := term.waitExit(); err != nil {
+		term.t.Errorf("kin chat exited with %v", err)
+	}
+}
+
 func (term *terminal) waitExit() error {
 	term.t.Helper()
 	select {
@@ -220,9 +229,7 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 	term.typeIn("\x03")
 	term.await("(Ctrl-C again to exit, or /quit)", 1)
 	term.typeIn("\x03")
-	if err := term.waitExit(); err != nil {
-		t.Errorf("kin chat exited with %v", err)
-	}
+	term.exitOK()
 }
 
 // Spec 000 section 1 through the real binary and a real MCP server: the
@@ -303,9 +310,7 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 		t.Errorf("the server got %q", out)
 	}
 	term.typeIn("/quit\r")
-	if err := term.waitExit(); err != nil {
-		t.Errorf("kin chat exited with %v", err)
-	}
+	term.exitOK()
 }
 
 // BenchmarkSpawnToPrompt is a person's wait for kin chat: from starting the

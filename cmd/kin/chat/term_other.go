@@ -20,6 +20,5 @@ func openTTY(in, out *os.File) (*tty, error) {
 
 func (t *tty) raw() error                   { return nil }
 func (t *tty) restore()                     {}
-func (t *tty) width() int                   { return 80 }
 func (t *tty) size() (int, int)             { return 80, 24 }
 func (t *tty) suspend(before, after func()) {}

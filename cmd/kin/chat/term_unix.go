@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // EditorSupported says whether kin chat has its line editor here (where
@@ -55,21 +56,13 @@ func (t *tty) restore() {
 	_ = unix.IoctlSetTermios(int(t.in.Fd()), ioctlSetTermios, t.saved)
 }
 
-// width is the terminal's width in columns (80 when it does not say).
-func (t *tty) width() int {
-	ws, err := unix.IoctlGetWinsize(int(t.out.Fd()), unix.TIOCGWINSZ)
-	if err != nil || ws.Col == 0 {
-		return 80
-	}
-	return int(ws.Col)
-}
-
+// size is the terminal's width and height (80 by 24 when it does not say).
 func (t *tty) size() (int, int) {
-	ws, err := unix.IoctlGetWinsize(int(t.out.Fd()), unix.TIOCGWINSZ)
-	if err != nil || ws.Col == 0 {
+	w, h, err := term.GetSize(int(t.out.Fd()))
+	if err != nil || w == 0 {
 		return 80, 24
 	}
-	return int(ws.Col), int(ws.Row)
+	return w, h
 }
 
 // suspend is Ctrl-Z: the terminal as it was, the process stopped as a

@@ -10,11 +10,18 @@ type (
 	initializeParams = rpc.InitializeParams
 	initializeResult = rpc.InitializeResult
 
-	sessionResult     = rpc.SessionResult
-	sessionListResult = rpc.SessionListResult
-	sessionIDParams   = rpc.SessionIDParams
-	historyItem       = rpc.HistoryItem
-	resumeResult      = rpc.SessionResumeResult
+	sessionNewParams    = rpc.SessionNewParams
+	sessionResult       = rpc.SessionResult
+	sessionResumeParams = rpc.SessionResumeParams
+	sessionListResult   = rpc.SessionListResult
+	sessionIDParams     = rpc.SessionIDParams
+	historyItem         = rpc.HistoryItem
+	resumeResult        = rpc.SessionResumeResult
+
+	sessionConfigureParams = rpc.SessionConfigureParams
+	sessionConfigureResult = rpc.SessionConfigureResult
+	sessionCompactResult   = rpc.SessionCompactResult
+	modelsListResult       = rpc.ModelsListResult
 
 	turnStartParams  = rpc.TurnStartParams
 	turnStartResult  = rpc.TurnStartResult
@@ -22,6 +29,7 @@ type (
 	turnDelta        = rpc.TurnDelta
 	toolCall         = rpc.TurnToolCall
 	turnCompleted    = rpc.TurnCompleted
+	turnReasoning    = rpc.TurnReasoning
 
 	option                = rpc.PermissionOption
 	sandboxUse            = rpc.SandboxUse
