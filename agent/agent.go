@@ -241,7 +241,9 @@ func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	if err != nil {
 		return Opened{}, err
 	}
-	info, log, err := s.store.Create(o.Title, o.Roots, modeRecorded(mode))
+	// The mode as parsed: the default is written as itself (agent), so the
+	// log says what the person had.
+	info, log, err := s.store.Create(o.Title, o.Roots, string(mode))
 	if err != nil {
 		return Opened{}, err
 	}

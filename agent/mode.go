@@ -13,7 +13,7 @@ func (sess *Session) setMode(mode permission.Mode) error {
 	if sess.currentMode() == mode {
 		return nil
 	}
-	if _, err := sess.append(session.Record{Type: session.TypeMode, Mode: modeRecorded(mode)}); err != nil {
+	if _, err := sess.append(session.Record{Type: session.TypeMode, Mode: string(mode)}); err != nil {
 		return err
 	}
 	if err := sess.sync(); err != nil {
@@ -24,10 +24,6 @@ func (sess *Session) setMode(mode permission.Mode) error {
 	sess.mu.Unlock()
 	return nil
 }
-
-// modeRecorded is how a mode is written: the default as itself, so a log
-// says what the person chose.
-func modeRecorded(m permission.Mode) string { return string(m) }
 
 // modeNote tells the model what the session's mode lets it do.
 func modeNote(m permission.Mode) string {

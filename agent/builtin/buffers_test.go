@@ -72,3 +72,28 @@ func TestWriteToAnUnsavedBufferIsRefusedBeforeAsking(t *testing.T) {
 	_, err := prepare(t, "write_file", env, map[string]any{"path": "a.txt", "content": "b\n"})
 	wantErr(t, err, "write_file: a.txt has unsaved changes in the editor, and this editor does not let kin edit its buffers: save or close the file, then ask again")
 }
+
+// countingAccess counts the reads that go through an Access (an ACP
+// client's reads are requests to it).
+type countingAccess struct {
+	kinfiles.Access
+	opens int
+}
+
+func (c *countingAccess) Open(ctx context.Context, path string) (*kinfiles.File, error) {
+	c.opens++
+	return c.Access.Open(ctx, path)
+}
+
+func TestReadFileReadsOnce(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"a.go": "package a\n"})
+	env, _ = withBuffers(t, env, true, filepath.Join(root, "a.go"), "package a\n\nvar unsaved = 1\n")
+	ca := &countingAccess{Access: env.Files}
+	env.Files = ca
+	r := call(t, "read_file", env, map[string]any{"path": "a.go"})
+	wantContains(t, r.Output, "     3\tvar unsaved = 1\n")
+	if ca.opens != 1 {
+		t.Fatalf("read_file read the file %d times", ca.opens)
+	}
+}

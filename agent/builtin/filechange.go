@@ -155,7 +155,7 @@ func (fc *fileChange) sensitive() string {
 // differ when a symlink below the root is followed).
 func (fc *fileChange) relPaths() (relAbs, relReal string) {
 	for _, r := range fc.ws.roots {
-		if within(r, fc.t.abs) {
+		if files.Within(r, fc.t.abs) {
 			relAbs, _ = filepath.Rel(r, fc.t.abs)
 			break
 		}

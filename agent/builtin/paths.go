@@ -68,13 +68,13 @@ func (w workspace) resolve(p string) (target, error) {
 
 	lexical := -1
 	for i, r := range w.roots {
-		if within(r, abs) {
+		if files.Within(r, abs) {
 			lexical = i
 			break
 		}
 	}
 	for i, r := range w.real {
-		if within(r, t.real) {
+		if files.Within(r, t.real) {
 			t.root = i
 			break
 		}
@@ -104,7 +104,7 @@ func (w workspace) confined(p string) (target, error) {
 
 // display shows an absolute path relative to the first root when inside it.
 func (w workspace) display(abs string) string {
-	if within(w.roots[0], abs) {
+	if files.Within(w.roots[0], abs) {
 		rel, err := filepath.Rel(w.roots[0], abs)
 		if err == nil {
 			return filepath.ToSlash(rel)
@@ -120,17 +120,6 @@ func (w workspace) displayReal(i int, rel string) string {
 		return rel
 	}
 	return filepath.Join(w.roots[i], filepath.FromSlash(rel))
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
 }
 
 // resolveExisting resolves the symlinks along the longest existing prefix of

@@ -82,19 +82,17 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
-	fa := filesOf(env)
-	f, err := openFile(ctx, fa, t)
+	f, err := openFile(ctx, filesOf(env), t)
 	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
+	// Read once, now: opening again to run would read an editor's buffer
+	// (and the file on disk, to tell whether it is saved) a second time, or
+	// ask an ACP client for the file again. A read error is still the
+	// call's result, reported when it runs.
+	out, err := readPage(f, t.real, t.disp, offset, limit)
 	f.Close()
-	return &tool.Action{Run: func(ctx context.Context, _ func(string)) tool.Result {
-		f, err := openFile(ctx, fa, t)
-		if err != nil {
-			return tool.Failed("read_file: " + err.Error())
-		}
-		defer f.Close()
-		out, err := readPage(f, t.real, t.disp, offset, limit)
+	return &tool.Action{Run: func(context.Context, func(string)) tool.Result {
 		if err != nil {
 			return tool.Failed("read_file: " + err.Error())
 		}

@@ -101,7 +101,7 @@ func (searchTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 	roots:
 		for i := range ws.roots {
 			for j := range ws.real {
-				if j != i && within(ws.real[j], ws.real[i]) && (ws.real[j] != ws.real[i] || j < i) {
+				if j != i && files.Within(ws.real[j], ws.real[i]) && (ws.real[j] != ws.real[i] || j < i) {
 					continue roots // nested in (or the same as) another root: searched there
 				}
 			}

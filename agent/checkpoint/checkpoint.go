@@ -282,7 +282,7 @@ func (s *Store) save(dir string, m manifest, durable bool) error {
 	if durable {
 		syncDir(filepath.Join(filepath.Dir(dir), "blobs"))
 	}
-	if err := writeFile(filepath.Join(dir, manifestName), b, 0o600, durable); err != nil {
+	if err := writeFile(filepath.Join(dir, manifestName), b, durable); err != nil {
 		return err
 	}
 	if durable {
@@ -306,7 +306,7 @@ func (s *Store) putBlob(sessionID string, content []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("checkpoint: %v", err)
 	}
-	return h, writeFile(p, content, 0o600, true) // its name is synced with the manifest
+	return h, writeFile(p, content, true) // its name is synced with the manifest
 }
 
 func (s *Store) blob(sessionID, h string) ([]byte, error) {
@@ -322,8 +322,9 @@ func (s *Store) blob(sessionID, h string) ([]byte, error) {
 
 // writeFile replaces p with data: a temporary file renamed over it, so a
 // reader or a crash sees the old file or the new one. With sync the file's
-// content is on disk before the rename.
-func writeFile(p string, data []byte, mode fs.FileMode, sync bool) error {
+// content is on disk before the rename. Its mode is os.CreateTemp's, 0600:
+// checkpoints are private.
+func writeFile(p string, data []byte, sync bool) error {
 	dir := filepath.Dir(p)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
@@ -331,9 +332,6 @@ func writeFile(p string, data []byte, mode fs.FileMode, sync bool) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
 	if err == nil && sync {
 		err = f.Sync()
 	}

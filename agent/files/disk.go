@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Disk reads and writes the files on disk: the Access of a front end with
@@ -163,6 +164,18 @@ func RealPath(p string) string {
 		}
 		dir = parent
 	}
+}
+
+// Within reports whether p is root or below it (both clean and absolute):
+// the test the tools confine paths with, and instructions its files.
+func Within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
 }
 
 // unwrapPathError drops the path from an *os.PathError: callers name the

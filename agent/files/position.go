@@ -47,12 +47,39 @@ func offset(text string, pos Position) (int, error) {
 
 // lineStart returns the byte offset where line starts, scanning from byte
 // from, where line fromLine (<= line) starts. It runs in the read loop for
-// every keystroke, so a text without "\r" (the usual case) is scanned for
-// "\n" alone, which strings.IndexByte does fast.
+// every keystroke, so it first looks for "\n" alone, which strings.Count
+// and strings.IndexByte do fast, and then for "\r" only in what that scan
+// covered (not in the rest of the text, as it did): only a text with "\r"
+// there is scanned again for both.
 func lineStart(text string, from, fromLine, line int) (int, error) {
-	cr := strings.IndexByte(text[from:], '\r') >= 0
-	start := from
-	for l := fromLine; l < line; l++ {
+	start, err := scanLines(text, from, fromLine, line, false)
+	covered := start
+	if err != nil {
+		covered = len(text)
+	}
+	if strings.IndexByte(text[from:covered], '\r') >= 0 {
+		return scanLines(text, from, fromLine, line, true)
+	}
+	return start, err
+}
+
+// scanLines is lineStart's scan; cr says lines may also end at "\r".
+func scanLines(text string, from, fromLine, line int, cr bool) (int, error) {
+	start, l := from, fromLine
+	if !cr {
+		// Whole blocks first, while the line is past them: one
+		// strings.Count per block costs much less than one IndexByte per
+		// (short) line. start may then be inside line l.
+		const block = 4 << 10
+		for l < line && start+block <= len(text) {
+			n := strings.Count(text[start:start+block], "\n")
+			if l+n >= line {
+				break
+			}
+			l, start = l+n, start+block
+		}
+	}
+	for ; l < line; l++ {
 		var i int
 		if cr {
 			i = strings.IndexAny(text[start:], "\r\n")

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -44,6 +45,44 @@ func TestOffsetCountsUTF16(t *testing.T) {
 	}
 	if _, err := offset("a", Position{-1, 0}); err == nil {
 		t.Error("a negative line was accepted")
+	}
+}
+
+// TestOffsetInALongText covers texts of many blocks of lookup (lines
+// shorter and longer than a block, "\r" only late in the text or not at
+// all): every line's start, found through offset, is where positionOf
+// says it is, and a range spanning blocks comes out whole.
+func TestOffsetInALongText(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	var b strings.Builder
+	for i := range 1200 {
+		n := r.Intn(80)
+		if i%300 == 7 {
+			n = 9000 // longer than a block
+		}
+		b.WriteString(strings.Repeat("é", n/2) + "\n")
+	}
+	plain := b.String()
+	for name, text := range map[string]string{"no \\r": plain, "\\r late": plain + "x\r\ny\rz\n" + plain[:5000]} {
+		var starts []int
+		for off := 0; off <= len(text); off++ {
+			if off == 0 || text[off-1] == '\n' || (text[off-1] == '\r' && (off == len(text) || text[off] != '\n')) {
+				starts = append(starts, off)
+			}
+		}
+		for line, want := range starts {
+			got, err := offset(text, Position{Line: line})
+			if err != nil || got != want || positionOf(text, want) != (Position{Line: line}) {
+				t.Fatalf("%s: offset(line %d) = %d, %v; want %d", name, line, got, err, want)
+			}
+		}
+		if _, err := offset(text, Position{Line: len(starts)}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(%d lines)", len(starts))) {
+			t.Errorf("%s: line past the end: %v", name, err)
+		}
+		s, e, err := rangeOffsets(text, Range{Start: Position{Line: 10}, End: Position{Line: len(starts) - 2}})
+		if err != nil || s != starts[10] || e != starts[len(starts)-2] {
+			t.Errorf("%s: range = %d-%d, %v; want %d-%d", name, s, e, err, starts[10], starts[len(starts)-2])
+		}
 	}
 }
 

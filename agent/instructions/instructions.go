@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kin-dev/kin/agent/files"
 )
 
 // MaxBytes is how much of one file is in force; the rest is left out with
@@ -82,7 +84,7 @@ func (l *Loader) Load(home string, roots, dirs []string) []File {
 	below := make([][]string, len(roots))
 	for _, d := range dirs {
 		for i, r := range roots {
-			if d != r && within(r, d) {
+			if d != r && files.Within(r, d) {
 				below[i] = append(below[i], d)
 				break
 			}
@@ -134,7 +136,7 @@ func (l *Loader) read(path, folder string, scope Scope) (File, bool) {
 	if fi.Mode()&os.ModeSymlink != 0 {
 		real, err := filepath.EvalSymlinks(path)
 		rf, ferr := filepath.EvalSymlinks(folder)
-		if err != nil || ferr != nil || !within(rf, real) {
+		if err != nil || ferr != nil || !files.Within(rf, real) {
 			return File{}, false
 		}
 		if fi, err = os.Stat(real); err != nil {
@@ -223,7 +225,7 @@ func Dirs(roots []string, path string) []string {
 	}
 	path = filepath.Clean(path)
 	for _, r := range roots {
-		if !within(r, path) || path == r {
+		if !files.Within(r, path) || path == r {
 			continue
 		}
 		dir := path
@@ -231,21 +233,10 @@ func Dirs(roots []string, path string) []string {
 			dir = filepath.Dir(path)
 		}
 		var out []string
-		for d := dir; d != r && within(r, d); d = filepath.Dir(d) {
+		for d := dir; d != r && files.Within(r, d); d = filepath.Dir(d) {
 			out = append(out, d)
 		}
 		return out
 	}
 	return nil
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
 }

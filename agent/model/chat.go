@@ -6,8 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -57,7 +58,13 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	var out Response
 	var text strings.Builder // built linearly; out.Text is set on every return
 	defer func() { out.Text = text.String() }()
-	calls := map[int64]*Call{}
+	// A call's arguments come in pieces, like the text: built linearly
+	// (a write_file's content would otherwise be copied on every delta).
+	type pending struct {
+		call Call
+		args strings.Builder
+	}
+	calls := map[int64]*pending{}
 	finish := ""
 	for stream.Next() {
 		chunk := stream.Current()
@@ -79,16 +86,16 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 		for _, tc := range d.ToolCalls {
 			c := calls[tc.Index]
 			if c == nil {
-				c = &Call{}
+				c = &pending{}
 				calls[tc.Index] = c
 			}
 			if tc.ID != "" {
-				c.CallID = tc.ID
+				c.call.CallID = tc.ID
 			}
 			if tc.Function.Name != "" {
-				c.Name = tc.Function.Name
+				c.call.Name = tc.Function.Name
 			}
-			c.Arguments += tc.Function.Arguments
+			c.args.WriteString(tc.Function.Arguments)
 		}
 		if ch.FinishReason != "" {
 			finish = ch.FinishReason
@@ -97,13 +104,9 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	if err := stream.Err(); err != nil {
 		return &out, explain(ctx, err, failure)
 	}
-	idx := make([]int64, 0, len(calls))
-	for i := range calls {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
-	for _, i := range idx {
-		c := *calls[i]
+	for _, i := range slices.Sorted(maps.Keys(calls)) {
+		c := calls[i].call
+		c.Arguments = calls[i].args.String()
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}

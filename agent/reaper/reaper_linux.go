@@ -188,9 +188,11 @@ func (o *Owner) Stop(grace time.Duration) {
 		}
 		mu.Unlock()
 	}()
-	if o.Signal(syscall.SIGTERM) == 0 && !o.Alive() {
+	// Nothing left, the usual end of a command: one pass over /proc.
+	if !o.Alive() {
 		return
 	}
+	o.Signal(syscall.SIGTERM)
 	killAt := time.Now().Add(grace)
 	giveUp := killAt.Add(2 * time.Second) // a process stuck in the kernel (D state)
 	killed := false

@@ -97,11 +97,10 @@ func Fit(r Record) Record {
 	return r
 }
 
-// encode is a record's line (with its newline), fitted. A record still too
-// long after Fit carries a large call content or approval: their texts are
+// encode is the line (with its newline) of a record already through Fit
+// (Log.Append fits it). A record still too long after Fit carries a large call content or approval: their texts are
 // cut, and dropped with a note as a last resort.
 func encode(r Record) ([]byte, error) {
-	r = Fit(r)
 	b, err := json.Marshal(r)
 	if err != nil || len(b) < MaxRecord {
 		return append(b, '\n'), err

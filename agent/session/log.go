@@ -146,6 +146,7 @@ func (l *Log) Append(r Record) (off int64, n int, err error) {
 	if r.Time.IsZero() {
 		r.Time = time.Now().UTC()
 	}
+	r = Fit(r)
 	b, err := encode(r)
 	if err != nil {
 		return 0, 0, err
@@ -157,7 +158,7 @@ func (l *Log) Append(r Record) (off int64, n int, err error) {
 	case TypeTurn:
 		l.idx.turnEnded(l.id, r.Time)
 	case TypeTitle:
-		l.idx.renamed(l.id, r.Time, Fit(r).Title)
+		l.idx.renamed(l.id, r.Time, r.Title)
 	}
 	return off, len(b), nil
 }
