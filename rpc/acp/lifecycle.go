@@ -119,17 +119,19 @@ func missing(cfg model.Config, err error) string {
 // ensureModel makes sure turns can run: when the service started without
 // a model service and one is configured now (`kin login` ran meanwhile),
 // the service is built again with it. No turn can have run on the old one,
-// so nothing is lost: its sessions are opened again by the new one.
+// so nothing is lost: its sessions are opened again by the new one. Once
+// the service has a model service, the settings are not read again: every
+// session/new and prompt asks this.
 func (s *Server) ensureModel() error {
-	models, err := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
-	if m := missing(models.DefaultConfig(), err); m != "" {
-		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
-	}
 	s.mu.Lock()
 	configured := s.modelConfigured
 	s.mu.Unlock()
 	if configured {
 		return nil
+	}
+	models, err := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	if m := missing(models.DefaultConfig(), err); m != "" {
+		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
 	}
 	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
