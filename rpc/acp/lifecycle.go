@@ -35,13 +35,14 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	}
 	models, cfgErr := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
 	cfg := models.DefaultConfig()
+	configured := cfgErr == nil && cfg.Missing() == ""
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities // before the service: filesFor reads them
 	s.mu.Unlock()
 	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
 	s.svc, s.gate, s.asks, s.mcp, s.state = svc, gate, broker, mcp, stateInitialized
-	s.modelConfigured = cfgErr == nil && cfg.Missing() == ""
+	s.modelConfigured = configured
 	s.mu.Unlock()
 
 	client := "unknown client"
@@ -50,11 +51,11 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	}
 	sbst := s.commandSandbox().Status()
 	s.log.Info("initialized (ACP)", zap.String("client", client), zap.Int("clientProtocolVersion", p.ProtocolVersion),
-		zap.Bool("modelConfigured", cfgErr == nil && cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
+		zap.Bool("modelConfigured", configured), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
 		zap.Bool("fsRead", p.ClientCapabilities.FS.ReadTextFile), zap.Bool("fsWrite", p.ClientCapabilities.FS.WriteTextFile),
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined))
 
-	modelInfo := map[string]any{"configured": cfgErr == nil && cfg.Missing() == "", "model": cfg.Model}
+	modelInfo := map[string]any{"configured": configured, "model": cfg.Model}
 	if m := missing(cfg, cfgErr); m != "" {
 		modelInfo["missing"] = m
 	}
