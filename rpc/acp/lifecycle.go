@@ -173,7 +173,7 @@ func (s *Server) buildService(models model.Catalog) (*agent.Service, *permission
 		mcp = rpc.NewMCPServers(front{s: s}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: s.opts.Cwd,
 			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
 	}
-	sources := multiSource{tool.Static(builtins)}
+	sources := rpc.MultiSource{tool.Static(builtins)}
 	if mcp != nil {
 		sources = append(sources, mcp)
 	}
@@ -207,15 +207,4 @@ func (s *Server) commandSandbox() *sandbox.Sandbox {
 		return s.opts.Sandbox
 	}
 	return sandbox.Default()
-}
-
-// multiSource joins tool sources in order (built-ins first).
-type multiSource []tool.Source
-
-func (m multiSource) Tools() []tool.Tool {
-	var out []tool.Tool
-	for _, s := range m {
-		out = append(out, s.Tools()...)
-	}
-	return out
 }
