@@ -65,7 +65,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.mu.Unlock()
 	s.relay.Store(true)
 
-	sbst := s.commandSandbox().Status()
+	sbst := s.opts.CommandSandbox().Status()
 	client := "unknown editor"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version

@@ -13,7 +13,6 @@ import (
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
-	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -49,7 +48,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
 	}
-	sbst := s.commandSandbox().Status()
+	sbst := s.opts.CommandSandbox().Status()
 	s.log.Info("initialized (ACP)", zap.String("client", client), zap.Int("clientProtocolVersion", p.ProtocolVersion),
 		zap.Bool("modelConfigured", configured), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
 		zap.Bool("fsRead", p.ClientCapabilities.FS.ReadTextFile), zap.Bool("fsWrite", p.ClientCapabilities.FS.WriteTextFile),
@@ -199,12 +198,4 @@ func (s *Server) builtins() []tool.Tool {
 		return nil
 	}
 	return s.opts.Tools([]string{s.opts.Cwd})
-}
-
-// commandSandbox is the sandbox the tools use.
-func (s *Server) commandSandbox() *sandbox.Sandbox {
-	if s.opts.Sandbox != nil {
-		return s.opts.Sandbox
-	}
-	return sandbox.Default()
 }
