@@ -101,7 +101,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		}
 	}, errClosed)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
-	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
+	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(rpc.ZapLogger{Log: s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace, fileContent)...)
 	}
@@ -408,8 +408,3 @@ func toRPCError(err error) *jsonrpc2.Error {
 	}
 	return &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 }
-
-// zapLogger routes jsonrpc2's own log lines to zap, never to stdout.
-type zapLogger struct{ l *zap.Logger }
-
-func (z zapLogger) Printf(format string, v ...any) { z.l.Debug(fmt.Sprintf(format, v...)) }
