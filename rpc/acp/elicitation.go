@@ -90,8 +90,7 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 		k.s.log.Info("kin's question declined: the client takes no forms", zap.String("session", q.SessionID))
 		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
 	}
-	asked, ans := k.broker.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, rpc.QuestionPolicy(rpc.QuestionFields(q)))
-	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
+	return rpc.AskQuestion(ctx, k.broker, q)
 }
 
 // askQuestion sends kin's question as a form in its session, tied to the
