@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,25 +105,15 @@ func (s *Server) forget(id string) {
 }
 
 // rootsOf are a session's folders: cwd and the additional directories,
-// absolute existing directories with symlinks resolved (as kin serve's
-// session/new takes them).
+// absolute existing directories with symlinks resolved as kin serve's
+// session/new takes them (rpc.SessionRoots), each once.
 func rootsOf(cwd string, extra []string) ([]string, error) {
+	all, err := rpc.SessionRoots(cwd, extra)
+	if err != nil {
+		return nil, err
+	}
 	var roots []string
-	for i, dir := range append([]string{cwd}, extra...) {
-		field := "cwd"
-		if i > 0 {
-			field = "additionalDirectories"
-		}
-		if dir == "" || !filepath.IsAbs(dir) {
-			return nil, invalid("invalid params: %s %q is not an absolute path", field, dir)
-		}
-		dir = filepath.Clean(dir)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, invalid("invalid params: %s %q is not a directory", field, dir)
-		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
+	for _, dir := range all {
 		if !slices.Contains(roots, dir) {
 			roots = append(roots, dir)
 		}
