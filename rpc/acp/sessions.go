@@ -232,13 +232,14 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 		}
 	}
 	for _, q := range s.broker().Pending(p.SessionID) {
-		if b, ok := q.Body.(permission.Request); ok && q.SessionID == p.SessionID { // not another session's launch
+		if q.SessionID != p.SessionID {
+			continue // a question of no session (a configured server's launch): asked where it was
+		}
+		if b, ok := q.Body.(permission.Request); ok {
 			b.RequestID = q.ID
 			q.Body = b
-			s.reask(q)
-		} else if ok := q.SessionID == p.SessionID; ok {
-			s.reask(q)
 		}
+		s.reask(q)
 	}
 	return s.opened(ss, s.loaded(ss, res)), nil
 }
