@@ -24,9 +24,14 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 	if !forms {
 		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
 	}
-	fields := QuestionFields(q)
-	pol := QuestionPolicy(fields)
-	asked, ans := k.s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, pol)
+	return AskQuestion(ctx, k.s.asks, q)
+}
+
+// AskQuestion puts kin's question to the person through a broker, as a
+// form checked by QuestionPolicy, and waits (kin serve's and kin acp's,
+// once the front end knows the editor shows forms).
+func AskQuestion(ctx context.Context, b *ask.Broker, q agent.Question) agent.Reply {
+	asked, ans := b.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, QuestionPolicy(QuestionFields(q)))
 	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
 }
 

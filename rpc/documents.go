@@ -48,7 +48,7 @@ func didOpen(s *Server, params json.RawMessage) {
 		s.log.Warn("bad textDocument/didOpen", zap.Error(err))
 		return
 	}
-	path, ok := fileURIPath(p.TextDocument.URI)
+	path, ok := FileURIPath(p.TextDocument.URI)
 	if !ok {
 		s.log.Debug("not a file buffer", zap.String("uri", p.TextDocument.URI))
 		return
@@ -122,7 +122,7 @@ func didChange(s *Server, params json.RawMessage) {
 func (s *Server) lostTrack(uri string, err error) {
 	s.log.Warn("lost track of a buffer", zap.String("uri", uri), zap.Error(err))
 	name := uri
-	if p, ok := fileURIPath(uri); ok {
+	if p, ok := FileURIPath(uri); ok {
 		name = p
 	}
 	s.notify(NotifyNotice, Notice{Level: "warning", Source: "documents",
@@ -203,9 +203,10 @@ func (p editorPort) FilesChanged(changes []files.FileChange) {
 	p.s.notify(NotifyDidChangeFiles, params)
 }
 
-// fileURIPath returns the path of a file: URI ("file:///home/ana/a%20b.go"
-// is /home/ana/a b.go; on Windows "file:///C:/src/a.go" is C:\src\a.go).
-func fileURIPath(uri string) (string, bool) {
+// FileURIPath returns the path of a file: URI ("file:///home/ana/a%20b.go"
+// is /home/ana/a b.go; on Windows "file:///C:/src/a.go" is C:\src\a.go):
+// kin serve's documents and kin acp's prompt blocks.
+func FileURIPath(uri string) (string, bool) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
 		return "", false

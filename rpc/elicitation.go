@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/mcp/manager"
 )
@@ -39,8 +40,17 @@ func handleElicitationRespond(ctx context.Context, s *Server, params json.RawMes
 // accepted with content that fits the form is a decline or a cancel, and
 // only the outcome (never the answer) goes into the session log.
 func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
-	q, ans := s.asks.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, ElicitPolicy(r))
-	if svc, _ := s.service(); svc != nil && r.SessionID != "" {
+	svc, _ := s.service()
+	return Elicit(ctx, s.asks, svc, r)
+}
+
+// Elicit asks the person an MCP server's question through a broker under
+// ElicitPolicy, records the outcome in its session (when svc is given), and
+// waits: kin serve's and kin acp's (once it knows the client takes the
+// question's mode).
+func Elicit(ctx context.Context, b *ask.Broker, svc *agent.Service, r manager.ElicitRequest) manager.ElicitResult {
+	q, ans := b.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, ElicitPolicy(r))
+	if svc != nil && r.SessionID != "" {
 		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
 	}
 	return manager.ElicitResult{Action: ans.Choice, Content: ans.Content}

@@ -46,7 +46,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if s.opts.Tools != nil {
 		builtins = s.opts.Tools(roots)
 	}
-	sources := multiSource{tool.Static(builtins)}
+	sources := MultiSource{tool.Static(builtins)}
 	var mcp *MCPServers
 	if s.opts.MCP != nil {
 		mcp = newMCP(s, gate, roots, builtins)
@@ -65,7 +65,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	s.mu.Unlock()
 	s.relay.Store(true)
 
-	sbst := s.commandSandbox().Status()
+	sbst := s.opts.CommandSandbox().Status()
 	client := "unknown editor"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
@@ -139,10 +139,12 @@ func pathOfURI(uri string) string {
 	return u.Path
 }
 
-// multiSource joins tool sources in order (built-ins first).
-type multiSource []tool.Source
+// MultiSource joins tool sources in order (built-ins first): kin serve's
+// and kin acp's agent.
+type MultiSource []tool.Source
 
-func (m multiSource) Tools() []tool.Tool {
+// Tools implements tool.Source.
+func (m MultiSource) Tools() []tool.Tool {
 	var out []tool.Tool
 	for _, s := range m {
 		out = append(out, s.Tools()...)

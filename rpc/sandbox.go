@@ -2,10 +2,11 @@ package rpc
 
 import "github.com/kin-dev/kin/agent/sandbox"
 
-// commandSandbox is the sandbox this server's tools use.
-func (s *Server) commandSandbox() *sandbox.Sandbox {
-	if s.opts.Sandbox != nil {
-		return s.opts.Sandbox
+// CommandSandbox is the sandbox the tools of a server with these options
+// use (kin serve's and kin acp's).
+func (o Options) CommandSandbox() *sandbox.Sandbox {
+	if o.Sandbox != nil {
+		return o.Sandbox
 	}
 	return sandbox.Default()
 }
@@ -18,7 +19,7 @@ func sandboxInfo(st sandbox.Status) SandboxInfo {
 // know about the sandbox: a settings problem, and that commands run
 // unconfined (or not at all) when they do. Never silent.
 func (s *Server) sandboxNotices() {
-	st := s.commandSandbox().Status()
+	st := s.opts.CommandSandbox().Status()
 	if st.Problem != "" {
 		s.notify(NotifyNotice, Notice{Level: "warning", Message: "sandbox settings: " + st.Problem, Source: "sandbox"})
 	}

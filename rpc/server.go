@@ -128,7 +128,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	go s.relayLogLines()
 	// Not relayed as log/message: the editor got an error reply already.
 	st := newStream(rwc, func(err error) { opts.Logger.Warn("skipped a bad frame", zap.Error(err)) }, s.editorGone)
-	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
+	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(ZapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)
 	}
@@ -386,7 +386,9 @@ func toRPCError(err error) *jsonrpc2.Error {
 
 var errNotFound = errors.New("not found")
 
-// zapLogger routes jsonrpc2's own log lines to zap, never to stdout.
-type zapLogger struct{ l *zap.Logger }
+// ZapLogger routes jsonrpc2's own log lines to zap, never to stdout (kin
+// serve's and kin acp's connections).
+type ZapLogger struct{ Log *zap.Logger }
 
-func (z zapLogger) Printf(format string, v ...any) { z.l.Debug(fmt.Sprintf(format, v...)) }
+// Printf implements jsonrpc2.Logger.
+func (z ZapLogger) Printf(format string, v ...any) { z.Log.Debug(fmt.Sprintf(format, v...)) }

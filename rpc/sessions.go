@@ -39,8 +39,14 @@ func sessionRoots(p SessionNewParams, workspace []string) ([]string, error) {
 		}
 		return workspace, nil
 	}
+	return SessionRoots(p.Cwd, p.AdditionalDirectories)
+}
+
+// SessionRoots checks and resolves a session's folders, cwd and the
+// additional directories (kin serve's session/new and kin acp's).
+func SessionRoots(cwd string, extra []string) ([]string, error) {
 	var roots []string
-	for i, dir := range append([]string{p.Cwd}, p.AdditionalDirectories...) {
+	for i, dir := range append([]string{cwd}, extra...) {
 		field := "cwd"
 		if i > 0 {
 			field = "additionalDirectories"

@@ -1,11 +1,8 @@
 package main_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,39 +12,13 @@ import (
 )
 
 // acpProc is the built binary running `kin acp` over real pipes, with
-// ACP's framing: one JSON message per line.
-type acpProc struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	out    *bufio.Reader
-	dir    string
-}
+// ACP's framing: one JSON message per line (its send and until stand for
+// kin serve's).
+type acpProc struct{ *proc }
 
 func startACP(t testing.TB, env ...string) *acpProc {
 	t.Helper()
-	home := t.TempDir()
-	dir := t.TempDir()
-	cmd := exec.Command(kinBin, "acp")
-	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "KIN_HOME=" + home}, env...)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &acpProc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReaderSize(stdout, 1<<20), dir: dir}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("stderr:\n%s", stderr.String())
-		}
-	})
-	return p
+	return &acpProc{startKin(t, "acp", env...)}
 }
 
 func (p *acpProc) send(v any) {

@@ -3,7 +3,6 @@ package main_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,12 +12,7 @@ import (
 // is read as one line).
 func login(t *testing.T, home, stdin string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(kinBin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	cmd.Stdin = strings.NewReader(stdin)
-	out, _ := cmd.CombinedOutput()
-	return string(out), cmd.ProcessState.ExitCode()
+	return kinCLIWithInput(t, t.TempDir(), home, stdin, args...)
 }
 
 func TestLoginStoresTheKeyPrivatelyAndKeepsTheRestOfTheFile(t *testing.T) {

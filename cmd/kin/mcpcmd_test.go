@@ -11,9 +11,16 @@ import (
 // kinCLI runs the built binary in dir with a private KIN_HOME.
 func kinCLI(t *testing.T, dir, home string, args ...string) (string, int) {
 	t.Helper()
+	return kinCLIWithInput(t, dir, home, "", args...)
+}
+
+// kinCLIWithInput is kinCLI with stdin (not a terminal).
+func kinCLIWithInput(t *testing.T, dir, home, stdin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(kinBin, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CANARY_TOKEN=tok-canary-123"}
+	cmd.Stdin = strings.NewReader(stdin)
 	out, _ := cmd.CombinedOutput()
 	return string(out), cmd.ProcessState.ExitCode()
 }

@@ -118,8 +118,7 @@ func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
 func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
 func (stdio) Close() error                { return os.Stdin.Close() }
 
-// newLogger logs to a file or stderr, never stdout (stdout is the protocol).
-// startProcess opens the log and the trace a serving command was asked for
+// startProcess opens the log and the trace a serving command was asked for,
 // makes a vanished reader a failed write rather than SIGPIPE, and
 // makes kin the reaper of what its commands and servers orphan (setsid,
 // double forks), so it stops them with their owner. done stops whatever is
@@ -160,6 +159,7 @@ func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (log *z
 	}, true
 }
 
+// newLogger logs to a file or stderr, never stdout (stdout is the protocol).
 func newLogger(path, level string, stderr io.Writer) (*zap.Logger, func(), error) {
 	var lvl zapcore.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {

@@ -45,12 +45,21 @@ type proc struct {
 	out    *bufio.Reader
 	stderr *strings.Builder
 	home   string
+	dir    string // its working directory
 }
 
 func startServe(t testing.TB, env ...string) *proc {
 	t.Helper()
+	return startKin(t, "serve", env...)
+}
+
+// startKin runs the built binary as `kin <sub>` over real pipes, in a
+// KIN_HOME and a working directory of its own; it is killed when the test
+// ends (its stderr logged if the test failed).
+func startKin(t testing.TB, sub string, env ...string) *proc {
+	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(kinBin, "serve")
+	cmd := exec.Command(kinBin, sub)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "KIN_HOME=" + home}, env...)
 	stdin, _ := cmd.StdinPipe()
@@ -60,7 +69,7 @@ func startServe(t testing.TB, env ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), stderr: &stderr, home: home}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), stderr: &stderr, home: home, dir: cmd.Dir}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait() // the stderr copy is done once Wait returns

@@ -14,7 +14,7 @@ import (
 )
 
 // elicit puts an MCP server's question to the person through the broker,
-// under kin serve's rule (rpc.ElicitPolicy), when the client takes that
+// under kin serve's rule (rpc.Elicit), when the client takes that
 // mode (elicitation.form or .url); otherwise it is declined. Either way
 // the outcome (never the answer) is recorded in the session.
 func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.ElicitResult {
@@ -33,11 +33,7 @@ func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.El
 		}
 		return manager.ElicitResult{Action: "decline"}
 	}
-	q, ans := s.broker().Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, rpc.ElicitPolicy(r))
-	if svc != nil {
-		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
-	}
-	return manager.ElicitResult{Action: ans.Choice, Content: ans.Content}
+	return rpc.Elicit(ctx, s.broker(), svc, r)
 }
 
 // askElicitation sends elicitation/create and gives the broker the answer;
@@ -90,8 +86,7 @@ func (k kinAsker) AskPerson(ctx context.Context, q agent.Question) agent.Reply {
 		k.s.log.Info("kin's question declined: the client takes no forms", zap.String("session", q.SessionID))
 		return agent.Reply{Action: agent.ActionDecline, Reason: agent.ReasonHeadless}
 	}
-	asked, ans := k.broker.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: q.SessionID, Body: q}, rpc.QuestionPolicy(rpc.QuestionFields(q)))
-	return agent.Reply{RequestID: asked.ID, Action: ans.Choice, Answers: ans.Content, Reason: ans.Reason}
+	return rpc.AskQuestion(ctx, k.broker, q)
 }
 
 // askQuestion sends kin's question as a form in its session, tied to the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -56,15 +57,16 @@ func (c clientFiles) Open(ctx context.Context, path string) (*files.File, error)
 	if err != nil {
 		return nil, err
 	}
-	unsaved := false
+	unsaved := true // only the client has it
 	if statErr == nil {
-		if disk, err := os.ReadFile(path); err == nil {
-			unsaved = !bytes.Equal(disk, []byte(text))
+		unsaved = st.Size() != int64(len(text)) // the disk is read only when the sizes leave it open
+		if !unsaved {
+			if disk, err := os.ReadFile(path); err == nil {
+				unsaved = string(disk) != text
+			}
 		}
-	} else {
-		unsaved = true // only the client has it
 	}
-	return &files.File{ReadCloser: io.NopCloser(bytes.NewReader([]byte(text))), Size: int64(len(text)), From: files.ViaEditor, Unsaved: unsaved}, nil
+	return &files.File{ReadCloser: io.NopCloser(strings.NewReader(text)), Size: int64(len(text)), From: files.ViaEditor, Unsaved: unsaved}, nil
 }
 
 func (c clientFiles) readText(ctx context.Context, path string) (string, error) {

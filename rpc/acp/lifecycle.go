@@ -13,7 +13,6 @@ import (
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
-	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -35,26 +34,27 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	}
 	models, cfgErr := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
 	cfg := models.DefaultConfig()
+	configured := cfgErr == nil && cfg.Missing() == ""
 	s.mu.Lock()
 	s.caps = p.ClientCapabilities // before the service: filesFor reads them
 	s.mu.Unlock()
 	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
 	s.svc, s.gate, s.asks, s.mcp, s.state = svc, gate, broker, mcp, stateInitialized
-	s.modelConfigured = cfgErr == nil && cfg.Missing() == ""
+	s.modelConfigured = configured
 	s.mu.Unlock()
 
 	client := "unknown client"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
 	}
-	sbst := s.commandSandbox().Status()
+	sbst := s.opts.CommandSandbox().Status()
 	s.log.Info("initialized (ACP)", zap.String("client", client), zap.Int("clientProtocolVersion", p.ProtocolVersion),
-		zap.Bool("modelConfigured", cfgErr == nil && cfg.Missing() == ""), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
+		zap.Bool("modelConfigured", configured), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
 		zap.Bool("fsRead", p.ClientCapabilities.FS.ReadTextFile), zap.Bool("fsWrite", p.ClientCapabilities.FS.WriteTextFile),
 		zap.String("sandbox", string(sbst.Mode)), zap.Bool("confined", sbst.Confined))
 
-	modelInfo := map[string]any{"configured": cfgErr == nil && cfg.Missing() == "", "model": cfg.Model}
+	modelInfo := map[string]any{"configured": configured, "model": cfg.Model}
 	if m := missing(cfg, cfgErr); m != "" {
 		modelInfo["missing"] = m
 	}
@@ -119,17 +119,19 @@ func missing(cfg model.Config, err error) string {
 // ensureModel makes sure turns can run: when the service started without
 // a model service and one is configured now (`kin login` ran meanwhile),
 // the service is built again with it. No turn can have run on the old one,
-// so nothing is lost: its sessions are opened again by the new one.
+// so nothing is lost: its sessions are opened again by the new one. Once
+// the service has a model service, the settings are not read again: every
+// session/new and prompt asks this.
 func (s *Server) ensureModel() error {
-	models, err := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
-	if m := missing(models.DefaultConfig(), err); m != "" {
-		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
-	}
 	s.mu.Lock()
 	configured := s.modelConfigured
 	s.mu.Unlock()
 	if configured {
 		return nil
+	}
+	models, err := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	if m := missing(models.DefaultConfig(), err); m != "" {
+		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: fmt.Sprintf("%v: %s", agent.ErrNotConfigured, m)}
 	}
 	svc, gate, broker, mcp := s.buildService(models)
 	s.mu.Lock()
@@ -170,7 +172,7 @@ func (s *Server) buildService(models model.Catalog) (*agent.Service, *permission
 		mcp = rpc.NewMCPServers(front{s: s}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: s.opts.Cwd,
 			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
 	}
-	sources := multiSource{tool.Static(builtins)}
+	sources := rpc.MultiSource{tool.Static(builtins)}
 	if mcp != nil {
 		sources = append(sources, mcp)
 	}
@@ -196,23 +198,4 @@ func (s *Server) builtins() []tool.Tool {
 		return nil
 	}
 	return s.opts.Tools([]string{s.opts.Cwd})
-}
-
-// commandSandbox is the sandbox the tools use.
-func (s *Server) commandSandbox() *sandbox.Sandbox {
-	if s.opts.Sandbox != nil {
-		return s.opts.Sandbox
-	}
-	return sandbox.Default()
-}
-
-// multiSource joins tool sources in order (built-ins first).
-type multiSource []tool.Source
-
-func (m multiSource) Tools() []tool.Tool {
-	var out []tool.Tool
-	for _, s := range m {
-		out = append(out, s.Tools()...)
-	}
-	return out
 }

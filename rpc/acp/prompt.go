@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -170,7 +169,7 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 			sep()
 			b.WriteString(c.Text)
 		case contentTypeResourceRef:
-			path, ok := filePath(c.URI)
+			path, ok := rpc.FileURIPath(c.URI)
 			if !ok {
 				sep()
 				fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
@@ -192,7 +191,7 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 				return agent.Input{}, invalid("invalid params: prompt[%d]: a resource block needs its resource", i)
 			}
 			name := r.URI
-			if p, ok := filePath(r.URI); ok {
+			if p, ok := rpc.FileURIPath(r.URI); ok {
 				name = p
 			}
 			switch {
@@ -282,13 +281,4 @@ func linkName(c ContentBlock) string {
 		return c.Title
 	}
 	return c.Name
-}
-
-// filePath is the path of a file:// URI.
-func filePath(uri string) (string, bool) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
-		return "", false
-	}
-	return u.Path, true
 }

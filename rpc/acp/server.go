@@ -101,7 +101,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 		}
 	}, errClosed)
 	st := newStream(rwc, func(err error) { s.log.Warn("skipped a bad line", zap.Error(err)) }, s.clientGone)
-	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(zapLogger{s.log})}
+	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(rpc.ZapLogger{Log: s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace, fileContent)...)
 	}
@@ -177,12 +177,9 @@ type route struct {
 	// another goroutine): only initialize, which every later message
 	// depends on. Everything else goes through the dispatcher.
 	onLoop bool
-	// The dispatcher's rules (rpc.Route).
-	order         rpc.Ordering
-	startsInOrder bool
-	cancellable   bool
-	answersCancel bool
-	bulk          bool
+	// run is how the dispatcher runs it: its rules (Handle is set per
+	// request, from handle).
+	run rpc.Route
 }
 
 // routes: requests naming a session run in arrival order on it; a prompt
@@ -192,16 +189,16 @@ type route struct {
 // reads of many records share the bulk workers.
 var routes = map[string]route{
 	MethodInitialize:       {handle: handleInitialize, beforeInit: true, onLoop: true},
-	MethodAuthenticate:     {handle: handleAuthenticate, order: rpc.InGroup("auth")},
+	MethodAuthenticate:     {handle: handleAuthenticate, run: rpc.Route{Order: rpc.InGroup("auth")}},
 	MethodSessionNew:       {handle: handleSessionNew},
-	MethodSessionLoad:      {handle: handleSessionLoad, order: rpc.BySession, bulk: true},
-	MethodSessionResume:    {handle: handleSessionResume, order: rpc.BySession, bulk: true},
-	MethodSessionList:      {handle: handleSessionList, cancellable: true, bulk: true},
-	MethodSessionClose:     {handle: handleSessionClose, order: rpc.BySession},
-	MethodSessionDelete:    {handle: handleSessionDelete, order: rpc.BySession},
-	MethodSessionPrompt:    {handle: handleSessionPrompt, order: rpc.BySession, startsInOrder: true, answersCancel: true},
-	MethodSessionSetMode:   {handle: handleSetMode, order: rpc.BySession},
-	MethodSessionSetConfig: {handle: handleSetConfigOption, order: rpc.BySession},
+	MethodSessionLoad:      {handle: handleSessionLoad, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
+	MethodSessionResume:    {handle: handleSessionResume, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
+	MethodSessionList:      {handle: handleSessionList, run: rpc.Route{Cancellable: true, Bulk: true}},
+	MethodSessionClose:     {handle: handleSessionClose, run: rpc.Route{Order: rpc.BySession}},
+	MethodSessionDelete:    {handle: handleSessionDelete, run: rpc.Route{Order: rpc.BySession}},
+	MethodSessionPrompt:    {handle: handleSessionPrompt, run: rpc.Route{Order: rpc.BySession, StartsInOrder: true, AnswersCancel: true}},
+	MethodSessionSetMode:   {handle: handleSetMode, run: rpc.Route{Order: rpc.BySession}},
+	MethodSessionSetConfig: {handle: handleSetConfigOption, run: rpc.Route{Order: rpc.BySession}},
 }
 
 var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
@@ -243,10 +240,9 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		go s.reply(conn, req.ID, res, err)
 		return
 	}
-	s.disp.Dispatch(req.ID, rpc.Route{
-		Handle: func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) },
-		Order:  r.order, StartsInOrder: r.startsInOrder, Cancellable: r.cancellable, AnswersCancel: r.answersCancel, Bulk: r.bulk,
-	}, params)
+	run := r.run
+	run.Handle = func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) }
+	s.disp.Dispatch(req.ID, run, params)
 }
 
 func (s *Server) handleNotification(method string, params json.RawMessage) {
@@ -408,8 +404,3 @@ func toRPCError(err error) *jsonrpc2.Error {
 	}
 	return &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 }
-
-// zapLogger routes jsonrpc2's own log lines to zap, never to stdout.
-type zapLogger struct{ l *zap.Logger }
-
-func (z zapLogger) Printf(format string, v ...any) { z.l.Debug(fmt.Sprintf(format, v...)) }

@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,25 +105,15 @@ func (s *Server) forget(id string) {
 }
 
 // rootsOf are a session's folders: cwd and the additional directories,
-// absolute existing directories with symlinks resolved (as kin serve's
-// session/new takes them).
+// absolute existing directories with symlinks resolved as kin serve's
+// session/new takes them (rpc.SessionRoots), each once.
 func rootsOf(cwd string, extra []string) ([]string, error) {
+	all, err := rpc.SessionRoots(cwd, extra)
+	if err != nil {
+		return nil, err
+	}
 	var roots []string
-	for i, dir := range append([]string{cwd}, extra...) {
-		field := "cwd"
-		if i > 0 {
-			field = "additionalDirectories"
-		}
-		if dir == "" || !filepath.IsAbs(dir) {
-			return nil, invalid("invalid params: %s %q is not an absolute path", field, dir)
-		}
-		dir = filepath.Clean(dir)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, invalid("invalid params: %s %q is not a directory", field, dir)
-		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
+	for _, dir := range all {
 		if !slices.Contains(roots, dir) {
 			roots = append(roots, dir)
 		}
@@ -243,13 +232,14 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 		}
 	}
 	for _, q := range s.broker().Pending(p.SessionID) {
-		if b, ok := q.Body.(permission.Request); ok && q.SessionID == p.SessionID { // not another session's launch
+		if q.SessionID != p.SessionID {
+			continue // a question of no session (a configured server's launch): asked where it was
+		}
+		if b, ok := q.Body.(permission.Request); ok {
 			b.RequestID = q.ID
 			q.Body = b
-			s.reask(q)
-		} else if ok := q.SessionID == p.SessionID; ok {
-			s.reask(q)
 		}
+		s.reask(q)
 	}
 	return s.opened(ss, s.loaded(ss, res)), nil
 }

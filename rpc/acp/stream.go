@@ -48,10 +48,11 @@ func (f lineFraming) Next() ([]byte, json.RawMessage, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if bad := check(line); bad != nil {
+		id, bad := check(line)
+		if bad != nil {
 			return nil, nil, bad
 		}
-		return line, idOf(line), nil
+		return line, id, nil
 	}
 }
 
@@ -65,26 +66,27 @@ type envelope struct {
 // check refuses what is not one JSON-RPC 2.0 message: text that is not
 // JSON (-32700, as the JSON-RPC spec says), a batch (ACP has none, and the
 // SDK answers one the same way), anything but an object, or a message
-// without "jsonrpc":"2.0".
-func check(line []byte) *rpc.Skipped {
+// without "jsonrpc":"2.0". It returns the id to answer the message with,
+// read in the same pass.
+func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 	if !json.Valid(line) {
-		return &rpc.Skipped{Code: rpc.CodeParseError, Msg: "parse error: the line is not valid JSON"}
+		return nil, &rpc.Skipped{Code: rpc.CodeParseError, Msg: "parse error: the line is not valid JSON"}
 	}
 	switch line[0] {
 	case '[':
-		return &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "JSON-RPC batches are not supported"}
+		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "JSON-RPC batches are not supported"}
 	case '{':
 	default:
-		return &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a message is a JSON object"}
+		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a message is a JSON object"}
 	}
 	var e envelope
 	if err := json.Unmarshal(line, &e); err != nil {
-		return &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: " + err.Error()}
+		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: " + err.Error()}
 	}
 	if e.JSONRPC == nil || *e.JSONRPC != "2.0" {
-		return &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: `invalid request: "jsonrpc" must be "2.0"`, ID: answerable(e)}
+		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: `invalid request: "jsonrpc" must be "2.0"`, ID: answerable(e)}
 	}
-	return nil
+	return answerable(e), nil
 }
 
 // answerable is the id to answer a refused message with: a request's own,
@@ -95,14 +97,6 @@ func answerable(e envelope) json.RawMessage {
 		return nil
 	}
 	return e.ID
-}
-
-func idOf(line []byte) json.RawMessage {
-	var e envelope
-	if json.Unmarshal(line, &e) != nil {
-		return nil
-	}
-	return answerable(e)
 }
 
 // readLine returns the next line without its line end and surrounding

@@ -49,13 +49,11 @@ func kinMeta(status, name string) Meta {
 
 // titleOf is the call's one-line title: the approval's when there is one
 // ("Edit main.go", "Run go test"), else the tool and the path or pattern it
-// was given.
-func titleOf(c agent.ToolCall) string {
+// was given (args: the arguments object, nil when they are none).
+func titleOf(c agent.ToolCall, args map[string]any) string {
 	if c.Title != "" {
 		return c.Title
 	}
-	var args map[string]any
-	_ = json.Unmarshal([]byte(c.Arguments), &args)
 	for _, k := range []string{"path", "pattern", "command", "url"} {
 		if s, ok := args[k].(string); ok && s != "" {
 			return c.Name + " " + oneLine(s)
@@ -87,7 +85,7 @@ func rawInput(args string) any {
 // locationsOf lists the files a call names (its "path" argument, resolved
 // against the session's working directory) and the files its diffs change,
 // so a client can follow along.
-func locationsOf(c agent.ToolCall, cwd string) []Location {
+func locationsOf(c agent.ToolCall, args map[string]any, cwd string) []Location {
 	var out []Location
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -106,11 +104,8 @@ func locationsOf(c agent.ToolCall, cwd string) []Location {
 			out = append(out, Location{Path: p})
 		}
 	}
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal([]byte(c.Arguments), &args) == nil {
-		add(args.Path)
+	if p, ok := args["path"].(string); ok {
+		add(p)
 	}
 	for _, ct := range c.Content {
 		if ct.Diff != nil {
@@ -158,6 +153,8 @@ func diffContent(d tool.Diff) ToolCallContent {
 // call is a tool_call with everything known; later ones are
 // tool_call_updates with what may have changed.
 func toolCallUpdate(c agent.ToolCall, first bool, cwd string) ToolCall {
+	input := rawInput(c.Arguments) // parsed once: the title and the locations read it too
+	args, _ := input.(map[string]any)
 	u := ToolCall{
 		SessionUpdate: UpdateToolCallUpdate,
 		ToolCallID:    c.CallID,
@@ -167,12 +164,12 @@ func toolCallUpdate(c agent.ToolCall, first bool, cwd string) ToolCall {
 	if first {
 		u.SessionUpdate = UpdateToolCall
 		u.Kind = kindOf(c.Name, c.Kind)
-		u.RawInput = rawInput(c.Arguments)
+		u.RawInput = input
 	}
 	if first || c.Title != "" {
-		u.Title = titleOf(c)
+		u.Title = titleOf(c, args)
 	}
-	if locs := locationsOf(c, cwd); len(locs) > 0 {
+	if locs := locationsOf(c, args, cwd); len(locs) > 0 {
 		u.Locations = locs
 	}
 	if final(c.Status) {
