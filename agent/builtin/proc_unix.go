@@ -3,11 +3,8 @@
 package builtin
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
-	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -54,7 +51,7 @@ func endGroup(p *os.Process, grace time.Duration) {
 	}
 	// A SIGKILL just sent to the group takes effect a moment later: the
 	// call ends when nothing of it runs any more.
-	for deadline := time.Now().Add(grace); groupMemberAlive(p) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(grace); reaper.GroupAlive(p.Pid) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -87,42 +84,5 @@ func groupAlive(p *os.Process) bool {
 	if o := ownerOf(p); o != nil && o.Alive() {
 		return true
 	}
-	return groupMemberAlive(p)
-}
-
-// groupMemberAlive reports whether any process of p's group still runs.
-// Zombies (dead, waiting for init to reap them) do not count: on Linux
-// /proc tells them apart; elsewhere any member counts.
-func groupMemberAlive(p *os.Process) bool {
-	if syscall.Kill(-p.Pid, 0) != nil {
-		return false
-	}
-	if runtime.GOOS != "linux" {
-		return true
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	want := []byte(strconv.Itoa(p.Pid))
-	for _, e := range entries {
-		name := e.Name()
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) >= 3 && bytes.Equal(f[2], want) && f[0][0] != 'Z' {
-			return true
-		}
-	}
-	return false
+	return reaper.GroupAlive(p.Pid)
 }

@@ -17,6 +17,7 @@ type ident struct {
 type procInfo struct {
 	ident
 	ppid  int
+	pgrp  int
 	state byte // R, S, D, Z (zombie), X (dead), ...
 }
 
@@ -70,11 +71,43 @@ func readStat(pid int) (procInfo, bool) {
 		return procInfo{}, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
-	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil {
+	pgrp, err2 := strconv.Atoi(string(f[2]))
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procInfo{}, false
 	}
-	return procInfo{ident: ident{pid: pid, start: start}, ppid: ppid, state: f[0][0]}, true
+	return procInfo{ident: ident{pid: pid, start: start}, ppid: ppid, pgrp: pgrp, state: f[0][0]}, true
+}
+
+// ProcState reads pid's state letter (R, S, Z for a zombie, ...) and its
+// process group; ok is false when there is no such process.
+func ProcState(pid int) (state byte, pgrp int, ok bool) {
+	p, ok := readStat(pid)
+	return p.state, p.pgrp, ok
+}
+
+// liveInGroup scans /proc for a live (not zombie) member of group pgid; ok
+// is false when /proc cannot be read.
+func liveInGroup(pgid int) (alive, ok bool) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return false, false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if p, ok := readStat(pid); ok && p.pgrp == pgid && p.live() {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // is reports whether id is still the process it names.

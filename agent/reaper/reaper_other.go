@@ -41,3 +41,6 @@ func (o *Owner) Stop(time.Duration) {}
 
 // Shutdown does nothing.
 func Shutdown(time.Duration) {}
+
+// ProcState needs /proc; ok is always false here.
+func ProcState(int) (state byte, pgrp int, ok bool) { return 0, 0, false }

@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -215,27 +213,4 @@ func (p *process) wait(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// ProcState reads the state letter and process group of /proc/<pid>/stat.
-// ok is false when the process does not exist (or /proc is not there).
-func ProcState(pid string) (state byte, pgrp int, ok bool) {
-	data, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 3 {
-		return 0, 0, false
-	}
-	g, err := strconv.Atoi(f[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return f[0][0], g, true
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/mcptest"
@@ -60,7 +61,7 @@ func TestStdioEchoAndMinimalEnv(t *testing.T) {
 }
 
 func alive(pid int) bool {
-	state, _, ok := connect.ProcState(strconv.Itoa(pid))
+	state, _, ok := reaper.ProcState(pid)
 	return ok && state != 'Z' && state != 'X'
 }
 
@@ -88,7 +89,7 @@ func TestStdioProcessGroupReaped(t *testing.T) {
 		t.Error("the server's child (sleep) survived Close")
 	}
 	// The leader was reaped by us: no zombie left under this pid.
-	if _, _, ok := connect.ProcState(strconv.Itoa(leader)); ok {
+	if _, _, ok := reaper.ProcState(leader); ok {
 		t.Error("server leader not reaped")
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/agent/tool"
-	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -167,7 +167,7 @@ func TestCloseReapsProcessGroup(t *testing.T) {
 		t.Fatalf("child pid from %q: %v", r.Output, err)
 	}
 	m.Close() // returns once nothing of the server runs
-	if st, _, ok := connect.ProcState(strconv.Itoa(child)); ok && st != 'Z' {
+	if st, _, ok := reaper.ProcState(child); ok && st != 'Z' {
 		_ = syscall.Kill(child, syscall.SIGKILL)
 		t.Fatal("child survived Close")
 	}
