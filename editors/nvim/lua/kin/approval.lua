@@ -175,16 +175,6 @@ function M.choices(p)
   return out
 end
 
---- The optionId that refuses the request.
-function M.deny_option(p)
-  for _, o in ipairs(p.options or {}) do
-    if is_refusal(o) then
-      return o.optionId
-    end
-  end
-  return "deny"
-end
-
 -- The key of each option, the same on every prompt. No digits: a number typed out of habit
 -- must never pick a grant.
 M.KEYS = {

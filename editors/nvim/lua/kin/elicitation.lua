@@ -266,10 +266,6 @@ local function ask_field(p, f, cb)
   ask()
 end
 
-local function who(p)
-  return M.asker(p)
-end
-
 local function field_summary(f)
   local kind = ({
     string = "text",
@@ -420,7 +416,7 @@ function M.view(item)
   local choices
   local extra
   if p.mode == "url" then
-    add(("# %s asks you to open an address"):format(who(p)), "KinTitle")
+    add(("# %s asks you to open an address"):format(M.asker(p)), "KinTitle")
     add("")
     add(p.message or "Open this address?")
     add("")
@@ -450,7 +446,7 @@ function M.view(item)
       copy_address(p.url or "")
     end } }
   else
-    add(("# %s asks%s"):format(who(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
+    add(("# %s asks%s"):format(M.asker(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
     add("")
     add("It wants:")
     for _, f in ipairs(p.fields or {}) do
@@ -471,7 +467,7 @@ function M.view(item)
     }
   end
   return {
-    title = ("[%s] %s"):format(who(p), p.message or (p.mode == "url" and "open an address" or "a question")),
+    title = ("[%s] %s"):format(M.asker(p), p.message or (p.mode == "url" and "open an address" or "a question")),
     lines = lines,
     filetype = "markdown",
     marks = marks,
@@ -484,7 +480,7 @@ end
 function M.request(p)
   prompts.push({
     id = p.requestId,
-    title = ("[%s] %s"):format(who(p), p.message or "a question"),
+    title = ("[%s] %s"):format(M.asker(p), p.message or "a question"),
     params = p,
     view = M.view,
   })

@@ -29,7 +29,7 @@ for group, target in pairs(links) do
 end
 
 ---@class kin.PanelChoice
----@field key string          the key that picks it (fixed per option kind, see kin.approval.key_for)
+---@field key string          the key that picks it (fixed per option kind, see kin.approval.keys)
 ---@field label string        the option's name as kin sent it
 ---@field deny boolean?       the refusal: also what <Esc> picks, and where the cursor starts
 ---@field pick fun()          what choosing it does
