@@ -106,6 +106,23 @@ function M.validate_choices(f, values)
   end
 end
 
+-- vim.ui.select over { label, ... } items: picked(item) gets the choice; dismissing it is
+-- cb(false), which declines the whole request.
+local function select_item(items, prompt, kind, cb, picked)
+  vim.ui.select(items, {
+    prompt = prompt,
+    kind = kind,
+    format_item = function(it)
+      return it.label
+    end,
+  }, function(choice)
+    if not choice then
+      return cb(false)
+    end
+    picked(choice)
+  end)
+end
+
 -- A multi-select: each pick toggles an option ([x]/[ ]), "Done" sends the chosen ones in kin's
 -- order. The default is chosen to begin with; dismissing declines the whole request.
 function M.ask_choices(p, f, prompt, cb)
@@ -123,16 +140,7 @@ function M.ask_choices(p, f, prompt, cb)
       n = n + 1
     end
     items[#items + 1] = { done = true, label = ("Done (%d chosen)"):format(n) }
-    vim.ui.select(items, {
-      prompt = prompt,
-      kind = "kin.elicitation.multi",
-      format_item = function(it)
-        return it.label
-      end,
-    }, function(choice)
-      if not choice then
-        return cb(false)
-      end
+    select_item(items, prompt, "kin.elicitation.multi", cb, function(choice)
       if not choice.done then
         chosen[choice.value] = not chosen[choice.value] or nil
         return vim.schedule(ask)
@@ -223,19 +231,9 @@ local function ask_field(p, f, cb)
     if not f.required then
       items[#items + 1] = { skip = true, label = "(leave empty)" }
     end
-    vim.ui.select(items, {
-      prompt = prompt,
-      kind = "kin.elicitation",
-      format_item = function(it)
-        return it.label
-      end,
-    }, function(choice)
-      if not choice then
-        return cb(false)
-      end
+    return select_item(items, prompt, "kin.elicitation", cb, function(choice)
       cb(true, not choice.skip and choice.value or nil)
     end)
-    return
   end
   if f.type == "boolean" then
     local items = { "Yes", "No" }
