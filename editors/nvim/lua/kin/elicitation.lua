@@ -182,25 +182,26 @@ local FORMAT_CHECK = {
 
 --- Checks a typed value against its field; returns the value to send (nil to omit) or an error.
 function M.validate(f, text)
+  local title = f.title or f.name
   if text == "" then
     if f.required then
-      return nil, (f.title or f.name) .. " is required"
+      return nil, title .. " is required"
     end
     return nil
   end
   if f.type == "integer" or f.type == "number" then
     local n = tonumber(text)
     if not n then
-      return nil, ("%s must be a number"):format(f.title or f.name)
+      return nil, ("%s must be a number"):format(title)
     end
     if f.type == "integer" and n ~= math.floor(n) then
-      return nil, ("%s must be a whole number"):format(f.title or f.name)
+      return nil, ("%s must be a whole number"):format(title)
     end
     if f.minimum and n < f.minimum then
-      return nil, ("%s must be at least %s"):format(f.title or f.name, f.minimum)
+      return nil, ("%s must be at least %s"):format(title, f.minimum)
     end
     if f.maximum and n > f.maximum then
-      return nil, ("%s must be at most %s"):format(f.title or f.name, f.maximum)
+      return nil, ("%s must be at most %s"):format(title, f.maximum)
     end
     if f.type == "integer" then
       n = math.floor(n)
@@ -208,14 +209,14 @@ function M.validate(f, text)
     return n
   end
   if f.minLength and vim.fn.strchars(text) < f.minLength then
-    return nil, ("%s needs at least %d characters"):format(f.title or f.name, f.minLength)
+    return nil, ("%s needs at least %d characters"):format(title, f.minLength)
   end
   if f.maxLength and vim.fn.strchars(text) > f.maxLength then
-    return nil, ("%s allows at most %d characters"):format(f.title or f.name, f.maxLength)
+    return nil, ("%s allows at most %d characters"):format(title, f.maxLength)
   end
   local check = f.format and FORMAT_CHECK[f.format]
   if check and not check(text) then
-    return nil, ("%s must be %s"):format(f.title or f.name, FORMAT_HINT[f.format])
+    return nil, ("%s must be %s"):format(title, FORMAT_HINT[f.format])
   end
   return text
 end
