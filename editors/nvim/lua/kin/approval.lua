@@ -3,7 +3,6 @@
 -- options as kin sent them, each on a fixed key: Deny is always `d` and always the last line,
 -- Allow once always `a`. vim.ui.select is never used here: a picker can cover the diff, and one
 -- that takes the focus turns typing into an answer. The answer goes back with approval/respond.
-local service = require("kin.service")
 local prompts = require("kin.prompts")
 
 local M = {}
@@ -217,19 +216,8 @@ end
 
 --- Sends the person's decision.
 function M.answer(p, option_id)
-  if prompts.is_resolved(p.requestId) then
-    return
-  end
-  prompts.remove(p.requestId)
-  service.request("approval/respond", { requestId = p.requestId, decision = option_id }, nil, function(err)
-    if err.code == -32013 then
-      return -- kin resolved it meanwhile
-    end
-    service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
-    -- Still open on kin's side (-32602 leaves it open): ask again.
-    if err.code == -32602 then
-      M.request(p)
-    end
+  prompts.answer(p.requestId, "approval/respond", { requestId = p.requestId, decision = option_id }, function()
+    M.request(p)
   end)
 end
 

@@ -13,22 +13,12 @@ local prompts = require("kin.prompts")
 local M = {}
 
 local function respond(p, action, content)
-  if prompts.is_resolved(p.requestId) then
-    return
-  end
-  prompts.remove(p.requestId)
   local params = { requestId = p.requestId, action = action }
   if action == "accept" and p.mode ~= "url" then
     params.content = (content and next(content)) and content or vim.empty_dict()
   end
-  service.request("elicitation/respond", params, nil, function(err)
-    if err.code == -32013 then
-      return -- kin resolved it meanwhile
-    end
-    service.notify("elicitation/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
-    if err.code == -32602 then
-      M.request(p) -- kin keeps it open for a corrected answer
-    end
+  prompts.answer(p.requestId, "elicitation/respond", params, function()
+    M.request(p) -- kin keeps it open for a corrected answer
   end)
 end
 
