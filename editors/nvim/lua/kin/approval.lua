@@ -40,40 +40,10 @@ function M.sandbox_text(sb)
   return "none: it runs unconfined (it can read and change everything you can, and reach the network)"
 end
 
--- Builds the body: lines and whole-line highlights.
-local function builder()
-  local b = { lines = {}, marks = {} }
-  function b.add(text, hl)
-    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
-      b.lines[#b.lines + 1] = l
-      if hl then
-        b.marks[#b.marks + 1] = { row = #b.lines - 1, hl = hl }
-      end
-    end
-  end
-  -- A unified diff, each line highlighted by what it is.
-  function b.diff(text)
-    for _, l in ipairs(vim.split(text, "\n", { plain = true })) do
-      local hl
-      if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then
-        hl = "KinDiffFile"
-      elseif l:match("^@@") then
-        hl = "KinDiffHunk"
-      elseif l:sub(1, 1) == "+" then
-        hl = "KinDiffAdd"
-      elseif l:sub(1, 1) == "-" then
-        hl = "KinDiffDelete"
-      end
-      b.add(l, hl)
-    end
-  end
-  return b
-end
-
 --- The preview of one approval request: every line kin's request carries, nothing cut.
 ---@return string[] lines, string filetype, {row: integer, hl: string}[] marks
 function M.preview_lines(p)
-  local b = builder()
+  local b = require("kin.panel").body()
   local ft = "markdown"
   local add = b.add
   if p.kind == "server_launch" then

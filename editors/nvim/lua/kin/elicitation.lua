@@ -393,15 +393,8 @@ end
 ---@return kin.PanelView
 function M.view(item)
   local p = item.params
-  local lines, marks = {}, {}
-  local function add(text, hl)
-    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
-      lines[#lines + 1] = l
-      if hl then
-        marks[#marks + 1] = { row = #lines - 1, hl = hl }
-      end
-    end
-  end
+  local body = require("kin.panel").body()
+  local add = body.add
   local choices
   local extra
   if p.mode == "url" then
@@ -457,9 +450,9 @@ function M.view(item)
   end
   return {
     title = ("[%s] %s"):format(M.asker(p), p.message or (p.mode == "url" and "open an address" or "a question")),
-    lines = lines,
+    lines = body.lines,
     filetype = "markdown",
-    marks = marks,
+    marks = body.marks,
     choices = choices,
     extra_keys = extra,
   }
