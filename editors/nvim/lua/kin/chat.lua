@@ -208,6 +208,24 @@ local function set_current(session_id)
   return t
 end
 
+-- What session/new and session/resume answered: the session object's mode, the result's model
+-- and effort.
+local function apply_result(t, result)
+  M.apply_config(t, result.session)
+  M.apply_config(t, result)
+end
+
+-- A session kin made (session/new's result): its configuration and instructions; it becomes the
+-- current one, taking the choices made for the next session, when `current`.
+local function made(t, result, current)
+  if current then
+    set_current(result.session.sessionId)
+    M.state.next_mode, M.state.next_config = nil, nil
+  end
+  apply_result(t, result)
+  t:instructions(result.instructions)
+end
+
 --- Runs fn(sessionId, created) with the current session, creating one (session/new) if needed
 --- and re-attaching it (session/resume) after the service restarted. on_failed(err) runs when
 --- there is no session to use.
@@ -275,14 +293,7 @@ function with_session(fn, on_failed)
         st.transcripts[new_sid] = draft
         st.draft = nil
       end
-      local t = M.transcript(new_sid)
-      if st.chosen == chosen then
-        set_current(new_sid)
-        M.state.next_mode, M.state.next_config = nil, nil
-      end
-      M.apply_config(t, result.session)
-      M.apply_config(t, result)
-      t:instructions(result.instructions)
+      made(M.transcript(new_sid), result, st.chosen == chosen)
       fn(new_sid, true)
     end, function(err)
       notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -521,15 +532,8 @@ function M.new_session(title, cb)
   local done, latest = begin_switch(true)
   service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
-    local t = M.transcript(sid)
-    if latest() then
-      -- Not when the person asked for another session meanwhile: that one wins.
-      set_current(sid)
-      M.state.next_mode, M.state.next_config = nil, nil
-    end
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
-    t:instructions(result.instructions)
+    -- Not current when the person asked for another session meanwhile: that one wins.
+    made(M.transcript(sid), result, latest())
     if latest() then
       M.open()
     end
@@ -553,8 +557,7 @@ function M.resume(session_id, cb)
       set_current(session_id)
     end
     t:history(result.history)
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
+    apply_result(t, result)
     -- Only a turn kin says it runs here can be stopped from here.
     t.running = result.runningTurnId ~= nil
     if result.readOnly then
@@ -602,8 +605,7 @@ function M.on_service_ready()
     if not t.running then
       t:history(result.history)
     end
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
+    apply_result(t, result)
     t.running = result.runningTurnId ~= nil
     M.show_pending(result)
     done()
