@@ -658,9 +658,16 @@ function M.on_turn_delta(p)
   M.transcript(p.sessionId):text(p.text)
 end
 
+-- The title bar is redrawn when what it says changes (a call's status, reasoning starting), not
+-- at every piece of streamed output: while a turn runs, status's timer redraws it anyway.
 function M.on_tool_call(p)
-  M.transcript(p.sessionId):tool(p)
-  status.refresh()
+  local t = M.transcript(p.sessionId)
+  local before = p.callId and t.tools[p.callId]
+  before = before and before.status
+  t:tool(p)
+  if before == nil or before ~= p.status then
+    status.refresh()
+  end
 end
 
 function M.on_turn_completed(p)
@@ -674,8 +681,12 @@ function M.on_turn_completed(p)
 end
 
 function M.on_reasoning(p)
-  M.transcript(p.sessionId):reasoning(p.text)
-  status.refresh()
+  local t = M.transcript(p.sessionId)
+  local open = t.reasoning_open
+  t:reasoning(p.text)
+  if not open then
+    status.refresh()
+  end
 end
 
 function M.on_plan(p)
