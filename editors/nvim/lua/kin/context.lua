@@ -12,11 +12,14 @@ function M.reset()
   M.state = { attached = {} }
 end
 
-local function workspace_root()
+--- The first workspace folder kin works in (from initialize), else the current directory: what
+--- paths of parts and mentions are relative to.
+function M.workspace_root()
   local init = require("kin.service").ctx.init or {}
   local folders = init.workspaceFolders or {}
   return folders[1] or vim.uv.cwd()
 end
+local workspace_root = M.workspace_root
 
 --- A buffer's path as kin takes it: relative to the first workspace folder when inside it.
 function M.path(buf)
