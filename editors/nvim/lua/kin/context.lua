@@ -58,6 +58,12 @@ function M.file(buf, line1, line2)
   return part
 end
 
+--- What a buffer without a file holds, as a resource part named untitled:<name>.
+function M.unnamed(buf, name)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  return { type = "resource", uri = "untitled:" .. name, mimeType = "text/plain", text = table.concat(lines, "\n") }
+end
+
 --- A selection: its text and where it is. Lines line1..line2 (1-based); with col1/col2 (0-based
 --- bytes, col2 exclusive) a characterwise piece.
 function M.selection(buf, line1, line2, col1, col2)
@@ -187,12 +193,7 @@ function M.mentions(text)
       else
         local b = mentioned_buffer(name)
         if b then
-          local part = M.file(b)
-          if not part then
-            local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
-            part = { type = "resource", uri = "untitled:" .. name, mimeType = "text/plain", text = table.concat(lines, "\n") }
-          end
-          parts[#parts + 1] = part
+          parts[#parts + 1] = M.file(b) or M.unnamed(b, name)
         end
       end
     end

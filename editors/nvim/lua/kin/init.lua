@@ -206,8 +206,7 @@ local function buffer_part(buf, opts)
   local part, err = context.file(buf)
   if not part then
     -- A buffer without a file: what it holds.
-    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    return { type = "resource", uri = "untitled:" .. buf, mimeType = "text/plain", text = table.concat(lines, "\n") }, err
+    return context.unnamed(buf, buf), err
   end
   return part
 end
