@@ -179,8 +179,7 @@ end
 function M.mentions(text)
   local parts, seen = {}, {}
   local root = workspace_root()
-  for pre, kind, name in (" " .. text):gmatch("([%s%(])([@#])([^%s@#%),;]+)") do
-    local _ = pre
+  for kind, name in (" " .. text):gmatch("[%s%(]([@#])([^%s@#%),;]+)") do
     name = name:gsub("[.:]$", "")
     local key = kind .. name
     if not seen[key] then
