@@ -1,16 +1,13 @@
 -- Approvals in kin's own window (kin.panel), against an in-process fake kin. The behaviour with
 -- the real kin (a long diff, typing while an approval arrives, pickers) is in
--- integration_spec.lua and typing_spec.lua.
+-- review_spec.lua, integration_spec.lua and typing_spec.lua.
 local t = require("harness")
 local fake_kin = require("fake_kin")
 
 local function setup(opts)
   local fake = fake_kin.new()
   require("kin").setup(vim.tbl_extend("force", { spawn = fake.spawn, log_file = false }, opts or {}))
-  require("kin.service").with_client(function() end)
-  t.wait_for(function()
-    return require("kin.service").ctx.ready
-  end, "ready")
+  fake_kin.wait_ready()
   return fake
 end
 
@@ -32,11 +29,7 @@ local function bash_request(id)
 end
 
 local function responses(fake)
-  local out = {}
-  for _, m in ipairs(fake:sent("approval/respond")) do
-    out[#out + 1] = m.params
-  end
-  return out
+  return fake:sent_params("approval/respond")
 end
 
 local function one_response(fake)
