@@ -810,7 +810,7 @@ function M.retry()
     return
   end
   M.ask(q, nil, function()
-    M.keep_in_input(type(q) == "string" and q or nil)
+    M.keep_in_input(q)
   end)
 end
 

@@ -88,9 +88,7 @@ end
 function M.ask(question, on_started, on_failed)
   chat.open()
   chat.ask(question, on_started, function(err)
-    if type(question) == "string" then
-      chat.keep_in_input(question)
-    end
+    chat.keep_in_input(question)
     if on_failed then
       on_failed(err)
     end
