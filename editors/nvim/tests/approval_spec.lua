@@ -126,6 +126,34 @@ describe("approvals", function()
     t.eq("allow_always_permanent", one_response(fake).decision)
   end)
 
+  it("asks again when kin refuses the answer (-32602), not when kin resolved it meanwhile (-32013)", function()
+    local fake = setup()
+    local refusal = { code = -32602, message = "invalid params: decision" }
+    fake.handlers["approval/respond"] = function()
+      return nil, refusal
+    end
+    fake:notify("approval/request", bash_request("ap_r"))
+    t.wait_panel("go test")
+    t.press("a")
+    t.wait_for(function()
+      return #responses(fake) == 1 and #require("kin.prompts").items() == 1 and t.panel() ~= nil
+    end, "the refused approval shown again")
+    refusal = { code = -32013, message = "no such approval" }
+    t.press("a")
+    t.wait_for(function()
+      return #responses(fake) == 2
+    end, "the second answer")
+    -- kin's frames are read in order: once the next request is shown, the -32013 was handled.
+    fake:notify("approval/request", bash_request("ap_next"))
+    t.wait_for(function()
+      local cur = require("kin.prompts").current()
+      return cur and cur.id == "ap_next"
+    end, "the next approval")
+    t.eq({ "ap_next" }, vim.tbl_map(function(it)
+      return it.id
+    end, require("kin.prompts").items()), "a resolved approval is not asked again")
+  end)
+
   it("starts with the cursor on Deny: <CR> and <Esc> deny, digits do nothing", function()
     local fake = setup()
     fake:notify("approval/request", bash_request("ap_1"))
