@@ -17,14 +17,14 @@ func objectSchema(schema json.RawMessage) string {
 	if json.Unmarshal(schema, &s) != nil {
 		return "its input schema is not a JSON object"
 	}
-	if string(bytes.TrimSpace(s.Type)) != `"object"` {
-		t := string(bytes.TrimSpace(s.Type))
-		if t == "" {
-			t = "missing"
-		}
-		return fmt.Sprintf(`its input schema is not an object schema (type %.40s, not "object"), which a model cannot take as a tool's parameters`, Label(t))
+	t := string(bytes.TrimSpace(s.Type))
+	if t == `"object"` {
+		return ""
 	}
-	return ""
+	if t == "" {
+		t = "missing"
+	}
+	return fmt.Sprintf(`its input schema is not an object schema (type %.40s, not "object"), which a model cannot take as a tool's parameters`, Label(t))
 }
 
 // sanitizeSchema returns the schema the model sees: every "description"

@@ -20,9 +20,11 @@ type Redactor struct {
 // reveal little.
 const minSecret = 8
 
+// pair is one secret and what replaces it.
+type pair struct{ old, new string }
+
 // NewRedactor builds the Redactor for srv.
 func NewRedactor(srv config.Server) *Redactor {
-	type pair struct{ old, new string }
 	var ps []pair
 	add := func(old, new string) {
 		if len(old) >= minSecret {
@@ -58,6 +60,12 @@ func NewRedactor(srv config.Server) *Redactor {
 			}
 		}
 	}
+	return fromPairs(ps)
+}
+
+// fromPairs orders ps longest secret first, so that a secret holding
+// another is replaced whole, and lays them out for strings.Replacer.
+func fromPairs(ps []pair) *Redactor {
 	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].old) > len(ps[j].old) })
 	r := &Redactor{}
 	for _, p := range ps {
@@ -72,7 +80,6 @@ func (r *Redactor) With(secrets ...string) *Redactor {
 	if len(secrets) == 0 {
 		return r
 	}
-	type pair struct{ old, new string }
 	var ps []pair
 	if r != nil {
 		for i := 0; i+1 < len(r.pairs); i += 2 {
@@ -84,12 +91,7 @@ func (r *Redactor) With(secrets ...string) *Redactor {
 			ps = append(ps, pair{v, config.Mask})
 		}
 	}
-	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].old) > len(ps[j].old) })
-	out := &Redactor{}
-	for _, p := range ps {
-		out.pairs = append(out.pairs, p.old, p.new)
-	}
-	return out
+	return fromPairs(ps)
 }
 
 // String returns s with every secret replaced.

@@ -140,23 +140,25 @@ func labels(names []string) []string {
 	return out
 }
 
-// requestRefresh asks for a refetch; requests coalesce.
-func (s *server) requestRefresh() {
+// request marks a list change pending on ch (capacity 1): a change
+// notice; requests coalesce.
+func request(ch chan struct{}) {
 	select {
-	case s.refresh <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
 
-// refreshLoop refetches and re-vets the list after each change notice, for
-// as long as conn lives. Notifications never install anything themselves.
-func (s *server) refreshLoop(conn *connect.Conn) {
+// refreshLoop runs fetch after each change notice pending on ch (the tool
+// list's, the prompt list's), for as long as conn lives. Notifications
+// never install anything themselves: fetch lists again and vets.
+func (s *server) refreshLoop(conn *connect.Conn, ch <-chan struct{}, fetch func(*connect.Conn)) {
 	for {
 		select {
 		case <-conn.Done():
 			return
-		case <-s.refresh:
-			s.refetch(conn)
+		case <-ch:
+			fetch(conn)
 		}
 	}
 }
@@ -175,8 +177,7 @@ func (s *server) refetch(conn *connect.Conn) {
 	}
 	var le *catalog.LimitError
 	if err != nil && errors.As(err, &le) {
-		s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-		hadPrompts := s.dropPrompts()
+		hadPrompts := s.detach()
 		s.mu.Unlock()
 		conn.Close()
 		s.fail(StateUnavailable, "after a tool list change: "+le.Error())

@@ -204,30 +204,18 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 			return ask.Field{}, "format " + catalog.Label(p.Format)
 		}
 		f.Format = p.Format
-		var d string
-		if !defaultAs(p.Default, &d) {
+		if _, ok := setDefault[string](&f, p.Default); !ok {
 			return ask.Field{}, "a default that is not text"
-		}
-		if p.Default != nil {
-			f.Default = d
 		}
 	case p.Type == "number", p.Type == "integer":
 		f.Type, f.Minimum, f.Maximum = ask.FieldType(p.Type), p.Minimum, p.Maximum
-		var d float64
-		if !defaultAs(p.Default, &d) {
+		if _, ok := setDefault[float64](&f, p.Default); !ok {
 			return ask.Field{}, "a default that is not a number"
-		}
-		if p.Default != nil {
-			f.Default = d
 		}
 	case p.Type == "boolean":
 		f.Type = ask.TypeBoolean
-		var d bool
-		if !defaultAs(p.Default, &d) {
+		if _, ok := setDefault[bool](&f, p.Default); !ok {
 			return ask.Field{}, "a default that is not true or false"
-		}
-		if p.Default != nil {
-			f.Default = d
 		}
 	case p.Type == "":
 		return ask.Field{}, "no type"
@@ -261,12 +249,8 @@ func singleSelect(f ask.Field, p propSchema) (ask.Field, string) {
 	if why != "" {
 		return ask.Field{}, why
 	}
-	var d string
-	if !defaultAs(p.Default, &d) || (p.Default != nil && !hasChoice(f.Choices, d)) {
+	if d, ok := setDefault[string](&f, p.Default); !ok || (p.Default != nil && !hasChoice(f.Choices, d)) {
 		return ask.Field{}, "a default that is not one of the choices"
-	}
-	if p.Default != nil {
-		f.Default = d
 	}
 	return f, ""
 }
@@ -295,17 +279,14 @@ func multiSelect(f ask.Field, p propSchema) (ask.Field, string) {
 	if (f.MinItems != nil && *f.MinItems < 0) || (f.MaxItems != nil && f.MinItems != nil && *f.MaxItems < *f.MinItems) {
 		return ask.Field{}, "impossible minItems and maxItems"
 	}
-	var d []string
-	if !defaultAs(p.Default, &d) {
+	d, ok := setDefault[[]string](&f, p.Default)
+	if !ok {
 		return ask.Field{}, "a default that is not a list of choices"
 	}
 	for _, v := range d {
 		if !hasChoice(f.Choices, v) {
 			return ask.Field{}, "a default that is not a list of choices"
 		}
-	}
-	if p.Default != nil {
-		f.Default = d
 	}
 	return f, ""
 }
@@ -362,7 +343,16 @@ func hasChoice(cs []ask.Choice, v string) bool {
 	return false
 }
 
-// defaultAs decodes a default into v; an absent default is fine.
-func defaultAs(raw json.RawMessage, v any) bool {
-	return raw == nil || json.Unmarshal(raw, v) == nil
+// setDefault decodes a property's default as a T and makes it f's
+// default. An absent default (raw nil) is fine and leaves f's unset; ok is
+// false for one that is not a T.
+func setDefault[T any](f *ask.Field, raw json.RawMessage) (d T, ok bool) {
+	if raw == nil {
+		return d, true
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return d, false
+	}
+	f.Default = d
+	return d, true
 }

@@ -247,43 +247,27 @@ func (s *server) promptReport(skipped []string, err error) {
 	}
 }
 
-// requestPromptRefresh asks for the prompts to be listed again; requests
-// coalesce.
-func (s *server) requestPromptRefresh() {
-	select {
-	case s.promptRefresh <- struct{}{}:
-	default:
+// refetchPrompts lists conn's prompts again after a change notice (see
+// refreshLoop). A listing that fails keeps the previous prompts.
+func (s *server) refetchPrompts(conn *connect.Conn) {
+	s.mu.Lock()
+	life := s.life
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(life, connect.ConnectTimeout)
+	ps, skipped, err := s.listPrompts(ctx, conn.Session)
+	cancel()
+	s.mu.Lock()
+	if s.conn != conn || s.stopped {
+		s.mu.Unlock()
+		return
 	}
-}
-
-// promptLoop lists the prompts again after each change notice, for as long
-// as conn lives. A notice never installs anything itself.
-func (s *server) promptLoop(conn *connect.Conn) {
-	for {
-		select {
-		case <-conn.Done():
-			return
-		case <-s.promptRefresh:
-			s.mu.Lock()
-			life := s.life
-			s.mu.Unlock()
-			ctx, cancel := context.WithTimeout(life, connect.ConnectTimeout)
-			ps, skipped, err := s.listPrompts(ctx, conn.Session)
-			cancel()
-			s.mu.Lock()
-			if s.conn != conn || s.stopped {
-				s.mu.Unlock()
-				return
-			}
-			if err == nil {
-				s.prompts = ps
-			}
-			s.mu.Unlock()
-			s.promptReport(skipped, err)
-			if err == nil {
-				s.m.promptsChanged()
-			}
-		}
+	if err == nil {
+		s.prompts = ps
+	}
+	s.mu.Unlock()
+	s.promptReport(skipped, err)
+	if err == nil {
+		s.m.promptsChanged()
 	}
 }
 

@@ -80,6 +80,9 @@ func (s *server) Destination() string { return s.disp.Launch }
 // Redact removes the server's secrets from t: its env and header values,
 // URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
+	if t == "" {
+		return "" // nothing to hide: spare the sign-in store a read
+	}
 	return s.redactor().String(t)
 }
 
@@ -124,8 +127,9 @@ func (s *server) Track(env tool.Env) func() {
 	}
 }
 
-// set records a state and reports it.
-func (s *server) set(st State, msg string) {
+// set records a state and reports it. It returns msg as recorded
+// (redacted).
+func (s *server) set(st State, msg string) string {
 	msg = s.Redact(msg)
 	s.mu.Lock()
 	s.state, s.lastErr = st, msg
@@ -133,16 +137,17 @@ func (s *server) set(st State, msg string) {
 	s.mu.Unlock()
 	s.m.log.Info("mcp server state", zap.String("server", s.cfg.Name), zap.String("state", string(st)), zap.String("error", msg))
 	s.m.host.Status(Status{Server: s.cfg.Name, State: st, Tools: n, Error: msg})
+	return msg
 }
 
 // fail records an unavailable (or needs_login) state and tells the person.
 func (s *server) fail(st State, msg string) {
-	s.set(st, msg)
+	msg = s.set(st, msg)
 	verb := "unavailable"
 	if st == StateNeedsLogin {
 		verb = "needs sign-in"
 	}
-	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, s.Redact(msg)))
+	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, msg))
 }
 
 // begin makes the server startable again and returns its lifetime context.
@@ -210,9 +215,8 @@ func (s *server) launchRequest() LaunchRequest {
 		Env:         s.disp.Env,
 		Headers:     s.disp.Headers,
 	}
-	h := trust.Hash(s.cfg)
 	for _, e := range s.m.trust.List() {
-		if e.Name == s.cfg.Name && e.Hash != h {
+		if e.Name == s.cfg.Name && e.Hash != s.id {
 			r.Changed = true
 		}
 	}
@@ -273,8 +277,8 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 		s.m.promptsChanged()
 	}
 	go s.watch(conn)
-	go s.refreshLoop(conn)
-	go s.promptLoop(conn)
+	go s.refreshLoop(conn, s.refresh, s.refetch)
+	go s.refreshLoop(conn, s.promptRefresh, s.refetchPrompts)
 	go s.checkListen(conn)
 }
 
@@ -295,10 +299,10 @@ func (s *server) dialOptions() connect.Options {
 			// send the decline back and retry.
 			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-				s.requestRefresh()
+				request(s.refresh)
 			},
 			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-				s.requestPromptRefresh()
+				request(s.promptRefresh)
 			},
 			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 				Form: &mcp.FormElicitationCapabilities{},
@@ -360,8 +364,7 @@ func (s *server) watch(conn *connect.Conn) {
 		s.mu.Unlock()
 		return
 	}
-	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-	hadPrompts := s.dropPrompts()
+	hadPrompts := s.detach()
 	s.mu.Unlock()
 	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)")
 	if hadPrompts {
@@ -378,8 +381,7 @@ func (s *server) stop(report bool) {
 		s.kill()
 	}
 	conn := s.conn
-	s.conn, s.defs, s.tools, s.resources = nil, nil, nil, false
-	hadPrompts := s.dropPrompts()
+	hadPrompts := s.detach()
 	s.mu.Unlock()
 	if conn != nil {
 		conn.Close()
@@ -397,12 +399,13 @@ func (s *server) stop(report bool) {
 	}
 }
 
-// dropPrompts forgets the prompts of a connection that ended, reporting
-// whether there were any. Call with s.mu held.
-func (s *server) dropPrompts() bool {
-	had := len(s.prompts) > 0
-	s.prompts = nil
-	return had
+// detach forgets the live connection and what it offered (tools,
+// resources, prompts), reporting whether it had prompts: the caller then
+// tells the Host, without locks. Call with s.mu held.
+func (s *server) detach() (hadPrompts bool) {
+	hadPrompts = len(s.prompts) > 0
+	s.conn, s.defs, s.tools, s.resources, s.prompts = nil, nil, nil, false, nil
+	return hadPrompts
 }
 
 // omittedTools lists the tools of the live connection that were left out.
