@@ -1,16 +1,13 @@
 -- Approvals in kin's own window (kin.panel), against an in-process fake kin. The behaviour with
 -- the real kin (a long diff, typing while an approval arrives, pickers) is in
--- integration_spec.lua and typing_spec.lua.
+-- review_spec.lua, integration_spec.lua and typing_spec.lua.
 local t = require("harness")
 local fake_kin = require("fake_kin")
 
 local function setup(opts)
   local fake = fake_kin.new()
   require("kin").setup(vim.tbl_extend("force", { spawn = fake.spawn, log_file = false }, opts or {}))
-  require("kin.service").with_client(function() end)
-  t.wait_for(function()
-    return require("kin.service").ctx.ready
-  end, "ready")
+  fake_kin.wait_ready()
   return fake
 end
 
@@ -32,11 +29,7 @@ local function bash_request(id)
 end
 
 local function responses(fake)
-  local out = {}
-  for _, m in ipairs(fake:sent("approval/respond")) do
-    out[#out + 1] = m.params
-  end
-  return out
+  return fake:sent_params("approval/respond")
 end
 
 local function one_response(fake)
@@ -131,6 +124,34 @@ describe("approvals", function()
     t.wait_panel("go test")
     t.press("p")
     t.eq("allow_always_permanent", one_response(fake).decision)
+  end)
+
+  it("asks again when kin refuses the answer (-32602), not when kin resolved it meanwhile (-32013)", function()
+    local fake = setup()
+    local refusal = { code = -32602, message = "invalid params: decision" }
+    fake.handlers["approval/respond"] = function()
+      return nil, refusal
+    end
+    fake:notify("approval/request", bash_request("ap_r"))
+    t.wait_panel("go test")
+    t.press("a")
+    t.wait_for(function()
+      return #responses(fake) == 1 and #require("kin.prompts").items() == 1 and t.panel() ~= nil
+    end, "the refused approval shown again")
+    refusal = { code = -32013, message = "no such approval" }
+    t.press("a")
+    t.wait_for(function()
+      return #responses(fake) == 2
+    end, "the second answer")
+    -- kin's frames are read in order: once the next request is shown, the -32013 was handled.
+    fake:notify("approval/request", bash_request("ap_next"))
+    t.wait_for(function()
+      local cur = require("kin.prompts").current()
+      return cur and cur.id == "ap_next"
+    end, "the next approval")
+    t.eq({ "ap_next" }, vim.tbl_map(function(it)
+      return it.id
+    end, require("kin.prompts").items()), "a resolved approval is not asked again")
   end)
 
   it("starts with the cursor on Deny: <CR> and <Esc> deny, digits do nothing", function()

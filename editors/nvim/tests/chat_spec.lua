@@ -15,6 +15,15 @@ local function n(method, params)
   return { jsonrpc = "2.0", method = method, params = params }
 end
 
+-- Asks a question and waits for its turn/start; returns the session it went to.
+local function ask_first(fake, question)
+  require("kin").ask(question)
+  t.wait_for(function()
+    return #fake:sent("turn/start") == 1
+  end, "turn/start")
+  return fake:sent("turn/start")[1].params.sessionId
+end
+
 describe("chat", function()
   it("sends the input buffer with <CR> and streams the answer into a read-only markdown buffer", function()
     local fake
@@ -53,11 +62,7 @@ describe("chat", function()
 
   it("writes tool calls as lines whose status updates in place", function()
     local fake = setup()
-    require("kin").ask("run the tests")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local sid = fake:sent("turn/start")[1].params.sessionId
+    local sid = ask_first(fake, "run the tests")
     local call = { sessionId = sid, turnId = "t_1", callId = "c1", name = "bash", kind = "execute", title = "Run go test ./..." }
     local function with(status)
       return vim.tbl_extend("force", call, { status = status })
@@ -90,11 +95,7 @@ describe("chat", function()
 
   it("streams a call's output under it, folded, and ends it with the exit status", function()
     local fake = setup()
-    require("kin").ask("run the tests")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local sid = fake:sent("turn/start")[1].params.sessionId
+    local sid = ask_first(fake, "run the tests")
     local call = { sessionId = sid, turnId = "t_1", callId = "c1", name = "bash", kind = "execute", title = "Run go test ./..." }
     local function with(extra)
       return { jsonrpc = "2.0", method = "turn/toolCall", params = vim.tbl_extend("force", call, extra) }
@@ -130,10 +131,7 @@ describe("chat", function()
 
   it("cancels the running turn with :KinCancel and the buffer mapping", function()
     local fake = setup()
-    require("kin").ask("hello")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
+    ask_first(fake, "hello")
     vim.cmd("KinCancel")
     t.wait_for(function()
       return #fake:sent("turn/cancel") == 1
@@ -418,10 +416,7 @@ describe("chat", function()
 
   it("re-attaches the session after :KinRestart", function()
     local fake = setup()
-    require("kin").ask("one")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
+    ask_first(fake, "one")
     vim.cmd("KinRestart")
     t.wait_for(function()
       return fake.spawned == 2 and require("kin.service").ctx.ready

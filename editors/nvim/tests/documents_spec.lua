@@ -13,12 +13,7 @@ local function setup(caps, opts)
   return fake
 end
 
-local function start()
-  require("kin.service").with_client(function() end)
-  t.wait_for(function()
-    return require("kin.service").ctx.ready
-  end, "ready")
-end
+local start = fake_kin.wait_ready
 
 local function file(lines)
   local path = vim.fn.tempname() .. ".txt"

@@ -4,10 +4,7 @@ local fake_kin = require("fake_kin")
 local function setup()
   local fake = fake_kin.new()
   require("kin").setup({ spawn = fake.spawn, log_file = false })
-  require("kin.service").with_client(function() end)
-  t.wait_for(function()
-    return require("kin.service").ctx.ready
-  end, "ready")
+  fake_kin.wait_ready()
   return fake
 end
 
@@ -22,11 +19,7 @@ local FORM = {
 }
 
 local function responses(fake)
-  local out = {}
-  for _, m in ipairs(fake:sent("elicitation/respond")) do
-    out[#out + 1] = m.params
-  end
-  return out
+  return fake:sent_params("elicitation/respond")
 end
 
 describe("elicitation", function()

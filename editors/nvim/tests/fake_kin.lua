@@ -162,6 +162,23 @@ function Fake:sent(method)
   return out
 end
 
+--- The params of every request (or notification) of one method the plugin sent, in order.
+function Fake:sent_params(method)
+  local out = {}
+  for _, m in ipairs(self:sent(method)) do
+    out[#out + 1] = m.params
+  end
+  return out
+end
+
+--- Starts the plugin's service (on the fake its setup spawns) and waits until it is initialized.
+function M.wait_ready()
+  require("kin.service").with_client(function() end)
+  require("harness").wait_for(function()
+    return require("kin.service").ctx.ready
+  end, "ready")
+end
+
 function Fake:methods()
   local out = {}
   for _, m in ipairs(self.received) do

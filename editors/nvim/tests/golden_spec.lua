@@ -48,7 +48,7 @@ describe("golden frames", function()
     local handled = {
       "turn/started", "turn/delta", "turn/toolCall", "turn/completed", "approval/request", "approval/resolved",
       "elicitation/request", "elicitation/resolved", "mcp/status", "notice", "log/message",
-      "turn/plan", "commands/changed", "workspace/didChangeFiles",
+      "turn/plan", "commands/changed", "workspace/didChangeFiles", "turn/reasoning", "turn/usage",
     }
     for _, m in ipairs(handled) do
       t.ok(#payloads(m) > 0, m)
@@ -237,6 +237,52 @@ describe("golden frames", function()
       end
       for _, c in ipairs(r.commands) do
         t.ok(vim.tbl_contains(words, "/" .. c.name .. " "), "command /" .. c.name .. " offered")
+      end
+    end
+  end)
+
+  it("turn/reasoning, turn/usage, models/list and workspace/applyEdit: read as kin sends them", function()
+    setup()
+    local chat = require("kin.chat")
+    local service = require("kin.service")
+    local status = require("kin.status")
+    for _, m in ipairs({ "turn/reasoning", "turn/usage" }) do
+      for _, p in ipairs(payloads(m)) do
+        service.handlers[m](p)
+      end
+    end
+    for _, p in ipairs(payloads("turn/reasoning")) do
+      has(chat.transcript(p.sessionId):text_content(), vim.trim(p.text), "turn/reasoning text")
+    end
+    local usage = payloads("turn/usage")
+    local last = usage[#usage]
+    has(status.gauge(chat.transcript(last.sessionId).usage), status.tokens(last.contextTokens) .. "/" .. status.tokens(last.contextWindow), "turn/usage gauge")
+    for _, r in ipairs(payloads("models/list")) do
+      for _, m in ipairs(r.models) do
+        local row = require("kin").format_model(m)
+        has(row, m.id, "model id")
+        has(row, status.tokens(m.contextWindow) .. " context", "model " .. m.id .. " window")
+      end
+    end
+    -- kin's edit of an open buffer, at the version it names: applied where its range says.
+    local documents = require("kin.documents")
+    for _, fr in ipairs(golden("workspace/applyEdit")) do
+      if fr.method then
+        local dc = fr.params.edit.documentChanges[1]
+        local e = dc.edits[1]
+        local buf = vim.api.nvim_create_buf(true, false)
+        vim.api.nvim_buf_set_name(buf, vim.uri_to_fname(dc.textDocument.uri))
+        local lines = {}
+        for i = 1, e.range["end"].line + 1 do
+          lines[i] = "line " .. i
+        end
+        vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+        documents.state.docs[buf] = { uri = dc.textDocument.uri, version = dc.textDocument.version, lines = lines }
+        local r = documents.apply_edit(fr.params)
+        t.eq(true, r.applied, "workspace/applyEdit " .. fr.params.callId .. ": " .. tostring(r.failureReason))
+        t.eq((e.newText:gsub("\n$", "")), vim.api.nvim_buf_get_lines(buf, e.range.start.line, e.range.start.line + 1, false)[1])
+        documents.state.docs[buf] = nil
+        vim.api.nvim_buf_delete(buf, { force = true })
       end
     end
   end)

@@ -47,13 +47,21 @@ local function notify(msg, level)
   require("kin.service").notify(msg, level)
 end
 
+-- The code block under the cursor, or nil (and the person told).
+local function block_at_cursor()
+  local block = M.code_block(vim.api.nvim_get_current_buf(), vim.api.nvim_win_get_cursor(0)[1])
+  if not block then
+    notify("the cursor is not in a code block")
+  end
+  return block
+end
+
 --- Yanks the code block under the cursor (into the unnamed register and, when there is one,
 --- the clipboard).
 function M.yank_code()
-  local row = vim.api.nvim_win_get_cursor(0)[1]
-  local block = M.code_block(vim.api.nvim_get_current_buf(), row)
+  local block = block_at_cursor()
   if not block then
-    return notify("the cursor is not in a code block")
+    return
   end
   vim.fn.setreg('"', block.lines, "l")
   pcall(vim.fn.setreg, "+", block.lines, "l")
@@ -64,10 +72,9 @@ end
 --- Puts the code block under the cursor below the cursor line of the window the person works
 --- in (one undo step there), and goes there.
 function M.put_code()
-  local row = vim.api.nvim_win_get_cursor(0)[1]
-  local block = M.code_block(vim.api.nvim_get_current_buf(), row)
+  local block = block_at_cursor()
   if not block then
-    return notify("the cursor is not in a code block")
+    return
   end
   local win = work_window()
   if not win then

@@ -3,7 +3,6 @@
 -- options as kin sent them, each on a fixed key: Deny is always `d` and always the last line,
 -- Allow once always `a`. vim.ui.select is never used here: a picker can cover the diff, and one
 -- that takes the focus turns typing into an answer. The answer goes back with approval/respond.
-local service = require("kin.service")
 local prompts = require("kin.prompts")
 
 local M = {}
@@ -41,40 +40,10 @@ function M.sandbox_text(sb)
   return "none: it runs unconfined (it can read and change everything you can, and reach the network)"
 end
 
--- Builds the body: lines and whole-line highlights.
-local function builder()
-  local b = { lines = {}, marks = {} }
-  function b.add(text, hl)
-    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
-      b.lines[#b.lines + 1] = l
-      if hl then
-        b.marks[#b.marks + 1] = { row = #b.lines - 1, hl = hl }
-      end
-    end
-  end
-  -- A unified diff, each line highlighted by what it is.
-  function b.diff(text)
-    for _, l in ipairs(vim.split(text, "\n", { plain = true })) do
-      local hl
-      if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then
-        hl = "KinDiffFile"
-      elseif l:match("^@@") then
-        hl = "KinDiffHunk"
-      elseif l:sub(1, 1) == "+" then
-        hl = "KinDiffAdd"
-      elseif l:sub(1, 1) == "-" then
-        hl = "KinDiffDelete"
-      end
-      b.add(l, hl)
-    end
-  end
-  return b
-end
-
 --- The preview of one approval request: every line kin's request carries, nothing cut.
 ---@return string[] lines, string filetype, {row: integer, hl: string}[] marks
 function M.preview_lines(p)
-  local b = builder()
+  local b = require("kin.panel").body()
   local ft = "markdown"
   local add = b.add
   if p.kind == "server_launch" then
@@ -175,16 +144,6 @@ function M.choices(p)
   return out
 end
 
---- The optionId that refuses the request.
-function M.deny_option(p)
-  for _, o in ipairs(p.options or {}) do
-    if is_refusal(o) then
-      return o.optionId
-    end
-  end
-  return "deny"
-end
-
 -- The key of each option, the same on every prompt. No digits: a number typed out of habit
 -- must never pick a grant.
 M.KEYS = {
@@ -227,19 +186,8 @@ end
 
 --- Sends the person's decision.
 function M.answer(p, option_id)
-  if prompts.is_resolved(p.requestId) then
-    return
-  end
-  prompts.remove(p.requestId)
-  service.request("approval/respond", { requestId = p.requestId, decision = option_id }, nil, function(err)
-    if err.code == -32013 then
-      return -- kin resolved it meanwhile
-    end
-    service.notify("approval/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
-    -- Still open on kin's side (-32602 leaves it open): ask again.
-    if err.code == -32602 then
-      M.request(p)
-    end
+  prompts.answer(p.requestId, "approval/respond", { requestId = p.requestId, decision = option_id }, function()
+    M.request(p)
   end)
 end
 

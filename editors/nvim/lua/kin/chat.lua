@@ -208,6 +208,24 @@ local function set_current(session_id)
   return t
 end
 
+-- What session/new and session/resume answered: the session object's mode, the result's model
+-- and effort.
+local function apply_result(t, result)
+  M.apply_config(t, result.session)
+  M.apply_config(t, result)
+end
+
+-- A session kin made (session/new's result): its configuration and instructions; it becomes the
+-- current one, taking the choices made for the next session, when `current`.
+local function made(t, result, current)
+  if current then
+    set_current(result.session.sessionId)
+    M.state.next_mode, M.state.next_config = nil, nil
+  end
+  apply_result(t, result)
+  t:instructions(result.instructions)
+end
+
 --- Runs fn(sessionId, created) with the current session, creating one (session/new) if needed
 --- and re-attaching it (session/resume) after the service restarted. on_failed(err) runs when
 --- there is no session to use.
@@ -275,14 +293,7 @@ function with_session(fn, on_failed)
         st.transcripts[new_sid] = draft
         st.draft = nil
       end
-      local t = M.transcript(new_sid)
-      if st.chosen == chosen then
-        set_current(new_sid)
-        M.state.next_mode, M.state.next_config = nil, nil
-      end
-      M.apply_config(t, result.session)
-      M.apply_config(t, result)
-      t:instructions(result.instructions)
+      made(M.transcript(new_sid), result, st.chosen == chosen)
       fn(new_sid, true)
     end, function(err)
       notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -521,15 +532,8 @@ function M.new_session(title, cb)
   local done, latest = begin_switch(true)
   service.request("session/new", M.new_session_params(title), function(result)
     local sid = result.session.sessionId
-    local t = M.transcript(sid)
-    if latest() then
-      -- Not when the person asked for another session meanwhile: that one wins.
-      set_current(sid)
-      M.state.next_mode, M.state.next_config = nil, nil
-    end
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
-    t:instructions(result.instructions)
+    -- Not current when the person asked for another session meanwhile: that one wins.
+    made(M.transcript(sid), result, latest())
     if latest() then
       M.open()
     end
@@ -553,8 +557,7 @@ function M.resume(session_id, cb)
       set_current(session_id)
     end
     t:history(result.history)
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
+    apply_result(t, result)
     -- Only a turn kin says it runs here can be stopped from here.
     t.running = result.runningTurnId ~= nil
     if result.readOnly then
@@ -602,8 +605,7 @@ function M.on_service_ready()
     if not t.running then
       t:history(result.history)
     end
-    M.apply_config(t, result.session)
-    M.apply_config(t, result)
+    apply_result(t, result)
     t.running = result.runningTurnId ~= nil
     M.show_pending(result)
     done()
@@ -656,9 +658,16 @@ function M.on_turn_delta(p)
   M.transcript(p.sessionId):text(p.text)
 end
 
+-- The title bar is redrawn when what it says changes (a call's status, reasoning starting), not
+-- at every piece of streamed output: while a turn runs, status's timer redraws it anyway.
 function M.on_tool_call(p)
-  M.transcript(p.sessionId):tool(p)
-  status.refresh()
+  local t = M.transcript(p.sessionId)
+  local before = p.callId and t.tools[p.callId]
+  before = before and before.status
+  t:tool(p)
+  if before == nil or before ~= p.status then
+    status.refresh()
+  end
 end
 
 function M.on_turn_completed(p)
@@ -672,8 +681,12 @@ function M.on_turn_completed(p)
 end
 
 function M.on_reasoning(p)
-  M.transcript(p.sessionId):reasoning(p.text)
-  status.refresh()
+  local t = M.transcript(p.sessionId)
+  local open = t.reasoning_open
+  t:reasoning(p.text)
+  if not open then
+    status.refresh()
+  end
 end
 
 function M.on_plan(p)
@@ -797,7 +810,7 @@ function M.retry()
     return
   end
   M.ask(q, nil, function()
-    M.keep_in_input(type(q) == "string" and q or nil)
+    M.keep_in_input(q)
   end)
 end
 

@@ -67,11 +67,7 @@ function M.commands()
   return st.commands or {}
 end
 
-local function workspace_root()
-  local init = service.ctx.init or {}
-  local folders = init.workspaceFolders or {}
-  return folders[1] or vim.uv.cwd()
-end
+local workspace_root = require("kin.context").workspace_root
 
 --- Files of the workspace whose path (relative to its first folder) starts with or contains base.
 function M.files(base, limit)

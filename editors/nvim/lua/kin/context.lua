@@ -12,11 +12,14 @@ function M.reset()
   M.state = { attached = {} }
 end
 
-local function workspace_root()
+--- The first workspace folder kin works in (from initialize), else the current directory: what
+--- paths of parts and mentions are relative to.
+function M.workspace_root()
   local init = require("kin.service").ctx.init or {}
   local folders = init.workspaceFolders or {}
   return folders[1] or vim.uv.cwd()
 end
+local workspace_root = M.workspace_root
 
 --- A buffer's path as kin takes it: relative to the first workspace folder when inside it.
 function M.path(buf)
@@ -53,6 +56,12 @@ function M.file(buf, line1, line2)
     part.range = { start = { line = line1 - 1, character = 0 }, ["end"] = { line = line2 - 1, character = utf16(buf, line2 - 1, #last) } }
   end
   return part
+end
+
+--- What a buffer without a file holds, as a resource part named untitled:<name>.
+function M.unnamed(buf, name)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  return { type = "resource", uri = "untitled:" .. name, mimeType = "text/plain", text = table.concat(lines, "\n") }
 end
 
 --- A selection: its text and where it is. Lines line1..line2 (1-based); with col1/col2 (0-based
@@ -170,8 +179,7 @@ end
 function M.mentions(text)
   local parts, seen = {}, {}
   local root = workspace_root()
-  for pre, kind, name in (" " .. text):gmatch("([%s%(])([@#])([^%s@#%),;]+)") do
-    local _ = pre
+  for kind, name in (" " .. text):gmatch("[%s%(]([@#])([^%s@#%),;]+)") do
     name = name:gsub("[.:]$", "")
     local key = kind .. name
     if not seen[key] then
@@ -184,12 +192,7 @@ function M.mentions(text)
       else
         local b = mentioned_buffer(name)
         if b then
-          local part = M.file(b)
-          if not part then
-            local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
-            part = { type = "resource", uri = "untitled:" .. name, mimeType = "text/plain", text = table.concat(lines, "\n") }
-          end
-          parts[#parts + 1] = part
+          parts[#parts + 1] = M.file(b) or M.unnamed(b, name)
         end
       end
     end

@@ -152,13 +152,7 @@ function M.changed(buf, doc, tick, firstline, lastline, new_lastline)
   if #curr == 0 or (#curr == 1 and curr[1] == "") then
     -- An emptied buffer: vim.lsp.sync's range would take its final newline too (the buffer
     -- still has its one, empty, line); say it whole.
-    doc.lines = { "" }
-    doc.version = tick
-    send("textDocument/didChange", {
-      textDocument = { uri = doc.uri, version = tick },
-      contentChanges = { { text = M.full_text(buf) } },
-    })
-    return
+    return did_change_full(buf, doc, tick)
   end
   local change = sync.compute_diff(prev, curr, firstline, lastline, new_lastline, "utf-16", line_ending(buf))
   doc.lines = curr

@@ -13,22 +13,12 @@ local prompts = require("kin.prompts")
 local M = {}
 
 local function respond(p, action, content)
-  if prompts.is_resolved(p.requestId) then
-    return
-  end
-  prompts.remove(p.requestId)
   local params = { requestId = p.requestId, action = action }
   if action == "accept" and p.mode ~= "url" then
     params.content = (content and next(content)) and content or vim.empty_dict()
   end
-  service.request("elicitation/respond", params, nil, function(err)
-    if err.code == -32013 then
-      return -- kin resolved it meanwhile
-    end
-    service.notify("elicitation/respond failed: " .. tostring(err.message), vim.log.levels.ERROR)
-    if err.code == -32602 then
-      M.request(p) -- kin keeps it open for a corrected answer
-    end
+  prompts.answer(p.requestId, "elicitation/respond", params, function()
+    M.request(p) -- kin keeps it open for a corrected answer
   end)
 end
 
@@ -106,6 +96,23 @@ function M.validate_choices(f, values)
   end
 end
 
+-- vim.ui.select over { label, ... } items: picked(item) gets the choice; dismissing it is
+-- cb(false), which declines the whole request.
+local function select_item(items, prompt, kind, cb, picked)
+  vim.ui.select(items, {
+    prompt = prompt,
+    kind = kind,
+    format_item = function(it)
+      return it.label
+    end,
+  }, function(choice)
+    if not choice then
+      return cb(false)
+    end
+    picked(choice)
+  end)
+end
+
 -- A multi-select: each pick toggles an option ([x]/[ ]), "Done" sends the chosen ones in kin's
 -- order. The default is chosen to begin with; dismissing declines the whole request.
 function M.ask_choices(p, f, prompt, cb)
@@ -123,16 +130,7 @@ function M.ask_choices(p, f, prompt, cb)
       n = n + 1
     end
     items[#items + 1] = { done = true, label = ("Done (%d chosen)"):format(n) }
-    vim.ui.select(items, {
-      prompt = prompt,
-      kind = "kin.elicitation.multi",
-      format_item = function(it)
-        return it.label
-      end,
-    }, function(choice)
-      if not choice then
-        return cb(false)
-      end
+    select_item(items, prompt, "kin.elicitation.multi", cb, function(choice)
       if not choice.done then
         chosen[choice.value] = not chosen[choice.value] or nil
         return vim.schedule(ask)
@@ -174,25 +172,26 @@ local FORMAT_CHECK = {
 
 --- Checks a typed value against its field; returns the value to send (nil to omit) or an error.
 function M.validate(f, text)
+  local title = f.title or f.name
   if text == "" then
     if f.required then
-      return nil, (f.title or f.name) .. " is required"
+      return nil, title .. " is required"
     end
     return nil
   end
   if f.type == "integer" or f.type == "number" then
     local n = tonumber(text)
     if not n then
-      return nil, ("%s must be a number"):format(f.title or f.name)
+      return nil, ("%s must be a number"):format(title)
     end
     if f.type == "integer" and n ~= math.floor(n) then
-      return nil, ("%s must be a whole number"):format(f.title or f.name)
+      return nil, ("%s must be a whole number"):format(title)
     end
     if f.minimum and n < f.minimum then
-      return nil, ("%s must be at least %s"):format(f.title or f.name, f.minimum)
+      return nil, ("%s must be at least %s"):format(title, f.minimum)
     end
     if f.maximum and n > f.maximum then
-      return nil, ("%s must be at most %s"):format(f.title or f.name, f.maximum)
+      return nil, ("%s must be at most %s"):format(title, f.maximum)
     end
     if f.type == "integer" then
       n = math.floor(n)
@@ -200,14 +199,14 @@ function M.validate(f, text)
     return n
   end
   if f.minLength and vim.fn.strchars(text) < f.minLength then
-    return nil, ("%s needs at least %d characters"):format(f.title or f.name, f.minLength)
+    return nil, ("%s needs at least %d characters"):format(title, f.minLength)
   end
   if f.maxLength and vim.fn.strchars(text) > f.maxLength then
-    return nil, ("%s allows at most %d characters"):format(f.title or f.name, f.maxLength)
+    return nil, ("%s allows at most %d characters"):format(title, f.maxLength)
   end
   local check = f.format and FORMAT_CHECK[f.format]
   if check and not check(text) then
-    return nil, ("%s must be %s"):format(f.title or f.name, FORMAT_HINT[f.format])
+    return nil, ("%s must be %s"):format(title, FORMAT_HINT[f.format])
   end
   return text
 end
@@ -223,19 +222,9 @@ local function ask_field(p, f, cb)
     if not f.required then
       items[#items + 1] = { skip = true, label = "(leave empty)" }
     end
-    vim.ui.select(items, {
-      prompt = prompt,
-      kind = "kin.elicitation",
-      format_item = function(it)
-        return it.label
-      end,
-    }, function(choice)
-      if not choice then
-        return cb(false)
-      end
+    return select_item(items, prompt, "kin.elicitation", cb, function(choice)
       cb(true, not choice.skip and choice.value or nil)
     end)
-    return
   end
   if f.type == "boolean" then
     local items = { "Yes", "No" }
@@ -264,10 +253,6 @@ local function ask_field(p, f, cb)
     end)
   end
   ask()
-end
-
-local function who(p)
-  return M.asker(p)
 end
 
 local function field_summary(f)
@@ -408,19 +393,12 @@ end
 ---@return kin.PanelView
 function M.view(item)
   local p = item.params
-  local lines, marks = {}, {}
-  local function add(text, hl)
-    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
-      lines[#lines + 1] = l
-      if hl then
-        marks[#marks + 1] = { row = #lines - 1, hl = hl }
-      end
-    end
-  end
+  local body = require("kin.panel").body()
+  local add = body.add
   local choices
   local extra
   if p.mode == "url" then
-    add(("# %s asks you to open an address"):format(who(p)), "KinTitle")
+    add(("# %s asks you to open an address"):format(M.asker(p)), "KinTitle")
     add("")
     add(p.message or "Open this address?")
     add("")
@@ -450,7 +428,7 @@ function M.view(item)
       copy_address(p.url or "")
     end } }
   else
-    add(("# %s asks%s"):format(who(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
+    add(("# %s asks%s"):format(M.asker(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
     add("")
     add("It wants:")
     for _, f in ipairs(p.fields or {}) do
@@ -471,10 +449,10 @@ function M.view(item)
     }
   end
   return {
-    title = ("[%s] %s"):format(who(p), p.message or (p.mode == "url" and "open an address" or "a question")),
-    lines = lines,
+    title = ("[%s] %s"):format(M.asker(p), p.message or (p.mode == "url" and "open an address" or "a question")),
+    lines = body.lines,
     filetype = "markdown",
-    marks = marks,
+    marks = body.marks,
     choices = choices,
     extra_keys = extra,
   }
@@ -484,7 +462,7 @@ end
 function M.request(p)
   prompts.push({
     id = p.requestId,
-    title = ("[%s] %s"):format(who(p), p.message or "a question"),
+    title = ("[%s] %s"):format(M.asker(p), p.message or "a question"),
     params = p,
     view = M.view,
   })

@@ -88,9 +88,7 @@ end
 function M.ask(question, on_started, on_failed)
   chat.open()
   chat.ask(question, on_started, function(err)
-    if type(question) == "string" then
-      chat.keep_in_input(question)
-    end
+    chat.keep_in_input(question)
     if on_failed then
       on_failed(err)
     end
@@ -206,8 +204,7 @@ local function buffer_part(buf, opts)
   local part, err = context.file(buf)
   if not part then
     -- A buffer without a file: what it holds.
-    local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    return { type = "resource", uri = "untitled:" .. buf, mimeType = "text/plain", text = table.concat(lines, "\n") }, err
+    return context.unnamed(buf, buf), err
   end
   return part
 end

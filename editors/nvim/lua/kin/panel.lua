@@ -28,8 +28,40 @@ for group, target in pairs(links) do
   vim.api.nvim_set_hl(0, group, { link = target, default = true })
 end
 
+--- A view's body being built: its lines and their whole-line highlights (marks); add(text, hl)
+--- adds text (several lines when it has newlines), diff(text) a unified diff, each line
+--- highlighted by what it is.
+function M.body()
+  local b = { lines = {}, marks = {} }
+  function b.add(text, hl)
+    for _, l in ipairs(vim.split(text or "", "\n", { plain = true })) do
+      b.lines[#b.lines + 1] = l
+      if hl then
+        b.marks[#b.marks + 1] = { row = #b.lines - 1, hl = hl }
+      end
+    end
+  end
+  -- A unified diff, each line highlighted by what it is.
+  function b.diff(text)
+    for _, l in ipairs(vim.split(text, "\n", { plain = true })) do
+      local hl
+      if l:match("^%-%-%- ") or l:match("^%+%+%+ ") then
+        hl = "KinDiffFile"
+      elseif l:match("^@@") then
+        hl = "KinDiffHunk"
+      elseif l:sub(1, 1) == "+" then
+        hl = "KinDiffAdd"
+      elseif l:sub(1, 1) == "-" then
+        hl = "KinDiffDelete"
+      end
+      b.add(l, hl)
+    end
+  end
+  return b
+end
+
 ---@class kin.PanelChoice
----@field key string          the key that picks it (fixed per option kind, see kin.approval.key_for)
+---@field key string          the key that picks it (fixed per option kind, see kin.approval.keys)
 ---@field label string        the option's name as kin sent it
 ---@field deny boolean?       the refusal: also what <Esc> picks, and where the cursor starts
 ---@field pick fun()          what choosing it does

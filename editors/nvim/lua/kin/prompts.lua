@@ -115,6 +115,25 @@ function M.remove(id)
   M.refresh()
 end
 
+--- Sends the person's answer (approval/respond, elicitation/respond) once: a question kin
+--- resolved already gets none. It leaves the queue at once; an answer kin refuses with -32602
+--- leaves the question open on kin's side, so it is asked again (ask_again).
+function M.answer(id, method, params, ask_again)
+  if M.is_resolved(id) then
+    return
+  end
+  M.remove(id)
+  require("kin.service").request(method, params, nil, function(err)
+    if err.code == -32013 then
+      return -- kin resolved it meanwhile
+    end
+    notify(method .. " failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    if err.code == -32602 then
+      ask_again()
+    end
+  end)
+end
+
 --- kin resolved a request (any reason): it is gone, and no late answer is sent.
 M.resolve = M.remove
 

@@ -498,7 +498,7 @@ function Transcript:history(items)
       ))
     elseif item.type == "elicitation" then
       self:meta(("[%s asked] %s — %s%s"):format(
-        item.source == "kin" and "kin" or item.server or "mcp",
+        require("kin.elicitation").asker(item),
         item.title or "",
         item.decision or "",
         item.reason and item.reason ~= "person" and (" (" .. item.reason .. ")") or ""
