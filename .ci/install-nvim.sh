@@ -6,20 +6,29 @@
 #   KIN_NVIM_DIR=/opt/kin-nvim bash .ci/install-nvim.sh
 #   /opt/kin-nvim/bin/nvim --version
 #
-# Idempotent: does nothing when <dir>/bin/nvim already runs and reports NVIM v0.10 or newer.
+# KIN_NVIM_SUITE picks another Debian suite and KIN_NVIM_MIN the oldest version accepted
+# (.ci/install-nvim12.sh: sid's build, 0.11 or newer, for third-party plugins that need it).
+#
+# Idempotent: does nothing when <dir>/bin/nvim already runs and reports NVIM v$KIN_NVIM_MIN
+# (default 0.10) or newer.
 set -euo pipefail
 
 DIR="${KIN_NVIM_DIR:-/opt/kin-nvim}"
 SUITE="${KIN_NVIM_SUITE:-trixie}"
 MIRROR="${KIN_NVIM_MIRROR:-http://deb.debian.org/debian}"
 WRAPPER="$DIR/bin/nvim"
+MIN="${KIN_NVIM_MIN:-0.10}"
+[[ "$MIN" =~ ^([0-9]+)\.([0-9]+)$ ]] || { echo "install-nvim: KIN_NVIM_MIN=$MIN is not MAJOR.MINOR" >&2; exit 1; }
+MIN_MAJOR=${BASH_REMATCH[1]} MIN_MINOR=${BASH_REMATCH[2]}
 
 nvim_ok() {
   [ -x "$WRAPPER" ] || return 1
   local v
   v="$("$WRAPPER" --version 2>/dev/null | head -n1)" || return 1
-  # NVIM v0.10.4 -> accept 0.10+ and any 1.x
-  [[ "$v" =~ ^NVIM\ v(0\.([1-9][0-9])|[1-9][0-9]*\.) ]]
+  # NVIM v0.10.4 -> major 0, minor 10, compared with $MIN
+  [[ "$v" =~ ^NVIM\ v([0-9]+)\.([0-9]+)\. ]] || return 1
+  local major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]}
+  ((major > MIN_MAJOR || (major == MIN_MAJOR && minor >= MIN_MINOR)))
 }
 
 if nvim_ok; then
@@ -92,7 +101,7 @@ LOADER_REL=""
 for cand in usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 lib64/ld-linux-x86-64.so.2; do
   if [ -e "$STAGE/root/$cand" ]; then LOADER_REL="$cand"; break; fi
 done
-[ -n "$LOADER_REL" ] || { echo "install-nvim: trixie's ld-linux-x86-64.so.2 not found in the unpacked libc6" >&2; exit 1; }
+[ -n "$LOADER_REL" ] || { echo "install-nvim: $SUITE's ld-linux-x86-64.so.2 not found in the unpacked libc6" >&2; exit 1; }
 
 # Every library folder the packages ship goes on the loader's path.
 LIBDIRS="$ROOT_FINAL/usr/lib/x86_64-linux-gnu:$ROOT_FINAL/lib/x86_64-linux-gnu"
@@ -106,7 +115,7 @@ done
 
 # Started as `ld-linux --library-path ... nvim`, Neovim's v:progpath is the loader, so the TUI
 # (which re-executes v:progpath with --embed) cannot start. Pointing the binary's own ELF
-# interpreter at trixie's loader, with an RPATH to trixie's libraries, makes the kernel start it
+# interpreter at the suite's loader, with an RPATH to the suite's libraries, makes the kernel start it
 # through that same loader while v:progpath stays nvim. Children (kin, shells) keep the system's
 # libraries: nothing is exported through LD_LIBRARY_PATH.
 PATCHED=0
@@ -124,7 +133,7 @@ if [ "$PATCHED" = 1 ]; then
   cat >"$STAGE/bin/nvim" <<WRAP
 #!/bin/sh
 # Neovim from Debian $SUITE, unpacked privately by .ci/install-nvim.sh; its ELF interpreter is
-# trixie's ld-linux-x86-64.so.2 and its RPATH trixie's libraries.
+# $SUITE's ld-linux-x86-64.so.2 and its RPATH $SUITE's libraries.
 export VIMRUNTIME="$ROOT_FINAL/usr/share/nvim/runtime"
 exec "$ROOT_FINAL/usr/bin/nvim" "\$@"
 WRAP

@@ -4,7 +4,11 @@
 //
 // It knows nothing of JSON-RPC or editors (package rpc translates), and it
 // never lets a call run that the gate did not allow, nor one whose record is
-// not yet durable.
+// not yet durable, nor lets a repository's hook run or its skills and
+// instruction files reach the model before the person trusted them (the
+// ledger, trusted.go). A subagent (the delegate tool's child session) never
+// gets more than its parent session has: its folders, a mode no wider, the
+// same gate and the same person.
 package agent
 
 import (
@@ -14,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,11 +28,14 @@ import (
 	"github.com/kin-dev/kin/agent/checkpoint"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/instructions"
+	"github.com/kin-dev/kin/agent/ledger"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/settings"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/toolsearch"
 )
 
 // MaxCallsPerTurn is how many tool calls a turn makes before kin asks the
@@ -82,6 +90,10 @@ type Options struct {
 	// SessionPrompts, when set, adds a session's own MCP prompts (the
 	// servers an ACP client passed for that session) to Prompts.
 	SessionPrompts func(sessionID string) Prompts
+	// Resources reads the MCP resource a question attaches by server and
+	// URI (input part {"type":"resource","server":S,"uri":U}); nil: such
+	// parts are refused.
+	Resources ResourceReader
 	// Commands are the commands the front end runs itself (/grants, /mcp).
 	Commands []FrontCommand
 	// MaxCallsPerTurn is how many tool calls a turn makes before kin asks
@@ -99,6 +111,18 @@ type Options struct {
 	// servers an ACP client passed for that session): asked before each
 	// model request, as Tools is.
 	SessionTools func(sessionID string) []tool.Tool
+	// UserHome is the person's home folder, whose ~/.agents/skills are
+	// theirs ("": os.UserHomeDir).
+	UserHome string
+	// Sandbox confines hooks as the built-in tools confine commands (nil:
+	// sandbox.Default()).
+	Sandbox *sandbox.Sandbox
+	// MCPSkills are the skills the connected MCP servers serve (the
+	// Skills extension; nil: none).
+	MCPSkills MCPSkills
+	// Tasks goes on polling the MCP tasks a stopped kin left running when
+	// their session is resumed (nil: such calls end unknown).
+	Tasks TaskFollower
 }
 
 // Service owns sessions and runs turns. It keeps no workspace of its own:
@@ -110,9 +134,24 @@ type Service struct {
 	// checkpoints keep what kin's tools changed, per turn (turn/undo).
 	checkpoints *checkpoint.Store
 	loader      *instructions.Loader
-	log         *zap.Logger
+	// ledger is the one trust ledger: what the person trusted of what
+	// repositories and servers bring (trusted.go).
+	ledger *ledger.Ledger
+	// home is the person's home folder.
+	home string
+	log  *zap.Logger
 	// maxCalls is a turn's budget of tool calls before it asks to go on.
 	maxCalls int
+	// toolSearch is the budget past which MCP tools are deferred
+	// (settings toolSearchThreshold; agent/toolsearch).
+	toolSearch toolsearch.Threshold
+	// spend is the person's spend limits and what was used (limits.go).
+	spend *spending
+	// subagentCfg and slots are the delegate tool's settings and how many
+	// subagents may run at once.
+	subagentCfg       subagentConfig
+	slots             *slots
+	subagentModelOnce sync.Once
 
 	// cmu guards clients: one per model, made on first use.
 	cmu     sync.Mutex
@@ -123,6 +162,10 @@ type Service struct {
 	sessions map[string]*Session
 
 	turns sync.WaitGroup
+	// following holds the MCP tasks this kin follows after a restart
+	// (session id + call id), so a session owned again does not follow
+	// one twice (taskresume.go).
+	following sync.Map
 }
 
 // New builds a Service.
@@ -133,15 +176,17 @@ func New(opts Options) *Service {
 	if opts.Tools == nil {
 		opts.Tools = tool.Static(nil)
 	}
+	// A settings file that cannot be read is reported where the model
+	// configuration is read; here it leaves the defaults.
+	st, _ := settings.Load(opts.Home)
 	maxCalls := opts.MaxCallsPerTurn
 	if maxCalls <= 0 {
 		maxCalls = MaxCallsPerTurn
-		// A settings file that cannot be read is reported where the model
-		// configuration is read; here it leaves the default.
-		if st, err := settings.Load(opts.Home); err == nil && st.MaxToolCallsPerTurn > 0 {
+		if st.MaxToolCallsPerTurn > 0 {
 			maxCalls = st.MaxToolCallsPerTurn
 		}
 	}
+	subCfg, subSlots := newSubagentConfig(st.Subagents)
 	models := opts.Models
 	if len(models.Models) == 0 {
 		models = model.One(opts.Model)
@@ -152,11 +197,20 @@ func New(opts Options) *Service {
 		store:       session.NewStore(filepath.Join(opts.Home, "sessions")),
 		checkpoints: checkpoint.New(filepath.Join(opts.Home, "checkpoints")),
 		loader:      instructions.NewLoader(),
+		ledger:      ledger.Open(opts.Home),
+		home:        opts.UserHome,
 		log:         opts.Logger,
 		maxCalls:    maxCalls,
+		toolSearch:  toolsearch.FromSettings(st.ToolSearchThreshold),
+		subagentCfg: subCfg,
+		slots:       subSlots,
 		clients:     map[string]*model.Client{},
 		sessions:    map[string]*Session{},
 	}
+	if s.home == "" {
+		s.home, _ = os.UserHomeDir()
+	}
+	s.spend = newSpending(opts.Home, st.Limits, s.store, s.log)
 	// Checkpoints of sessions deleted by another kin, or while none ran.
 	s.checkpoints.Prune(s.store.Exists)
 	return s
@@ -219,6 +273,13 @@ type SessionOptions struct {
 	// Model and Effort are the session's choice ("": the default model,
 	// the service's effort).
 	Model, Effort string
+	// Origin says what makes the session when it is not a person at an
+	// editor (session.Info.Origin): "chat-oneshot", "chat-piped".
+	Origin string
+	// Worktree, when set, gives the session a git worktree of its own
+	// (worktrees.go): made from the repository of the first root, which
+	// it replaces.
+	Worktree *WorktreeOptions
 }
 
 // Opened is a session as session/new and session/resume describe it.
@@ -241,32 +302,59 @@ func (s *Service) NewSession(o SessionOptions) (Opened, error) {
 	if err != nil {
 		return Opened{}, err
 	}
+	if !session.ValidOrigin(o.Origin) {
+		return Opened{}, fmt.Errorf("%w: origin %q is not a short name of lower-case letters, digits and dashes", ErrBadParams, o.Origin)
+	}
 	// The mode as parsed: the default is written as itself (agent), so the
 	// log says what the person had.
-	info, log, err := s.store.Create(o.Title, o.Roots, string(mode))
+	info, log, roots, err := s.createSession(o, mode)
 	if err != nil {
 		return Opened{}, err
 	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: o.Roots, title: info.Title,
-		mode: mode, model: m.Model, effort: effort}
-	instr := s.instructionFiles(o.Roots, nil)
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: info.Title,
+		mode: mode, model: m.Model, effort: effort, created: true}
+	instr, err := s.register(sess, log, m.Model, effort)
+	if err != nil {
+		return Opened{}, err
+	}
+	s.folderNotice(sess)
+	return Opened{Info: info, Mode: mode, Model: m.Model, Effort: effort, Instructions: instr}, nil
+}
+
+// register records a new session's model and the instructions in force
+// for it, durably, and keeps it open; the log goes when that fails.
+func (s *Service) register(sess *Session, log *session.Log, model, effort string) ([]session.InstructionFile, error) {
+	instr := s.instructionFiles(sess.roots, sess.dirs)
 	for _, r := range []session.Record{
-		{Type: session.TypeConfigure, Model: m.Model, Effort: effort, Reason: session.ConfigureNew},
+		{Type: session.TypeConfigure, Model: model, Effort: effort, Reason: session.ConfigureNew},
 		{Type: session.TypeInstructions, Files: instr},
 	} {
 		if _, err := sess.append(r); err != nil {
 			log.Delete()
-			return Opened{}, err
+			return nil, err
 		}
 	}
 	if err := sess.sync(); err != nil {
 		log.Delete()
-		return Opened{}, err
+		return nil, err
 	}
 	s.mu.Lock()
-	s.sessions[info.SessionID] = sess
+	s.sessions[sess.id] = sess
 	s.mu.Unlock()
-	return Opened{Info: info, Mode: mode, Model: m.Model, Effort: effort, Instructions: instr}, nil
+	return instr, nil
+}
+
+// folderNotice tells the person, when a session starts, that its folder is
+// their home folder or the file system's root (the trust boundary says
+// what that means): credentials and kin's home are in reach of commands.
+func (s *Service) folderNotice(sess *Session) {
+	ws := sess.toolEnv("", "").Workspace
+	if ws == nil || s.opts.Events == nil {
+		return
+	}
+	if msg := ws.Notice(); msg != "" {
+		s.opts.Events.Notice(Notice{Level: "warning", Source: "workspace", SessionID: sess.id, Message: msg})
+	}
 }
 
 // choose checks a model and effort ("" model: current, else the default)
@@ -296,7 +384,8 @@ func (s *Service) choose(id, effort, current string) (model.Config, string, erro
 // instructionFiles are the instructions files in force for roots and the
 // directories below them, as the log records them.
 func (s *Service) instructionFiles(roots, dirs []string) []session.InstructionFile {
-	return recorded(s.loader.Load(s.opts.Home, roots, dirs))
+	set, _ := s.inForce(roots, s.loader.Load(s.opts.Home, roots, dirs))
+	return recorded(set.Files)
 }
 
 func recorded(fs []instructions.File) []session.InstructionFile {
@@ -331,6 +420,9 @@ type Resumed struct {
 	// RunningTurnID is the turn this kin runs on the session now ("" when
 	// none); turn/cancel stops it.
 	RunningTurnID string
+	// Findings are the session's review findings, oldest first (the
+	// latest session.MaxFindings), whatever page History is.
+	Findings []session.Finding
 }
 
 // Resume opens a session (taking its ownership when no other kin has it)
@@ -345,11 +437,14 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 		return Resumed{}, err
 	}
 	running := sess.runningTurn()
-	if v == nil {
+	switch {
+	case v != nil && running == nil:
+		s.store.Remember(id, q, v) // the next resume of this page reads nothing while the log is unchanged
+	case v == nil:
 		if running != nil && running.answer != nil {
 			running.answer.flush() // so the page shows all that streamed
 		}
-		if v, err = s.store.View(id, q); err != nil {
+		if v, err = s.store.CachedView(id, q); err != nil {
 			return Resumed{}, err
 		}
 	}
@@ -359,7 +454,10 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 		m = s.models.Default
 	}
 	opened := Opened{Info: v.Info, Model: m, Effort: effort, Instructions: s.instructionFiles(sess.sessionRoots(), sess.instructionDirs())}
-	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly()}
+	if o.Before == "" {
+		s.folderNotice(sess)
+	}
+	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly(), Findings: v.Findings()}
 	if running != nil {
 		out.RunningTurnID = running.turnID
 	}
@@ -393,9 +491,13 @@ func (s *Service) DeleteSession(id string) error {
 	if err := s.checkpoints.Delete(id); err != nil {
 		s.log.Warn("removing a deleted session's checkpoints", zap.String("session", id), zap.Error(err))
 	}
+	if err := s.forgetWorktree(id); err != nil {
+		s.log.Warn("removing a deleted session's worktree record", zap.String("session", id), zap.Error(err))
+	}
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
+	s.deleteSubagents(id)
 	return nil
 }
 
@@ -403,6 +505,11 @@ func (s *Service) DeleteSession(id string) error {
 // session recorded before sessions kept their roots. A part kin cannot
 // take refuses the question (a *PartError) before anything is sent.
 func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (string, error) {
+	return s.startTurn(sessionID, in, defaultRoots, turnSpec{})
+}
+
+// startTurn is StartTurn for a turn with a spec (a review's).
+func (s *Service) startTurn(sessionID string, in Input, defaultRoots []string, spec turnSpec) (string, error) {
 	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
 	if err != nil {
 		return "", err
@@ -414,9 +521,9 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 		sess.running = nil
 		sess.mu.Unlock()
 	}
-	t := &turn{svc: s, sess: sess, id: r.turnID, budget: s.maxCalls, abort: cancel, release: release}
+	t := &turn{svc: s, sess: sess, id: r.turnID, budget: s.maxCalls, abort: cancel, release: release, spec: spec}
 	t.answer = newAnswer(t)
-	r.answer = t.answer
+	r.answer, r.turn = t.answer, t
 	if err := sess.reserve(r); err != nil {
 		cancel(nil)
 		return "", err
@@ -432,13 +539,14 @@ func (s *Service) StartTurn(sessionID string, in Input, defaultRoots []string) (
 	if m := cfg.Missing(); m != "" {
 		return refuse(fmt.Errorf("%w: %s", ErrNotConfigured, m))
 	}
-	env := tool.Env{SessionID: sessionID, TurnID: r.turnID, Roots: sess.sessionRoots(), Files: s.Files(sessionID)}
-	q, err := assemble(in, env, cfg, s.opts.Tools.Tools)
+	env := sess.toolEnv(r.turnID, "")
+	q, err := assemble(in, env, cfg, s.opts.Tools.Tools, s.resourceReader(ctx, sess.id))
 	if err != nil {
 		return refuse(err)
 	}
 	_, effort := sess.choice()
 	t.question, t.cfg, t.effort, t.fellBack, t.client = q, cfg, effort, fellBack, s.client(cfg)
+	s.worktreeNotice(sess)
 
 	s.turns.Add(1)
 	go func() {

@@ -29,6 +29,7 @@ type answer struct {
 	mu      sync.Mutex
 	buf     strings.Builder
 	started bool // this message has a first piece on record
+	refusal bool // this message is the model's refusal
 	kept    int  // bytes of this message taken (recorded or buffered)
 	dropped int  // bytes over session.MaxText, not recorded
 	stop    func() bool
@@ -38,10 +39,15 @@ func newAnswer(t *turn) *answer {
 	return &answer{t: t, after: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
 }
 
-// add takes one delta.
-func (a *answer) add(d string) {
+// add takes one delta of the answer's text, or of the model's refusal: a
+// refusal after text (or text after a refusal) is a message of its own.
+func (a *answer) add(d string, refusal bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if refusal != a.refusal {
+		a.endLocked("")
+		a.refusal = refusal
+	}
 	if room := session.MaxText - a.kept; len(d) > room {
 		kept := session.Prefix(d, max(room, 0))
 		a.dropped += len(d) - len(kept)
@@ -72,20 +78,34 @@ func (a *answer) flushLocked() {
 	if a.buf.Len() == 0 {
 		return
 	}
-	text := a.buf.String()
+	a.record(a.buf.String(), "")
 	a.buf = strings.Builder{}
-	a.t.record(session.Record{Type: session.TypeAssist, Text: text, Cont: a.started})
+}
+
+func (a *answer) record(text, phase string) {
+	a.t.record(session.Record{Type: session.TypeAssist, Text: text, Cont: a.started, Refusal: a.refusal, Phase: phase})
 	a.started = true
 }
 
 // end records the rest of the message (with a note of what was over the
-// cap) and readies the answer for the turn's next message.
-func (a *answer) end() {
+// cap) and its phase, and readies the answer for the turn's next message.
+func (a *answer) end(phase string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.endLocked(phase)
+}
+
+func (a *answer) endLocked(phase string) {
 	if a.dropped > 0 {
 		a.buf.WriteString(session.CutMarker(a.dropped))
 	}
-	a.flushLocked()
-	a.started, a.kept, a.dropped = false, 0, 0
+	if a.stop != nil {
+		a.stop()
+		a.stop = nil
+	}
+	if a.buf.Len() > 0 || (a.started && phase != "") {
+		a.record(a.buf.String(), phase) // the phase, on the message's last piece
+		a.buf = strings.Builder{}
+	}
+	a.started, a.refusal, a.kept, a.dropped = false, false, 0, 0
 }

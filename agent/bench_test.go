@@ -17,7 +17,7 @@ import (
 func BenchmarkResume10k(b *testing.B) {
 	home := b.TempDir()
 	st := session.NewStore(filepath.Join(home, "sessions"))
-	info, log, err := st.Create("long", []string{"/w"}, "")
+	info, log, err := st.Create("long", []string{"/w"}, "", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/review"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -66,6 +67,9 @@ type CommandResult struct {
 	// front end starts the turn with it (StartTurn), so it can order the
 	// turn's notifications after its answer.
 	Ask string
+	// Review, set for /review, is the review to start: the front end starts
+	// it (StartReview), as it does Ask.
+	Review *Review
 }
 
 // Errors of commands.
@@ -81,10 +85,13 @@ var ownCommands = []Command{
 	{Name: "compact", Description: "Summarise the conversation so far to free context", Source: "kin"},
 	{Name: "undo", Description: "Undo the file changes of the last turn that changed files (or of the named turn)", InputHint: "[turnId]", Source: "kin"},
 	{Name: "plan", Description: "Show the current plan", Source: "kin"},
+	{Name: "review", Description: "Review a change: the uncommitted changes, a branch against its base, or one commit", InputHint: "[base NAME | commit SHA]", Source: "kin"},
 	{Name: "mode", Description: "Show or set the session's mode", InputHint: "[ask | agent | auto-edit]", Source: "kin"},
 	{Name: "model", Description: "Show or set the session's model (and reasoning effort)", InputHint: "[model [effort]]", Source: "kin"},
 	{Name: "grants", Description: "List the standing \"always allow\" grants", Source: "kin"},
 	{Name: "mcp", Description: "List the MCP servers and their state", Source: "kin"},
+	{Name: "skills", Description: "List the skills: yours, the project's (trusted or not), the MCP servers'", Source: "kin"},
+	{Name: "trust", Description: "List what you trusted (MCP servers, the project's skills, hooks and instructions), or revoke one", InputHint: "[revoke ID]", Source: "kin"},
 }
 
 // Commands lists the commands every session has: kin's own, then every
@@ -104,7 +111,14 @@ func (s *Service) SessionCommands(sessionID string) []Command {
 		out = append(out, Command{Name: p.Server + ":" + p.Name, Description: desc, InputHint: inputHint(p.Arguments),
 			Source: p.Server, Arguments: p.Arguments})
 	}
-	return out
+	taken := map[string]bool{}
+	for _, c := range out {
+		taken[c.Name] = true
+	}
+	for _, fc := range s.opts.Commands {
+		taken[fc.Name] = true
+	}
+	return append(out, s.skillCommands(sessionID, taken)...)
 }
 
 // sourcedPrompt is a prompt with the source that fetches it.
@@ -233,6 +247,25 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 		return res, nil
 	case "model":
 		return s.modelCommand(sessionID, args, defaultRoots)
+	case "review":
+		target, err := review.ParseArgs(args)
+		if err != nil {
+			return res, fmt.Errorf("%w: %v", ErrBadParams, err)
+		}
+		r, err := s.PrepareReview(ctx, sessionID, target, defaultRoots)
+		if err != nil {
+			return res, err
+		}
+		res.Review, res.Data = r, r
+		res.Text = r.Diff.Summary() + "."
+		return res, nil
+	case "skills":
+		list, err := s.Skills(sessionID, defaultRoots)
+		if err != nil {
+			return res, err
+		}
+		res.Text, res.Data = skillsText(list), list
+		return res, nil
 	}
 	for _, fc := range s.opts.Commands {
 		if fc.Name == name {
@@ -246,6 +279,16 @@ func (s *Service) RunCommand(ctx context.Context, sessionID, input string, defau
 			if p.Server == server && p.Name == prompt {
 				return s.runPrompt(ctx, sessionID, p, args, defaultRoots)
 			}
+		}
+	}
+	for _, c := range s.SessionCommands(sessionID) {
+		if c.Name == name && c.Source == "skill" {
+			if err := s.canStart(sessionID, defaultRoots); err != nil {
+				return res, err
+			}
+			res.Ask = skillAsk(name, args)
+			res.Text = "Sent /" + name + " as the question: the model loads the skill."
+			return res, nil
 		}
 	}
 	return res, fmt.Errorf("%w: /%s (commands/list names the commands)", ErrUnknownCommand, name)
@@ -433,7 +476,7 @@ func unquote(s string) string {
 // replays an undo so).
 func UndoText(u session.Undo) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Undid turn %s: restored %d file", u.TurnID, len(u.Restored))
+	fmt.Fprintf(&b, "Undid %s: restored %d file", UndoneTurn(u), len(u.Restored))
 	if len(u.Restored) != 1 {
 		b.WriteString("s")
 	}
@@ -454,6 +497,16 @@ func UndoText(u session.Undo) string {
 		b.WriteString("\n  not undoable: " + what + " (" + n.Reason + ")")
 	}
 	return b.String()
+}
+
+// UndoneTurn names the turn an undo undid for a person: by its question's
+// first words, and by its id only when the conversation no longer holds the
+// question.
+func UndoneTurn(u session.Undo) string {
+	if u.Question != "" {
+		return `"` + u.Question + `"`
+	}
+	return "turn " + u.TurnID
 }
 
 func indent(s, pre string) string {
@@ -496,4 +549,24 @@ func modeSummary(m permission.Mode) string {
 		return " File edits inside the workspace are applied without asking; commands and sensitive paths still ask."
 	}
 	return " Every change and command asks for approval."
+}
+
+// skillsText lists skills for a person: name, where from, trusted or not.
+func skillsText(list []SkillInfo) string {
+	if len(list) == 0 {
+		return "No skills. kin looks in $KIN_HOME/skills, ~/.agents/skills and the project's .agents/skills and .claude/skills."
+	}
+	var b strings.Builder
+	b.WriteString("Skills:")
+	for _, s := range list {
+		state := ""
+		if !s.Trusted {
+			state = " [not trusted: kin asks first]"
+		}
+		fmt.Fprintf(&b, "\n  /%s (%s)%s: %s", s.Name, s.Source, state, s.Description)
+		for _, sh := range s.Shadows {
+			fmt.Fprintf(&b, "\n    (also in %s, not used)", sh)
+		}
+	}
+	return b.String()
 }

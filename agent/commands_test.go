@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/session"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -110,5 +112,18 @@ func TestSessionCommandsAddTheSessionsOwnPrompts(t *testing.T) {
 	}
 	if !reflect.DeepEqual(shared.got, []string{"docs:intro"}) || !reflect.DeepEqual(own.got, []string{"notes:today"}) {
 		t.Errorf("fetched from the service's %v and the session's %v", shared.got, own.got)
+	}
+}
+
+// TestUndoTextNamesTheTurnByItsQuestion: a person reads which turn was
+// undone by its question; the raw id only when the question is gone.
+func TestUndoTextNamesTheTurnByItsQuestion(t *testing.T) {
+	u := session.Undo{TurnID: "t_00000005", Question: "fix the race", Restored: []string{"/ws/cache.go"}}
+	if got := UndoText(u); !strings.HasPrefix(got, `Undid "fix the race": restored 1 file`) || strings.Contains(got, "t_00000005") {
+		t.Errorf("UndoText = %q", got)
+	}
+	u.Question = ""
+	if got := UndoText(u); !strings.HasPrefix(got, "Undid turn t_00000005: restored 1 file") {
+		t.Errorf("UndoText without a question = %q", got)
 	}
 }

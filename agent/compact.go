@@ -2,13 +2,18 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/spend"
 )
 
 // Why a compaction ran (a compaction record's Reason).
@@ -216,17 +221,49 @@ func (sess *Session) compactPlanFor(current string, window int64) (compactPlan, 
 	return c.plan(current, window, sess.log.ReadAt)
 }
 
-// compactNotice tells the person what a compaction did.
-func compactNotice(sessionID, reason string, cfg model.Config, before int64, threshold float64) Notice {
-	why := "on request"
+// Notice sources of a compaction: SourceCompacting when it starts (the
+// model is asked for a summary, which takes a while), SourceCompaction when
+// it is done or failed.
+const (
+	SourceCompacting = "compacting"
+	SourceCompaction = "compaction"
+)
+
+// compactWhy says why a compaction runs.
+func compactWhy(reason string, cfg model.Config, before int64, threshold float64) string {
 	switch reason {
 	case CompactAuto:
-		why = fmt.Sprintf("the conversation was about to pass %d%% of %s's context window: about %d of %d tokens", int(threshold*100), cfg.DisplayName(), before, cfg.Window())
+		return fmt.Sprintf("the conversation, about %s tokens, was about to pass %d%% of %s's %s-token context window",
+			spend.FormatTokens(before), int(threshold*100), cfg.DisplayName(), spend.FormatTokens(cfg.Window()))
 	case CompactOverflow:
-		why = fmt.Sprintf("%s refused the conversation as longer than its context window", cfg.DisplayName())
+		return fmt.Sprintf("%s refused the conversation as longer than its context window", cfg.DisplayName())
 	}
-	return Notice{Level: "info", Source: "compaction", SessionID: sessionID,
-		Message: "kin summarised the earlier conversation for the model (" + why + "); the model goes on from the summary and the recent turns, and the whole conversation stays in the session."}
+	return "on request"
+}
+
+// compactingNotice says that a compaction started, so editors can say what
+// kin is doing until its compactNotice comes.
+func compactingNotice(sessionID, reason string, cfg model.Config, before int64, threshold float64) Notice {
+	return Notice{Level: "info", Source: SourceCompacting, SessionID: sessionID,
+		Message: "kin is summarising the earlier conversation for the model (" + compactWhy(reason, cfg, before, threshold) + ")…"}
+}
+
+// compactNotice tells the person what a compaction did.
+func compactNotice(sessionID, reason string, cfg model.Config, before int64, threshold float64) Notice {
+	return Notice{Level: "info", Source: SourceCompaction, SessionID: sessionID,
+		Message: "kin summarised the earlier conversation for the model (" + compactWhy(reason, cfg, before, threshold) + "); the model goes on from the summary and the recent turns, and the whole conversation stays in the session."}
+}
+
+// compactAheadNotice says, when a session switches to a model whose
+// threshold the conversation is already past, that the next question will
+// first summarise it: the person hears it before asking, not after.
+func compactAheadNotice(sessionID string, cfg model.Config, tokens int64, threshold float64) Notice {
+	where := fmt.Sprintf("is past %d%% of %s's %s-token context window", int(threshold*100), cfg.DisplayName(), spend.FormatTokens(cfg.Window()))
+	if tokens > cfg.Window() {
+		where = fmt.Sprintf("is longer than %s's %s-token context window", cfg.DisplayName(), spend.FormatTokens(cfg.Window()))
+	}
+	return Notice{Level: "info", Source: SourceCompaction, SessionID: sessionID,
+		Message: fmt.Sprintf("The conversation (about %s tokens) %s: kin will summarise it before your next question; the whole conversation stays in the session.", spend.FormatTokens(tokens), where)}
 }
 
 // compact summarises the conversation before the running turn (and the
@@ -240,28 +277,62 @@ func (t *turn) compact(ctx context.Context, reason string) bool {
 	if errors.Is(err, errNothingToCompact) {
 		return false
 	}
+	// The summary is a model request too: the spend limits hold before it
+	// (a stop here stops the turn at its next request).
+	if t.withinLimits(ctx, spend.Estimate(len(p.transcript)+len(compactPrompt))) != nil {
+		return false
+	}
+	report := t.svc.compaction(Compaction{SessionID: t.sess.id, TurnID: t.id, Reason: reason})
 	var summary string
 	var u model.Usage
 	if err == nil {
+		t.events().Notice(compactingNotice(t.sess.id, reason, t.cfg, before, t.svc.models.Threshold()))
 		summary, u, err = summarise(ctx, t.client, t.effort, p, func(msg string) {
 			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
 		})
 	}
-	t.usage.InputTokens += u.InputTokens
-	t.usage.OutputTokens += u.OutputTokens
+	if err == nil || u != (model.Usage{}) {
+		t.countUsage(estimated(u, spend.Estimate(len(p.transcript)+len(compactPrompt)), len(summary)))
+	}
 	if ctx.Err() != nil {
+		report(CompactionCancelled, "", "")
 		return false
 	}
 	if err != nil {
-		t.events().Notice(Notice{Level: "warning", Source: "compaction", SessionID: t.sess.id,
+		report(CompactionFailed, "", err.Error())
+		t.events().Notice(Notice{Level: "warning", Source: SourceCompaction, SessionID: t.sess.id,
 			Message: "kin could not summarise the earlier conversation (" + err.Error() + "); it goes on with the whole conversation, leaving out the oldest tool outputs if they do not fit."})
 		return false
 	}
 	if _, ok := t.record(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: reason, Model: t.cfg.Model}); !ok {
+		report(CompactionFailed, "", "the summary could not be saved")
 		return false
 	}
+	report(CompactionCompleted, summary, "")
 	t.events().Notice(compactNotice(t.sess.id, reason, t.cfg, before, t.svc.models.Threshold()))
 	return true
+}
+
+// compaction reports a compaction's start to a front end that hears of
+// them (CompactionEvents) and returns how to report its end.
+func (s *Service) compaction(c Compaction) func(status, summary, errText string) {
+	ce, ok := s.opts.Events.(CompactionEvents)
+	if !ok {
+		return func(string, string, string) {}
+	}
+	c.ID = newCompactionID()
+	c.Status = CompactionInProgress
+	ce.Compaction(c)
+	return func(status, summary, errText string) {
+		c.Status, c.Summary, c.Error = status, summary, errText
+		ce.Compaction(c)
+	}
+}
+
+func newCompactionID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "c_" + hex.EncodeToString(b[:])
 }
 
 // Compact summarises a session's conversation on request, between turns
@@ -299,16 +370,35 @@ func (s *Service) Compact(ctx context.Context, sessionID string, defaultRoots []
 		return false, err
 	}
 	_, effort := sess.choice()
-	summary, _, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {
+	// The spend limits hold before the summary's request too (limits.go).
+	about := spend.Estimate(len(p.transcript) + len(compactPrompt))
+	if err := s.withinLimits(cctx, []level{{sess: sess}}, cfg.Model, about, func(r session.Record) {
+		if _, err := sess.append(r); err != nil {
+			s.log.Warn("recording a limit decision", zap.String("session", sessionID), zap.Error(err))
+		}
+	}); err != nil {
+		return false, err
+	}
+	s.opts.Events.Notice(compactingNotice(sessionID, CompactRequested, cfg, 0, 0))
+	report := s.compaction(Compaction{SessionID: sessionID, Reason: CompactRequested})
+	summary, u, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {
 		s.opts.Events.Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: sessionID})
 	})
+	used := s.chargeCompaction(sess, cfg.Model, estimated(u, about, len(summary)), err == nil)
+	if err == nil {
+		if _, err = sess.append(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: CompactRequested, Model: cfg.Model, Usage: used}); err == nil {
+			err = sess.sync()
+		}
+	}
+	switch {
+	case cctx.Err() != nil:
+		report(CompactionCancelled, "", "")
+	case err != nil:
+		report(CompactionFailed, "", err.Error())
+	default:
+		report(CompactionCompleted, summary, "")
+	}
 	if err != nil {
-		return false, err
-	}
-	if _, err := sess.append(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: CompactRequested, Model: cfg.Model}); err != nil {
-		return false, err
-	}
-	if err := sess.sync(); err != nil {
 		return false, err
 	}
 	s.opts.Events.Notice(compactNotice(sessionID, CompactRequested, cfg, 0, 0))

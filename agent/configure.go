@@ -129,5 +129,22 @@ func (s *Service) configureModel(sess *Session, c SessionConfig) error {
 	sess.mu.Lock()
 	sess.model, sess.effort = m.Model, kept
 	sess.mu.Unlock()
+	if m.Model != curModel {
+		s.compactAhead(sess, m)
+	}
 	return nil
+}
+
+// compactAhead tells the person, when the session has just switched to m,
+// that the conversation is past m's threshold and will be summarised
+// before the next question (the turn's own check, made now).
+func (s *Service) compactAhead(sess *Session, m model.Config) {
+	if _, err := sess.conversation(); err != nil {
+		return
+	}
+	tokens := sess.estimate(0, outputBudget(m.Window()))
+	if tokens <= int64(s.models.Threshold()*float64(m.Window())) {
+		return
+	}
+	s.opts.Events.Notice(compactAheadNotice(sess.id, m, tokens, s.models.Threshold()))
 }

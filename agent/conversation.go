@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kin-dev/kin/agent/model"
@@ -41,6 +42,9 @@ const imageBytes = 4000
 type convo struct {
 	items    []convItem
 	answered map[string]bool
+	// tasks names the MCP task each call that became one runs as (a
+	// restarted kin may still be following it: see taskresume.go).
+	tasks map[string]string
 	// unknown lists calls that ended unknown since the last acknowledgement.
 	unknown []session.Unknown
 	// For the note on a turn that ended without an answer.
@@ -56,6 +60,13 @@ type convo struct {
 	// textBytes and outBytes are the items' sizes (see itemSize), kept as
 	// items come so that a size costs nothing.
 	textBytes, outBytes int
+	// turns are the turns whose question the model still sees whole,
+	// oldest first: what turn/rollback may take out (branching_convo.go);
+	// copied are those a fork copied from forkedFrom (their checkpoints
+	// are the original session's).
+	turns      []string
+	copied     map[string]bool
+	forkedFrom string
 }
 
 type convItem struct {
@@ -66,6 +77,11 @@ type convItem struct {
 	pieces []string // an answer's later pieces
 	callID string
 	name   string
+	// For an answer: whether it is the model's refusal, and its phase.
+	refusal bool
+	phase   string
+	// same marks a call of the same answer as the call before it.
+	same bool
 	// For questions with parts: the parts when kept in memory (n == 0),
 	// and their size.
 	parts     []session.Part
@@ -80,7 +96,7 @@ type convItem struct {
 	n      int
 }
 
-func newConvo() *convo { return &convo{answered: map[string]bool{}} }
+func newConvo() *convo { return &convo{answered: map[string]bool{}, tasks: map[string]string{}} }
 
 // add takes a record as it is in the log (off, n locate it; n == 0 when it
 // could not be written and is kept whole).
@@ -111,23 +127,38 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		}
 		c.items = append(c.items, it)
 		c.asked, c.answered1 = true, false
+		c.turnSeen(r.TurnID)
+	case session.TypeSteer:
+		c.items = append(c.items, steerItem(r, off, n))
+	case session.TypeFork:
+		c.forked(r.Fork)
+	case session.TypeRollback:
+		c.rollback(r.Rollback)
+		before = len(c.items) // sizes are counted again by rollback
 	case session.TypeAssist:
 		c.answered1 = true
-		if last := len(c.items) - 1; r.Cont && last >= 0 && c.items[last].kind == model.Message && c.items[last].role == "assistant" {
-			c.items[last].pieces = append(c.items[last].pieces, r.Text)
+		if last := len(c.items) - 1; r.Cont && last >= 0 && c.items[last].kind == model.Message && c.items[last].role == "assistant" &&
+			c.items[last].refusal == r.Refusal {
+			it := &c.items[last]
+			if r.Text != "" {
+				it.pieces = append(it.pieces, r.Text)
+			}
+			if r.Phase != "" {
+				it.phase = r.Phase
+			}
 			piece = len(r.Text)
 			return
 		}
-		c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: r.Text})
+		c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: r.Text, refusal: r.Refusal, phase: r.Phase})
 	case session.TypeReasoning:
-		if r.Encrypted == "" {
+		rs := model.Reasoning{ID: r.ItemID, Summary: r.Summary, Encrypted: r.Encrypted, Text: r.Text, Field: r.Field}
+		if !rs.CarriesOver() {
 			return // nothing the model could go on from
 		}
-		c.items = append(c.items, convItem{kind: model.ReasoningItem, turn: r.TurnID, model: r.Model,
-			reasoning: &model.Reasoning{ID: r.ItemID, Summary: r.Summary, Encrypted: r.Encrypted}})
+		c.items = append(c.items, convItem{kind: model.ReasoningItem, turn: r.TurnID, model: r.Model, reasoning: &rs})
 	case session.TypeCall:
 		c.answered1 = true
-		c.items = append(c.items, convItem{kind: model.FunctionCall, turn: r.TurnID, callID: r.CallID, name: r.Name, text: r.Arguments})
+		c.items = append(c.items, convItem{kind: model.FunctionCall, turn: r.TurnID, callID: r.CallID, name: r.Name, text: r.Arguments, same: r.Cont})
 	case session.TypeResult:
 		c.answered[r.CallID] = true
 		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n}
@@ -136,10 +167,20 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		if n == 0 {
 			it.text = prefix + r.Output
 		}
-		c.items = append(c.items, it)
-		if r.Status == string(tool.StatusUnknown) {
-			c.unknown = append(c.unknown, session.Unknown{CallID: r.CallID, Name: r.Name, TurnID: r.TurnID})
+		if at := c.outputAt(r.CallID); at < len(c.items) {
+			c.items = slices.Insert(c.items, at, it)
+			before = len(c.items) // counted here, not at the end
+			_, o := itemSize(it)
+			c.outBytes += o
+		} else {
+			c.items = append(c.items, it)
 		}
+		if r.Status == string(tool.StatusUnknown) {
+			c.unknown = append(c.unknown, session.Unknown{CallID: r.CallID, Name: r.Name, TurnID: r.TurnID,
+				Arguments: c.arguments(r.CallID), Output: tail(r.Output, unknownOutputKeep)})
+		}
+	case session.TypeTask:
+		c.tasks[r.CallID] = fmt.Sprintf("task %s on MCP server %s", r.TaskID, r.Server)
 	case session.TypeAck:
 		c.unknown = nil
 	case session.TypeInstructions:
@@ -160,6 +201,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		summary := convItem{kind: model.Message, role: "developer", text: summaryNote(r.Text)}
 		c.items = append([]convItem{summary}, c.items[keep:]...)
 		c.ctxTokens, c.ctxBytes = 0, 0
+		c.keptTurns()
 	case session.TypeUndo:
 		if r.Undo != nil {
 			c.items = append(c.items, convItem{kind: model.Message, role: "user", text: undoNote(r.Undo)})
@@ -180,6 +222,27 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			c.observe(r.Usage.ContextTokens, outputBudget(r.Usage.ContextWindow))
 		}
 	}
+}
+
+// outputAt is where the output of call id goes: at the end, as outputs
+// come, unless a question came after the run of calls and outputs its call
+// is in (a task a restarted kin followed ended later): then at the end of
+// that run, so the output stays next to its call.
+func (c *convo) outputAt(id string) int {
+	i := len(c.items) - 1
+	for ; i >= 0; i-- {
+		if c.items[i].kind == model.FunctionCall && c.items[i].callID == id {
+			break
+		}
+	}
+	if i < 0 {
+		return len(c.items)
+	}
+	j := i + 1
+	for j < len(c.items) && (c.items[j].kind == model.FunctionCall || c.items[j].kind == model.FunctionOutput) {
+		j++
+	}
+	return j
 }
 
 // instructionsNote tells the model that the instructions in force changed
@@ -240,7 +303,7 @@ func itemSize(it convItem) (text, out int) {
 		for _, s := range it.reasoning.Summary {
 			text += len(s)
 		}
-		return text, 0
+		return text + len(it.reasoning.Text), 0
 	}
 	text = len(it.text) + it.partBytes + len(it.name)
 	for _, p := range it.pieces {
@@ -267,6 +330,17 @@ func (c *convo) observe(tokens int64, budget int) {
 // estimate is how many tokens the next request would take, extra bytes
 // (the instructions) included: the model's last count plus what was added
 // since, or, not knowing it, about four bytes a token.
+// question is the first words of the question that started turn, or ""
+// when the conversation no longer holds it (summarised away).
+func (c *convo) question(turn string) string {
+	for _, it := range c.items {
+		if it.kind == model.Message && it.role == "user" && it.turn == turn {
+			return titleFrom(it.text)
+		}
+	}
+	return ""
+}
+
 func (c *convo) estimate(extra, budget int) int64 {
 	b := c.size(budget)
 	if c.ctxTokens > 0 && b >= c.ctxBytes {
@@ -275,17 +349,35 @@ func (c *convo) estimate(extra, budget int) int64 {
 	return int64(b+extra) / 4
 }
 
-// outputPrefix tells the model how a call ended, before what it produced.
-func outputPrefix(status string) string {
-	switch tool.Status(status) {
-	case tool.StatusCompleted:
-		return ""
-	case tool.StatusUnknown:
-		return "[unknown: the outcome is not known; it may have happened and must not be retried automatically]\n"
-	default:
-		return "[" + status + "]\n"
+// unknownOutputKeep is how much of an unknown call's output its
+// acknowledgement shows (the end, where kin says what it knows).
+const unknownOutputKeep = 1000
+
+// arguments are a call's arguments as the conversation recorded them.
+func (c *convo) arguments(callID string) string {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		if it := c.items[i]; it.kind == model.FunctionCall && it.callID == callID {
+			return it.text
+		}
 	}
+	return ""
 }
+
+// tail is the end of s, at most n bytes, cut at a line or rune boundary.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		return "…" + s[i:]
+	}
+	return "…" + strings.ToValidUTF8(s, "")
+}
+
+// outputPrefix tells the model how a call ended, before what it produced
+// (tool.OutputPrefix, shared with what the model saw).
+func outputPrefix(status string) string { return tool.OutputPrefix(status) }
 
 // view says how to build a request's input.
 type view struct {
@@ -308,14 +400,22 @@ func (c *convo) model(read func(off int64, n int) (session.Record, error), v vie
 		}
 	}
 	out := make([]model.Item, 0, len(c.items))
+	// calls is where the next call of the same answer goes: after the
+	// answer's calls so far, before their outputs (the model asked for them
+	// together, and Chat Completions takes them as one message); -1 when
+	// no answer's calls came last.
+	calls := -1
 	for i, it := range c.items {
+		if it.kind != model.FunctionCall && it.kind != model.FunctionOutput {
+			calls = -1
+		}
 		switch it.kind {
 		case model.Message:
 			text := it.text
 			if len(it.pieces) > 0 {
 				text += strings.Join(it.pieces, "")
 			}
-			m := model.Item{Kind: model.Message, Role: it.role, Text: text}
+			m := model.Item{Kind: model.Message, Role: it.role, Text: text, Refusal: it.refusal, Phase: it.phase}
 			if it.partBytes > 0 {
 				m.Content = partsOf(it, read)
 			}
@@ -331,10 +431,20 @@ func (c *convo) model(read func(off int64, n int) (session.Record, error), v vie
 			}
 			out = append(out, model.Item{Kind: model.ReasoningItem, Reasoning: it.reasoning})
 		case model.FunctionCall:
-			out = append(out, model.Item{Kind: model.FunctionCall, CallID: it.callID, Name: it.name, Arguments: it.text})
+			call := model.Item{Kind: model.FunctionCall, CallID: it.callID, Name: it.name, Arguments: it.text}
+			if it.same && calls >= 0 {
+				out = slices.Insert(out, calls, call)
+				calls++
+			} else {
+				out = append(out, call)
+				calls = len(out)
+			}
 			if !c.answered[it.callID] {
-				out = append(out, model.Item{Kind: model.FunctionOutput, CallID: it.callID,
-					Output: "[unknown] no result was recorded for this call; it may or may not have run"})
+				o := "[unknown] no result was recorded for this call; it may or may not have run"
+				if task, ok := c.tasks[it.callID]; ok {
+					o = "[working] this call runs as " + task + ", which kin follows; its result is not in yet and will be added here when the task ends"
+				}
+				out = append(out, model.Item{Kind: model.FunctionOutput, CallID: it.callID, Output: o})
 			}
 		case model.FunctionOutput:
 			o := model.Item{Kind: model.FunctionOutput, CallID: it.callID}
@@ -353,7 +463,34 @@ func (c *convo) model(read func(off int64, n int) (session.Record, error), v vie
 			out = append(out, o)
 		}
 	}
+	inCallOrder(out)
 	return out
+}
+
+// inCallOrder puts each run of outputs in the order of their calls: calls
+// that ran side by side (an answer's delegate calls) record their outputs
+// as they end, and a chat template that pairs outputs with calls by
+// position must not get them crossed.
+func inCallOrder(items []model.Item) {
+	var at map[string]int // where each call is; made at the first run of outputs
+	for i := 0; i < len(items); {
+		j := i
+		for j < len(items) && items[j].Kind == model.FunctionOutput {
+			j++
+		}
+		if j-i > 1 {
+			if at == nil {
+				at = map[string]int{}
+				for k, it := range items {
+					if it.Kind == model.FunctionCall {
+						at[it.CallID] = k
+					}
+				}
+			}
+			slices.SortStableFunc(items[i:j], func(a, b model.Item) int { return at[a.CallID] - at[b.CallID] })
+		}
+		i = max(j, i+1)
+	}
 }
 
 // partsOf is a question's parts as the model reads them, read back from the

@@ -14,7 +14,7 @@ import (
 func conversationOf(t *testing.T, recs []session.Record) []model.Item {
 	t.Helper()
 	st := session.NewStore(t.TempDir())
-	_, log, err := st.Create("", nil, "")
+	_, log, err := st.Create("", nil, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestReasoningGoesBackOnlyToItsModelAndBeforeWhatItLedTo(t *testing.T) {
 		{Type: session.TypeTurn, TurnID: "t1", Status: "failed"},
 	}
 	st := session.NewStore(t.TempDir())
-	_, log, err := st.Create("", nil, "")
+	_, log, err := st.Create("", nil, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

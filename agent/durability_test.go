@@ -142,7 +142,7 @@ func TestAnAnswerIsRecordedInPiecesAsItStreams(t *testing.T) {
 		return items[len(items)-1]
 	}
 
-	a.add("shown ")
+	a.add("shown ", false)
 	if fire == nil {
 		t.Fatal("a buffered delta set no timer")
 	}
@@ -150,12 +150,12 @@ func TestAnAnswerIsRecordedInPiecesAsItStreams(t *testing.T) {
 	if it := last(); it.Type != "assistant" || it.Text != "shown " {
 		t.Fatalf("after the timer: %+v", it)
 	}
-	a.add(strings.Repeat("x", answerPiece)) // big enough to go at once
+	a.add(strings.Repeat("x", answerPiece), false) // big enough to go at once
 	if it := last(); it.Text != "shown "+strings.Repeat("x", answerPiece) {
 		t.Errorf("a full piece was not written at once (%d bytes on record)", len(it.Text))
 	}
-	a.add(" end")
-	a.end()
+	a.add(" end", false)
+	a.end("")
 	if it := last(); !strings.HasSuffix(it.Text, "x end") {
 		t.Errorf("end did not write the rest: %q", it.Text[len(it.Text)-10:])
 	}

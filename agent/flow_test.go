@@ -3,8 +3,8 @@ package agent
 import (
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/model"
@@ -12,32 +12,7 @@ import (
 	"github.com/kin-dev/kin/agent/tool"
 )
 
-// recorder keeps every event a Service reports.
-type recorder struct {
-	events
-	mu      sync.Mutex
-	notices []Notice
-	reason  []string
-	usage   []UsageUpdate
-}
-
-func (r *recorder) Notice(n Notice) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.notices = append(r.notices, n)
-}
-func (r *recorder) Reasoning(d ReasoningDelta) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.reason = append(r.reason, d.Text)
-}
-func (r *recorder) Usage(u UsageUpdate) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.usage = append(r.usage, u)
-}
-
-func flowService(t *testing.T, cfg model.Config) (*Service, *modeltest.Server, *recorder, string) {
+func flowService(t *testing.T, cfg model.Config) (*Service, *modeltest.Server, *screen, string) {
 	t.Helper()
 	m := modeltest.New()
 	t.Cleanup(m.Close)
@@ -45,13 +20,13 @@ func flowService(t *testing.T, cfg model.Config) (*Service, *modeltest.Server, *
 	if cfg.Model == "" {
 		cfg.Model = "mock"
 	}
-	rec := &recorder{events: events{done: make(chan TurnDone, 8)}}
+	rec := &screen{events: events{done: make(chan TurnDone, 8)}}
 	svc := New(Options{Home: t.TempDir(), Model: cfg, Tools: tool.Static(builtin.Tools(builtin.Options{})), Events: rec})
 	t.Cleanup(svc.Shutdown)
 	return svc, m, rec, workspace(t)
 }
 
-func ask(t *testing.T, svc *Service, rec *recorder, sid string, in Input) TurnDone {
+func ask(t *testing.T, svc *Service, rec *screen, sid string, in Input) TurnDone {
 	t.Helper()
 	if _, err := svc.StartTurn(sid, in, nil); err != nil {
 		t.Fatal(err)
@@ -88,8 +63,8 @@ func TestReasoningCarriesOverToolCallsAndTurns(t *testing.T) {
 	if got := enc(reqs[2]); strings.Join(got, ",") != "enc-1,enc-2" {
 		t.Errorf("the next turn's request carries %v", got)
 	}
-	if strings.Join(rec.reason, "") != "Read a.go first.It is fine." {
-		t.Errorf("reasoning deltas %q", rec.reason)
+	if rec.reasoning.String() != "Read a.go first.It is fine." {
+		t.Errorf("reasoning deltas %q", rec.reasoning.String())
 	}
 	res, _ := svc.Resume(s.Info.SessionID, ResumeOptions{})
 	var types []string
@@ -132,12 +107,14 @@ func TestASmallWindowIsCompactedAndTheFullHistoryStays(t *testing.T) {
 	if got := strings.Join(types, " "); got != "user assistant turn user compaction assistant turn" {
 		t.Errorf("history %s", got)
 	}
-	found := false
+	var sources []string
 	for _, n := range rec.notices {
-		found = found || n.Source == "compaction"
+		if strings.HasPrefix(n.Source, "compact") {
+			sources = append(sources, n.Source)
+		}
 	}
-	if !found {
-		t.Errorf("no compaction notice: %+v", rec.notices)
+	if got := strings.Join(sources, " "); got != "compacting compaction" {
+		t.Errorf("compaction notices: %s; want one when it starts, one when it is done", got)
 	}
 	// On request: the turn after the summary is summarised too, in one
 	// request; the next request goes on from the new summary.
@@ -152,5 +129,29 @@ func TestASmallWindowIsCompactedAndTheFullHistoryStays(t *testing.T) {
 	reqs = m.Requests()
 	if len(reqs) != 5 || !strings.Contains(reqs[4].Text(), "both questions") || strings.Contains(reqs[4].Text(), "the first question") {
 		t.Errorf("after the compaction on request (%d requests):\n%s", len(reqs), reqs[len(reqs)-1].Text())
+	}
+}
+
+// A turn cancelled before the model answered still says how full the
+// conversation is (the editors' gauges read 0 after a cancel).
+func TestACancelledTurnReportsHowFullTheConversationIs(t *testing.T) {
+	svc, m, rec, ws := flowService(t, model.Config{})
+	s, _ := svc.NewSession(SessionOptions{Roots: []string{ws}})
+	sid := s.Info.SessionID
+	m.Script(modeltest.Reply{Text: []string{"the first answer"}, Usage: modeltest.Usage{Input: 1200, Output: 30}})
+	if d := ask(t, svc, rec, sid, TextInput("first")); d.Usage.ContextTokens != 1230 {
+		t.Fatalf("first turn %+v", d)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	m.Script(modeltest.Reply{Text: []string{"never", " finished"}, Hold: release})
+	if _, err := svc.StartTurn(sid, TextInput("second"), nil); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitRequests(2, 10*time.Second)
+	svc.CancelTurn(sid)
+	d := waitDone(t, rec.events)
+	if d.Status != TurnCancelled || d.Usage.ContextTokens <= 0 || d.Usage.ContextWindow != model.DefaultContextWindow {
+		t.Errorf("cancelled turn %+v; want kin's estimate of the conversation, not 0", d)
 	}
 }

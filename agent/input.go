@@ -69,7 +69,7 @@ type question struct {
 // tools is asked only for a file part (the read_file tool is the
 // service's): StartTurn's caller may hold locks the session's own tools
 // take.
-func assemble(in Input, env tool.Env, cfg model.Config, tools func() []tool.Tool) (question, error) {
+func assemble(in Input, env tool.Env, cfg model.Config, tools func() []tool.Tool, readResource func(server, uri string) (string, error)) (question, error) {
 	if len(in.Parts) == 0 {
 		if strings.TrimSpace(in.Text) == "" {
 			return question{}, &PartError{Index: 0, Type: "text", Reason: "the question is empty"}
@@ -138,6 +138,18 @@ func assemble(in Input, env tool.Env, cfg model.Config, tools func() []tool.Tool
 				return q, bad("uri is required")
 			}
 			kept.URI, kept.MimeType, kept.Text = p.URI, p.MimeType, p.Text
+			if p.Server != "" {
+				// An MCP server's resource: read now, from the server,
+				// under its rules (resources.go).
+				if readResource == nil {
+					return q, bad("kin has no MCP servers here to read %s from", p.URI)
+				}
+				text, err := readResource(p.Server, p.URI)
+				if err != nil {
+					return q, bad("%v", err)
+				}
+				kept.Server, kept.MimeType, kept.Text = p.Server, "", text
+			}
 		case "image":
 			if cfg.NoImages {
 				return q, bad("the model %s does not take images (images is false for it in $KIN_HOME/settings.json)", cfg.Model)
@@ -230,7 +242,13 @@ func readPart(p Part, env tool.Env, tools func() []tool.Tool) (string, error) {
 		return "", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "read_file: "))
 	}
 	if act.Approval != nil {
-		return "", fmt.Errorf("reading it needs the person's approval, so it cannot be attached")
+		// a secret (the trust boundary's): read only when the person
+		// approves the read itself, never attached along with a question
+		why := act.Approval.Warning
+		if why == "" {
+			why = "reading it needs the person's approval"
+		}
+		return "", fmt.Errorf("%s It is not attached; ask for it to be read (kin asks you first), or paste what the model may see", why)
 	}
 	res := act.Run(ctx, nil)
 	if res.Status != "" && res.Status != tool.StatusCompleted {
@@ -289,7 +307,7 @@ func framed(p Part) model.Content {
 		}
 		return model.Content{Text: at("diagnostics", "path", p.Path) + end("diagnostics", b.String())}
 	case "resource":
-		return model.Content{Text: at("resource", "uri", p.URI, "mimeType", p.MimeType) + end("resource", p.Text)}
+		return model.Content{Text: at("resource", "server", p.Server, "uri", p.URI, "mimeType", p.MimeType) + end("resource", p.Text)}
 	case "image":
 		return model.Content{ImageMIME: p.MimeType, ImageData: p.Data}
 	}

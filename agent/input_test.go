@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func TestPartsAreCheckedAndAFileIsReadLikeReadFile(t *testing.T) {
 		{Type: "text", Text: "why is this"},
 		{Type: "file", Path: "a.go", Range: &Range{Start: Position{Line: 2}, End: Position{Line: 3}}},
 		{Type: "text", Text: "slow?"},
-	}}, env, model.Config{}, tools)
+	}}, env, model.Config{}, tools, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +69,13 @@ func TestPartsAreCheckedAndAFileIsReadLikeReadFile(t *testing.T) {
 		{Part{Type: "resource", Text: "x"}, model.Config{}, "uri is required"},
 	}
 	for _, b := range bad {
-		_, err := assemble(Input{Parts: []Part{{Type: "text", Text: "look"}, b.part}}, env, b.cfg, tools)
+		_, err := assemble(Input{Parts: []Part{{Type: "text", Text: "look"}, b.part}}, env, b.cfg, tools, nil)
 		var pe *PartError
 		if !errors.As(err, &pe) || pe.Index != 1 || !strings.Contains(err.Error(), b.want) || !strings.HasPrefix(err.Error(), "invalid params: ") {
 			t.Errorf("%+v: error %v, want %q", b.part, err, b.want)
 		}
 	}
-	if _, err := assemble(Input{Parts: []Part{{Type: "text", Text: "  "}}}, env, model.Config{}, tools); err == nil {
+	if _, err := assemble(Input{Parts: []Part{{Type: "text", Text: "  "}}}, env, model.Config{}, tools, nil); err == nil {
 		t.Error("an empty question was taken")
 	}
 }
@@ -107,12 +108,12 @@ func BenchmarkTurnStartContext(b *testing.B) {
 	for _, p := range []string{file} {
 		dirs = append(dirs, instructions.Dirs(env.Roots, p)...)
 	}
-	if n := len(loader.Load(home, env.Roots, dirs)); n != 5 {
+	if n := len(loader.Load(home, env.Roots, dirs).Files); n != 5 {
 		b.Fatalf("%d files in force", n)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		q, err := assemble(in, env, model.Config{}, tools)
+		q, err := assemble(in, env, model.Config{}, tools, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -125,5 +126,40 @@ func BenchmarkTurnStartContext(b *testing.B) {
 		for _, p := range q.rec.Parts {
 			_ = framed(p)
 		}
+	}
+}
+
+// A resource part naming an MCP server is read from it when the question
+// is asked (the reader frames it as the server's untrusted data); a server
+// kin cannot read from refuses the question, nothing sent.
+func TestAResourcePartIsReadFromItsServer(t *testing.T) {
+	env := tool.Env{}
+	tools := tool.Static(nil).Tools
+	var asked []string
+	read := func(server, uri string) (string, error) {
+		asked = append(asked, server+" "+uri)
+		if server != "docs" {
+			return "", fmt.Errorf("no connected MCP server %q offers resources", server)
+		}
+		return "<untrusted-mcp-result server=\"docs\" tool=\"resource\">\nreadme text\n</untrusted-mcp-result>", nil
+	}
+	q, err := assemble(Input{Parts: []Part{{Type: "text", Text: "summarise"}, {Type: "resource", Server: "docs", URI: "docs://readme", Text: "the editor's claim"}}},
+		env, model.Config{}, tools, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := framed(q.rec.Parts[1]).Text
+	if got != "<resource server=\"docs\" uri=\"docs://readme\">\n<untrusted-mcp-result server=\"docs\" tool=\"resource\">\nreadme text\n</untrusted-mcp-result>\n</resource>" {
+		t.Fatalf("resource part as the model reads it:\n%s", got)
+	}
+	_, err = assemble(Input{Parts: []Part{{Type: "resource", Server: "evil", URI: "x://y"}}}, env, model.Config{}, tools, read)
+	if err == nil || !strings.Contains(err.Error(), `input[0] (resource): no connected MCP server "evil"`) {
+		t.Fatalf("unknown server: %v", err)
+	}
+	if _, err = assemble(Input{Parts: []Part{{Type: "resource", Server: "docs", URI: "docs://readme"}}}, env, model.Config{}, tools, nil); err == nil {
+		t.Fatal("a resource part was taken with no reader")
+	}
+	if len(asked) != 2 {
+		t.Fatalf("reads %v", asked)
 	}
 }

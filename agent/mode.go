@@ -31,7 +31,20 @@ func modeNote(m permission.Mode) string {
 	case permission.ModeAsk:
 		return " The session is in ask mode: you can read and search but not change anything or run commands; only tools that change nothing are offered, and other calls are refused."
 	case permission.ModeAutoEdit:
-		return " The session is in auto-edit mode: file edits inside the workspace are applied without asking (the person sees them); commands and sensitive paths still need approval."
+		return " The session is in auto-edit mode: file edits inside the workspace are applied without asking (the person sees them); commands, secrets and files that make things run later (.git, .kin, .vscode, .github/workflows, AGENTS.md and the like) still need approval."
 	}
 	return ""
 }
+
+// Why a call was denied, in the person's words: ToolCall.Reason of its
+// final report, so that every front end says the same (the model is told
+// in its own words, in the call's output).
+const (
+	// RefusedAskMode: the gate refused the call because of the session's
+	// mode (permission.ReasonMode in ask mode).
+	RefusedAskMode = "refused: the session is in ask mode, where kin only reads and searches; it changes nothing and runs no command (switch the mode to let it)"
+	// RefusedCancelled: the turn ended while the person was asked.
+	RefusedCancelled = "not run: the turn was cancelled before you decided"
+	// RefusedByPerson: the person said no.
+	RefusedByPerson = "denied by you; nothing was run or sent"
+)

@@ -10,9 +10,12 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/toolsearch"
 )
 
 // Session is a session this Service has opened: owned (its log open for
@@ -37,20 +40,47 @@ type Session struct {
 	modeMu sync.Mutex
 	// mu guards known, roots, title, mode, plan, model, effort, dirs,
 	// running and notOwned.
-	mu      sync.Mutex
-	known   bool // roots, title, mode, model and effort were read
-	roots   []string
-	title   string
-	mode    permission.Mode
-	plan    []session.PlanEntry // the model's last plan
-	model   string              // the session's model ("": the default)
-	effort  string
-	dirs    []string // directories below the roots whose instructions are in force
-	running *running
+	mu     sync.Mutex
+	known  bool // roots, title, mode, model and effort were read
+	roots  []string
+	title  string
+	mode   permission.Mode
+	plan   []session.PlanEntry // the model's last plan
+	model  string              // the session's model ("": the default)
+	effort string
+	dirs   []string // directories below the roots whose instructions are in force
+	// leftInstr names the instructions files last left out (to keep within
+	// instructions.MaxTotal), so the person is told once per change.
+	leftInstr string
+	running   *running
 	// held is set while an undo puts files back: no turn may start.
 	held bool
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
+	// lineage is set on a subagent's session (its first record says the
+	// same); parent is its parent session while the subagent runs here.
+	lineage *session.Lineage
+	parent  *Session
+	// declined are the items (id=digest) the person said "not now" to
+	// (trusted.go): not asked about again in this session.
+	declined map[string]bool
+	// created says the session was made by this kin (SessionStart's
+	// source is startup; else resume).
+	created bool
+	// extSaid is the last report of unreadable skills and hooks, said once.
+	extSaid string
+	// started says the session's SessionStart hooks ran in this process;
+	// startContext is what they added for the model.
+	started      bool
+	startContext string
+	// loaded are the skills the model loaded (use_skill), by name: their
+	// folders are readable to read_file, their allowed-tools narrow.
+	loaded map[string]loadedSkill
+	// withheldSaid names the instruction files last said to be withheld.
+	withheldSaid string
+
+	// found are the deferred MCP tools the model found (agent/toolsearch).
+	found toolsearch.Found
 }
 
 type running struct {
@@ -59,6 +89,7 @@ type running struct {
 	cancelled bool // CancelTurn was called (guarded by the session's mu)
 	done      chan struct{}
 	answer    *answer
+	turn      *turn // the person's turn, for turn/steer (nil while compacting)
 }
 
 // settled returns with sess.mu held and no cancelled turn still ending on
@@ -147,6 +178,11 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 	}
 	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
 	sess.model, sess.effort, sess.dirs = v.Model(), v.Effort(), dirsOf(v.Instructions(), roots)
+	sess.lineage = v.Parent()
+	if sess.lineage != nil {
+		// Whoever has its log: it takes no turn of its own.
+		sess.notOwned = subagentReadOnly{parent: sess.lineage.SessionID}
+	}
 	sess.mu.Unlock()
 	if log == nil {
 		return v, nil
@@ -154,12 +190,15 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 	sess.log = log
 	if ro := log.ReadOnly(); ro != nil {
 		sess.mu.Lock()
-		sess.notOwned = ro
+		if sess.lineage == nil {
+			sess.notOwned = ro
+		}
 		sess.mu.Unlock()
 	} else {
 		st.Refresh(v.Info)
 	}
-	repairs := v.Repairs()
+	closing, tasks := sess.svc.closeTasks(v, log.ReadOnly() == nil)
+	repairs := sess.svc.repairSubagents(sess.id, closing)
 	for _, r := range repairs {
 		r.Time = time.Now().UTC()
 		off, _, err := log.Append(r)
@@ -174,6 +213,7 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 			sess.svc.log.Error("session log sync failed", zap.String("session", sess.id), zap.Error(err))
 		}
 	}
+	sess.svc.followTasks(sess, tasks)
 	return v, nil
 }
 
@@ -208,16 +248,41 @@ func (sess *Session) unhold() {
 	sess.mu.Unlock()
 }
 
+// currentMode is the mode the session's calls are decided in: its own,
+// and for a subagent never wider than its parent's now (a parent switched
+// to ask mode narrows its running subagents at once).
 func (sess *Session) currentMode() permission.Mode {
 	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.mode
+	mode, parent := sess.mode, sess.parent
+	sess.mu.Unlock()
+	if parent != nil {
+		return permission.Narrower(mode, parent.currentMode())
+	}
+	return mode
 }
 
 func (sess *Session) sessionRoots() []string {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	return sess.roots
+}
+
+// toolEnv is what a call of the session's tools may know: its roots and
+// the trust boundary around them, its file access. The boundary opens one
+// os.Root per root for the whole process, once, and again only when the
+// folder at that path is another one (deleted and cloned again): asking
+// it for every call costs a stat per root.
+func (sess *Session) toolEnv(turnID, callID string) tool.Env {
+	roots := sess.sessionRoots()
+	var ws *boundary.Workspace
+	if len(roots) > 0 {
+		ws, _ = boundary.NewWorkspace(roots, sess.svc.opts.Home) // nil: the tools say why
+		if dirs := sess.skillFolders(); ws != nil && len(dirs) > 0 {
+			ws = ws.GrantRead(dirs...) // the loaded skills' files, for read_file
+		}
+	}
+	return tool.Env{SessionID: sess.id, TurnID: turnID, CallID: callID, Roots: roots, Files: sess.files(),
+		Workspace: ws, KinHome: sess.svc.opts.Home}
 }
 
 // conversation loads the model's view from the log on first use.

@@ -31,6 +31,10 @@ type turn struct {
 	usage    Usage
 	calls    int
 	answer   *answer
+	// toolNote names the MCP tools this request defers, deferred are
+	// they (see offer).
+	toolNote string
+	deferred []string
 	// instructions are the request's instructions; touched are paths the
 	// turn's calls touched since they were last looked at (their
 	// directories' instructions may apply).
@@ -46,10 +50,39 @@ type turn struct {
 	release func()
 	// budget is how many calls the turn may make before it asks to go on.
 	budget int
+	// For a subagent's turn: the parent's turn it works for, and its
+	// events (each names the parent). final is the text the turn's
+	// latest answer showed, outcome how it ended (what the delegate call
+	// reports).
+	parent  *turn
+	ev      Events
+	final   string
+	outcome TurnDone
+	// ext is what the session's folders bring, as trusted at the turn's
+	// start (trusted.go); context is what hooks added for the model in
+	// this turn; stops counts Stop hooks that made the model go on.
+	ext     brought
+	context []string
+	stops   int
+	// halted says a hook answered continue:false during a call (guarded
+	// by mu), haltReason its stopReason: the turn ends after the calls.
+	halted     bool
+	haltReason string
+	// limits is what the person decided of spend limits in this turn
+	// (limits.go; guarded by mu).
+	limits turnLimits
+	// spec is what a special turn (a review) changes: see turnSpec.
+	spec turnSpec
 
-	// mu guards saveErr: the answer's pieces are recorded from a timer too.
+	// mu guards saveErr (the answer's pieces are recorded from a timer
+	// too), subs, and usage while subagents add to it (they run beside
+	// each other).
 	mu      sync.Mutex
 	saveErr error
+	subs    map[string]Subagent // a delegate call's subagent, by call id
+
+	// steer holds the person's words for the next request (steer.go).
+	steer steering
 }
 
 // saveError is why a turn stopped when its session could not be written.
@@ -62,7 +95,12 @@ func (e saveError) Error() string {
 
 func (e saveError) Unwrap() error { return e.err }
 
-func (t *turn) events() Events { return t.svc.opts.Events }
+func (t *turn) events() Events {
+	if t.ev != nil {
+		return t.ev
+	}
+	return t.svc.opts.Events
+}
 
 // record appends a record of this turn. After a failed save the turn writes
 // nothing more (a closing record is owed instead, see owe), so the log never
@@ -134,13 +172,33 @@ func (t *turn) run(ctx context.Context) {
 	}
 	t.nameSession()
 	t.fallBack()
+	// What the folders bring is trusted (or not) before anything of it
+	// runs or reaches the model; then the session's and the question's
+	// hooks.
+	// A subagent works under what its parent's turn trusted and started:
+	// it asks nothing of its own about the folders, and SessionStart and
+	// UserPromptSubmit hooks are the parent's (its calls still meet
+	// PreToolUse and PostToolUse).
+	if t.parent != nil {
+		t.ext = t.parent.ext
+	} else {
+		t.ext = t.trustProject(ctx)
+		if ctx.Err() != nil {
+			t.finish(t.stopped())
+			return
+		}
+		if !t.startHooks(ctx) {
+			return
+		}
+	}
 	// Instructions first: a note that they changed comes before the
 	// question it applies to.
-	t.refreshInstructions(t.question.touched)
+	t.refreshInstructions(ctx, t.question.touched)
 	if _, ok := t.record(q); !ok {
 		t.finish(t.stopped())
 		return
 	}
+	t.awaitArriving(ctx)
 	for {
 		status, err := t.step(ctx)
 		if status == "" {
@@ -154,17 +212,10 @@ func (t *turn) run(ctx context.Context) {
 // step makes one model request and runs the calls it returns. It returns ""
 // when the loop should go on, or how the turn ended.
 func (t *turn) step(ctx context.Context) (string, error) {
-	tools := t.tools()
-	mode := t.sess.currentMode()
-	specs := make([]tool.Spec, 0, len(tools))
-	for _, tl := range tools {
-		if mode == permission.ModeAsk && !tool.ReadOnly(tl) {
-			continue // not offered; a forced call is still refused by the gate
-		}
-		specs = append(specs, tl.Spec())
-	}
+	specs, tools := t.offer(t.tools())
+	t.joinSteers()
 	if len(t.touched) > 0 {
-		t.refreshInstructions(t.touched)
+		t.refreshInstructions(ctx, t.touched)
 		t.touched = nil
 	}
 	t.compacted = false
@@ -186,25 +237,44 @@ func (t *turn) step(ctx context.Context) (string, error) {
 		return t.stopped()
 	}
 	if err != nil {
-		return TurnFailed, err
+		return endedBy(err), err
 	}
+	t.calledDeferred(resp.Calls)
 	if len(resp.Calls) == 0 {
+		if resp.Refused() {
+			return TurnRefused, nil
+		}
+		if t.stopHooks(ctx) {
+			return "", nil // a hook sent the model back to work
+		}
+		if !t.steer.closeIfEmpty() {
+			return "", nil // the person's words came while the model answered
+		}
 		return TurnCompleted, nil
 	}
-	for _, c := range resp.Calls {
+	for i := 0; i < len(resp.Calls); {
+		c := resp.Calls[i]
+		// The answer's calls after its first are recorded as of the same
+		// answer, so they go back to the model together, as it asked.
+		same := i > 0
 		if t.calls >= t.budget {
 			if !t.mayContinue(ctx) {
 				if ctx.Err() != nil {
 					return t.stopped()
 				}
-				t.refuse(c)
+				t.refuse(c, same)
 				return TurnLimit, limitError(t.calls)
 			}
 		}
-		t.calls++
-		t.call(ctx, c, tools)
+		n := t.delegations(resp.Calls[i:], tools)
+		t.calls += n
+		t.callAll(ctx, resp.Calls[i:i+n], tools, same)
+		i += n
 		if ctx.Err() != nil {
 			return t.stopped()
+		}
+		if reason, ok := t.haltedByHook(); ok {
+			return TurnCancelled, fmt.Errorf("a hook stopped the turn: %s", reason)
 		}
 	}
 	return "", nil
@@ -214,14 +284,24 @@ func (t *turn) step(ctx context.Context) (string, error) {
 // sent. A turn whose session could not be saved ends failed, saying so,
 // whatever else happened.
 func (t *turn) finish(status string, err error) {
+	t.spendTotals()
+	if left := t.steer.close(); len(left) > 0 {
+		t.unsent(left)
+	}
 	t.usage.ContextWindow = t.cfg.Window()
+	if t.usage.ContextTokens == 0 {
+		// Ended before the model answered (cancelled, failed): the gauge
+		// shows how full the conversation is, not 0.
+		t.usage.ContextTokens = t.sess.estimate(len(t.instructions), outputBudget(t.cfg.Window()))
+	}
 	done := TurnDone{SessionID: t.sess.id, TurnID: t.id, Status: status, Usage: t.usage}
 	if err != nil {
 		done.Error = err.Error()
 	}
 	rec := session.Record{Type: session.TypeTurn, TurnID: t.id, Status: status, Error: done.Error,
 		Usage: &session.Usage{InputTokens: t.usage.InputTokens, OutputTokens: t.usage.OutputTokens,
-			ContextTokens: t.usage.ContextTokens, ContextWindow: t.usage.ContextWindow}}
+			ContextTokens: t.usage.ContextTokens, ContextWindow: t.usage.ContextWindow,
+			CachedInputTokens: t.usage.CachedInputTokens, Cost: t.usage.Cost, Estimated: t.usage.Estimated, Unpriced: t.usage.Unpriced}}
 	written := false
 	if t.failedSave() == nil {
 		if _, written = t.record(rec); written {
@@ -242,6 +322,7 @@ func (t *turn) finish(status string, err error) {
 			t.sess.owe(rec)
 		}
 	}
+	t.outcome = done
 	if done.Status == TurnFailed {
 		t.svc.log.Warn("turn failed", zap.String("session", t.sess.id), zap.String("turn", t.id), zap.String("error", done.Error))
 	}
@@ -266,8 +347,8 @@ func (t *turn) acknowledgeUnknown(ctx context.Context) bool {
 		SessionID: t.sess.id, TurnID: t.id, CallID: unknown[len(unknown)-1].CallID,
 		Kind: permission.KindAcknowledge, ToolName: list,
 		Approval: tool.Approval{
-			Title:   list + " may already have run",
-			Warning: "The outcome of " + list + " is unknown: it may have happened. It will not be retried. Acknowledge to send your next question.",
+			Title:   "Acknowledge before your question is sent: " + list + " may already have run",
+			Warning: acknowledgement(unknown),
 		},
 	}
 	out := t.svc.opts.Gate.Ask(ctx, req)
@@ -282,6 +363,33 @@ func (t *turn) acknowledgeUnknown(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+// acknowledgement is what the person acknowledges: that kin does not know
+// whether these calls took effect, each call as it was made and what kin
+// knows of it (the end of its result).
+func acknowledgement(unknown []session.Unknown) string {
+	var b strings.Builder
+	if len(unknown) == 1 {
+		b.WriteString("kin does not know whether this call took effect: it was sent or started, and no outcome came back. It will not be run again.")
+	} else {
+		fmt.Fprintf(&b, "kin does not know whether these %d calls took effect: each was sent or started, and no outcome came back. They will not be run again.", len(unknown))
+	}
+	b.WriteString(" Acknowledge to send your question; the model is told the same.\n")
+	for _, u := range unknown {
+		fmt.Fprintf(&b, "\n%s", u.Name)
+		if a := strings.TrimSpace(u.Arguments); a != "" && a != "{}" {
+			if len(a) > 300 {
+				a = strings.ToValidUTF8(a[:300], "") + "…"
+			}
+			fmt.Fprintf(&b, " %s", a)
+		}
+		if o := strings.TrimSpace(u.Output); o != "" {
+			fmt.Fprintf(&b, "\n  what kin knows: %s", strings.ReplaceAll(o, "\n", "\n  "))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // nameSession names an unnamed session after its first question (once the
@@ -321,16 +429,38 @@ func titleFrom(input string) string {
 
 // refuse records a call the model asked for beyond the turn's limit, so the
 // conversation stays well formed.
-func (t *turn) refuse(c model.Call) {
-	t.record(session.Record{Type: session.TypeCall, CallID: c.CallID, Name: c.Name, Arguments: c.Arguments})
+func (t *turn) refuse(c model.Call, same bool) {
+	t.record(session.Record{Type: session.TypeCall, CallID: c.CallID, Name: c.Name, Arguments: c.Arguments, Cont: same})
 	msg := fmt.Sprintf("not run: the turn reached its limit of %d tool calls", t.calls)
 	t.close(session.Record{Type: session.TypeResult, CallID: c.CallID, Name: c.Name, Status: string(tool.StatusFailed), Output: msg})
 	t.events().ToolCall(ToolCall{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Name: c.Name, Kind: tool.KindOther,
-		Arguments: c.Arguments, Status: string(tool.StatusFailed), Output: msg})
+		Arguments: c.Arguments, Status: string(tool.StatusFailed), Output: msg, Saw: modelSaw(tool.Failed(msg))})
 }
 
-// call runs one tool call through the gate.
-func (t *turn) call(ctx context.Context, c model.Call, tools []tool.Tool) {
+// call runs one tool call through the gate; same says it came in the same
+// answer as the call before it.
+func (t *turn) call(ctx context.Context, c model.Call, tools []tool.Tool, same bool) {
+	if p := t.open(c, tools, same); p != nil {
+		t.settle(ctx, p)
+	}
+}
+
+// openCall is a call on record and shown pending, not yet run.
+type openCall struct {
+	c  model.Call
+	tl tool.Tool
+	ev ToolCall
+}
+
+func (p *openCall) emit(t *turn, status string) {
+	p.ev.Status = status
+	t.events().ToolCall(p.ev)
+}
+
+// open records a call the model asked for and shows it pending. A call
+// that could not be recorded is not run (nil): nothing may happen that a
+// later kin could not account for.
+func (t *turn) open(c model.Call, tools []tool.Tool, same bool) *openCall {
 	var tl tool.Tool
 	for _, x := range tools {
 		if x.Spec().Name == c.Name {
@@ -338,38 +468,39 @@ func (t *turn) call(ctx context.Context, c model.Call, tools []tool.Tool) {
 			break
 		}
 	}
-	ev := ToolCall{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Name: c.Name, Kind: tool.KindOther, Arguments: c.Arguments}
+	p := &openCall{c: c, tl: tl, ev: ToolCall{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Name: c.Name, Kind: tool.KindOther, Arguments: c.Arguments}}
 	if tl != nil {
-		ev.Kind = tl.Spec().Kind
+		p.ev.Kind = tl.Spec().Kind
 	}
-	emit := func(status string) {
-		ev.Status = status
-		t.events().ToolCall(ev)
-	}
-	_, saved := t.record(session.Record{Type: session.TypeCall, CallID: c.CallID, Name: c.Name, Kind: ev.Kind, Arguments: c.Arguments})
-	emit(CallPending)
+	_, saved := t.record(session.Record{Type: session.TypeCall, CallID: c.CallID, Name: c.Name, Kind: p.ev.Kind, Arguments: c.Arguments, Cont: same})
+	p.emit(t, CallPending)
 	if !saved {
-		// Not on record, so not run: nothing may happen that a later kin
-		// could not account for.
 		res := tool.Failed("not run: kin could not save this session")
-		ev.Output = res.Output
-		emit(string(res.Status))
-		return
+		p.ev.Output = res.Output
+		p.emit(t, string(res.Status))
+		return nil
 	}
+	return p
+}
 
-	res := t.runCall(ctx, tl, c, &ev, emit)
+// settle runs an open call and records how it ended.
+func (t *turn) settle(ctx context.Context, p *openCall) {
+	c := p.c
+	emit := func(status string) { p.emit(t, status) }
+	res := t.runCall(ctx, p.tl, c, &p.ev, emit)
 	if res.Status == tool.StatusCompleted || res.Status == tool.StatusOutputLimit {
-		t.touched = append(t.touched, touchedPaths(c.Arguments)...)
-	}
-	if len(res.Output) > tool.MaxOutput {
-		res.Output, _ = tool.Head(res.Output, tool.MaxOutput)
-		if res.Status == tool.StatusCompleted {
-			res.Status = tool.StatusOutputLimit
+		if paths := touchedPaths(c.Arguments); len(paths) > 0 {
+			t.mu.Lock()
+			t.touched = append(t.touched, paths...)
+			t.mu.Unlock()
 		}
 	}
-	t.close(session.Record{Type: session.TypeResult, CallID: c.CallID, Name: c.Name, Title: ev.Title,
-		Status: string(res.Status), Output: res.Output, Content: res.Content})
-	ev.Output, ev.Content, ev.OutputDelta = res.Output, res.Content, ""
+	res = res.CutToMax()
+	sub := t.subagentOf(c.CallID)
+	t.close(session.Record{Type: session.TypeResult, CallID: c.CallID, Name: c.Name, Title: p.ev.Title,
+		Status: string(res.Status), Output: res.Output, Content: res.Content, Subagent: subagentRef(sub), Saw: res.Saw, Links: res.Links})
+	p.ev.Output, p.ev.Content, p.ev.OutputDelta, p.ev.Subagent = res.Output, res.Content, "", sub
+	p.ev.Saw, p.ev.Links = modelSaw(res), res.Links
 	emit(string(res.Status))
 }
 
@@ -381,7 +512,7 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 	if len(strings.TrimSpace(c.Arguments)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	env := tool.Env{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Roots: t.sess.sessionRoots(), Files: t.svc.Files(t.sess.id)}
+	env := t.sess.toolEnv(t.id, c.CallID)
 	action, err := tl.Prepare(ctx, env, args)
 	if err != nil {
 		return tool.Failed(err.Error())
@@ -389,13 +520,41 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 	if action.Approval != nil {
 		ev.Title, ev.Sandbox = action.Approval.Title, action.Approval.Sandbox
 	}
-	if out := t.permitted(ctx, tl, c, action.Approval, emit); !out.Allowed() {
+	hv := t.preToolUse(ctx, c, args)
+	switch {
+	case ctx.Err() != nil:
+		return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the call ran; nothing was run or sent."}
+	case hv.stop:
+		t.haltByHook(hv.stopReason)
+		return tool.Result{Status: tool.StatusDenied, Output: "A hook stopped the turn before this call ran; nothing was run or sent. The hook said: " + hv.stopReason}
+	case hv.deny:
+		return tool.Result{Status: tool.StatusDenied, Output: "A hook blocked this call; nothing was run or sent. The hook said: " + hv.reason}
+	case hv.ask:
+		action.Approval = alwaysAsk(action.Approval, c.Name, "A hook asked kin to ask you: "+hv.reason)
+	}
+	var out permission.Outcome
+	answered := action
+	if hv.allow && !hv.ask && (action.Approval == nil || !action.Approval.AlwaysAsk) && t.sess.narrowedBy(c.Name) == "" &&
+		(t.mode() != permission.ModeAsk || tool.ReadOnly(tl)) {
+		out = t.hookAllowed(c, action.Approval, hv.reason)
+	} else {
+		rv := newReviser(tl, env, args, action)
+		out, answered = t.permitted(ctx, tl, c, action, rv, emit)
+	}
+	if answered == nil {
+		return tool.Failed("not run: kin does not know which version of the approval was answered")
+	}
+	action = answered
+	if !out.Allowed() {
 		switch {
 		case out.Reason == permission.ReasonMode:
-			return tool.Result{Status: tool.StatusDenied, Output: "Refused: the session is in ask mode, where nothing may change; nothing was run or sent. Only tools that change nothing can be used; the person can switch the mode if they want changes."}
+			ev.Reason = RefusedAskMode
+			return tool.Result{Status: tool.StatusDenied, Output: permission.AskModeRefusal}
 		case ctx.Err() != nil:
+			ev.Reason = RefusedCancelled
 			return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the person decided; nothing was run or sent."}
 		}
+		ev.Reason = RefusedByPerson
 		return tool.Result{Status: tool.StatusDenied, Output: "The person denied this call; nothing was run or sent. Do not try to achieve the same effect another way without asking."}
 	}
 	// The call's record (and the decision that allowed it) must be durable
@@ -415,29 +574,53 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 		e.Status, e.OutputDelta = CallRunning, chunk
 		t.events().ToolCall(e)
 	}
-	res := action.Run(ctx, progress)
+	working := func(msg string) {
+		e := *ev
+		e.Status, e.StatusMessage = CallWorking, msg
+		t.events().ToolCall(e)
+	}
+	ctx = tool.WithTaskRecorder(ctx, func(server, id string) error { return t.recordTask(c.CallID, c.Name, server, id) })
+	res := action.Run(tool.WithWorking(ctx, working), progress)
 	if res.Status == "" {
 		res.Status = tool.StatusCompleted
 	}
+	t.postToolUse(ctx, c, args, &res)
 	return res
 }
 
 // permitted asks the gate, the one place that decides (the session's mode,
 // the call's needs, the grants, the person). Every decision but "needs
-// none" is recorded with what was shown.
-func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *tool.Approval, emit func(string)) permission.Outcome {
+// none" is recorded with what was shown. While the person decides, rv (if
+// any) replaces the approval when the file it was made from changes; the
+// action returned is the one of the approval the person answered.
+func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, action *tool.Action, rv *reviser, emit func(string)) (permission.Outcome, *tool.Action) {
+	ap := action.Approval
+	if by := t.sess.narrowedBy(c.Name); by != "" {
+		ap = alwaysAsk(ap, c.Name, fmt.Sprintf("%s is not in the allowed-tools of the skill %s, which is loaded: kin asks.", c.Name, by))
+		action.Approval = ap
+	}
 	gate := t.svc.opts.Gate
 	if gate == nil {
 		if ap == nil {
-			return permission.Outcome{Decision: permission.AllowOnce, Reason: permission.ReasonNotNeeded}
+			return permission.Outcome{Decision: permission.AllowOnce, Reason: permission.ReasonNotNeeded}, action
 		}
-		return permission.Outcome{Decision: permission.Deny}
+		return permission.Outcome{Decision: permission.Deny}, action
 	}
-	out := gate.Decide(ctx, permission.Call{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Mode: t.sess.currentMode(),
-		Roots: t.sess.sessionRoots(), ToolName: c.Name, ToolKind: tl.Spec().Kind, ReadOnly: tool.ReadOnly(tl), Approval: ap},
-		func() { emit(CallAwaitingApproval) })
+	out := gate.Decide(ctx, permission.Call{SessionID: t.sess.id, TurnID: t.id, CallID: c.CallID, Mode: t.mode(),
+		Roots: t.sess.sessionRoots(), ToolName: c.Name, ToolKind: tl.Spec().Kind, ReadOnly: tool.ReadOnly(tl), Approval: ap,
+		Revise: rv.revisions(), Parent: t.sess.parentRef()},
+		func() {
+			emit(CallAwaitingApproval)
+			rv.start(ctx)
+		})
+	if rv != nil {
+		if action = rv.end(out.Revision); action == nil {
+			return permission.Outcome{Decision: permission.Deny, Reason: out.Reason}, nil
+		}
+		ap = action.Approval
+	}
 	if out.Reason == permission.ReasonNotNeeded {
-		return out
+		return out, action
 	}
 	rec := session.Record{Type: session.TypeDecision, CallID: c.CallID, RequestID: out.RequestID, ApprovalKind: permission.KindToolCall,
 		Decision: out.Decision, Reason: out.Reason}
@@ -446,12 +629,41 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, ap *to
 	}
 	t.record(rec)
 	if ap == nil || out.Reason != permission.ReasonPerson {
-		return out // a grant or the mode decided: nothing new to keep
+		return out, action // a grant or the mode decided: nothing new to keep
 	}
 	if grant, permanent := out.Grants(); grant && ap.Grant != nil {
-		if _, err := gate.Grants().Add(t.sess.id, *ap.Grant, permanent); err != nil {
+		if _, err := gate.Grants().Add(t.sess.grantSession(), *ap.Grant, permanent); err != nil {
 			t.events().Notice(Notice{Level: "warning", Message: "could not save the grant: " + err.Error(), SessionID: t.sess.id})
 		}
 	}
-	return out
+	return out, action
+}
+
+// alwaysAsk is the approval of a call that must be asked whatever a grant,
+// the mode or a hook would do (a loaded skill's allowed-tools leave it
+// out; a hook said "ask"), with note saying why.
+func alwaysAsk(ap *tool.Approval, toolName, note string) *tool.Approval {
+	var out tool.Approval
+	if ap != nil {
+		out = *ap
+	} else {
+		out.Title = "Call " + toolName
+	}
+	out.AlwaysAsk, out.AutoAllow, out.AutoEditAllows, out.Grant = true, false, false, nil
+	if out.Warning != "" {
+		note = out.Warning + " " + note
+	}
+	out.Warning = note
+	return &out
+}
+
+// modelSaw is what the model saw of res: the tool's account (framing,
+// structured content, cuts) with the exact text it got.
+func modelSaw(res tool.Result) *tool.Saw {
+	saw := tool.Saw{}
+	if res.Saw != nil {
+		saw = *res.Saw
+	}
+	saw.Text = tool.ModelText(string(res.Status), res.Output)
+	return &saw
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
@@ -16,40 +17,80 @@ func (t *turn) view() view {
 	return view{model: t.cfg.Model, reasoning: on, budget: outputBudget(t.cfg.Window())}
 }
 
-// request sends the conversation to the model once: text streams to the
-// editor and the log, reasoning summaries to the editor, reasoning items
-// to the log (before what they led to), and the usage is reported after.
+// request sends the conversation to the model once: text (and a refusal)
+// streams to the editor and the log, each message of the answer its own
+// item, reasoning to the editor, reasoning items to the log (before what
+// they led to), and the usage is reported after.
 func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response, error) {
 	v := t.view()
+	// Spend limits hold before every request (limits.go); about is the
+	// request's input as kin estimates it.
+	about := t.sess.estimate(len(t.instructions), v.budget)
+	if err := t.withinLimits(ctx, about); err != nil {
+		return nil, err
+	}
 	input, err := t.sess.input(v)
 	if err != nil {
 		return nil, fmt.Errorf("reading the session log: %w", err)
 	}
 	// The mode may change mid-turn (the gate reads it for every call): the
 	// request says the mode of the moment.
-	instr := t.instructions + modeNote(t.sess.currentMode())
+	instr := t.instructions + t.hookNote() + modeNote(t.mode()) + t.serverNote() + t.toolNote + t.spec.instructions
+	if t.parent != nil {
+		instr += subagentNote
+	}
+	// shown says text was shown, ended that a message ended since: the
+	// next message is set apart by a blank line on screen, so two messages
+	// never run together ("Got itHere are"); each is its own item in the
+	// log.
+	shown, ended := false, false
+	// text is what this request's answer showed: a subagent's last one is
+	// what its delegate call reports (see turn.final).
+	var text strings.Builder
+	defer func() {
+		if text.Len() > 0 {
+			t.final = text.String()
+		}
+	}()
+	show := func(d string, refusal bool) {
+		if d == "" {
+			return
+		}
+		if shown && ended {
+			t.events().Delta(Delta{SessionID: t.sess.id, TurnID: t.id, Text: "\n\n", Refusal: refusal})
+			text.WriteString("\n\n")
+		}
+		if text.Len() < 2*tool.MaxOutput {
+			text.WriteString(d)
+		}
+		shown, ended = true, false
+		t.answer.add(d, refusal) // first: what an editor was shown is always on its way to the log
+		t.events().Delta(Delta{SessionID: t.sess.id, TurnID: t.id, Text: d, Refusal: refusal})
+	}
 	resp, err := t.client.Stream(ctx, model.Request{Instructions: instr, Input: input, Tools: specs, Effort: t.effort}, model.Handlers{
-		Text: func(d string) {
-			t.answer.add(d) // first: what an editor was shown is always on its way to the log
-			t.events().Delta(Delta{SessionID: t.sess.id, TurnID: t.id, Text: d})
+		Text:    func(d string) { show(d, false) },
+		Refusal: func(d string) { show(d, true) },
+		Message: func(m model.AssistantMessage) {
+			t.answer.end(m.Phase)
+			ended = true
 		},
 		Reasoning: func(d string) {
 			t.events().Reasoning(ReasoningDelta{SessionID: t.sess.id, TurnID: t.id, Text: d})
 		},
 		ReasoningDone: func(r model.Reasoning) {
-			t.answer.end() // a reasoning item starts a new output item
-			t.record(session.Record{Type: session.TypeReasoning, ItemID: r.ID, Summary: r.Summary, Encrypted: r.Encrypted, Model: t.cfg.Model})
+			t.answer.end("") // a reasoning item starts a new output item
+			t.record(session.Record{Type: session.TypeReasoning, ItemID: r.ID, Summary: r.Summary, Encrypted: r.Encrypted,
+				Text: r.Text, Field: r.Field, Model: t.cfg.Model})
 		},
 		Notice: func(msg string) {
 			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
 		},
 	})
-	t.answer.end()
+	t.answer.end("")
 	if resp == nil || ctx.Err() != nil || (err != nil && resp.Usage == (model.Usage{})) {
 		return resp, err
 	}
-	t.usage.InputTokens += resp.Usage.InputTokens
-	t.usage.OutputTokens += resp.Usage.OutputTokens
+	t.countUsage(estimated(resp.Usage, about, answerBytes(resp)))
 	t.usage.ContextWindow = t.cfg.Window()
 	if used := resp.Usage.InputTokens + resp.Usage.OutputTokens; used > 0 {
 		t.usage.ContextTokens = used
@@ -103,6 +144,20 @@ func (sess *Session) observe(tokens int64, budget int) {
 	if sess.conv != nil {
 		sess.conv.observe(tokens, budget)
 	}
+}
+
+// question names a turn of the session by its question's first words (""
+// when the conversation does not hold it).
+func (sess *Session) question(turn string) string {
+	if _, err := sess.conversation(); err != nil {
+		return ""
+	}
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.conv == nil {
+		return ""
+	}
+	return sess.conv.question(turn)
 }
 
 // estimate is how many tokens the next request would take.

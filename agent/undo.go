@@ -29,6 +29,9 @@ type checkpointed struct {
 	store *checkpoint.Store
 }
 
+// Unwrap returns the front end's Access (files.Find looks through it).
+func (c checkpointed) Unwrap() files.Access { return c.Access }
+
 func (c checkpointed) Write(ctx context.Context, ch files.Change) (files.Written, error) {
 	if ch.TurnID == "" {
 		return c.Access.Write(ctx, ch)
@@ -65,7 +68,8 @@ func (t *turn) untracked(tl tool.Tool, c model.Call, ap *tool.Approval) {
 	if ap != nil {
 		n.Title = ap.Title
 	}
-	if err := t.svc.checkpoints.Untracked(t.sess.id, t.id, n); err != nil {
+	sid, tid := t.undoTurn()
+	if err := t.svc.checkpoints.Untracked(sid, tid, n); err != nil {
 		t.svc.log.Warn("checkpoint note failed", zap.String("session", t.sess.id), zap.String("turn", t.id), zap.Error(err))
 	}
 }
@@ -96,6 +100,7 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 	case err != nil && u.TurnID == "":
 		return session.Undo{}, err
 	}
+	u.Question = sess.question(u.TurnID)
 	if _, rerr := sess.append(session.Record{Type: session.TypeUndo, Undo: &u}); rerr != nil {
 		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(rerr))
 	} else if rerr := sess.sync(); rerr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -23,16 +24,18 @@ func handleApprovalRespond(ctx context.Context, s *Server, params json.RawMessag
 		decision = permission.AllowAlwaysPermanent
 	}
 	_, gate := s.service()
-	if err := gate.Respond(p.RequestID, decision); err != nil {
+	if err := gate.Answer(p.RequestID, p.Revision, decision); err != nil {
 		return nil, err
 	}
 	return Empty{}, nil
 }
 
-func approvalRequest(id string, r permission.Request) ApprovalRequest {
-	out := ApprovalRequest{RequestID: id, SessionID: r.SessionID, TurnID: r.TurnID, CallID: r.CallID, Kind: r.Kind,
+// approvalRequest is the approval/request of a question (each revision of
+// it: the same requestId, the next revision).
+func approvalRequest(q ask.Question, r permission.Request) ApprovalRequest {
+	out := ApprovalRequest{RequestID: q.ID, Revision: q.Revision, SessionID: r.SessionID, TurnID: r.TurnID, CallID: r.CallID, Kind: r.Kind,
 		Tool: r.ToolName, ToolKind: string(r.ToolKind), ApprovalDetails: approvalDetails(r.Approval),
-		Transport: r.Transport, Scope: r.Scope, Options: []PermissionOption{}}
+		Transport: r.Transport, Scope: r.Scope, ReadOnlyTools: r.ReadOnlyTools, Items: trustItems(r.Items), Options: []PermissionOption{}, Nesting: nesting(r.Parent)}
 	for _, o := range r.Options {
 		out.Options = append(out.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
@@ -40,7 +43,7 @@ func approvalRequest(id string, r permission.Request) ApprovalRequest {
 }
 
 func approvalDetails(a tool.Approval) ApprovalDetails {
-	d := ApprovalDetails{Title: a.Title, Command: a.Command, Cwd: a.Cwd, Server: a.Server, Destination: a.Destination,
+	d := ApprovalDetails{Title: a.Title, Command: a.Command, Cwd: a.Cwd, UnsavedFiles: a.UnsavedFiles, Server: a.Server, Destination: a.Destination,
 		ServerTool: a.Tool, Arguments: a.Arguments, Warning: a.Warning, AlwaysAsk: a.AlwaysAsk}
 	for _, x := range a.Diffs {
 		d.Diffs = append(d.Diffs, diff(x))

@@ -21,7 +21,7 @@ func handleCommandsList(ctx context.Context, s *Server, params json.RawMessage) 
 	}
 	svc, _ := s.service()
 	out := CommandsListResult{Commands: []CommandInfo{}}
-	for _, c := range svc.Commands() {
+	for _, c := range svc.SessionCommands(p.SessionID) {
 		ci := CommandInfo{Name: c.Name, Description: c.Description, InputHint: c.InputHint, Source: c.Source}
 		for _, a := range c.Arguments {
 			ci.Arguments = append(ci.Arguments, CommandArgument{Name: a.Name, Description: a.Description, Required: a.Required})
@@ -41,6 +41,13 @@ func (s *Server) runCommand(ctx context.Context, sessionID, input string) (TurnS
 		return TurnStartResult{}, err
 	}
 	out := TurnStartResult{Command: &CommandResult{Name: r.Name, Text: r.Text, Result: commandData(r.Data)}}
+	if r.Review != nil {
+		if out.TurnID, err = s.startReview(svc, r.Review, true); err != nil {
+			return TurnStartResult{}, err
+		}
+		res := reviewStarted(r.Review, out.TurnID)
+		out.Command.Result = res
+	}
 	if r.Ask != "" {
 		if out.TurnID, err = s.startTurn(svc, sessionID, agent.TextInput(r.Ask)); err != nil {
 			return TurnStartResult{}, err
@@ -61,6 +68,10 @@ func commandData(d any) any {
 		return SessionCompactResult{Compacted: v.Done}
 	case []session.PlanEntry:
 		return PlanResult{Entries: planEntries(v)}
+	case *agent.Review:
+		return nil // the review's result, once its turn started
+	case []agent.SkillInfo:
+		return skillsResult(v) // agent's type has no wire names
 	}
 	return d // a front command's, already the wire's
 }
@@ -78,7 +89,7 @@ func planEntries(es []session.PlanEntry) []PlanEntry {
 }
 
 func undoResult(u session.Undo) TurnUndoResult {
-	out := TurnUndoResult{TurnID: u.TurnID, Restored: append([]string{}, u.Restored...)}
+	out := TurnUndoResult{TurnID: u.TurnID, Question: u.Question, Restored: append([]string{}, u.Restored...)}
 	for _, c := range u.Conflicts {
 		out.Conflicts = append(out.Conflicts, UndoConflict{Path: c.Path, Reason: c.Reason, Diff: c.Diff})
 	}
@@ -124,10 +135,10 @@ func handleSessionConfigure(ctx context.Context, s *Server, params json.RawMessa
 // /mcp answer what grants/list and mcp/list do, with a summary for a
 // person.
 func (s *Server) frontCommands() []agent.FrontCommand {
-	return FrontCommands(func() *permission.Gate {
+	return append(FrontCommands(func() *permission.Gate {
 		_, gate := s.service()
 		return gate
-	}, func(string) []*MCPServers { return s.mcpServers() })
+	}, func(string) []*MCPServers { return s.mcpServers() }), TrustCommand(s.opts.Home))
 }
 
 // FrontCommands are /grants and /mcp over a gate and the MCP servers a

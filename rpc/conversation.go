@@ -22,7 +22,7 @@ func handleModelsList(ctx context.Context, s *Server, _ json.RawMessage) (any, e
 			api = "responses"
 		}
 		e := ModelEntry{ID: m.Model, Name: m.DisplayName(), ContextWindow: m.Window(), Efforts: append([]string{}, m.Efforts...),
-			API: api, Images: !m.NoImages, Missing: m.Missing()}
+			API: api, Images: !m.NoImages, APIKeyEnv: m.KeyVar(), Missing: m.Missing()}
 		e.Configured = e.Missing == ""
 		out.Models = append(out.Models, e)
 	}
@@ -54,7 +54,7 @@ func instructionFiles(fs []session.InstructionFile) []InstructionFile {
 func agentParts(ps []InputPart) []agent.Part {
 	out := make([]agent.Part, 0, len(ps))
 	for _, p := range ps {
-		a := agent.Part{Type: p.Type, Text: p.Text, Path: p.Path, URI: p.URI, MimeType: p.MimeType, Data: p.Data}
+		a := agent.Part{Type: p.Type, Text: p.Text, Path: p.Path, URI: p.URI, Server: p.Server, MimeType: p.MimeType, Data: p.Data}
 		if p.Range != nil {
 			r := agentRange(*p.Range)
 			a.Range = &r
@@ -76,7 +76,7 @@ func agentRange(r Range) agent.Range {
 func inputParts(ps []agent.Part) []InputPart {
 	var out []InputPart
 	for _, p := range ps {
-		w := InputPart{Type: p.Type, Text: p.Text, Path: p.Path, URI: p.URI, MimeType: p.MimeType, Data: p.Data, Bytes: p.Bytes}
+		w := InputPart{Type: p.Type, Text: p.Text, Path: p.Path, URI: p.URI, Server: p.Server, MimeType: p.MimeType, Data: p.Data, Bytes: p.Bytes}
 		if p.Range != nil {
 			r := wireRange(*p.Range)
 			w.Range = &r

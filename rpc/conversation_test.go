@@ -88,8 +88,11 @@ func TestProjectInstructionsReachTheModel(t *testing.T) {
 	e.put("big/AGENTS.md", strings.Repeat("x", 40<<10))
 	e.put("big/b.go", "package big\n")
 	ed := e.connect()
+	trustProjects(ed)
 	s := openSession(t, ed, rpc.SessionNewParams{})
-	if len(s.Instructions) != 2 || s.Instructions[0].Path != filepath.Join(e.Home, "AGENTS.md") || s.Instructions[1].Bytes != 38 {
+	// The repository's AGENTS.md is withheld until the person trusts it
+	// (at the first question); the person's own is in force.
+	if len(s.Instructions) != 1 || s.Instructions[0].Path != filepath.Join(e.Home, "AGENTS.md") {
 		t.Fatalf("session/new instructions %+v", s.Instructions)
 	}
 	e.Model.Script(
@@ -370,6 +373,35 @@ func TestChatCompletionsRunsATurnWithACall(t *testing.T) {
 	}
 }
 
+// TestSwitchingToASmallerModelSaysItWillCompact: a conversation past the
+// new model's threshold is announced when the model is chosen, before the
+// next question, with its size and the window in words a person reads.
+func TestSwitchingToASmallerModelSaysItWillCompact(t *testing.T) {
+	e := newEnv(t)
+	e.settings(twoModels(e, 200000))
+	ed := e.connect()
+	sid := openSession(t, ed, rpc.SessionNewParams{Model: "mock-1"}).Session.SessionID
+	e.Model.Script(modeltest.Reply{Text: []string{"a long answer"}, Usage: modeltest.Usage{Input: 70000, Output: 903}})
+	completed(ed, start(t, ed, sid, "first question"))
+	ed.MustCall("session/configure", rpc.SessionConfigureParams{SessionID: sid, Model: ptr("local")}, nil)
+	n := ed.Wait("notice", rpctest.Field("source", "compaction"))
+	msg := fmt.Sprint(n["message"])
+	if n["sessionId"] != sid || !strings.Contains(msg, "The conversation (about 70,9") || !strings.Contains(msg, "is longer than local's 8,000-token context window: kin will summarise it before your next question") {
+		t.Errorf("notice %v", n)
+	}
+	if strings.Contains(msg, " of 8000") {
+		t.Errorf("the notice reads as a fraction: %q", msg)
+	}
+	// Back to the large model: nothing to say.
+	ed.MustCall("session/configure", rpc.SessionConfigureParams{SessionID: sid, Model: ptr("mock-1")}, nil)
+	ed.MustCall("session/list", nil, nil)
+	// Only compaction's notices count: a machine without bubblewrap adds
+	// the sandbox's own.
+	if compaction := ed.Count("notice", rpctest.Field("source", "compaction")); compaction != 1 {
+		t.Errorf("%d compaction notices; want 1", compaction)
+	}
+}
+
 func TestContextIsCompactedAndTheFullHistoryStays(t *testing.T) {
 	e := newEnv(t)
 	e.settings(twoModels(e, 3000))
@@ -389,8 +421,14 @@ func TestContextIsCompactedAndTheFullHistoryStays(t *testing.T) {
 	if d := completed(ed, t2); d["status"] != "completed" {
 		t.Fatalf("%v", d)
 	}
-	n := ed.Wait("notice", rpctest.Field("source", "compaction"))
-	if !strings.Contains(fmt.Sprint(n["message"]), "80% of Mock One's context window") {
+	// Said when it starts (editors show "compacting" meanwhile), and when it is done.
+	n := ed.Wait("notice", rpctest.Field("source", "compacting"))
+	if !strings.Contains(fmt.Sprint(n["message"]), "kin is summarising the earlier conversation") ||
+		!strings.Contains(fmt.Sprint(n["message"]), "80% of Mock One's 3,000-token context window") || n["sessionId"] != sid {
+		t.Errorf("notice %v", n)
+	}
+	n = ed.Wait("notice", rpctest.Field("source", "compaction"))
+	if !strings.Contains(fmt.Sprint(n["message"]), "80% of Mock One's 3,000-token context window") {
 		t.Errorf("notice %v", n)
 	}
 	reqs := e.Model.Requests()
@@ -439,6 +477,7 @@ func goldenConversation(t *testing.T, g *recorder, z *normalizer) {
 	e.put("internal/store/AGENTS.md", "Keep writes atomic.\n")
 	e.put("internal/store/store.go", "package store\n\nfunc Save() error {\n\treturn nil\n}\n")
 	ed := e.connect()
+	trustProjects(ed)
 	ed.MustCall("models/list", nil, nil)
 	var s rpc.SessionResult
 	ed.MustCall("session/new", rpc.SessionNewParams{Title: "atomic saves", Model: "mock-1", Effort: "medium"}, &s)
@@ -466,7 +505,7 @@ func goldenConversation(t *testing.T, g *recorder, z *normalizer) {
 	ed.MustCall("session/compact", rpc.SessionIDParams{SessionID: sid}, nil)
 	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, nil)
 
-	notices := map[string]bool{"instructions": true, "compaction": true}
+	notices := map[string]bool{"instructions": true, "compacting": true, "compaction": true}
 	g.addWire(ed.Wire(), func(method string, m map[string]any) bool {
 		switch method {
 		case rpc.MethodModelsList, rpc.MethodSessionConfigure, rpc.MethodSessionCompact, rpc.NotifyTurnReasoning, rpc.NotifyTurnUsage,

@@ -1,6 +1,7 @@
 package rpc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
@@ -312,35 +314,85 @@ func TestBufferWithUnsavedChangesIsNeverWrittenAround(t *testing.T) {
 	}
 }
 
-func TestBufferChangedWhileAskingIsNotEdited(t *testing.T) {
+// editTypedWhileAsking runs a turn whose edit_file replaces "a\n" in a.txt
+// (open, "a\n"), answered as a person who types into the file while the
+// card is shown: at revision 0 the buffer becomes typed; at revision 1 it
+// first answers revision 0 (refused: that card was replaced) and then
+// allows the card shown now. It returns the editor, the file and both cards.
+func editTypedWhileAsking(t *testing.T, typed string) (*rpctest.Editor, string, map[string]any, map[string]any) {
 	e := newEnv(t)
 	p := e.Write("a.txt", "a\n")
 	e.Model.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "edit_file", Arguments: args(map[string]any{"path": "a.txt", "old_string": "a", "new_string": "b"})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "edit_file", Arguments: args(map[string]any{"path": "a.txt", "old_string": "a\n", "new_string": "b\n"})}}},
 		modeltest.Reply{Text: []string{"done"}},
 	)
 	ed, sid, _ := e.bufferEditor(rpctest.Capabilities(true), rpctest.ApplyEdits, nil)
 	ed.OpenBuffer(p, "a\n")
+	cards := make(chan map[string]any, 4)
 	ed.OnNote(func(n rpctest.Note) {
 		if n.Method != "approval/request" {
 			return
 		}
 		var req map[string]any
 		_ = json.Unmarshal(n.Params, &req)
-		go func() {
-			// The person types while the approval is shown, then allows.
-			ed.ReplaceBuffer(p, "a\ntyped\n")
-			ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: "allow_once"}, nil)
-		}()
+		cards <- req
+		id := req["requestId"].(string)
+		switch req["revision"] {
+		case nil:
+			go ed.ReplaceBuffer(p, typed)
+		case float64(1):
+			go func() {
+				if code, msg := ed.CallErr("approval/respond", rpc.ApprovalRespondParams{RequestID: id, Decision: "allow_once"}); code != rpc.CodeInvalidParams || !strings.Contains(msg, "changed since it was shown") {
+					t.Errorf("an answer to the replaced card: %d %q", code, msg)
+				}
+				ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: id, Decision: "allow_once", Revision: 1}, nil)
+			}()
+		}
 	})
 	completed(ed, start(t, ed, sid, "edit"))
-	if c := final(ed, "c1"); c["status"] != "failed" || !strings.Contains(c["output"].(string), "changed since the diff was shown") {
+	first, second := <-cards, <-cards
+	if second["requestId"] != first["requestId"] || second["revision"] != float64(1) {
+		t.Fatalf("the replaced card %v", second)
+	}
+	return ed, p, first, second
+}
+
+// The person types into the file while the approval waits: kin applies
+// the same replacement to the new text and replaces the card (the same
+// requestId, revision 1); what is written is the diff on the card answered.
+func TestBufferChangedWhileAskingRevisesTheApproval(t *testing.T) {
+	ed, p, first, second := editTypedWhileAsking(t, "a\ntyped\n")
+	d := second["diffs"].([]any)[0].(map[string]any)
+	if d["oldText"] != "a\ntyped\n" || d["newText"] != "b\ntyped\n" || !strings.Contains(d["unified"].(string), "-a\n+b\n typed\n") {
+		t.Errorf("the new diff %v", d)
+	}
+	if c := final(ed, "c1"); c["status"] != "completed" {
+		t.Errorf("call %v", c)
+	}
+	if text, _ := ed.Buffer(p); text != "b\ntyped\n" {
+		t.Errorf("buffer %q", text)
+	}
+	res := ed.Wait("approval/resolved", rpctest.Field("requestId", first["requestId"]))
+	if res["decision"] != "allow_once" {
+		t.Errorf("resolved %v", res)
+	}
+}
+
+// When the text the change was made for is gone, the replaced card says so
+// and Allow writes nothing: no stale write, no edit sent.
+func TestAChangeThatNoLongerAppliesWritesNothing(t *testing.T) {
+	ed, p, _, second := editTypedWhileAsking(t, "x\n")
+	if !strings.HasSuffix(second["title"].(string), "(no longer applies)") ||
+		!strings.Contains(second["warning"].(string), "The file changed while you were deciding, and this change no longer applies: edit_file: old_string not found in a.txt") {
+		t.Errorf("the replaced card %v", second)
+	}
+	if c := final(ed, "c1"); c["status"] != "failed" || !strings.Contains(c["output"].(string), "not written: edit_file: old_string not found") {
 		t.Errorf("call %v", c)
 	}
 	if len(ed.Requests(rpc.MethodApplyEdit)) != 0 {
 		t.Error("an edit against a stale base was sent")
 	}
-	if text, _ := ed.Buffer(p); text != "a\ntyped\n" {
+	if text, _ := ed.Buffer(p); text != "x\n" {
 		t.Errorf("buffer %q", text)
 	}
 }
@@ -446,6 +498,71 @@ func goldenDocuments(t *testing.T, g *recorder, z *normalizer) {
 		case method == "notice":
 			p, _ := m["params"].(map[string]any)
 			return p["source"] == "documents"
+		}
+		return false
+	})
+}
+
+// goldenApprovalsAndBuffers records, for TestGoldenFrames, the approvals
+// that depend on the editor's buffers: a command's, which names the open
+// files whose changes it will not see (unsavedFiles), and an edit's card
+// replaced in place because the person typed into the file while it
+// waited (the same requestId, revision 1), with the answer to the card it
+// replaced refused and the answer to the new one taken.
+func goldenApprovalsAndBuffers(t *testing.T, g *recorder, z *normalizer) {
+	e := newEnv(t)
+	z.fixed = append(z.fixed, e.WS, "/home/ana/src/app", e.Home, "/home/ana/.kin")
+	// Unconfined (the sandbox off), so the frames are the same on every machine.
+	if err := os.WriteFile(filepath.Join(e.Home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.Sandbox = sandbox.New(sandbox.FromSettings(e.Home))
+	a := e.Write("main.go", "package main\n\nfunc main() {}\n")
+	e.Write("main_test.go", "package main\n")
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_unsaved", Name: "bash", Arguments: args(map[string]any{"command": "go test ./..."})}}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "call_revised", Name: "edit_file", Arguments: args(map[string]any{"path": "main.go", "old_string": "func main() {}", "new_string": "func main() { run() }"})}}},
+		modeltest.Reply{Text: []string{"done"}},
+	)
+	ed, sid, _ := e.bufferEditor(rpctest.Capabilities(true), rpctest.ApplyEdits, nil)
+	ed.OpenBuffer(a, "package main\n\nfunc main() {}\n")
+	ed.OpenBuffer(filepath.Join(e.WS, "main_test.go"), "package main\n\n// unsaved\n")
+	ed.OnNote(func(n rpctest.Note) {
+		if n.Method != "approval/request" {
+			return
+		}
+		var req map[string]any
+		_ = json.Unmarshal(n.Params, &req)
+		id := req["requestId"].(string)
+		switch {
+		case req["callId"] == "call_unsaved":
+			go ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: id, Decision: "deny"}, nil)
+		case req["revision"] == nil:
+			go ed.Type(a, rpc.Range{Start: rpc.Position{Line: 1}, End: rpc.Position{Line: 1}}, "// typed while kin asked\n")
+		default:
+			go func() {
+				ed.CallErr("approval/respond", rpc.ApprovalRespondParams{RequestID: id, Decision: "allow_once"})
+				ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: id, Decision: "allow_once", Revision: 1}, nil)
+			}()
+		}
+	})
+	completed(ed, start(t, ed, sid, "test and fix"))
+	if c := final(ed, "call_revised"); c["status"] != "completed" {
+		t.Fatalf("the revised edit: %v", c)
+	}
+	// This kin numbers its requests from ap_1 like the main recording's:
+	// named apart, they are normalised apart.
+	wire := ed.Wire()
+	for i := range wire {
+		wire[i].Msg = bytes.ReplaceAll(wire[i].Msg, []byte(`"ap_`), []byte(`"ap_buf`))
+	}
+	g.addWire(wire, func(method string, m map[string]any) bool {
+		switch method {
+		case "approval/respond":
+			return true
+		case "approval/request":
+			p, _ := m["params"].(map[string]any)
+			return p["callId"] == "call_unsaved" || p["revision"] != nil
 		}
 		return false
 	})

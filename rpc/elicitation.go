@@ -49,7 +49,12 @@ func (s *Server) elicit(ctx context.Context, r manager.ElicitRequest) manager.El
 // waits: kin serve's and kin acp's (once it knows the client takes the
 // question's mode).
 func Elicit(ctx context.Context, b *ask.Broker, svc *agent.Service, r manager.ElicitRequest) manager.ElicitResult {
-	q, ans := b.Ask(ctx, ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}, ElicitPolicy(r))
+	q := ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}
+	if svc != nil && r.SessionID != "" {
+		// A subagent's call's question is its parent session's too.
+		q.ParentSessionID = svc.ParentOf(r.SessionID).SessionID
+	}
+	q, ans := b.Ask(ctx, q, ElicitPolicy(r))
 	if svc != nil && r.SessionID != "" {
 		svc.RecordElicitation(r.SessionID, q.ID, r.Server, r.Mode, r.Message, ans.Choice, ans.Reason)
 	}
@@ -75,7 +80,7 @@ func formPolicy(fields []ask.Field, form bool) ask.Policy {
 			}
 			content, err := ask.Check(fields, a.Content)
 			if err != nil {
-				return a, fmt.Errorf("%w: %v", errInvalidAnswer, err)
+				return a, fmt.Errorf("%w: %w", errInvalidAnswer, err)
 			}
 			return ask.Answer{Choice: actionAccept, Content: content}, nil
 		case actionDecline, actionCancel:
@@ -86,8 +91,8 @@ func formPolicy(fields []ask.Field, form bool) ask.Policy {
 }
 
 func elicitationRequest(id string, r manager.ElicitRequest) ElicitationRequest {
-	out := ElicitationRequest{RequestID: id, SessionID: r.SessionID, Server: r.Server, Mode: r.Mode, Purpose: r.Purpose,
-		Message: r.Message, URL: r.URL}
+	out := ElicitationRequest{RequestID: id, SessionID: r.SessionID, TurnID: r.TurnID, CallID: r.CallID, Server: r.Server,
+		Mode: r.Mode, Purpose: r.Purpose, Message: r.Message, URL: r.URL}
 	for _, f := range r.Fields {
 		out.Fields = append(out.Fields, elicitationField(f))
 	}
@@ -96,7 +101,7 @@ func elicitationRequest(id string, r manager.ElicitRequest) ElicitationRequest {
 
 func elicitationField(f ask.Field) ElicitationField {
 	out := ElicitationField{Name: f.Name, Title: f.Title, Description: f.Description, Type: string(f.Type),
-		Required: f.Required, Default: f.Default, Format: f.Format, Minimum: f.Minimum, Maximum: f.Maximum,
+		Required: f.Required, Default: f.Default, Format: f.Format, Pattern: f.Pattern, Minimum: f.Minimum, Maximum: f.Maximum,
 		MinLength: f.MinLength, MaxLength: f.MaxLength, MinItems: f.MinItems, MaxItems: f.MaxItems}
 	titled := false
 	for _, c := range f.Choices {
@@ -111,6 +116,21 @@ func elicitationField(f ask.Field) ElicitationField {
 			}
 			out.EnumNames = append(out.EnumNames, title)
 		}
+	}
+	return out
+}
+
+// answerErrorData is the data of the -32602 an accept that does not fit its
+// form gets: every field that does not, and why, so that the editor asks
+// again for those only (nil for any other error).
+func answerErrorData(err error) *ElicitationAnswerError {
+	var fe ask.FieldErrors
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	out := &ElicitationAnswerError{Fields: make([]ElicitationFieldError, len(fe))}
+	for i, f := range fe {
+		out.Fields[i] = ElicitationFieldError{Name: f.Field, Message: f.Message}
 	}
 	return out
 }

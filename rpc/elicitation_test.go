@@ -41,7 +41,7 @@ func TestElicitationFormAnswerIsChecked(t *testing.T) {
 	for _, f := range el.Fields {
 		kinds[f.Name] = f.Type
 	}
-	if kinds["fish"] != "multi_select" || kinds["tags"] != "multi_select" || kinds["hero"] != "enum" || kinds["email"] != "string" || len(kinds) != 8 {
+	if kinds["fish"] != "multi_select" || kinds["tags"] != "multi_select" || kinds["hero"] != "enum" || kinds["email"] != "string" || len(kinds) != 9 {
 		t.Fatalf("fields %+v", el.Fields)
 	}
 	for _, tc := range []struct {

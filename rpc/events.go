@@ -16,25 +16,25 @@ type events struct{ s *Server }
 func (e events) TurnStarted(v agent.TurnStarted) {
 	e.s.awaitReply(v.SessionID, NotifyTurnStarted) // the turnId reaches the editor first
 	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
-	e.s.notify(NotifyTurnStarted, TurnStarted{SessionID: v.SessionID, TurnID: v.TurnID, Input: v.Input, Parts: inputParts(v.Parts)})
+	e.s.notify(NotifyTurnStarted, TurnStarted{SessionID: v.SessionID, TurnID: v.TurnID, Input: v.Input, Parts: inputParts(v.Parts), Nesting: nesting(v.Parent)})
 }
 
 func (e events) Reasoning(v agent.ReasoningDelta) {
-	e.s.notify(NotifyTurnReasoning, TurnReasoning{SessionID: v.SessionID, TurnID: v.TurnID, Text: v.Text})
+	e.s.notify(NotifyTurnReasoning, TurnReasoning{SessionID: v.SessionID, TurnID: v.TurnID, Text: v.Text, Nesting: nesting(v.Parent)})
 }
 
 func (e events) Usage(v agent.UsageUpdate) {
-	e.s.notify(NotifyTurnUsage, TurnUsage{SessionID: v.SessionID, TurnID: v.TurnID, Usage: usage(v.Usage)})
+	e.s.notify(NotifyTurnUsage, TurnUsage{SessionID: v.SessionID, TurnID: v.TurnID, Usage: usage(v.Usage), Nesting: nesting(v.Parent)})
 }
 
 func (e events) Delta(v agent.Delta) {
-	e.s.notify(NotifyTurnDelta, TurnDelta{SessionID: v.SessionID, TurnID: v.TurnID, Text: v.Text})
+	e.s.notify(NotifyTurnDelta, TurnDelta{SessionID: v.SessionID, TurnID: v.TurnID, Text: v.Text, Refusal: v.Refusal, Nesting: nesting(v.Parent)})
 }
 
 func (e events) ToolCall(v agent.ToolCall) {
 	e.s.notify(NotifyTurnToolCall, TurnToolCall{SessionID: v.SessionID, TurnID: v.TurnID, CallID: v.CallID, Name: v.Name,
-		Kind: string(v.Kind), Title: v.Title, Arguments: v.Arguments, Status: v.Status, OutputDelta: v.OutputDelta,
-		Output: v.Output, Content: toolContent(v.Content), Sandbox: sandboxUse(v.Sandbox)})
+		Kind: string(v.Kind), Title: v.Title, Arguments: v.Arguments, Status: v.Status, StatusMessage: v.StatusMessage, OutputDelta: v.OutputDelta,
+		Output: v.Output, Content: toolContent(v.Content), ModelSaw: modelSaw(v.Saw), Links: resourceLinks(v.Links), Sandbox: sandboxUse(v.Sandbox), Reason: v.Reason, Subagent: subagentInfo(v.Subagent), Nesting: nesting(v.Parent)})
 }
 
 func (e events) TurnDone(v agent.TurnDone) {
@@ -42,11 +42,11 @@ func (e events) TurnDone(v agent.TurnDone) {
 	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
 	e.s.notify(NotifyTurnCompleted, TurnCompleted{SessionID: v.SessionID, TurnID: v.TurnID, Status: v.Status, Error: v.Error,
-		Usage: usage(v.Usage)})
+		Usage: usage(v.Usage), Nesting: nesting(v.Parent)})
 }
 
 func (e events) Notice(v agent.Notice) {
-	e.s.notify(NotifyNotice, Notice{Level: v.Level, Message: v.Message, Source: v.Source, SessionID: v.SessionID})
+	e.s.notify(NotifyNotice, Notice{Level: v.Level, Message: v.Message, Source: v.Source, SessionID: v.SessionID, Nesting: nesting(v.Parent)})
 }
 
 func (e events) Plan(v agent.PlanUpdate) {
@@ -54,7 +54,12 @@ func (e events) Plan(v agent.PlanUpdate) {
 }
 
 func usage(u agent.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ContextTokens: u.ContextTokens, ContextWindow: u.ContextWindow}
+	out := Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ContextTokens: u.ContextTokens, ContextWindow: u.ContextWindow,
+		CachedInputTokens: u.CachedInputTokens, SessionTokens: u.SessionTokens, Estimated: u.Estimated, Unpriced: u.Unpriced}
+	if u.Currency != "" {
+		out.Currency, out.Cost, out.SessionCost = u.Currency, &u.Cost, &u.SessionCost
+	}
+	return out
 }
 
 func toolContent(cs []tool.Content) []ToolContent {
@@ -82,38 +87,50 @@ func (a asker) Asked(q ask.Question) {
 	switch b := q.Body.(type) {
 	case permission.Request:
 		a.s.log.Info("approval requested", zap.String("request", q.ID), zap.String("kind", b.Kind), zap.String("tool", b.ToolName))
-		a.s.notify(NotifyApprovalRequest, approvalRequest(q.ID, b))
+		a.s.notify(NotifyApprovalRequest, approvalRequest(q, b))
 	case manager.ElicitRequest:
 		a.s.log.Info("elicitation requested", zap.String("request", q.ID), zap.String("server", b.Server), zap.String("mode", b.Mode))
-		a.s.notify(NotifyElicitationRequest, elicitationRequest(q.ID, b))
+		r := elicitationRequest(q.ID, b)
+		r.Nesting = a.nesting(q)
+		a.s.notify(NotifyElicitationRequest, r)
 	case agent.Question:
 		a.s.log.Info("kin asks the person", zap.String("request", q.ID), zap.String("session", b.SessionID), zap.Int("questions", len(b.Items)))
 		a.s.notify(NotifyElicitationRequest, kinElicitation(q.ID, b))
 	}
 }
 
+// nesting is what a question of a subagent's session says of its parent.
+func (a asker) nesting(q ask.Question) Nesting {
+	svc, _ := a.s.service()
+	return questionNesting(svc, q)
+}
+
 func (a asker) Resolved(q ask.Question, ans ask.Answer) {
 	switch q.Kind {
 	case ask.KindApproval:
 		a.s.log.Info("approval resolved", zap.String("request", q.ID), zap.String("decision", ans.Choice), zap.String("reason", ans.Reason))
-		a.s.notify(NotifyApprovalResolved, ApprovalResolved{RequestID: q.ID, SessionID: q.SessionID, Decision: ans.Choice, Reason: ans.Reason})
+		a.s.notify(NotifyApprovalResolved, ApprovalResolved{RequestID: q.ID, SessionID: q.SessionID, Decision: ans.Choice, Reason: ans.Reason,
+			Nesting: a.nesting(q)})
 	case ask.KindElicitation:
 		a.s.log.Info("elicitation resolved", zap.String("request", q.ID), zap.String("action", ans.Choice), zap.String("reason", ans.Reason))
-		a.s.notify(NotifyElicitationResolved, ElicitationResolved{RequestID: q.ID, SessionID: q.SessionID, Action: ans.Choice, Reason: ans.Reason})
+		a.s.notify(NotifyElicitationResolved, ElicitationResolved{RequestID: q.ID, SessionID: q.SessionID, Action: ans.Choice, Reason: ans.Reason,
+			Nesting: a.nesting(q)})
 	}
 }
 
 // pending lists what still waits for the person in a session, as the
 // requests that asked it.
-func pending(b *ask.Broker, sessionID string) []PendingRequest {
+func pending(s *Server, sessionID string) []PendingRequest {
 	out := []PendingRequest{}
-	for _, q := range b.Pending(sessionID) {
+	for _, q := range s.asks.Pending(sessionID) {
 		switch body := q.Body.(type) {
 		case permission.Request:
-			r := approvalRequest(q.ID, body)
+			r := approvalRequest(q, body)
 			out = append(out, PendingRequest{Approval: &r})
 		case manager.ElicitRequest:
 			r := elicitationRequest(q.ID, body)
+			svc, _ := s.service()
+			r.Nesting = questionNesting(svc, q)
 			out = append(out, PendingRequest{Elicitation: &r})
 		case agent.Question:
 			r := kinElicitation(q.ID, body)

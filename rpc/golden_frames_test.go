@@ -54,16 +54,17 @@ type recorder struct {
 	mu     *sync.Mutex
 	frames map[string][]json.RawMessage
 	nextID int64
+	wires  *int // how many kins' wires addWire has recorded: see addWire
 }
 
 func newRecorder(t *testing.T, ed *rpctest.Editor) *recorder {
-	return &recorder{t: t, ed: ed, mu: &sync.Mutex{}, frames: map[string][]json.RawMessage{}, nextID: 1 << 20}
+	return &recorder{t: t, ed: ed, mu: &sync.Mutex{}, frames: map[string][]json.RawMessage{}, nextID: 1 << 20, wires: new(int)}
 }
 
 // forEditor returns a recorder of the same frames driving another editor
 // of the same kin.
 func (r *recorder) forEditor(ed *rpctest.Editor) *recorder {
-	return &recorder{t: r.t, ed: ed, ns: r.ns, mu: r.mu, frames: r.frames, nextID: r.nextID + 1<<16}
+	return &recorder{t: r.t, ed: ed, ns: r.ns, mu: r.mu, frames: r.frames, nextID: r.nextID + 1<<16, wires: r.wires}
 }
 
 // forKin is forEditor for an editor of another kin, whose question ids
@@ -199,8 +200,17 @@ func (r *recorder) note(method string, match func(map[string]any) bool) map[stri
 // addWire records frames that crossed an editor's pipe (rpctest's Wire):
 // those of the methods keep picks, a request followed by its response
 // (which keep is not asked about), from whichever side sent it.
+//
+// Every wire is another kin's, whose question ids ("ap_1", "el_1") count
+// from 1 like every kin's: they are put in a namespace of their own, or
+// one kin's "ap_1" would be normalised as whichever kin's "ap_1" happened
+// to be seen first, and the files would change from run to run.
 func (r *recorder) addWire(wire []rpctest.Frame, keep func(method string, m map[string]any) bool) {
 	asked := map[string]string{} // "<from> <id>" of a kept request -> its method
+	r.mu.Lock()
+	*r.wires++
+	ns := []byte(fmt.Sprintf(`"${1}_w%d${2}"`, *r.wires))
+	r.mu.Unlock()
 	for _, f := range wire {
 		var m map[string]any
 		if json.Unmarshal(f.Msg, &m) != nil {
@@ -222,8 +232,9 @@ func (r *recorder) addWire(wire []rpctest.Frame, keep func(method string, m map[
 		default:
 			continue
 		}
+		msg := questionID.ReplaceAll(append(json.RawMessage(nil), f.Msg...), ns)
 		r.mu.Lock()
-		r.frames[method] = append(r.frames[method], append(json.RawMessage(nil), f.Msg...))
+		r.frames[method] = append(r.frames[method], msg)
 		r.mu.Unlock()
 	}
 }
@@ -251,7 +262,14 @@ var volatile = []struct {
 	// order they happened to be asked.
 	{regexp.MustCompile(`"ap_[a-z]*\d+"`), func(n int) string { return fmt.Sprintf(`"ap_%d"`, n) }},
 	{regexp.MustCompile(`"el_[a-z]*\d+"`), func(n int) string { return fmt.Sprintf(`"el_%d"`, n) }},
+	// session/list's cursor: the last row's time in nanoseconds, then its id.
+	{regexp.MustCompile(`"\d{18,19}\.`), func(n int) string { return `"1796081700000000000.` }},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), func(n int) string { return "2026-11-30T23:15:00Z" }},
+	// The sandbox's cache folder of a workspace is named by the folder's
+	// identity (path, device, inode): another one in every run.
+	{regexp.MustCompile(`cache/sandbox/[0-9a-f]{16}`), func(n int) string { return fmt.Sprintf("cache/sandbox/%016x", 0x5d1e0c6f2b9a47e3+n) }},
+	// A trust ledger item's id hashes its project's real path.
+	{regexp.MustCompile(`item:[0-9a-f]{24}`), func(n int) string { return fmt.Sprintf("item:%024x", 0x7a11e5+n) }},
 	{regexp.MustCompile(`127\.0\.0\.1(:|%3A)\d{2,5}`), nil},
 	{regexp.MustCompile(`(client_id|state|code_challenge)=[A-Za-z0-9_%-]+`), nil},
 }

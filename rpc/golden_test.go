@@ -25,11 +25,12 @@ const profileForm = `{"type":"object","required":["name"],"properties":{
   "name":{"type":"string","title":"Name","minLength":1,"maxLength":60},
   "email":{"type":"string","title":"Email","format":"email"},
   "age":{"type":"integer","title":"Age","minimum":0,"maximum":150},
-  "subscribe":{"type":"boolean","title":"Subscribe","default":false},
+  "subscribe":{"type":"boolean","title":"Subscribe","description":"Send me the newsletter","default":false},
   "color":{"type":"string","title":"Favourite colour","enum":["red","green"],"enumNames":["Red","Green"]},
   "hero":{"type":"string","title":"Hero","oneOf":[{"const":"hero-1","title":"Superman"},{"const":"hero-2","title":"Wonder Woman"}],"default":"hero-1"},
   "fish":{"type":"array","title":"Fish","minItems":1,"maxItems":2,"items":{"anyOf":[{"const":"fish-1","title":"Tuna"},{"const":"fish-2","title":"Salmon"},{"const":"fish-3","title":"Trout"}]},"default":["fish-1"]},
-  "tags":{"type":"array","title":"Tags","items":{"type":"string","enum":["work","home"]}}}}`
+  "tags":{"type":"array","title":"Tags","items":{"type":"string","enum":["work","home"]}},
+  "member":{"type":"string","title":"Member number","description":"As on your card","pattern":"^[A-Z]{3}-[0-9]{4}$"}}}`
 
 func profileServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "profile", Version: "1"}, nil)
@@ -41,6 +42,11 @@ func profileServer() *mcp.Server {
 			}
 			b, _ := json.Marshal(res.Content)
 			return mcptest.Text(res.Action + ": " + string(b)), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "whoami", Description: "Says whose profile this is.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcptest.Text("ana"), nil
 		})
 	s.AddPrompt(&mcp.Prompt{Name: "review", Title: "Review", Description: "Review a file for bugs",
 		Arguments: []*mcp.PromptArgument{{Name: "file", Description: "the file to review", Required: true}, {Name: "focus", Description: "what to look at"}}},
@@ -81,6 +87,10 @@ func TestGoldenFrames(t *testing.T) {
 	// Commands are confined, as on a machine with a sandbox; a second kin
 	// below has none.
 	w.sandbox = sandbox.New(sandbox.FromSettings(w.home))
+	// The worlds without a sandbox of their own use the process's default
+	// one: tried here, so whether another test tried it first does not
+	// change initialize's frames (probing).
+	sandbox.Default().Status()
 	if st := w.sandbox.Status(); !st.Confined {
 		if os.Getenv("KIN_REQUIRE_BWRAP") == "1" {
 			t.Fatalf("KIN_REQUIRE_BWRAP=1 but commands cannot be confined: %s", st.Reason)
@@ -152,7 +162,7 @@ func TestGoldenFrames(t *testing.T) {
 	}
 	form := g.note("elicitation/request", rpctest.Field("mode", "form"))
 	g.fail("elicitation/respond", rpc.ElicitationRespondParams{RequestID: form["requestId"].(string), Action: "accept",
-		Content: params("name", "Ana", "fish", []string{"fish-1", "fish-2", "fish-3"})}, rpc.CodeInvalidParams)
+		Content: params("name", "Ana", "age", -1, "fish", []string{"fish-1", "fish-2", "fish-3"}, "member", "ab-1")}, rpc.CodeInvalidParams)
 	g.call("elicitation/respond", rpc.ElicitationRespondParams{RequestID: form["requestId"].(string), Action: "accept",
 		Content: params("name", "Ana", "email", "ana@example.com", "age", 31, "subscribe", true, "color", "red", "hero", "hero-2", "fish", []string{"fish-2"}, "tags", []string{"work"})}, nil)
 	g.note("elicitation/resolved", rpctest.Field("requestId", form["requestId"]))
@@ -160,6 +170,7 @@ func TestGoldenFrames(t *testing.T) {
 	g.call("approval/respond", rpc.ApprovalRespondParams{RequestID: net["requestId"].(string), Decision: "deny"}, nil)
 	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_6"), rpctest.Field("status", "denied")))
 	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_2"), rpctest.Field("status", "completed")))
+	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_3"), rpctest.Field("status", "completed"))) // modelSaw of an MCP result
 	g.note("turn/completed", rpctest.Field("turnId", ts.TurnID))
 	g.call("session/list", nil, nil)
 	g.call("session/resume", rpc.SessionIDParams{SessionID: sid}, nil)
@@ -172,8 +183,9 @@ func TestGoldenFrames(t *testing.T) {
 	g.call("session/resume", rpc.SessionResumeParams{SessionID: sid, Limit: 2, Before: page.Cursor}, nil)
 	g.fail("session/resume", rpc.SessionIDParams{SessionID: "s_20261130T231500_000000"}, rpc.CodeSessionNotFound)
 
-	// A command that is still running when the turn is cancelled: its
-	// outcome is unknown, and the next question asks to acknowledge it.
+	// A command that is still running when the turn is cancelled: kin
+	// kills it and says so (failed: it started, was killed, printed what it
+	// did), so the next question goes without an acknowledgement.
 	hold := make(chan struct{})
 	defer close(hold)
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_5", Name: "bash", Arguments: `{"command":"echo started; sleep 30"}`}}, Usage: modeltest.Usage{Input: 1200, Output: 10}},
@@ -188,13 +200,38 @@ func TestGoldenFrames(t *testing.T) {
 	g.fail("approval/respond", rpc.ApprovalRespondParams{RequestID: sleep["requestId"].(string), Decision: "allow_once"}, rpc.CodeNotFound)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_5"), rpctest.Field("outputDelta", "started\n")))
 	g.call("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
-	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_5"), rpctest.Field("status", "unknown")))
+	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_5"), rpctest.Field("status", "failed")))
 	g.note("turn/completed", rpctest.Field("turnId", t2.TurnID))
 	var t3 rpc.TurnStartResult
 	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "is it done?"}, &t3)
-	ack := g.note("approval/request", rpctest.Field("kind", "acknowledge_unknown"))
-	g.call("approval/respond", rpc.ApprovalRespondParams{RequestID: ack["requestId"].(string), Decision: "allow_once"}, nil)
 	ed.Wait("turn/completed", rpctest.Field("turnId", t3.TurnID))
+	for _, r := range ed.Notes("approval/request") {
+		if r["turnId"] == t3.TurnID {
+			t.Errorf("a command kin killed was asked about: %v", r)
+		}
+	}
+
+	// An MCP call still running when the turn is cancelled: whether the
+	// server acted is unknown, and the next question first asks to
+	// acknowledge it, saying what kin knows.
+	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_9", Name: "mcp__docs__slow", Arguments: `{}`}}, Usage: modeltest.Usage{Input: 1400, Output: 10}},
+		modeltest.Reply{Text: []string{"It may have run."}, Usage: modeltest.Usage{Input: 1500, Output: 5}})
+	var tSlow rpc.TurnStartResult
+	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "run the slow query"}, &tSlow)
+	slow := ed.Wait("approval/request", rpctest.Field("callId", "call_9"))
+	g.call("approval/respond", rpc.ApprovalRespondParams{RequestID: slow["requestId"].(string), Decision: "allow_once"}, nil)
+	<-docs.SlowStarted
+	g.call("turn/cancel", rpc.SessionIDParams{SessionID: sid}, nil)
+	g.note("turn/toolCall", rpctest.All(rpctest.Field("callId", "call_9"), rpctest.Field("status", "unknown")))
+	g.note("turn/completed", rpctest.Field("turnId", tSlow.TurnID))
+	var t5 rpc.TurnStartResult
+	g.call("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "did it run?"}, &t5)
+	ack := g.note("approval/request", rpctest.Field("kind", "acknowledge_unknown"))
+	if w := ack["warning"].(string); !strings.Contains(w, "mcp__docs__slow") || !strings.Contains(w, "what kin knows:") {
+		t.Errorf("the acknowledgement does not say what kin knows: %q", w)
+	}
+	g.call("approval/respond", rpc.ApprovalRespondParams{RequestID: ack["requestId"].(string), Decision: "allow_once"}, nil)
+	ed.Wait("turn/completed", rpctest.Field("turnId", t5.TurnID))
 
 	// A turn the model service refuses; its warning is also a log line.
 	w.model.Script(modeltest.Reply{HTTPStatus: 401})
@@ -239,6 +276,23 @@ func TestGoldenFrames(t *testing.T) {
 	g.call("mcp/reload", nil, nil)
 	g.call("mcp/remove", rpc.MCPRemoveParams{Name: "files"}, nil)
 	g.fail("mcp/remove", rpc.MCPRemoveParams{Name: "files"}, rpc.CodeNotFound)
+	// profile was allowed once: started again, it is asked about again, and
+	// now kin knows which of its tools trusting it would let run unasked.
+	g.call("mcp/setEnabled", rpc.MCPSetEnabledParams{Name: "profile", Enabled: ptr(false)}, nil)
+	g.call("mcp/apply", nil, nil)
+	g.call("mcp/setEnabled", rpc.MCPSetEnabledParams{Name: "profile", Enabled: ptr(true)}, nil)
+	reapplied := make(chan struct{})
+	go func() {
+		defer close(reapplied)
+		g.call("mcp/apply", nil, nil)
+	}()
+	again := g.note("approval/request", rpctest.All(rpctest.Field("kind", "server_launch"), rpctest.Field("server", "profile"),
+		func(m map[string]any) bool { return m["requestId"] != launches["profile"]["requestId"] }))
+	if fmt.Sprint(again["readOnlyTools"]) != "[whoami]" {
+		t.Fatalf("the second launch approval of profile lists %v", again["readOnlyTools"])
+	}
+	respond(ed, again, "allow_once")
+	<-reapplied
 	g.call("mcp/adopt", rpc.MCPAdoptParams{Name: "legacy"}, nil)
 
 	// Grants.
@@ -275,8 +329,15 @@ func TestGoldenFrames(t *testing.T) {
 	edOff.MustCall("approval/respond", rpc.ApprovalRespondParams{RequestID: unconfined["requestId"].(string), Decision: "deny"}, nil)
 	edOff.Wait("turn/completed", rpctest.Field("turnId", to.TurnID))
 
+	// A session no person at an editor made (a one-shot kin chat's): it is
+	// marked, and an editor's list of the person's sessions leaves it out.
 	var s2 rpc.SessionResult
-	ed.MustCall("session/new", nil, &s2)
+	g.call("session/new", rpc.SessionNewParams{Origin: "chat-oneshot"}, &s2)
+	g.call("session/list", rpc.SessionListParams{Interactive: true}, nil)
+	// Pages: a limit, and the next page through the cursor.
+	var listPage rpc.SessionListResult
+	g.call("session/list", rpc.SessionListParams{Limit: 1}, &listPage)
+	g.call("session/list", rpc.SessionListParams{Limit: 1, Cursor: listPage.NextCursor}, nil)
 	g.call("session/delete", rpc.SessionIDParams{SessionID: s2.Session.SessionID}, nil)
 	g.call("shutdown", nil, nil)
 	g.notify("exit", nil)
@@ -284,6 +345,17 @@ func TestGoldenFrames(t *testing.T) {
 
 	goldenDocuments(t, g, z)
 	goldenConversation(t, g, z)
+	goldenRefusal(t, g, z)
+	goldenApprovalsAndBuffers(t, g, z)
+	goldenSubagents(t, g, z)
+	goldenExt(t, g, z)
+	goldenReview(t, g, z)
+	goldenResources(t, g, z)
+	goldenMCPInstructions(t, g, z)
+	goldenLimits(t, g, z)
+	goldenTasks(t, g, z)
+	goldenBranching(t, g, z)
+	goldenWorktree(t, g, z)
 	g.write(z)
 }
 

@@ -41,6 +41,17 @@ func completed(ed *rpctest.Editor, turnID string) map[string]any {
 	return ed.Wait("turn/completed", rpctest.Field("turnId", turnID))
 }
 
+// trustProjects answers every project_trust approval with "trust" (the
+// person trusts what the folder brings), and leaves the others.
+func trustProjects(ed *rpctest.Editor) {
+	answerApprovals(ed, func(req map[string]any) string {
+		if req["kind"] == rpc.KindProjectTrust {
+			return "trust"
+		}
+		return ""
+	})
+}
+
 // answerApprovals answers every approval/request with decide's decision.
 func answerApprovals(ed *rpctest.Editor, decide func(req map[string]any) string) {
 	ed.OnNote(func(n rpctest.Note) {

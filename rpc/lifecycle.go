@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
@@ -52,6 +54,10 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		mcp = newMCP(s, gate, roots, builtins)
 		sources = append(sources, mcp)
 	}
+	var skillSource agent.MCPSkills
+	if mcp != nil {
+		skillSource = mcpSkills{mcp}
+	}
 	svc := agent.New(agent.Options{
 		Home: s.opts.Home, Models: models, HTTPClient: s.opts.HTTPClient,
 		Tools: sources, Events: events{s}, Gate: gate, Logger: s.log,
@@ -59,13 +65,23 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		Commands: s.frontCommands(),
 		Asker:    kinAsker{s},
 		Prompts:  mcpPrompts(mcp),
+		// Resources a question attaches (mcp_resources.go).
+		Resources: mcpResources(mcp),
+		Sandbox:   s.opts.CommandSandbox(),
+
+		MCPSkills: skillSource,
+		// Tasks a stopped kin left running, followed on resume (mcp_tasks.go).
+		Tasks: mcpTasks(mcp),
 	})
 	s.mu.Lock()
 	s.svc, s.gate, s.mcp, s.roots, s.state, s.docCaps, s.forms = svc, gate, mcp, roots, stateInitialized, docCaps, forms
 	s.mu.Unlock()
 	s.relay.Store(true)
 
-	sbst := s.opts.CommandSandbox().Status()
+	// Not Status: that would wait for the sandbox's probe, which runs
+	// after the answer (the initialized notification's notices) or at the
+	// first command.
+	sbst, probed := s.opts.CommandSandbox().Expected()
 	client := "unknown editor"
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
@@ -78,7 +94,9 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 		// Not on the read loop (initialize runs there): see Server.Handle.
 		go s.notify(NotifyNotice, Notice{Level: "warning", Message: gerr.Error(), Source: "grants"})
 	}
-	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: cfg.BaseURL, Missing: cfg.Missing()}
+	// The address as the person may see it: a password or an api-key
+	// query value in it never goes out (boundary.MaskURL).
+	info := ModelInfo{Configured: cfg.Missing() == "", Model: cfg.Model, BaseURL: boundary.MaskURL(cfg.BaseURL), Missing: cfg.Missing()}
 	if cfgErr != nil {
 		info.Configured, info.Missing = false, cfgErr.Error()
 	}
@@ -89,7 +107,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 			TextDocuments: TextDocumentsServerCapabilities{Sync: docCaps.Sync, ApplyEdit: buffers.ApplyEdits, PositionEncoding: PositionEncoding}},
 		Model:            info,
 		WorkspaceFolders: roots,
-		Sandbox:          sandboxInfo(sbst),
+		Sandbox:          sandboxInfo(sbst, probed),
 	}, nil
 }
 
@@ -150,4 +168,37 @@ func (m MultiSource) Tools() []tool.Tool {
 		out = append(out, s.Tools()...)
 	}
 	return out
+}
+
+// Arriving implements tool.Arriving: what each source has on its way, and
+// the longest any of it may take.
+func (m MultiSource) Arriving() (names []string, within time.Duration) {
+	for _, s := range m {
+		if a, ok := s.(tool.Arriving); ok {
+			n, w := a.Arriving()
+			names = append(names, n...)
+			within = max(within, w)
+		}
+	}
+	return names, within
+}
+
+// Briefs implements tool.Briefing: every source's, in order.
+func (m MultiSource) Briefs() []tool.Brief {
+	var out []tool.Brief
+	for _, s := range m {
+		if b, ok := s.(tool.Briefing); ok {
+			out = append(out, b.Briefs()...)
+		}
+	}
+	return out
+}
+
+// AwaitArrived implements tool.Arriving.
+func (m MultiSource) AwaitArrived(ctx context.Context) {
+	for _, s := range m {
+		if a, ok := s.(tool.Arriving); ok {
+			a.AwaitArrived(ctx)
+		}
+	}
 }

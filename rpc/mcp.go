@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
@@ -49,8 +51,18 @@ func (m *MCPServers) Tools() []tool.Tool { return m.m.Tools() }
 // returns once every server settled.
 func (m *MCPServers) Start(ctx context.Context) { m.m.Start(ctx) }
 
+// Arriving implements tool.Arriving: the servers still connecting.
+func (m *MCPServers) Arriving() ([]string, time.Duration) { return m.m.Arriving() }
+
+// AwaitArrived implements tool.Arriving.
+func (m *MCPServers) AwaitArrived(ctx context.Context) { m.m.AwaitArrived(ctx) }
+
 // Close stops every server.
 func (m *MCPServers) Close() { m.m.Close() }
+
+// Briefs implements tool.Briefing: the servers' instructions the model
+// may have.
+func (m *MCPServers) Briefs() []tool.Brief { return m.m.Briefs() }
 
 // MCPFront is what the MCP adapter asks of the front end whose servers it
 // runs (launch approvals go through the gate it is given).
@@ -82,6 +94,9 @@ type MCPConfig struct {
 	// one session): their launch approvals are that session's. "" for a
 	// connection's servers.
 	SessionID string
+	// Sandbox is the command sandbox stdio servers run in (issue 24 §8):
+	// kin serve's and kin acp's (Options.Sandbox); nil runs them unconfined.
+	Sandbox *sandbox.Sandbox
 }
 
 // NewMCPServers builds the MCP servers of a front end; nothing starts
@@ -100,7 +115,7 @@ func NewMCPServers(front MCPFront, gate *permission.Gate, c MCPConfig) *MCPServe
 		log = zap.NewNop()
 	}
 	m := manager.New(manager.Options{Workdir: c.Workdir, KinHome: c.Home, Host: mcpHost{front, gate, c.SessionID}, Logger: log.Named("mcp"),
-		Env: env, Reserved: reserved, Version: c.Version, Fixed: c.Fixed})
+		Env: env, Reserved: reserved, Version: c.Version, Fixed: c.Fixed, Sandbox: c.Sandbox})
 	store := config.NewStore(c.Workdir, c.Home)
 	store.Moved = func(name string, moved []string) {
 		front.Notice("info", fmt.Sprintf(
@@ -121,7 +136,7 @@ func newMCP(s *Server, gate *permission.Gate, roots []string, builtins []tool.To
 		wd = roots[0]
 	}
 	return NewMCPServers(serveFront{s}, gate, MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: wd,
-		LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
+		LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log, Sandbox: s.opts.Sandbox})
 }
 
 // serveFront is kin serve's side of the adapter: questions through the
@@ -163,11 +178,35 @@ func (h mcpHost) ApproveLaunch(ctx context.Context, r manager.LaunchRequest) (st
 		details = append(details, "header "+hd)
 	}
 	ap.Arguments = strings.Join(details, "\n")
-	if r.Changed {
-		ap.Warning = "This server's command, arguments, URL or environment changed since you trusted it."
-	}
-	out := h.gate.Ask(ctx, permission.Request{Kind: permission.KindLaunch, SessionID: h.sessionID, Approval: ap, Transport: r.Transport, Scope: r.Scope})
+	ap.Cwd = r.Workdir
+	ap.Warning = launchWarning(r)
+	out := h.gate.Ask(ctx, permission.Request{Kind: permission.KindLaunch, SessionID: h.sessionID, Approval: ap,
+		Transport: r.Transport, Scope: r.Scope, ReadOnlyTools: r.ReadOnlyTools})
 	return out.Decision, nil
+}
+
+// launchWarning says what approving a launch means beyond starting it: why
+// it is asked again, and which of its tools then run without asking
+// (README and PROTOCOL.md: only a trusted server's read-only tools, only
+// those listed here or, when kin has not seen its tools yet, in a notice
+// when it connects; allowing it once lets none).
+func launchWarning(r manager.LaunchRequest) string {
+	var parts []string
+	if r.Sandbox != "" {
+		parts = append(parts, r.Sandbox)
+	}
+	if r.Changed {
+		parts = append(parts, "Asked again: "+r.ChangedWhy+".")
+	}
+	switch {
+	case r.ReadOnlyTools == nil:
+		parts = append(parts, "kin has not seen this server's tools yet. If you trust it, the tools it declares read-only run without asking (a notice lists them once it is connected); every other call asks. Allowing it once lets none run unasked.")
+	case len(r.ReadOnlyTools) == 0:
+		parts = append(parts, "It declares no read-only tools: every call asks.")
+	default:
+		parts = append(parts, fmt.Sprintf("If you trust it, these tools it declares read-only run without asking: %s; every other call asks. Allowing it once lets none run unasked.", strings.Join(r.ReadOnlyTools, ", ")))
+	}
+	return strings.Join(parts, " ")
 }
 
 func (h mcpHost) Elicit(ctx context.Context, r manager.ElicitRequest) (manager.ElicitResult, error) {
@@ -179,6 +218,20 @@ func (h mcpHost) Status(st manager.Status) {
 }
 
 func (h mcpHost) Notice(level, message string) { h.front.Notice(level, message) }
+
+// MCPElicitCompleter is an MCPFront that passes on a server's word that a
+// URL-mode elicitation finished (kin acp: ACP's elicitation/complete; kin
+// serve's protocol has no such notification, so its front is not one).
+type MCPElicitCompleter interface {
+	ElicitComplete(server, elicitationID string)
+}
+
+// ElicitComplete implements manager.ElicitCompleter.
+func (h mcpHost) ElicitComplete(server, elicitationID string) {
+	if c, ok := h.front.(MCPElicitCompleter); ok {
+		c.ElicitComplete(server, elicitationID)
+	}
+}
 
 // RevokeGrant removes the "always allow" grants with key except those given
 // for the definition keep ("" removes all), reporting whether one was.
@@ -388,9 +441,22 @@ func handleMCPLogin(ctx context.Context, s *Server, params json.RawMessage) (any
 // trustGrants lists persistent server trust for grants/list.
 func (m *MCPServers) trustGrants() []Grant {
 	var out []Grant
+	// One row per server name (trust:<name> revokes them all): a project
+	// server trusted in several projects names each.
+	rows := map[string]int{}
 	for _, e := range m.trust.List() {
-		out = append(out, Grant{ID: "trust:" + e.Name, Type: "trust", Key: e.Name,
-			Label: fmt.Sprintf("MCP server %s (%s: %s)", e.Name, e.Transport, e.Display), Scope: "permanent", Created: e.TrustedAt})
+		if i, ok := rows[e.Name]; ok {
+			if e.Project != "" {
+				out[i].Label += ", " + e.Project
+			}
+			continue
+		}
+		label := fmt.Sprintf("MCP server %s (%s: %s)", e.Name, e.Transport, e.Display)
+		if e.Project != "" {
+			label += " in " + e.Project
+		}
+		rows[e.Name] = len(out)
+		out = append(out, Grant{ID: "trust:" + e.Name, Type: "trust", Key: e.Name, Label: label, Scope: "permanent", Created: e.TrustedAt})
 	}
 	return out
 }
@@ -419,7 +485,8 @@ func mcpRows(rows []manager.Row) []MCPServerRow {
 	for _, r := range rows {
 		row := MCPServerRow{Name: r.Name, Scope: r.Scope, Transport: r.Transport, Enabled: r.Enabled, State: string(r.State),
 			Tools: r.Tools, LastError: r.LastError, Launch: r.Launch, Env: r.Env, Headers: r.Headers, Auth: r.Auth,
-			Trusted: r.Trusted, File: r.File}
+			Trusted: r.Trusted, File: r.File,
+			Instructions: r.Instructions, InstructionsHash: r.InstructionsHash, InstructionsPending: r.InstructionsPending}
 		if r.OAuth != nil {
 			row.OAuth = &MCPOAuth{ClientID: r.OAuth.ClientID, RedirectURI: r.OAuth.RedirectURI, SignedIn: r.OAuth.SignedIn}
 		}

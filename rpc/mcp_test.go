@@ -207,6 +207,12 @@ func TestMCPInterruptedCallIsUnknownAndNeedsAcknowledgement(t *testing.T) {
 	before := len(w.model.Requests())
 	t2 := start(t, ed, sid, "next")
 	ack := ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "acknowledge_unknown"), rpctest.Field("turnId", t2)))
+	// It reads as what it is: an acknowledgement naming the call and what
+	// kin knows of it, not an approval.
+	if title, warning := ack["title"].(string), ack["warning"].(string); !strings.HasPrefix(title, "Acknowledge") ||
+		!strings.Contains(warning, "mcp__docs__slow") || !strings.Contains(warning, "what kin knows:") || !strings.Contains(warning, "will not be run again") {
+		t.Errorf("the acknowledgement reads %q / %q", title, warning)
+	}
 	respond(ed, ack, "deny")
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", t2)); done["status"] != "cancelled" {
 		t.Errorf("%v", done)

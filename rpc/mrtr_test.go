@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -64,9 +65,18 @@ func (b *booking) received() []*mcp.CallToolParamsRaw {
 // bookingWorld connects kin to a booking server on the 2026-07-28 protocol
 // and scripts one call of its tool; answer answers each elicitation.
 func bookingWorld(t *testing.T, answer func(req map[string]any) map[string]any) (*booking, *rpctest.Editor, string) {
+	return bookingWorldWith(t, nil, answer)
+}
+
+// bookingWorldWith is bookingWorld with more settings in the server's entry.
+func bookingWorldWith(t *testing.T, entry map[string]any, answer func(req map[string]any) map[string]any) (*booking, *rpctest.Editor, string) {
 	b := &booking{}
 	seen := &mcptest.Methods{}
-	w := newWorld(t, map[string]any{"booking": map[string]any{"type": "http", "url": mcptest.ServeHTTPStateless(t, b.server(), seen)}})
+	cfg := map[string]any{"type": "http", "url": mcptest.ServeHTTPStateless(t, b.server(), seen)}
+	for k, v := range entry {
+		cfg[k] = v
+	}
+	w := newWorld(t, map[string]any{"booking": cfg})
 	ed := w.editor()
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "booking"), rpctest.Field("state", "connected")))
@@ -156,5 +166,23 @@ func TestInputRequiredDeclineSendsNothingMore(t *testing.T) {
 	}
 	if r := ed.Wait("elicitation/resolved", nil); r["action"] != "decline" || r["reason"] != "person" {
 		t.Errorf("resolved %v", r)
+	}
+}
+
+// The person's time between the rounds of an input-required call is not
+// the server's: with a one-second limit, answers that take four times
+// that still reach the server, and the call completes.
+func TestInputRequiredRoundsDoNotCountThePersonsTime(t *testing.T) {
+	_, ed, _ := bookingWorldWith(t, map[string]any{"timeout": serverTimeoutMS}, func(req map[string]any) map[string]any {
+		time.Sleep(personTakes)
+		content := map[string]any{"seats": 2}
+		if req["message"] == "Which evening?" {
+			content = map[string]any{"day": "fri"}
+		}
+		return map[string]any{"requestId": req["requestId"], "action": "accept", "content": content}
+	})
+	call := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "b1"), rpctest.Field("status", "completed")))
+	if !strings.Contains(fmt.Sprint(call["output"]), "booked 2 seats on fri") {
+		t.Errorf("output %v", call["output"])
 	}
 }

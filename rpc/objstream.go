@@ -2,11 +2,16 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // ObjectStream is a jsonrpc2.ObjectStream that survives bad input, shared
@@ -16,26 +21,79 @@ import (
 // message that cannot be read is answered with a JSON-RPC error (with the
 // request's id when it can be read, else null) and skipped, and reading goes
 // on with the next message. The Framing cuts messages from the input and
-// frames them on the output; everything else (the write lock, a broken
-// output, the answers to skipped messages) is here, once.
+// frames them on the output; everything else (the outbox, backpressure, a
+// broken output, the answers to skipped messages) is here, once.
+//
+// Backpressure. Nothing kin sends waits for the peer to read it: messages go
+// to an outbox that a goroutine of its own writes, in order. What the outbox
+// may hold is bounded from the other side: while MaxUnanswered requests are
+// read but not yet answered, or MaxQueued bytes wait to be written, kin
+// reads nothing more, so a peer that sends without reading stops being read
+// (its pipe fills, its writes wait) until it catches up, and every request
+// is answered once it does; nothing is dropped. Notifications kin makes on
+// its own (a turn streaming) never wait: consecutive streaming deltas of
+// the same stream (Options.Merge) waiting in the outbox are joined into
+// one, so a turn runs to its end while the peer does not read, holding no
+// more than its own text, and the peer reads it all, in order, when it
+// reads again. A peer that closes its end ends everything at once (onGone).
 type ObjectStream struct {
 	rwc     io.ReadWriteCloser
 	framing Framing
+	merge   func(data []byte) (mergeKey, bool)
 
-	// wmu guards w and broken.
-	wmu    sync.Mutex
-	w      *bufio.Writer
-	broken bool
+	// mu guards everything below; more is signalled when the outbox or the
+	// count of unanswered requests shrinks, or the stream ends.
+	mu         sync.Mutex
+	more       *sync.Cond
+	out        []*outItem
+	queued     int // bytes in out
+	unanswered int // requests read that kin has not answered yet
+	broken     bool
+	closing    bool
+	wake       chan struct{} // a message for the writer (capacity 1)
+	drained    chan struct{} // closed when the writer has finished
 
 	onBad  func(error) // reports a skipped message to the log
 	onGone func(error) // the peer stopped reading (a write failed)
 
-	// rejects holds the answers to skipped messages, which a goroutine of
-	// their own writes: ReadObject runs on jsonrpc2's read loop, which must
-	// never wait on a write (see Server.Handle).
-	rejects chan []byte
-	closed  chan struct{}
-	close1  sync.Once
+	close1 sync.Once
+}
+
+// Backpressure bounds (see ObjectStream).
+const (
+	// MaxUnanswered is how many requests kin reads ahead of its answers.
+	MaxUnanswered = 256
+	// MaxQueued is how many bytes may wait to be written before kin stops
+	// reading.
+	MaxQueued = 16 << 20
+	// closeDrain bounds how long closing waits for the outbox to be
+	// written (a peer that asked kin to exit reads the last answers).
+	closeDrain = 2 * time.Second
+)
+
+// outItem is one message in the outbox: its bytes, or a streaming delta
+// that later pieces of the same stream may still join.
+type outItem struct {
+	data  []byte
+	delta *joined
+}
+
+// joined is consecutive streaming deltas of one stream, joined: the first
+// notification's params with its text field holding every piece.
+type joined struct {
+	key    mergeKey
+	first  []byte // the first as encoded: written as is when nothing joined it
+	pieces int
+	text   strings.Builder
+}
+
+// mergeKey says which stream a delta belongs to and where its text is.
+type mergeKey struct {
+	stream string                     // method and every param but the text
+	field  string                     // the text's param
+	method string                     // the notification's method
+	params map[string]json.RawMessage // the first one's params
+	text   string                     // this piece
 }
 
 // Framing is how one wire format cuts messages from its input and writes
@@ -45,7 +103,7 @@ type Framing interface {
 	// from it (nil when there is none). A *Skipped error is answered and
 	// reading goes on; any other error ends the stream.
 	Next() (body []byte, id json.RawMessage, err error)
-	// Frame writes one encoded message to w (under the stream's write lock).
+	// Frame writes one encoded message to w (from the outbox's writer).
 	Frame(w *bufio.Writer, data []byte)
 }
 
@@ -63,46 +121,161 @@ func (e *Skipped) Error() string { return e.Msg }
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.
 func NewObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error)) *ObjectStream {
-	s := &ObjectStream{rwc: rwc, framing: newFraming(bufio.NewReaderSize(rwc, 64<<10)), w: bufio.NewWriterSize(rwc, 64<<10),
-		onBad: onBad, onGone: onGone, rejects: make(chan []byte, 64), closed: make(chan struct{})}
-	go s.writeRejects()
+	return newObjectStream(rwc, newFraming, onBad, onGone, nil)
+}
+
+func newObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error), merge func([]byte) (mergeKey, bool)) *ObjectStream {
+	s := &ObjectStream{rwc: rwc, framing: newFraming(bufio.NewReaderSize(rwc, 64<<10)), merge: merge,
+		onBad: onBad, onGone: onGone, wake: make(chan struct{}, 1), drained: make(chan struct{})}
+	s.more = sync.NewCond(&s.mu)
+	go s.write(bufio.NewWriterSize(rwc, 64<<10))
 	return s
 }
 
-func (s *ObjectStream) writeRejects() {
-	for {
-		select {
-		case b := <-s.rejects:
-			_ = s.WriteObject(json.RawMessage(b))
-		case <-s.closed:
-			return
-		}
-	}
-}
-
-// WriteObject implements jsonrpc2.ObjectStream. The object is encoded
-// before the lock is taken, so a large reply does not hold up other writers
-// while it is encoded. A failed write means the peer is gone (its end of the
-// pipe is closed, or the socket broke): onGone is told once, so that the
-// connection closes and kin tears down as for a closed input.
+// WriteObject implements jsonrpc2.ObjectStream: the message goes to the
+// outbox, and WriteObject returns without waiting for the peer. It fails
+// only once the peer is gone (a write failed: onGone was told) or the
+// stream is closed.
 func (s *ObjectStream) WriteObject(obj any) error {
 	data, err := encode(obj)
 	if err != nil {
 		return err // a value that cannot be encoded: a bug, not a broken pipe
 	}
-	s.wmu.Lock()
-	if s.broken {
-		s.wmu.Unlock()
+	_, raw := obj.(json.RawMessage) // an answer to a skipped message: no request of ours
+	return s.enqueue(data, !raw && isResponse(data))
+}
+
+func (s *ObjectStream) enqueue(data []byte, answers bool) error {
+	var key mergeKey
+	// Only a message that has to wait (the outbox is not empty) may be
+	// joined by the next: one written at once is not looked at.
+	mergeable := s.merge != nil && !answers && s.waiting() && s.mergeKeyOf(data, &key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken || s.closing {
 		return io.ErrClosedPipe
 	}
-	s.framing.Frame(s.w, data)
-	err = s.w.Flush()
-	s.broken = err != nil
-	s.wmu.Unlock()
-	if err != nil && s.onGone != nil {
-		s.onGone(err)
+	if answers {
+		s.unanswered--
+		s.more.Broadcast()
 	}
-	return err
+	if mergeable && len(s.out) > 1 { // out[0] may be being written
+		if tail := s.out[len(s.out)-1].delta; tail != nil && tail.key.stream == key.stream {
+			tail.pieces++
+			tail.text.WriteString(key.text)
+			s.queued += len(key.text)
+			return nil
+		}
+	}
+	it := &outItem{data: data}
+	if mergeable {
+		it.delta = &joined{key: key, first: data, pieces: 1}
+		it.delta.text.WriteString(key.text)
+	}
+	s.out = append(s.out, it)
+	s.queued += len(data)
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (s *ObjectStream) waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.out) > 0
+}
+
+func (s *ObjectStream) mergeKeyOf(data []byte, k *mergeKey) bool {
+	key, ok := s.merge(data)
+	*k = key
+	return ok
+}
+
+// bytes are what an outbox item writes.
+func (it *outItem) bytes() []byte {
+	d := it.delta
+	if d == nil || d.pieces == 1 {
+		return it.data
+	}
+	params := make(map[string]json.RawMessage, len(d.key.params))
+	for k, v := range d.key.params {
+		params[k] = v
+	}
+	text, _ := json.Marshal(d.text.String())
+	params[d.key.field] = text
+	b, err := json.Marshal(struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		Method  string                     `json:"method"`
+		Params  map[string]json.RawMessage `json:"params"`
+	}{"2.0", d.key.method, params})
+	if err != nil {
+		return it.data
+	}
+	return b
+}
+
+// write is the outbox's writer: it writes messages in order, flushing when
+// the outbox is empty, until the stream closes or a write fails.
+func (s *ObjectStream) write(w *bufio.Writer) {
+	defer close(s.drained)
+	for {
+		s.mu.Lock()
+		for len(s.out) == 0 && !s.closing {
+			s.mu.Unlock()
+			<-s.wake
+			s.mu.Lock()
+		}
+		if len(s.out) == 0 { // closing, and all written
+			s.mu.Unlock()
+			return
+		}
+		it := s.out[0]
+		s.mu.Unlock()
+
+		data := it.bytes()
+		s.framing.Frame(w, data)
+		var err error
+		if w.Buffered() > 32<<10 || s.emptyAfter(it) {
+			err = w.Flush()
+		}
+
+		s.mu.Lock()
+		s.out = s.out[1:]
+		s.queued -= len(it.data)
+		if it.delta != nil {
+			s.queued -= it.delta.text.Len() - len(it.delta.key.text)
+		}
+		if err != nil {
+			s.broken = true
+			s.out, s.queued = nil, 0
+		}
+		s.more.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			if s.onGone != nil {
+				s.onGone(err)
+			}
+			return
+		}
+	}
+}
+
+// emptyAfter reports whether it is the last message waiting: then what is
+// buffered is flushed.
+func (s *ObjectStream) emptyAfter(it *outItem) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.out) == 1 && s.out[0] == it
+}
+
+// isResponse reports whether data (as jsonrpc2 encodes a message) is an
+// answer to the peer's request: it has an id and no method. A notification
+// starts with "jsonrpc" (jsonrpc2 writes a request's keys in order), a
+// response or a request of kin's with "id".
+func isResponse(data []byte) bool {
+	return bytes.HasPrefix(data, []byte(`{"id":`)) && !gjson.GetBytes(data, "method").Exists()
 }
 
 // encode is obj's JSON. jsonrpc2 hands WriteObject each message as a
@@ -119,15 +292,32 @@ func encode(obj any) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// Close implements jsonrpc2.ObjectStream.
+// Close implements jsonrpc2.ObjectStream. What waits in the outbox is
+// written first, for at most closeDrain (a peer that asked kin to exit
+// reads its last answers; one that stopped reading holds nothing up).
 func (s *ObjectStream) Close() error {
-	s.close1.Do(func() { close(s.closed) })
+	s.close1.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		s.more.Broadcast()
+		s.mu.Unlock()
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+		select {
+		case <-s.drained:
+		case <-time.After(closeDrain):
+		}
+	})
 	return s.rwc.Close()
 }
 
 // ReadObject implements jsonrpc2.ObjectStream. Only a closed or broken
-// input ends it.
+// input ends it. It waits first while the peer is not reading what kin
+// sends (see ObjectStream: backpressure).
 func (s *ObjectStream) ReadObject(v any) error {
+	s.awaitRoom()
 	for {
 		body, id, err := s.framing.Next()
 		var bad *Skipped
@@ -146,12 +336,46 @@ func (s *ObjectStream) ReadObject(v any) error {
 			}
 			continue
 		}
+		if id != nil && gjson.GetBytes(body, "method").Exists() {
+			s.mu.Lock()
+			s.unanswered++ // a request: kin answers it (WriteObject counts the answer)
+			s.mu.Unlock()
+		}
 		return nil
 	}
 }
 
-// reject answers a message kin skipped, from another goroutine. The id is
-// the request's own (as the peer wrote it) or null.
+// awaitRoom returns once kin may read on: fewer than MaxUnanswered
+// requests unanswered and less than MaxQueued bytes waiting to be written,
+// or the stream is ending.
+func (s *ObjectStream) awaitRoom() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for (s.unanswered >= MaxUnanswered || s.queued >= MaxQueued) && !s.broken && !s.closing {
+		s.more.Wait()
+	}
+}
+
+// AwaitWritten returns once everything sent so far is written (or the
+// stream ended).
+func (s *ObjectStream) AwaitWritten() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.out) > 0 && !s.broken {
+		s.more.Wait()
+	}
+}
+
+// Pressure is what waits on the peer: requests read and not yet answered,
+// and bytes not yet written.
+func (s *ObjectStream) Pressure() (unanswered, queued int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unanswered, s.queued
+}
+
+// reject answers a message kin skipped. The id is the request's own (as the
+// peer wrote it) or null.
 func (s *ObjectStream) reject(e *Skipped) {
 	if s.onBad != nil {
 		s.onBad(e)
@@ -162,11 +386,5 @@ func (s *ObjectStream) reject(e *Skipped) {
 	}
 	msg, _ := json.Marshal(e.Msg)
 	resp := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, e.Code, msg)
-	select {
-	case s.rejects <- resp:
-	default: // 64 answers unread: the peer is not reading; do not wait for it
-		if s.onBad != nil {
-			s.onBad(errors.New("dropped the answer to a skipped message: the peer is not reading"))
-		}
-	}
+	_ = s.WriteObject(json.RawMessage(resp))
 }

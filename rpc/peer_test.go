@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/rpc"
@@ -143,8 +144,13 @@ func TestAskModeOffersNoWritingToolAndRefusesAForcedCall(t *testing.T) {
 		}
 	}
 	w := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "w1"), rpctest.Field("status", "denied")))
-	if !strings.Contains(w["output"].(string), "ask mode") {
-		t.Errorf("refusal %q", w["output"])
+	// The refusal says why and how to allow it, for the model and every front end.
+	if out := w["output"].(string); !strings.Contains(out, "ask mode") || !strings.Contains(out, "switches the mode to Agent") {
+		t.Errorf("refusal %q", out)
+	}
+	// The person is told why in kin's words, the same for every front end.
+	if w["reason"] != agent.RefusedAskMode {
+		t.Errorf("the refusal's reason %q", w["reason"])
 	}
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "b1"), rpctest.Field("status", "denied")))
 	if n := ed.Notes("approval/request"); len(n) != 0 {
@@ -285,6 +291,9 @@ func TestUndoRestoresTwoFilesAndReportsAThirdEditedSince(t *testing.T) {
 	if u.TurnID != tid || strings.Join(u.Restored, ",") != a+","+b+","+created {
 		t.Errorf("undo %+v", u)
 	}
+	if u.Question != "change them" { // the turn is named by its question, for a person
+		t.Errorf("undo names the turn %q", u.Question)
+	}
 	if len(u.Conflicts) != 1 || u.Conflicts[0].Path != c || !strings.Contains(u.Conflicts[0].Diff, "+mine") {
 		t.Errorf("conflicts %+v", u.Conflicts)
 	}
@@ -411,7 +420,7 @@ func TestCommandsListAndUnknownCommands(t *testing.T) {
 			t.Errorf("command %+v", c)
 		}
 	}
-	if strings.Join(names, " ") != "compact undo plan mode model grants mcp" {
+	if strings.Join(names, " ") != "compact undo plan review mode model grants mcp skills trust" {
 		t.Errorf("commands %v", names)
 	}
 	code, msg := ed.CallErr("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "/frobnicate now"})

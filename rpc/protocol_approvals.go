@@ -25,6 +25,10 @@ type ApprovalDetails struct {
 	AlwaysAsk   bool        `json:"alwaysAsk,omitempty"`
 	// Sandbox says, for a command, how it runs.
 	Sandbox *SandboxUse `json:"sandbox,omitempty"`
+	// UnsavedFiles, for a command: the files open in the editor whose
+	// changes are not saved, which the command (reading the disk) does not
+	// see.
+	UnsavedFiles []string `json:"unsavedFiles,omitempty"`
 }
 
 // SandboxUse is how a command runs: confined or not, with network or not,
@@ -57,7 +61,12 @@ type ApprovalRequest struct {
 	SessionID string `json:"sessionId,omitempty"`
 	TurnID    string `json:"turnId,omitempty"`
 	CallID    string `json:"callId,omitempty"`
-	// Kind is tool_call, server_launch or acknowledge_unknown.
+	// Revision counts the times this request was sent again with what it
+	// shows changed (the same requestId replaces the card); absent for the
+	// first. approval/respond names the revision it answers.
+	Revision int `json:"revision,omitempty"`
+	// Kind is tool_call, server_launch, acknowledge_unknown, continue, limit,
+	// project_trust or mcp_skill.
 	Kind     string `json:"kind"`
 	Tool     string `json:"tool,omitempty"`
 	ToolKind string `json:"toolKind,omitempty"`
@@ -65,8 +74,15 @@ type ApprovalRequest struct {
 	// For server launches.
 	Transport string `json:"transport,omitempty"`
 	Scope     string `json:"scope,omitempty"`
+	// ReadOnlyTools are the tools that trusting the server lets run without
+	// asking, when kin has seen its tools (absent when it has not; allowing
+	// it once lets none run unasked).
+	ReadOnlyTools []string `json:"readOnlyTools,omitempty"`
+	// Items are what a project_trust or mcp_skill request asks about.
+	Items []TrustItem `json:"items,omitempty"`
 
 	Options []PermissionOption `json:"options"`
+	Nesting
 }
 
 // ApprovalRespondParams is approval/respond's params. Permanent with
@@ -76,6 +92,9 @@ type ApprovalRespondParams struct {
 	RequestID string `json:"requestId"`
 	Decision  string `json:"decision"`
 	Permanent bool   `json:"permanent,omitempty"`
+	// Revision is the request's revision the decision was given to (absent:
+	// the first); an older one than kin shows now is refused.
+	Revision int `json:"revision,omitempty"`
 }
 
 // ApprovalResolved is approval/resolved's params.
@@ -84,4 +103,5 @@ type ApprovalResolved struct {
 	SessionID string `json:"sessionId,omitempty"`
 	Decision  string `json:"decision"`
 	Reason    string `json:"reason"`
+	Nesting
 }

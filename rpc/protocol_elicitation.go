@@ -23,6 +23,7 @@ type ElicitationField struct {
 	Enum        []string `json:"enum,omitempty"`
 	EnumNames   []string `json:"enumNames,omitempty"`
 	Format      string   `json:"format,omitempty"` // email, uri, date, date-time
+	Pattern     string   `json:"pattern,omitempty"`
 	Minimum     *float64 `json:"minimum,omitempty"`
 	Maximum     *float64 `json:"maximum,omitempty"`
 	MinLength   *int     `json:"minLength,omitempty"`
@@ -46,6 +47,7 @@ type ElicitationRequest struct {
 	Message   string             `json:"message"`
 	Fields    []ElicitationField `json:"fields,omitempty"`
 	URL       string             `json:"url,omitempty"`
+	Nesting
 }
 
 // ElicitationRespondParams is elicitation/respond's params.
@@ -55,10 +57,28 @@ type ElicitationRespondParams struct {
 	Content   map[string]any `json:"content,omitempty"`
 }
 
+// ElicitationAnswerError is the error data of an elicitation/respond whose
+// content does not fit the form (-32602): every field that does not.
+type ElicitationAnswerError struct {
+	Fields []ElicitationFieldError `json:"fields"`
+}
+
+// ElicitationFieldError is one answer that does not fit its field: Message
+// says why, to follow the field's title ("must be at least 0"); Name may be
+// a name that is not a field of the form.
+type ElicitationFieldError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+}
+
 // ElicitationResolved is elicitation/resolved's params.
 type ElicitationResolved struct {
 	RequestID string `json:"requestId"`
 	SessionID string `json:"sessionId,omitempty"`
 	Action    string `json:"action"`
-	Reason    string `json:"reason"`
+	// Reason: person, cancelled, disconnected, shutdown, call_ended (the
+	// call that asked ended without it), server_gone (the server stopped
+	// or its connection was lost).
+	Reason string `json:"reason"`
+	Nesting
 }

@@ -81,6 +81,10 @@ type SandboxInfo struct {
 	Confined  bool   `json:"confined"`
 	Reason    string `json:"reason,omitempty"` // why not confined
 	Hint      string `json:"hint,omitempty"`   // what would confine them
+	// Probing is set when kin has not tried the sandbox yet (initialize
+	// never waits for it): mechanism and confined are what kin expects,
+	// and a notice follows after initialized if the try says otherwise.
+	Probing bool `json:"probing,omitempty"`
 }
 
 // InitializeResult is initialize's result.

@@ -22,6 +22,14 @@ type MCPServerRow struct {
 	OAuth     *MCPOAuth `json:"oauth,omitempty"`
 	Trusted   bool      `json:"trusted"`
 	File      string    `json:"file,omitempty"`
+	// Instructions are the server's own instructions (its initialize
+	// result's), as of its last connection: the server's text, redacted.
+	// InstructionsHash names them for mcp/acceptInstructions;
+	// InstructionsPending says they changed since the person accepted
+	// them, and are withheld from the model until accepted again.
+	Instructions        string `json:"instructions,omitempty"`
+	InstructionsHash    string `json:"instructionsHash,omitempty"`
+	InstructionsPending bool   `json:"instructionsPending,omitempty"`
 }
 
 // MCPOAuth is an OAuth server's sign-in: public values only.

@@ -20,6 +20,9 @@ type ModelEntry struct {
 	Efforts       []string `json:"efforts"` // the reasoning efforts it takes ([]: none)
 	API           string   `json:"api"`     // responses or chat
 	Images        bool     `json:"images"`
+	// APIKeyEnv names the environment variable kin reads the model's key
+	// from (never the key), so an editor can offer to set it.
+	APIKeyEnv string `json:"apiKeyEnv"`
 	// Configured says whether turns can run on it; Missing says what to
 	// set when they cannot.
 	Configured bool   `json:"configured"`

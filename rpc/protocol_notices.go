@@ -24,6 +24,7 @@ type Notice struct {
 	Message   string `json:"message"`
 	Source    string `json:"source,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
+	Nesting
 }
 
 // LogMessage is log/message's params: one of kin's own log lines of

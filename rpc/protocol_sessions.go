@@ -26,6 +26,15 @@ type SessionInfo struct {
 	// Mode is the session's mode (ask, agent, auto-edit); session/list's
 	// rows leave it out.
 	Mode string `json:"mode,omitempty"`
+	// Origin says what made the session when it was not a person at an
+	// editor: "chat-oneshot" (`kin chat "question"`), "chat-piped" (kin
+	// chat reading a pipe); absent for a person's conversation.
+	Origin string `json:"origin,omitempty"`
+	// ParentID is, for a subagent's session, the session it worked for.
+	ParentID string `json:"parentId,omitempty"`
+	// Worktree is the session's git worktree (session/new's worktree),
+	// in session/new's and session/resume's session object.
+	Worktree *WorktreeInfo `json:"worktree,omitempty"`
 }
 
 // SessionNewParams is session/new's params.
@@ -42,6 +51,34 @@ type SessionNewParams struct {
 	// default model, the service's effort).
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
+	// Origin marks a session no person at an editor makes (see
+	// SessionInfo.Origin): a short name of lower-case letters, digits and
+	// dashes. Editors leave it out.
+	Origin string `json:"origin,omitempty"`
+	// Worktree asks for a git worktree of cwd's repository on a new
+	// branch: true, or {"branch": name} (PROTOCOL.md, Worktrees).
+	Worktree *WorktreeParam `json:"worktree,omitempty"`
+}
+
+// SessionListParams is session/list's params (all optional).
+type SessionListParams struct {
+	// Interactive lists only the sessions a person had at an editor or
+	// kin chat's prompt: those with an origin are left out.
+	Interactive bool `json:"interactive,omitempty"`
+	// IncludeSubagents lists subagents' sessions too (each with its
+	// parentId); without it they are left out.
+	IncludeSubagents bool `json:"includeSubagents,omitempty"`
+	// ParentID lists only the subagents' sessions of that session.
+	ParentID string `json:"parentId,omitempty"`
+	// Limit is the most rows one answer holds: 1 to 1000, 0 (absent) for
+	// 50.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is a previous answer's nextCursor: the rows after that
+	// answer's last one.
+	Cursor string `json:"cursor,omitempty"`
+	// Cwd lists only the sessions whose first folder is this one (an
+	// absolute path; symlinks resolved as for session/new).
+	Cwd string `json:"cwd,omitempty"`
 }
 
 // SessionResult is session/new's result.
@@ -72,6 +109,8 @@ type SessionCompactResult struct {
 // SessionListResult is session/list's result.
 type SessionListResult struct {
 	Sessions []SessionInfo `json:"sessions"`
+	// NextCursor is set when more rows follow: send it as cursor.
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 // SessionIDParams names a session (session/resume, session/delete,
@@ -106,6 +145,9 @@ type SessionResumeResult struct {
 	Model        string            `json:"model"`
 	Effort       string            `json:"effort,omitempty"`
 	Instructions []InstructionFile `json:"instructions"`
+	// Findings are the session's review findings, oldest first (see
+	// review/finding).
+	Findings []ReviewFinding `json:"findings,omitempty"`
 }
 
 // History item types.
@@ -124,6 +166,10 @@ const (
 	HistoryCompaction   = "compaction"
 	HistoryInstructions = "instructions"
 	HistoryConfigure    = "configure"
+	// Branching's (PROTOCOL.md, Branching).
+	HistorySteer    = "steer"
+	HistoryRollback = "rollback"
+	HistoryFork     = "fork"
 )
 
 // HistoryItem is one entry of a session, for an editor to redraw. Fields
@@ -132,16 +178,20 @@ type HistoryItem struct {
 	Type   string `json:"type"`
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
+	// Refusal marks an assistant item whose text is the model's refusal.
+	Refusal bool `json:"refusal,omitempty"`
 
 	// toolCall (kind is the tool's kind, as in turn/toolCall)
-	CallID    string        `json:"callId,omitempty"`
-	Name      string        `json:"name,omitempty"`
-	Kind      string        `json:"kind,omitempty"`
-	Title     string        `json:"title,omitempty"`
-	Arguments string        `json:"arguments,omitempty"`
-	Status    string        `json:"status,omitempty"`
-	Output    string        `json:"output,omitempty"`
-	Content   []ToolContent `json:"content,omitempty"`
+	CallID    string         `json:"callId,omitempty"`
+	Name      string         `json:"name,omitempty"`
+	Kind      string         `json:"kind,omitempty"`
+	Title     string         `json:"title,omitempty"`
+	Arguments string         `json:"arguments,omitempty"`
+	Status    string         `json:"status,omitempty"`
+	Output    string         `json:"output,omitempty"`
+	Content   []ToolContent  `json:"content,omitempty"`
+	ModelSaw  *ModelSaw      `json:"modelSaw,omitempty"`
+	Links     []ResourceLink `json:"links,omitempty"`
 
 	// decision and elicitation
 	RequestID string `json:"requestId,omitempty"`
@@ -179,6 +229,14 @@ type HistoryItem struct {
 	// requested), its summary Text; a reasoning item's summary is Text.
 	Files   []InstructionFile `json:"files,omitempty"`
 	Changed []string          `json:"changed,omitempty"`
+	// toolCall of delegate: its subagent's session and mode.
+	Subagent *SubagentInfo `json:"subagent,omitempty"`
+	// rollback: what a turn/rollback did; fork: where the session came
+	// from; rolledBack marks an item of a turn a rollback took out of the
+	// conversation the model sees.
+	Rollback   *TurnRollbackResult `json:"rollback,omitempty"`
+	Fork       *ForkRef            `json:"fork,omitempty"`
+	RolledBack bool                `json:"rolledBack,omitempty"`
 }
 
 // PendingRequest is a question still waiting: exactly the params of the

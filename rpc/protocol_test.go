@@ -22,12 +22,18 @@ var wireTypes = map[string]struct{ params, result any }{
 	"exit":                {nil, nil},
 	"$/cancelRequest":     {CancelParams{}, nil},
 	"session/new":         {SessionNewParams{}, SessionResult{}},
-	"session/list":        {nil, SessionListResult{}},
+	"session/list":        {SessionListParams{}, SessionListResult{}},
 	"session/resume":      {SessionResumeParams{}, SessionResumeResult{}},
 	"session/delete":      {SessionIDParams{}, Empty{}},
 	"turn/start":          {TurnStartParams{}, TurnStartResult{}},
 	"turn/cancel":         {SessionIDParams{}, TurnCancelResult{}},
 	"turn/undo":           {TurnUndoParams{}, TurnUndoResult{}},
+	MethodTurnSteer:       {TurnSteerParams{}, TurnSteerResult{}},
+	NotifyTurnSteered:     {TurnSteered{}, nil},
+	MethodTurnRollback:    {TurnRollbackParams{}, TurnRollbackResult{}},
+	MethodSessionFork:     {SessionForkParams{}, SessionForkResult{}},
+	MethodReviewStart:     {ReviewStartParams{}, ReviewStartResult{}},
+	NotifyReviewFinding:   {ReviewFinding{}, nil},
 	"session/configure":   {SessionConfigureParams{}, SessionConfigureResult{}},
 	"commands/list":       {CommandsListParams{}, CommandsListResult{}},
 	"approval/respond":    {ApprovalRespondParams{}, Empty{}},
@@ -44,6 +50,12 @@ var wireTypes = map[string]struct{ params, result any }{
 	"mcp/login":           {MCPNameParams{}, MCPLoginResult{}},
 	"grants/list":         {nil, GrantsListResult{}},
 	"grants/revoke":       {GrantIDParams{}, Empty{}},
+	MethodSkillsList:      {SkillsListParams{}, SkillsListResult{}},
+	MethodTrustList:       {nil, TrustListResult{}},
+	MethodTrustRevoke:     {TrustRevokeParams{}, Empty{}},
+	MethodWorktreeStatus:  {SessionIDParams{}, WorktreeStatusResult{}},
+	MethodWorktreeApply:   {SessionIDParams{}, WorktreeApplyResult{}},
+	MethodWorktreeRemove:  {WorktreeRemoveParams{}, WorktreeRemoveResult{}},
 	MethodModelsList:      {nil, ModelsListResult{}},
 	MethodSessionCompact:  {SessionIDParams{}, SessionCompactResult{}},
 
@@ -68,6 +80,12 @@ var wireTypes = map[string]struct{ params, result any }{
 	NotifyDidClose:       {DidCloseTextDocumentParams{}, nil},
 	MethodApplyEdit:      {ApplyWorkspaceEditParams{}, ApplyWorkspaceEditResult{}},
 	NotifyDidChangeFiles: {DidChangeFilesParams{}, nil},
+
+	MethodMCPResources:          {MCPResourcesParams{}, MCPResourcesResult{}},
+	MethodCompletionComplete:    {CompletionCompleteParams{}, CompletionCompleteResult{}},
+	MethodMCPReadResource:       {MCPReadResourceParams{}, MCPReadResourceResult{}},
+	NotifyMCPResourceUpdated:    {MCPResourceUpdated{}, nil},
+	MethodMCPAcceptInstructions: {MCPAcceptInstructionsParams{}, MCPAcceptInstructionsResult{}}, // mcpinstr.go
 }
 
 // protocolHeading is a PROTOCOL.md method heading:

@@ -82,11 +82,14 @@ func (p *TurnStartParams) UnmarshalJSON(b []byte) error {
 // diagnostics, resource or image (see PROTOCOL.md for which fields each
 // takes). Ranges are LSP's (zero-based lines, UTF-16 characters).
 type InputPart struct {
-	Type     string           `json:"type"`
-	Text     string           `json:"text,omitempty"`
-	Path     string           `json:"path,omitempty"`
-	Range    *Range           `json:"range,omitempty"`
-	URI      string           `json:"uri,omitempty"`
+	Type  string `json:"type"`
+	Text  string `json:"text,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Range *Range `json:"range,omitempty"`
+	URI   string `json:"uri,omitempty"`
+	// Server, on a resource part, is the MCP server to read uri from
+	// (kin reads it; the part's text is ignored).
+	Server   string           `json:"server,omitempty"`
 	MimeType string           `json:"mimeType,omitempty"`
 	Data     string           `json:"data,omitempty"`
 	Items    []DiagnosticItem `json:"items,omitempty"`
@@ -123,6 +126,7 @@ type TurnStarted struct {
 	TurnID    string      `json:"turnId"`
 	Input     string      `json:"input"`
 	Parts     []InputPart `json:"parts,omitempty"`
+	Nesting
 }
 
 // TurnReasoning is turn/reasoning's params: a piece of the model's
@@ -131,6 +135,7 @@ type TurnReasoning struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
 	Text      string `json:"text"`
+	Nesting
 }
 
 // TurnUsage is turn/usage's params, sent after every model response: the
@@ -139,13 +144,17 @@ type TurnUsage struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
 	Usage
+	Nesting
 }
 
-// TurnDelta is turn/delta's params: a piece of assistant text.
+// TurnDelta is turn/delta's params: a piece of assistant text; Refusal
+// marks text that is the model's refusal to answer.
 type TurnDelta struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
 	Text      string `json:"text"`
+	Refusal   bool   `json:"refusal,omitempty"`
+	Nesting
 }
 
 // TurnToolCall is turn/toolCall's params: a call and each change of its
@@ -162,17 +171,33 @@ type TurnToolCall struct {
 	OutputDelta string        `json:"outputDelta,omitempty"`
 	Output      string        `json:"output,omitempty"`
 	Content     []ToolContent `json:"content,omitempty"`
+	// ModelSaw is what went to the model, on a call's final notification.
+	ModelSaw *ModelSaw `json:"modelSaw,omitempty"`
+	// Links are an MCP result's resource links, for the person to open
+	// (the model reads them with read_mcp_resource).
+	Links []ResourceLink `json:"links,omitempty"`
+	// StatusMessage goes with status "working" (a call whose work goes on
+	// elsewhere: an MCP server's task): where it stands, the server's text.
+	StatusMessage string `json:"statusMessage,omitempty"`
 	// Sandbox says how a command runs, from the moment it is prepared.
 	Sandbox *SandboxUse `json:"sandbox,omitempty"`
+	// Reason says why a denied call was not run, in the person's words
+	// (the session's mode, a cancelled turn, the person's no): set on a
+	// denied call's final notification only.
+	Reason string `json:"reason,omitempty"`
+	// Subagent is set on a delegate call (see PROTOCOL.md, Subagents).
+	Subagent *SubagentInfo `json:"subagent,omitempty"`
+	Nesting
 }
 
 // TurnCompleted is turn/completed's params.
 type TurnCompleted struct {
 	SessionID string `json:"sessionId"`
 	TurnID    string `json:"turnId"`
-	Status    string `json:"status"` // completed, cancelled, failed, limit
+	Status    string `json:"status"` // completed, cancelled, failed, limit, refused
 	Error     string `json:"error,omitempty"`
 	Usage     Usage  `json:"usage"`
+	Nesting
 }
 
 // Usage counts a turn's tokens; ContextTokens is how many the model's
@@ -182,6 +207,17 @@ type Usage struct {
 	OutputTokens  int64 `json:"outputTokens"`
 	ContextTokens int64 `json:"contextTokens"`
 	ContextWindow int64 `json:"contextWindow"`
+	// Spend (PROTOCOL.md, Spend limits): cached input tokens (within
+	// inputTokens), the turn's cost and the session's, in currency (absent
+	// when no model has a price), the session's tokens, and whether some
+	// counts are kin's estimate or went to a model without a price.
+	CachedInputTokens int64    `json:"cachedInputTokens,omitempty"`
+	Cost              *float64 `json:"cost,omitempty"`
+	SessionCost       *float64 `json:"sessionCost,omitempty"`
+	Currency          string   `json:"currency,omitempty"`
+	SessionTokens     int64    `json:"sessionTokens,omitempty"`
+	Estimated         bool     `json:"estimated,omitempty"`
+	Unpriced          bool     `json:"unpriced,omitempty"`
 }
 
 // ToolContent is one piece of what a call produced, in the Agent Client
@@ -223,7 +259,10 @@ type TurnUndoParams struct {
 
 // TurnUndoResult is turn/undo's result (and an undo history item's undo).
 type TurnUndoResult struct {
-	TurnID      string         `json:"turnId"`
+	TurnID string `json:"turnId"`
+	// Question is the first words of the turn's question, to name the turn
+	// for a person (absent when the conversation no longer holds it).
+	Question    string         `json:"question,omitempty"`
 	Restored    []string       `json:"restored"`
 	Conflicts   []UndoConflict `json:"conflicts,omitempty"`
 	NotUndoable []NotUndoable  `json:"notUndoable,omitempty"`

@@ -21,6 +21,14 @@ var routes = map[string]route{
 	// A turn's file changes are put back through the session's file access
 	// (the editor may be asked): it changes things, so it runs to its end.
 	"turn/undo": {handle: handleTurnUndo, order: BySession},
+	// Words for a running turn are queued at once: they must not wait
+	// behind the session's other requests (the turn is what they join).
+	MethodTurnSteer: {handle: handleTurnSteer},
+	// A rollback undoes files like turn/undo: it runs to its end.
+	MethodTurnRollback: {handle: handleTurnRollback, order: BySession},
+	MethodSessionFork:  {handle: handleSessionFork, order: BySession},
+	// A review computes its diff (git, bounded) and starts a turn.
+	MethodReviewStart: {handle: handleReviewStart, order: BySession, before: NotifyTurnStarted},
 
 	"session/configure": {handle: handleSessionConfigure, order: BySession},
 	"commands/list":     {handle: handleCommandsList, cancellable: true},
@@ -41,9 +49,27 @@ var routes = map[string]route{
 	"mcp/reload":     {handle: handleMCPReload, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
 	"mcp/check":      {handle: handleMCPCheck, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
 	"mcp/login":      {handle: handleMCPLogin, order: InGroup("mcp"), startsInOrder: true, cancellable: true},
+	// Resources for the person (mcp_resources.go): reads, in no order.
+	MethodMCPResources:       {handle: handleMCPResources, cancellable: true},
+	MethodCompletionComplete: {handle: handleCompletionComplete, cancellable: true},
+	MethodMCPReadResource:    {handle: handleMCPReadResource, cancellable: true},
+
+	// A server's changed instructions, accepted (mcpinstr.go).
+	MethodMCPAcceptInstructions: {handle: handleMCPAcceptInstructions, order: InGroup("mcp")},
 
 	"grants/list":   {handle: handleGrantsList, order: InGroup("grants"), cancellable: true},
 	"grants/revoke": {handle: handleGrantsRevoke, order: InGroup("grants")},
+
+	// Worktrees (worktree.go): git in the session's worktree and the
+	// original checkout; apply and remove wait for a running turn's end
+	// no longer than to refuse.
+	MethodWorktreeStatus: {handle: handleWorktreeStatus, order: BySession, cancellable: true},
+	MethodWorktreeApply:  {handle: handleWorktreeApply, order: BySession},
+	MethodWorktreeRemove: {handle: handleWorktreeRemove, order: BySession},
+
+	MethodSkillsList:  {handle: handleSkillsList, cancellable: true},
+	MethodTrustList:   {handle: handleTrustList, order: InGroup("grants"), cancellable: true},
+	MethodTrustRevoke: {handle: handleTrustRevoke, order: InGroup("grants")},
 }
 
 // editorNotifications are the notifications kin handles, in
@@ -58,9 +84,11 @@ var kinRequests = []string{MethodApplyEdit}
 // kinNotifications are the notifications kin sends.
 var kinNotifications = []string{
 	NotifyTurnStarted, NotifyTurnDelta, NotifyTurnReasoning, NotifyTurnToolCall, NotifyTurnUsage, NotifyTurnCompleted, NotifyTurnPlan,
+	NotifyTurnSteered,
 	NotifyCommandsChanged,
 	NotifyApprovalRequest, NotifyApprovalResolved,
 	NotifyElicitationRequest, NotifyElicitationResolved,
-	NotifyMCPStatus, NotifyNotice, NotifyLogMessage,
+	NotifyMCPStatus, NotifyNotice, NotifyLogMessage, NotifyMCPResourceUpdated,
 	NotifyDidChangeFiles,
+	NotifyReviewFinding,
 }

@@ -11,8 +11,8 @@ func (o Options) CommandSandbox() *sandbox.Sandbox {
 	return sandbox.Default()
 }
 
-func sandboxInfo(st sandbox.Status) SandboxInfo {
-	return SandboxInfo{Mode: string(st.Mode), Mechanism: st.Mechanism, Confined: st.Confined, Reason: st.Reason, Hint: st.Hint}
+func sandboxInfo(st sandbox.Status, probed bool) SandboxInfo {
+	return SandboxInfo{Mode: string(st.Mode), Mechanism: st.Mechanism, Confined: st.Confined, Reason: st.Reason, Hint: st.Hint, Probing: !probed}
 }
 
 // sandboxNotices says at start, once per connection, what a person must

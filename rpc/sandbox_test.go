@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/rpc"
@@ -151,7 +152,7 @@ func TestConfinedSaysNothingAtStartAndShowsWhatIsWritable(t *testing.T) {
 	req := ed.Wait("approval/request", rpctest.Field("callId", "c1"))
 	sb, _ := req["sandbox"].(map[string]any)
 	writable := fmt.Sprint(sb["writable"])
-	if sb["confined"] != true || sb["network"] != false || writable != fmt.Sprintf("[%s %s]", e.WS, filepath.Join(e.Home, "cache", "sandbox")) || req["warning"] != nil {
+	if sb["confined"] != true || sb["network"] != false || writable != fmt.Sprintf("[%s %s]", e.WS, filepath.Join(e.Home, "cache", "sandbox", boundary.FolderID(e.WS))) || req["warning"] != nil {
 		t.Errorf("approval %v", req)
 	}
 	c := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "c1"), rpctest.Field("status", "completed")))

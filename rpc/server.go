@@ -367,6 +367,9 @@ func toRPCError(err error) *jsonrpc2.Error {
 	switch {
 	case errors.As(err, &re):
 		return re
+	case isWorktreeError(err):
+		re, _ := worktreeError(err)
+		return re
 	case errors.Is(err, agent.ErrSessionNotFound):
 		return &jsonrpc2.Error{Code: CodeSessionNotFound, Message: err.Error()}
 	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
@@ -374,12 +377,18 @@ func toRPCError(err error) *jsonrpc2.Error {
 	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand),
 		errors.As(err, new(*agent.PartError)):
 		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: err.Error()}
+	case errors.Is(err, agent.ErrTurnEnded):
+		return &jsonrpc2.Error{Code: CodeTurnEnded, Message: err.Error()}
 	case errors.Is(err, agent.ErrNotConfigured):
 		return &jsonrpc2.Error{Code: CodeNotConfigured, Message: err.Error()}
 	case errors.Is(err, ask.ErrUnknown), errors.Is(err, errNotFound), errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer):
-		return &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	case errors.Is(err, permission.ErrNotAnOption), errors.Is(err, errInvalidAnswer), errors.Is(err, ask.ErrOutdated):
+		e := &jsonrpc2.Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+		if d := answerErrorData(err); d != nil {
+			e.SetError(d)
+		}
+		return e
 	}
 	return &jsonrpc2.Error{Code: CodeInternalError, Message: err.Error()}
 }

@@ -21,11 +21,17 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 		return nil, err
 	}
 	svc, _ := s.service()
-	opened, err := svc.NewSession(agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode), Model: p.Model, Effort: p.Effort})
+	o := agent.SessionOptions{Title: p.Title, Roots: roots, Mode: permission.Mode(p.Mode), Model: p.Model, Effort: p.Effort, Origin: p.Origin}
+	if p.Worktree != nil && p.Worktree.Want != nil {
+		o.Worktree = &agent.WorktreeOptions{Branch: p.Worktree.Want.Branch}
+	}
+	opened, err := svc.NewSession(o)
 	if err != nil {
 		return nil, err
 	}
-	return SessionResult{Session: sessionInfo(opened.Info), Model: opened.Model, Effort: opened.Effort,
+	info := sessionInfo(opened.Info)
+	withWorktree(s, &info)
+	return SessionResult{Session: info, Model: opened.Model, Effort: opened.Effort,
 		Instructions: instructionFiles(opened.Instructions)}, nil
 }
 
@@ -66,19 +72,6 @@ func SessionRoots(cwd string, extra []string) ([]string, error) {
 	return roots, nil
 }
 
-func handleSessionList(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
-	svc, _ := s.service()
-	list, err := svc.ListSessions()
-	if err != nil {
-		return nil, err
-	}
-	out := SessionListResult{Sessions: []SessionInfo{}}
-	for _, i := range list {
-		out.Sessions = append(out.Sessions, sessionInfo(i))
-	}
-	return out, nil
-}
-
 func sessionID(params json.RawMessage) (string, error) {
 	var p SessionIDParams
 	if err := decode(params, &p); err != nil {
@@ -106,14 +99,17 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	out := SessionResumeResult{Session: sessionInfo(res.Info), History: make([]HistoryItem, 0, len(res.History)),
-		Cursor: res.Cursor, Pending: pending(s.asks, p.SessionID), RunningTurnID: res.RunningTurnID,
+	out := SessionResumeResult{Session: sessionInfoWithWorktree(s, res.Info), History: make([]HistoryItem, 0, len(res.History)),
+		Cursor: res.Cursor, Pending: pending(s, p.SessionID), RunningTurnID: res.RunningTurnID,
 		Model: res.Model, Effort: res.Effort, Instructions: instructionFiles(res.Instructions)}
 	for _, h := range res.History {
 		out.History = append(out.History, historyItem(h))
 	}
 	if res.ReadOnly != nil {
 		out.ReadOnly, out.ReadOnlyReason = true, res.ReadOnly.Error()
+	}
+	for _, f := range res.Findings {
+		out.Findings = append(out.Findings, reviewFinding(p.SessionID, f.TurnID, f))
 	}
 	return out, nil
 }
@@ -132,14 +128,15 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 
 func sessionInfo(i session.Info) SessionInfo {
 	return SessionInfo{SessionID: i.SessionID, Title: i.Title, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, Turns: i.Turns,
-		Cwd: i.Cwd, AdditionalDirectories: i.AdditionalDirectories, Mode: i.Mode}
+		Cwd: i.Cwd, AdditionalDirectories: i.AdditionalDirectories, Mode: i.Mode, Origin: i.Origin, ParentID: i.ParentID}
 }
 
 func historyItem(h session.HistoryItem) HistoryItem {
-	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
-		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content),
+	out := HistoryItem{Type: h.Type, TurnID: h.TurnID, Text: h.Text, Refusal: h.Refusal, CallID: h.CallID, Name: h.Name, Kind: string(h.Kind),
+		Title: h.Title, Arguments: h.Arguments, Status: h.Status, Output: h.Output, Content: toolContent(h.Content), ModelSaw: modelSaw(h.Saw), Links: resourceLinks(h.Links),
 		RequestID: h.RequestID, Decision: h.Decision, Reason: h.Reason, ApprovalKind: h.ApprovalKind, Error: h.Error,
-		Server: h.Server, Mode: h.Mode, Source: h.Source, Parts: inputParts(h.Parts), Model: h.Model, Effort: h.Effort, Changed: h.Changed}
+		Server: h.Server, Mode: h.Mode, Source: h.Source, Parts: inputParts(h.Parts), Model: h.Model, Effort: h.Effort, Changed: h.Changed,
+		Subagent: subagentRef(h.Subagent)}
 	if len(h.Files) > 0 {
 		out.Files = instructionFiles(h.Files)
 	}
@@ -150,6 +147,14 @@ func historyItem(h session.HistoryItem) HistoryItem {
 		u := undoResult(*h.Undo)
 		out.Undo = &u
 	}
+	if h.Rollback != nil {
+		rb := rollbackResult(*h.Rollback)
+		out.Rollback = &rb
+	}
+	if h.Fork != nil {
+		out.Fork = &ForkRef{SessionID: h.Fork.SessionID, TurnID: h.Fork.TurnID}
+	}
+	out.RolledBack = h.RolledBack
 	if h.Approved != nil {
 		d := approvalDetails(*h.Approved)
 		out.Approved = &d
@@ -166,4 +171,11 @@ func (s *Server) workspace() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.roots
+}
+
+// sessionInfoWithWorktree is sessionInfo with the session's worktree.
+func sessionInfoWithWorktree(s *Server, i session.Info) SessionInfo {
+	info := sessionInfo(i)
+	withWorktree(s, &info)
+	return info
 }

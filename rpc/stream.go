@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -32,10 +33,58 @@ type lspFraming struct {
 	// only then are written responses checked for one.
 	aliased atomic.Bool
 	onBad   func(error)
+	// over is the rest of a frame over MaxFrame that was answered before
+	// all of it was read (nil: none); reading skips it first.
+	over *overFrame
+}
+
+// overFrame is a frame over MaxFrame being skipped.
+type overFrame struct {
+	n, read int64 // its Content-Length, and how much of it was read
+	sc      bodyScan
 }
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream {
-	return NewObjectStream(rwc, func(r *bufio.Reader) Framing { return &lspFraming{r: r, onBad: onBad} }, onBad, onGone)
+	return newObjectStream(rwc, func(r *bufio.Reader) Framing { return &lspFraming{r: r, onBad: onBad} }, onBad, onGone, streamingDelta)
+}
+
+// streamingDelta recognises kin serve's notifications that carry a piece of
+// a stream (turn/delta's and turn/reasoning's text, a running call's
+// outputDelta): consecutive pieces of one stream waiting to be written are
+// joined into one notification (see ObjectStream). The stream is the
+// method and every other param, which must be equal.
+func streamingDelta(data []byte) (mergeKey, bool) {
+	if !bytes.HasPrefix(data, []byte(`{"jsonrpc":"2.0","method":"turn/`)) {
+		return mergeKey{}, false
+	}
+	var m struct {
+		Method string                     `json:"method"`
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return mergeKey{}, false
+	}
+	field := ""
+	switch m.Method {
+	case NotifyTurnDelta, NotifyTurnReasoning:
+		field = "text"
+	case NotifyTurnToolCall:
+		field = "outputDelta"
+	default:
+		return mergeKey{}, false
+	}
+	var text string
+	if raw, ok := m.Params[field]; !ok || json.Unmarshal(raw, &text) != nil || text == "" {
+		return mergeKey{}, false
+	}
+	rest := make([]string, 0, len(m.Params))
+	for k, v := range m.Params {
+		if k != field {
+			rest = append(rest, k+"="+string(v))
+		}
+	}
+	slices.Sort(rest)
+	return mergeKey{stream: m.Method + "\x00" + strings.Join(rest, "\x00"), field: field, method: m.Method, params: m.Params, text: text}, true
 }
 
 // Frame implements Framing.
@@ -78,6 +127,11 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 // value ends before its Content-Length (too long) is answered, and what
 // follows it is read as the next frame rather than swallowed.
 func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
+	if s.over != nil {
+		if err := s.skipOver(false); err != nil {
+			return nil, nil, err
+		}
+	}
 	if s.resync {
 		if err := s.skipToHeader(); err != nil {
 			return nil, nil, err
@@ -209,16 +263,16 @@ func (s *lspFraming) skipToHeader() error {
 
 // readBody reads a body of n bytes through a scanner (bodyscan.go), which
 // finds the request id and where the JSON value ends: a body over MaxFrame
-// is skipped as it streams past and answered with its own id, and a value
-// that ends before n bytes, followed by more than blank space, means the
-// Content-Length was wrong: it is answered and the rest is the next frame.
+// is skipped (see skipOver), and a value that ends before n bytes, followed
+// by more than blank space, means the Content-Length was wrong: it is
+// answered and the rest is the next frame.
 func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
-	var sc bodyScan
-	keep := n <= MaxFrame
-	var body []byte
-	if keep {
-		body = make([]byte, 0, min(n, 64<<10))
+	if n > MaxFrame {
+		s.over = &overFrame{n: n}
+		return nil, nil, s.skipOver(true)
 	}
+	var sc bodyScan
+	body := make([]byte, 0, min(n, 64<<10))
 	read := int64(0)
 	for read < n && !sc.ended() {
 		if _, err := s.r.Peek(1); err != nil {
@@ -226,9 +280,7 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		}
 		chunk, _ := s.r.Peek(int(min(int64(s.r.Buffered()), n-read)))
 		used := sc.feed(chunk)
-		if keep {
-			body = append(body, chunk[:used]...)
-		}
+		body = append(body, chunk[:used]...)
 		_, _ = s.r.Discard(used)
 		read += int64(used)
 	}
@@ -243,10 +295,64 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		_, _ = s.r.Discard(1)
 		read++
 	}
-	if !keep {
-		return nil, nil, &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", n, MaxFrame), sc.id}
-	}
 	return bytes.TrimSpace(body), sc.id, nil
+}
+
+// skipOver reads on through a frame over MaxFrame (s.over), keeping none of
+// it. With answer set it returns the frame's *Skipped as soon as it knows
+// what to answer with, never waiting for bytes it does not need: the id was
+// read, the JSON value ended (a Content-Length of 10 GB on a small request
+// is answered at once, with the request's id), or the body is not an
+// object. The rest is skipped at the start of the next read: up to its
+// Content-Length as it streams past, and only blank space after its value
+// ended, else what follows is the next frame (the length was wrong); a
+// body that is not JSON has no end kin can find, and reading skips to the
+// next Content-Length header.
+func (s *lspFraming) skipOver(answer bool) error {
+	o := s.over
+	skipped := func() error {
+		return &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", o.n, MaxFrame), o.sc.id}
+	}
+	for o.read < o.n && !o.sc.ended() {
+		if o.sc.opaque {
+			// Not JSON: where it ends is unknown, so the next frame is
+			// looked for as after a header without a length.
+			s.over, s.resync = nil, true
+			if answer {
+				return skipped()
+			}
+			return nil
+		}
+		if answer && o.sc.id != nil {
+			return skipped()
+		}
+		if _, err := s.r.Peek(1); err != nil {
+			return unexpectedEOF(err)
+		}
+		chunk, _ := s.r.Peek(int(min(int64(s.r.Buffered()), o.n-o.read)))
+		used := o.sc.feed(chunk)
+		_, _ = s.r.Discard(used)
+		o.read += int64(used)
+	}
+	if answer {
+		return skipped()
+	}
+	for o.read < o.n {
+		b, err := s.r.Peek(1)
+		if err != nil {
+			return unexpectedEOF(err)
+		}
+		if !isSpace(b[0]) {
+			if s.onBad != nil {
+				s.onBad(fmt.Errorf("a message's Content-Length %d was more than its %d bytes; what follows was read as the next message", o.n, o.read))
+			}
+			break
+		}
+		_, _ = s.r.Discard(1)
+		o.read++
+	}
+	s.over = nil
+	return nil
 }
 
 func unexpectedEOF(err error) error {

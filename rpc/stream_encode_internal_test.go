@@ -48,6 +48,9 @@ func frames(t *testing.T, s jsonrpc2.ObjectStream, c *capture) []byte {
 	if _, err := conn.DispatchCall(ctx, "approval/request", params); err != nil {
 		t.Fatal(err)
 	}
+	if os, ok := s.(*ObjectStream); ok {
+		os.AwaitWritten() // kin writes from its outbox
+	}
 	return c.bytes()
 }
 

@@ -157,3 +157,41 @@ func TestLongHeaderLineThenGoodFrame(t *testing.T) {
 		t.Errorf("reading one header line allocated %d MiB", grew>>20)
 	}
 }
+
+// A Content-Length no frame can have (over the cap, past what an int64
+// holds) is answered at once, from what was sent, never after waiting for
+// a body that will not come; the connection keeps serving. Nothing more is
+// written before the answer is read.
+func TestImpossibleContentLengthIsAnsweredAtOnce(t *testing.T) {
+	for name, tc := range map[string]struct {
+		length string
+		id     string // the id the answer carries
+	}{
+		"10 GB":          {"10737418240", "5"},
+		"over the cap":   {fmt.Sprint(rpc.MaxFrame + 1), "5"},
+		"int64 max":      {"9223372036854775807", "5"},
+		"2^64-1":         {"18446744073709551615", "null"}, // no length at all: the body is not read
+		"10 GB, no id":   {"10737418240", "null"},
+		"10 GB, no JSON": {"10737418240", "null"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := rawEditor(t)
+			body := listReq(5)
+			switch name {
+			case "10 GB, no id":
+				body = `{"jsonrpc":"2.0","method":"session/list","params":{}}`
+			case "10 GB, no JSON":
+				body = `hello`
+			}
+			r.Write("Content-Length: " + tc.length + "\r\n\r\n" + body)
+			f := refused(t, r, tc.id, rpc.CodeInvalidRequest)
+			if !strings.Contains(f.Error.Message, "Content-Length") && !strings.Contains(f.Error.Message, "limit") {
+				t.Errorf("message %q does not name the problem", f.Error.Message)
+			}
+			r.Write(rpctest.Framed(listReq(6)))
+			answered(t, r, "6")
+			r.Write(rpctest.Framed(listReq(7)))
+			answered(t, r, "7")
+		})
+	}
+}

@@ -11,20 +11,24 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
 // Mask is what a secret is replaced with wherever kin shows or writes it.
-const Mask = "●●●●"
+const Mask = boundary.Mask
 
 // secretKey matches object keys whose string values are secrets.
-var secretKey = regexp.MustCompile(`(?i)(authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|client[-_]?secret|bearer)`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(authorization|token|secret|password|passwd|api[-_]?key|cookie|credential|private[-_]?key|client[-_]?secret|bearer)`)
+})
 
 // MaskSecrets returns a copy of a JSON document with secret values masked:
 // every value under "headers" or "env", string values of keys that name
 // secrets, and URLs as mcp/list shows them (config.MaskURL: no userinfo,
-// every query value and any fragment masked; a "url" value in full, a URL
-// inside other text when it has userinfo, a query or a fragment). It is
+// every query value masked, a fragment's key=value values masked; a "url"
+// value in full, a URL inside other text when it has userinfo, a query or
+// a fragment). It is
 // used for the trace and anywhere a message is logged.
 func MaskSecrets(doc []byte) []byte {
 	var v any
@@ -45,7 +49,7 @@ func maskValue(v any, all bool) any {
 			switch {
 			case k == "headers" || k == "env":
 				x[k] = maskValue(val, true)
-			case all || secretKey.MatchString(k):
+			case all || secretKey().MatchString(k):
 				if _, isStr := val.(string); isStr {
 					x[k] = Mask
 				} else {
@@ -76,21 +80,9 @@ func maskValue(v any, all bool) any {
 	return v
 }
 
-// urlToken is a URL inside text.
-var urlToken = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
-
-// maskURLs masks the URLs in s that may carry a secret.
-func maskURLs(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return urlToken.ReplaceAllStringFunc(s, func(u string) string {
-		if !strings.ContainsAny(u, "@?#") {
-			return u
-		}
-		return config.MaskURL(u)
-	})
-}
+// maskURLs masks the URLs in s that may carry a secret (boundary.MaskURLs:
+// userinfo, query values, key=value fragments; a plain #anchor stays).
+func maskURLs(s string) string { return boundary.MaskURLs(s) }
 
 // documentText are the methods that carry the content of the person's
 // buffers: a .env open in the editor must not end up in a trace, and a

@@ -70,8 +70,9 @@ func TestTraceRecordsBothDirectionsWithoutSecrets(t *testing.T) {
 }
 
 // URLs in a trace are masked as mcp/list shows them: an mcp/add or
-// mcp/update with a password in the URL or a key in its query leaves
-// neither in the trace.
+// mcp/update with a password in the URL, a key in its query or a token in
+// a key=value fragment leaves none of them in the trace; a plain #anchor is
+// no secret and stays (issue 23: people attach traces to bug reports).
 func TestTraceMasksURLSecretsAsMCPListDoes(t *testing.T) {
 	e := newEnv(t)
 	var trace lockedBuffer
@@ -81,15 +82,20 @@ func TestTraceMasksURLSecretsAsMCPListDoes(t *testing.T) {
 	ed.Initialize(e.WS)
 	for _, method := range []string{"mcp/add", "mcp/update"} {
 		_ = ed.Call(method, map[string]any{"scope": "project", "name": "x", "config": map[string]any{
-			"type": "http", "url": "https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#frag-canary"}}, nil)
+			"type": "http", "url": "https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#access_token=frag-canary"}}, nil)
 	}
+	_ = ed.Call("mcp/add", map[string]any{"scope": "project", "name": "y", "config": map[string]any{
+		"type": "http", "url": "https://mcp.example.com/docs#tool-calls"}}, nil)
 	got := trace.String()
+	if !strings.Contains(got, "#tool-calls") {
+		t.Error("the trace masked a URL fragment that is an anchor")
+	}
 	for _, secret := range []string{"pw-canary", "key-canary", "frag-canary", "ana:"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("%s reached the trace", secret)
 		}
 	}
-	want, _ := json.Marshal(config.MaskURL("https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#frag-canary"))
+	want, _ := json.Marshal(config.MaskURL("https://ana:pw-canary@mcp.example.com/mcp?api_key=key-canary&v=2#access_token=frag-canary"))
 	if !strings.Contains(got, string(want)) {
 		t.Errorf("the trace does not show the URL as mcp/list would (%s):\n%s", want, got)
 	}

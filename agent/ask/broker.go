@@ -38,16 +38,36 @@ const (
 	ReasonCancelled    = "cancelled"    // its context ended (the turn was cancelled)
 	ReasonDisconnected = "disconnected" // the editor went away
 	ReasonShutdown     = "shutdown"     // kin shut down
+	// ReasonCallEnded: the tool call the question was asked for ended
+	// without it (it failed, or the server answered it without waiting).
+	ReasonCallEnded = "call_ended"
+	// ReasonServerGone: the MCP server that asked stopped, or its
+	// connection was lost.
+	ReasonServerGone = "server_gone"
 )
+
+// Ended is the cause to cancel a question's context with when what it was
+// asked for is gone: the question is resolved with Reason instead of
+// ReasonCancelled.
+type Ended struct{ Reason string }
+
+func (e *Ended) Error() string { return "the question is no longer asked: " + e.Reason }
 
 // Question is one thing the person is asked.
 type Question struct {
 	ID        string // set by Ask
 	Kind      Kind
 	SessionID string // "" for a question of no session (a server launch, a sign-in)
+	// ParentSessionID is, for a subagent's question, the session the
+	// subagent works for: the question is that session's too (Pending,
+	// RefuseAll), so an editor showing it shows the question.
+	ParentSessionID string
 	// Body is what the front end shows (for example a permission.Request);
 	// the broker never looks inside.
 	Body any
+	// Revision counts the times Body was replaced while the question
+	// waited (Policy.Revise): 0 for the question as first asked.
+	Revision int
 }
 
 // Answer is how a question ended.
@@ -58,6 +78,11 @@ type Answer struct {
 	// Content is an accepted form's content, as the Policy's Check kept it.
 	Content map[string]any
 	Reason  string
+	// Revision is the revision of the question the answer was given to
+	// (Question.Revision): an answer to one that was replaced since is
+	// refused (ErrOutdated). A refusal on the person's behalf carries the
+	// revision that was current.
+	Revision int
 }
 
 // Policy is the asker's rule for its question.
@@ -69,10 +94,18 @@ type Policy struct {
 	// Refusal is the Choice given on the person's behalf when nobody
 	// answered ("deny", "cancel").
 	Refusal string
+	// Revise, when set, brings new Bodies while the question waits (what
+	// it shows changed: the file a diff was made from was typed into).
+	// Each replaces the Body, takes the next Revision and is asked again
+	// (Notifier.Asked) under the same ID; answers to the one before are
+	// refused from then on. It is read until the question is resolved.
+	Revise <-chan any
 }
 
 // Notifier carries questions and resolutions to the person. It is called
-// outside the broker's lock, once per question each, in that order.
+// outside the broker's lock: Asked once per question and once more per
+// revision of it (the same ID, the next Revision), then Resolved once, in
+// that order.
 type Notifier interface {
 	Asked(Question)
 	Resolved(Question, Answer)
@@ -80,6 +113,11 @@ type Notifier interface {
 
 // ErrUnknown is returned by Respond for an id that is not pending.
 var ErrUnknown = errors.New("no pending request with that id (already resolved?)")
+
+// ErrOutdated is returned by Respond for an answer to a revision of the
+// question that was replaced since: the person did not see what is asked
+// now. The question stays open.
+var ErrOutdated = errors.New("the question changed since it was shown")
 
 type pending struct {
 	q      Question
@@ -116,7 +154,9 @@ func prefix(k Kind) string {
 }
 
 // Ask puts q to the person and waits for the answer, for ctx to end (the
-// question is then refused with ReasonCancelled) or for Close. The returned
+// question is then refused with ReasonCancelled, or the Reason of an
+// *Ended cause) or for Close. The clocks of ctx (WithTimeout) are held
+// while it waits. The returned
 // answer is the one the resolution carried. After Close it returns the
 // refusal at once without asking.
 func (b *Broker) Ask(ctx context.Context, q Question, pol Policy) (Question, Answer) {
@@ -133,15 +173,54 @@ func (b *Broker) Ask(ctx context.Context, q Question, pol Policy) (Question, Ans
 	b.pend[q.ID] = p
 	b.mu.Unlock()
 
+	// The person's time does not count against a limit set for what asks
+	// (an MCP call's timeout: see WithTimeout).
+	resume := Hold(ctx)
 	b.n.Asked(q)
 	var a Answer
-	select {
-	case a = <-p.answer:
-	case <-ctx.Done():
-		a = b.settle(p, Answer{Choice: pol.Refusal, Reason: ReasonCancelled})
+	revise := pol.Revise
+wait:
+	for {
+		select {
+		case a = <-p.answer:
+			break wait
+		case <-ctx.Done():
+			reason := ReasonCancelled
+			var e *Ended
+			if errors.As(context.Cause(ctx), &e) {
+				reason = e.Reason
+			}
+			a = b.settle(p, Answer{Choice: pol.Refusal, Reason: reason})
+			break wait
+		case body, ok := <-revise:
+			if !ok {
+				revise = nil
+				continue
+			}
+			if rq, still := b.revise(p, body); still {
+				b.n.Asked(rq)
+			}
+		}
 	}
+	resume()
+	b.mu.Lock()
+	q = p.q
+	b.mu.Unlock()
 	b.n.Resolved(q, a)
 	return q, a
+}
+
+// revise replaces a pending question's Body with the next revision, and
+// reports whether it is still pending (an answer may have come first).
+func (b *Broker) revise(p *pending, body any) (Question, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pend[p.q.ID] != p {
+		return Question{}, false
+	}
+	p.q.Body = body
+	p.q.Revision++
+	return p.q, true
 }
 
 // settle removes p and returns fallback, unless someone answered first:
@@ -150,6 +229,7 @@ func (b *Broker) settle(p *pending, fallback Answer) Answer {
 	b.mu.Lock()
 	if b.pend[p.q.ID] == p {
 		delete(b.pend, p.q.ID)
+		fallback.Revision = p.q.Revision
 		b.mu.Unlock()
 		return fallback
 	}
@@ -166,11 +246,15 @@ func (b *Broker) Respond(k Kind, id string, a Answer) error {
 	if !ok || p.q.Kind != k {
 		return ErrUnknown
 	}
+	if a.Revision != p.q.Revision {
+		return fmt.Errorf("%w: the answer is to revision %d, and revision %d is shown now", ErrOutdated, a.Revision, p.q.Revision)
+	}
 	if p.pol.Check != nil {
 		kept, err := p.pol.Check(a)
 		if err != nil {
 			return err
 		}
+		kept.Revision = a.Revision
 		a = kept
 	}
 	a.Reason = ReasonPerson
@@ -179,8 +263,8 @@ func (b *Broker) Respond(k Kind, id string, a Answer) error {
 	return nil
 }
 
-// RefuseAll refuses every pending question (of one session, or all when
-// sessionID is "") for reason.
+// RefuseAll refuses every pending question (of one session and its
+// subagents, or all when sessionID is "") for reason.
 func (b *Broker) RefuseAll(sessionID, reason string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -189,9 +273,9 @@ func (b *Broker) RefuseAll(sessionID, reason string) {
 
 func (b *Broker) refuseLocked(sessionID, reason string) {
 	for id, p := range b.pend {
-		if sessionID == "" || p.q.SessionID == sessionID {
+		if sessionID == "" || p.q.SessionID == sessionID || p.q.ParentSessionID == sessionID {
 			delete(b.pend, id)
-			p.answer <- Answer{Choice: p.pol.Refusal, Reason: reason}
+			p.answer <- Answer{Choice: p.pol.Refusal, Reason: reason, Revision: p.q.Revision}
 		}
 	}
 }
@@ -207,21 +291,25 @@ func (b *Broker) Close(reason string) {
 }
 
 // Pending lists the questions still waiting, oldest first: those of one
-// session and those of no session (a server launch, a sign-in), which any
-// editor may answer.
+// session (its subagents' included) and those of no session (a server
+// launch, a sign-in), which any editor may answer.
 func (b *Broker) Pending(sessionID string) []Question {
+	type entry struct {
+		q   Question
+		seq uint64
+	}
 	b.mu.Lock()
-	var ps []*pending
+	var es []entry
 	for _, p := range b.pend {
-		if p.q.SessionID == "" || p.q.SessionID == sessionID {
-			ps = append(ps, p)
+		if p.q.SessionID == "" || p.q.SessionID == sessionID || p.q.ParentSessionID == sessionID {
+			es = append(es, entry{p.q, p.seq}) // a copy: a revision replaces p.q
 		}
 	}
 	b.mu.Unlock()
-	sort.Slice(ps, func(i, j int) bool { return ps[i].seq < ps[j].seq })
-	out := make([]Question, len(ps))
-	for i, p := range ps {
-		out[i] = p.q
+	sort.Slice(es, func(i, j int) bool { return es[i].seq < es[j].seq })
+	out := make([]Question, len(es))
+	for i, e := range es {
+		out[i] = e.q
 	}
 	return out
 }

@@ -189,3 +189,61 @@ func sameSet(a, b []string) bool {
 	}
 	return true
 }
+
+// A question whose Body is revised while it waits is asked again under the
+// same id with the next revision; an answer to an older revision is
+// refused and leaves it open; the answer says which revision it was given
+// to, and Pending shows the latest.
+func TestARevisedQuestionRefusesAnswersToTheOldOne(t *testing.T) {
+	r := newRecorder()
+	b := ask.New(r)
+	revise := make(chan any)
+	q, done := askAsync(b, r, context.Background(), ask.Question{Kind: ask.KindApproval, SessionID: "s1", Body: "diff 1"},
+		ask.Policy{Refusal: "deny", Revise: revise})
+	if q.Revision != 0 || q.Body != "diff 1" {
+		t.Fatalf("first %+v", q)
+	}
+	revise <- "diff 2"
+	q2 := <-r.asked
+	if q2.ID != q.ID || q2.Revision != 1 || q2.Body != "diff 2" {
+		t.Fatalf("revised %+v", q2)
+	}
+	if p := b.Pending("s1"); len(p) != 1 || p[0].Body != "diff 2" || p[0].Revision != 1 {
+		t.Errorf("pending %+v", p)
+	}
+	err := b.Respond(ask.KindApproval, q.ID, ask.Answer{Choice: "allow_once"})
+	if !errors.Is(err, ask.ErrOutdated) {
+		t.Fatalf("an answer to revision 0: %v", err)
+	}
+	if err := b.Respond(ask.KindApproval, q.ID, ask.Answer{Choice: "allow_once", Revision: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-done; a.Choice != "allow_once" || a.Revision != 1 || a.Reason != ask.ReasonPerson {
+		t.Errorf("answer %+v", a)
+	}
+	if got := r.resolutions(); len(got) != 1 || got[0] != q.ID+" allow_once person" {
+		t.Errorf("resolved %v", got)
+	}
+	// A revision that comes after the answer is not asked.
+	close(revise)
+	select {
+	case extra := <-r.asked:
+		t.Errorf("asked after the answer: %+v", extra)
+	default:
+	}
+}
+
+// A refusal on the person's behalf carries the revision that was shown.
+func TestARefusedRevisedQuestionSaysWhichRevision(t *testing.T) {
+	r := newRecorder()
+	b := ask.New(r)
+	ctx, cancel := context.WithCancel(context.Background())
+	revise := make(chan any)
+	_, done := askAsync(b, r, ctx, ask.Question{Kind: ask.KindApproval, Body: "v0"}, ask.Policy{Refusal: "deny", Revise: revise})
+	revise <- "v1"
+	<-r.asked
+	cancel()
+	if a := <-done; a.Choice != "deny" || a.Revision != 1 || a.Reason != ask.ReasonCancelled {
+		t.Errorf("refusal %+v", a)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"math"
 	"net/mail"
 	"net/url"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -51,39 +54,71 @@ type Field struct {
 
 	Format               string // strings: email, uri, date, date-time
 	MinLength, MaxLength *int   // strings, in characters
-	Minimum, Maximum     *float64
-	Choices              []Choice // enum and multi_select
-	MinItems, MaxItems   *int     // multi_select
+	// Pattern is a string's regular expression (JSON Schema's pattern,
+	// not anchored), one Go's regexp compiles (see CompilePattern).
+	Pattern            string
+	Minimum, Maximum   *float64
+	Choices            []Choice // enum and multi_select
+	MinItems, MaxItems *int     // multi_select
 }
 
 // Check returns the content to send when content answers the form: only its
 // fields, every required one present, each value of its field's type and
 // within its limits. Integers come back as int64 and selections as
-// []string. The error names the first field that does not fit, so a person
-// can be told what to fix; nothing partial is ever returned.
+// []string. When it does not fit, the error is FieldErrors naming every
+// field that does not (in the form's order, unknown names last), so that a
+// person can be asked again for just those; nothing partial is ever
+// returned.
 func Check(fields []Field, content map[string]any) (map[string]any, error) {
-	byName := make(map[string]Field, len(fields))
-	for _, f := range fields {
-		byName[f.Name] = f
-	}
+	var bad FieldErrors
 	out := make(map[string]any, len(content))
-	for k, v := range content {
-		f, ok := byName[k]
+	for _, f := range fields {
+		v, ok := content[f.Name]
 		if !ok {
-			return nil, fmt.Errorf("unknown field %q", k)
+			if f.Required {
+				bad = append(bad, FieldError{Field: f.Name, Message: "is required"})
+			}
+			continue
 		}
 		kept, err := value(f, v)
 		if err != nil {
-			return nil, fmt.Errorf("field %q %v", k, err)
+			bad = append(bad, FieldError{Field: f.Name, Message: err.Error()})
+			continue
 		}
-		out[k] = kept
+		out[f.Name] = kept
 	}
-	for _, f := range fields {
-		if _, ok := out[f.Name]; f.Required && !ok {
-			return nil, fmt.Errorf("field %q is required", f.Name)
+	var unknown []string
+	for k := range content {
+		if !slices.ContainsFunc(fields, func(f Field) bool { return f.Name == k }) {
+			unknown = append(unknown, k)
 		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		bad = append(bad, FieldError{Field: k, Message: "is not a field of this form"})
+	}
+	if len(bad) > 0 {
+		return nil, bad
 	}
 	return out, nil
+}
+
+// FieldError is an answer that does not fit its field: Message says why,
+// after the field's name ("must be at least 0").
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+// FieldErrors are the answers of a form that do not fit, one per field.
+type FieldErrors []FieldError
+
+func (e FieldErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, f := range e {
+		parts[i] = fmt.Sprintf("field %q %s", f.Field, f.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // WithDefaults returns checked content with every field left out that has
@@ -182,6 +217,12 @@ func checkString(f Field, s string) error {
 	if f.MaxLength != nil && n > *f.MaxLength {
 		return fmt.Errorf("allows at most %d characters", *f.MaxLength)
 	}
+	if f.Pattern != "" {
+		re, err := CompilePattern(f.Pattern)
+		if err != nil || !re.MatchString(s) {
+			return fmt.Errorf("must match the pattern %s", f.Pattern)
+		}
+	}
 	switch f.Format {
 	case FormatEmail:
 		a, err := mail.ParseAddress(s)
@@ -237,3 +278,9 @@ func stringList(v any) ([]string, bool) {
 	}
 	return nil, false
 }
+
+// CompilePattern compiles a field's pattern. JSON Schema's patterns are
+// ECMA 262 regular expressions; the ones Go's RE2 also reads (classes,
+// groups, repetition, anchors: what forms use) mean the same in both, and a
+// form with any other is not shown.
+func CompilePattern(p string) (*regexp.Regexp, error) { return regexp.Compile(p) }

@@ -1,6 +1,7 @@
 package ask_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func TestCheckKeepsOnlyAnswersThatFitTheForm(t *testing.T) {
 		{map[string]any{"fish": []any{"fish-1", "fish-1"}}, "twice"},
 		{map[string]any{"fish": []any{"Tuna"}}, `"Tuna" is not one`},
 		{map[string]any{"fish": []any{1.0}}, "list of the choices"},
-		{map[string]any{"extra": 1.0}, `unknown field "extra"`},
+		{map[string]any{"extra": 1.0}, `field "extra" is not a field of this form`},
 	} {
 		content := map[string]any{}
 		for k, v := range good {
@@ -95,5 +96,34 @@ func TestWithDefaultsFillsWhatWasLeftOut(t *testing.T) {
 	want := map[string]any{"n": int64(42), "fish": []string{"b"}, "s": "typed"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+// An answer with several bad fields names every one of them, in the form's
+// order (unknown names last), so that a person is asked again for those
+// only; the good ones are not among them.
+func TestCheckNamesEveryFieldThatDoesNotFit(t *testing.T) {
+	min := 0.0
+	fields := []ask.Field{
+		{Name: "name", Type: ask.TypeString, Required: true},
+		{Name: "code", Type: ask.TypeString, Pattern: `^[A-Z]{3}-\d{2}$`},
+		{Name: "age", Type: ask.TypeInteger, Minimum: &min},
+		{Name: "email", Type: ask.TypeString, Format: ask.FormatEmail},
+	}
+	_, err := ask.Check(fields, map[string]any{"code": "ab-1", "age": -3.0, "email": "ana@example.com", "zz": 1.0})
+	var fe ask.FieldErrors
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v is not FieldErrors", err)
+	}
+	got := []string{}
+	for _, f := range fe {
+		got = append(got, f.Field+" "+f.Message)
+	}
+	want := []string{"name is required", `code must match the pattern ^[A-Z]{3}-\d{2}$`, "age must be at least 0", "zz is not a field of this form"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := ask.Check(fields, map[string]any{"name": "Ana", "code": "ABC-12"}); err != nil {
+		t.Errorf("a matching pattern: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -78,20 +79,20 @@ func (b bashTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 		}
 		timeout = time.Duration(s * float64(time.Second))
 	}
-	ws, err := newWorkspace(env.Roots)
+	ws, err := workspaceOf(env)
 	if err != nil {
 		return nil, fmt.Errorf("bash: %v", err)
 	}
-	cwd := ws.roots[0]
+	cwd := ws.Roots()[0]
 	if args.Cwd != "" {
-		t, err := ws.confined(args.Cwd)
+		t, err := confined(ws, args.Cwd)
 		if err != nil {
 			return nil, fmt.Errorf("bash: cwd: %v", strings.Replace(err.Error(), "this tool only reads inside", "commands only run inside", 1))
 		}
-		cwd = t.abs
+		cwd = t.Abs
 	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("bash: cwd %s is not an existing directory", ws.display(cwd))
+	if fi, err := boundary.Stat(boundary.RealPath(cwd)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("bash: cwd %s is not an existing directory", ws.Display(cwd))
 	}
 	st := b.opts.Sandbox.Status()
 	if st.Refuses() {
@@ -105,19 +106,31 @@ func (b bashTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 		Sandbox: &tool.Sandbox{Confined: st.Confined, Network: true},
 	}
 	var policy *sandbox.Policy
+	var gaps []string
 	if st.Confined {
-		p := commandPolicy(b.opts.Sandbox, ws.roots, args.Network)
-		policy = &p
+		p, prot := commandPolicy(b.opts.Sandbox, ws, args.Network)
+		policy, gaps = &p, prot.Gaps
 		ap.Sandbox.Network = args.Network
 		ap.Sandbox.Writable = p.WritableFolders()
+		var warnings []string
 		if args.Network {
-			ap.Warning = "With network access: this command can connect to any host on the network and to services on this machine. Files outside the writable folders stay read-only."
+			warnings = append(warnings, "With network access: this command can connect to any host on the network and to services on this machine. Files outside the writable folders stay read-only.")
 		}
-		ap.AutoEditAllows = b.opts.Sandbox.Config().AutoApprove && ap.Sandbox.Contained()
+		if len(gaps) > 0 {
+			// fail closed: what kin could not protect, it says, and it
+			// asks every time (no mode, no grant runs it unasked)
+			warnings = append(warnings, "kin cannot keep everything that runs code later read-only for this command: "+strings.Join(gaps, "; ")+".")
+		}
+		ap.Warning = strings.Join(warnings, " ")
+		ap.AutoEditAllows = b.opts.Sandbox.Config().AutoApprove && ap.Sandbox.Contained() && len(gaps) == 0
 	} else {
 		ap.Warning = st.Unconfined()
 	}
 	ap.Grant = commandGrant(cmd, ap.Sandbox)
+	ap.UnsavedFiles, ap.Warning = unsavedNote(env, ws, ap.Warning)
+	if len(gaps) > 0 {
+		ap.AlwaysAsk, ap.Grant = true, nil
+	}
 	return &tool.Action{
 		Approval: ap,
 		Run: func(ctx context.Context, progress func(string)) tool.Result {
@@ -144,12 +157,13 @@ func commandTitle(cmd string) string {
 // when policy is nil (the approval said so), unconfined in a process group
 // of its own.
 func (b bashTool) command(command, cwd string, policy *sandbox.Policy) (*exec.Cmd, func(), error) {
+	env := b.opts.env()
 	if policy != nil {
-		return b.opts.Sandbox.Command(*policy, cwd, b.opts.Env, b.opts.Shell, "-c", command)
+		return b.opts.Sandbox.Command(*policy, cwd, env, b.opts.Shell, "-c", command)
 	}
 	cmd := exec.Command(b.opts.Shell, "-c", command)
 	cmd.Dir = cwd
-	cmd.Env = b.opts.Env
+	cmd.Env = env
 	cmd.SysProcAttr = groupAttr()
 	return cmd, func() {}, nil
 }
@@ -212,9 +226,9 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	case waitErr = <-waitDone:
 		exited = true
 	case <-timer.C:
-		killed = fmt.Sprintf("killed after the timeout of %v", timeout)
+		killed = fmt.Sprintf("killed by kin after the timeout of %v", timeout)
 	case <-ctx.Done():
-		killed = "killed after cancel"
+		killed = "killed by kin after the turn was cancelled"
 	}
 	if !exited {
 		waitErr = killGroup(proc, waitDone, b.opts.KillGrace)
@@ -261,8 +275,17 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	status := tool.StatusCompleted
 	switch {
 	case killed != "":
-		status = tool.StatusUnknown
-		fmt.Fprintf(&sb, "[%s; it may have partially run]\n", killed)
+		// kin knows what happened: the command started, ran until kin
+		// killed it, and printed what is above; what it did until then
+		// stands. The model is told exactly that: a failure, not an
+		// outcome nobody knows (which would need acknowledging).
+		status = tool.StatusFailed
+		how := ""
+		var ee *exec.ExitError
+		if errors.As(waitErr, &ee) {
+			how = " (" + ee.ProcessState.String() + ")"
+		}
+		fmt.Fprintf(&sb, "[%s%s; it had started, so whatever it did before it was stopped stands, possibly half done; the output above is all it printed]\n", killed, how)
 	default:
 		var ee *exec.ExitError
 		switch {

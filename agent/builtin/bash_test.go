@@ -197,8 +197,8 @@ func TestBashStreams(t *testing.T) {
 func TestBashTimeout(t *testing.T) {
 	r, _ := runBash(t, context.Background(), builtin.Options{KillGrace: 300 * time.Millisecond, Sandbox: unconfined.Sandbox},
 		map[string]any{"command": "trap '' TERM; sleep 1000 & echo pid=$!; wait", "timeout": 0.5})
-	wantStatus(t, r, tool.StatusUnknown)
-	wantContains(t, r.Output, "pid=", "killed after the timeout", "it may have partially run")
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "pid=", "killed by kin after the timeout", "it had started")
 	if pid := pidIn(t, r.Output); alive(pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the TERM-ignoring sleep %d outlived the call", pid)
@@ -251,8 +251,8 @@ func runUntilCancelled(t *testing.T, command string) (tool.Result, int) {
 
 func TestBashCancelKillsGroup(t *testing.T) {
 	r, pid := runUntilCancelled(t, "sleep 100 & echo pid=$!; wait")
-	wantStatus(t, r, tool.StatusUnknown)
-	wantContains(t, r.Output, "pid=", "killed after cancel; it may have partially run")
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "pid=", "killed by kin after the turn was cancelled", "it had started")
 	if alive(pid) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("grandchild %d still running after cancel", pid)

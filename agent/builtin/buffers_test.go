@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	kinfiles "github.com/kin-dev/kin/agent/files"
@@ -96,4 +97,33 @@ func TestReadFileReadsOnce(t *testing.T) {
 	if ca.opens != 1 {
 		t.Fatalf("read_file read the file %d times", ca.opens)
 	}
+}
+
+// A command reads the disk: its approval names the open files whose
+// changes it will not see, as a field and in the warning; a clean buffer
+// and a front end without buffers add nothing.
+func TestACommandsApprovalNamesTheUnsavedFiles(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"a.go": "package a\n", "sub/b.go": "package b\n"})
+	plain := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."})
+	if plain.Approval.UnsavedFiles != nil || strings.Contains(plain.Approval.Warning, "unsaved") {
+		t.Fatalf("without an editor: %+v", plain.Approval)
+	}
+	env, _ = withBuffers(t, env, true, filepath.Join(root, "a.go"), "package a\n")
+	clean := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."})
+	if clean.Approval.UnsavedFiles != nil || strings.Contains(clean.Approval.Warning, "unsaved") {
+		t.Fatalf("a clean buffer: %+v", clean.Approval)
+	}
+	o := env.Files.(*kinfiles.Buffers).Overlay
+	b := filepath.Join(root, "sub", "b.go")
+	if _, err := o.Open("file://"+b, b, 1, "package b\n\nvar typed = 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	// Through the wrappers the session's tools get (checkpoints, hooks).
+	env.Files = kinfiles.WithBeforeWrite(env.Files, func(context.Context, kinfiles.Change) error { return nil })
+	a := mustPrepare(t, "bash", env, map[string]any{"command": "go test ./..."}).Approval
+	if strings.Join(a.UnsavedFiles, ",") != "sub/b.go" {
+		t.Fatalf("unsavedFiles %q", a.UnsavedFiles)
+	}
+	wantContains(t, a.Warning, "The command sees the saved files, not the unsaved changes in: sub/b.go.")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -29,10 +30,14 @@ type Options struct {
 	// and SIGKILL when it is stopped. Default 2 s.
 	KillGrace time.Duration
 	// Env is the environment commands run with. Nil means this process's
-	// environment without kin's own secrets (see ownSecrets), plus
-	// PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 (commands have no
-	// terminal and no stdin).
+	// environment, plus PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0
+	// (commands have no terminal and no stdin). Either way kin's model keys
+	// (boundary.ModelKeyVars: OPENAI_API_KEY and every apiKeyEnv of
+	// settings.json, read again for every command) are taken out.
 	Env []string
+	// KinHome is $KIN_HOME ("" for the default): where settings.json names
+	// the model keys.
+	KinHome string
 	// Sandbox confines bash commands. Nil means sandbox.Default(): auto
 	// mode, where commands are confined when the system allows it.
 	Sandbox *sandbox.Sandbox
@@ -61,20 +66,15 @@ func (o Options) withDefaults() Options {
 		o.KillGrace = 2 * time.Second
 	}
 	if o.Env == nil {
-		for _, kv := range os.Environ() {
-			if name, _, _ := strings.Cut(kv, "="); !ownSecrets[name] {
-				o.Env = append(o.Env, kv)
-			}
-		}
-		o.Env = append(o.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+		o.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	}
 	return o
 }
 
-// ownSecrets are kin's own credentials. A command the model asked for never
-// sees them: its output goes back to the model, and an innocent-looking
-// `env` would hand the model kin's key.
-var ownSecrets = map[string]bool{"OPENAI_API_KEY": true}
+// env is the environment of one command: Env without kin's model keys. A
+// command the model asked for never gets them: its output goes back to the
+// model, and an innocent-looking `env` would hand the model kin's key.
+func (o Options) env() []string { return boundary.CommandEnv(o.Env, o.KinHome) }
 
 // Tool names, fixed: models and grants refer to them.
 const (

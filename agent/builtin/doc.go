@@ -14,10 +14,16 @@
 //     whose Approval the person (or a grant they gave) approved: Prepare only
 //     reads. write_file and edit_file write exactly the content their diff
 //     showed, and refuse when the file changed in between.
-//   - Never read outside the workspace roots ([tool.Env].Roots): a path that
-//     leaves them, lexically ("..", an absolute path elsewhere) or through a
-//     symlink anywhere along it, is refused by the read tools. Writes outside
-//     the roots are not refused but always asked for (no "always allow").
+//   - Never decide a path rule of its own: the trust boundary (package
+//     boundary, [tool.Env].Workspace) decides. A path that leaves the roots,
+//     lexically ("..", an absolute path elsewhere) or through a symlink
+//     anywhere along it, is refused by the read tools; a secret ($KIN_HOME,
+//     credentials, .env files, private keys) is read only after the person
+//     approves that read, and search skips secrets; writes outside the
+//     roots, to secrets and to the files that make things run later are
+//     always asked for (no "always allow", no mode); a command's sandbox
+//     protection is computed by the boundary, and a command it cannot fully
+//     protect is always asked. Commands never get kin's model keys.
 //   - Never offer "always allow" for a whole shell: a bash grant covers one
 //     simple command's program (and subcommand), never a pipeline, a list,
 //     a redirection, a substitution or a wrapper such as sudo or sh.

@@ -88,12 +88,12 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 		return nil, err
 	}
 	if !fc.existed {
-		return nil, fmt.Errorf("edit_file: %s does not exist; use write_file to create it", fc.t.disp)
+		return nil, fmt.Errorf("edit_file: %s does not exist; use write_file to create it", fc.t.Disp)
 	}
 	if bytes.IndexByte(fc.old, 0) >= 0 {
-		return nil, fmt.Errorf("edit_file: %s is a binary file; only text files are edited", fc.t.disp)
+		return nil, fmt.Errorf("edit_file: %s is a binary file; only text files are edited", fc.t.Disp)
 	}
-	where := fc.t.disp
+	where := fc.t.Disp
 	if fc.unsaved {
 		where += " (as open in the editor, with unsaved changes)"
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/textdiff"
 	"github.com/kin-dev/kin/agent/tool"
@@ -21,8 +22,8 @@ const maxEditSize = 8 << 20
 // fileChange is a prepared write of one file.
 type fileChange struct {
 	toolName string
-	ws       workspace
-	t        target
+	ws       *boundary.Workspace
+	t        boundary.Target
 	fa       files.Access
 	env      tool.Env
 	existed  bool
@@ -38,42 +39,42 @@ type fileChange struct {
 // loadForChange resolves a write's path and reads what the person sees
 // there now: the editor's buffer when the file is open, else the disk.
 func loadForChange(ctx context.Context, toolName string, env tool.Env, p string) (*fileChange, error) {
-	ws, err := newWorkspace(env.Roots)
+	ws, err := workspaceOf(env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", toolName, err)
 	}
-	t, err := ws.resolve(p)
+	t, err := ws.Resolve(p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", toolName, err)
 	}
 	fc := &fileChange{toolName: toolName, ws: ws, t: t, fa: filesOf(env), env: env}
-	f, err := fc.fa.Open(ctx, t.real)
+	f, err := fc.fa.Open(ctx, t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// a new file (a dangling symlink is replaced, never followed)
 	case errors.Is(err, files.ErrIsDir):
-		return nil, fmt.Errorf("%s: %s is a directory", toolName, t.disp)
+		return nil, fmt.Errorf("%s: %s is a directory", toolName, t.Disp)
 	case errors.Is(err, files.ErrNotRegular):
-		return nil, fmt.Errorf("%s: %s %v", toolName, t.disp, err)
+		return nil, fmt.Errorf("%s: %s %v", toolName, t.Disp, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
+		return nil, fmt.Errorf("%s: %s: %v", toolName, t.Disp, err)
 	case f.Size > maxEditSize:
 		f.Close()
-		return nil, fmt.Errorf("%s: %s is %d bytes; files over %d MiB are not edited with this tool", toolName, t.disp, f.Size, maxEditSize>>20)
+		return nil, fmt.Errorf("%s: %s is %d bytes; files over %d MiB are not edited with this tool", toolName, t.Disp, f.Size, maxEditSize>>20)
 	default:
 		fc.unsaved = f.Unsaved
 		if fc.old, err = files.ReadAll(f, maxEditSize); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
+			return nil, fmt.Errorf("%s: %s: %v", toolName, t.Disp, err)
 		}
 		fc.existed = true
 	}
 	// Refuse now what could not be written (unsaved changes in an editor
 	// that cannot apply kin's edits): the person is not asked for nothing.
-	if _, err = fc.fa.Plan(ctx, t.real); err != nil {
+	if _, err = fc.fa.Plan(ctx, t.Real); err != nil {
 		if errors.Is(err, files.ErrUnsaved) || errors.Is(err, files.ErrTooLarge) {
-			return nil, fmt.Errorf("%s: %s %v", toolName, t.disp, err) // "main.go has unsaved changes…"
+			return nil, fmt.Errorf("%s: %s %v", toolName, t.Disp, err) // "main.go has unsaved changes…"
 		}
-		return nil, fmt.Errorf("%s: %s: %v", toolName, t.disp, err)
+		return nil, fmt.Errorf("%s: %s: %v", toolName, t.Disp, err)
 	}
 	return fc, nil
 }
@@ -82,24 +83,24 @@ func loadForChange(ctx context.Context, toolName string, env tool.Env, p string)
 // "Write" or "Edit".
 func (fc *fileChange) action(verb string) (*tool.Action, error) {
 	if bytes.IndexByte(fc.new, 0) >= 0 {
-		return nil, fmt.Errorf("%s: the new content of %s has NUL bytes; only text files are written", fc.toolName, fc.t.disp)
+		return nil, fmt.Errorf("%s: the new content of %s has NUL bytes; only text files are written", fc.toolName, fc.t.Disp)
 	}
 	if len(fc.new) > maxEditSize {
-		return nil, fmt.Errorf("%s: the new content of %s is %d bytes; at most %d MiB are written", fc.toolName, fc.t.disp, len(fc.new), maxEditSize>>20)
+		return nil, fmt.Errorf("%s: the new content of %s is %d bytes; at most %d MiB are written", fc.toolName, fc.t.Disp, len(fc.new), maxEditSize>>20)
 	}
-	name := fc.t.disp
-	if fc.t.outside != "" {
-		name = fc.t.abs
+	name := fc.t.Disp
+	if fc.t.Outside != "" {
+		name = fc.t.Abs
 	}
 	oldName, newName := "a/"+name, "b/"+name
-	if fc.t.outside != "" {
+	if fc.t.Outside != "" {
 		oldName, newName = name, name
 	}
 	if !fc.existed {
 		oldName = "/dev/null"
 	}
 	fc.diff = tool.Diff{
-		Path:    fc.t.abs,
+		Path:    fc.t.Abs,
 		OldText: string(fc.old),
 		NewText: string(fc.new),
 		Unified: textdiff.Unified(oldName, newName, string(fc.old), string(fc.new)),
@@ -110,7 +111,7 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 	if fc.existed && bytes.Equal(fc.old, fc.new) {
 		// nothing would change: nothing to approve
 		return &tool.Action{Run: func(context.Context, func(string)) tool.Result {
-			return tool.Result{Status: tool.StatusCompleted, Output: fmt.Sprintf("%s already has this content; nothing written", fc.t.disp)}
+			return tool.Result{Status: tool.StatusCompleted, Output: fmt.Sprintf("%s already has this content; nothing written", fc.t.Disp)}
 		}}, nil
 	}
 
@@ -121,17 +122,20 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 		Grant: &tool.Grant{Key: "tool:" + fc.toolName, Label: "Always allow " + fc.toolName},
 	}
 	var warnings []string
-	if fc.t.outside != "" {
-		warnings = append(warnings, fc.t.outside)
-	} else if relAbs, relReal := fc.relPaths(); relAbs != relReal {
-		warnings = append(warnings, fmt.Sprintf("%s is a symlink to %s", fc.t.disp, fc.t.real))
+	if fc.t.Outside != "" {
+		warnings = append(warnings, fc.t.Outside)
+	} else if fc.symlinked() {
+		warnings = append(warnings, fmt.Sprintf("%s is a symlink to %s", fc.t.Disp, fc.t.Real))
 	}
-	pat := fc.sensitive()
-	if pat != "" {
-		warnings = append(warnings, fmt.Sprintf("%s is a sensitive path (it matches %s)", name, pat))
+	later, secret := fc.ws.RunsLater(fc.t), fc.ws.Secret(fc.t)
+	if later != "" {
+		warnings = append(warnings, fmt.Sprintf("%s makes something run later, outside kin's sandbox (%s)", name, later))
 	}
-	if fc.t.outside != "" || pat != "" {
-		// the person decides each time: no "always allow"
+	if secret != "" {
+		warnings = append(warnings, fmt.Sprintf("%s is a sensitive path (%s)", name, secret))
+	}
+	if fc.t.Outside != "" || later != "" || secret != "" {
+		// the person decides each time: no "always allow", no mode
 		ap.AlwaysAsk = true
 		ap.Grant = nil
 	}
@@ -139,29 +143,19 @@ func (fc *fileChange) action(verb string) (*tool.Action, error) {
 	return &tool.Action{Approval: ap, Run: fc.run}, nil
 }
 
-// sensitive returns the sensitivePatterns entry the target matches. Below
-// a root only the part below it counts (a workspace that itself lives under,
-// say, ~/.config stays usable); outside the roots the whole path does.
-func (fc *fileChange) sensitive() string {
-	if fc.t.outside != "" {
-		return sensitive(fc.t.abs, fc.t.real)
-	}
-	relAbs, relReal := fc.relPaths()
-	return sensitive(relAbs, relReal)
-}
-
-// relPaths returns, for a target inside the roots, the path as asked
-// relative to its root and the real path relative to its real root (they
-// differ when a symlink below the root is followed).
-func (fc *fileChange) relPaths() (relAbs, relReal string) {
-	for _, r := range fc.ws.roots {
-		if files.Within(r, fc.t.abs) {
-			relAbs, _ = filepath.Rel(r, fc.t.abs)
-			break
+// symlinked reports whether the path as asked leads elsewhere below its
+// root (a symlink inside the workspace).
+func (fc *fileChange) symlinked() bool {
+	for _, r := range fc.ws.Roots() {
+		if boundary.Within(r, fc.t.Abs) {
+			relAbs, _ := filepath.Rel(r, fc.t.Abs)
+			if relAbs == "." {
+				relAbs = ""
+			}
+			return filepath.ToSlash(relAbs) != fc.ws.Rel(fc.t)
 		}
 	}
-	relReal, _ = filepath.Rel(fc.ws.real[fc.t.root], fc.t.real)
-	return relAbs, relReal
+	return false
 }
 
 // run writes exactly the prepared content, if the file (or the editor's
@@ -170,33 +164,35 @@ func (fc *fileChange) relPaths() (relAbs, relReal string) {
 // (files.WithBeforeWrite) sees them all.
 func (fc *fileChange) run(ctx context.Context, _ func(string)) tool.Result {
 	if err := ctx.Err(); err != nil {
-		return tool.Failed(fc.toolName + ": cancelled before writing; " + fc.t.disp + " not written")
+		return tool.Failed(fc.toolName + ": cancelled before writing; " + fc.t.Disp + " not written")
 	}
-	if resolveExisting(fc.t.abs) != fc.t.real {
-		return tool.Failed(fmt.Sprintf("%s: %s: the path resolves elsewhere since the diff was shown (a symlink changed); not written", fc.toolName, fc.t.disp))
+	if boundary.RealPath(fc.t.Abs) != fc.t.Real {
+		return tool.Failed(fmt.Sprintf("%s: %s: the path resolves elsewhere since the diff was shown (a symlink changed); not written", fc.toolName, fc.t.Disp))
 	}
 	if bytes.IndexByte(fc.new, 0) >= 0 {
-		return tool.Failed(fmt.Sprintf("%s: the new content of %s has NUL bytes; not written", fc.toolName, fc.t.disp))
+		return tool.Failed(fmt.Sprintf("%s: the new content of %s has NUL bytes; not written", fc.toolName, fc.t.Disp))
 	}
 	w, err := fc.fa.Write(ctx, files.Change{
-		Path: fc.t.real, Old: fc.old, Existed: fc.existed, New: fc.new,
+		Path: fc.t.Real, Old: fc.old, Existed: fc.existed, New: fc.new,
 		Title: fc.title, SessionID: fc.env.SessionID, TurnID: fc.env.TurnID, CallID: fc.env.CallID,
 	})
 	switch {
 	case errors.Is(err, files.ErrUnknown):
-		return tool.Result{Status: tool.StatusUnknown, Output: fmt.Sprintf("%s: %s: %v. Do not repeat this edit: read the file to see whether it was applied.", fc.toolName, fc.t.disp, err)}
+		return tool.Result{Status: tool.StatusUnknown, Output: fmt.Sprintf("%s: %s: %v. Do not repeat this edit: read the file to see whether it was applied.", fc.toolName, fc.t.Disp, err)}
 	case errors.Is(err, files.ErrConflict):
-		return tool.Failed(fmt.Sprintf("%s: %s: file changed since the diff was shown; not written", fc.toolName, fc.t.disp))
+		return tool.Failed(fmt.Sprintf("%s: %s: file changed since the diff was shown; not written", fc.toolName, fc.t.Disp))
+	case errors.Is(err, boundary.ErrOutside):
+		return tool.Failed(fmt.Sprintf("%s: %s: refused, the path %v since the diff was shown; not written", fc.toolName, fc.t.Disp, err))
 	case err != nil:
-		return tool.Failed(fmt.Sprintf("%s: %s: %v; not written", fc.toolName, fc.t.disp, err))
+		return tool.Failed(fmt.Sprintf("%s: %s: %v; not written", fc.toolName, fc.t.Disp, err))
 	}
 	d := fc.diff
 	added, removed := diffStat(d.Unified)
 	var msg string
 	if fc.existed {
-		msg = fmt.Sprintf("%s %s (+%d -%d lines)", pastTense(fc.toolName), fc.t.disp, added, removed)
+		msg = fmt.Sprintf("%s %s (+%d -%d lines)", pastTense(fc.toolName), fc.t.Disp, added, removed)
 	} else {
-		msg = fmt.Sprintf("created %s (%s)", fc.t.disp, plural(len(textdiff.Lines(string(fc.new))), "line"))
+		msg = fmt.Sprintf("created %s (%s)", fc.t.Disp, plural(len(textdiff.Lines(string(fc.new))), "line"))
 	}
 	switch {
 	case w.Via == files.ViaEditor && w.Saved:

@@ -3,10 +3,11 @@ package builtin
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // ignoreRule is one .gitignore line.
@@ -84,7 +85,7 @@ type ignorer struct {
 // push loads dir/.gitignore (dir being depth elements below the root), if
 // there is one, and reports whether it did.
 func (ig *ignorer) push(dir string, depth int) bool {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	data, err := boundary.ReadFile(filepath.Join(dir, ".gitignore"))
 	if err != nil || len(data) == 0 {
 		return false
 	}
@@ -125,7 +126,7 @@ func (ig *ignorer) ignored(elems []string, isDir bool) bool {
 // of every directory from root down to dir, dir included.
 func newIgnorer(root, dir string) (*ignorer, []string) {
 	ig := &ignorer{}
-	if data, err := os.ReadFile(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+	if data, err := boundary.ReadFile(filepath.Join(root, ".git", "info", "exclude")); err == nil {
 		ig.sets = append(ig.sets, parseGitignore(data, 0))
 	}
 	var elems []string

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -45,25 +46,25 @@ func (listDirTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessag
 	if err := decodeArgs(NameListDir, raw, &args); err != nil {
 		return nil, err
 	}
-	ws, err := newWorkspace(env.Roots)
+	ws, err := workspaceOf(env)
 	if err != nil {
 		return nil, fmt.Errorf("list_dir: %v", err)
 	}
 	if args.Path == "" {
-		args.Path = ws.roots[0]
+		args.Path = ws.Roots()[0]
 	}
-	t, err := ws.confined(args.Path)
+	t, err := confined(ws, args.Path)
 	if err != nil {
 		return nil, fmt.Errorf("list_dir: %v", err)
 	}
-	fi, err := os.Stat(t.real)
+	fi, err := boundary.Stat(t.Real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("list_dir: %s does not exist", t.disp)
+		return nil, fmt.Errorf("list_dir: %s does not exist", t.Disp)
 	case err != nil:
-		return nil, fmt.Errorf("list_dir: %s: %v", t.disp, unwrapPathError(err))
+		return nil, fmt.Errorf("list_dir: %s: %v", t.Disp, unwrapPathError(err))
 	case !fi.IsDir():
-		return nil, fmt.Errorf("list_dir: %s is a file, not a directory; use read_file to read it", t.disp)
+		return nil, fmt.Errorf("list_dir: %s is a file, not a directory; use read_file to read it", t.Disp)
 	}
 	var g *glob
 	if args.Glob != "" {
@@ -71,7 +72,10 @@ func (listDirTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessag
 			return nil, fmt.Errorf("list_dir: %v", err)
 		}
 	}
-	return &tool.Action{Run: func(ctx context.Context, _ func(string)) tool.Result {
+	// Listing a credentials folder ($KIN_HOME, ~/.ssh) names what is in
+	// it: asked, like reading a secret. Below a listed folder the walk
+	// does not enter them (see treeWalk).
+	return &tool.Action{Approval: secretRead(NameListDir, ws, t, ""), Run: func(ctx context.Context, _ func(string)) tool.Result {
 		out, err := listDir(ctx, ws, t, g)
 		if err != nil {
 			return tool.Failed("list_dir: " + err.Error())
@@ -87,8 +91,8 @@ type listEntry struct {
 	link string
 }
 
-func listDir(ctx context.Context, ws workspace, t target, g *glob) (string, error) {
-	root := ws.real[t.root]
+func listDir(ctx context.Context, ws *boundary.Workspace, t boundary.Target, g *glob) (string, error) {
+	root := ws.Real()[t.Root]
 	var entries []listEntry
 	more := false
 	add := func(abs, rel string, e fs.DirEntry) error {
@@ -115,14 +119,14 @@ func listDir(ctx context.Context, ws workspace, t target, g *glob) (string, erro
 	}
 	var err error
 	if g == nil {
-		err = treeWalk(ctx, root, t.real, func(abs string, elems []string, e fs.DirEntry) error {
+		err = treeWalk(ctx, ws, root, t.Real, func(abs string, elems []string, e fs.DirEntry) error {
 			if err := add(abs, elems[len(elems)-1], e); err != nil {
 				return err
 			}
 			return fs.SkipDir // this level only
 		})
 	} else {
-		err = treeWalk(ctx, root, t.real, func(abs string, elems []string, e fs.DirEntry) error {
+		err = treeWalk(ctx, ws, root, t.Real, func(abs string, elems []string, e fs.DirEntry) error {
 			rel := joinElems(elems)
 			if g.match(rel) {
 				return add(abs, rel, e)
@@ -145,9 +149,9 @@ func listDir(ctx context.Context, ws workspace, t target, g *glob) (string, erro
 	}
 
 	var sb strings.Builder
-	what := t.disp
+	what := t.Disp
 	if what == "." {
-		what = "the workspace folder " + ws.roots[0]
+		what = "the workspace folder " + ws.Roots()[0]
 	}
 	switch {
 	case len(entries) == 0 && g == nil:

@@ -45,7 +45,8 @@ func startCmd(cmd *exec.Cmd) error {
 // (grace between SIGTERM and SIGKILL) and forgets it. The command has been
 // waited for.
 func endGroup(p *os.Process, grace time.Duration) {
-	if o := ownerOf(p); o != nil {
+	o := ownerOf(p)
+	if o != nil {
 		o.Stop(grace)
 		owners.Delete(p.Pid)
 	}
@@ -53,6 +54,9 @@ func endGroup(p *os.Process, grace time.Duration) {
 	// call ends when nothing of it runs any more.
 	for deadline := time.Now().Add(grace); reaper.GroupAlive(p.Pid) && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
+	}
+	if o != nil {
+		o.EndGroup(0) // what kin adopted from the group (bubblewrap's init) is reaped
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -74,11 +75,11 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 			return nil, fmt.Errorf("read_file: limit must be at least 1, not %d", limit)
 		}
 	}
-	ws, err := newWorkspace(env.Roots)
+	ws, err := workspaceOf(env)
 	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
-	t, err := ws.confined(args.Path)
+	t, err := readable(ws, args.Path)
 	if err != nil {
 		return nil, fmt.Errorf("read_file: %v", err)
 	}
@@ -89,10 +90,11 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	// Read once, now: opening again to run would read an editor's buffer
 	// (and the file on disk, to tell whether it is saved) a second time, or
 	// ask an ACP client for the file again. A read error is still the
-	// call's result, reported when it runs.
-	out, err := readPage(f, t.real, t.disp, offset, limit)
+	// call's result, reported when it runs. Nothing read reaches the model
+	// before Run, and a secret's Run waits for the person's approval.
+	out, key, err := readPage(f, t.Real, t.Disp, offset, limit)
 	f.Close()
-	return &tool.Action{Run: func(context.Context, func(string)) tool.Result {
+	return &tool.Action{Approval: secretRead(NameReadFile, ws, t, key), Run: func(context.Context, func(string)) tool.Result {
 		if err != nil {
 			return tool.Failed("read_file: " + err.Error())
 		}
@@ -102,23 +104,31 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 
 // readPage reads lines [offset, offset+limit) of f (the file at p, or the
 // editor's buffer of it), streaming: only the page is kept, the rest of the
-// file is only counted.
-func readPage(f *files.File, p, disp string, offset, limit int) (string, error) {
+// file is only counted. key says why the content is a secret (a private
+// key), "" when it does not look like one.
+func readPage(f *files.File, p, disp string, offset, limit int) (out, key string, err error) {
 	unsaved := ""
 	if f.Unsaved {
 		unsaved = fmt.Sprintf("[%s has unsaved changes in the editor: this is the editor's buffer; commands see the file on disk]\n", disp)
 	}
 	if f.Size == 0 {
-		return fmt.Sprintf("(%s is empty)", disp) + strings.TrimSuffix("\n"+unsaved, "\n"), nil
+		return fmt.Sprintf("(%s is empty)", disp) + strings.TrimSuffix("\n"+unsaved, "\n"), "", nil
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	sniff, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
+		return "", "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
 	}
+	key = boundary.SecretContent(sniff)
 	if looksBinary(sniff) {
-		return fmt.Sprintf("%s: binary file, %d bytes, %s; not shown", disp, f.Size, guessType(p, sniff)), nil
+		return fmt.Sprintf("%s: binary file, %d bytes, %s; not shown", disp, f.Size, guessType(p, sniff)), key, nil
 	}
+	out, err = readLines(br, f, disp, offset, limit, unsaved)
+	return out, key, err
+}
+
+// readLines is readPage's page, read on from br.
+func readLines(br *bufio.Reader, f *files.File, disp string, offset, limit int, unsaved string) (string, error) {
 
 	var (
 		out      strings.Builder

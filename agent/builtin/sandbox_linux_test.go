@@ -133,6 +133,8 @@ func TestSandboxCacheInsideKinHomeStaysWritable(t *testing.T) {
 	_, env := workspace(t)
 	ap, r := runIn(t, opts, env, map[string]any{"command": `echo c > "$XDG_CACHE_HOME/entry" && echo "go=$GOCACHE" && cat ` + home + `/grants.json`})
 	wantStatus(t, r, tool.StatusFailed) // grants.json is hidden
+	// one cache folder per workspace (opts.Sandbox.CacheFor)
+	cache = opts.Sandbox.CacheFor(env.Roots)
 	wantContains(t, r.Output, "go="+cache+"/go-build\n")
 	if b, err := os.ReadFile(filepath.Join(cache, "entry")); err != nil || string(b) != "c\n" {
 		t.Fatalf("cache entry: %q %v", b, err)
@@ -340,8 +342,8 @@ func TestSandboxCancelKillsThePIDNamespace(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return after cancel")
 	}
-	wantStatus(t, r, tool.StatusUnknown)
-	wantContains(t, r.Output, "killed after cancel")
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "killed by kin after the turn was cancelled")
 	// Run returns once nothing of the command runs: no waiting here.
 	for pid := range pids {
 		if alive(pid) {

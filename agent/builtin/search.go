@@ -8,15 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -92,54 +92,63 @@ func (searchTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 			return nil, fmt.Errorf("search: %v", err)
 		}
 	}
-	ws, err := newWorkspace(env.Roots)
+	ws, err := workspaceOf(env)
 	if err != nil {
 		return nil, fmt.Errorf("search: %v", err)
 	}
 	s.ws = ws
+	roots, real := ws.Roots(), ws.Real()
+	var ap *tool.Approval
 	if args.Path == "" {
-	roots:
-		for i := range ws.roots {
-			for j := range ws.real {
-				if j != i && files.Within(ws.real[j], ws.real[i]) && (ws.real[j] != ws.real[i] || j < i) {
-					continue roots // nested in (or the same as) another root: searched there
+	next:
+		for i := range roots {
+			for j := range real {
+				if j != i && boundary.Within(real[j], real[i]) && (real[j] != real[i] || j < i) {
+					continue next // nested in (or the same as) another root: searched there
 				}
 			}
-			if fi, err := os.Stat(ws.real[i]); err == nil && fi.IsDir() {
-				s.starts = append(s.starts, searchStart{root: i, real: ws.real[i], disp: ws.display(ws.roots[i])})
+			if fi, err := boundary.Stat(real[i]); err == nil && fi.IsDir() {
+				s.starts = append(s.starts, searchStart{root: i, real: real[i], disp: ws.Display(roots[i])})
 			}
 		}
 		if len(s.starts) == 0 {
 			return nil, errors.New("search: no workspace folder exists")
 		}
 	} else {
-		t, err := ws.confined(args.Path)
+		t, err := confined(ws, args.Path)
 		if err != nil {
 			return nil, fmt.Errorf("search: %v", err)
 		}
-		fi, err := os.Stat(t.real)
+		fi, err := boundary.Stat(t.Real)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("search: %s does not exist", t.disp)
+				return nil, fmt.Errorf("search: %s does not exist", t.Disp)
 			}
-			return nil, fmt.Errorf("search: %s: %v", t.disp, unwrapPathError(err))
+			return nil, fmt.Errorf("search: %s: %v", t.Disp, unwrapPathError(err))
 		}
-		rel, _ := filepath.Rel(ws.real[t.root], t.real)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			rel = ""
+		rel := ws.Rel(t)
+		s.starts = []searchStart{{root: t.Root, real: t.Real, rootRel: rel, disp: t.Disp, isFile: !fi.IsDir()}}
+		// Searching a secret (or inside a credentials folder) by name is
+		// reading it: asked, each time. Anywhere else secrets are skipped.
+		if ap = secretRead(NameSearch, ws, t, ""); ap != nil {
+			ap.Title = "Search " + t.Disp
+			s.asked = true
 		}
-		s.starts = []searchStart{{root: t.root, real: t.real, rootRel: rel, disp: t.disp, isFile: !fi.IsDir()}}
 	}
 	s.pattern = args.Pattern
-	return &tool.Action{Run: func(ctx context.Context, _ func(string)) tool.Result {
+	return &tool.Action{Approval: ap, Run: func(ctx context.Context, _ func(string)) tool.Result {
 		return s.run(ctx)
 	}}, nil
 }
 
 // searcher is one prepared search.
 type searcher struct {
-	ws      workspace
+	ws *boundary.Workspace
+	// asked: the person approved searching a secret path itself, so
+	// secrets below it are searched too (elsewhere they are skipped).
+	asked bool
+	// skipped counts the secret files left out.
+	skipped atomic.Int64
 	fa      files.Access // open buffers are searched instead of their files
 	starts  []searchStart
 	pattern string
@@ -229,7 +238,7 @@ func (s *searcher) run(ctx context.Context) tool.Result {
 			}
 			continue
 		}
-		err := treeWalk(ctx, s.ws.real[st.root], st.real, func(abs string, elems []string, e fs.DirEntry) error {
+		err := treeWalk(ctx, s.ws, s.ws.Real()[st.root], st.real, func(abs string, elems []string, e fs.DirEntry) error {
 			if !e.Type().IsRegular() {
 				return nil // directories are walked, symlinks and devices skipped
 			}
@@ -237,7 +246,11 @@ func (s *searcher) run(ctx context.Context) tool.Result {
 			if s.glob != nil && !s.glob.match(rel) {
 				return nil
 			}
-			return send(abs, s.ws.displayReal(st.root, path.Join(st.rootRel, rel)))
+			if !s.asked && s.ws.SecretPath(abs) != "" {
+				s.skipped.Add(1)
+				return nil
+			}
+			return send(abs, s.ws.DisplayReal(st.root, path.Join(st.rootRel, rel)))
 		})
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
@@ -288,6 +301,9 @@ func (s *searcher) run(ctx context.Context) tool.Result {
 	if large > 0 {
 		fmt.Fprintf(&sb, "[%s over %d MiB not searched]\n", plural(large, "file"), searchMaxFileSize>>20)
 	}
+	if n := s.skipped.Load(); n > 0 {
+		fmt.Fprintf(&sb, "[%s that may hold secrets (.env files, keys, credentials) not searched; read_file asks the person for one]\n", plural(int(n), "file"))
+	}
 	out, cut := tool.Head(sb.String(), tool.MaxOutput)
 	status := tool.StatusCompleted
 	if cut {
@@ -312,6 +328,10 @@ func (s *searcher) searchFile(abs, disp string, buf []byte) (fileHits, []byte) {
 		}
 	}
 	if looksBinaryFast(data) {
+		return fileHits{}, buf
+	}
+	if !s.asked && boundary.SecretContent(data[:min(len(data), sniffLen)]) != "" {
+		s.skipped.Add(1)
 		return fileHits{}, buf
 	}
 	if s.quick != nil && !s.quick.Match(data) {

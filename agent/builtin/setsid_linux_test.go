@@ -43,7 +43,7 @@ func TestBashSetsidChildStoppedWhenTheCommandEnds(t *testing.T) {
 
 func TestBashSetsidChildStoppedOnCancel(t *testing.T) {
 	r, pid := runUntilCancelled(t, "setsid sleep 1000 & echo pid=$!; sleep 1000")
-	wantStatus(t, r, tool.StatusUnknown)
-	wantContains(t, r.Output, "killed after cancel")
+	wantStatus(t, r, tool.StatusFailed)
+	wantContains(t, r.Output, "killed by kin after the turn was cancelled")
 	killLeft(t, pid, "cancelled command")
 }

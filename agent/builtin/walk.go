@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // errStopWalk ends a walk early without an error.
@@ -15,11 +16,16 @@ var errStopWalk = errors.New("stop walk")
 // treeWalk walks dir (an existing directory below root, both real paths) in
 // lexical order: .git is skipped, gitignored entries are skipped (and
 // ignored directories not entered), symlinks are reported but never
-// followed. visit gets each entry's absolute path and its elements below
-// dir; it must not keep elems. Returning errStopWalk ends the walk.
-func treeWalk(ctx context.Context, root, dir string, visit func(abs string, elems []string, e fs.DirEntry) error) error {
+// followed, and folders that hold secrets ($KIN_HOME, ~/.ssh: the trust
+// boundary's) are reported but not entered (unless the walk starts in
+// one, which the person approved). Folders are read through the
+// boundary's resolver. visit gets each entry's absolute path and its
+// elements below dir; it must not keep elems. Returning errStopWalk ends
+// the walk.
+func treeWalk(ctx context.Context, ws *boundary.Workspace, root, dir string, visit func(abs string, elems []string, e fs.DirEntry) error) error {
 	ig, base := newIgnorer(root, dir)
-	w := &walker{ctx: ctx, ig: ig, visit: visit, depth0: len(base)}
+	// a walk that starts in a secret folder was approved as such
+	w := &walker{ctx: ctx, ws: ws, ig: ig, visit: visit, depth0: len(base), secrets: ws.SecretPath(dir) != ""}
 	buf := make([]string, len(base), len(base)+32)
 	copy(buf, base)
 	err := w.walk(dir, buf)
@@ -30,17 +36,20 @@ func treeWalk(ctx context.Context, root, dir string, visit func(abs string, elem
 }
 
 type walker struct {
-	ctx    context.Context
-	ig     *ignorer
-	visit  func(string, []string, fs.DirEntry) error
-	depth0 int // elements from root to the walk's start
+	ctx context.Context
+	ws  *boundary.Workspace
+	// secrets: enter folders that hold secrets (the walk starts in one)
+	secrets bool
+	ig      *ignorer
+	visit   func(string, []string, fs.DirEntry) error
+	depth0  int // elements from root to the walk's start
 }
 
 func (w *walker) walk(dir string, elems []string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := boundary.ReadDir(dir)
 	if err != nil {
 		return nil // unreadable directories are skipped, as grep -r -s does
 	}
@@ -71,7 +80,7 @@ func (w *walker) walk(dir string, elems []string) error {
 			}
 			return err
 		}
-		if isDir {
+		if isDir && (w.secrets || w.ws.SecretPath(abs) == "") {
 			if err := w.walk(abs, child); err != nil {
 				return err
 			}

@@ -9,9 +9,12 @@
 // checkpoints go with the session.
 //
 // It must never write a workspace file except to restore one on Undo (and
-// then through the session's file access, as kin's tools write), and it
-// never overwrites a file that someone changed after kin's tools wrote it:
-// such a file is a conflict, left as it is.
+// then through the session's file access, as kin's tools write, beneath
+// the workspace folder), it never overwrites a file that someone changed
+// after kin's tools wrote it (a conflict, left as it is), and it never
+// follows a path that no longer resolves to the file kin changed (a folder
+// along it replaced by a symlink since: boundary.Unchanged), so an undo
+// cannot delete or overwrite anything outside the workspace.
 package checkpoint
 
 import (
@@ -27,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kin-dev/kin/agent/lockedfile"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -320,29 +324,12 @@ func (s *Store) blob(sessionID, h string) ([]byte, error) {
 	return b, nil
 }
 
-// writeFile replaces p with data: a temporary file renamed over it, so a
-// reader or a crash sees the old file or the new one. With sync the file's
-// content is on disk before the rename. Its mode is os.CreateTemp's, 0600:
-// checkpoints are private.
+// writeFile replaces p with data (lockedfile.Replace: a temporary file
+// renamed over it, so a reader or a crash sees the old file or the new
+// one). With sync the file's content is on disk before the rename. Its
+// mode is 0600: checkpoints are private.
 func writeFile(p string, data []byte, sync bool) error {
-	dir := filepath.Dir(p)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("checkpoint: %v", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil && sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := lockedfile.ReplaceFile(p, data, lockedfile.Options{Perm: 0o600, Sync: sync}); err != nil {
 		return fmt.Errorf("checkpoint: %v", err)
 	}
 	return nil

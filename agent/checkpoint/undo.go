@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/textdiff"
@@ -95,6 +96,13 @@ func (s *Store) restore(ctx context.Context, sessionID, turnID string, f file, f
 		if old, err = s.blob(sessionID, f.Old); err != nil {
 			return conflict(err.Error())
 		}
+	}
+	// The path must still name the file kin changed: a folder along it
+	// replaced by a symlink (to the home folder, say) would carry the
+	// restore somewhere else. The write then goes through the resolver
+	// anyway, beneath the workspace folder.
+	if err := boundary.Unchanged(f.Path); err != nil {
+		return conflict(fmt.Sprintf("%v; left as it is, nothing outside was touched", err))
 	}
 	cur, exists, err := current(ctx, fa, f.Path)
 	if err != nil {

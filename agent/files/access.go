@@ -141,11 +141,51 @@ type hooked struct {
 	before func(context.Context, Change) error
 }
 
+// Unwrap returns the Access h wraps (see Find).
+func (h hooked) Unwrap() Access { return h.Access }
+
 func (h hooked) Write(ctx context.Context, c Change) (Written, error) {
 	if err := h.before(ctx, c); err != nil {
 		return Written{}, fmt.Errorf("not written: %w", err)
 	}
 	return h.Access.Write(ctx, c)
+}
+
+// UnsavedLister is an Access that follows an editor's buffers and knows
+// which of them hold changes not saved to disk: what a command, which
+// reads the disk, does not see.
+type UnsavedLister interface {
+	// Unsaved lists the real paths of the open buffers whose text differs
+	// from their file on disk (a buffer of a file not on disk counts),
+	// sorted. It reads the disk; it asks no one.
+	Unsaved() []string
+}
+
+// Watcher is an Access that hears of its buffers' changes as the editor
+// reports them.
+type Watcher interface {
+	// Changed returns a channel that is closed at the next change the
+	// editor reports: a buffer opened, changed or closed.
+	Changed() <-chan struct{}
+}
+
+// Find returns what a is as a T: a itself, or the Access a wrapper (one
+// with an Unwrap method, such as WithBeforeWrite's) holds, however deep.
+// It is how optional abilities (UnsavedLister, Watcher, Remover) are found
+// through the wrappers.
+func Find[T any](a Access) (T, bool) {
+	for a != nil {
+		if t, ok := a.(T); ok {
+			return t, true
+		}
+		w, ok := a.(interface{ Unwrap() Access })
+		if !ok {
+			break
+		}
+		a = w.Unwrap()
+	}
+	var zero T
+	return zero, false
 }
 
 // Remover is an Access that can remove a file: what undoing a turn that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 )
@@ -204,6 +205,22 @@ func (b *Buffers) Remove(ctx context.Context, path string, old []byte) error {
 	b.Editor.FilesChanged([]FileChange{{Path: path, Deleted: true}})
 	return nil
 }
+
+// Unsaved implements UnsavedLister. A buffer kin lost track of, or one
+// too large to follow, is not listed: kin does not know what it holds.
+func (b *Buffers) Unsaved() []string {
+	var out []string
+	for _, d := range b.Overlay.Documents() {
+		if d.Lost == "" && !d.TooLarge && b.differsFromDisk(d.Text, d.Path) {
+			out = append(out, d.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Changed implements Watcher.
+func (b *Buffers) Changed() <-chan struct{} { return b.Overlay.Changed() }
 
 // differsFromDisk reports whether text is not what the file on disk holds
 // (a missing or unreadable file counts as different).

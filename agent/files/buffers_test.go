@@ -332,3 +332,40 @@ func TestWithBeforeWriteSeesThePreviousContent(t *testing.T) {
 		t.Fatalf("seen %+v", seen)
 	}
 }
+
+// Unsaved lists the buffers a command would not see (it reads the disk),
+// found through the wrappers the tools get; Changed wakes at the editor's
+// next report.
+func TestUnsavedBuffersAndChanges(t *testing.T) {
+	dir, o, _, b := setup(t, true)
+	clean, typed, fresh := filepath.Join(dir, "clean.go"), filepath.Join(dir, "typed.go"), filepath.Join(dir, "new.go")
+	write(t, clean, "package a\n")
+	write(t, typed, "package a\n")
+	for p, text := range map[string]string{clean: "package a\n", typed: "package a\n\nvar x = 1\n", fresh: "package a\n"} {
+		if _, err := o.Open("file://"+p, p, 1, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a Access = WithBeforeWrite(b, func(context.Context, Change) error { return nil })
+	l, ok := Find[UnsavedLister](a)
+	if !ok {
+		t.Fatal("Find does not see through WithBeforeWrite")
+	}
+	if got := strings.Join(l.Unsaved(), ","); got != fresh+","+typed {
+		t.Errorf("unsaved %s", got)
+	}
+	if _, ok := Find[UnsavedLister](Disk{}); ok {
+		t.Error("the disk has no buffers")
+	}
+	w, _ := Find[Watcher](a)
+	ch := w.Changed()
+	select {
+	case <-ch:
+		t.Fatal("closed before any change")
+	default:
+	}
+	if err := o.Change("file://"+clean, 2, []TextChange{{Text: "package b\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	<-ch
+}

@@ -26,10 +26,13 @@
 //
 // What this package must never do:
 //
-//   - Never decide which paths may be touched: paths reach it after kin's
-//     path rules (workspace confinement through symlinks and "..", the
-//     always-ask sensitive paths) and the person's approval. It is never a
-//     way around the gate.
+//   - Never decide which paths may be touched: paths reach it after the
+//     trust boundary's rules (package boundary: workspace confinement
+//     through symlinks and "..", secrets, files that run things later) and
+//     the person's approval. It is never a way around the gate.
+//   - Never open, write or remove a file on disk except through the
+//     boundary's resolver (beneath the workspace folder, one os.Root per
+//     folder), so a symlink swapped in after the check cannot redirect it.
 //   - Never write anything other than Change.New, and only while the file
 //     (or buffer) still holds Change.Old: the content the diff was shown
 //     against.

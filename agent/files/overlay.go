@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // MaxDocument is the largest buffer an Overlay follows. A larger one is
@@ -75,7 +77,7 @@ func (o *Overlay) Open(uri, path string, version int64, text string) (Document, 
 	if !filepath.IsAbs(path) {
 		return Document{}, fmt.Errorf("%s: not an absolute file path", uri)
 	}
-	real := RealPath(filepath.Clean(path))
+	real := boundary.RealPath(filepath.Clean(path))
 	d := &doc{uri: uri, path: real, version: version, text: text}
 	if len(text) > MaxDocument {
 		d.text, d.tooLarge = "", true
@@ -163,6 +165,25 @@ func (o *Overlay) Get(path string) (Document, bool) {
 		return Document{}, false
 	}
 	return d.snapshot(), true
+}
+
+// Documents returns a snapshot of every open buffer.
+func (o *Overlay) Documents() []Document {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]Document, 0, len(o.docs))
+	for _, d := range o.docs {
+		out = append(out, d.snapshot())
+	}
+	return out
+}
+
+// Changed returns a channel closed at the next change: a buffer opened,
+// changed, closed or lost.
+func (o *Overlay) Changed() <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.changed
 }
 
 // Len is how many buffers are open.

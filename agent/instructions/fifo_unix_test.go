@@ -18,7 +18,7 @@ func TestAFIFOIsNotRead(t *testing.T) {
 		t.Skip(err)
 	}
 	write(t, filepath.Join(ws, "CLAUDE.md"), "fallback")
-	got := instructions.NewLoader().Load("", []string{ws}, nil)
+	got := instructions.NewLoader().Load("", []string{ws}, nil).Files
 	if len(got) != 1 || got[0].Text != "fallback" {
 		t.Errorf("files %s", paths(got))
 	}

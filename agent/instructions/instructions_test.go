@@ -51,7 +51,7 @@ func TestFilesInForceNearestLast(t *testing.T) {
 		t.Fatalf("dirs %v", dirs)
 	}
 	l := instructions.NewLoader()
-	got := l.Load(home, []string{ws, other}, dirs)
+	got := l.Load(home, []string{ws, other}, dirs).Files
 	want := "home:" + filepath.Base(home) + "/AGENTS.md root:" + filepath.Base(ws) + "/AGENTS.md dir:src/CLAUDE.md dir:pkg/AGENTS.md root:" + filepath.Base(other) + "/AGENTS.md"
 	if paths(got) != want {
 		t.Fatalf("files\n got %s\nwant %s", paths(got), want)
@@ -70,7 +70,7 @@ func TestFilesInForceNearestLast(t *testing.T) {
 func TestALongFileIsCutWithAMarker(t *testing.T) {
 	ws := dir(t)
 	write(t, filepath.Join(ws, "AGENTS.md"), strings.Repeat("é", 20<<10)) // 40 KiB, two bytes a character
-	f := instructions.NewLoader().Load("", []string{ws}, nil)
+	f := instructions.NewLoader().Load("", []string{ws}, nil).Files
 	if len(f) != 1 || !f[0].Cut || f[0].Bytes != 40<<10 {
 		t.Fatalf("%+v", f)
 	}
@@ -85,11 +85,11 @@ func TestAChangeIsSeenAndSymlinksOutOfTheFolderAreNot(t *testing.T) {
 	p := filepath.Join(ws, "AGENTS.md")
 	write(t, p, "one")
 	l := instructions.NewLoader()
-	before := l.Load("", []string{ws}, nil)[0]
+	before := l.Load("", []string{ws}, nil).Files[0]
 	write(t, p, "two, longer")
 	later := time.Now().Add(time.Second)
 	_ = os.Chtimes(p, later, later)
-	after := l.Load("", []string{ws}, nil)[0]
+	after := l.Load("", []string{ws}, nil).Files[0]
 	if after.Text != "two, longer" || after.Hash == before.Hash {
 		t.Errorf("after a change: %+v", after)
 	}
@@ -106,7 +106,7 @@ func TestAChangeIsSeenAndSymlinksOutOfTheFolderAreNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(secret, "AGENTS.md"), "outside")
-	got := l.Load("", []string{ws}, []string{sub, filepath.Join(ws, "out")})
+	got := l.Load("", []string{ws}, []string{sub, filepath.Join(ws, "out")}).Files
 	if len(got) != 1 {
 		t.Fatalf("files read through symlinks out of the workspace: %s", paths(got))
 	}
@@ -126,7 +126,7 @@ func BenchmarkLoadFiveFiles(b *testing.B) {
 		dirs = append(dirs, d)
 	}
 	l := instructions.NewLoader()
-	if n := len(l.Load(home, []string{ws}, dirs)); n != 5 {
+	if n := len(l.Load(home, []string{ws}, dirs).Files); n != 5 {
 		b.Fatalf("%d files", n)
 	}
 	b.ReportAllocs()

@@ -1,18 +1,28 @@
-// Package lockedfile performs read-modify-write cycles on small private
-// files (kin's mcp.json, mcp_trust.json, grants.json, sign-ins) so that
-// concurrent writers, in this process or in others, never corrupt the file
-// or lose an edit. It is a leaf: agent and mcp both use it, and it must
-// never import either.
+// Package lockedfile is kin's one way to lock a file and its one way to
+// replace a file's content: the locked read-modify-write cycles on small
+// private files (kin's mcp.json, trust.json, grants.json, sign-ins),
+// the session logs' and index's locks, and every "write a temporary file,
+// then rename it over the target" in kin (the workspace files kin's tools
+// write, checkpoints, the session index, kin chat's history). It is a
+// leaf: agent and mcp both use it, and it must never import either.
 //
-// An exclusive lock on "<file>.lock" (beside the file) is held across the
-// whole cycle: flock(2) on Unix, LockFileEx on Windows. The lock belongs to
-// the open file, so it dies with the process that holds it; the new content goes to a temporary file in the same directory
-// which is synced and renamed over the target, so readers that take no lock
-// always see either the old or the new file, never a torn one. Files are
-// written with mode 0600 and missing directories are created with mode 0700.
+// Locks are flock(2) on Unix and one far-off byte of LockFileEx on Windows
+// (TryLock, LockShared, LockExclusive, Unlock). A lock belongs to the open
+// file, so it dies with the process that holds it. Update holds an
+// exclusive lock on "<file>.lock" (beside the file) across the whole
+// cycle; the lock file is deliberately never deleted: removing it would
+// let two writers lock different inodes.
 //
-// The lock file is deliberately never deleted: removing it would let two
-// writers lock different inodes.
+// Replace writes the new content to a temporary file in the same folder,
+// opened beneath an os.Root (so neither the temporary file nor the rename
+// can be carried out of that folder by a symlink), then renames it over
+// the target: readers that take no lock always see the old or the new
+// file, never a torn one. Files Update writes are 0600 and the folders it
+// makes 0700.
+//
+// What this package must never do: follow a symlink out of the folder it
+// was given when it replaces a file, or leave a temporary file behind when
+// a write fails.
 package lockedfile
 
 import (
@@ -28,6 +38,9 @@ const FileMode fs.FileMode = 0o600
 
 // DirMode is the mode of directories created by Update.
 const DirMode fs.FileMode = 0o700
+
+// ErrLocked is TryLock's answer when someone else holds the lock.
+var ErrLocked = errors.New("locked")
 
 // Update locks path, reads its current content and passes it to fn (exists
 // is false when the file is absent). If fn returns an error, nothing is
@@ -60,7 +73,10 @@ func Update(path string, fn func(data []byte, exists bool) ([]byte, error)) erro
 	if err != nil || out == nil {
 		return err
 	}
-	return writeAtomic(path, out)
+	if err := ReplaceFile(path, out, Options{Perm: FileMode, Sync: true, SyncDir: true}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // resolve follows a symbolic link at path, if there is one.
@@ -80,48 +96,12 @@ func lock(name string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", name, err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := LockExclusive(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return func() {
-		_ = unlockFile(f)
+		_ = Unlock(f)
 		f.Close()
 	}, nil
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(FileMode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil { // persist the rename; best effort
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
 }

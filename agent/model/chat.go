@@ -4,18 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/tidwall/gjson"
 )
 
 // chatAPI speaks Chat Completions, for the servers that never learned the
@@ -26,68 +25,116 @@ import (
 type chatAPI struct {
 	svc   openai.ChatCompletionService
 	model string
+	// cacheKey: the service takes prompt_cache_key (takesPromptCacheKey).
+	cacheKey bool
 }
 
 func newChat(c Config, hc *http.Client) *chatAPI {
-	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model}
+	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model, cacheKey: takesPromptCacheKey(c.BaseURL)}
 }
 
 func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning bool) (*Response, error) {
 	params := openai.ChatCompletionNewParams{
 		Model:         a.model,
-		Messages:      chatMessages(req),
+		Messages:      chatMessages(req, reasoning),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
 	if reasoning && req.Effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(req.Effort)
 	}
-	for _, s := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: s.Name, Parameters: toolParameters(s)}
-		if s.Description != "" {
-			fn.Description = param.NewOpt(s.Description)
+	if len(req.Tools) > 0 || req.Instructions != "" {
+		tools := toolsFor(req.Tools)
+		params.Tools = tools.chat
+		if a.cacheKey {
+			params.PromptCacheKey = param.NewOpt(promptCacheKey(req.Instructions, tools))
 		}
-		if s.Strict {
-			fn.Strict = param.NewOpt(true)
-		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fn))
 	}
 	var failure httpFailure
 	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
 	defer stream.Close()
+	ans := newAnswer(h)
+	finish, err := readChat(stream, ans)
+	if err != nil {
+		return ans.response(), explain(ctx, err, failure)
+	}
+	switch finish {
+	case "":
+		return ans.response(), failure.unfinished("finishing it (no finish_reason)")
+	case "length":
+		return ans.response(), errors.New("the model service stopped the answer at its length limit (finish_reason length); nothing was retried")
+	case "content_filter":
+		return ans.response(), errors.New("the model service withheld the answer (finish_reason content_filter)")
+	case "error":
+		return ans.response(), errors.New("the model service reported an error mid-answer (finish_reason error); nothing was retried")
+	}
+	resp := ans.response()
+	if resp.empty() {
+		return resp, errEmpty(", finish_reason " + finish)
+	}
+	return resp, nil
+}
 
-	var out Response
-	var text strings.Builder // built linearly; out.Text is set on every return
-	defer func() { out.Text = text.String() }()
+// readChat reads a Chat Completions stream into the answer, and returns its
+// finish_reason. Reasoning comes in whichever field the server uses (see
+// chatReasoning), or as thinking parts of the content (Mistral); a call's
+// arguments come in pieces, numbered by index (a server that numbers every
+// call 0 names each with its own id); usage comes in a chunk of its own,
+// with the last choice, or in x_groq (Groq).
+func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer) (string, error) {
 	// A call's arguments come in pieces, like the text: built linearly
 	// (a write_file's content would otherwise be copied on every delta).
 	type pending struct {
 		call Call
 		args strings.Builder
 	}
-	calls := map[int64]*pending{}
+	var calls []*pending
+	byIndex := map[int64]*pending{}
+	// field is the reasoning field of the reasoning being streamed ("":
+	// none is).
+	field := ""
+	endReasoning := func() {
+		if field != "" {
+			ans.endReasoning(Reasoning{Field: field})
+			field = ""
+		}
+	}
 	finish := ""
 	for stream.Next() {
 		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() {
-			out.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+		if u, ok := chatUsage(chunk); ok {
+			ans.out.Usage = u
 		}
 		if len(chunk.Choices) == 0 {
 			continue
 		}
 		ch := chunk.Choices[0]
 		d := ch.Delta
-		if s := chatReasoning(d.JSON.ExtraFields); s != "" {
-			h.reasoning(s)
+		if s, f := chatReasoning(d.JSON.ExtraFields); s != "" {
+			ans.addReasoning(s, true)
+			field = f
 		}
-		if d.Content != "" {
-			text.WriteString(d.Content)
-			h.text(d.Content)
+		for _, p := range chatContent(d) {
+			if p.thinking {
+				ans.addReasoning(p.text, true)
+				field = "thinking"
+				continue
+			}
+			if p.text != "" {
+				endReasoning()
+			}
+			ans.addText(p.text)
+		}
+		if d.Refusal != "" {
+			endReasoning()
+			ans.addRefusal(d.Refusal)
 		}
 		for _, tc := range d.ToolCalls {
-			c := calls[tc.Index]
-			if c == nil {
+			endReasoning()
+			c := byIndex[tc.Index]
+			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID) {
 				c = &pending{}
-				calls[tc.Index] = c
+				byIndex[tc.Index] = c
+				calls = append(calls, c)
 			}
 			if tc.ID != "" {
 				c.call.CallID = tc.ID
@@ -101,73 +148,151 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 			finish = ch.FinishReason
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return &out, explain(ctx, err, failure)
-	}
-	for _, i := range slices.Sorted(maps.Keys(calls)) {
-		c := calls[i].call
-		c.Arguments = calls[i].args.String()
+	endReasoning()
+	for _, p := range calls {
+		c := p.call
+		c.Arguments = p.args.String()
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
-		out.Calls = append(out.Calls, c)
+		ans.addCall(c)
 	}
-	switch finish {
-	case "":
-		return &out, errors.New("the model service ended the answer without finishing it (no finish_reason); nothing was retried")
-	case "length":
-		return &out, errors.New("the model service stopped the answer at its length limit (finish_reason length); nothing was retried")
-	case "content_filter":
-		return &out, errors.New("the model service withheld the answer (finish_reason content_filter)")
-	}
-	return &out, nil
+	ans.flushMessage(true)
+	return finish, stream.Err()
 }
 
-// chatReasoning is the reasoning text a server streams beside the answer
-// (DeepSeek and vLLM say reasoning_content, others reasoning).
-func chatReasoning(extra map[string]respjson.Field) string {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
-		f, ok := extra[k]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-			return s
+// fieldReasoningContent is the field DeepSeek (and vLLM, llama.cpp, Qwen,
+// xAI) stream reasoning in, and the one DeepSeek's thinking mode wants back.
+const fieldReasoningContent = "reasoning_content"
+
+// reasoningFields are the fields servers stream reasoning in beside the
+// answer, in the order kin reads them: reasoning_content (DeepSeek, vLLM
+// before 0.10, llama.cpp, Qwen, xAI), reasoning (Ollama, Groq, OpenRouter,
+// LM Studio, vLLM), thinking. A server that sends two says the same twice
+// (OpenRouter sends reasoning and reasoning_details): the first is shown.
+var reasoningFields = []string{fieldReasoningContent, "reasoning", "thinking"}
+
+// chatReasoning is the reasoning text a delta carries, and its field.
+func chatReasoning(extra map[string]respjson.Field) (string, string) {
+	for _, k := range reasoningFields {
+		if f, ok := extra[k]; ok {
+			if s := gjson.Parse(f.Raw()); s.Type == gjson.String && s.Str != "" {
+				return s.Str, k
+			}
 		}
 	}
-	return ""
+	// OpenRouter's reasoning_details: text and summary parts (encrypted
+	// ones are nothing a person could read).
+	if f, ok := extra["reasoning_details"]; ok {
+		var b strings.Builder
+		for _, d := range gjson.Parse(f.Raw()).Array() {
+			b.WriteString(d.Get("text").String())
+			b.WriteString(d.Get("summary").String())
+		}
+		if b.Len() > 0 {
+			return b.String(), "reasoning_details"
+		}
+	}
+	return "", ""
+}
+
+// contentPart is a piece of a delta's content: text, or thinking.
+type contentPart struct {
+	text     string
+	thinking bool
+}
+
+// chatContent is a delta's content: a string, or (Mistral's reasoning
+// models) a list of text and thinking parts, a thinking part holding text
+// parts of its own.
+func chatContent(d openai.ChatCompletionChunkChoiceDelta) []contentPart {
+	raw := gjson.Parse(d.JSON.Content.Raw())
+	if !raw.IsArray() {
+		if d.Content == "" {
+			return nil
+		}
+		return []contentPart{{text: d.Content}}
+	}
+	var out []contentPart
+	for _, p := range raw.Array() {
+		switch p.Get("type").Str {
+		case "text":
+			out = append(out, contentPart{text: p.Get("text").Str})
+		case "thinking":
+			for _, t := range p.Get("thinking").Array() {
+				out = append(out, contentPart{text: t.Get("text").Str, thinking: true})
+			}
+		}
+	}
+	return out
+}
+
+// chatUsage is a chunk's usage: its usage field, or Groq's x_groq.usage.
+func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
+	if c.JSON.Usage.Valid() {
+		return Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
+			CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens}, true
+	}
+	if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
+		if u := gjson.Parse(f.Raw()).Get("usage"); u.IsObject() {
+			return Usage{InputTokens: u.Get("prompt_tokens").Int(), OutputTokens: u.Get("completion_tokens").Int()}, true
+		}
+	}
+	return Usage{}, false
 }
 
 // chatMessages is the conversation as Chat Completions messages. kin's
 // notes (developer messages) go as user messages: many chat templates of
-// local servers refuse a system message after the first.
-func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
+// local servers refuse a system message after the first. The calls of one
+// answer join its assistant message, as the model produced them; a refusal
+// goes back as the assistant's refusal; reasoning streamed as
+// reasoning_content goes back on the assistant message it led to (DeepSeek's
+// thinking mode refuses a tool-call message without it), and once any does,
+// every assistant message with calls carries the field.
+func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessageParamUnion {
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Input)+1)
 	if req.Instructions != "" {
 		out = append(out, openai.SystemMessage(req.Instructions))
 	}
 	// lastAssistant is the assistant message tool calls join, while no
-	// other message came between.
+	// other message came between; thought is reasoning_content for the
+	// next assistant message.
 	var lastAssistant *openai.ChatCompletionAssistantMessageParam
+	var thought *string
+	carried := false
+	assistant := func(m *openai.ChatCompletionAssistantMessageParam) {
+		lastAssistant = m
+		if thought != nil {
+			m.SetExtraFields(map[string]any{fieldReasoningContent: *thought})
+			thought, carried = nil, true
+		}
+	}
 	for _, it := range req.Input {
 		switch it.Kind {
 		case Message:
 			lastAssistant = nil
 			switch {
+			case it.Role == "assistant" && it.Refusal:
+				m := openai.ChatCompletionMessageParamUnion{OfAssistant: &openai.ChatCompletionAssistantMessageParam{Refusal: param.NewOpt(it.Text)}}
+				assistant(m.OfAssistant)
+				out = append(out, m)
 			case it.Role == "assistant":
 				m := openai.ChatCompletionMessageParamOfAssistant(it.Text)
-				lastAssistant = m.OfAssistant
+				assistant(m.OfAssistant)
 				out = append(out, m)
 			case len(it.Content) > 0:
 				out = append(out, openai.UserMessage(chatParts(it.Content)))
 			default:
 				out = append(out, openai.UserMessage(it.Text))
 			}
+		case ReasoningItem:
+			if r := it.Reasoning; reasoning && r != nil && r.Field == fieldReasoningContent && r.Text != "" {
+				thought = &r.Text
+			}
 		case FunctionCall:
 			if lastAssistant == nil {
 				m := openai.ChatCompletionMessageParamUnion{OfAssistant: &openai.ChatCompletionAssistantMessageParam{}}
-				lastAssistant = m.OfAssistant
+				assistant(m.OfAssistant)
 				out = append(out, m)
 			}
 			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
@@ -176,6 +301,13 @@ func chatMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 		case FunctionOutput:
 			lastAssistant = nil
 			out = append(out, openai.ToolMessage(it.Output, it.CallID))
+		}
+	}
+	if carried {
+		for _, m := range out {
+			if a := m.OfAssistant; a != nil && len(a.ToolCalls) > 0 && a.ExtraFields() == nil {
+				a.SetExtraFields(map[string]any{fieldReasoningContent: ""})
+			}
 		}
 	}
 	return out

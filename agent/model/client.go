@@ -14,7 +14,9 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -36,6 +38,12 @@ type Item struct {
 	Output    string
 	// Reasoning is a reasoning item sent back as the service returned it.
 	Reasoning *Reasoning
+	// Refusal marks an assistant message whose Text is the model's refusal
+	// (sent back as one, so the model knows it refused).
+	Refusal bool
+	// Phase is an assistant message's phase as the model labelled it
+	// (commentary, final_answer); GPT-5.x codex models expect it back.
+	Phase string
 }
 
 // ItemKind distinguishes messages from tool calls, their outputs and
@@ -57,13 +65,38 @@ type Content struct {
 	ImageData string
 }
 
-// Reasoning is a reasoning item of a Responses answer: its summary and the
-// encrypted chain of thought that lets the model go on from it (kin stores
-// nothing at the service, so it sends the item back on later requests).
+// Reasoning is the model's reasoning before what it led to: a Responses
+// reasoning item (its summary and the encrypted chain of thought that lets
+// the model go on from it: kin stores nothing at the service, so it sends
+// the item back on later requests), or the reasoning a Chat Completions
+// server streamed beside the answer.
 type Reasoning struct {
 	ID        string
 	Summary   []string
 	Encrypted string
+	// Text is the reasoning itself, where the service shows it: a Chat
+	// Completions server's reasoning text, or the reasoning_text content of
+	// an open Responses server's item.
+	Text string
+	// Field is the Chat Completions field Text came in (reasoning_content,
+	// reasoning, thinking, ...); "" for a Responses item.
+	Field string
+}
+
+// CarriesOver reports whether the reasoning can go back to the model that
+// made it: a Responses item with its encrypted content, or reasoning a Chat
+// Completions server streamed as reasoning_content (DeepSeek's thinking
+// mode refuses a conversation whose tool-call messages lack theirs).
+func (r Reasoning) CarriesOver() bool {
+	return r.Encrypted != "" || (r.Field == fieldReasoningContent && r.Text != "")
+}
+
+// Shown is the reasoning as a person reads it: the summary, else the text.
+func (r Reasoning) Shown() string {
+	if len(r.Summary) > 0 {
+		return strings.Join(r.Summary, "\n\n")
+	}
+	return r.Text
 }
 
 // Request is one model call.
@@ -82,25 +115,75 @@ type Call struct {
 	Arguments string
 }
 
-// Usage counts tokens.
+// Usage counts tokens. InputTokens includes CachedInputTokens, the input
+// the service read from its cache (billed lower by most).
 type Usage struct {
-	InputTokens  int64 `json:"inputTokens"`
-	OutputTokens int64 `json:"outputTokens"`
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	// Estimated says the counts are kin's estimate: the service reported
+	// none (set by kin, never by a service).
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// AssistantMessage is one assistant message of an answer: its text, or its refusal
+// (the model declining to answer), and its phase.
+type AssistantMessage struct {
+	Text    string
+	Refusal string
+	Phase   string
 }
 
 // Response is what one streamed model call produced.
 type Response struct {
+	// Text is the answer as shown: every message's text, a blank line
+	// between two messages.
 	Text      string
+	Messages  []AssistantMessage
 	Calls     []Call
 	Reasoning []Reasoning
 	Usage     Usage
+}
+
+// Refused reports whether the model refused: a message of the answer is a
+// refusal.
+func (r *Response) Refused() bool {
+	for _, m := range r.Messages {
+		if m.Refusal != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether the answer has nothing a person could read or kin
+// could run: no text, no refusal, no call.
+func (r *Response) empty() bool {
+	for _, m := range r.Messages {
+		if strings.TrimSpace(m.Text) != "" || m.Refusal != "" {
+			return false
+		}
+	}
+	return len(r.Calls) == 0
+}
+
+// errEmpty is the failure of an answer with nothing in it: a blank answer
+// is never reported as one that completed.
+func errEmpty(api string) error {
+	return fmt.Errorf("the model service ended the answer with nothing in it (no text, no tool call, no refusal%s); nothing was retried", api)
 }
 
 // Handlers receive a response as it streams; nil fields are skipped.
 type Handlers struct {
 	// Text is a piece of the answer's text.
 	Text func(string)
-	// Reasoning is a piece of the reasoning summary.
+	// Refusal is a piece of the model's refusal to answer.
+	Refusal func(string)
+	// Message is an assistant message that ended: what its pieces were,
+	// and its phase. Pieces after it belong to the next message.
+	Message func(AssistantMessage)
+	// Reasoning is a piece of the reasoning (a summary, or the reasoning
+	// text a service shows).
 	Reasoning func(string)
 	// ReasoningDone is a finished reasoning item, handed over before the
 	// items that follow it in the answer.
@@ -113,6 +196,18 @@ type Handlers struct {
 func (h Handlers) text(s string) {
 	if h.Text != nil {
 		h.Text(s)
+	}
+}
+
+func (h Handlers) refusal(s string) {
+	if h.Refusal != nil {
+		h.Refusal(s)
+	}
+}
+
+func (h Handlers) message(m AssistantMessage) {
+	if h.Message != nil {
+		h.Message(m)
 	}
 }
 

@@ -84,6 +84,16 @@ func (c Config) TakesEffort(effort string) bool {
 	return effort == "" || slices.Contains(c.Efforts, effort)
 }
 
+// KeyVar is the name of the environment variable kin reads the model's key
+// from (OPENAI_API_KEY, or the model's apiKeyEnv): a name, never the key, so
+// a front end can offer to set it.
+func (c Config) KeyVar() string {
+	if c.keyVar == "" {
+		return "OPENAI_API_KEY"
+	}
+	return c.keyVar
+}
+
 // Missing says what a person must set before a turn can run, or "" when the
 // configuration is complete.
 func (c Config) Missing() string {

@@ -55,17 +55,42 @@ var recordedEvents = []struct {
 	{"message item done", `{"item":{"content":[{"annotations":[],"text":"hi","type":"output_text"}],"id":"msg_1","role":"assistant","status":"completed","type":"message"},"type":"response.output_item.done"}`, nil},
 	{"function call arguments delta", `{"delta":"{\"pa","item_id":"fc_1","output_index":1,"type":"response.function_call_arguments.delta"}`, nil},
 	{"function call arguments done", `{"arguments":"{\"path\":\"a.go\"}","item_id":"fc_1","type":"response.function_call_arguments.done"}`, nil},
-	{"refusal delta", `{"content_index":0,"delta":"I can't","item_id":"msg_1","type":"response.refusal.delta"}`, &streamEvent{Type: "response.refusal.delta"}},
+	{"refusal delta", `{"content_index":0,"delta":"I can't","item_id":"msg_1","type":"response.refusal.delta"}`, &streamEvent{Type: "response.refusal.delta", Delta: "I can't"}},
+	{"refusal delta, delta a number", `{"type":"response.refusal.delta","delta":1}`, nil},
+	{"reasoning text delta", `{"type":"response.reasoning_text.delta","item_id":"rs_1","output_index":0,"content_index":0,"delta":"Let me ","sequence_number":5}`,
+		&streamEvent{Type: "response.reasoning_text.delta", Delta: "Let me "}},
+	{"reasoning text delta, key twice", `{"type":"response.reasoning_text.delta","delta":"a","delta":"b"}`, nil},
+	{"message item added, phase", `{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant","phase":"commentary"}}`,
+		&streamEvent{Type: "response.output_item.added", Item: outputItem{Type: "message", ID: "msg_1", Phase: "commentary"}}},
+	{"message item done, phase and text", `{"type":"response.output_item.done","item":{"id":"msg_2","type":"message","status":"completed","role":"assistant","phase":"final_answer","content":[{"type":"output_text","annotations":[],"text":"Here are "},{"type":"output_text","annotations":[],"text":"the files."}]}}`,
+		&streamEvent{Type: "response.output_item.done", Item: outputItem{Type: "message", ID: "msg_2", Phase: "final_answer", Text: "Here are the files."}}},
+	{"message item done, a refusal", `{"type":"response.output_item.done","item":{"id":"msg_3","type":"message","status":"completed","role":"assistant","content":[{"type":"refusal","refusal":"I can't help with that."}]}}`,
+		&streamEvent{Type: "response.output_item.done", Item: outputItem{Type: "message", ID: "msg_3", Refusal: "I can't help with that."}}},
+	{"reasoning item done, reasoning text", `{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_3","type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"think hard"}]}}`,
+		&streamEvent{Type: "response.output_item.done", Item: outputItem{Type: "reasoning", ID: "rs_3", Reasoning: "think hard"}}},
 	{"refusal done", `{"refusal":"I can't help with that.","type":"response.refusal.done"}`, nil},
 	{"text done", `{"text":"tok tok","type":"response.output_text.done","logprobs":[]}`, nil},
 	{"created", `{"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]},"type":"response.created"}`, nil},
+	{"in progress, the request echoed", `{"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_1","status":"in_progress","instructions":"You are kin.","tools":[{"type":"function","name":"read_file","parameters":{"type":"object","properties":{"path":{"type":"string"}}},"strict":false}],"output":[]}}`,
+		&streamEvent{Type: "response.in_progress"}},
+	{"created, type twice", `{"type":"response.created","type":"response.completed","response":{"id":"resp_1","status":"completed","output":[],"usage":{"input_tokens":3,"output_tokens":4}}}`, nil},
 	{"completed", `{"response":{"id":"resp_1","status":"completed","output":[],"usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":0},"output_tokens":34,"output_tokens_details":{"reasoning_tokens":5},"total_tokens":46}},"sequence_number":20,"type":"response.completed"}`,
 		&streamEvent{Type: "response.completed", Usage: Usage{InputTokens: 12, OutputTokens: 34}}},
+	{"completed, the request echoed", `{"type":"response.completed","response":{"id":"resp_1","status":"completed","instructions":"You are kin.","tools":[{"type":"function","name":"read_file","parameters":{"type":"object"},"strict":false}],"output":[{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}],"usage":{"input_tokens":5,"input_tokens_details":{"cached_tokens":2},"output_tokens":1}}}`,
+		&streamEvent{Type: "response.completed", Usage: Usage{InputTokens: 5, OutputTokens: 1, CachedInputTokens: 2}, Output: []outputItem{{Type: "message", ID: "msg_1", Text: "done"}}}},
+	{"completed, output twice", `{"type":"response.completed","response":{"output":[{"id":"a","type":"message","content":[]}],"output":[{"id":"b","type":"message","content":[]}]}}`, nil},
+	{"completed, response twice", `{"type":"response.completed","response":{"output":[]},"response":{"usage":{"input_tokens":1}}}`, nil},
 	{"completed, no usage", `{"response":{"id":"resp_1","status":"completed","output":[]},"type":"response.completed"}`, &streamEvent{Type: "response.completed"}},
 	{"failed", `{"response":{"error":{"code":"server_error","message":"The model crashed."},"id":"resp_1","status":"failed"},"type":"response.failed"}`,
 		&streamEvent{Type: "response.failed", Status: "failed", Failure: "The model crashed."}},
 	{"incomplete", `{"response":{"id":"resp_1","incomplete_details":{"reason":"max_output_tokens"},"status":"incomplete"},"type":"response.incomplete"}`,
-		&streamEvent{Type: "response.incomplete", Status: "incomplete"}},
+		&streamEvent{Type: "response.incomplete", Status: "incomplete", Reason: "max_output_tokens"}},
+	{"incomplete, usage and output", `{"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"Part"}]}],"usage":{"input_tokens":7,"output_tokens":3,"total_tokens":10}}}`,
+		&streamEvent{Type: "response.incomplete", Status: "incomplete", Reason: "content_filter", Usage: Usage{InputTokens: 7, OutputTokens: 3},
+			Output: []outputItem{{Type: "message", ID: "msg_1", Text: "Part"}}}},
+	{"completed, output only there", `{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"output_text","text":"fixture hello"}]},{"id":"fc_1","type":"function_call","call_id":"call_9","name":"shell","arguments":"{}"}],"usage":{"input_tokens":1,"output_tokens":2}}}`,
+		&streamEvent{Type: "response.completed", Usage: Usage{InputTokens: 1, OutputTokens: 2},
+			Output: []outputItem{{Type: "message", ID: "msg_1", Text: "fixture hello"}, {Type: "function_call", ID: "fc_1", CallID: "call_9", Name: "shell", Arguments: "{}"}}}},
 	{"error event", `{"code":"rate_limit_exceeded","message":"Slow down.","param":null,"sequence_number":3,"type":"error"}`,
 		&streamEvent{Type: "error", Message: "Slow down."}},
 	{"unknown type", `{"type":"response.future_thing","delta":"not text","item":{"type":"function_call","name":"x"},"whatever":[1,2,{"a":null}]}`,
@@ -132,6 +157,35 @@ func TestDeltaEventsSkipTheUnion(t *testing.T) {
 	}
 }
 
+// TestTypeOnlyEventsSkipTheUnion: the events the client reads only the type
+// of (response.created and response.in_progress echo the prompt and every
+// tool definition) are not decoded into openai-go's union either.
+func TestTypeOnlyEventsSkipTheUnion(t *testing.T) {
+	tools := strings.Repeat(`{"type":"function","name":"t","description":"a tool","parameters":{"type":"object","properties":{"path":{"type":"string"}}}},`, 30)
+	data := []byte(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress","instructions":"You are kin.","tools":[` + strings.TrimSuffix(tools, ",") + `],"output":[]}}`)
+	var e streamEvent
+	lean := testing.AllocsPerRun(20, func() { _ = json.Unmarshal(data, &e) })
+	var u responses.ResponseStreamEventUnion
+	union := testing.AllocsPerRun(20, func() { _ = json.Unmarshal(data, &u) })
+	if e.Type != "response.created" || lean*10 > union {
+		t.Fatalf("response.created took %.0f allocations (the union %.0f), type %q", lean, union, e.Type)
+	}
+}
+
+// TestCompletedEventSkipsTheEchoedRequest: response.completed is decoded
+// without the request it echoes (the prompt, every tool definition).
+func TestCompletedEventSkipsTheEchoedRequest(t *testing.T) {
+	tools := strings.Repeat(`{"type":"function","name":"t","description":"a tool","parameters":{"type":"object","properties":{"path":{"type":"string"}}}},`, 30)
+	data := []byte(`{"type":"response.completed","response":{"id":"resp_1","status":"completed","instructions":"You are kin.","tools":[` + strings.TrimSuffix(tools, ",") + `],"output":[],"usage":{"input_tokens":9,"output_tokens":2}}}`)
+	var e streamEvent
+	lean := testing.AllocsPerRun(20, func() { _ = json.Unmarshal(data, &e) })
+	var u responses.ResponseStreamEventUnion
+	union := testing.AllocsPerRun(20, func() { _ = json.Unmarshal(data, &u) })
+	if e.Usage.InputTokens != 9 || lean*4 > union {
+		t.Fatalf("response.completed took %.0f allocations (the union %.0f), usage %+v", lean, union, e.Usage)
+	}
+}
+
 // sseServer answers every request with the given event payloads as a
 // text/event-stream, one data line each.
 func sseServer(t *testing.T, payloads ...string) *Client {
@@ -170,7 +224,10 @@ func TestAStreamOfEveryKindReadsAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Response{
-		Text:      "toka\"b\\c\né😀 ünï",
+		Text: "toka\"b\\c\né😀 ünï",
+		// The refusal delta after the message's end starts a message of
+		// its own.
+		Messages:  []AssistantMessage{{Text: "toka\"b\\c\né😀 ünï"}, {Refusal: "I can't"}},
 		Calls:     []Call{{CallID: "call_1", Name: "read_file", Arguments: `{"path":"a.go"}`}},
 		Reasoning: []Reasoning{{ID: "rs_1", Summary: []string{"one", "two"}, Encrypted: "enc-1"}},
 		Usage:     Usage{InputTokens: 12, OutputTokens: 34},

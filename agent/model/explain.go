@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -37,6 +38,7 @@ type httpFailure struct {
 	code       string        // and its code
 	body       string        // otherwise, what the body was (see describeBody)
 	retryAfter time.Duration // 0: the service did not say
+	tail       *tail         // the end of a successful answer's body
 }
 
 func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -46,6 +48,8 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	}
 	f.answered = true
 	if resp.StatusCode < 400 {
+		f.tail = &tail{rc: resp.Body}
+		resp.Body = f.tail
 		return resp, err
 	}
 	f.status = resp.StatusCode
@@ -53,21 +57,143 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-			Param   any    `json:"param"`
-			Code    any    `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
-		f.message = e.Error.Message
-		f.param, _ = e.Error.Param.(string)
-		f.code, _ = e.Error.Code.(string)
+	if m, p, c := errorBody(body); m != "" {
+		f.message, f.param, f.code = m, p, c
 	} else {
 		f.body = describeBody(resp.Header.Get("Content-Type"), body)
 	}
 	return resp, err
+}
+
+// errorBody reads an error body in each form services send: OpenAI's
+// {"error":{"message","param","code"}} (OpenRouter's code is a number,
+// DashScope adds request_id beside it), the bare {"message","type","code"}
+// of vLLM and Mistral (whose message may be an object), FastAPI's
+// {"detail": ...}, and {"error": "text"} (LM Studio, Ollama).
+func errorBody(body []byte) (message, param, code string) {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Message json.RawMessage `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+		Param   any             `json:"param"`
+		Code    any             `json:"code"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return "", "", ""
+	}
+	var obj struct {
+		Message json.RawMessage `json:"message"`
+		Param   any             `json:"param"`
+		Code    any             `json:"code"`
+	}
+	switch {
+	case json.Unmarshal(e.Error, &obj) == nil && text(obj.Message) != "":
+		message, param, code = text(obj.Message), str(obj.Param), str(obj.Code)
+	case text(e.Error) != "":
+		message = text(e.Error)
+	case text(e.Message) != "":
+		message, param, code = text(e.Message), str(e.Param), str(e.Code)
+	case text(e.Detail) != "":
+		message = text(e.Detail)
+	}
+	return message, param, code
+}
+
+// text is a JSON value as a sentence: a string as it is, any other
+// non-empty value (an object of details, a list of them) as compact JSON.
+func text(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" || string(raw) == "[]" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if raw[0] == '{' || raw[0] == '[' {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) == nil {
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// str is a parameter or code named as a string (a number's code is not a
+// name kin matches on).
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// tailBytes is how much of the end of an answer's body kin keeps.
+const tailBytes = 4 << 10
+
+// tail keeps the last bytes of a successful answer's body: a stream that
+// ends without finishing may have said why on a line no SSE decoder reads
+// (llama.cpp's server writes "error: {...}" before its data: [DONE]). It
+// also ends the body with a blank line, so that a last event the server did
+// not close with one (codex's own test stream ends so) is read, not dropped.
+type tail struct {
+	rc  io.ReadCloser
+	buf []byte
+	// end is what is left to hand out after the body's end (nil: the end
+	// was not reached).
+	end []byte
+}
+
+func (t *tail) Read(p []byte) (int, error) {
+	if t.end != nil {
+		n := copy(p, t.end)
+		if t.end = t.end[n:]; len(t.end) == 0 {
+			return n, io.EOF
+		}
+		return n, nil
+	}
+	n, err := t.rc.Read(p)
+	t.buf = append(t.buf, p[:n]...)
+	if over := len(t.buf) - tailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	if err == io.EOF {
+		t.end = []byte("\n\n")
+		err = nil
+	}
+	return n, err
+}
+
+func (t *tail) Close() error { return t.rc.Close() }
+
+// errorLine is the message of the last "error:" line of the body's end,
+// or "".
+func (t *tail) errorLine() string {
+	if t == nil {
+		return ""
+	}
+	msg := ""
+	for _, line := range strings.Split(string(t.buf), "\n") {
+		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "error:")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if m, _, _ := errorBody([]byte(`{"error":` + v + `}`)); m != "" {
+			msg = m
+		} else if v != "" {
+			msg = v
+		}
+	}
+	return clean(msg, 500)
+}
+
+// unfinished is the failure of a stream that ended without its terminal
+// event (how, in what): with what the service said, when it said it on a
+// line of its own.
+func (f *httpFailure) unfinished(what string) error {
+	if msg := f.tail.errorLine(); msg != "" {
+		return fmt.Errorf("the model service reported an error mid-answer: %s; nothing was retried", msg)
+	}
+	return fmt.Errorf("the model service ended the answer without %s; nothing was retried", what)
 }
 
 // retryAfter reads how long the service asks to wait: Retry-After-Ms (the
@@ -92,7 +218,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+var htmlTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 // describeBody says what an error body that is not an API error holds:
 // nothing, an HTML page (usually a proxy's or a gateway's, not the API's),
@@ -105,7 +231,7 @@ func describeBody(contentType string, body []byte) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if strings.Contains(mt, "html") || strings.HasPrefix(text, "<") {
 		page := "with an HTML page instead of an API error, so a proxy or gateway in front of the service probably answered"
-		if m := htmlTitle.FindStringSubmatch(text); m != nil {
+		if m := htmlTitle().FindStringSubmatch(text); m != nil {
 			if title := clean(m[1], 80); title != "" {
 				page = fmt.Sprintf("with an HTML page titled %q instead of an API error, so a proxy or gateway in front of the service probably answered", title)
 			}
@@ -221,22 +347,11 @@ func explainStream(err error, answered bool) error {
 	return fmt.Errorf("the connection to the model service broke mid-answer: %v; nothing was retried", err)
 }
 
-// streamErrorMessage is the message of an error event ({"error": {...}}).
+// streamErrorMessage is the message of an error event ({"error": {...}},
+// in any of the forms errorBody reads).
 func streamErrorMessage(se *ssestream.StreamError) string {
-	var e struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(se.Event.Data, &e) == nil {
-		var obj struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case json.Unmarshal(e.Error, &obj) == nil && obj.Message != "":
-			return clean(obj.Message, 500)
-		case json.Unmarshal(e.Error, &s) == nil && s != "":
-			return clean(s, 500)
-		}
+	if m, _, _ := errorBody(se.Event.Data); m != "" {
+		return clean(m, 500)
 	}
 	return clean(se.Message, 500)
 }

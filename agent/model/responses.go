@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -61,8 +60,10 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 		params.Reasoning = shared.ReasoningParam{Summary: shared.ReasoningSummaryAuto, Effort: shared.ReasoningEffort(req.Effort)}
 	}
-	for _, s := range req.Tools {
-		params.Tools = append(params.Tools, functionTool(s))
+	if len(req.Tools) > 0 || req.Instructions != "" {
+		tools := toolsFor(req.Tools)
+		params.Tools = tools.responses
+		params.PromptCacheKey = param.NewOpt(promptCacheKey(req.Instructions, tools))
 	}
 	var failure httpFailure
 	// The request NewStreaming makes, with the body handed to openai-go's
@@ -73,54 +74,109 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
 	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
+	ans := newAnswer(h)
+	err = readResponses(stream, ans)
+	if err == nil {
+		err = stream.Err()
+		if err != nil {
+			err = explain(ctx, err, failure)
+		}
+	}
+	if errors.Is(err, errNotCompleted) {
+		err = failure.unfinished("completing it (no response.completed)")
+	}
+	return ans.response(), err
+}
 
-	var out Response
-	// The text is built linearly (+= copied the whole answer on every
-	// delta); every return below hands back &out, so out.Text is set then.
-	var text strings.Builder
-	defer func() { out.Text = text.String() }()
-	completed := false
+// errNotCompleted ends a Responses stream that ended without a terminal
+// event.
+var errNotCompleted = errors.New("not completed")
+
+// readResponses reads a Responses stream into the answer. It returns nil
+// once the response completed with something in it (or the stream ended
+// with an error stream.Err() says), and the failure of a response the
+// service could not finish.
+func readResponses(stream *ssestream.Stream[streamEvent], ans *answer) error {
+	// items counts the output items that ended, so a response.completed
+	// whose output holds what never streamed is read from there.
+	items := 0
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
-			text.WriteString(ev.Delta)
-			h.text(ev.Delta)
+			ans.addText(ev.Delta)
+		case "response.refusal.delta":
+			ans.addRefusal(ev.Delta)
 		case "response.reasoning_summary_part.added":
 			if ev.SummaryIndex > 0 {
-				h.reasoning("\n\n") // summary parts are paragraphs
+				ans.addReasoning("\n\n", false) // summary parts are paragraphs
 			}
 		case "response.reasoning_summary_text.delta":
-			h.reasoning(ev.Delta)
-		case "response.output_item.done":
-			switch ev.Item.Type {
-			case "function_call":
-				out.Calls = append(out.Calls, Call{CallID: ev.Item.CallID, Name: ev.Item.Name, Arguments: ev.Item.Arguments})
-			case "reasoning":
-				r := Reasoning{ID: ev.Item.ID, Summary: ev.Item.Summary, Encrypted: ev.Item.Encrypted}
-				out.Reasoning = append(out.Reasoning, r)
-				h.reasoningDone(r)
+			ans.addReasoning(ev.Delta, false)
+		case "response.reasoning_text.delta":
+			ans.addReasoning(ev.Delta, true)
+		case "response.output_item.added":
+			if ev.Item.Type == "message" {
+				ans.startMessage(ev.Item.Phase)
 			}
+		case "response.output_item.done":
+			items++
+			endItem(ans, ev.Item)
 		case "response.completed":
-			completed = true
-			out.Usage = ev.Usage
-		case "response.failed", "response.incomplete":
+			ans.out.Usage = ev.Usage
+			if items == 0 {
+				for _, it := range ev.Output {
+					endItem(ans, it)
+				}
+			}
+			if ans.response().empty() {
+				return errEmpty(" in response.completed")
+			}
+			return nil
+		case "response.incomplete":
+			ans.out.Usage = ev.Usage
+			return incomplete(ev.Reason)
+		case "response.failed":
+			ans.out.Usage = ev.Usage
 			msg := ev.Failure
 			if msg == "" {
 				msg = ev.Status
 			}
-			return &out, fmt.Errorf("the model service could not finish the answer: %s", msg)
+			return fmt.Errorf("the model service could not finish the answer: %s; nothing was retried", msg)
 		case "error":
-			return &out, fmt.Errorf("the model service reported an error: %s", ev.Message)
+			return fmt.Errorf("the model service reported an error: %s", ev.Message)
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return &out, explain(ctx, err, failure)
+	if stream.Err() != nil {
+		return nil // the caller explains it
 	}
-	if !completed {
-		return &out, errors.New("the model service ended the answer without completing it (no response.completed); nothing was retried")
+	return errNotCompleted
+}
+
+// endItem takes an output item that ended.
+func endItem(ans *answer, it outputItem) {
+	switch it.Type {
+	case "message":
+		ans.endMessage(it)
+	case "function_call":
+		ans.addCall(Call{CallID: it.CallID, Name: it.Name, Arguments: it.Arguments})
+	case "reasoning":
+		ans.endReasoning(Reasoning{ID: it.ID, Summary: it.Summary, Encrypted: it.Encrypted, Text: it.Reasoning})
 	}
-	return &out, nil
+}
+
+// incomplete is the failure of an answer the service stopped: at the output
+// limit, by a content filter, or for a reason it named.
+func incomplete(reason string) error {
+	switch reason {
+	case "max_output_tokens":
+		return errors.New("the model service stopped the answer at its output limit (max_output_tokens); nothing was retried")
+	case "content_filter":
+		return errors.New("the model service stopped the answer with its content filter (content_filter); nothing was retried")
+	case "":
+		return errors.New("the model service could not finish the answer (incomplete, no reason given); nothing was retried")
+	}
+	return fmt.Errorf("the model service could not finish the answer (incomplete: %s); nothing was retried", reason)
 }
 
 // inputItems is the conversation in the Responses API's shapes. Reasoning
@@ -139,11 +195,24 @@ func inputItems(items []Item, reasoning bool) responses.ResponseInputParam {
 			case "developer":
 				role = responses.EasyInputMessageRoleDeveloper
 			}
-			if len(it.Content) > 0 {
-				out = append(out, responses.ResponseInputItemParamOfMessage(contentList(it.Content), role))
-			} else {
-				out = append(out, responses.ResponseInputItemParamOfMessage(it.Text, role))
+			var m responses.ResponseInputItemUnionParam
+			switch {
+			case role == responses.EasyInputMessageRoleAssistant && it.Refusal:
+				// The model's refusal goes back as the refusal part it was.
+				m = responses.ResponseInputItemParamOfOutputMessage([]responses.ResponseOutputMessageContentUnionParam{
+					{OfRefusal: &responses.ResponseOutputRefusalParam{Refusal: it.Text}}}, "", responses.ResponseOutputMessageStatusCompleted)
+				m.OfOutputMessage.Phase = responses.ResponseOutputMessagePhase(it.Phase)
+				out = append(out, m)
+				continue
+			case len(it.Content) > 0:
+				m = responses.ResponseInputItemParamOfMessage(contentList(it.Content), role)
+			default:
+				m = responses.ResponseInputItemParamOfMessage(it.Text, role)
 			}
+			if role == responses.EasyInputMessageRoleAssistant {
+				m.OfMessage.Phase = responses.EasyInputMessagePhase(it.Phase)
+			}
+			out = append(out, m)
 		case FunctionCall:
 			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
 		case FunctionOutput:
@@ -182,14 +251,6 @@ func contentList(cs []Content) responses.ResponseInputMessageContentListParam {
 
 // dataURL is an image part as the APIs take inline images.
 func dataURL(c Content) string { return "data:" + c.ImageMIME + ";base64," + c.ImageData }
-
-func functionTool(s tool.Spec) responses.ToolUnionParam {
-	t := responses.ToolParamOfFunction(s.Name, toolParameters(s), s.Strict)
-	if s.Description != "" {
-		t.OfFunction.Description = param.NewOpt(s.Description)
-	}
-	return t
-}
 
 // toolParameters is a tool's JSON Schema as a map (an empty object schema
 // when it has none).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -68,6 +69,10 @@ func parseChat(body []byte, auth string) (Request, map[string]any, *apiError) {
 		case "assistant":
 			if text := contentText(m["content"]); text != "" {
 				req.Input = append(req.Input, map[string]any{"type": "message", "role": "assistant", "content": text})
+			}
+			if r, _ := m["refusal"].(string); r != "" {
+				req.Input = append(req.Input, map[string]any{"type": "message", "role": "assistant",
+					"content": []any{map[string]any{"type": "refusal", "refusal": r}}})
 			}
 			calls, _ := m["tool_calls"].([]any)
 			for _, c := range calls {
@@ -144,6 +149,11 @@ func buildChatPlan(req Request, params map[string]any, rep Reply) plan {
 		text += d
 	}
 	outChars += len(text)
+	refusal := strings.Join(rep.Refusal, "")
+	for _, d := range rep.Refusal {
+		chunk(map[string]any{"refusal": d}, nil)
+	}
+	outChars += len(refusal)
 	var calls []any
 	for i, c := range rep.Calls {
 		callID, args := c.ID, c.Arguments
@@ -166,8 +176,15 @@ func buildChatPlan(req Request, params map[string]any, rep Reply) plan {
 		finish = "tool_calls"
 	}
 	u := usageObject(rep.Usage, len(req.Raw), outChars)
-	usage := map[string]any{"prompt_tokens": u["input_tokens"], "completion_tokens": u["output_tokens"], "total_tokens": u["total_tokens"]}
+	var usage map[string]any
+	if u != nil {
+		usage = map[string]any{"prompt_tokens": u["input_tokens"], "completion_tokens": u["output_tokens"], "total_tokens": u["total_tokens"],
+			"prompt_tokens_details": map[string]any{"cached_tokens": u["input_tokens_details"].(map[string]any)["cached_tokens"]}}
+	}
 	msg := map[string]any{"role": "assistant", "content": text}
+	if refusal != "" {
+		msg["refusal"] = refusal
+	}
 	if len(calls) > 0 {
 		msg["tool_calls"] = calls
 	}
@@ -181,7 +198,7 @@ func buildChatPlan(req Request, params map[string]any, rep Reply) plan {
 		return p
 	}
 	chunk(map[string]any{}, finish)
-	if so, _ := params["stream_options"].(map[string]any); so["include_usage"] == true {
+	if so, _ := params["stream_options"].(map[string]any); so["include_usage"] == true && usage != nil {
 		p.events = append(p.events, event{data: map[string]any{"id": id, "object": "chat.completion.chunk", "created": created,
 			"model": req.Model, "choices": []any{}, "usage": usage}})
 	}

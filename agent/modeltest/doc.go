@@ -13,7 +13,9 @@
 // without encrypted content while store is off, an output without its call)
 // and, after [Server.RefuseParams], parameters a service without them
 // refuses. Each request consumes the next [Reply] queued with
-// [Server.Script]; a Reply can also script HTTP errors (with Retry-After,
+// [Server.Script]; a Reply can also script a refusal, replay a response
+// recorded from a real service (agent/model/testdata) split at any byte,
+// script HTTP errors (with Retry-After,
 // or a proxy's HTML page for a body), dropped connections, missing terminal
 // events, malformed and over-long events, slow streams, streams held open
 // until a test releases them, and a service that stalls for good before its

@@ -19,15 +19,21 @@ import (
 //   - Otherwise, with WhenUser set, the last input item must be a user
 //     message whose text contains WhenUser.
 //   - A rule with no conditions matches every request (a catch-all).
+//   - WhenAuthorization, when set, must equal the request's Authorization
+//     header as well (to tell which key reached the service).
 type Rule struct {
-	WhenUser       string    `json:"whenUser,omitempty"`
-	WhenToolOutput string    `json:"whenToolOutput,omitempty"`
-	AfterTool      bool      `json:"afterTool,omitempty"`
-	Reply          ReplyJSON `json:"reply"`
+	WhenUser          string    `json:"whenUser,omitempty"`
+	WhenAuthorization string    `json:"whenAuthorization,omitempty"`
+	WhenToolOutput    string    `json:"whenToolOutput,omitempty"`
+	AfterTool         bool      `json:"afterTool,omitempty"`
+	Reply             ReplyJSON `json:"reply"`
 }
 
 // Matches reports whether the rule applies to req.
 func (ru Rule) Matches(req Request) bool {
+	if ru.WhenAuthorization != "" && req.Authorization != ru.WhenAuthorization {
+		return false
+	}
 	if ru.AfterTool || ru.WhenToolOutput != "" {
 		outs := req.trailingToolOutputs()
 		if len(outs) == 0 || !strings.Contains(req.LastUserText(), ru.WhenUser) {

@@ -63,6 +63,26 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestRuleByAuthorization: a rule can ask for the key the request carried,
+// so a test tells which key reached the service.
+func TestRuleByAuthorization(t *testing.T) {
+	srv, client := start(t)
+	rules, err := modeltest.ParseRules([]byte(`[
+  {"whenUser": "which key", "whenAuthorization": "Bearer second", "reply": {"text": "second key"}},
+  {"whenUser": "which key", "reply": {"text": "another key"}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetRules(rules)
+	ctx := ctxTimeout(t)
+	if r := collect(client.Responses.NewStreaming(ctx, userParams("which key"))); r.text != "another key" {
+		t.Errorf("with the key test: %q %v", r.text, r.err)
+	}
+	if r := collect(client.Responses.NewStreaming(ctx, userParams("which key"), option.WithAPIKey("second"))); r.text != "second key" {
+		t.Errorf("with the key second: %q %v", r.text, r.err)
+	}
+}
+
 func TestLoadRules(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rules.json")

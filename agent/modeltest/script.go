@@ -23,6 +23,10 @@ type Reply struct {
 	// Text holds the assistant text deltas of one message; empty means no
 	// message item.
 	Text []string
+	// Refusal holds the deltas of the model's refusal to answer, streamed
+	// as a message of its own after Text's (response.refusal.delta; Chat
+	// Completions' delta.refusal).
+	Refusal []string
 	// Calls are function calls, streamed after the message.
 	Calls []Call
 	// Usage is reported in the terminal response; zero fields get an estimate.
@@ -46,6 +50,13 @@ type Reply struct {
 	// ErrorContentType ("text/plain; charset=utf-8" if empty).
 	ErrorBody        string
 	ErrorContentType string
+
+	// Recorded, if set, is a whole HTTP response as a real service sent it
+	// (status line, headers, body; a file of agent/model/testdata), sent
+	// as it is instead of a scripted answer, its body in pieces of Piece
+	// bytes, each flushed (the whole body at once when Piece is 0).
+	Recorded []byte
+	Piece    int
 
 	// DropAfter, if positive, abruptly closes the connection after that many
 	// events have been sent (a mid-stream drop, no terminating chunk).
@@ -149,6 +160,10 @@ type Reasoning struct {
 type Usage struct {
 	Input  int `json:"input,omitempty"`
 	Output int `json:"output,omitempty"`
+	// Cached is how many of the input tokens are reported as cached.
+	Cached int `json:"cached,omitempty"`
+	// None reports no usage at all (a service that counts nothing).
+	None bool `json:"none,omitempty"`
 }
 
 // Request is one request received by the server.
@@ -187,6 +202,17 @@ func (r Request) LastUserText() string {
 	for i := len(r.Input) - 1; i >= 0; i-- {
 		if isUserMessage(r.Input[i]) {
 			return contentText(r.Input[i]["content"])
+		}
+	}
+	return ""
+}
+
+// FirstUserText returns the text of the first user message in the input,
+// or "".
+func (r Request) FirstUserText() string {
+	for _, it := range r.Input {
+		if isUserMessage(it) {
+			return contentText(it["content"])
 		}
 	}
 	return ""
@@ -289,6 +315,9 @@ func contentText(v any) string {
 		for _, p := range v {
 			if m, ok := p.(map[string]any); ok {
 				if s, ok := m["text"].(string); ok {
+					b.WriteString(s)
+				}
+				if s, ok := m["refusal"].(string); ok {
 					b.WriteString(s)
 				}
 			}

@@ -1,6 +1,8 @@
 package modeltest
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +27,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	queue   []Reply
+	routes  []route
 	rules   []Rule
 	useRule bool          // rules were set (even an empty list)
 	refuse  []string      // request parameters answered with 400
@@ -72,6 +75,31 @@ func (s *Server) Script(r ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queue = append(s.queue, r...)
+}
+
+// route is a conversation with a script of its own (see Route).
+type route struct {
+	match func(Request) bool
+	queue []Reply
+}
+
+// Route gives the requests match picks a script of their own, consumed in
+// order before the main script and the rules: a conversation told apart by
+// its content (a subagent's, whose question is its task) gets its own
+// replies however its requests interleave with others'. A request a route
+// picks after its script ran out is answered 500 "modeltest: route has
+// no more replies". Routes are tried in the order they were added.
+func (s *Server) Route(match func(Request) bool, replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, route{match: match, queue: replies})
+}
+
+// FirstUser matches a request whose conversation began with a user
+// message containing substr: one conversation, from its first request to
+// its last.
+func FirstUser(substr string) func(Request) bool {
+	return func(r Request) bool { return strings.Contains(r.FirstUserText(), substr) }
 }
 
 // SetRules sets the rules used when the script queue is empty; the first
@@ -136,6 +164,10 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("POST /responses", s.serveResponses)
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("POST /chat/completions", s.serveChat)
+	// The model list, as OpenAI-compatible services answer it: what a health
+	// check asks to see that the address is a model service.
+	mux.HandleFunc("GET /v1/models", serveModels)
+	mux.HandleFunc("GET /models", serveModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{status: http.StatusNotFound, typ: "invalid_request_error",
 			message: fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path)})
@@ -193,6 +225,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, para
 		s.hold(r, nil)
 		return
 	}
+	if rep.Recorded != nil {
+		replay(w, rep.Recorded, rep.Piece)
+		return
+	}
 	if rep.HTTPStatus != 0 && rep.HTTPStatus != http.StatusOK {
 		if rep.RetryAfter > 0 {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(rep.RetryAfter.Milliseconds(), 10))
@@ -235,6 +271,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, para
 // nextReplyLocked picks the reply for req: the script queue first, then the
 // rules. It reports where the reply came from, for the log.
 func (s *Server) nextReplyLocked(req Request) (Reply, string, *apiError) {
+	for i := range s.routes {
+		ro := &s.routes[i]
+		if !ro.match(req) {
+			continue
+		}
+		if len(ro.queue) == 0 {
+			return Reply{}, "route", statusError(http.StatusInternalServerError, "modeltest: route has no more replies")
+		}
+		rep := ro.queue[0]
+		ro.queue = ro.queue[1:]
+		return rep, fmt.Sprintf("route %d", i), nil
+	}
 	if len(s.queue) > 0 {
 		rep := s.queue[0]
 		s.queue = s.queue[1:]
@@ -316,6 +364,42 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, p plan, rep Repl
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", newID("req"))
 	_ = json.NewEncoder(w).Encode(p.final)
+}
+
+// replay sends a recorded HTTP response as it is: its status, its headers
+// (but its framing: the server frames what it sends), and its body in
+// pieces of piece bytes, each flushed, so a client meets every way a body
+// can be split on the wire.
+func replay(w http.ResponseWriter, recorded []byte, piece int) {
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(recorded)), nil)
+	if err != nil {
+		writeError(w, statusError(http.StatusInternalServerError, "modeltest: the recorded response does not parse: "+err.Error()))
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		writeError(w, statusError(http.StatusInternalServerError, "modeltest: the recorded body does not read: "+err.Error()))
+		return
+	}
+	for k, vs := range resp.Header {
+		if k == "Content-Length" || k == "Transfer-Encoding" || k == "Connection" {
+			continue
+		}
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	if piece <= 0 {
+		piece = len(body)
+	}
+	for len(body) > 0 {
+		n := min(piece, len(body))
+		if _, err := w.Write(body[:n]); err != nil || rc.Flush() != nil {
+			return
+		}
+		body = body[n:]
+	}
 }
 
 // sleep waits d; false means the client went away or the server closed.
@@ -423,4 +507,10 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	w.Header().Set("X-Request-Id", newID("req"))
 	w.WriteHeader(e.status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// serveModels answers GET /v1/models with OpenAI's list shape.
+func serveModels(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"mock","object":"model","created":0,"owned_by":"modeltest"}]}`)
 }

@@ -2,6 +2,7 @@ package modeltest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -298,5 +299,48 @@ func TestMissingModelIs400(t *testing.T) {
 	// The scripted reply is still queued for the next valid request.
 	if r := collect(client.Responses.NewStreaming(ctxTimeout(t), userParams("hi"))); r.text != "unused" {
 		t.Fatalf("text %q err %v", r.text, r.err)
+	}
+}
+
+// The model list answers, as an OpenAI-compatible service's does (a
+// health check reads a 404 there as a wrong address).
+func TestModelsList(t *testing.T) {
+	srv := modeltest.New()
+	defer srv.Close()
+	res, err := http.Get(srv.URL() + "/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var list struct {
+		Object string `json:"object"`
+		Data   []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&list); err != nil || res.StatusCode != 200 || list.Object != "list" || len(list.Data) == 0 {
+		t.Errorf("GET /v1/models: %d %+v %v", res.StatusCode, list, err)
+	}
+}
+
+// A route is a conversation's own script, whatever order its requests
+// come in among others'; one that ran out answers 500.
+func TestRouteByFirstUserMessage(t *testing.T) {
+	srv, client := start(t)
+	srv.Route(modeltest.FirstUser("child"), modeltest.Reply{Text: []string{"child 1"}}, modeltest.Reply{Text: []string{"child 2"}})
+	srv.Script(modeltest.Reply{Text: []string{"main"}})
+	if r := collect(client.Responses.NewStreaming(ctxTimeout(t), userParams("the child task"))); r.text != "child 1" {
+		t.Errorf("first child request: %q %v", r.text, r.err)
+	}
+	if r := collect(client.Responses.NewStreaming(ctxTimeout(t), userParams("the parent"))); r.text != "main" {
+		t.Errorf("another conversation: %q %v", r.text, r.err)
+	}
+	// The child's conversation goes on: its first user message decides.
+	if r := collect(client.Responses.NewStreaming(ctxTimeout(t), toolOutputParams("the child task", "call_1", "x"))); r.text != "child 2" {
+		t.Errorf("second child request: %q %v", r.text, r.err)
+	}
+	var apiErr *openai.Error
+	if r := collect(client.Responses.NewStreaming(ctxTimeout(t), userParams("child again"))); !errors.As(r.err, &apiErr) || apiErr.StatusCode != 500 {
+		t.Errorf("a route that ran out: %v", r.err)
 	}
 }

@@ -108,6 +108,28 @@ func buildPlan(req Request, params map[string]any, rep Reply) plan {
 		add("response.output_item.done", map[string]any{"output_index": oi, "item": done})
 		output = append(output, done)
 	}
+	if len(rep.Refusal) > 0 {
+		oi, id := len(output), newID("msg")
+		refusal := strings.Join(rep.Refusal, "")
+		outChars += len(refusal)
+		part := func(s string) map[string]any { return map[string]any{"type": "refusal", "refusal": s} }
+		item := func(status string, content []any) map[string]any {
+			return map[string]any{"id": id, "type": "message", "status": status, "role": "assistant", "content": content}
+		}
+		at := func(k string, v any) map[string]any {
+			return map[string]any{"item_id": id, "output_index": oi, "content_index": 0, k: v}
+		}
+		add("response.output_item.added", map[string]any{"output_index": oi, "item": item("in_progress", []any{})})
+		add("response.content_part.added", at("part", part("")))
+		for _, d := range rep.Refusal {
+			add("response.refusal.delta", at("delta", d))
+		}
+		add("response.refusal.done", at("refusal", refusal))
+		add("response.content_part.done", at("part", part(refusal)))
+		done := item("completed", []any{part(refusal)})
+		add("response.output_item.done", map[string]any{"output_index": oi, "item": done})
+		output = append(output, done)
+	}
 	for _, c := range rep.Calls {
 		oi, id := len(output), newID("fc")
 		callID, args := c.ID, c.Arguments
@@ -206,6 +228,9 @@ func responseObject(req Request, params map[string]any) map[string]any {
 // usageObject builds the usage block, estimating zero counts at about four
 // bytes per token.
 func usageObject(u Usage, inBytes, outBytes int) map[string]any {
+	if u.None {
+		return nil
+	}
 	in, out := u.Input, u.Output
 	if in == 0 {
 		in = max(1, inBytes/4)
@@ -215,7 +240,7 @@ func usageObject(u Usage, inBytes, outBytes int) map[string]any {
 	}
 	return map[string]any{
 		"input_tokens":          in,
-		"input_tokens_details":  map[string]any{"cached_tokens": 0, "cache_write_tokens": 0},
+		"input_tokens_details":  map[string]any{"cached_tokens": min(u.Cached, in), "cache_write_tokens": 0},
 		"output_tokens":         out,
 		"output_tokens_details": map[string]any{"reasoning_tokens": 0},
 		"total_tokens":          in + out,

@@ -38,6 +38,24 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("mode %q is not one of ask, agent, auto-edit", s)
 }
 
+// Narrower is the narrower of two modes (ask, then agent, then auto-edit):
+// what a subagent gets, so it never does more unasked than its parent.
+func Narrower(a, b Mode) Mode {
+	rank := func(m Mode) int {
+		switch m {
+		case ModeAsk:
+			return 0
+		case ModeAutoEdit:
+			return 2
+		}
+		return 1 // agent, and "" (its spelling as the default)
+	}
+	if rank(b) < rank(a) {
+		return b
+	}
+	return a
+}
+
 // KindContinue asks whether a turn that reached its limit of tool calls
 // may make more.
 const KindContinue = "continue"
@@ -51,6 +69,12 @@ const (
 	// tool its approved server declared read-only). Nothing is recorded.
 	ReasonNotNeeded = "not_needed"
 )
+
+// AskModeRefusal is the result of a call the session's ask mode refused
+// (ReasonMode, Deny): what happened, why, and how the person allows such
+// calls. The model reads it as the call's output and every front end shows
+// it on the call, so nobody sees only "denied".
+const AskModeRefusal = "Refused because the session is in ask mode, which offers no tools that change files or run commands; nothing was run or sent. To allow changes, the person switches the mode to Agent (asks before each change) or Auto-edit."
 
 // Call is one tool call as the gate decides on it.
 type Call struct {
@@ -66,6 +90,17 @@ type Call struct {
 	// Approval is what the call would show the person; nil when it needs
 	// no approval.
 	Approval *tool.Approval
+	// Revise, when set, brings the approval again while the person decides,
+	// each time what it shows changed (the file a diff was made from was
+	// typed into): the request is replaced in place (Outcome.Revision
+	// counts them). The caller keeps what each revision would run.
+	Revise <-chan tool.Approval
+	// Parent is set for a subagent's call. Its mode is never wider than
+	// its parent's (the caller clamps it), and the grants it uses are its
+	// parent session's: the person gave them for the work that session
+	// does, and "always allow in this session" given to the subagent's
+	// call is kept for the parent session.
+	Parent Parent
 }
 
 // Decide is the gate's one decision for a tool call, for built-in and MCP
@@ -83,14 +118,24 @@ func (g *Gate) Decide(ctx context.Context, c Call, asking func()) Outcome {
 	if c.Mode == ModeAutoEdit && autoEdits(c) {
 		return Outcome{Decision: AllowOnce, Reason: ReasonMode}
 	}
-	if !ap.AlwaysAsk && ap.Grant != nil && g.grants.Allows(c.SessionID, *ap.Grant) {
+	if !ap.AlwaysAsk && ap.Grant != nil && g.grants.Allows(c.GrantSession(), *ap.Grant) {
 		return Outcome{Decision: AllowAlways, Reason: ReasonGrant}
 	}
 	if asking != nil {
 		asking()
 	}
-	return g.Ask(ctx, Request{SessionID: c.SessionID, TurnID: c.TurnID, CallID: c.CallID, Kind: KindToolCall,
-		ToolName: c.ToolName, ToolKind: c.ToolKind, Approval: *ap})
+	return g.ask(ctx, Request{SessionID: c.SessionID, TurnID: c.TurnID, CallID: c.CallID, Parent: c.Parent, Kind: KindToolCall,
+		ToolName: c.ToolName, ToolKind: c.ToolKind, Approval: *ap}, c.Revise)
+}
+
+// GrantSession is the session whose grants answer the call, and keep the
+// person's "always allow in this session": its own, or a subagent's
+// parent session's.
+func (c Call) GrantSession() string {
+	if c.Parent.SessionID != "" {
+		return c.Parent.SessionID
+	}
+	return c.SessionID
 }
 
 // autoEdits reports whether the auto-edit mode lets c run without asking:

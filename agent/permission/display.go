@@ -22,6 +22,12 @@ func forDisplay(req Request) Request {
 	req.Title = e(req.Title)
 	req.Command = e(req.Command)
 	req.Cwd = e(req.Cwd)
+	if req.UnsavedFiles != nil {
+		req.UnsavedFiles = slices.Clone(req.UnsavedFiles)
+		for i := range req.UnsavedFiles {
+			req.UnsavedFiles[i] = e(req.UnsavedFiles[i])
+		}
+	}
 	req.Server = e(req.Server)
 	req.Destination = e(req.Destination)
 	req.Tool = e(req.Tool)
@@ -40,6 +46,13 @@ func forDisplay(req Request) Request {
 		g := *req.Grant
 		g.Label = e(g.Label)
 		req.Grant = &g
+	}
+	if req.Items != nil {
+		req.Items = slices.Clone(req.Items)
+		for i := range req.Items {
+			it := &req.Items[i]
+			it.Path, it.Name, it.Detail = e(it.Path), e(it.Name), e(it.Detail)
+		}
 	}
 	if req.Options != nil {
 		req.Options = slices.Clone(req.Options)

@@ -34,7 +34,25 @@ const (
 	KindToolCall    = "tool_call"
 	KindLaunch      = "server_launch"
 	KindAcknowledge = "acknowledge_unknown"
+	// KindProjectTrust asks whether to trust what a folder brings (its
+	// skills, hooks, instruction files): Items lists them.
+	KindProjectTrust = "project_trust"
+	// KindMCPSkill asks before an MCP server's skill is loaded: Items
+	// holds it, with its manifest's digest.
+	KindMCPSkill = "mcp_skill"
 )
+
+// TrustItem is one thing a project_trust or mcp_skill request shows.
+type TrustItem struct {
+	Kind   string // skill, hook, instructions, mcp_skill
+	Path   string // as a person reads it
+	Name   string
+	Digest string
+	// Detail is a hook's command line, a skill's description.
+	Detail string
+	// Changed says it was trusted with other content.
+	Changed bool
+}
 
 // Reasons a request was resolved (ReasonGrant: an existing grant answered
 // it, without asking).
@@ -60,6 +78,12 @@ type Option struct {
 	Kind     string // OptionAllowOnce, OptionAllowAlways, OptionRejectOnce
 }
 
+// Parent names, for a subagent's call, the session, turn and delegate call
+// the subagent works for (zero for a call of a person's session).
+type Parent struct {
+	SessionID, TurnID, CallID string
+}
+
 // Request is what the person is asked to approve: the Body of an
 // ask.Question of kind approval.
 type Request struct {
@@ -74,8 +98,17 @@ type Request struct {
 	// For server launches.
 	Transport string
 	Scope     string
+	// ReadOnlyTools are the tools trusting the server lets run without
+	// asking, when kin knows them.
+	ReadOnlyTools []string
+	// Items are what a project_trust or mcp_skill request asks about.
+	Items []TrustItem
 
 	Options []Option
+
+	// Parent is set for a subagent's call: the question belongs to that
+	// session too.
+	Parent Parent
 }
 
 // Gate asks and waits.
@@ -104,6 +137,10 @@ type Outcome struct {
 	RequestID string
 	Decision  string // the optionId chosen, or Deny
 	Reason    string
+	// Revision is the revision of the request the decision was given to:
+	// 0 for the approval first shown, n for its n-th replacement (see
+	// Call.Revise). What runs is what that revision showed.
+	Revision int
 }
 
 // Allowed reports whether the outcome lets the call run.
@@ -124,6 +161,12 @@ func (o Outcome) Grants() (grant, permanent bool) {
 // Ask puts req to the person and waits. It returns a deny when ctx ends
 // first (a cancelled turn) or the broker is closed.
 func (g *Gate) Ask(ctx context.Context, req Request) Outcome {
+	return g.ask(ctx, req, nil)
+}
+
+// ask is Ask with the request's approval replaced while it waits by each
+// one revise brings (same options, same id, the next revision).
+func (g *Gate) ask(ctx context.Context, req Request, revise <-chan tool.Approval) Outcome {
 	req = forDisplay(req)
 	if req.Options == nil {
 		req.Options = OptionsFor(req)
@@ -134,13 +177,49 @@ func (g *Gate) Ask(ctx context.Context, req Request) Outcome {
 		}
 		return ask.Answer{Choice: a.Choice}, nil
 	}}
-	q, a := g.broker.Ask(ctx, ask.Question{Kind: ask.KindApproval, SessionID: req.SessionID, Body: req}, pol)
-	return Outcome{RequestID: q.ID, Decision: a.Choice, Reason: a.Reason}
+	if revise != nil {
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		bodies := make(chan any)
+		go func() {
+			for {
+				var ap tool.Approval
+				var ok bool
+				select {
+				case ap, ok = <-revise:
+				case <-actx.Done():
+					return
+				}
+				if !ok {
+					return
+				}
+				next := req
+				next.Approval = ap
+				select {
+				case bodies <- forDisplay(next):
+				case <-actx.Done():
+					return
+				}
+			}
+		}()
+		pol.Revise = bodies
+	}
+	q, a := g.broker.Ask(ctx, ask.Question{Kind: ask.KindApproval, SessionID: req.SessionID, ParentSessionID: req.Parent.SessionID, Body: req}, pol)
+	return Outcome{RequestID: q.ID, Decision: a.Choice, Reason: a.Reason, Revision: a.Revision}
 }
 
-// Respond records the person's decision (an optionId) for a pending request.
+// Respond records the person's decision (an optionId) for a pending request
+// as it was first shown (revision 0): what a front end whose requests are
+// never replaced sends.
 func (g *Gate) Respond(requestID, decision string) error {
-	return g.broker.Respond(ask.KindApproval, requestID, ask.Answer{Choice: decision})
+	return g.Answer(requestID, 0, decision)
+}
+
+// Answer records the person's decision for a pending request, given to the
+// revision of it they saw; an older revision than the one shown now is
+// ask.ErrOutdated and leaves it open.
+func (g *Gate) Answer(requestID string, revision int, decision string) error {
+	return g.broker.Respond(ask.KindApproval, requestID, ask.Answer{Choice: decision, Revision: revision})
 }
 
 func validFor(req Request, decision string) bool {
@@ -162,6 +241,12 @@ func OptionsFor(req Request) []Option {
 	case KindLaunch:
 		return []Option{{OptionID: AllowOnce, Name: "Allow once", Kind: OptionAllowOnce},
 			{OptionID: Trust, Name: "Trust server", Kind: OptionAllowAlways}, deny}
+	case KindProjectTrust:
+		return []Option{{OptionID: Trust, Name: "Trust them", Kind: OptionAllowAlways},
+			{OptionID: Deny, Name: "Not now (none of them runs or is read)", Kind: OptionRejectOnce}}
+	case KindMCPSkill:
+		return []Option{{OptionID: AllowOnce, Name: "Load it once", Kind: OptionAllowOnce},
+			{OptionID: Trust, Name: "Trust this skill", Kind: OptionAllowAlways}, deny}
 	case KindAcknowledge:
 		return []Option{{OptionID: AllowOnce, Name: "Acknowledge and continue", Kind: OptionAllowOnce},
 			{OptionID: Deny, Name: "Not now", Kind: OptionRejectOnce}}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,7 +28,7 @@ var (
 	owners   = map[string]*Owner{} // started, not yet stopped, by marker
 	nextID   int
 	enabled  bool
-	instance = newInstance()
+	instance string // set by the first tagged owner: see newInstance
 	self     = os.Getpid()
 )
 
@@ -88,6 +89,11 @@ func NewOwner(tagged bool) *Owner {
 	if tagged {
 		mu.Lock()
 		nextID++
+		if instance == "" {
+			// Not at package init: every kin process would pay for a read
+			// of the system's random source before main, used or not.
+			instance = newInstance()
+		}
 		o.marker = instance + "-" + strconv.Itoa(nextID)
 		mu.Unlock()
 	}
@@ -264,6 +270,47 @@ func scanLocked(t table) {
 	}
 }
 
+// EndGroup is Stop for a leader kin started at the head of a new process
+// group (Setpgid or Setsid) and has waited for: it waits, up to grace, until
+// nothing of the group runs, then reaps the group's processes kin adopted
+// and forgets the owner. bubblewrap's first process exits as soon as the
+// sandbox's init reports the command's status, before that init has exited;
+// the init is then kin's (the subreaper's) child, and nothing tagged tells
+// its zombie apart once its environment is gone. Its process group does:
+// the group is the leader's, which kin started, and every process kin
+// starts itself leads a group of its own or stays in kin's, so a zombie
+// child of kin in the leader's group that is not the leader is never one
+// os/exec waits for. The zombie holds the group's id, so it cannot be
+// reused meanwhile.
+func (o *Owner) EndGroup(grace time.Duration) {
+	for deadline := time.Now().Add(grace); o.started && GroupAlive(o.leader.pid) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	o.reapGroupLocked()
+	if owners[o.key()] == o {
+		delete(owners, o.key())
+	}
+}
+
+// reapGroupLocked reaps the zombie children of kin in the owner's leader's
+// process group, the leader excepted (see EndGroup). It reads kin's
+// children only (every command's end pays for it), not all of /proc.
+func (o *Owner) reapGroupLocked() {
+	if !o.started {
+		return
+	}
+	for _, q := range selfChildren() {
+		if q.live() || q.ppid != self || q.pgrp != o.leader.pid || q.pid == o.leader.pid || q.start < o.leader.start {
+			continue
+		}
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(q.pid, &ws, unix.WNOHANG, nil)
+		delete(o.seen, q.ident)
+	}
+}
+
 // reapLocked waits for the owner's processes that are kin's zombies. Each
 // was checked, under mu, to be the attributed process (pid and start time),
 // a child of kin and dead: until kin reaps it, its pid cannot be reused.
@@ -338,4 +385,38 @@ func Shutdown(grace time.Duration) {
 		time.Sleep(10 * time.Millisecond)
 		live = below()
 	}
+}
+
+// selfChildren reads kin's children from /proc/self/task/*/children (a
+// kernel with CONFIG_PROC_CHILDREN, as every common one), else from the
+// whole of /proc.
+func selfChildren() []procInfo {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return tableChildren()
+	}
+	var out []procInfo
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if err != nil {
+			return tableChildren()
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				if p, ok := readStat(pid); ok {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func tableChildren() []procInfo {
+	t := readTable()
+	var out []procInfo
+	for _, pid := range t.children[self] {
+		out = append(out, t.procs[pid])
+	}
+	return out
 }

@@ -44,3 +44,6 @@ func Shutdown(time.Duration) {}
 
 // ProcState needs /proc; ok is always false here.
 func ProcState(int) (state byte, pgrp int, ok bool) { return 0, 0, false }
+
+// EndGroup does nothing.
+func (o *Owner) EndGroup(time.Duration) {}

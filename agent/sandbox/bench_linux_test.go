@@ -10,13 +10,17 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // BenchmarkStartup is what confining costs a command: spawn to the first
 // byte of output of `echo ok` (what a person waits for), and spawn to the
 // exit of `true` (which also counts tearing the namespaces down), for
 // /bin/sh unconfined and under bubblewrap with the policy kin uses for a
-// workspace with a .git and a hidden $KIN_HOME. Each iteration runs every
+// workspace with a .git and a hidden $KIN_HOME (computed by the trust
+// boundary for every command, as kin does), and with the plain policy kin
+// used before (protection-*-ms is the difference). Each iteration runs every
 // variant once, so load on the machine weighs on all alike; the metrics
 // are medians, in milliseconds, and the added cost of the sandbox.
 //
@@ -30,7 +34,7 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	os.WriteFile(filepath.Join(root, ".git", "config"), nil, 0o644)
 	home := b.TempDir()
-	sb := New(Config{Hidden: []string{home}, Cache: filepath.Join(home, "cache", "sandbox")})
+	sb := New(Config{Hidden: []string{home}, Cache: filepath.Join(home, "cache", "sandbox"), RunDir: filepath.Join(home, "run", "sandbox")})
 	if !sb.Status().Confined {
 		b.Skip(sb.Status().Reason)
 	}
@@ -38,9 +42,28 @@ func BenchmarkStartup(b *testing.B) {
 		name string
 		make func(script string) (*exec.Cmd, func())
 	}
+	// plain is the policy kin built before the trust boundary computed it:
+	// the root writable with its .git pinned, .git/hooks, .git/config and
+	// .kin read-only, kin's home hidden; no placeholders.
+	plain := func(script string) (*exec.Cmd, func()) {
+		p := Policy{Writable: []string{root, filepath.Join(root, ".git")}, Hidden: []string{home}, Cache: sb.CacheFor([]string{root}),
+			ReadOnly: []string{filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "config"), filepath.Join(root, ".kin")}}
+		cmd, cleanup, err := sb.Command(p, root, os.Environ(), "/bin/sh", "-c", script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cmd, cleanup
+	}
 	confined := func(network bool) func(string) (*exec.Cmd, func()) {
 		return func(script string) (*exec.Cmd, func()) {
-			cmd, cleanup, err := sb.Command(sb.For([]string{root}, network), root, os.Environ(), "/bin/sh", "-c", script)
+			// the policy as kin builds it for every command: the boundary's
+			// protection of the workspace, computed afresh
+			ws, err := boundary.NewWorkspace([]string{root}, home)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := sb.For([]string{root}, network, ws.Protect(sb.Extra([]string{root})), ws.Secrets().Hidden())
+			cmd, cleanup, err := sb.Command(p, root, os.Environ(), "/bin/sh", "-c", script)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -55,9 +78,11 @@ func BenchmarkStartup(b *testing.B) {
 		}},
 		{"bwrap", confined(false)},
 		{"bwrap+net", confined(true)},
+		{"bwrap-plain", plain},
 	}
 	first := make([][]time.Duration, len(variants))
 	exit := make([][]time.Duration, len(variants))
+	build := make([][]time.Duration, len(variants)) // the policy and command line alone, no process
 	for b.Loop() {
 		for i, v := range variants {
 			// spawn (building the policy and command line included) to
@@ -83,6 +108,7 @@ func BenchmarkStartup(b *testing.B) {
 			// spawn to exit
 			start = time.Now()
 			cmd, cleanup = v.make("true")
+			build[i] = append(build[i], time.Since(start))
 			if err := cmd.Run(); err != nil {
 				b.Fatal(err)
 			}
@@ -101,4 +127,12 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.ReportMetric(median(first[1])-median(first[0]), "added-first-ms")
 	b.ReportMetric(median(exit[1])-median(exit[0]), "added-exit-ms")
+	// how much of it is kin's own work before bubblewrap starts: the
+	// boundary's protection, the placeholders and the command line
+	b.ReportMetric(median(build[1]), "bwrap-build-ms")
+	b.ReportMetric(median(build[3]), "bwrap-plain-build-ms")
+	// what the boundary's protection (placeholders, the allow-list, the
+	// credentials hidden) adds over the plain policy
+	b.ReportMetric(median(first[1])-median(first[3]), "protection-first-ms")
+	b.ReportMetric(median(exit[1])-median(exit[3]), "protection-exit-ms")
 }

@@ -28,9 +28,9 @@ func bwrapNamespaces(network, userns bool) []string {
 // for every path: the whole file system read-only, a new /dev, /proc (of
 // the new PID namespace), private /tmp and /run, then the policy's
 // entries: writable folders bound read-write, read-only ones bound over
-// them, hidden folders covered with an empty tmpfs (made read-only last,
-// after anything carved out of them is bound) and hidden files with
-// /dev/null.
+// them, paths that must not be created taken by an empty read-only folder, hidden
+// folders covered with an empty tmpfs (made read-only last, after anything
+// carved out of them is bound) and hidden files with /dev/null.
 func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 	args := bwrapNamespaces(r.network, userns)
 	args = append(args, "--ro-bind", "/", "/")
@@ -47,15 +47,24 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 		}
 	}
 	var remount []string
-	for _, e := range r.entries {
+	for i, e := range r.entries {
 		if depth(e.path) > 0 {
 			addFixed()
+		}
+		if bwrapCovered(r.entries, i) {
+			continue
 		}
 		switch {
 		case e.kind == kindWritable:
 			args = append(args, "--bind", e.path, e.path)
 		case e.kind == kindReadOnly:
 			args = append(args, "--ro-bind", e.path, e.path)
+		case e.kind == kindMissing:
+			// an empty folder, read-only: nothing can be made there or in
+			// it, and git sees nothing (an empty folder is not untracked,
+			// git add -A passes it by). bubblewrap makes the (empty) mount
+			// point; Sandbox.Command removes it once no command holds it.
+			args = append(args, "--ro-bind", r.empty, e.path)
 		case e.dir:
 			args = append(args, "--tmpfs", e.path)
 			remount = append(remount, e.path)
@@ -69,4 +78,49 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 	}
 	args = append(args, "--chdir", dir, "--")
 	return append(args, argv...)
+}
+
+// bwrapFixed are the mounts bwrapArgs makes besides the root: a path below
+// one of them shows what that mount holds (a new, empty tmpfs for /tmp and
+// /run), not the host's file.
+var bwrapFixed = []string{"/dev", "/proc", bwrapTmp, "/run"}
+
+// bwrapCovered reports whether entry i of entries (outermost first) would
+// mount nothing the command does not already see: every mount costs the
+// command's start a fraction of a millisecond, and a policy of a
+// workspace has dozens. It is covered when
+//   - it is read-only and what holds it shows the host's file read-only
+//     already: the innermost folder entry around it is read-only, or there
+//     is none and it is outside the fixed mounts (the root is bound
+//     read-only);
+//   - it is hidden and the innermost folder entry around it is hidden too
+//     (an empty tmpfs, read-only at the end): the path is not there.
+//
+// Nothing else is skipped: a writable folder, a placeholder, a read-only
+// path inside a writable or hidden folder or below /tmp or /run, a hidden
+// path anywhere else, each changes what the command sees.
+func bwrapCovered(entries []entry, i int) bool {
+	e := entries[i]
+	if e.kind != kindReadOnly && e.kind != kindHidden {
+		return false
+	}
+	outer := -1 // the innermost folder entry holding e
+	for j := 0; j < i; j++ {
+		o := entries[j]
+		if o.dir && o.path != e.path && within(o.path, e.path) && (outer < 0 || depth(o.path) > depth(entries[outer].path)) {
+			outer = j
+		}
+	}
+	if e.kind == kindHidden {
+		return outer >= 0 && entries[outer].kind == kindHidden
+	}
+	if outer >= 0 {
+		return entries[outer].kind == kindReadOnly
+	}
+	for _, f := range bwrapFixed {
+		if within(f, e.path) {
+			return false
+		}
+	}
+	return true
 }

@@ -53,3 +53,6 @@ func detect(Config) (mechanism, unavailable) {
 	}
 	return seatbeltMech{}, unavailable{}
 }
+
+// expect: sandbox-exec is part of macOS; the probe says whether it works.
+func expect(Config) (string, unavailable) { return seatbeltMech{}.name(), unavailable{} }

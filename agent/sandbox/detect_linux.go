@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // bwrapMech confines commands with bubblewrap.
@@ -43,14 +45,30 @@ type probeResult struct {
 	why  unavailable
 }
 
-func detect(cfg Config) (mechanism, unavailable) {
+// expect looks for bwrap on PATH and starts nothing.
+func expect(cfg Config) (string, unavailable) {
+	if _, why := lookBwrap(cfg); why.reason != "" {
+		return "", why
+	}
+	return bwrapMech{}.name(), unavailable{}
+}
+
+func lookBwrap(cfg Config) (string, unavailable) {
 	prog := cfg.Bwrap
 	if prog == "" {
 		prog = "bwrap"
 	}
 	path, err := exec.LookPath(prog)
 	if err != nil {
-		return nil, unavailable{reason: "bubblewrap (bwrap) is not installed", hint: "install bubblewrap (apt-get install bubblewrap, or your system's bubblewrap package)"}
+		return "", unavailable{reason: "bubblewrap (bwrap) is not installed", hint: "install bubblewrap (apt-get install bubblewrap, or your system's bubblewrap package)"}
+	}
+	return path, unavailable{}
+}
+
+func detect(cfg Config) (mechanism, unavailable) {
+	path, why := lookBwrap(cfg)
+	if why.reason != "" {
+		return nil, why
 	}
 	probes.mu.Lock()
 	defer probes.mu.Unlock()
@@ -80,7 +98,16 @@ func probe(path string) probeResult {
 		cmd := exec.CommandContext(ctx, path, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err := cmd.Run()
+		// A group of its own, so what bubblewrap leaves to kin (its init,
+		// exiting after bwrap reported) is reaped, not left a zombie.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		owner := reaper.NewOwner(false)
+		err := cmd.Start()
+		if err == nil {
+			owner.Started(cmd.Process)
+			err = cmd.Wait()
+			owner.EndGroup(time.Second)
+		}
 		cancel()
 		if err == nil {
 			return probeResult{mech: &bwrapMech{path: path, userns: userns}}

@@ -9,3 +9,8 @@ import "runtime"
 func detect(Config) (mechanism, unavailable) {
 	return nil, unavailable{reason: "kin has no command sandbox on " + runtime.GOOS}
 }
+
+func expect(cfg Config) (string, unavailable) {
+	_, why := detect(cfg)
+	return "", why
+}

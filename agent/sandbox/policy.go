@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // Policy is what one command may do. Everything not writable is read-only;
@@ -17,6 +19,17 @@ type Policy struct {
 	// ReadOnly are paths (inside Writable) the command may read but not
 	// change: the .git internals that run code, kin's project config.
 	ReadOnly []string
+	// Missing are paths (inside Writable) that do not exist and that the
+	// command must not create: each gets a read-only placeholder while
+	// the command runs (bubblewrap: the null device, removed after it
+	// ended unless another command still holds it; Seatbelt: a rule).
+	Missing []string
+	// Seeded are paths (inside Writable) that do not exist and that the
+	// command must not create, but where a placeholder would change what
+	// git does: Command writes each with the content given (a valid
+	// value), read-only to the command, and removes it once no command
+	// holds it.
+	Seeded map[string]string
 	// Hidden are paths the command may neither read nor change.
 	Hidden []string
 	// Cache is the tool-cache folder (see Config.Cache), writable; "" for
@@ -33,6 +46,8 @@ const (
 	kindWritable kind = iota
 	kindReadOnly
 	kindHidden
+	// kindMissing is a path that must not be created: a placeholder.
+	kindMissing
 )
 
 // entry is one resolved path of a policy.
@@ -49,6 +64,9 @@ type resolved struct {
 	entries []entry
 	cache   string
 	network bool
+	// empty is an empty folder, bound read-only where a path must not be
+	// created (kindMissing).
+	empty string
 	// resolvDir is the folder under /run holding the resolv.conf that
 	// /etc/resolv.conf links to (systemd-resolved, NetworkManager), kept
 	// visible when the command has network; "" when it is elsewhere.
@@ -130,6 +148,35 @@ func resolve(p Policy, create bool) resolved {
 	for _, h := range p.Hidden {
 		add(h, kindHidden)
 	}
+	for _, m := range p.Missing {
+		if !filepath.IsAbs(m) {
+			continue
+		}
+		m = filepath.Clean(m)
+		if _, err := os.Lstat(m); err == nil {
+			add(m, kindReadOnly) // made meanwhile: it stays as it is
+			continue
+		}
+		parent, _, ok := realPath(filepath.Dir(m))
+		if !ok {
+			continue
+		}
+		path := filepath.Join(parent, filepath.Base(m))
+		if _, dup := seen[path]; !dup {
+			seen[path] = len(r.entries)
+			r.entries = append(r.entries, entry{path: path, kind: kindMissing})
+		}
+	}
+	// A placeholder below a read-only or hidden entry is not needed (and
+	// could not be made there).
+	kept := r.entries[:0]
+	for _, e := range r.entries {
+		if e.kind == kindMissing && coveredBy(r.entries, e.path) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.entries = kept
 	sort.SliceStable(r.entries, func(i, j int) bool {
 		di, dj := depth(r.entries[i].path), depth(r.entries[j].path)
 		if di != dj {
@@ -138,6 +185,17 @@ func resolve(p Policy, create bool) resolved {
 		return r.entries[i].path < r.entries[j].path
 	})
 	return r
+}
+
+// coveredBy reports whether a read-only or hidden folder of entries holds
+// p.
+func coveredBy(entries []entry, p string) bool {
+	for _, e := range entries {
+		if (e.kind == kindReadOnly || e.kind == kindHidden) && e.dir && within(e.path, p) && e.path != p {
+			return true
+		}
+	}
+	return false
 }
 
 // realPath resolves every symlink in an absolute path that exists.
@@ -172,107 +230,42 @@ func within(root, p string) bool {
 }
 
 // For returns the policy for a command in the workspace roots: the roots,
-// the configured extra folders and the cache writable, the configured
-// hidden paths hidden, and in every writable folder the parts that run
-// code later outside the sandbox (see Protected) read-only.
-func (s *Sandbox) For(roots []string, network bool) Policy {
-	p := Policy{Cache: s.cfg.Cache, Network: network}
-	p.Hidden = append(p.Hidden, s.cfg.Hidden...)
-	for _, w := range append(append([]string(nil), roots...), s.cfg.Writable...) {
-		p.Writable = append(p.Writable, w)
-		if fi, err := os.Lstat(filepath.Join(w, ".git")); err == nil && fi.IsDir() {
-			// writable (git add, git commit) but a mount point of its own,
-			// which cannot be moved aside and replaced
-			p.Writable = append(p.Writable, filepath.Join(w, ".git"))
-		}
-		p.ReadOnly = append(p.ReadOnly, Protected(w)...)
-	}
+// the configured extra folders and the workspace's own cache folder
+// writable; the trust boundary's protection of them (computed once for the
+// command by boundary.Workspace.Protect and passed down here, never
+// re-derived) read-only, impossible to create or pinned; hidden (the
+// boundary's secrets) and the configured hidden paths hidden.
+func (s *Sandbox) For(roots []string, network bool, prot boundary.Protection, hidden []string) Policy {
+	p := Policy{Cache: s.CacheFor(roots), Network: network}
+	p.Hidden = append(append(p.Hidden, s.cfg.Hidden...), hidden...)
+	p.Writable = append(append(p.Writable, roots...), s.cfg.Writable...)
+	// a .git folder is writable (git add, git commit) but a mount point
+	// of its own, which cannot be moved aside and replaced
+	p.Writable = append(p.Writable, prot.Pins...)
+	p.ReadOnly = append(p.ReadOnly, prot.ReadOnly...)
+	p.Missing = append(p.Missing, prot.Missing...)
+	p.Seeded = prot.Seeded
 	return p
 }
 
-// Protected lists what stays read-only in a writable folder because it
-// decides what runs later, outside any sandbox: the repository's hooks and
-// config (core.hooksPath, filters, aliases, fsmonitor all live there), the
-// .git entry itself (so it cannot be moved aside and replaced), and kin's
-// own project config (.kin: which MCP servers start). Only what exists.
-// (For also makes a .git folder a mount point of its own.)
-func Protected(dir string) []string {
-	var out []string
-	add := func(p string) {
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	git := filepath.Join(dir, ".git")
-	fi, err := os.Lstat(git)
-	switch {
-	case err != nil:
-	case fi.IsDir():
-		out = append(out, gitInternals(git)...)
-	case fi.Mode().IsRegular():
-		// a worktree: ".git" names the real git dir; the file itself and
-		// the common dir's internals are protected
-		add(git)
-		if gd := gitDirOf(git); gd != "" {
-			out = append(out, gitInternals(gd)...)
-			if common := commonDirOf(gd); common != "" {
-				out = append(out, gitInternals(common)...)
-			}
-		}
-	}
-	if isGitDir(dir) { // a bare repository, or a .git folder made writable
-		out = append(out, gitInternals(dir)...)
-	}
-	add(filepath.Join(dir, ".kin"))
-	return out
-}
-
-func gitInternals(gitDir string) []string {
-	var out []string
-	for _, name := range []string{"hooks", "config", "info/attributes"} {
-		p := filepath.Join(gitDir, name)
-		if _, err := os.Lstat(p); err == nil {
-			out = append(out, p)
-		}
+// Extra are the folders besides the roots that commands may change (the
+// configured ones, and the cache folder of the workspace): what
+// boundary.Workspace.Protect looks at besides the roots.
+func (s *Sandbox) Extra(roots []string) []string {
+	out := append([]string(nil), s.cfg.Writable...)
+	if c := s.CacheFor(roots); c != "" {
+		out = append(out, c)
 	}
 	return out
 }
 
-func isGitDir(dir string) bool {
-	for _, name := range []string{"HEAD", "config", "objects"} {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
-			return false
-		}
+// CacheFor is the cache folder of commands in these roots: one per
+// workspace, named by its first root's identity (boundary.FolderID), so
+// nothing a command in one repository plants in a tool cache reaches a
+// build of another. "" without a cache.
+func (s *Sandbox) CacheFor(roots []string) string {
+	if s.cfg.Cache == "" || len(roots) == 0 {
+		return s.cfg.Cache
 	}
-	return true
-}
-
-// gitDirOf reads a ".git" file ("gitdir: <path>").
-func gitDirOf(gitFile string) string {
-	b, err := os.ReadFile(gitFile)
-	if err != nil {
-		return ""
-	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	gd := strings.TrimSpace(rest)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(filepath.Dir(gitFile), gd)
-	}
-	return filepath.Clean(gd)
-}
-
-// commonDirOf reads a worktree git dir's "commondir".
-func commonDirOf(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
-	if err != nil {
-		return ""
-	}
-	cd := strings.TrimSpace(string(b))
-	if !filepath.IsAbs(cd) {
-		cd = filepath.Join(gitDir, cd)
-	}
-	return filepath.Clean(cd)
+	return filepath.Join(s.cfg.Cache, boundary.FolderID(roots[0]))
 }

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 const isLinux = runtime.GOOS == "linux"
@@ -120,6 +123,36 @@ func TestBwrapArgs(t *testing.T) {
 	}
 }
 
+// TestBwrapArgsSkipCoveredMounts: a mount that shows the command what it
+// sees already is left out (each one costs the command's start), and every
+// mount that changes what it sees stays.
+func TestBwrapArgsSkipCoveredMounts(t *testing.T) {
+	r := resolved{entries: []entry{
+		{path: "/etc/ssl", kind: kindReadOnly, dir: true},          // the root is read-only: covered
+		{path: "/home/ana/.kin", kind: kindHidden, dir: true},      // hidden: kept
+		{path: "/home/ana/src/app", kind: kindWritable, dir: true}, // writable: kept
+		{path: "/tmp/tool", kind: kindReadOnly, dir: true},         // below the private /tmp: kept (it shows it)
+		{path: "/home/ana/.kin/keys", kind: kindHidden, dir: true}, // inside a hidden folder: covered
+		{path: "/home/ana/.kin/cache", kind: kindWritable, dir: true},
+		{path: "/home/ana/src/app/.kin", kind: kindReadOnly, dir: true},       // inside a writable folder: kept
+		{path: "/home/ana/src/app/AGENTS.md", kind: kindMissing},              // a placeholder: kept
+		{path: "/home/ana/.kin/cache/creds", kind: kindHidden},                // inside a writable folder: kept
+		{path: "/home/ana/src/app/.kin/rules", kind: kindReadOnly, dir: true}, // inside a read-only folder: covered
+		{path: "/home/ana/src/app/.kin/rules/x", kind: kindWritable, dir: true},
+	}, empty: "/e"}
+	got := strings.Join(bwrapArgs(r, false, "/", []string{"true"}), " ")
+	want := "--unshare-all --cap-drop ALL --die-with-parent " +
+		"--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /run " +
+		"--tmpfs /home/ana/.kin --bind /home/ana/src/app /home/ana/src/app --ro-bind /tmp/tool /tmp/tool " +
+		"--bind /home/ana/.kin/cache /home/ana/.kin/cache --ro-bind /home/ana/src/app/.kin /home/ana/src/app/.kin " +
+		"--ro-bind /e /home/ana/src/app/AGENTS.md --ro-bind /dev/null /home/ana/.kin/cache/creds " +
+		"--bind /home/ana/src/app/.kin/rules/x /home/ana/src/app/.kin/rules/x " +
+		"--remount-ro /home/ana/.kin --chdir / -- true"
+	if got != want {
+		t.Fatalf("bwrap args\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestResolveOrdersAndDrops(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	ws := filepath.Join(root, "ws")
@@ -161,35 +194,42 @@ func TestPreparingMakesNoCacheFolder(t *testing.T) {
 	}
 }
 
-func TestProtected(t *testing.T) {
+// For assembles what the trust boundary computed (package boundary tests
+// what it computes): the roots, the configured folders, the workspace's
+// own cache and the pins writable, the rest as given.
+func TestForPassesTheProtectionDown(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	ws := filepath.Join(root, "ws")
-	mustMkdir(t, filepath.Join(ws, ".git", "hooks"))
-	mustMkdir(t, filepath.Join(ws, ".kin"))
-	must(t, os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644))
-	if got := strings.Join(Protected(ws), "|"); got != ws+"/.git/hooks|"+ws+"/.git/config|"+ws+"/.kin" {
-		t.Fatalf("repository: %s", got)
-	}
-
-	// a worktree: the .git file, and the hooks and config of its git dir
-	// and of the common dir
-	main := filepath.Join(root, "main", ".git")
-	wtGit := filepath.Join(main, "worktrees", "feature")
-	mustMkdir(t, filepath.Join(main, "hooks"))
-	mustMkdir(t, wtGit)
-	must(t, os.WriteFile(filepath.Join(main, "config"), nil, 0o644))
-	must(t, os.WriteFile(filepath.Join(wtGit, "commondir"), []byte("../..\n"), 0o644))
-	wt := filepath.Join(root, "feature")
-	mustMkdir(t, wt)
-	must(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+wtGit+"\n"), 0o644))
-	if got := strings.Join(Protected(wt), "|"); got != wt+"/.git|"+main+"/hooks|"+main+"/config" {
-		t.Fatalf("worktree: %s", got)
-	}
-
-	sb := &Sandbox{cfg: Config{Writable: []string{wt}, Hidden: []string{"/h"}, Cache: "/c"}}
-	p := sb.For([]string{ws}, true)
-	if strings.Join(p.Writable, "|") != ws+"|"+ws+"/.git|"+wt || p.Cache != "/c" || !p.Network || len(p.Hidden) != 1 || len(p.ReadOnly) != 6 {
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	prot := boundary.Protection{ReadOnly: []string{ws + "/.git/config"}, Missing: []string{ws + "/.kin"}, Pins: []string{ws + "/.git"}}
+	sb := &Sandbox{cfg: Config{Writable: []string{"/extra"}, Hidden: []string{"/h"}, Cache: "/c"}}
+	p := sb.For([]string{ws}, true, prot, []string{"/home/ana/.ssh"})
+	if strings.Join(p.Writable, "|") != ws+"|/extra|"+ws+"/.git" || !p.Network ||
+		strings.Join(p.Hidden, "|") != "/h|/home/ana/.ssh" || strings.Join(p.ReadOnly, "|") != ws+"/.git/config" || strings.Join(p.Missing, "|") != ws+"/.kin" {
 		t.Fatalf("policy %+v", p)
+	}
+	// one cache folder per workspace
+	if p.Cache != filepath.Join("/c", boundary.FolderID(ws)) || sb.CacheFor([]string{root}) == p.Cache {
+		t.Fatalf("cache %q", p.Cache)
+	}
+}
+
+// A path that must not be created is kept as a placeholder only where
+// nothing read-only or hidden covers it, and becomes read-only when it
+// exists by the time the command runs.
+func TestMissingEntries(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	mustMkdir(t, filepath.Join(ws, ".git", "worktrees"))
+	must(t, os.WriteFile(filepath.Join(ws, "AGENTS.md"), nil, 0o644))
+	r := resolve(Policy{Writable: []string{ws}, ReadOnly: []string{ws + "/.git/worktrees"},
+		Missing: []string{ws + "/.kin", ws + "/.git/worktrees/x/config", ws + "/AGENTS.md", ws + "/no/such/parent/x"}}, false)
+	var got []string
+	for _, e := range r.entries {
+		got = append(got, fmt.Sprintf("%s:%d", strings.TrimPrefix(e.path, ws), e.kind))
+	}
+	want := fmt.Sprintf(":%d|/.kin:%d|/AGENTS.md:%d|/.git/worktrees:%d", kindWritable, kindMissing, kindReadOnly, kindReadOnly)
+	if strings.Join(got, "|") != want {
+		t.Fatalf("entries %s, want %s", strings.Join(got, "|"), want)
 	}
 }
 

@@ -10,9 +10,17 @@
 // Command refuses: the caller decides, by mode, whether to run the command
 // unconfined and must tell the person when it does.
 //
+// What to protect inside the writable folders (git's internals, the files
+// that make things run later, secrets) is not this package's to decide: the
+// trust boundary computes it once per command (boundary.Protection) and For
+// passes it down; this package renders it, including read-only
+// placeholders for what must not be created and the files it seeds.
+//
 // What this package must never do:
 //
 //   - Never fall back silently: Command never runs anything unconfined.
+//   - Never leave a placeholder or a seeded file behind once no command of
+//     any kin holds it (Config.RunDir), nor remove one another holds.
 //   - Never widen a policy: a writable path that cannot be resolved is left
 //     out; a hidden or read-only one always wins over a writable folder that
 //     contains it.
@@ -28,6 +36,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Mode is the person's choice in settings.json ("sandbox").
@@ -63,9 +72,11 @@ type Config struct {
 	// Hidden are paths no command may read: $KIN_HOME at least.
 	Hidden []string
 	// Cache is a folder of the sandbox's own where confined commands keep
-	// tool caches (XDG_CACHE_HOME and GOCACHE point there): writable to
-	// them, never used by anything unconfined, so nothing a confined
-	// command plants in a cache reaches a build outside. "" for none.
+	// tool caches (XDG_CACHE_HOME and GOCACHE point there), one folder
+	// below it per workspace (CacheFor): writable to them, never used by
+	// anything unconfined nor by another workspace's commands, so nothing
+	// a confined command plants in a cache reaches a build outside it.
+	// "" for none.
 	Cache string
 	// AutoApprove is autoApproveSandboxedCommands: the auto-edit mode may
 	// run confined, network-less commands without asking.
@@ -76,6 +87,10 @@ type Config struct {
 	// Bwrap names the bubblewrap program (default "bwrap", looked up on
 	// PATH when the Sandbox is made). Linux only.
 	Bwrap string
+	// RunDir is a private folder where kin processes note the placeholders
+	// their commands hold ($KIN_HOME/run/sandbox), so none removes one
+	// another's command still needs; "" notes them in this process only.
+	RunDir string
 }
 
 // Status says what the sandbox does for commands, for the start-up notice,
@@ -125,9 +140,48 @@ func (s Status) Summary() string {
 
 // Sandbox runs commands under one Config.
 type Sandbox struct {
-	cfg    Config
-	mech   mechanism // nil when commands cannot be confined
-	status Status
+	cfg Config
+
+	// The probe runs once, at the first Status or Command, never in New:
+	// kin makes its Sandbox on the way to answering initialize, and an
+	// editor must not wait for bubblewrap to start a namespace then.
+	probeOnce sync.Once
+	probed    atomic.Bool
+	mech      mechanism // nil when commands cannot be confined
+	status    Status
+
+	// empty is the empty folder placeholders are bound from (emptyDir).
+	emptyMu sync.Mutex
+	empty   string
+}
+
+// emptyDir is an empty folder of kin's own, made once: $KIN_HOME's
+// run/sandbox/empty, or one in the system's temporary folder without a
+// RunDir. It is made again should something have put anything in it.
+func (s *Sandbox) emptyDir() (string, error) {
+	s.emptyMu.Lock()
+	defer s.emptyMu.Unlock()
+	if s.empty != "" {
+		if entries, err := os.ReadDir(s.empty); err == nil && len(entries) == 0 {
+			return s.empty, nil
+		}
+	}
+	var dir string
+	var err error
+	if s.cfg.RunDir != "" {
+		dir = filepath.Join(s.cfg.RunDir, "empty")
+		if entries, rerr := os.ReadDir(dir); rerr == nil && len(entries) > 0 {
+			os.RemoveAll(dir)
+		}
+		err = os.MkdirAll(dir, 0o700)
+	} else {
+		dir, err = os.MkdirTemp("", "kin-empty-")
+	}
+	if err != nil {
+		return "", err
+	}
+	s.empty = dir
+	return dir, nil
 }
 
 // unavailable says why there is no mechanism, and what would give one.
@@ -141,25 +195,56 @@ type mechanism interface {
 	command(p resolved, dir string, env, argv []string) (*exec.Cmd, func(), error)
 }
 
-// New makes a Sandbox for cfg, probing the system's mechanism (once per
-// process and program: later calls reuse the answer).
+// New makes a Sandbox for cfg. It probes nothing: the system's mechanism is
+// tried at the first Status or Command (once per process and program:
+// later Sandboxes reuse the answer).
 func New(cfg Config) *Sandbox {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
 	}
+	// What a killed kin left of its commands' placeholders goes first, before
+	// anything reads the workspace (one read of kin's run folder).
+	Sweep(cfg.RunDir)
 	s := &Sandbox{cfg: cfg, status: Status{Mode: cfg.Mode, Problem: cfg.Problem}}
 	if cfg.Mode == ModeOff {
 		s.status.Reason = `the sandbox is off in settings.json ("sandbox": "off")`
-		return s
+		s.probeOnce.Do(func() {})
+		s.probed.Store(true)
 	}
-	mech, why := detect(cfg)
-	if mech == nil {
-		s.status.Reason, s.status.Hint = why.reason, why.hint
-		return s
-	}
-	s.mech = mech
-	s.status.Mechanism, s.status.Confined = mech.name(), true
 	return s
+}
+
+// probe tries the system's mechanism, once.
+func (s *Sandbox) probe() {
+	s.probeOnce.Do(func() {
+		defer s.probed.Store(true)
+		mech, why := detect(s.cfg)
+		if mech == nil {
+			s.status.Reason, s.status.Hint = why.reason, why.hint
+			return
+		}
+		s.mech = mech
+		s.status.Mechanism, s.status.Confined = mech.name(), true
+	})
+}
+
+// Expected is the status without trying the mechanism: the probe's answer
+// when it ran (probed true), else what kin expects from a look that starts
+// nothing (on Linux, whether bwrap is on PATH). initialize reports it, so
+// an editor never waits for the probe; a probe that then fails is said in
+// the start-up notice and on every approval.
+func (s *Sandbox) Expected() (st Status, probed bool) {
+	if s.probed.Load() {
+		return s.status, true
+	}
+	st = Status{Mode: s.cfg.Mode, Problem: s.cfg.Problem}
+	name, why := expect(s.cfg)
+	if name == "" {
+		st.Reason, st.Hint = why.reason, why.hint
+		return st, false
+	}
+	st.Mechanism, st.Confined = name, true
+	return st, false
 }
 
 var (
@@ -186,8 +271,12 @@ func Default() *Sandbox {
 	return defaultSB
 }
 
-// Status reports what the sandbox does for commands.
-func (s *Sandbox) Status() Status { return s.status }
+// Status reports what the sandbox does for commands, probing first if no
+// call did yet.
+func (s *Sandbox) Status() Status {
+	s.probe()
+	return s.status
+}
 
 // Config returns the configuration the sandbox was made with.
 func (s *Sandbox) Config() Config { return s.cfg }
@@ -203,21 +292,39 @@ var ErrUnconfined = errors.New("sandbox: commands cannot be confined here")
 // everything it starts that did not leave it; the sandbox's own process
 // namespace (where there is one) takes the rest down when it ends.
 func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*exec.Cmd, func(), error) {
+	s.probe()
 	if s.mech == nil {
 		return nil, nil, ErrUnconfined
 	}
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: no command")
 	}
+	unseed := holdSeeds(p.Seeded, s.cfg.RunDir)
+	for path := range p.Seeded {
+		p.ReadOnly = append(p.ReadOnly, path) // written now: kept as it is
+	}
+	var err error
 	r := resolve(p, true)
 	if p.Cache != "" && r.cache == "" {
+		unseed()
 		return nil, nil, fmt.Errorf("sandbox: the cache folder %s cannot be made", p.Cache)
 	}
 	if r.cache != "" {
 		env = setEnv(env, "XDG_CACHE_HOME", r.cache)
 		env = setEnv(env, "GOCACHE", filepath.Join(r.cache, "go-build"))
 	}
-	return s.mech.command(r, dir, env, argv)
+	if r.empty, err = s.emptyDir(); err != nil {
+		unseed()
+		return nil, nil, fmt.Errorf("sandbox: no empty folder for placeholders: %v", err)
+	}
+	release := holdPlaceholders(r, s.cfg.RunDir)
+	cmd, cleanup, err := s.mech.command(r, dir, env, argv)
+	if err != nil {
+		release()
+		unseed()
+		return nil, nil, err
+	}
+	return cmd, func() { cleanup(); release(); unseed() }, nil
 }
 
 // setEnv replaces or adds name=value in env.

@@ -49,12 +49,14 @@ func seatbeltProfile(r resolved, tmp string) (string, []string) {
 	}
 	names := make([]string, len(r.entries))
 	for i, e := range r.entries {
-		prefix := map[kind]string{kindWritable: "WRITABLE_", kindReadOnly: "READONLY_", kindHidden: "HIDDEN_"}[e.kind]
+		prefix := map[kind]string{kindWritable: "WRITABLE_", kindReadOnly: "READONLY_", kindHidden: "HIDDEN_", kindMissing: "MISSING_"}[e.kind]
 		names[i] = param(prefix, i, e.path)
 	}
 	tmpName := param("TMPDIR_", 0, tmp)
 	match := func(i int) string {
-		if r.entries[i].dir {
+		// a path that must not be created: neither as a file nor as a
+		// folder with things in it
+		if r.entries[i].dir || r.entries[i].kind == kindMissing {
 			return fmt.Sprintf("(subpath (param %q))", names[i])
 		}
 		return fmt.Sprintf("(literal (param %q))", names[i])

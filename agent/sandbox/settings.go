@@ -17,7 +17,7 @@ import (
 // sandboxWritable entry that is relative or missing is left out and
 // reported.
 func FromSettings(home string) Config {
-	cfg := Config{Mode: ModeAuto, Hidden: []string{home}, Cache: filepath.Join(home, "cache", "sandbox")}
+	cfg := Config{Mode: ModeAuto, Hidden: []string{home}, Cache: filepath.Join(home, "cache", "sandbox"), RunDir: filepath.Join(home, "run", "sandbox")}
 	st, err := settings.Load(home)
 	if err != nil {
 		cfg.Mode, cfg.Problem = ModeRequired, err.Error()+`; commands are treated as "sandbox": "required" until it is fixed`

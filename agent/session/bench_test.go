@@ -47,7 +47,7 @@ func fixture(b *testing.B, name string, make func(dir string)) string {
 func longSession(b *testing.B, n int) (dir, id string) {
 	dir = fixture(b, "log", func(dir string) {
 		st := session.NewStore(dir)
-		_, log, err := st.Create("long", []string{"/w"}, "")
+		_, log, err := st.Create("long", []string{"/w"}, "", "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 func TestAFullDiskLeavesNoHalfLine(t *testing.T) {
 	dir := disktest.Small(t, "256k")
 	st := session.NewStore(dir)
-	info, log, err := st.Create("x", nil, "")
+	info, log, err := st.Create("x", nil, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,10 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -32,14 +36,42 @@ const (
 	maxShown = 256 << 10
 )
 
-// Cut returns s cut to at most max bytes (on a character boundary) with a
-// marker saying how many bytes were left out; s itself when it fits.
-func Cut(s string, max int) string {
-	if len(s) <= max {
+// Cut returns s cut so that it and its marker fit in limit bytes (on a
+// character boundary), the marker saying how many bytes were left out; s
+// itself when it fits. Cutting a text that was cut before adds up: the new
+// marker counts what the earlier cut left out too, so a field cut twice
+// (once where it is made, again where it is recorded) still says how much
+// is missing. A limit smaller than a marker keeps the marker whole.
+func Cut(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	p := Prefix(s, max)
-	return p + CutMarker(len(s)-len(p))
+	body, earlier := splitMarker(s)
+	// The marker is longest for the most bytes left out: room for that one
+	// leaves room for the real one.
+	room := max(0, limit-len(CutMarker(len(body)+earlier)))
+	p := Prefix(body, room)
+	return p + CutMarker(len(body)-len(p)+earlier)
+}
+
+// markerRE is a CutMarker at the end of a text.
+var markerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\[kin: (\d+) more bytes were not recorded\]$`) })
+
+// splitMarker takes a CutMarker off the end of s: the text before it and
+// the count it gave (0 and s itself without one).
+func splitMarker(s string) (string, int) {
+	if !strings.HasSuffix(s, " more bytes were not recorded]") {
+		return s, 0
+	}
+	m := markerRE().FindStringSubmatchIndex(s)
+	if m == nil {
+		return s, 0
+	}
+	n, err := strconv.Atoi(s[m[2]:m[3]])
+	if err != nil {
+		return s, 0
+	}
+	return s[:m[0]], n
 }
 
 // Prefix is the longest start of s within max bytes that does not split a
@@ -68,6 +100,8 @@ func Fit(r Record) Record {
 	r.Error = Cut(r.Error, maxSmall)
 	r.Reason = Cut(r.Reason, maxSmall)
 	r.Name = Cut(r.Name, maxSmall)
+	r.Phase = Cut(r.Phase, maxSmall)
+	r.Field = Cut(r.Field, maxSmall)
 	if len(r.Encrypted) > maxEncrypted {
 		r.Encrypted = ""
 	}

@@ -11,6 +11,8 @@ type HistoryItem struct {
 	Type   string `json:"type"`
 	TurnID string `json:"turnId,omitempty"`
 	Text   string `json:"text,omitempty"`
+	// Refusal marks an assistant item whose text is the model's refusal.
+	Refusal bool `json:"refusal,omitempty"`
 
 	CallID    string         `json:"callId,omitempty"`
 	Name      string         `json:"name,omitempty"`
@@ -20,6 +22,10 @@ type HistoryItem struct {
 	Status    string         `json:"status,omitempty"`
 	Output    string         `json:"output,omitempty"`
 	Content   []tool.Content `json:"content,omitempty"`
+	// Saw is what the model saw of a call's result (see tool.Saw).
+	Saw *tool.Saw `json:"saw,omitempty"`
+	// Links are an MCP result's resource links.
+	Links []tool.Link `json:"links,omitempty"`
 
 	RequestID string `json:"requestId,omitempty"`
 	Decision  string `json:"decision,omitempty"`
@@ -53,6 +59,15 @@ type HistoryItem struct {
 	Entries []PlanEntry `json:"entries,omitempty"`
 	// undo: what undoing a turn did.
 	Undo *Undo `json:"undo,omitempty"`
+	// Subagent: for a delegate call, the subagent's session.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+	// rollback: which turns left the conversation and what undoing their
+	// file changes did; fork: where the session came from.
+	Rollback *Rollback `json:"rollback,omitempty"`
+	Fork     *ForkRef  `json:"fork,omitempty"`
+	// RolledBack marks an item of a turn a later rollback took out of the
+	// conversation the model sees (the log keeps it).
+	RolledBack bool `json:"rolledBack,omitempty"`
 }
 
 // Unknown is a call whose outcome is not known and not yet acknowledged.
@@ -60,4 +75,9 @@ type Unknown struct {
 	CallID string
 	Name   string
 	TurnID string
+	// Arguments are the call's arguments and Output the end of what its
+	// result says (what kin knows of it), for the acknowledgement to show;
+	// empty where the reader did not keep them.
+	Arguments string
+	Output    string
 }

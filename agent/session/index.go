@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // The index is a journal of summary changes beside the logs
@@ -21,11 +23,17 @@ import (
 //
 // Lines (tab-separated, strings Go-quoted):
 //
-//	r <id> <created> <updated> <turns> <roots> <title>   a whole row
+//	r <id> <created> <updated> <turns> <roots> <title> [<parent>]   a whole row
+//	                                                     (parent: a subagent's session's)
+//	o <id> <origin>                                      the row's origin (after its r line, when it has one)
 //	t <id> <time>                                        a turn ended
 //	n <id> <time> <title>                                renamed
 //	d <id>                                               deleted
 //	m <time>                                             the folder's mtime the rows agree with
+//
+// A reader skips the lines it does not know, so an older kin reads this
+// journal (without origins) and this kin reads an older one (rows without
+// an o line have none).
 //
 // Times are Unix nanoseconds. Appends take index.lock shared; a rewrite (to
 // drop replaced lines) takes it exclusively.
@@ -61,9 +69,21 @@ func (x *index) dirTime() time.Time {
 	return st.ModTime()
 }
 
+// rowLine is a whole row: its r line, and its o line when it has an
+// origin (a line of its own, which older kins skip).
 func rowLine(i Info) string {
-	return strings.Join([]string{"r", i.SessionID, nanos(i.CreatedAt), nanos(i.UpdatedAt), strconv.Itoa(i.Turns),
-		strconv.Quote(strings.Join(i.roots(), "\x00")), strconv.Quote(i.Title)}, "\t") + "\n"
+	f := []string{"r", i.SessionID, nanos(i.CreatedAt), nanos(i.UpdatedAt), strconv.Itoa(i.Turns),
+		strconv.Quote(strings.Join(i.roots(), "\x00")), strconv.Quote(i.Title)}
+	if i.ParentID != "" {
+		// An eighth field: a kin that knows only seven skips the row, so
+		// it lists no subagent's session among the person's.
+		f = append(f, i.ParentID)
+	}
+	line := strings.Join(f, "\t") + "\n"
+	if i.Origin != "" {
+		line += "o\t" + i.SessionID + "\t" + strconv.Quote(i.Origin) + "\n"
+	}
+	return line
 }
 
 func nanos(t time.Time) string {
@@ -127,7 +147,7 @@ func (x *index) append(lines string) {
 // appendLocked appends lines in one write. The index is a cache: a failure
 // only means the next reader has more to rebuild.
 func (x *index) appendLocked(lines string) {
-	lf := x.lock(lockShared)
+	lf := x.lock(lockedfile.LockShared)
 	if lf == nil {
 		return
 	}
@@ -254,7 +274,7 @@ func (x *index) apply(line string) {
 	var buf [8]string
 	f := fields(line, buf[:0])
 	switch {
-	case f[0] == "r" && len(f) == 7:
+	case f[0] == "r" && (len(f) == 7 || len(f) == 8):
 		roots, err1 := unquote(f[5])
 		title, err2 := unquote(f[6])
 		turns, err3 := strconv.Atoi(f[4])
@@ -262,12 +282,30 @@ func (x *index) apply(line string) {
 			return
 		}
 		i := Info{SessionID: f[1], Title: title, CreatedAt: fromNanos(f[2]), UpdatedAt: fromNanos(f[3]), Turns: turns}
+		switch {
+		case len(f) == 8 && validID(f[7]):
+			i.ParentID = f[7]
+		case len(f) == 7:
+			// A session's parent never changes: a row an older kin wrote
+			// again (it does not know parents) keeps the one known.
+			if old := x.rows.get(i.SessionID); old != nil {
+				i.ParentID = old.ParentID
+			}
+		}
 		if first, rest, more := strings.Cut(roots, "\x00"); more {
 			i.setRoots(append([]string{first}, strings.Split(rest, "\x00")...))
 		} else {
 			i.Cwd = first
 		}
+		if old := x.rows.get(i.SessionID); old != nil {
+			i.Origin = old.Origin // on its own line, which follows when it changed
+		}
 		x.rows.put(i)
+	case f[0] == "o" && len(f) == 3:
+		origin, err := unquote(f[2])
+		if i := x.rows.get(f[1]); i != nil && err == nil && ValidOrigin(origin) {
+			i.Origin = origin
+		}
 	case f[0] == "t" && len(f) == 3:
 		if i := x.rows.get(f[1]); i != nil {
 			i.Turns++
@@ -342,17 +380,13 @@ func (x *index) reconcile(dt time.Time) error {
 // rewrite replaces the journal with one line per row, under the exclusive
 // lock so no append is lost.
 func (x *index) rewrite() {
-	lf := x.lock(lockExclusive)
+	lf := x.lock(lockedfile.LockExclusive)
 	if lf == nil {
 		return
 	}
 	defer lf.Close()
 	x.catchUp()
 	before := x.dirTime()
-	tmp, err := os.CreateTemp(x.dir, ".index-*")
-	if err != nil {
-		return
-	}
 	var b strings.Builder
 	b.WriteString(indexHeader)
 	x.sorted = x.rows.newestFirst()
@@ -360,10 +394,7 @@ func (x *index) rewrite() {
 		b.WriteString(rowLine(i))
 	}
 	b.WriteString("m\t" + nanos(x.mtime) + "\n")
-	_, werr := tmp.WriteString(b.String())
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), x.journal()) != nil {
-		os.Remove(tmp.Name())
+	if lockedfile.ReplaceFile(x.journal(), []byte(b.String()), lockedfile.Options{Perm: 0o600}) != nil {
 		return
 	}
 	x.fi, x.off, x.lines = nil, 0, 0

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // Errors of opening a log for writing.
@@ -17,7 +19,6 @@ var (
 	ErrOwned = errors.New("this session is open in another kin (another editor window or kin serve); it is read-only here until that kin closes it")
 	// ErrReadOnly: the log cannot be written (a read-only KIN_HOME).
 	ErrReadOnly = errors.New("this session's log cannot be written here")
-	errLocked   = errors.New("locked")
 )
 
 // Log is one session's append-only file, owned by this process while open:
@@ -64,9 +65,9 @@ func openOwned(id, path string, idx *index) (*Log, error) {
 			return nil, err
 		}
 	}
-	if lerr := tryLock(f); lerr != nil {
+	if lerr := lockedfile.TryLock(f); lerr != nil {
 		f.Close()
-		if errors.Is(lerr, errLocked) {
+		if errors.Is(lerr, lockedfile.ErrLocked) {
 			return nil, ErrOwned
 		}
 		return nil, fmt.Errorf("locking the session log: %w", lerr)
@@ -75,7 +76,7 @@ func openOwned(id, path string, idx *index) (*Log, error) {
 	fi, ferr := f.Stat()
 	pi, perr := os.Stat(path)
 	if ferr != nil || perr != nil || !os.SameFile(fi, pi) {
-		unlock(f)
+		lockedfile.Unlock(f)
 		f.Close()
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
@@ -263,7 +264,7 @@ func (l *Log) Close() error {
 	if l.readOnly == nil {
 		err = l.f.Sync()
 	}
-	unlock(l.f)
+	lockedfile.Unlock(l.f)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
@@ -281,13 +282,13 @@ func (l *Log) Delete() error {
 	}
 	before := l.idx.dirTime()
 	var err error
-	if removeWhileLocked {
+	if lockedfile.RemoveWhileLocked {
 		err = os.Remove(l.path)
 	}
-	unlock(l.f)
+	lockedfile.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
-	if !removeWhileLocked {
+	if !lockedfile.RemoveWhileLocked {
 		err = os.Remove(l.path)
 	}
 	if err == nil {

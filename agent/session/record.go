@@ -30,6 +30,7 @@ const (
 	TypeAck      = "ack"         // unknown outcomes acknowledged
 	TypeElicit   = "elicitation" // an MCP server asked the person something
 	TypeTurn     = "turn"        // how a turn ended
+	TypeTask     = "task"        // an MCP call runs as a task on its server (before the first poll)
 
 	TypeReasoning    = "reasoning"    // a reasoning item of an answer (summary, encrypted content)
 	TypeConfigure    = "configure"    // the session's model or effort was set
@@ -38,6 +39,10 @@ const (
 	TypeMode         = "mode"         // the session's mode changed
 	TypePlan         = "plan"         // the model's plan, whole, as update_plan set it
 	TypeUndo         = "undo"         // a turn's file changes were undone
+	TypeSteer        = "steer"        // the person's words joined a running turn
+	TypeRollback     = "rollback"     // turns left the conversation the model sees
+	TypeFork         = "fork"         // the session was forked from another one
+	TypeFinding      = "finding"      // a review turn's finding (report_finding)
 )
 
 // Usage counts tokens of a turn; the context fields are the last model
@@ -47,6 +52,13 @@ type Usage struct {
 	OutputTokens  int64 `json:"outputTokens"`
 	ContextTokens int64 `json:"contextTokens,omitempty"`
 	ContextWindow int64 `json:"contextWindow,omitempty"`
+	// What spend limits count (agent/spend): cached input (within
+	// InputTokens), the cost in the configured currency, and whether some
+	// counts are kin's estimate or went to a model without a price.
+	CachedInputTokens int64   `json:"cachedInputTokens,omitempty"`
+	Cost              float64 `json:"cost,omitempty"`
+	Estimated         bool    `json:"estimated,omitempty"`
+	Unpriced          bool    `json:"unpriced,omitempty"`
 }
 
 // Part is one part of a question that came as parts: text, a file (what
@@ -54,11 +66,13 @@ type Usage struct {
 // image. Text and Data hold what the model was sent, so a later request
 // sends the same; history shows the rest (see HistoryItem).
 type Part struct {
-	Type     string       `json:"type"` // text, file, selection, diagnostics, resource, image
-	Text     string       `json:"text,omitempty"`
-	Path     string       `json:"path,omitempty"`
-	Range    *Range       `json:"range,omitempty"`
-	URI      string       `json:"uri,omitempty"`
+	Type  string `json:"type"` // text, file, selection, diagnostics, resource, image
+	Text  string `json:"text,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Range *Range `json:"range,omitempty"`
+	URI   string `json:"uri,omitempty"`
+	// Server, on a resource part, is the MCP server kin read it from.
+	Server   string       `json:"server,omitempty"`
 	MimeType string       `json:"mimeType,omitempty"`
 	Data     string       `json:"data,omitempty"` // an image, base64
 	Items    []Diagnostic `json:"items,omitempty"`
@@ -110,11 +124,24 @@ type Record struct {
 	// Roots are the session's workspace folders (the first is its working
 	// directory), on the session record.
 	Roots []string `json:"roots,omitempty"`
-	Text  string   `json:"text,omitempty"`
+	// Origin (session) says what made the session when it was not a person
+	// at an editor: "chat-oneshot", "chat-piped" (see Info.Origin).
+	Origin string `json:"origin,omitempty"`
+	// Parent, on the session record of a subagent's session, names the
+	// session and the delegate call it was started for.
+	Parent *Lineage `json:"parent,omitempty"`
+	Text   string   `json:"text,omitempty"`
 	// Cont marks assistant text that continues the previous assistant
 	// record of the turn: answers are recorded in pieces as they stream, so
-	// what was shown survives a killed process.
+	// what was shown survives a killed process. On a call, it marks a call
+	// of the same answer as the call before it (the model asked for both
+	// at once).
 	Cont bool `json:"cont,omitempty"`
+	// Refusal marks assistant text that is the model's refusal to answer;
+	// Phase is an assistant message's phase as the model labelled it
+	// (commentary, final_answer), on any of its pieces.
+	Refusal bool   `json:"refusal,omitempty"`
+	Phase   string `json:"phase,omitempty"`
 
 	CallID    string         `json:"callId,omitempty"`
 	Name      string         `json:"name,omitempty"`
@@ -123,6 +150,12 @@ type Record struct {
 	Status    string         `json:"status,omitempty"`
 	Output    string         `json:"output,omitempty"`
 	Content   []tool.Content `json:"content,omitempty"`
+	// Saw, on a result, is the tool's account of what the model got
+	// (framing, structured content, cuts); its Text is never stored, being
+	// tool.ModelText of Status and Output.
+	Saw *tool.Saw `json:"saw,omitempty"`
+	// Links, on a result, are the resource links an MCP result gave.
+	Links []tool.Link `json:"links,omitempty"`
 
 	RequestID    string         `json:"requestId,omitempty"`
 	ApprovalKind string         `json:"approvalKind,omitempty"`
@@ -138,16 +171,25 @@ type Record struct {
 	// the session's mode (ask, agent, auto-edit; "" is agent).
 	Server string `json:"server,omitempty"`
 	Mode   string `json:"mode,omitempty"`
+	// TaskID, on a task record, is the id of the MCP task the call (CallID)
+	// runs as on Server: a kin that restarts polls it again (never sends
+	// the call again). Only an id the server's redaction leaves whole is
+	// recorded.
+	TaskID string `json:"taskId,omitempty"`
 
 	// Parts are a question's parts, when it came as parts (Text then holds
 	// its text parts, joined).
 	Parts []Part `json:"parts,omitempty"`
 	// For reasoning: the item's id at the service, its summary's parts and
 	// its encrypted content (sent back only to the model that made it,
-	// never shown).
+	// never shown); Text holds the reasoning itself where the service
+	// showed it.
 	ItemID    string   `json:"itemId,omitempty"`
 	Summary   []string `json:"summary,omitempty"`
 	Encrypted string   `json:"encrypted,omitempty"`
+	// Field is the Chat Completions field a reasoning record's Text (the
+	// reasoning itself) came in.
+	Field string `json:"field,omitempty"`
 	// Model and Effort: what a configure record set; on a reasoning or
 	// compaction record, the model that made it.
 	Model  string `json:"model,omitempty"`
@@ -168,6 +210,45 @@ type Record struct {
 	// Undo is an undo record's outcome. It names the undone turn itself
 	// (never in TurnID, which would reopen that turn).
 	Undo *Undo `json:"undo,omitempty"`
+	// Subagent, on a delegate call's result, names the subagent's session
+	// that did the work.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+	// Rollback is a rollback record's outcome (branching.go); like Undo it
+	// names its turns itself, never in TurnID.
+	Rollback *Rollback `json:"rollback,omitempty"`
+	// Fork, on a fork record, names the session and turn a fork came from.
+	Fork *ForkRef `json:"fork,omitempty"`
+	// Finding is a finding record's finding (package review).
+	Finding *Finding `json:"finding,omitempty"`
+}
+
+// Finding is one problem a review turn reported on a line range of a file
+// (what review/finding sends). File is absolute, inside the reviewed
+// repository; Range is zero-based, the end exclusive.
+type Finding struct {
+	// TurnID is the review turn's (set when read back from the log).
+	TurnID   string `json:"-"`
+	File     string `json:"file"`
+	Range    Range  `json:"range"`
+	Severity string `json:"severity"` // error, warning, info
+	Title    string `json:"title"`
+	Body     string `json:"body,omitempty"`
+}
+
+// SubagentRef names a subagent's session and the mode it ran in.
+type SubagentRef struct {
+	SessionID string `json:"sessionId"`
+	Mode      string `json:"mode"`
+}
+
+// Lineage is where a subagent's session comes from: the parent session,
+// the parent's turn and the delegate call that started it, and how deep it
+// is (1: a child of a person's session).
+type Lineage struct {
+	SessionID string `json:"sessionId"`
+	TurnID    string `json:"turnId"`
+	CallID    string `json:"callId"`
+	Depth     int    `json:"depth"`
 }
 
 // PlanEntry is one step of the model's plan.
@@ -179,7 +260,10 @@ type PlanEntry struct {
 
 // Undo is what undoing a turn's file changes did.
 type Undo struct {
-	TurnID   string   `json:"turnId"`   // the turn whose changes were undone
+	TurnID string `json:"turnId"` // the turn whose changes were undone
+	// Question is the first words of the turn's question, to name the turn
+	// for a person ("" when the conversation no longer holds it).
+	Question string   `json:"question,omitempty"`
 	Restored []string `json:"restored"` // files put back as they were (removed, for files the turn created)
 	// Conflicts are files changed since by someone else: left as they are.
 	Conflicts []UndoConflict `json:"conflicts,omitempty"`

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // Info describes a session for pickers.
@@ -28,14 +30,38 @@ type Info struct {
 	// Mode is the session's mode (ask, agent, auto-edit; "" is agent) as
 	// its log says. The index does not keep it: List leaves it empty.
 	Mode string `json:"mode,omitempty"`
+	// ParentID is, for a subagent's session, the session it works for.
+	ParentID string `json:"parentId,omitempty"`
+	// Origin says what made the session when it was not a person at an
+	// editor ("chat-oneshot": `kin chat "question"`; "chat-piped": kin chat
+	// reading a pipe); "" for a conversation a person had. Session lists
+	// may leave such sessions out.
+	Origin string `json:"origin,omitempty"`
+}
+
+// ValidOrigin reports whether o can be a session's origin: empty, or a
+// short name of lower-case letters, digits and dashes.
+func ValidOrigin(o string) bool {
+	if len(o) > 32 {
+		return false
+	}
+	for _, c := range o {
+		if !(c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // add folds one record into the summary.
 func (i *Info) add(r Record) {
 	switch r.Type {
 	case TypeSession:
-		i.Title, i.CreatedAt, i.Mode = r.Title, r.Time, r.Mode
+		i.Title, i.CreatedAt, i.Mode, i.Origin = r.Title, r.Time, r.Mode, r.Origin
 		i.setRoots(r.Roots)
+		if r.Parent != nil {
+			i.ParentID = r.Parent.SessionID
+		}
 	case TypeMode:
 		i.Mode = r.Mode
 		return // not a change pickers sort by
@@ -86,8 +112,9 @@ func validID(id string) bool {
 
 // Store is the sessions folder: one log per session and the index.
 type Store struct {
-	dir string
-	idx *index
+	dir   string
+	idx   *index
+	views viewCache // pages read lately (viewcache.go)
 }
 
 // NewStore uses dir (created 0700 on first write).
@@ -101,8 +128,53 @@ func (s *Store) path(id string) (string, error) {
 }
 
 // Create starts a new session log with its first record (durable before
-// Create returns) and returns it owned by the caller.
-func (s *Store) Create(title string, roots []string, mode string) (Info, *Log, error) {
+// Create returns) and returns it owned by the caller. origin is what made
+// it ("" for a person at an editor; see Info.Origin).
+func (s *Store) Create(title string, roots []string, mode, origin string) (Info, *Log, error) {
+	if !ValidOrigin(origin) {
+		return Info{}, nil, fmt.Errorf("origin %q is not a short name of lower-case letters, digits and dashes", origin)
+	}
+	return s.create(Record{Type: TypeSession, Title: title, Roots: roots, Mode: mode, Origin: origin})
+}
+
+// CreateChild is Create for a subagent's session: its first record names
+// its parent, and the index lists it under the parent.
+func (s *Store) CreateChild(title string, roots []string, mode string, parent Lineage) (Info, *Log, error) {
+	return s.create(Record{Type: TypeSession, Title: title, Roots: roots, Mode: mode, Parent: &parent})
+}
+
+// Children lists the sessions whose parent is parentID, newest first,
+// from the index.
+func (s *Store) Children(parentID string) ([]Info, error) {
+	all, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, i := range all {
+		if i.ParentID == parentID {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// create writes a new log whose first record is first (its id and time
+// set here).
+// CreatePrepared is Create for a session that needs its id before its
+// first record is written (a git worktree named after it): prepare gets
+// the id and returns the session's roots, and an undo run when the log
+// cannot be made after all.
+func (s *Store) CreatePrepared(title string, mode, origin string, prepare func(id string) ([]string, func(), error)) (Info, *Log, error) {
+	if !ValidOrigin(origin) {
+		return Info{}, nil, fmt.Errorf("origin %q is not a short name of lower-case letters, digits and dashes", origin)
+	}
+	return s.createWith(Record{Type: TypeSession, Title: title, Mode: mode, Origin: origin}, prepare)
+}
+
+func (s *Store) create(first Record) (Info, *Log, error) { return s.createWith(first, nil) }
+
+func (s *Store) createWith(first Record, prepare func(id string) ([]string, func(), error)) (_ Info, _ *Log, err error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Info{}, nil, err
 	}
@@ -110,18 +182,31 @@ func (s *Store) Create(title string, roots []string, mode string) (Info, *Log, e
 	var rnd [3]byte
 	_, _ = rand.Read(rnd[:])
 	id := "s_" + now.Format("20060102T150405") + "_" + hex.EncodeToString(rnd[:])
+	if prepare != nil {
+		roots, undo, perr := prepare(id)
+		if perr != nil {
+			return Info{}, nil, perr
+		}
+		first.Roots = roots
+		defer func() {
+			if err != nil && undo != nil {
+				undo()
+			}
+		}()
+	}
 	p, _ := s.path(id)
 	before := s.idx.dirTime()
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return Info{}, nil, err
 	}
-	if err := tryLock(f); err != nil {
+	if err := lockedfile.TryLock(f); err != nil {
 		f.Close()
 		return Info{}, nil, err
 	}
 	log := &Log{id: id, path: p, idx: s.idx, f: f}
-	rec := Fit(Record{Type: TypeSession, Time: now, SessionID: id, Title: title, Roots: roots, Mode: mode})
+	first.Time, first.SessionID = now, id
+	rec := Fit(first)
 	_, _, err = log.Append(rec)
 	if err == nil {
 		err = log.Sync()
@@ -195,18 +280,24 @@ func summarize(path, id string) (Info, bool) {
 	info := Info{SessionID: id}
 	found := false
 	var h struct {
-		Type  string    `json:"type"`
-		Time  time.Time `json:"time"`
-		Title string    `json:"title"`
-		Roots []string  `json:"roots"`
+		Type   string    `json:"type"`
+		Time   time.Time `json:"time"`
+		Title  string    `json:"title"`
+		Roots  []string  `json:"roots"`
+		Origin string    `json:"origin"`
+		Parent *Lineage  `json:"parent"`
 	}
 	_, err = eachLine(f, 0, func(_ int64, line []byte) {
-		h.Type, h.Title, h.Roots = "", "", nil
+		h.Type, h.Title, h.Roots, h.Origin, h.Parent = "", "", nil, "", nil
 		if json.Unmarshal(line, &h) != nil || h.Type == "" {
 			return
 		}
 		found = true
-		info.add(Record{Type: h.Type, Time: h.Time, Title: h.Title, Roots: h.Roots})
+		origin := h.Origin
+		if !ValidOrigin(origin) {
+			origin = ""
+		}
+		info.add(Record{Type: h.Type, Time: h.Time, Title: h.Title, Roots: h.Roots, Origin: origin, Parent: h.Parent})
 	})
 	return info, err == nil && found
 }

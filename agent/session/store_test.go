@@ -15,7 +15,7 @@ import (
 func TestListFollowsAppendsAndSkipsForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, err := st.Create("first", []string{"/w/app", "/w/lib"}, "")
+	info, log, err := st.Create("first", []string{"/w/app", "/w/lib"}, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestListReadsTheIndexAndRebuildsItFromTheLogs(t *testing.T) {
 	st := session.NewStore(dir)
 	var ids []string
 	for i := 0; i < 3; i++ {
-		info, log, err := st.Create(fmt.Sprintf("s%d", i), nil, "")
+		info, log, err := st.Create(fmt.Sprintf("s%d", i), nil, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestLongRecordsAreCutAndLongLinesSkipped(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
 	huge := strings.Repeat("é", 17<<19) // 17 MiB
-	info, log, err := st.Create(huge, nil, "")
+	info, log, err := st.Create(huge, nil, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestLongRecordsAreCutAndLongLinesSkipped(t *testing.T) {
 func TestOpenRepairsAnUnfinishedLastLine(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, _ := st.Create("x", nil, "")
+	info, log, _ := st.Create("x", nil, "", "")
 	log.Close()
 	p := filepath.Join(dir, info.SessionID+".jsonl")
 	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
@@ -196,7 +196,7 @@ func TestOpenRepairsAnUnfinishedLastLine(t *testing.T) {
 func TestOneOwnerAtATime(t *testing.T) {
 	dir := t.TempDir()
 	st := session.NewStore(dir)
-	info, log, _ := st.Create("x", nil, "")
+	info, log, _ := st.Create("x", nil, "", "")
 	if _, err := session.NewStore(dir).Open(info.SessionID); !errors.Is(err, session.ErrOwned) {
 		t.Fatalf("second open: %v", err)
 	}
@@ -216,7 +216,7 @@ func TestOneOwnerAtATime(t *testing.T) {
 
 func TestPagesNewestFirstWithACursor(t *testing.T) {
 	st := session.NewStore(t.TempDir())
-	info, log, _ := st.Create("x", nil, "")
+	info, log, _ := st.Create("x", nil, "", "")
 	for i := 0; i < 5; i++ {
 		turn := fmt.Sprintf("t%d", i)
 		log.Append(session.Record{Type: session.TypeUser, TurnID: turn, Text: fmt.Sprintf("q%d", i)})
@@ -267,7 +267,7 @@ func TestPagesNewestFirstWithACursor(t *testing.T) {
 // turn ends failed, keeping the text that had streamed.
 func TestRepairsCloseWhatAStoppedKinLeftOpen(t *testing.T) {
 	st := session.NewStore(t.TempDir())
-	info, log, _ := st.Create("x", nil, "")
+	info, log, _ := st.Create("x", nil, "", "")
 	for _, r := range []session.Record{
 		{Type: session.TypeUser, TurnID: "t1", Text: "q"},
 		{Type: session.TypeTurn, TurnID: "t1", Status: "completed"},
@@ -294,5 +294,127 @@ func TestRepairsCloseWhatAStoppedKinLeftOpen(t *testing.T) {
 	}
 	if p := v.Page(); p.Items[3].Text != "Deploying now" {
 		t.Errorf("streamed text %+v", p.Items[3])
+	}
+}
+
+// A model may give a call the id of one in an earlier turn (mock services
+// and some local ones do): the call left open is closed once, not once per
+// time its id was used.
+func TestRepairsCloseACallWhoseIDCameAgainOnce(t *testing.T) {
+	st := session.NewStore(t.TempDir())
+	info, log, _ := st.Create("x", nil, "", "")
+	for _, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: "slow"},
+		{Type: session.TypeCall, TurnID: "t1", CallID: "call_slow", Name: "bash"},
+		{Type: session.TypeDecision, TurnID: "t1", CallID: "call_slow", Decision: "allow_once"},
+		{Type: session.TypeResult, TurnID: "t1", CallID: "call_slow", Name: "bash", Status: "failed"},
+		{Type: session.TypeTurn, TurnID: "t1", Status: "cancelled"},
+		{Type: session.TypeUser, TurnID: "t2", Text: "slow again"},
+		{Type: session.TypeCall, TurnID: "t2", CallID: "call_slow", Name: "bash"},
+		{Type: session.TypeDecision, TurnID: "t2", CallID: "call_slow", Decision: "allow_once"},
+	} {
+		log.Append(r)
+	}
+	log.Close()
+	v, _ := st.View(info.SessionID, session.Query{Limit: 10})
+	var got []string
+	for _, r := range v.Repairs() {
+		got = append(got, r.Type+":"+r.TurnID+":"+r.CallID+":"+r.Status)
+	}
+	if strings.Join(got, ",") != "toolResult:t2:call_slow:unknown,turn:t2::failed" {
+		t.Errorf("repairs %v", got)
+	}
+}
+
+// A session's origin (what made it, when not a person at an editor) is
+// kept in its log and in the index, as a line of its own: this kin reads an
+// older index (rows without an origin), an index rebuilt from the logs
+// keeps it, and the row line an older kin reads is the same as before.
+func TestOriginIsKeptAndOlderIndexesStillRead(t *testing.T) {
+	dir := t.TempDir()
+	// An index an older kin wrote: header, one row, the folder's mtime.
+	older := session.NewStore(dir)
+	oldInfo, oldLog, err := older.Create("by a person", []string{"/w"}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldLog.Close()
+	st := session.NewStore(dir)
+	info, log, err := st.Create("piped", []string{"/w"}, "", "chat-piped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	origins := func(list []session.Info) map[string]string {
+		out := map[string]string{}
+		for _, i := range list {
+			out[i.SessionID] = i.Origin
+		}
+		return out
+	}
+	for name, s := range map[string]*session.Store{"the writer": st, "another kin": session.NewStore(dir)} {
+		list, err := s.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := origins(list); len(o) != 2 || o[info.SessionID] != "chat-piped" || o[oldInfo.SessionID] != "" {
+			t.Errorf("%s lists origins %v", name, o)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "index.tsv"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "r\t"+info.SessionID) && strings.Count(line, "\t") != 6 {
+			t.Errorf("the row line changed shape (older kins read 7 fields): %q", line)
+		}
+	}
+	if !strings.Contains(string(b), "o\t"+info.SessionID+"\t\"chat-piped\"\n") {
+		t.Errorf("no origin line in the index:\n%s", b)
+	}
+	// Rebuilt from the logs.
+	os.Remove(filepath.Join(dir, "index.tsv"))
+	list, _ := session.NewStore(dir).List()
+	if o := origins(list); o[info.SessionID] != "chat-piped" {
+		t.Errorf("rebuilt origins %v", o)
+	}
+	if _, _, err := st.Create("x", nil, "", "Bad Origin!"); err == nil {
+		t.Error("an origin that is not a short name was taken")
+	}
+}
+
+// An allowed call with a task record is left open for an owner that
+// follows tasks (and named with its task), and closed unknown, naming the
+// task, for one that does not (a subagent's session).
+func TestRepairsFollowingKeepTasksOpen(t *testing.T) {
+	st := session.NewStore(t.TempDir())
+	info, log, _ := st.Create("x", nil, "", "")
+	for _, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: "job"},
+		{Type: session.TypeCall, TurnID: "t1", CallID: "j1", Name: "mcp__jobs__job"},
+		{Type: session.TypeDecision, TurnID: "t1", CallID: "j1", Decision: "allow_once"},
+		{Type: session.TypeTask, TurnID: "t1", CallID: "j1", Server: "jobs", TaskID: "task-7f3a"},
+		{Type: session.TypeCall, TurnID: "t1", CallID: "c2", Name: "bash"},
+		{Type: session.TypeDecision, TurnID: "t1", CallID: "c2", Decision: "allow_once"},
+	} {
+		log.Append(r)
+	}
+	log.Close()
+	v, _ := st.View(info.SessionID, session.Query{Limit: 10})
+	repairs, tasks := v.RepairsFollowing()
+	var got []string
+	for _, r := range repairs {
+		got = append(got, r.Type+":"+r.CallID+":"+r.Status)
+	}
+	if strings.Join(got, ",") != "toolResult:c2:unknown,turn::failed" {
+		t.Errorf("repairs %v", got)
+	}
+	if len(tasks) != 1 || tasks[0] != (session.OpenTask{TurnID: "t1", CallID: "j1", Name: "mcp__jobs__job", Server: "jobs", TaskID: "task-7f3a"}) {
+		t.Errorf("tasks %+v", tasks)
+	}
+	if p := v.Page(); p.Items[1].Status != "working" {
+		t.Errorf("history %+v", p.Items[1])
+	}
+	all := v.Repairs()
+	if all[0].CallID != "j1" || all[0].Status != "unknown" || !strings.Contains(all[0].Output, "task task-7f3a on MCP server jobs") {
+		t.Errorf("without following: %+v", all[0])
 	}
 }

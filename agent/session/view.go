@@ -50,11 +50,15 @@ type View struct {
 	model, effort string
 	instructions  []InstructionFile
 	plan          []PlanEntry // the last plan recorded
+	findings      []Finding   // review findings, the latest MaxFindings
+	parent        *Lineage    // a subagent's session's, from its first record
 }
 
 type openCall struct {
 	turnID, name string
 	allowed      bool
+	// server and task: the MCP task the call runs as (a task record).
+	server, task string
 }
 
 // View reads a session's log, opening it read-only.
@@ -105,6 +109,9 @@ func (v *View) Add(r Record, off int64) {
 	v.Records++
 	v.Info.add(r)
 	switch {
+	case r.Type == TypeSession && r.Parent != nil:
+		p := *r.Parent
+		v.parent = &p
 	case r.Type == TypeCall:
 		v.calls[r.CallID] = openCall{turnID: r.TurnID, name: r.Name}
 		v.callSeq = append(v.callSeq, r.CallID)
@@ -118,6 +125,11 @@ func (v *View) Add(r Record, off int64) {
 			c.allowed = true
 			v.calls[r.CallID] = c
 		}
+	case r.Type == TypeTask && r.CallID != "" && r.TaskID != "":
+		if c, ok := v.calls[r.CallID]; ok {
+			c.server, c.task = r.Server, r.TaskID
+			v.calls[r.CallID] = c
+		}
 	case r.Type == TypeAck:
 		v.unknown = nil
 	case r.Type == TypeConfigure:
@@ -126,6 +138,13 @@ func (v *View) Add(r Record, off int64) {
 		v.instructions = r.Files
 	case r.Type == TypePlan:
 		v.plan = r.Entries
+	case r.Type == TypeFinding && r.Finding != nil:
+		if len(v.findings) == MaxFindings {
+			v.findings = v.findings[1:]
+		}
+		f := *r.Finding
+		f.TurnID = r.TurnID
+		v.findings = append(v.findings, f)
 	}
 	if r.TurnID != "" {
 		if r.Type == TypeTurn {
@@ -152,8 +171,19 @@ func (v *View) Effort() string { return v.effort }
 // instructions record.
 func (v *View) Instructions() []InstructionFile { return v.instructions }
 
+// Parent is where a subagent's session comes from (nil for a person's
+// session).
+func (v *View) Parent() *Lineage { return v.parent }
+
 // Plan is the last plan the model recorded (nil when it made none).
 func (v *View) Plan() []PlanEntry { return v.plan }
+
+// MaxFindings is how many review findings a view keeps (the latest).
+const MaxFindings = 500
+
+// Findings are the session's review findings, oldest first, each with the
+// turn that reported it (the latest MaxFindings).
+func (v *View) Findings() []Finding { return v.findings }
 
 // Unknown lists calls that ended unknown since the last acknowledgement.
 func (v *View) Unknown() []Unknown { return v.unknown }
@@ -173,23 +203,53 @@ func (v *View) OpenTurn() string {
 // allowed), and a turn without an end ends failed. Text that had streamed
 // is already in the log and stays.
 func (v *View) Repairs() []Record {
+	out, _ := v.repairs(false)
+	return out
+}
+
+// OpenTask is an allowed call a stopped kin left running as an MCP task:
+// its result is still to come from the server.
+type OpenTask struct {
+	TurnID, CallID, Name string
+	Server, TaskID       string
+}
+
+// RepairsFollowing is Repairs for an owner that goes on polling the tasks
+// a stopped kin left: an allowed call with a task record is left open
+// (returned in tasks, to be followed and closed by its result) instead of
+// ending unknown.
+func (v *View) RepairsFollowing() (repairs []Record, tasks []OpenTask) {
+	return v.repairs(true)
+}
+
+func (v *View) repairs(follow bool) ([]Record, []OpenTask) {
 	var out []Record
+	var tasks []OpenTask
+	seen := map[string]bool{}
 	for _, id := range v.callSeq {
 		c, open := v.calls[id]
-		if !open {
+		if !open || seen[id] {
+			continue // a call id a model used again in a later turn is one open call
+		}
+		seen[id] = true
+		if c.allowed && c.task != "" && follow {
+			tasks = append(tasks, OpenTask{TurnID: c.turnID, CallID: id, Name: c.name, Server: c.server, TaskID: c.task})
 			continue
 		}
 		res := Record{Type: TypeResult, TurnID: c.turnID, CallID: id, Name: c.name,
 			Status: string(tool.StatusFailed), Output: "not run: kin stopped before this call was decided"}
 		if c.allowed {
 			res.Status, res.Output = string(tool.StatusUnknown), "kin stopped while this call ran: it may have happened"
+			if c.task != "" {
+				res.Output = fmt.Sprintf("kin stopped while this call ran as task %s on MCP server %s, and nothing follows the task now: it may have happened", c.task, c.server)
+			}
 		}
 		out = append(out, res)
 	}
 	if t := v.OpenTurn(); t != "" {
 		out = append(out, Record{Type: TypeTurn, TurnID: t, Status: "failed", Error: StoppedDuringTurn})
 	}
-	return out
+	return out, tasks
 }
 
 // StoppedDuringTurn is how a turn that a stopped kin left open ends.
@@ -230,9 +290,20 @@ func (p *pager) add(r Record, off int64) {
 	case TypeResult:
 		if it := p.slot(p.callItem(r.CallID)); it != nil {
 			it.item.Status, it.item.Output, it.item.Content = r.Status, r.Output, r.Content
+			it.item.Saw, it.item.Links = modelSaw(r), r.Links
+			if r.Subagent != nil {
+				it.item.Subagent = r.Subagent
+			}
 			if r.Title != "" {
 				it.item.Title = r.Title
 			}
+		}
+		return
+	case TypeTask:
+		// The call runs as an MCP task: "working" until its result (a kin
+		// that restarted follows it, see agent's taskresume.go).
+		if it := p.slot(p.callItem(r.CallID)); it != nil && it.item.Status == "pending" {
+			it.item.Status = "working"
 		}
 		return
 	case TypeAssist:
@@ -254,12 +325,16 @@ func (p *pager) add(r Record, off int64) {
 	case TypeUser:
 		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
 	case TypeAssist:
-		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text}
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text, Refusal: r.Refusal}
 	case TypeReasoning:
-		if len(r.Summary) == 0 {
+		text := strings.Join(r.Summary, "\n\n")
+		if text == "" {
+			text = r.Text
+		}
+		if text == "" {
 			return // nothing a person could read
 		}
-		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: strings.Join(r.Summary, "\n\n")}
+		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: text}
 	case TypeCompaction:
 		it = HistoryItem{Type: r.Type, TurnID: r.TurnID, Text: r.Text, Reason: r.Reason}
 	case TypeInstructions:
@@ -289,6 +364,13 @@ func (p *pager) add(r Record, off int64) {
 		it = HistoryItem{Type: "plan", TurnID: r.TurnID, CallID: r.CallID, Entries: r.Entries}
 	case TypeUndo:
 		it = HistoryItem{Type: "undo", Undo: r.Undo}
+	case TypeSteer:
+		it = HistoryItem{Type: TypeSteer, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
+	case TypeRollback:
+		p.markRolledBack(r.Rollback)
+		it = HistoryItem{Type: TypeRollback, Rollback: r.Rollback}
+	case TypeFork:
+		it = HistoryItem{Type: TypeFork, Fork: r.Fork}
 	default:
 		return
 	}
@@ -369,4 +451,15 @@ func partsLen(ps []string) int {
 		n += len(s)
 	}
 	return n
+}
+
+// modelSaw is what the model saw of a result record: what the tool said
+// of it, with the exact text the model got.
+func modelSaw(r Record) *tool.Saw {
+	saw := tool.Saw{}
+	if r.Saw != nil {
+		saw = *r.Saw
+	}
+	saw.Text = tool.ModelText(r.Status, r.Output)
+	return &saw
 }

@@ -50,6 +50,41 @@ type Settings struct {
 	// asks the person whether to go on (for as many again). Zero means the
 	// default (16).
 	MaxToolCallsPerTurn int `json:"maxToolCallsPerTurn,omitempty"`
+
+	// Subagents are the settings of the delegate tool (a child session
+	// that works on a task in its own context).
+	Subagents Subagents `json:"subagents,omitzero"`
+
+	// Limits are spend limits: kin asks the person before a model
+	// request that would pass one.
+	Limits Limits `json:"limits,omitzero"`
+	// ToolSearchThreshold is the budget past which MCP tools' definitions
+	// are left out of requests and found with search_tools
+	// (agent/toolsearch): more than Tools MCP tools (default 40) or more
+	// than Bytes bytes of their definitions (default 20,000). An absent
+	// field is its default; a negative one never defers by that measure;
+	// {"tools": 0} defers whenever there is an MCP tool.
+	ToolSearchThreshold *ToolSearchThreshold `json:"toolSearchThreshold,omitempty"`
+}
+
+// ToolSearchThreshold is the toolSearchThreshold setting.
+type ToolSearchThreshold struct {
+	Tools *int `json:"tools,omitempty"`
+	Bytes *int `json:"bytes,omitempty"`
+}
+
+// Subagents configure the delegate tool.
+type Subagents struct {
+	// Model is the model a subagent uses (an id of models); empty means
+	// its parent session's.
+	Model string `json:"model,omitempty"`
+	// MaxRunning is how many subagents may run at once in one kin; zero
+	// means the default (3). A delegate call beyond it waits for one to
+	// end.
+	MaxRunning int `json:"maxRunning,omitempty"`
+	// MaxDepth is how deep subagents may nest: 1 (the default) lets the
+	// person's sessions delegate and no subagent delegate further.
+	MaxDepth int `json:"maxDepth,omitempty"`
 }
 
 // ModelEntry is one entry of models.
@@ -96,4 +131,29 @@ func Load(home string) (Settings, error) {
 		return Settings{}, fmt.Errorf("kin: %s is not valid JSON: %v", path, err)
 	}
 	return s, nil
+}
+
+// Limits are spend limits (see package agent/spend): tokens a turn, a
+// session or a day may use before kin asks the person, and, where the
+// models have prices, the same in money. Zero means no limit.
+type Limits struct {
+	TurnTokens    int64 `json:"turnTokens,omitempty"`
+	SessionTokens int64 `json:"sessionTokens,omitempty"`
+	DayTokens     int64 `json:"dayTokens,omitempty"`
+	// The cost limits count only requests to models with a price.
+	TurnCost    float64 `json:"turnCost,omitempty"`
+	SessionCost float64 `json:"sessionCost,omitempty"`
+	DayCost     float64 `json:"dayCost,omitempty"`
+	// Currency names what prices and cost limits are in ("USD" when
+	// empty); kin never converts.
+	Currency string `json:"currency,omitempty"`
+	// Prices are per model id, per million tokens.
+	Prices map[string]Price `json:"prices,omitempty"`
+}
+
+// Price is what a model's tokens cost, per million.
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cachedInput,omitempty"`
+	Output      float64 `json:"output"`
 }

@@ -55,3 +55,35 @@ func SaveModel(home string, m Model) error {
 	}
 	return nil
 }
+
+// ForgetKey removes the model service's key that `kin login` stored
+// (openaiApiKey), keeping every other field exactly as it was; ACP's
+// logout calls it. It reports whether there was one. A missing file holds
+// no key; a file that is not a JSON object is left alone and reported.
+func ForgetKey(home string) (bool, error) {
+	path := Path(home)
+	removed := false
+	err := lockedfile.Update(path, func(data []byte, exists bool) ([]byte, error) {
+		if !exists || len(bytes.TrimSpace(data)) == 0 {
+			return nil, nil // nothing to write
+		}
+		doc := map[string]json.RawMessage{}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("kin: %s is not a JSON object (%v); fix or remove it first", path, err)
+		}
+		if _, ok := doc["openaiApiKey"]; !ok {
+			return nil, nil
+		}
+		delete(doc, "openaiApiKey")
+		removed = true
+		out, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return append(out, '\n'), nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("kin: forgetting the key in %s: %w", path, err)
+	}
+	return removed, nil
+}

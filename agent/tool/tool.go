@@ -11,7 +11,9 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"time"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 )
 
@@ -61,6 +63,13 @@ type Env struct {
 	// buffers first where the front end has them. Tools call it only for
 	// paths that passed their path rules. Nil means files.Disk.
 	Files files.Access
+	// Workspace is the session's trust boundary around Roots (its roots
+	// opened once, the secrets around them): every path a tool touches is
+	// resolved and judged by it. Nil means one made from Roots and
+	// KinHome.
+	Workspace *boundary.Workspace
+	// KinHome is $KIN_HOME ("" for the default).
+	KinHome string
 }
 
 // Tool is one callable thing offered to the model.
@@ -88,6 +97,10 @@ type Approval struct {
 	// For commands.
 	Command string `json:"command,omitempty"`
 	Cwd     string `json:"cwd,omitempty"`
+	// UnsavedFiles, for a command, are the files open in the editor with
+	// changes not saved to disk (as the tool displays paths): the command
+	// reads the disk, so it does not see them. Warning says so too.
+	UnsavedFiles []string `json:"unsavedFiles,omitempty"`
 	// For file changes: every file the call touches, with its full diff.
 	Diffs []Diff `json:"diffs,omitempty"`
 	// For MCP calls (spec 000 section 1).
@@ -173,6 +186,13 @@ type Result struct {
 	Output string `json:"output"`
 	// Content is what an editor shows on the tool card.
 	Content []Content `json:"content,omitempty"`
+	// Saw is what the tool knows of how Output was made from what it got
+	// (framing, structured content, cuts); nil when Output is all there is.
+	Saw *Saw `json:"saw,omitempty"`
+	// Links are the resource links an MCP result gave (resource_link
+	// blocks), for the person to open; the model reads them with
+	// read_mcp_resource.
+	Links []Link `json:"links,omitempty"`
 }
 
 // Failed is a shorthand for a failed result with a message.
@@ -183,6 +203,19 @@ func Failed(msg string) Result { return Result{Status: StatusFailed, Output: msg
 // each model request.
 type Source interface {
 	Tools() []Tool
+}
+
+// Arriving is a Source some of whose tools are still on their way: MCP
+// servers still connecting (only ones that are allowed to start and need
+// nobody to do anything; never one that failed or waits for an approval or
+// a sign-in). A turn waits for them before its first model request, so that
+// a question asked right after the editor opened finds their tools.
+type Arriving interface {
+	// Arriving names what is on its way, and the longest it may take.
+	Arriving() (names []string, within time.Duration)
+	// AwaitArrived returns once none of it is on its way any more (each
+	// connected or failed), or when ctx ends.
+	AwaitArrived(ctx context.Context)
 }
 
 // Static is a fixed set of tools.

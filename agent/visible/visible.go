@@ -92,3 +92,15 @@ func writeEscape(b *strings.Builder, r rune) {
 		fmt.Fprintf(b, `\U%08x`, r)
 	}
 }
+
+// Clip makes text one line of at most n runes for a list a person or the
+// model reads (a skill's description, a hook's command): runs of spaces
+// and line breaks become one space, and a cut ends with "…".
+func Clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -20,7 +20,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logFile := fs.String("log-file", "", "write logs to this file (default: stderr)")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logLevel := fs.String("log-level", "", "debug, info, warn or error (default: warn on stderr, info in a --log-file)")
 	traceFile := fs.String("trace", "", "write every JSON-RPC message in and out to this file, secrets masked")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -31,6 +31,15 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kin acp: unexpected arguments %q\n", fs.Args())
 		return 2
+	}
+	if *logLevel == "" {
+		// ACP clients show an agent's stderr to the person (agent-shell
+		// turns every line into an error block, Zed keeps it in its log):
+		// there, only what needs a person's eye; a log file gets the rest.
+		*logLevel = "warn"
+		if *logFile != "" {
+			*logLevel = "info"
+		}
 	}
 	log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
 	if !ok {

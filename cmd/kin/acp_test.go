@@ -91,6 +91,12 @@ func TestBinaryACPTurnOverStdio(t *testing.T) {
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("kin acp exited: %v", err)
 	}
+	// A client shows kin's stderr to the person (agent-shell as errors):
+	// a turn that went well writes nothing there; the bad line is a
+	// warning, and the only line.
+	if lines := strings.Split(strings.TrimSpace(p.stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"level":"warn"`) || !strings.Contains(lines[0], "bad line") {
+		t.Errorf("stderr holds more than the bad line's warning:\n%s", p.stderr.String())
+	}
 }
 
 // BenchmarkACPBesideServe measures what an ACP editor waits for beside

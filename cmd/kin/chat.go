@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kin-dev/kin/cmd/kin/chat"
+	"github.com/kin-dev/kin/rpc"
 )
 
 // runChat is `kin chat`: the terminal front end (package chat) over a
@@ -22,8 +23,10 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	traceFile := fs.String("trace", "", "write every JSON-RPC message to this file, secrets masked")
 	rawRPC := fs.Bool("rpc", false, "print every JSON-RPC message, secrets masked, to stderr")
 	approveAll := fs.Bool("approve-all", false, "approve every tool call and server launch without asking (use with care)")
+	worktree := fs.Bool("worktree", false, "work in a git worktree of this repository on a new branch (kin/<session>), under $KIN_HOME/worktrees; /worktree apply brings the changes back")
+	branch := fs.String("branch", "", "with --worktree: the new branch's name")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: kin chat [--connect 127.0.0.1:PORT] [--trace FILE] [--rpc] [--approve-all] [QUESTION...]")
+		fmt.Fprintln(fs.Output(), "Usage: kin chat [--connect 127.0.0.1:PORT] [--trace FILE] [--rpc] [--approve-all] [--worktree [--branch NAME]] [QUESTION...]")
 		fmt.Fprintln(fs.Output(), "With a QUESTION, kin chat asks it in a new session, shows the answer and exits: 0 when the turn completed.")
 		fs.PrintDefaults()
 	}
@@ -36,6 +39,10 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return chat.ExitUsage
 	}
 
+	if *branch != "" && !*worktree {
+		fmt.Fprintln(stderr, "kin chat: --branch needs --worktree")
+		return chat.ExitUsage
+	}
 	opts := chat.Options{
 		In: stdin, Out: stdout, Err: stderr,
 		ApproveAll:  *approveAll,
@@ -43,6 +50,9 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version:     version,
 		Question:    question,
 		HistoryFile: filepath.Join(kinHome(), "chat_history"),
+	}
+	if *worktree {
+		opts.Worktree = &rpc.WorktreeRequest{Branch: *branch}
 	}
 	inFile, _ := stdin.(*os.File)
 	outFile, _ := stdout.(*os.File)

@@ -26,8 +26,14 @@ func runGrants(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s\t%s\t%s\n", g.ID, g.Type, g.Label)
 			n++
 		}
+		// a project server trusted in several projects has a line per
+		// project; trust:<name> revokes them all
 		for _, e := range tr.List() {
-			fmt.Fprintf(stdout, "trust:%s\ttrust\tMCP server %s (%s)\n", e.Name, e.Name, e.Display)
+			where := ""
+			if e.Project != "" {
+				where = " in " + e.Project
+			}
+			fmt.Fprintf(stdout, "trust:%s\ttrust\tMCP server %s (%s)%s\n", e.Name, e.Name, e.Display, where)
 			n++
 		}
 		if n == 0 {

@@ -6,6 +6,7 @@
 //	kin chat      the same service in a terminal
 //	kin mcp ...   manage MCP servers without an editor
 //	kin grants    list and revoke standing grants
+//	kin trust     list and revoke what you trusted (servers, skills, hooks, instructions)
 //	kin version
 package main
 
@@ -14,6 +15,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -29,6 +32,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch args[0] {
+	case "serve", "acp", "chat":
+		scrubKeys()
+	}
+	switch args[0] {
 	case "serve":
 		return runServe(args[1:], stderr)
 	case "acp":
@@ -41,6 +48,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMCP(args[1:], stdout, stderr)
 	case "grants":
 		return runGrants(args[1:], stdout, stderr)
+	case "trust":
+		return runTrust(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "kin %s\n", version)
 		return 0
@@ -63,6 +72,7 @@ Usage:
   kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all] [QUESTION...]
   kin mcp add|list|get|remove|enable|disable|adopt ...
   kin grants list|revoke ID
+  kin trust list|revoke ID
   kin version
 
 Environment:
@@ -83,4 +93,13 @@ func kinHome() string {
 		return ".kin"
 	}
 	return filepath.Join(home, ".kin")
+}
+
+// scrubKeys erases kin's model keys from this process's original
+// environment block (boundary.ScrubEnviron; Linux), which any process of
+// the same user can read in /proc/<pid>/environ: a command kin runs
+// unconfined no longer finds them in its parent's. kin's own copy of the
+// environment keeps them.
+func scrubKeys() {
+	_, _ = boundary.ScrubEnviron(boundary.ModelKeyVars(kinHome()))
 }

@@ -16,6 +16,7 @@ import (
 const mcpUsage = `Usage:
   kin mcp list
   kin mcp get NAME
+  kin mcp show NAME [--accept HASH]   the entry and a trusted server's instructions
   kin mcp add [--scope project|global] [--env KEY=VALUE]... NAME -- COMMAND [ARGS...]
   kin mcp add [--scope project|global] --url URL [--header NAME=VALUE]... [--oauth] NAME
   kin mcp remove [--scope project|global] NAME
@@ -84,6 +85,16 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return mcpGet(wd, home, name, stdout, stderr)
+	case "show":
+		name, ok := needName()
+		if !ok {
+			return 2
+		}
+		accept := ""
+		if len(rest) == 3 && rest[1] == "--accept" {
+			accept = rest[2]
+		}
+		return mcpShow(wd, home, name, accept, stdout, stderr)
 	case "add":
 		name, ok := needName()
 		if !ok {
@@ -211,7 +222,7 @@ func mcpList(wd, home string, stdout, stderr io.Writer) int {
 	}
 	for _, s := range cfg.Servers {
 		state := "not trusted: asks before it starts"
-		if tr.IsTrusted(s) {
+		if tr.IsTrusted(trust.LaunchOf(s, wd, home, os.LookupEnv)) {
 			state = "trusted"
 		}
 		fmt.Fprintf(stdout, "%s  [%s]\n", s.Display().Line(), state)
@@ -260,6 +271,9 @@ func mcpGet(wd, home, name string, stdout, stderr io.Writer) int {
 	if d.AllowedToolsSet {
 		fmt.Fprintf(stdout, "tools:     only %s\n", strings.Join(d.AllowedTools, ", "))
 	}
-	fmt.Fprintf(stdout, "enabled:   %v\ntrusted:   %v\nfile:      %s\n", !d.Disabled, trust.Open(home).IsTrusted(s), s.File)
+	if d.Sandbox != "" {
+		fmt.Fprintf(stdout, "sandbox:   %s\n", d.Sandbox) // how it differs from the default confinement
+	}
+	fmt.Fprintf(stdout, "enabled:   %v\ntrusted:   %v\nfile:      %s\n", !d.Disabled, trust.Open(home).IsTrusted(trust.LaunchOf(s, wd, home, os.LookupEnv)), s.File)
 	return 0
 }

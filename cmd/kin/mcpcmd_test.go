@@ -111,3 +111,20 @@ func TestMCPCommandAdoptsForeignFile(t *testing.T) {
 		t.Errorf("adoption granted trust: %s", out)
 	}
 }
+
+// kin mcp get shows how an entry's "sandbox" differs from the default.
+func TestMCPGetShowsSandbox(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "mcp.json"), []byte(`{"mcpServers":{
+		"box":  {"command": "srv", "sandbox": {"write": ["${workspaceFolder}/out"], "network": false}},
+		"open": {"command": "srv", "sandbox": "off"},
+		"plain": {"command": "srv"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"box": "sandbox:   also writes ${workspaceFolder}/out; no network\n", "open": "sandbox:   \"sandbox\": \"off\"\n", "plain": ""} {
+		out, code := kinCLI(t, ws, home, "mcp", "get", name)
+		if code != 0 || (want != "" && !strings.Contains(out, want)) || (want == "" && strings.Contains(out, "sandbox:")) {
+			t.Errorf("%s (exit %d):\n%s", name, code, out)
+		}
+	}
+}

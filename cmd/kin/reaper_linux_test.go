@@ -130,7 +130,9 @@ func TestBinaryShutdownStopsWhatAnMCPServerSetsidStarted(t *testing.T) {
 	}
 	home := t.TempDir()
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"sl": map[string]any{"command": exe, "env": map[string]string{mcptest.EnvServer: "setsid-sleeper"}},
+		// unconfined: the test looks at the server's child by its pid, which
+		// the sandbox's own process namespace would renumber
+		"sl": map[string]any{"command": exe, "env": map[string]string{mcptest.EnvServer: "setsid-sleeper"}, "sandbox": "off"},
 	}})
 	if err := os.WriteFile(filepath.Join(home, "mcp.json"), cfg, 0o600); err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 		Logger:  log,
 		Trace:   trace,
 		Tools: func(roots []string) []tool.Tool {
-			return builtin.Tools(builtin.Options{Sandbox: sb})
+			return builtin.Tools(builtin.Options{Sandbox: sb, KinHome: home})
 		},
 		Sandbox: sb,
 		MCP:     &rpc.MCPOptions{},

@@ -1,12 +1,13 @@
 -- kin.nvim's build step: the help tags (doc/tags, so :help kin opens kin's help) and the kin
 -- binary, built from this repository into bin/kin, where the plugin looks first (|kin-option-cmd|).
 -- Building kin needs Go (https://go.dev/dl); the help tags are made first, whatever happens after.
+-- The plugin builds kin by itself at its first start when there is none (kin.build), so this step
+-- is optional; it is the same build, run now.
 --
 --   lazy.nvim:  build = function(plugin) dofile(plugin.dir .. "/build.lua") end
---               (lazy.nvim also runs a build.lua it finds at the plugin's root by itself)
 --   by hand:    nvim -l editors/nvim/build.lua [--no-kin]
+--   in Neovim:  :KinBuild (in the background)
 local here = vim.fs.dirname(vim.fs.normalize(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p")))
-local repo = vim.fs.dirname(vim.fs.dirname(here))
 local args = _G.arg or {}
 local skip_kin = vim.tbl_contains(args, "--no-kin") or vim.env.KIN_NVIM_BUILD_KIN == "0"
 
@@ -25,19 +26,38 @@ say("kin.nvim: help tags written to " .. here .. "/doc/tags")
 if skip_kin then
   return
 end
-if vim.fn.isdirectory(repo .. "/cmd/kin") == 0 then
-  error("kin.nvim: " .. repo .. " is not the kin repository (no cmd/kin): install kin yourself and set cmd")
+package.path = here .. "/lua/?.lua;" .. here .. "/lua/?/init.lua;" .. package.path
+local build = require("kin.build")
+if not build.repo() then
+  error("kin.nvim: " .. vim.fs.dirname(vim.fs.dirname(here)) .. " is not the kin repository (no cmd/kin): install kin yourself and set cmd")
 end
 if vim.fn.executable("go") == 0 then
   error("kin.nvim: building kin needs Go (https://go.dev/dl), or install kin yourself and set cmd")
 end
-local exe = here .. "/bin/kin" .. (vim.fn.has("win32") == 1 and ".exe" or "")
-local res = vim.system({ "go", "build", "-o", exe, "./cmd/kin" }, {
-  cwd = repo,
-  text = true,
-  env = { CGO_ENABLED = "0" },
-}):wait()
-if res.code ~= 0 then
-  error("kin.nvim: go build ./cmd/kin failed:\n" .. (res.stderr or ""))
+local result
+build.start(function(ok, err)
+  result = { ok = ok, err = err }
+end, true)
+-- Progress as it goes: lazy.nvim shows what a build yields and resumes it later (Neovim is not
+-- blocked); by hand, Neovim waits here, printing it.
+local shown
+while not result do
+  local p = build.progress()
+  if not (coroutine.running() and pcall(coroutine.yield, p)) then
+    if p and p ~= shown then
+      io.stdout:write(p .. "\n")
+      shown = p
+    end
+    vim.wait(200, function()
+      return result ~= nil
+    end)
+  end
 end
-say("kin.nvim: built " .. exe)
+if not result.ok then
+  if coroutine.running() then
+    error("kin.nvim: " .. tostring(result.err)) -- lazy.nvim shows it
+  end
+  io.stderr:write("kin.nvim: " .. tostring(result.err) .. "\n")
+  os.exit(1)
+end
+say("kin.nvim: built " .. build.exe())

@@ -3,9 +3,13 @@ package calltool_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/calltool"
@@ -201,5 +205,36 @@ func TestResourceTools(t *testing.T) {
 	}
 	if _, err := read.Prepare(context.Background(), tool.Env{}, json.RawMessage(`{"server":"nope","uri":"x"}`)); err == nil {
 		t.Fatal("unknown server accepted")
+	}
+}
+
+// A read of a resource the server does not have is understood whichever
+// code says so: -32002 (up to 2025-11-25) or -32602 (2026-07-28).
+func TestMissingResourceCodes(t *testing.T) {
+	for _, code := range []int64{-32002, -32602} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, nil)
+		s.AddResource(&mcp.Resource{URI: "docs://there", Name: "there"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "docs://there", Text: "here"}}}, nil
+		})
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "resources/read" {
+					if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && p.URI == "docs://gone" {
+						return nil, &jsonrpc.Error{Code: code, Message: "no such resource"}
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+		b := dial(t, mcptest.HTTPConfig("res", mcptest.ServeHTTP(t, s), nil))
+		read := calltool.ResourceTools(func() []calltool.Binding { return []calltool.Binding{b} })[1]
+		a, err := read.Prepare(context.Background(), tool.Env{}, json.RawMessage(`{"server":"res","uri":"docs://gone"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := a.Run(context.Background(), nil)
+		if r.Status != tool.StatusFailed || !strings.Contains(r.Output, "has no resource docs://gone") || !strings.Contains(r.Output, fmt.Sprint(code)) {
+			t.Fatalf("%d: %+v", code, r)
+		}
 	}
 }

@@ -19,6 +19,12 @@ import (
 // answer is reply; calls counts the calls it saw.
 func inputServer(t *testing.T, calls *atomic.Int32, reply func(p *mcp.CallToolParamsRaw) *mcp.CallToolResult) *calltool.Tool {
 	t.Helper()
+	tl, _ := inputServerBinding(t, calls, reply)
+	return tl
+}
+
+func inputServerBinding(t *testing.T, calls *atomic.Int32, reply func(p *mcp.CallToolParamsRaw) *mcp.CallToolResult) (*calltool.Tool, *binding) {
+	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "in", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -39,7 +45,7 @@ func inputServer(t *testing.T, calls *atomic.Int32, reply func(p *mcp.CallToolPa
 	b.answer = func(*mcp.ElicitParams) *mcp.ElicitResult {
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}
 	}
-	return tools(t, b, false)["ask"]
+	return tools(t, b, false)["ask"], b
 }
 
 func question() mcp.InputRequestMap {
@@ -77,5 +83,37 @@ func TestInputRequiredThatCannotBeAnswered(t *testing.T) {
 				t.Errorf("%d calls, want %d", n, tc.calls)
 			}
 		})
+	}
+}
+
+// URL elicitation on 2026-07-28 works without an elicitationId: the
+// question is asked as any other and its outcome comes by the one retry,
+// which carries the person's answer (a continuation, not a re-send).
+func TestURLInputWithoutElicitationID(t *testing.T) {
+	var calls atomic.Int32
+	var asked *mcp.ElicitParams
+	var second *mcp.CallToolParamsRaw
+	tl, b := inputServerBinding(t, &calls, func(p *mcp.CallToolParamsRaw) *mcp.CallToolResult {
+		if len(p.InputResponses) == 0 {
+			return &mcp.CallToolResult{RequestState: "s1", InputRequests: mcp.InputRequestMap{
+				"login": &mcp.ElicitParams{Mode: "url", Message: "sign in", URL: "https://example.com/login"},
+			}}
+		}
+		second = p
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}
+	})
+	b.answer = func(p *mcp.ElicitParams) *mcp.ElicitResult {
+		asked = p
+		return &mcp.ElicitResult{Action: "accept"}
+	}
+	r := prepare(t, tl, `{}`).Run(context.Background(), nil)
+	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "signed in") {
+		t.Fatalf("%+v", r)
+	}
+	if asked == nil || asked.Mode != "url" || asked.URL != "https://example.com/login" || asked.ElicitationID != "" {
+		t.Fatalf("asked %+v", asked)
+	}
+	if calls.Load() != 2 || second == nil || second.RequestState != "s1" || second.InputResponses["login"] == nil {
+		t.Fatalf("%d calls, second %+v", calls.Load(), second)
 	}
 }

@@ -50,7 +50,7 @@ func (b *binding) Redact(s string) string {
 	}
 	return b.conn.Redact(s)
 }
-func (b *binding) Track(tool.Env) func() { return func() {} }
+func (b *binding) Track(context.Context, tool.Env) func(string) { return func(string) {} }
 
 // Elicit declines, or answers with b.answer.
 func (b *binding) Elicit(_ context.Context, _ tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -86,12 +87,12 @@ func (l *listResources) Prepare(_ context.Context, _ tool.Env, args json.RawMess
 			parts = append(parts, "No connected MCP server offers resources.")
 		}
 		body := strings.Join(parts, "\n\n")
-		out, cut := Frame(strings.Join(bindingNames(targets), ","), ListResourcesName, body)
+		out, saw := FrameSaw(strings.Join(bindingNames(targets), ","), ListResourcesName, body, nil)
 		st := tool.StatusCompleted
-		if cut {
+		if cutOutput(saw) {
 			st = tool.StatusOutputLimit
 		}
-		return tool.Result{Status: st, Output: out, Content: []tool.Content{{Type: "text", Text: body}}}
+		return tool.Result{Status: st, Output: out, Content: []tool.Content{{Type: "text", Text: body}}, Saw: saw}
 	}}, nil
 }
 
@@ -184,26 +185,64 @@ func (r *readResource) Prepare(_ context.Context, _ tool.Env, args json.RawMessa
 		defer cancel()
 		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: in.URI})
 		if err != nil {
+			if code, ok := missingResource(err); ok {
+				return tool.Failed(fmt.Sprintf("MCP server %s has no resource %s (code %d); list_mcp_resources lists the ones it has.", b.Name(), catalog.Strip(in.URI), code))
+			}
 			return tool.Failed(fmt.Sprintf("reading %s from MCP server %s failed: %s", catalog.Strip(in.URI), b.Name(), b.Redact(err.Error())))
 		}
 		if res.NeedsInput() {
 			// Questions are answered for tool calls only (see input).
 			return tool.Failed(fmt.Sprintf("MCP server %s asked for input to read %s; kin answers a server's questions only during a tool call.", b.Name(), catalog.Strip(in.URI)))
 		}
-		var parts []string
-		for _, c := range res.Contents {
-			s, _ := resourceContents(c)
-			if len(s) > maxResourceText {
-				s, _ = tool.Head(s, maxResourceText)
-			}
-			parts = append(parts, s)
-		}
-		body := b.Redact(strings.Join(parts, "\n"))
-		out, cut := Frame(b.Name(), ReadResourceName, body)
+		raw, saw := ResourceText(res.Contents)
+		body, saw := redactSaw(b, raw, saw)
+		out, saw := FrameSaw(b.Name(), ReadResourceName, body, saw)
 		st := tool.StatusCompleted
-		if cut {
+		if cutOutput(saw) {
 			st = tool.StatusOutputLimit
 		}
-		return tool.Result{Status: st, Output: out, Content: []tool.Content{{Type: "text", Text: body}}}
+		return tool.Result{Status: st, Output: out, Content: []tool.Content{{Type: "text", Text: body}}, Saw: saw}
 	}}, nil
+}
+
+// ResourceText renders a read resource's contents for the model: text as it
+// is, each content cut at maxResourceText, binary summarised; saw says what
+// was cut or summarised.
+func ResourceText(contents []*mcp.ResourceContents) (string, *tool.Saw) {
+	var parts []string
+	var saw *tool.Saw
+	for _, c := range contents {
+		s, text := resourceContents(c)
+		if !text && c != nil {
+			saw = saw.AddCut(tool.Cut{What: "resource", Bytes: len(c.Blob),
+				Why: "binary content is summarised for the model (kind and length), never decoded"})
+		}
+		if len(s) > maxResourceText {
+			n := len(s)
+			s, _ = tool.Head(s, maxResourceText)
+			saw = saw.AddCut(tool.Cut{What: "output", Bytes: n, Kept: len(s) - len(truncMarker(s)),
+				Why: fmt.Sprintf("a resource's text is cut at %d bytes; the model got the first part and was told it was cut", maxResourceText)})
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "\n"), saw
+}
+
+// Codes a server answers a read of a resource it does not have with:
+// -32002 (Resource not found, up to 2025-11-25) and -32602 (Invalid
+// params, which 2026-07-28 uses for it). Both mean the same to the model:
+// that URI is not there.
+const (
+	codeResourceNotFound = -32002
+	codeInvalidParams    = -32602
+)
+
+// missingResource reports whether err is the server's answer that the
+// resource does not exist, and its code.
+func missingResource(err error) (int64, bool) {
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || (werr.Code != codeResourceNotFound && werr.Code != codeInvalidParams) {
+		return 0, false
+	}
+	return werr.Code, true
 }

@@ -3,29 +3,114 @@ package calltool
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
 )
 
 // Render turns a tool result's content into text, in order: text blocks
 // as they are, images, audio and binary resources marked as omitted, resource
-// links listed (not opened), and the structured content as JSON when no
-// block carried text.
+// links listed (not opened), then the structured content (see render).
 func Render(res *mcp.CallToolResult) string {
+	s, _ := render(res)
+	return s
+}
+
+// render is Render, also saying what the model will not get in full (binary
+// blocks summarised) and how the structured content was sent. Neither
+// content nor structuredContent is ever dropped silently: the specification
+// has a tool that returns structured content also return it serialised in
+// a text block (for clients that only read content), so when a text block
+// already carries the same JSON it is not repeated, and otherwise the
+// structured content follows the blocks, labelled.
+func render(res *mcp.CallToolResult) (string, *tool.Saw) {
 	var parts []string
+	var saw *tool.Saw
 	hasText := false
+	var texts []string
 	for _, c := range res.Content {
 		s, text := block(c)
-		hasText = hasText || text
+		if text {
+			hasText = true
+			if t, ok := c.(*mcp.TextContent); ok {
+				texts = append(texts, t.Text)
+			}
+		}
+		if cut, ok := omitted(c); ok {
+			saw = saw.AddCut(cut)
+		}
 		parts = append(parts, s)
 	}
-	if !hasText && res.StructuredContent != nil {
-		if b, err := json.MarshalIndent(res.StructuredContent, "", "  "); err == nil {
+	if res.StructuredContent != nil {
+		if saw == nil {
+			saw = &tool.Saw{}
+		}
+		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		if err != nil {
+			b, _ = json.Marshal(fmt.Sprintf("[structured content kin could not serialise: %v]", err))
+		}
+		saw.StructuredContent = b
+		if len(b) > tool.MaxOutput {
+			// The model gets at most this much of it anyway (the frame's
+			// cut); what is recorded for the person is as long.
+			head, _ := tool.Head(string(b), tool.MaxOutput)
+			saw.StructuredContent, _ = json.Marshal(head)
+		}
+		switch {
+		case !hasText:
+			saw.Structured = "only"
 			parts = append(parts, string(b))
+		case sameJSON(texts, res.StructuredContent):
+			saw.Structured = "sameAsText"
+		default:
+			saw.Structured = "appended"
+			parts = append(parts, "[structuredContent]\n"+string(b))
 		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), saw
+}
+
+// sameJSON reports whether one of texts is v serialised (any spacing or
+// key order).
+func sameJSON(texts []string, v any) bool {
+	want, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var norm any
+	if json.Unmarshal(want, &norm) != nil {
+		return false
+	}
+	for _, t := range texts {
+		var got any
+		if json.Unmarshal([]byte(t), &got) == nil && reflect.DeepEqual(got, norm) {
+			return true
+		}
+	}
+	return false
+}
+
+// omitted says what of a block the model gets only as a summary.
+func omitted(c mcp.Content) (tool.Cut, bool) {
+	const why = "binary content is summarised for the model (kind and length), never decoded"
+	switch c := c.(type) {
+	case *mcp.ImageContent:
+		return tool.Cut{What: "image", Why: why, Bytes: len(c.Data)}, true
+	case *mcp.AudioContent:
+		return tool.Cut{What: "audio", Why: why, Bytes: len(c.Data)}, true
+	case *mcp.EmbeddedResource:
+		if _, text := resourceContents(c.Resource); !text && c.Resource != nil {
+			return tool.Cut{What: "resource", Why: why, Bytes: len(c.Resource.Blob)}, true
+		}
+	case *mcp.ResourceLink, *mcp.TextContent, nil:
+	default:
+		return tool.Cut{What: "content", Why: fmt.Sprintf("a content block of a kind kin does not know (%T) is named, not sent", c)}, true
+	}
+	return tool.Cut{}, false
 }
 
 // block renders one content block and reports whether it carried text.
@@ -78,4 +163,22 @@ func mime(m string) string {
 func RenderContent(c mcp.Content) string {
 	s, _ := block(c)
 	return s
+}
+
+// maxLinks is how many resource links of one result are shown.
+const maxLinks = 50
+
+// Links are the resource_link blocks of a result, for the person to open
+// (their names stripped of invisible characters, secrets removed).
+func Links(b Binding, content []mcp.Content) []tool.Link {
+	var out []tool.Link
+	for _, c := range content {
+		l, ok := c.(*mcp.ResourceLink)
+		if !ok || l.URI == "" || len(out) >= maxLinks {
+			continue
+		}
+		out = append(out, tool.Link{Server: b.Name(), URI: b.Redact(catalog.Strip(l.URI)), Name: b.Redact(catalog.Label(l.Name)),
+			Title: b.Redact(catalog.Label(l.Title)), MIMEType: catalog.Label(l.MIMEType)})
+	}
+	return out
 }

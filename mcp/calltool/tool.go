@@ -11,8 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/connect"
 )
 
 // DefaultTimeout bounds a call when the server sets no timeout.
@@ -40,9 +42,12 @@ type Binding interface {
 	Timeout() time.Duration
 	// Redact removes the server's secrets from text.
 	Redact(string) string
-	// Track records a call in flight (so an elicitation can be attributed
-	// to it); the returned func ends it.
-	Track(env tool.Env) (untrack func())
+	// Track records a call in flight, ctx being its context (a question
+	// the server asks during it is attributed to it, and its clock, see
+	// ask.WithTimeout, stops while the person answers); untrack ends it,
+	// saying how (ask.ReasonCallEnded, or ask.ReasonCancelled when the
+	// turn was), and a question still open for it is closed so.
+	Track(ctx context.Context, env tool.Env) (untrack func(reason string))
 	// Elicit asks the person a question the server put in an
 	// input-required result of the call env names. Anything but an
 	// accepted answer that fits the form is a decline or a cancel.
@@ -109,8 +114,8 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 	}
 	return &tool.Action{
 		Approval: ap,
-		Run: func(ctx context.Context, _ func(string)) tool.Result {
-			return t.call(ctx, env, obj)
+		Run: func(ctx context.Context, progress func(string)) tool.Result {
+			return t.call(ctx, env, obj, progress)
 		},
 	}, nil
 }
@@ -141,19 +146,35 @@ func objectArgs(args json.RawMessage) (json.RawMessage, error) {
 // call sends the call and maps the outcome. It never resends a call that
 // may have run: it sends again only after the server answered that it
 // needs input first (see input) and the person answered.
-func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage) tool.Result {
+func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage, progress func(string)) tool.Result {
 	server := t.b.Name()
 	cs, ok := t.b.Session()
 	if !ok {
 		return tool.Failed(fmt.Sprintf("MCP server %s is not connected; nothing was sent.", server))
 	}
-	untrack := t.b.Track(env)
-	defer untrack()
 	params := &mcp.CallToolParams{Name: t.def.Name, Arguments: args}
 	for round := 1; ; round++ {
-		// Each round has the server's time; the person's is not counted.
-		callCtx, cancel := context.WithTimeout(ctx, t.b.Timeout())
+		// Each round has the server's time; the person's is not counted:
+		// the clock stops while they answer a question the server asks
+		// during the round (elicitation/create, a sign-in), and the
+		// questions of an input-required result are asked between rounds.
+		callCtx, cancel := ask.WithTimeout(ctx, t.b.Timeout())
+		untrack := t.b.Track(callCtx, env)
 		res, err := cs.CallTool(callCtx, params)
+		ended := ask.ReasonCallEnded
+		if ctx.Err() != nil {
+			ended = ask.ReasonCancelled
+		}
+		untrack(ended)
+		if u, ok := connect.UnhandledResult(err); ok && u.ResultType == "task" && u.Method == "tools/call" {
+			// A task (Tasks extension): followed, never sent again.
+			cancel()
+			return t.task(ctx, env, progress, cs, u)
+		} else if ok {
+			cancel()
+			return Unknown(server, t.def.Name, t.b.Redact(fmt.Sprintf(
+				"the server answered with resultType %q, which kin does not handle", u.ResultType)))
+		}
 		if err != nil || res == nil || !res.NeedsInput() {
 			r := t.outcome(ctx, callCtx, res, err)
 			cancel()
@@ -170,25 +191,37 @@ func (t *Tool) call(ctx context.Context, env tool.Env, args json.RawMessage) too
 
 func (t *Tool) outcome(ctx, callCtx context.Context, res *mcp.CallToolResult, err error) tool.Result {
 	server, name := t.b.Name(), t.def.Name
+	if u, ok := connect.UnhandledResult(err); ok {
+		// The server answered, with something kin cannot read: it may
+		// have acted on the call (a "task" is running), so unknown, and
+		// never sent again.
+		return Unknown(server, name, t.b.Redact(fmt.Sprintf(
+			"the server answered with resultType %q, which kin does not handle", u.ResultType)))
+	}
 	var werr *jsonrpc.Error
 	switch {
 	case err == nil && res == nil:
 		err = errors.New("empty reply")
 	case err == nil:
-		body := t.b.Redact(Render(res))
-		out, cut := Frame(server, name, body)
-		r := tool.Result{Status: tool.StatusCompleted, Output: out, Content: []tool.Content{{Type: "text", Text: body}}}
+		raw, saw := render(res)
+		links := Links(t.b, res.Content)
+		if len(links) > 0 {
+			raw += fmt.Sprintf("\n[the resource links above can be read with %s, server %q]", ReadResourceName, catalog.Label(server))
+		}
+		body, saw := redactSaw(t.b, raw, saw)
+		out, saw := FrameSaw(server, name, body, saw)
+		r := tool.Result{Status: tool.StatusCompleted, Output: out, Content: []tool.Content{{Type: "text", Text: body}}, Saw: saw, Links: links}
 		switch {
 		case res.IsError:
 			r.Status = tool.StatusFailed
-		case cut:
+		case cutOutput(saw):
 			r.Status = tool.StatusOutputLimit
 		}
 		return r
 	case ctx.Err() == nil && callCtx.Err() == nil && errors.As(err, &werr) && !localCode(werr.Code):
-		msg := t.b.Redact(fmt.Sprintf("MCP server %s reported an error (code %d): %s", catalog.Label(server), werr.Code, werr.Message))
-		out, _ := Frame(server, name, msg)
-		return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
+		msg, saw := redactSaw(t.b, fmt.Sprintf("MCP server %s reported an error (code %d): %s", catalog.Label(server), werr.Code, werr.Message), nil)
+		out, saw := FrameSaw(server, name, msg, saw)
+		return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}, Saw: saw}
 	}
 	var why string
 	switch {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,7 +11,10 @@ import (
 // buildServer turns one raw entry into a Server. With resolve set (and the
 // entry enabled) the launch fields are expanded and checked; otherwise they
 // stay empty, so no secret is resolved for a server that will not connect.
-func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bool, lookup LookupEnv) (Server, error) {
+//
+// withheld are variables no server gets (kin's model keys): a reference to
+// one is a problem that says so.
+func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bool, lookup LookupEnv, withheld []string) (Server, error) {
 	e, err := decodeEntry(raw)
 	if err != nil {
 		return Server{}, err
@@ -30,6 +34,10 @@ func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bo
 		Raw:             slices.Clone(raw),
 		File:            file,
 	}
+	if e.sandbox != nil && t != TransportStdio {
+		return Server{}, errors.New(`"sandbox" applies to stdio servers only (kin does not start an http server)`)
+	}
+	s.Sandbox = e.sandbox
 	if t == TransportHTTP {
 		s.Auth = e.auth
 		if e.oauth != nil {
@@ -48,6 +56,7 @@ func buildServer(scope Scope, file, name string, raw json.RawMessage, resolve bo
 		return s, nil
 	}
 	x := newExpander(lookup)
+	x.withheld = withheld
 	if scope == ScopeProject {
 		x.unset = "; nor is a value stored for this project's server in " + SecretsFileName + " (set the variable, or add the server again with its value)"
 	}
@@ -94,7 +103,7 @@ func FromClient(name string, t Transport, command string, args []string, env map
 	if err != nil {
 		return Server{}, err
 	}
-	s, err := buildServer(ScopeClient, "", name, raw, false, nil)
+	s, err := buildServer(ScopeClient, "", name, raw, false, nil, nil)
 	if err != nil {
 		return Server{}, err
 	}

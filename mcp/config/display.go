@@ -5,11 +5,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // Mask stands in for a secret in display output.
-const Mask = "●●●●"
+const Mask = boundary.Mask
 
 // Display is the secret-free description of a server for the manager,
 // approvals, notifications and logs. It is built from the entry as written
@@ -34,6 +37,9 @@ type Display struct {
 	// public client id, callback host and port, and scopes.
 	Auth  string
 	OAuth string
+
+	// Sandbox is the "sandbox" setting in words ("" for the default).
+	Sandbox string
 
 	Disabled        bool
 	TimeoutMS       int
@@ -61,6 +67,7 @@ func (s Server) Display() Display {
 		TimeoutMS:       s.TimeoutMS,
 		AllowedTools:    s.AllowedTools,
 		AllowedToolsSet: s.AllowedToolsSet,
+		Sandbox:         s.Sandbox.Describe(),
 	}
 	e, err := decodeEntry(s.Raw)
 	if len(s.Raw) == 0 || err != nil {
@@ -107,52 +114,25 @@ func (s Server) Display() Display {
 }
 
 // MaskURL renders a URL for display: ${VAR} references shown by name,
-// userinfo removed, every query value and any fragment masked.
+// credentials masked as everywhere kin reports a URL (boundary.MaskURL:
+// userinfo removed, every query value masked, a fragment's key=value
+// values masked; an #anchor stays).
 func MaskURL(raw string) string {
 	s := showRefs(raw)
 	if s == Mask {
 		return Mask
 	}
-	frag := ""
-	if i := strings.IndexByte(s, '#'); i >= 0 {
-		s, frag = s[:i], "#"+Mask
-	}
-	query := ""
-	if i := strings.IndexByte(s, '?'); i >= 0 {
-		var parts []string
-		for _, p := range strings.Split(s[i+1:], "&") {
-			if k, _, ok := strings.Cut(p, "="); ok {
-				parts = append(parts, k+"="+Mask)
-			} else if p != "" {
-				parts = append(parts, Mask)
-			}
-		}
-		s, query = s[:i], "?"+strings.Join(parts, "&")
-	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		rest := s[i+3:]
-		auth, path := rest, ""
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			auth, path = rest[:j], rest[j:]
-		}
-		if j := strings.LastIndexByte(auth, '@'); j >= 0 {
-			auth = auth[j+1:]
-		}
-		s = s[:i+3] + auth + path
-	} else if strings.ContainsRune(s, '@') {
-		return Mask // not a URL we understand; show nothing that could be a credential
-	}
-	return quoteIfNeeded(s + query + frag)
+	return quoteIfNeeded(boundary.MaskURL(s))
 }
 
-var authScheme = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9._~+/-]*)\s+\S`)
+var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9._~+/-]*)\s+\S`) })
 
 // MaskHeader renders a header value for display. Every value is masked; an
 // Authorization or Proxy-Authorization value keeps its scheme word
 // ("Bearer ●●●●").
 func MaskHeader(name, value string) string {
 	if strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
-		if m := authScheme.FindStringSubmatch(value); m != nil {
+		if m := authScheme().FindStringSubmatch(value); m != nil {
 			return m[1] + " " + Mask
 		}
 	}

@@ -40,7 +40,7 @@ func TestDisplay(t *testing.T) {
 			name:  "http: userinfo stripped, query and fragment masked, headers masked",
 			entry: `{"url":"https://user:${TOKEN}@${HOST}/mcp?token=${TOKEN}&tenant=acme&flag#frag","headers":{"Authorization":"Bearer ${TOKEN}","X-Api-Key":"${TOKEN}","X-Plain":"literal-` + canary + `"}}`,
 			want: config.Display{Name: "s", Scope: config.ScopeGlobal, Transport: config.TransportHTTP,
-				Launch:  "https://${HOST}/mcp?token=●●●●&tenant=●●●●&●●●●#●●●●",
+				Launch:  "https://${HOST}/mcp?token=●●●●&tenant=●●●●&●●●●#frag",
 				Headers: []string{"Authorization: Bearer ●●●●", "X-Api-Key: ●●●●", "X-Plain: ●●●●"}},
 		},
 		{
@@ -99,7 +99,8 @@ func TestMaskURL(t *testing.T) {
 		{"https://tok@example.com", "https://example.com"},
 		{"https://example.com/mcp?api_key=abc&x=1", "https://example.com/mcp?api_key=●●●●&x=●●●●"},
 		{"https://example.com/mcp?abc", "https://example.com/mcp?●●●●"},
-		{"https://example.com/cb#access_token=abc", "https://example.com/cb#●●●●"},
+		{"https://example.com/cb#access_token=abc", "https://example.com/cb#access_token=●●●●"},
+		{"https://platform.openai.com/docs/guides/function-calling#tool-calls", "https://platform.openai.com/docs/guides/function-calling#tool-calls"}, // an anchor, not a secret (issue 23)
 		{"https://${HOST}/mcp?t=${T:-dflt}", "https://${HOST}/mcp?t=●●●●"},
 		{"https://example.com/${BROKEN", "●●●●"},
 		{"user:pass@host", "●●●●"},

@@ -25,6 +25,7 @@ type entry struct {
 	allowedSet bool
 	auth       string
 	oauth      *oauthEntry
+	sandbox    *Sandbox
 }
 
 type oauthEntry struct {
@@ -109,6 +110,10 @@ func decodeEntry(raw json.RawMessage) (*entry, error) {
 	note(err)
 	if raw, ok := f["oauth"]; ok {
 		e.oauth, err = decodeOAuth(raw)
+		note(err)
+	}
+	if raw, ok := f["sandbox"]; ok {
+		e.sandbox, err = decodeSandbox(raw)
 		note(err)
 	}
 	if len(errs) > 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -72,6 +73,8 @@ type expander struct {
 	lookup   LookupEnv
 	problems []string
 	unset    string // what an unset variable's problem adds (project entries: the secrets file)
+	// withheld are variables no server gets (kin's model keys).
+	withheld []string
 }
 
 func newExpander(lookup LookupEnv) *expander {
@@ -93,6 +96,10 @@ func (x *expander) expand(field, s string) string {
 	for _, seg := range segs {
 		if seg.name == "" {
 			b.WriteString(seg.lit)
+			continue
+		}
+		if slices.Contains(x.withheld, seg.name) {
+			x.problems = append(x.problems, fmt.Sprintf("environment variable %s holds one of kin's model keys, which kin never gives an MCP server (used in %s); give the server a variable of its own", seg.name, field))
 			continue
 		}
 		v, ok := x.lookup(seg.name)

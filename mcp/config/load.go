@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // Option configures Load.
@@ -40,6 +42,10 @@ func Load(workdir, kinHome string, opts ...Option) (*Config, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	// kin's model keys (OPENAI_API_KEY, every apiKeyEnv of settings.json)
+	// never reach a server, whatever its entry says: the trust boundary's
+	// rule for every process kin starts.
+	withheld := boundary.ModelKeyVars(kinHome)
 	cfg := &Config{}
 	var project, global *document
 	var projectPath, globalPath string
@@ -69,7 +75,7 @@ func Load(workdir, kinHome string, opts ...Option) (*Config, error) {
 		}
 		for _, m := range project.servers {
 			inProject[m.key] = true
-			s, err := buildServer(ScopeProject, projectPath, m.key, m.raw, true, withSecrets(stored[m.key], o.lookup))
+			s, err := buildServer(ScopeProject, projectPath, m.key, m.raw, true, withSecrets(stored[m.key], o.lookup), withheld)
 			if cfg.add(projectPath, m.key, err) {
 				cfg.Servers = append(cfg.Servers, s)
 			}
@@ -78,7 +84,7 @@ func Load(workdir, kinHome string, opts ...Option) (*Config, error) {
 	if global != nil {
 		for _, m := range global.servers {
 			shadowed := inProject[m.key]
-			s, err := buildServer(ScopeGlobal, globalPath, m.key, m.raw, !shadowed, o.lookup)
+			s, err := buildServer(ScopeGlobal, globalPath, m.key, m.raw, !shadowed, o.lookup, withheld)
 			switch {
 			case !cfg.add(globalPath, m.key, err):
 			case shadowed:
@@ -109,7 +115,7 @@ func (cfg *Config) loadForeign(path string) error {
 		doc = &document{}
 	}
 	for _, m := range doc.servers {
-		s, err := buildServer(ScopeForeign, path, m.key, m.raw, false, nil)
+		s, err := buildServer(ScopeForeign, path, m.key, m.raw, false, nil, nil)
 		if cfg.add(path, m.key, err) {
 			cfg.Foreign = append(cfg.Foreign, s)
 		}

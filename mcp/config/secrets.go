@@ -181,7 +181,7 @@ func moveSecrets(server string, raw json.RawMessage) (out json.RawMessage, vars 
 					}
 					used[ref] = true
 				} else {
-					if sc := authScheme.FindStringSubmatch(v); sc != nil && isAuthHeader(f.key) {
+					if sc := authScheme().FindStringSubmatch(v); sc != nil && isAuthHeader(f.key) {
 						prefix = sc[1] + " "
 						secret = strings.TrimSpace(v[len(sc[1]):])
 					}

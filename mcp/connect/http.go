@@ -66,12 +66,12 @@ func (s *httpStats) auth() (int, http.Header) {
 // OAuth server (oauth set) a configured Authorization header never replaces
 // the bearer token the OAuth handler put on a request. The list-change
 // subscription request is watched for l (see roundTripListen).
-func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool, stats *httpStats, l *listen) *http.Client {
+func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool, stats *httpStats, l *listen, order *PropertyOrder) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	return &http.Client{
-		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats, listen: l},
+		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats, listen: l, order: order},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return ErrRedirect
 		},
@@ -85,6 +85,7 @@ type guardTransport struct {
 	oauth   bool // the server signs in with OAuth
 	stats   *httpStats
 	listen  *listen
+	order   *PropertyOrder // sees every line of every body
 }
 
 func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -125,6 +126,16 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// one by one (MaxEventSize). Every other body is one reply.
 	if req.Method != http.MethodGet && !(listenReq && mediaType(resp) == "text/event-stream") {
 		resp.Body = &limitedBody{rc: resp.Body, left: MaxMessage}
+	}
+	// Before the SDK decodes a reply: a resultType kin does not handle
+	// becomes an error (reply.go).
+	method := ""
+	if req.Method == http.MethodPost {
+		method = requestMethod(req)
+	}
+	resp.Body = newReplyBody(resp, method)
+	if t.order != nil {
+		resp.Body = &orderBody{rc: resp.Body, order: t.order}
 	}
 	return resp, nil
 }

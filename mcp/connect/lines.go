@@ -27,6 +27,8 @@ type noiseFilter struct {
 	r      *bufio.Reader
 	closer io.Closer
 	noise  func(line []byte) // called for each skipped line (not blank ones)
+	order  *PropertyOrder    // sees each message line (nil: none)
+	sent   *methods          // the methods of kin's requests, for checkReply
 
 	pending []byte // the rest of the current message line
 	lines   int    // noise since the last message
@@ -52,6 +54,8 @@ func (f *noiseFilter) Read(p []byte) (int, error) {
 			continue
 		}
 		if isMessage(line) {
+			f.order.observe(line)
+			line = checkReply(line, "", f.sent)
 			f.pending, f.lines, f.bytes = line, 0, 0
 			break
 		}

@@ -1,14 +1,15 @@
 package connect
 
 import (
-	"fmt"
+	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/mcp/config"
 )
@@ -31,7 +32,12 @@ type process struct {
 	stdout *os.File      // our end: reads come from the server's stdout
 	exited chan struct{}
 	err    error // the leader's exit, valid after exited is closed
-	stop   sync.Once
+	// tail is the end of what the server wrote on stderr: never shown or
+	// logged (it may hold anything), only searched for signs that the
+	// sandbox refused it (confined).
+	tail     *stderrTail
+	confined bool
+	stop     sync.Once
 }
 
 // childEnv is the environment of a stdio server: PATH, HOME and LANG from
@@ -58,64 +64,28 @@ func childEnv(lookup func(string) (string, bool), extra map[string]string) []str
 	return env
 }
 
-// lookPath resolves a command like exec.LookPath, but against the PATH the
-// child will have (not necessarily kin's).
-func lookPath(name string, env []string) (string, error) {
-	path := ""
-	for _, kv := range env {
-		if len(kv) > 5 && kv[:5] == "PATH=" {
-			path = kv[5:]
-		}
-	}
-	if containsSlash(name) {
-		return name, nil // exec reports a missing or unrunnable file
-	}
-	for _, dir := range splitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := dir + "/" + name
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", name)
-}
-
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
-}
-
-func splitList(path string) []string {
-	if path == "" {
-		return nil
-	}
-	var out []string
-	start := 0
-	for i := 0; i <= len(path); i++ {
-		if i == len(path) || path[i] == ':' {
-			out = append(out, path[start:i])
-			start = i + 1
-		}
-	}
-	return out
-}
-
 // spawn starts srv's command in a new process group with stdin and stdout
-// on pipes and stderr discarded.
-func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)) (*process, error) {
+// on pipes and stderr kept only as a short tail (stderrTail), confined by
+// conf when it is set.
+func spawn(srv config.Server, workdir string, lookup func(string) (string, bool), conf *Confinement) (*process, error) {
+	if conf != nil && conf.Refuse != "" {
+		return nil, errors.New(conf.Refuse)
+	}
 	env := childEnv(lookup, srv.Env)
-	path, err := lookPath(srv.Command, env)
+	if conf != nil {
+		env = conf.env(env, srv.Env)
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	// the same resolution the launch's trust grant was computed with
+	// (trust.LaunchOf): the child's PATH, relative names from workdir
+	path, err := boundary.LookPath(srv.Command, pathEnv, workdir)
 	if err != nil {
 		return nil, err
-	}
-	if !filepath.IsAbs(path) && workdir != "" {
-		path = filepath.Join(workdir, path)
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -127,7 +97,7 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		inW.Close()
 		return nil, err
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	errR, errW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
@@ -135,33 +105,51 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 		outW.Close()
 		return nil, err
 	}
-	cmd := &exec.Cmd{
-		Path:        path,
-		Args:        append([]string{srv.Command}, srv.Args...),
-		Env:         env,
-		Dir:         workdir,
-		Stdin:       inR,
-		Stdout:      outW,
-		Stderr:      devnull,
-		SysProcAttr: groupAttr(),
+	var cmd *exec.Cmd
+	cleanup := func() {}
+	if conf != nil {
+		// The same sandbox as commands (bubblewrap / Seatbelt): a session
+		// and process group of its own, as below.
+		cmd, cleanup, err = conf.Sandbox.Command(conf.Policy, workdir, env, append([]string{path}, srv.Args...)...)
+		if err == nil {
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+		}
+	} else {
+		cmd = &exec.Cmd{
+			Path:        path,
+			Args:        append([]string{srv.Command}, srv.Args...),
+			Env:         env,
+			Dir:         workdir,
+			Stdin:       inR,
+			Stdout:      outW,
+			Stderr:      errW,
+			SysProcAttr: groupAttr(),
+		}
 	}
-	err = cmd.Start()
+	if err == nil {
+		err = cmd.Start()
+	}
 	// The child has its own copies now (or never will).
 	inR.Close()
 	outW.Close()
-	devnull.Close()
+	errW.Close()
 	if err != nil {
+		cleanup()
 		inW.Close()
 		outR.Close()
+		errR.Close()
 		return nil, err
 	}
+	tail := newStderrTail()
+	go tail.drain(errR)
 	// Untagged: a stdio server gets only PATH, HOME, LANG and its own
 	// variables; its processes are found by snapshots of its tree.
 	owner := reaper.NewOwner(false)
 	owner.Started(cmd.Process)
-	p := &process{cmd: cmd, owner: owner, stdin: inW, stdout: outR, exited: make(chan struct{})}
+	p := &process{cmd: cmd, owner: owner, stdin: inW, stdout: outR, exited: make(chan struct{}), tail: tail, confined: conf != nil}
 	go func() {
 		p.err = cmd.Wait()
+		cleanup()
 		close(p.exited)
 	}()
 	return p, nil

@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
+	"github.com/kin-dev/kin/mcp/trust"
 )
 
 // events are what an install found worth telling the person.
@@ -21,6 +26,13 @@ type events struct {
 	skipped   []string          // not in allowed_tools, first report
 	omitted   []catalog.Omitted // left out (not an object schema), first report
 	removed   []string
+	// unasked are the read-only tools that now run without asking, when
+	// the person has not been told yet (trusted before kin saw the
+	// tools); notListed those declared read-only that the grant does not
+	// list (each call asks).
+	unasked, notListed []string
+	launch             trust.Launch      // the launch whose grant keeps them
+	readOnly           map[string]string // unasked with their fingerprints
 }
 
 // install vets a listing and replaces the tool set. initial marks the first
@@ -68,13 +80,31 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 				s.initialRO[d.Name] = d.Fingerprint
 			}
 		}
+		s.m.sawReadOnly(s.launch, s.initialRO)
+		if s.trusted && s.allowed == nil && s.cfg.Scope != config.ScopeClient {
+			// trusted before kin saw the tools: these are the ones the
+			// grant now lets run unasked, kept with it and listed to the
+			// person (recordReadOnly, after the lock)
+			s.allowed = s.initialRO
+			ev.unasked, ev.launch, ev.readOnly = slices.Sorted(maps.Keys(s.initialRO)), s.launch, maps.Clone(s.initialRO)
+		}
+		for name, fp := range s.initialRO {
+			if s.trusted && s.allowed[name] != fp {
+				ev.notListed = append(ev.notListed, name)
+			}
+		}
+		sort.Strings(ev.notListed)
 	}
 	tools := make([]*calltool.Tool, 0, len(defs))
 	for _, d := range defs {
-		// A server an ACP client passed for a session was chosen by the
-		// client, not in kin's configuration: every call of it asks, a
-		// read-only hint allows nothing there.
-		auto := !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint && s.cfg.Scope != config.ScopeClient
+		// Read-only tools run without asking only for a server the person
+		// trusted (never one allowed once), only those its grant lists (or
+		// the launch approval listed), and only while their definition is
+		// the one of the initial list. A server an ACP client passed for a
+		// session was chosen by the client, not in kin's configuration:
+		// every call of it asks, a read-only hint allows nothing there.
+		auto := s.trusted && !s.revoked[d.Name] && d.ReadOnly && s.initialRO[d.Name] == d.Fingerprint &&
+			s.allowed[d.Name] == d.Fingerprint && s.cfg.Scope != config.ScopeClient
 		tools = append(tools, calltool.New(s, d, auto))
 	}
 	keep := map[string]bool{}
@@ -110,6 +140,17 @@ func (s *server) report(ev events) {
 		s.m.host.Notice(LevelWarning, fmt.Sprintf(
 			"⚠ MCP server %s redefined %s after approval (description, schema or annotations changed): any standing grant is revoked and each call needs fresh approval",
 			name, strings.Join(redefined, ", ")))
+	}
+	if len(ev.unasked) > 0 {
+		if _, err := s.m.trust.RecordReadOnly(ev.launch, ev.readOnly); err != nil {
+			s.m.log.Warn("mcp trust: read-only tools not recorded", zap.String("server", s.cfg.Name), zap.Error(err))
+		}
+		s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s is trusted: its tools %s declare themselves read-only and run without asking (each other call asks; revoke with kin grants revoke trust:%s)",
+			name, strings.Join(labels(ev.unasked), ", "), s.cfg.Name))
+	}
+	if len(ev.notListed) > 0 {
+		s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s declares %s read-only, but they were not listed when you trusted it: each call asks",
+			name, strings.Join(labels(ev.notListed), ", ")))
 	}
 	if len(ev.added) > 0 {
 		s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s added tools %s; each call needs approval",

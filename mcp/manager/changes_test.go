@@ -243,3 +243,56 @@ func checkLateAndRedefinedTools(t *testing.T, srv *mcp.Server, m *manager.Manage
 		t.Fatal("redefined tool still auto-allowed")
 	}
 }
+
+// Finding 7 (issue 29): a tool's readOnlyHint lets its calls run unasked
+// only for a server the person trusted, never one allowed once; the launch
+// approval of a server kin has seen lists them, and a server trusted
+// before kin saw its tools gets them listed in a notice and kept with the
+// grant, so a read-only tool it declares later (after a restart) asks.
+func TestReadOnlyToolsRunUnaskedOnlyForATrustedServer(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	mcptest.AddTool(srv, "lookup", "Look things up.", true, okHandler)
+	url := mcptest.ServeHTTP(t, srv)
+	servers := map[string]any{"docs": map[string]any{"type": "http", "url": url}}
+
+	// allowed once: nothing runs unasked
+	once := &host{decision: manager.DecisionAllowOnce}
+	m, home := setup(t, once, servers, nil)
+	m.Start(context.Background())
+	if approval(t, m, "mcp__docs__lookup").AutoAllow {
+		t.Fatal("a read-only tool of a server allowed once runs without asking")
+	}
+	if r := once.launches[0]; r.ReadOnlyTools != nil {
+		t.Fatalf("first launch approval lists tools kin has not seen: %v", r.ReadOnlyTools)
+	}
+	m.Close()
+
+	// trusted: the notice lists what now runs unasked, the grant keeps it
+	trusted := &host{}
+	m = manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: trusted, Env: env(nil)})
+	t.Cleanup(m.Close)
+	m.Start(context.Background())
+	if !approval(t, m, "mcp__docs__lookup").AutoAllow {
+		t.Fatal("a trusted server's read-only tool asks")
+	}
+	if n := trusted.noticesWith("lookup declare themselves read-only and run without asking"); len(n) != 1 {
+		t.Fatalf("notices %s", trusted.all())
+	}
+	m.Close()
+
+	// after a restart: trusted, no question; a new read-only tool asks
+	mcptest.AddTool(srv, "peek", "Peek.", true, okHandler)
+	again := &host{}
+	m = manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: again, Env: env(nil)})
+	t.Cleanup(m.Close)
+	m.Start(context.Background())
+	if again.launchCount() != 0 {
+		t.Fatal("a trusted server asked again")
+	}
+	if !approval(t, m, "mcp__docs__lookup").AutoAllow || approval(t, m, "mcp__docs__peek").AutoAllow {
+		t.Fatal("only the read-only tools the grant lists run unasked")
+	}
+	if n := again.noticesWith("peek"); len(n) != 1 || !strings.Contains(n[0], "not listed when you trusted it") {
+		t.Fatalf("notices %s", again.all())
+	}
+}

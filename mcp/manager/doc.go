@@ -18,6 +18,12 @@
 // with ask.Check (the one validator), reports every state change
 // (Host.Status) and reconnects live on Apply.
 //
+// A server that declares the MCP Skills extension has its skills listed
+// when it connects (skills.go: the listing only); GetSkill and ReadSkill
+// fetch an entry and a file when the model loads one, verified against the
+// manifest held (size, digest, front matter). The approval is package
+// agent's, bound to the manifest in the trust ledger.
+//
 // OAuth sign-in is package oauth's, one oauth.Manager per Manager: its
 // handler goes on every http connection, its sign-in URL reaches the person
 // as a Host.Elicit of mode "url" and purpose "oauth", and its notes as

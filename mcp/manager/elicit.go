@@ -3,14 +3,18 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/connect"
 )
 
 var declined = &mcp.ElicitResult{Action: "decline"}
@@ -27,22 +31,35 @@ func (s *server) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	return s.ask(ctx, nil, p), nil
 }
 
+// elicitComplete passes on a server's word that a URL-mode elicitation
+// finished (notifications/elicitation/complete) to a Host that takes it.
+func (s *server) elicitComplete(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+	if req.Params == nil || req.Params.ElicitationID == "" {
+		return
+	}
+	if h, ok := s.m.host.(ElicitCompleter); ok {
+		h.ElicitComplete(s.cfg.Name, req.Params.ElicitationID)
+	}
+}
+
 // ask puts one elicitation to the person: a legacy elicitation/create
 // (call is nil: it is attributed to the call in flight, when there is just
 // one), or an input request of a 2026-07-28 input-required result of call.
+// It stops asking (the form is closed, with the reason) when what asked is
+// gone: see askContext.
 func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
-	} else {
-		s.attribute(&r)
 	}
+	ctx, done := s.askContext(ctx, call, &r)
+	defer done()
 	switch p.Mode {
 	case "url":
 		r.URL = p.URL
 	case "", "form":
 		r.Mode = "form"
-		fields, why := formFields(p.RequestedSchema)
+		fields, why := formFields(p.RequestedSchema, s.propertyOrder())
 		if why != "" {
 			s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s asked for input with a form kin cannot show (%s); it was declined without asking", s.disp.Name, why))
 			return declined
@@ -71,16 +88,140 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 	return declined
 }
 
-// attribute names the call in flight on this server, when there is one.
-func (s *server) attribute(r *ElicitRequest) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.calls) != 1 {
-		return
+// askContext is the context a question waits on. It ends, with the reason
+// the form is closed with (an *ask.Ended cause), when what asked is gone:
+//   - the server went away (stopped, or its connection was lost);
+//   - for an input request of a call (call set): ctx, the call's turn;
+//   - for a legacy elicitation/create: the server cancelled it (ctx, the
+//     SDK's, ends plainly), or every call in flight when it came has ended.
+//
+// The clocks of those calls stop meanwhile (ask.Hold): the person's time is
+// not the server's (an input request is asked between rounds, when no clock
+// runs). A legacy question is attributed to the call in flight when there
+// is exactly one. done releases it all.
+func (s *server) askContext(ctx context.Context, call *tool.Env, r *ElicitRequest) (_ context.Context, done func()) {
+	var release []func()
+	actx, cancel := context.WithCancelCause(ctx)
+	if call == nil {
+		actx, cancel = context.WithCancelCause(context.WithoutCancel(ctx))
+		calls := s.inflightCalls()
+		stop := context.AfterFunc(ctx, func() {
+			cause := sdkEnd(ctx)
+			if errors.Is(cause, context.Canceled) && len(calls) > 0 {
+				// A call's answer closes the stream its question came on a
+				// moment before the call is seen to end: give the call that
+				// moment, so the form is closed as call_ended, not as if the
+				// server had withdrawn it (the first cause wins).
+				t := time.NewTimer(callEndGrace)
+				defer t.Stop()
+				select {
+				case <-actx.Done():
+				case <-t.C:
+				}
+			}
+			cancel(cause)
+		})
+		release = append(release, func() { stop() })
+		attribute(r, calls)
+		release = append(release, holdCalls(calls))
+		var left atomic.Int32
+		left.Store(int32(len(calls)))
+		for _, c := range calls {
+			stop := context.AfterFunc(c.end, func() {
+				if left.Add(-1) == 0 {
+					cancel(context.Cause(c.end))
+				}
+			})
+			release = append(release, func() { stop() })
+		}
 	}
-	for e := range s.calls {
+	// Stopping the server ends its life before it closes the connection
+	// (whose close waits for this question's handler); a lost connection
+	// ends the connection.
+	life, conn := s.lifeAndConn()
+	var gone <-chan struct{}
+	if conn != nil {
+		gone = conn.Done()
+	}
+	go func() {
+		select {
+		case <-life.Done():
+		case <-gone:
+		case <-actx.Done():
+			return
+		}
+		cancel(&ask.Ended{Reason: ask.ReasonServerGone})
+	}()
+	return actx, func() {
+		for _, f := range release {
+			f()
+		}
+		cancel(nil)
+	}
+}
+
+// attribute names the call in flight in r, when there is just one.
+func attribute(r *ElicitRequest, calls []*inflight) {
+	if len(calls) == 1 {
+		e := calls[0].env
 		r.SessionID, r.TurnID, r.CallID = e.SessionID, e.TurnID, e.CallID
 	}
+}
+
+// holdCalls stops the clocks of calls (ask.Hold) until release: the person
+// answers a question that came during them, and which of them it is for
+// cannot be told when there are several.
+func holdCalls(calls []*inflight) (release func()) {
+	resumes := make([]func(), len(calls))
+	for i, c := range calls {
+		resumes[i] = ask.Hold(c.ctx)
+	}
+	return func() {
+		for _, f := range resumes {
+			f()
+		}
+	}
+}
+
+// propertyOrder is the live connection's record of its forms' property
+// order (nil without one).
+func (s *server) propertyOrder() *connect.PropertyOrder {
+	if c := s.liveConn(); c != nil {
+		return c.Order
+	}
+	return nil
+}
+
+// liveConn is the server's connection, nil when it has none.
+func (s *server) liveConn() *connect.Conn {
+	_, c := s.lifeAndConn()
+	return c
+}
+
+// lifeAndConn are the server's lifetime (ended by stop; never nil) and its
+// connection (nil when it has none).
+func (s *server) lifeAndConn() (context.Context, *connect.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	life := s.life
+	if life == nil {
+		life = context.Background()
+	}
+	return life, s.conn
+}
+
+// callEndGrace is how long a question whose request the SDK ended plainly
+// waits for the calls in flight to be seen ending (askContext).
+const callEndGrace = 250 * time.Millisecond
+
+// sdkEnd is why the SDK ended an elicitation/create's context: the server
+// cancelled the request (a plain cancel), or the connection failed (its
+// read or write error is the cause).
+func sdkEnd(ctx context.Context) error {
+	if c := context.Cause(ctx); errors.Is(c, context.Canceled) {
+		return c
+	}
+	return &ask.Ended{Reason: ask.ReasonServerGone}
 }
 
 // propSchema is a property of a requested schema: the keywords of the MCP
@@ -98,6 +239,7 @@ type propSchema struct {
 	MinLength   *int              `json:"minLength"`
 	MaxLength   *int              `json:"maxLength"`
 	Format      string            `json:"format"`
+	Pattern     string            `json:"pattern"`
 	Items       *itemsSchema      `json:"items"`
 	MinItems    *int              `json:"minItems"`
 	MaxItems    *int              `json:"maxItems"`
@@ -122,15 +264,16 @@ type itemsSchema struct {
 // neither show nor check the rule. Annotations (examples, $comment, ...)
 // are ignored.
 var refused = []string{"$ref", "properties", "patternProperties", "additionalProperties", "allOf", "anyOf", "not",
-	"if", "then", "else", "const", "pattern", "multipleOf", "exclusiveMinimum", "exclusiveMaximum", "contains",
+	"if", "then", "else", "const", "multipleOf", "exclusiveMinimum", "exclusiveMaximum", "contains",
 	"prefixItems", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas"}
 
 var formats = map[string]bool{ask.FormatEmail: true, ask.FormatURI: true, ask.FormatDate: true, ask.FormatDateTime: true}
 
-// formFields turns a requested schema into fields, one per property, sorted
-// by name (the SDK does not keep the server's property order). why says,
-// for a schema outside the MCP elicitation schema, what kin cannot show.
-func formFields(schema any) (fields []ask.Field, why string) {
+// formFields turns a requested schema into fields, one per property, in
+// the order the server wrote them (order: the SDK's schema is a map, which
+// has none), or by name when that order is unknown. why says, for a schema
+// outside the MCP elicitation schema, what kin cannot show.
+func formFields(schema any, order *connect.PropertyOrder) (fields []ask.Field, why string) {
 	if schema == nil {
 		return nil, ""
 	}
@@ -155,6 +298,9 @@ func formFields(schema any) (fields []ask.Field, why string) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if written := order.Order(names); len(written) == len(names) {
+		names = written
+	}
 	for _, n := range names {
 		f, why := field(n, root.Properties[n])
 		if why != "" {
@@ -183,6 +329,9 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 	if _, ok := keys["oneOf"]; ok && (p.Type != "string" && p.Type != "") {
 		return ask.Field{}, "uses oneOf on a " + p.Type
 	}
+	if _, ok := keys["pattern"]; ok && (p.Type != "string" || len(p.Enum) > 0 || len(p.OneOf) > 0) {
+		return ask.Field{}, "uses pattern on something other than text"
+	}
 	if _, ok := keys["items"]; ok && p.Type != "array" {
 		return ask.Field{}, "uses items on a " + p.Type
 	}
@@ -204,6 +353,12 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 			return ask.Field{}, "format " + catalog.Label(p.Format)
 		}
 		f.Format = p.Format
+		if p.Pattern != "" {
+			if _, err := ask.CompilePattern(p.Pattern); err != nil {
+				return ask.Field{}, "a pattern kin cannot check"
+			}
+			f.Pattern = p.Pattern
+		}
 		if _, ok := setDefault[string](&f, p.Default); !ok {
 			return ask.Field{}, "a default that is not text"
 		}

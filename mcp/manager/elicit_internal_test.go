@@ -38,22 +38,23 @@ func TestElicitOutsideTheSchemaDeclinedWithoutAsking(t *testing.T) {
 	m := New(Options{Host: h})
 	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
 	for name, sc := range map[string]string{
-		"nested":          `{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"string"}}}}}`,
-		"list of objects": `{"type":"object","properties":{"x":{"type":"array","items":{"type":"object"}}}}`,
-		"free list":       `{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}`,
-		"list of numbers": `{"type":"object","properties":{"x":{"type":"array","items":{"type":"number","enum":[1,2]}}}}`,
-		"ref":             `{"type":"object","properties":{"x":{"$ref":"#/defs/a"}}}`,
-		"root":            `{"type":"string"}`,
-		"untyped":         `{"type":"object","properties":{"x":{}}}`,
-		"pattern":         `{"type":"object","properties":{"x":{"type":"string","pattern":"^a+$"}}}`,
-		"format":          `{"type":"object","properties":{"x":{"type":"string","format":"hostname"}}}`,
-		"anyOf":           `{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"number"}]}}}`,
-		"number enum":     `{"type":"object","properties":{"x":{"type":"number","enum":[1,2]}}}`,
-		"bad default":     `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"default":"c"}}}`,
-		"enumNames":       `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"enumNames":["A"]}}}`,
-		"invisible":       `{"type":"object","properties":{"x":{"type":"string","enum":["invoice_\u202egpj.exe"]}}}`,
-		"titled no const": `{"type":"object","properties":{"x":{"type":"string","oneOf":[{"title":"A"}]}}}`,
-		"items min > max": `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
+		"nested":              `{"type":"object","properties":{"x":{"type":"object","properties":{"y":{"type":"string"}}}}}`,
+		"list of objects":     `{"type":"object","properties":{"x":{"type":"array","items":{"type":"object"}}}}`,
+		"free list":           `{"type":"object","properties":{"x":{"type":"array","items":{"type":"string"}}}}`,
+		"list of numbers":     `{"type":"object","properties":{"x":{"type":"array","items":{"type":"number","enum":[1,2]}}}}`,
+		"ref":                 `{"type":"object","properties":{"x":{"$ref":"#/defs/a"}}}`,
+		"root":                `{"type":"string"}`,
+		"untyped":             `{"type":"object","properties":{"x":{}}}`,
+		"lookahead":           `{"type":"object","properties":{"x":{"type":"string","pattern":"^(?=a)a+$"}}}`,
+		"pattern on a number": `{"type":"object","properties":{"x":{"type":"number","pattern":"^1$"}}}`,
+		"format":              `{"type":"object","properties":{"x":{"type":"string","format":"hostname"}}}`,
+		"anyOf":               `{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"number"}]}}}`,
+		"number enum":         `{"type":"object","properties":{"x":{"type":"number","enum":[1,2]}}}`,
+		"bad default":         `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"default":"c"}}}`,
+		"enumNames":           `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"enumNames":["A"]}}}`,
+		"invisible":           `{"type":"object","properties":{"x":{"type":"string","enum":["invoice_\u202egpj.exe"]}}}`,
+		"titled no const":     `{"type":"object","properties":{"x":{"type":"string","oneOf":[{"title":"A"}]}}}`,
+		"items min > max":     `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
 	} {
 		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, sc)}})
 		if err != nil || res.Action != "decline" {
@@ -135,5 +136,23 @@ func TestElicitCurrentSchemaReachesThePerson(t *testing.T) {
 	}
 	if !strings.Contains(h.asked[0].Message, "q") {
 		t.Errorf("message %q", h.asked[0].Message)
+	}
+}
+
+// A text field's pattern reaches the person and is checked on the answer;
+// one Go cannot read the way JSON Schema means it (lookahead) declines the
+// form (above).
+func TestElicitPatternIsShownAndChecked(t *testing.T) {
+	h := &askHost{answer: map[string]any{"code": "abc"}}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+	form := `{"type":"object","properties":{"code":{"type":"string","pattern":"^[A-Z]{3}$"}}}`
+	res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, form)}})
+	if len(h.asked) != 1 || h.asked[0].Fields[0].Pattern != "^[A-Z]{3}$" || res.Action != "decline" {
+		t.Fatalf("asked %+v, answered %+v", h.asked, res)
+	}
+	h.answer = map[string]any{"code": "ABC"}
+	if res, _ = s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, form)}}); res.Action != "accept" {
+		t.Errorf("a matching answer: %+v", res)
 	}
 }

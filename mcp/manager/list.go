@@ -28,6 +28,13 @@ type Row struct {
 	OAuth     *OAuthRow // set for an enabled "auth": "oauth" server
 	Trusted   bool
 	File      string
+	// Instructions are the server's instructions as of its last
+	// connection (redacted); InstructionsHash names them for
+	// AcceptInstructions; InstructionsPending says they changed since the
+	// person accepted them and are withheld from the model.
+	Instructions        string
+	InstructionsHash    string
+	InstructionsPending bool
 }
 
 // OAuthRow is the OAuth sign-in of a server as mcp/list shows it: public
@@ -68,6 +75,8 @@ func (m *Manager) List() ListResult {
 		row := m.row(sc)
 		if s := m.server(sc.Name); s != nil && sameServer(s.cfg, sc) {
 			row.State, row.LastError, row.Tools = s.snapshot()
+			in := s.instructionsRow()
+			row.Instructions, row.InstructionsHash, row.InstructionsPending = in.text, in.hash, in.pending
 			for _, o := range s.omittedTools() {
 				r.Warnings = append(r.Warnings, omittedWarning(row.Name, o))
 			}
@@ -117,7 +126,7 @@ func (m *Manager) row(sc config.Server) Row {
 	return Row{
 		Name: d.Name, Scope: string(sc.Scope), Transport: string(sc.Transport), Enabled: !sc.Disabled,
 		Launch: d.Launch, Env: d.Env, Headers: d.Headers, Auth: d.Auth, OAuth: m.oauthRow(sc),
-		Trusted: sc.Connectable() && m.trust.IsTrusted(sc), File: sc.File,
+		Trusted: sc.Connectable() && m.trust.IsTrusted(m.launchOf(sc)), File: sc.File,
 	}
 }
 

@@ -27,8 +27,11 @@ type oauthHost struct{ m *Manager }
 func (h oauthHost) OpenURL(ctx context.Context, req oauth.SignIn) error {
 	r := ElicitRequest{Server: req.Server, Mode: "url", Purpose: "oauth", Message: req.Message, URL: req.URL}
 	if s := h.m.server(req.Server); s != nil {
-		// A token that ran out during a tool call: name the call.
-		s.attribute(&r)
+		// A token that ran out during a tool call: name the call, and
+		// stop its clock while the person signs in.
+		calls := s.inflightCalls()
+		attribute(&r, calls)
+		defer holdCalls(calls)()
 		r.Message = s.Redact(r.Message)
 	}
 	res, err := h.m.host.Elicit(ctx, r)

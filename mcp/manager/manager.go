@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/config"
+	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/trust"
 )
@@ -36,8 +38,19 @@ type Manager struct {
 	closed  bool
 	// loaded is set by Load until Start has its servers: List shows the
 	// enabled ones as connecting, not as edited since the last apply.
-	loaded  bool
+	loaded bool
+	// applied is closed when Start has its servers (loaded turns false).
+	applied chan struct{}
 	applyMu sync.Mutex // one Start/Apply/Close at a time
+
+	// seen are the read-only tools of each launch's last connection in this
+	// process (by trust.Launch.Key), so that asking to launch it again
+	// lists what trusting it would let run unasked.
+	seenMu sync.Mutex
+	seen   map[string]map[string]string
+
+	// watch are the resources attached to questions (resources.go).
+	watch watched
 }
 
 // New returns a Manager; nothing is loaded or connected until Load or Start.
@@ -51,6 +64,7 @@ func New(opts Options) *Manager {
 		limits:  catalog.DefaultLimits,
 		version: opts.Version,
 		servers: map[string]*server{},
+		applied: make(chan struct{}),
 	}
 	if m.host == nil {
 		m.host = nopHost{}
@@ -152,6 +166,30 @@ func (m *Manager) load() (*config.Config, error) {
 	return config.Load(m.opts.Workdir, m.opts.KinHome, config.WithLookupEnv(m.opts.Env))
 }
 
+// sawReadOnly remembers a launch's read-only tools; seenReadOnly returns
+// them (nil: kin has not connected to that launch).
+func (m *Manager) sawReadOnly(l trust.Launch, tools map[string]string) {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	if m.seen == nil {
+		m.seen = map[string]map[string]string{}
+	}
+	m.seen[l.Key()] = maps.Clone(tools)
+}
+
+func (m *Manager) seenReadOnly(l trust.Launch) map[string]string {
+	m.seenMu.Lock()
+	defer m.seenMu.Unlock()
+	return m.seen[l.Key()]
+}
+
+// launchOf is what a trust grant of sc binds to, now (trust.LaunchOf: its
+// project, the program it runs, where it starts, the digests of the
+// project's files it runs).
+func (m *Manager) launchOf(sc config.Server) trust.Launch {
+	return trust.LaunchOf(sc, m.opts.Workdir, m.opts.KinHome, m.opts.Env)
+}
+
 func (m *Manager) apply(ctx context.Context, cfg *config.Config) {
 	m.applyMu.Lock()
 	defer m.applyMu.Unlock()
@@ -183,6 +221,14 @@ func (m *Manager) apply(ctx context.Context, cfg *config.Config) {
 		if _, ok := next[name]; !ok {
 			stopRemoved = append(stopRemoved, o)
 		}
+	}
+	for _, s := range start {
+		if m.startsAlone(s.cfg) {
+			s.preconnect() // a turn starting now waits for it (Arriving)
+		}
+	}
+	if m.loaded {
+		close(m.applied)
 	}
 	m.servers, m.cfg, m.loaded = next, cfg, false
 	m.mu.Unlock()
@@ -274,6 +320,63 @@ func (m *Manager) resourceServers() []calltool.Binding {
 		s.mu.Unlock()
 	}
 	return out
+}
+
+// startsAlone reports whether sc would connect with nobody asked: enabled,
+// trusted, and not waiting for a sign-in.
+func (m *Manager) startsAlone(sc config.Server) bool {
+	return sc.Connectable() && m.trust.IsTrusted(m.launchOf(sc)) && m.oauth.ConnectTimeout(sc, connect.ConnectTimeout) <= connect.ConnectTimeout
+}
+
+// Arriving implements tool.Arriving: the servers connecting with nobody
+// asked (trusted, needing no sign-in), and the longest any may still take.
+// Before Start has its servers, the configuration's servers that will.
+// Never a server that failed, waits for its launch approval or a sign-in.
+func (m *Manager) Arriving() (names []string, within time.Duration) {
+	m.mu.Lock()
+	cfg, loaded := m.cfg, m.loaded
+	m.mu.Unlock()
+	if loaded && cfg != nil {
+		for _, sc := range cfg.Servers {
+			if m.startsAlone(sc) {
+				names = append(names, sc.Display().Name)
+				within = connect.ConnectTimeout
+			}
+		}
+		return names, within
+	}
+	now := time.Now()
+	for _, s := range m.sorted() {
+		if by, _, ok := s.arriving(); ok {
+			names = append(names, s.disp.Name)
+			within = max(within, by.Sub(now))
+		}
+	}
+	return names, within
+}
+
+// AwaitArrived implements tool.Arriving: it returns once every server
+// Arriving named has settled (connected, or failed), or ctx ends.
+func (m *Manager) AwaitArrived(ctx context.Context) {
+	m.mu.Lock()
+	loaded, applied := m.loaded, m.applied
+	m.mu.Unlock()
+	if loaded {
+		select {
+		case <-applied:
+		case <-ctx.Done():
+			return
+		}
+	}
+	for _, s := range m.sorted() {
+		if _, settled, ok := s.arriving(); ok {
+			select {
+			case <-settled:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
 }
 
 type nopHost struct{}

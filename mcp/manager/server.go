@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -12,11 +13,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
+	"github.com/kin-dev/kin/mcp/tasks"
 	"github.com/kin-dev/kin/mcp/trust"
 )
 
@@ -44,13 +47,37 @@ type server struct {
 	resources bool
 	listen    string            // why this connection's lists will not refresh ("" = they will)
 	initialRO map[string]string // read-only tools of the initial list: name -> fingerprint
-	known     map[string]string // every definition seen since approval: name -> fingerprint
-	revoked   map[string]bool   // redefined tools: never auto-allowed again
-	skipped   map[string]bool   // tools already reported as not in allowed_tools
-	reported  map[string]string // tools already reported as left out: name -> reason
-	omitted   []catalog.Omitted // the last listing's tools left out
-	prompts   []Prompt          // the live connection's vetted prompts
-	calls     map[*tool.Env]struct{}
+	// launch is what the current start runs (and a grant binds to);
+	// trusted says the person trusted it (not "allow once"): only then do
+	// read-only tools run without asking, and only those in allowed.
+	launch   trust.Launch
+	trusted  bool
+	allowed  map[string]string // read-only tools the grant lets run unasked (nil: not known yet)
+	known    map[string]string // every definition seen since approval: name -> fingerprint
+	revoked  map[string]bool   // redefined tools: never auto-allowed again
+	skipped  map[string]bool   // tools already reported as not in allowed_tools
+	reported map[string]string // tools already reported as left out: name -> reason
+	omitted  []catalog.Omitted // the last listing's tools left out
+	prompts  []Prompt          // the live connection's vetted prompts
+	skills   []Skill           // the live connection's skills listing (the Skills extension)
+	instr    instructions      // the last connection's instructions (instructions.go)
+	calls    map[*inflight]struct{}
+	// settled is closed when the server leaves the connecting state (nil
+	// while it is not connecting); connectBy is when that connect gives
+	// up, zero for one that may wait for a person (a sign-in).
+	settled   chan struct{}
+	connectBy time.Time
+}
+
+// inflight is a call in flight on the server (Track): what a legacy
+// elicitation/create is attributed to, whose clock stops while the person
+// answers it, and whose end ends the question.
+type inflight struct {
+	env tool.Env
+	ctx context.Context // the call's: its clock is held while the person is asked
+	// end ends with the call, its cause an *ask.Ended saying how.
+	end  context.Context
+	stop context.CancelCauseFunc
 }
 
 func newServer(m *Manager, cfg config.Server) *server {
@@ -67,7 +94,7 @@ func newServer(m *Manager, cfg config.Server) *server {
 		revoked:       map[string]bool{},
 		skipped:       map[string]bool{},
 		reported:      map[string]string{},
-		calls:         map[*tool.Env]struct{}{},
+		calls:         map[*inflight]struct{}{},
 	}
 }
 
@@ -115,16 +142,31 @@ func (s *server) Elicit(ctx context.Context, env tool.Env, p *mcp.ElicitParams) 
 	return s.ask(ctx, &env, p)
 }
 
-func (s *server) Track(env tool.Env) func() {
-	e := &env
+// Track records a call in flight until untrack, which says how it ended
+// (ask.ReasonCallEnded, or ask.ReasonCancelled when its turn was).
+func (s *server) Track(ctx context.Context, env tool.Env) func(reason string) {
+	c := &inflight{env: env, ctx: ctx}
+	c.end, c.stop = context.WithCancelCause(context.Background())
 	s.mu.Lock()
-	s.calls[e] = struct{}{}
+	s.calls[c] = struct{}{}
 	s.mu.Unlock()
-	return func() {
+	return func(reason string) {
 		s.mu.Lock()
-		delete(s.calls, e)
+		delete(s.calls, c)
 		s.mu.Unlock()
+		c.stop(&ask.Ended{Reason: reason})
 	}
+}
+
+// inflightCalls are the calls in flight now.
+func (s *server) inflightCalls() []*inflight {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*inflight, 0, len(s.calls))
+	for c := range s.calls {
+		out = append(out, c)
+	}
+	return out
 }
 
 // set records a state and reports it. It returns msg as recorded
@@ -133,11 +175,53 @@ func (s *server) set(st State, msg string) string {
 	msg = s.Redact(msg)
 	s.mu.Lock()
 	s.state, s.lastErr = st, msg
+	s.markConnecting(st == StateConnecting, time.Time{})
 	n := len(s.tools)
 	s.mu.Unlock()
 	s.m.log.Info("mcp server state", zap.String("server", s.cfg.Name), zap.String("state", string(st)), zap.String("error", msg))
 	s.m.host.Status(Status{Server: s.cfg.Name, State: st, Tools: n, Error: msg})
 	return msg
+}
+
+// markConnecting keeps settled and connectBy in step with the state: a
+// server entering the connecting state gets a settled channel (by: when its
+// connect gives up; zero when it may wait for a person), one leaving it has
+// its channel closed. Call with s.mu held.
+func (s *server) markConnecting(connecting bool, by time.Time) {
+	switch {
+	case connecting && s.settled == nil:
+		s.settled, s.connectBy = make(chan struct{}), by
+	case connecting && !by.IsZero():
+		s.connectBy = by
+	case !connecting && s.settled != nil:
+		close(s.settled)
+		s.settled, s.connectBy = nil, time.Time{}
+	}
+}
+
+// preconnect marks a server about to be started with nobody asked as
+// connecting already (bounded by a connect's time), so that a turn starting
+// before its start runs waits for it. Call with the Manager's lock held.
+func (s *server) preconnect() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateConnected || s.state == StateConnecting {
+		return
+	}
+	s.state = StateConnecting
+	s.markConnecting(true, time.Now().Add(connect.ConnectTimeout))
+}
+
+// arriving reports, for a server connecting on its own (trusted or allowed,
+// needing nobody), when its connect gives up and the channel closed when it
+// settles; ok is false for any other server.
+func (s *server) arriving() (by time.Time, settled <-chan struct{}, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateConnecting || s.settled == nil || s.connectBy.IsZero() {
+		return time.Time{}, nil, false
+	}
+	return s.connectBy, s.settled, true
 }
 
 // fail records an unavailable (or needs_login) state and tells the person.
@@ -185,20 +269,30 @@ func (s *server) start(ctx context.Context) {
 // It reports whether the server may be started or contacted; when not,
 // the state is set (denied) unless the server was stopped meanwhile.
 func (s *server) approve(ctx, life context.Context) bool {
-	if s.m.trust.IsTrusted(s.cfg) {
+	l := s.m.launchOf(s.cfg)
+	if g, ok := s.m.trust.Granted(l); ok {
+		if g.FirstRelease {
+			// a first-release grant of the same global launch: carried over
+			_ = s.m.trust.Trust(l, nil)
+		}
+		s.setLaunch(l, true, g.ReadOnly)
 		return true
 	}
 	s.set(StateAwaitingTrust, "")
-	dec, err := s.m.host.ApproveLaunch(ctx, s.launchRequest())
+	req, known := s.launchRequest(l)
+	dec, err := s.m.host.ApproveLaunch(ctx, req)
 	if life.Err() != nil {
 		return false // stopped meanwhile
 	}
 	switch {
 	case err == nil && dec == DecisionTrust:
-		if err := s.m.trust.Trust(s.cfg); err != nil {
+		if err := s.m.trust.Trust(l, known); err != nil {
 			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s: could not save the trust grant (connecting this time only): %s", s.disp.Name, s.redactErr(err)))
 		}
+		s.setLaunch(l, true, known)
 	case err == nil && dec == DecisionAllowOnce:
+		// once: every call asks, read-only or not
+		s.setLaunch(l, false, nil)
 	default:
 		s.set(StateDenied, "the launch was not approved")
 		return false
@@ -206,29 +300,55 @@ func (s *server) approve(ctx, life context.Context) bool {
 	return true
 }
 
-func (s *server) launchRequest() LaunchRequest {
-	r := LaunchRequest{
+func (s *server) setLaunch(l trust.Launch, trusted bool, allowed map[string]string) {
+	s.mu.Lock()
+	s.launch, s.trusted, s.allowed = l, trusted, allowed
+	s.mu.Unlock()
+}
+
+// launchRequest is the launch approval: what runs and where, why it is
+// asked again, and the read-only tools that trusting it lets run without
+// asking, when kin knows them (from an earlier grant of this server, or
+// this kin's last connection to it). known is that list, nil when kin has
+// not seen the server's tools.
+func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[string]string) {
+	r = LaunchRequest{
 		Server:      s.cfg.Name,
 		Transport:   string(s.cfg.Transport),
 		Destination: s.disp.Launch,
 		Scope:       string(s.cfg.Scope),
 		Env:         s.disp.Env,
 		Headers:     s.disp.Headers,
+		Workdir:     l.Workdir,
+		Sandbox:     s.confinement(l).Describe,
 	}
-	for _, e := range s.m.trust.List() {
-		if e.Name == s.cfg.Name && e.Hash != s.id {
-			r.Changed = true
+	if why := s.m.trust.Changed(l); why != "" {
+		r.Changed, r.ChangedWhy = true, why
+	}
+	known = s.m.seenReadOnly(l)
+	if known == nil {
+		known = s.m.trust.Previous(l)
+	}
+	if known != nil {
+		r.ReadOnlyTools = slices.Sorted(maps.Keys(known))
+		if r.ReadOnlyTools == nil {
+			r.ReadOnlyTools = []string{}
 		}
 	}
-	return r
+	return r, known
 }
 
 // connect dials and discovers, bounded to connect.ConnectTimeout, or to
 // oauth.SignInTimeout when the connect may have to wait for the person to
 // sign in (an OAuth server without a usable stored sign-in).
 func (s *server) connect(ctx context.Context, life context.Context) {
-	s.set(StateConnecting, "")
 	timeout := s.m.oauth.ConnectTimeout(s.cfg, connect.ConnectTimeout)
+	s.set(StateConnecting, "")
+	if timeout <= connect.ConnectTimeout { // longer: it may wait for a person to sign in
+		s.mu.Lock()
+		s.markConnecting(s.state == StateConnecting, time.Now().Add(timeout))
+		s.mu.Unlock()
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	opts := s.dialOptions()
@@ -267,10 +387,19 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 	ev := s.install(raws, true)
 	n := len(s.tools)
 	s.prompts = prompts
+	s.skills = nil
 	s.mu.Unlock()
+	if declaresSkills(conn) {
+		s.listSkills(ctx, conn)
+	}
+	s.takeInstructions(conn)
 
 	s.set(StateConnected, "")
-	s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s: %d tools from %s", s.disp.Name, n, s.disp.Launch))
+	tools := "tools"
+	if n == 1 {
+		tools = "tool"
+	}
+	s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s: %d %s from %s", s.disp.Name, n, tools, s.disp.Launch))
 	s.report(ev)
 	s.promptReport(skippedPrompts, perr)
 	if len(prompts) > 0 {
@@ -283,17 +412,35 @@ func (s *server) connect(ctx context.Context, life context.Context) {
 }
 
 func (s *server) dialOptions() connect.Options {
+	s.mu.Lock()
+	workdir := s.launch.Workdir // where the approved launch starts
+	launch := s.launch
+	s.mu.Unlock()
+	if workdir == "" {
+		workdir = s.m.opts.Workdir
+	}
+	plan := s.confinement(launch)
+	if err := plan.Prepare(); err != nil {
+		s.m.log.Warn("mcp sandbox: state folder", zap.String("server", s.cfg.Name), zap.Error(err))
+	}
+	if plan.Refused {
+		plan.Confine = &connect.Confinement{Refuse: plan.Describe}
+	}
 	return connect.Options{
-		Workdir:        s.m.opts.Workdir,
+		Confine:        plan.Confine,
+		Workdir:        workdir,
 		Env:            s.m.opts.Env,
 		HTTPTransport:  s.m.opts.HTTPTransport,
 		OAuthHandler:   s.m.oauth.Handler,
 		Implementation: &mcp.Implementation{Name: "kin", Version: s.m.version},
 		ListenTimeout:  s.m.opts.ListenTimeout,
 		Logger:         s.m.log,
+		Setup:          registerSkillMethods,
+		ToolDropped:    s.toolDropped,
 		Client: mcp.ClientOptions{
-			Logger:             slog.New(slog.DiscardHandler),
-			ElicitationHandler: s.elicit,
+			Logger:                     slog.New(slog.DiscardHandler),
+			ElicitationHandler:         s.elicit,
+			ElicitationCompleteHandler: s.elicitComplete,
 			// Input-required results are answered by calltool, which
 			// sends nothing more after a decline; the SDK's loop would
 			// send the decline back and retry.
@@ -304,10 +451,12 @@ func (s *server) dialOptions() connect.Options {
 			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
 				request(s.promptRefresh)
 			},
-			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+			ResourceUpdatedHandler: s.resourceUpdated, // resources.go
+			// The Tasks extension is declared: calltool follows a task.
+			Capabilities: tasks.Declare(&mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 				Form: &mcp.FormElicitationCapabilities{},
 				URL:  &mcp.URLElicitationCapabilities{},
-			}},
+			}}),
 		},
 	}
 }
@@ -366,7 +515,7 @@ func (s *server) watch(conn *connect.Conn) {
 	}
 	hadPrompts := s.detach()
 	s.mu.Unlock()
-	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)")
+	s.fail(StateUnavailable, "the connection was lost (apply the configuration again to reconnect)"+conn.SandboxHint())
 	if hadPrompts {
 		s.m.promptsChanged()
 	}
@@ -377,6 +526,7 @@ func (s *server) watch(conn *connect.Conn) {
 func (s *server) stop(report bool) {
 	s.mu.Lock()
 	s.stopped = true
+	s.markConnecting(false, time.Time{}) // nobody waits for a stopped server
 	if s.kill != nil {
 		s.kill()
 	}

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"net/http"
 	"time"
 
@@ -63,6 +64,14 @@ type Host interface {
 	RevokeGrant(key, keep string) bool
 }
 
+// ElicitCompleter is a Host that is told when a server says that a URL-mode
+// elicitation it asked finished out of band (MCP's
+// notifications/elicitation/complete, naming the server's elicitationId).
+// A Host that is not one is told nothing.
+type ElicitCompleter interface {
+	ElicitComplete(server, elicitationID string)
+}
+
 // LaunchRequest is a server_launch approval. It holds no secret: the
 // destination is the masked launch line, env and header values are masked.
 type LaunchRequest struct {
@@ -73,8 +82,22 @@ type LaunchRequest struct {
 	Env         []string // "KEY=●●●●"
 	Headers     []string // "Name: ●●●●"
 	// Changed is set when the server was trusted before with a different
-	// launch identity (its command, args, url or env changed).
-	Changed bool
+	// launch (its command, args, url or env, the program it runs, where it
+	// starts, a project file it runs), or by an earlier kin whose grant
+	// did not name the project; ChangedWhy says which.
+	Changed    bool
+	ChangedWhy string
+	// Workdir is where a stdio server starts.
+	Workdir string
+	// Sandbox says how a stdio server is confined (package mcp/confine):
+	// sandboxed and what it may write, or unconfined and why; "" when
+	// kin confines nothing (an http server, a manager without a sandbox).
+	Sandbox string
+	// ReadOnlyTools are the tools trusting the server lets run without
+	// asking (those it declared read-only when kin last saw it); nil when
+	// kin has not seen its tools yet (they are then listed in a notice
+	// when it connects). Allowing it once lets none run unasked.
+	ReadOnlyTools []string
 }
 
 // Status is one server's state (mcp/status).
@@ -105,6 +128,9 @@ type Options struct {
 	// from the configuration files. They are asked for, trusted and vetted
 	// as configured servers are.
 	Fixed []config.Server
+	// Sandbox is the command sandbox stdio servers run in (package
+	// mcp/confine); nil runs them unconfined, unsaid (tests).
+	Sandbox *sandbox.Sandbox
 	// ListenTimeout bounds the wait for a server's acknowledgement of the
 	// list-change subscription (tests); 0 means connect.ListenTimeout.
 	ListenTimeout time.Duration

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,6 +52,14 @@ func ServeIfAsked() {
 //	              and pino-logging servers do), and a log line after each call
 //	garbage       writes lines that are not JSON-RPC on stdout, and nothing
 //	              else, until its stdout is closed
+//	files         like echo, with tools write {path, text} and read {path},
+//	              which answer with what happened (for the sandbox)
+//	write-or-die  like files, after writing $KIN_MCPTEST_PROBE at start; when
+//	              that fails it says why on stderr and exits 2
+//	dial-or-die   like echo, after connecting to the TCP address
+//	              $KIN_MCPTEST_PROBE at start and writing its name there; when
+//	              that fails it says why on stderr and exits 2 (for the
+//	              sandbox's network)
 func Stdio(t testing.TB, name string, env map[string]string) config.Server {
 	t.Helper()
 	exe, err := os.Executable()
@@ -75,9 +85,25 @@ func serveStdio(name string) int {
 	AddTool(s, "env", "The environment.", true, func(context.Context, map[string]any) (*mcp.CallToolResult, error) {
 		return Text(strings.Join(os.Environ(), "\n")), nil
 	})
+	if name == "files" || name == "write-or-die" {
+		addFileTools(s)
+	}
 	var in io.Reader = os.Stdin
 	var out io.WriteCloser = os.Stdout
 	switch name {
+	case "write-or-die":
+		if err := os.WriteFile(os.Getenv("KIN_MCPTEST_PROBE"), []byte("x"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "fatal:", err)
+			return 2
+		}
+	case "dial-or-die":
+		c, err := net.DialTimeout("tcp", os.Getenv("KIN_MCPTEST_PROBE"), 10*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fatal:", err)
+			return 2
+		}
+		fmt.Fprintln(c, name)
+		c.Close()
 	case "crash":
 		return 3
 	case "banner":
@@ -126,3 +152,24 @@ func (c chatty) Write(p []byte) (int, error) {
 }
 
 func (c chatty) Close() error { return c.w.Close() }
+
+// addFileTools adds write {path, text} and read {path}: each answers with
+// what it did or the error the system gave.
+func addFileTools(s *mcp.Server) {
+	AddTool(s, "write", "Write text to a path.", false, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		p, _ := a["path"].(string)
+		text, _ := a["text"].(string)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			return Text("error: " + err.Error()), nil
+		}
+		return Text("wrote " + p), nil
+	})
+	AddTool(s, "read", "Read a path.", true, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		p, _ := a["path"].(string)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return Text("error: " + err.Error()), nil
+		}
+		return Text("read: " + string(b)), nil
+	})
+}

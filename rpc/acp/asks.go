@@ -64,6 +64,10 @@ func (a asker) Asked(q ask.Question) {
 			// prompt starts the servers.
 			b.SessionID = s.askingSession()
 		}
+		if sid, _, ok := s.frontOf(b.Parent); ok {
+			// A subagent's call: asked in the session it works for.
+			b.SessionID = sid
+		}
 		q.Body = b
 		s.log.Info("approval requested", zap.String("request", q.ID), zap.String("kind", b.Kind), zap.String("tool", b.ToolName), zap.String("session", b.SessionID))
 		if b.SessionID == "" {
@@ -76,6 +80,15 @@ func (a asker) Asked(q ask.Question) {
 		}
 		s.reask(q)
 	case manager.ElicitRequest:
+		svc, _ := s.service()
+		if svc != nil {
+			if sid, callID, ok := s.frontOf(svc.ParentOf(b.SessionID)); ok {
+				// An MCP server's question during a subagent's call: asked
+				// in the session, on the delegate call, it works for.
+				b.SessionID, b.CallID = sid, callID
+				q.Body = b
+			}
+		}
 		s.log.Info("elicitation requested", zap.String("request", q.ID), zap.String("server", b.Server), zap.String("mode", b.Mode))
 		s.reask(q)
 	case agent.Question:
@@ -110,6 +123,9 @@ func (s *Server) askPermission(ctx context.Context, id string, req permission.Re
 		return // resolved meanwhile (a cancelled turn, another answer)
 	case err != nil:
 		s.log.Warn("session/request_permission failed; denied", zap.String("request", id), zap.Error(err))
+		s.respond(id, permission.Deny)
+	case resp.Outcome.Outcome == "selected" && !offered(resp.Outcome.OptionID):
+		s.log.Warn("the client chose an option kin does not offer over ACP; denied", zap.String("request", id), zap.String("decision", resp.Outcome.OptionID))
 		s.respond(id, permission.Deny)
 	case resp.Outcome.Outcome == "selected":
 		s.respond(id, resp.Outcome.OptionID)

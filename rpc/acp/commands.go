@@ -84,14 +84,20 @@ func command(blocks []json.RawMessage) (input string, ok bool, unescaped string)
 // message (with what it changed: the mode in both views, the plan), an
 // MCP prompt's text asked as the turn's question (ask is then that text).
 // A command takes its text only: other blocks are refused, naming them.
-func (s *Server) runCommand(ctx context.Context, ss *session, input string, blocks []json.RawMessage) (name, ask string, err error) {
+func (s *Server) runCommand(ctx context.Context, ss *session, input string, blocks []json.RawMessage) (name, ask string, rv *agent.Review, err error) {
 	if len(blocks) > 1 {
-		return "", "", invalid("invalid params: prompt[1]: a /command takes no other blocks (kin runs %s on its own)", input)
+		return "", "", nil, invalid("invalid params: prompt[1]: a /command takes no other blocks (kin runs %s on its own)", input)
 	}
 	svc, _ := s.service()
 	r, err := svc.RunCommand(ctx, ss.id, input, ss.roots)
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
+	}
+	if r.Review != nil {
+		// /review: what is reviewed, as the agent's message; its turn runs
+		// as the prompt's, findings arriving as text (events.Finding).
+		s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(r.Text + "\n")})
+		return r.Name, "", r.Review, nil
 	}
 	s.log.Info("command", zap.String("session", ss.id), zap.String("command", r.Name), zap.Bool("asks", r.Ask != ""))
 	if r.Ask != "" {
@@ -99,7 +105,7 @@ func (s *Server) runCommand(ctx context.Context, ss *session, input string, bloc
 		// person typed: the client shows it as the person's message (a
 		// replay shows it so too).
 		s.update(ss.id, ContentChunk{SessionUpdate: UpdateUserMessage, Content: TextBlock(r.Ask)})
-		return r.Name, r.Ask, nil
+		return r.Name, r.Ask, nil, nil
 	}
 	switch d := r.Data.(type) {
 	case agent.Configured:
@@ -108,7 +114,7 @@ func (s *Server) runCommand(ctx context.Context, ss *session, input string, bloc
 		s.update(ss.id, planUpdate(d))
 	}
 	s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(r.Text)})
-	return r.Name, "", nil
+	return r.Name, "", nil, nil
 }
 
 // planUpdate is ACP's plan update: the whole plan each time. ACP wants
@@ -128,6 +134,11 @@ func planUpdate(entries []kinsession.PlanEntry) Plan {
 // frontCommands are /grants and /mcp over this connection's gate and the
 // servers a session sees (the configured ones, then the client's).
 func (s *Server) frontCommands(gate *permission.Gate) []agent.FrontCommand {
+	return append(s.grantsAndMCP(gate), rpc.TrustCommand(s.opts.Home))
+}
+
+// grantsAndMCP are /grants and /mcp.
+func (s *Server) grantsAndMCP(gate *permission.Gate) []agent.FrontCommand {
 	return rpc.FrontCommands(func() *permission.Gate { return gate }, func(sessionID string) []*rpc.MCPServers {
 		s.mu.Lock()
 		var out []*rpc.MCPServers

@@ -229,3 +229,48 @@ func TestImages(t *testing.T) {
 		t.Error("promptCapabilities.image is true for a model without images")
 	}
 }
+
+// agent-shell's model picker: the session's "models" block (ACP's unstable
+// session model API) lists kin's models with the session's current one,
+// and session/set_model switches it, the same switch as the model config
+// option: announced as config_option_update, used from the next request,
+// kept with the session (load answers the same models block).
+func TestTheModelsBlockAndSetModelAreTheModelOption(t *testing.T) {
+	w := newWorld(t)
+	w.settings(twoModels)
+	c := w.connect(nil)
+	c.initialize(nil)
+	var opened NewSessionResponse
+	c.call(MethodSessionNew, map[string]any{"cwd": w.ws, "mcpServers": []any{}}, &opened)
+	sid := opened.SessionID
+	if opened.Models == nil || opened.Models.CurrentModelID != "m-vision" || len(opened.Models.AvailableModels) != 2 ||
+		opened.Models.AvailableModels[1].ModelID != "m-text" || opened.Models.AvailableModels[1].Name != "Text" {
+		t.Fatalf("models block %+v", opened.Models)
+	}
+	if m := option(opened.ConfigOptions, configModel); m.CurrentValue != opened.Models.CurrentModelID {
+		t.Errorf("the two views disagree: %q and %q", m.CurrentValue, opened.Models.CurrentModelID)
+	}
+
+	c.call(MethodSessionSetModel, SetModelRequest{SessionID: sid, ModelID: "m-text"}, nil)
+	c.until("set_model's config_option_update", func() bool {
+		o := option(c.lastOptions(), configModel)
+		return o != nil && o.CurrentValue == "m-text"
+	})
+	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	c.prompt(sid, text("who answers?"))
+	if r := w.model.Requests(); r[len(r)-1].Model != "m-text" {
+		t.Errorf("after set_model the request went to %s", r[len(r)-1].Model)
+	}
+	err := c.tryCall(MethodSessionSetModel, SetModelRequest{SessionID: sid, ModelID: "m-nope"}, nil)
+	if code := rpcCode(t, err); code != -32602 || !strings.Contains(err.Error(), "m-nope") {
+		t.Errorf("an unknown model: %d %v", code, err)
+	}
+	// A switch through the config option shows in the models block of
+	// the next load.
+	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": configModel, "value": "m-vision"}, nil)
+	var loaded LoadSessionResponse
+	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, &loaded)
+	if loaded.Models == nil || loaded.Models.CurrentModelID != "m-vision" {
+		t.Errorf("loaded models block %+v", loaded.Models)
+	}
+}

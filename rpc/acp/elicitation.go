@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -45,9 +47,71 @@ func (s *Server) askElicitation(ctx context.Context, id string, r manager.Elicit
 		p.RequestedSchema = formSchema(r.Fields)
 	case "url":
 		p.URL, p.ElicitationID = r.URL, id
+		if r.ElicitationID != "" {
+			s.urls.add(r.Server, r.ElicitationID, id)
+		}
 	}
 	s.elicitationCreate(ctx, id, p)
 }
+
+// maxURLElicits bounds the URL-mode elicitations kept for their completion
+// (a server that never says one finished must not grow the table).
+const maxURLElicits = 64
+
+// urlElicits maps a server's elicitationId to the id kin gave the client
+// (its own question id: a server's ids cannot collide with another's).
+type urlElicits struct {
+	// mu guards ids and order.
+	mu    sync.Mutex
+	ids   map[string]string
+	order []string
+}
+
+func (u *urlElicits) add(server, serverID, kinID string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.ids == nil {
+		u.ids = map[string]string{}
+	}
+	key := server + "\x00" + serverID
+	if _, ok := u.ids[key]; !ok {
+		u.order = append(u.order, key)
+	}
+	u.ids[key] = kinID
+	for len(u.order) > maxURLElicits {
+		delete(u.ids, u.order[0])
+		u.order = u.order[1:]
+	}
+}
+
+// take returns and forgets the client's id for a server's elicitation.
+func (u *urlElicits) take(server, serverID string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	key := server + "\x00" + serverID
+	id, ok := u.ids[key]
+	if ok {
+		delete(u.ids, key)
+		u.order = slices.DeleteFunc(u.order, func(k string) bool { return k == key })
+	}
+	return id, ok
+}
+
+// ElicitComplete implements rpc.MCPElicitCompleter: a server says a URL it
+// sent the person to is done with (the person signed in, say), so the
+// client can stop showing the link: ACP's elicitation/complete, naming the
+// elicitation as kin sent it. One kin never asked about is ignored.
+func (f front) ElicitComplete(server, elicitationID string) {
+	id, ok := f.s.urls.take(server, elicitationID)
+	if !ok {
+		f.s.log.Debug("an elicitation completion kin did not ask for", zap.String("server", server))
+		return
+	}
+	f.s.log.Info("elicitation completed", zap.String("server", server), zap.String("request", id))
+	f.s.notify(NotifyElicitationDone, CompleteElicitationNotification{ElicitationID: id})
+}
+
+var _ rpc.MCPElicitCompleter = front{}
 
 // elicitationCreate asks the client and gives the broker its answer; an
 // answer that does not fit the form is a decline, a failed request a

@@ -21,14 +21,20 @@ func (e events) session(id string) *session {
 }
 
 func (e events) TurnStarted(v agent.TurnStarted) {
-	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID))
+	e.s.log.Info("turn started", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("parent", v.Parent.SessionID))
 }
 
 func (e events) Delta(v agent.Delta) {
+	if e.nested(v.Parent, v.Text) {
+		return
+	}
 	e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(v.Text)})
 }
 
 func (e events) ToolCall(v agent.ToolCall) {
+	if e.nested(v.Parent, subagentLine(v)) {
+		return
+	}
 	ss := e.session(v.SessionID)
 	if ss == nil {
 		return // a session closed on this connection meanwhile
@@ -52,6 +58,9 @@ func (e events) ToolCall(v agent.ToolCall) {
 }
 
 func (e events) TurnDone(v agent.TurnDone) {
+	if v.Parent.SessionID != "" {
+		return // a subagent's: its delegate call's end says how it went
+	}
 	e.s.log.Info("turn ended", zap.String("session", v.SessionID), zap.String("turn", v.TurnID), zap.String("status", v.Status),
 		zap.Int64("inputTokens", v.Usage.InputTokens), zap.Int64("outputTokens", v.Usage.OutputTokens), zap.String("error", v.Error))
 	ss := e.session(v.SessionID)
@@ -72,22 +81,72 @@ func (e events) TurnDone(v agent.TurnDone) {
 	}
 }
 
-func (e events) Notice(v agent.Notice) { e.s.notice(v.SessionID, v.Level, v.Message) }
+// Notice is something the person should see. What a compaction did is
+// told by compaction_update to a client that takes those, as a notice to
+// one that takes notices, else as a short agent message while a prompt's
+// turn runs (a /compact prompt answers with its own message).
+func (e events) Notice(v agent.Notice) {
+	if sid, _, ok := e.s.frontOf(v.Parent); ok {
+		e.s.notice(sid, v.Level, "subagent: "+v.Message)
+		return
+	}
+	if (v.Source == agent.SourceCompaction || v.Source == agent.SourceCompacting) && v.SessionID != "" {
+		caps := e.s.clientCaps()
+		switch {
+		case caps.Session != nil && caps.Session.Compaction != nil:
+			e.s.log.Info("notice", zap.String("session", v.SessionID), zap.String("level", v.Level), zap.String("message", v.Message))
+			return // compaction_update said it
+		case caps.Session == nil || caps.Session.Notices == nil:
+			if v.Source == agent.SourceCompacting {
+				return // the message when it is done is enough in a transcript
+			}
+			if ss := e.session(v.SessionID); ss != nil && ss.prompting() {
+				e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock("[kin] " + v.Message + "\n\n")})
+			}
+		}
+	}
+	e.s.notice(v.SessionID, v.Level, v.Message)
+}
+
+// Compaction implements agent.CompactionEvents: ACP's compaction_update,
+// for a client that advertised session.compaction; the summary is the one
+// the model goes on from.
+func (e events) Compaction(v agent.Compaction) {
+	caps := e.s.clientCaps()
+	if caps.Session == nil || caps.Session.Compaction == nil || e.session(v.SessionID) == nil {
+		return
+	}
+	u := CompactionUpdate{SessionUpdate: UpdateCompaction, CompactionID: v.ID, Status: v.Status, Error: v.Error,
+		Meta: Meta{"kin": map[string]any{"reason": v.Reason}}}
+	if v.Summary != "" {
+		u.Summary = []ContentBlock{TextBlock(v.Summary)}
+	}
+	e.s.update(v.SessionID, u)
+}
+
+var _ agent.CompactionEvents = events{}
 
 // Plan is the model's whole plan after each update_plan call.
 func (e events) Plan(v agent.PlanUpdate) { e.s.update(v.SessionID, planUpdate(v.Entries)) }
 
 // Reasoning is the model's reasoning summary, as ACP's thought chunks.
 func (e events) Reasoning(v agent.ReasoningDelta) {
+	if v.Parent.SessionID != "" {
+		return // a subagent's thoughts stay in its own session
+	}
 	e.s.update(v.SessionID, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock(v.Text)})
 }
 
 // Usage is how full the model's window is, after every model response.
 func (e events) Usage(v agent.UsageUpdate) {
-	if v.ContextWindow <= 0 {
+	if v.ContextWindow <= 0 || v.Parent.SessionID != "" {
 		return
 	}
-	e.s.update(v.SessionID, UsageUpdate{SessionUpdate: UpdateUsage, Used: v.ContextTokens, Size: v.ContextWindow})
+	u := UsageUpdate{SessionUpdate: UpdateUsage, Used: v.ContextTokens, Size: v.ContextWindow}
+	if v.Currency != "" {
+		u.Cost = &Cost{Amount: v.SessionCost, Currency: v.Currency}
+	}
+	e.s.update(v.SessionID, u)
 }
 
 // notice tells the person something: a notice update on the session when
@@ -223,7 +282,7 @@ func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 		s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock(it.Text)})
 	case "toolCall":
 		c := agent.ToolCall{SessionID: ss.id, TurnID: it.TurnID, CallID: it.CallID, Name: it.Name, Kind: it.Kind, Title: it.Title,
-			Arguments: it.Arguments, Status: it.Status, Output: it.Output, Content: it.Content}
+			Arguments: it.Arguments, Status: it.Status, Output: it.Output, Content: it.Content, Links: it.Links}
 		if c.Status == "" {
 			c.Status = agent.CallPending // a call whose result is not on record yet
 		}
@@ -231,7 +290,7 @@ func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 		ss.reported[it.CallID] = true
 		ss.mu.Unlock()
 		u := toolCallUpdate(c, true, ss.cwd())
-		u.Content = contentOf(c.Content, c.Output)
+		u.Content = contentOf(c.Content, c.Output, c.Links)
 		s.update(ss.id, u)
 	case "plan":
 		s.update(ss.id, planUpdate(it.Entries))

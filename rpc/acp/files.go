@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/files"
 )
 
@@ -24,7 +24,9 @@ const fileTimeout = 30 * time.Second
 // fs/read_text_file (reads see its unsaved buffers) and fs/write_text_file
 // (approved writes go through it, so its review shows them), else the
 // disk. Paths reach it after kin's path rules and the person's approval
-// (files.Access's contract): the client is never a way around the gate.
+// (files.Access's contract), and each is checked again against the trust
+// boundary's resolver before it goes to the client (beneath): the client is
+// never a way around the gate, nor a way out of the workspace folders.
 func (s *Server) filesFor(sessionID string) files.Access {
 	caps := s.clientCaps()
 	if !caps.FS.ReadTextFile && !caps.FS.WriteTextFile {
@@ -40,13 +42,27 @@ type clientFiles struct {
 	read, write bool
 }
 
+// beneath refuses a path that the client would follow out of its
+// workspace folder: the client resolves symlinks on its own, so kin asks
+// the trust boundary's resolver first (boundary.Stat: beneath the folder,
+// through one os.Root) whether the path, symlinks followed, stays inside.
+func beneath(path string) error {
+	if _, err := boundary.Stat(path); errors.Is(err, boundary.ErrOutside) {
+		return fmt.Errorf("refused: %s %w", path, err)
+	}
+	return nil
+}
+
 // Open implements files.Access. What the path is (a directory, a device)
 // comes from the disk; its content from the client.
 func (c clientFiles) Open(ctx context.Context, path string) (*files.File, error) {
 	if !c.read {
 		return files.Disk{}.Open(ctx, path)
 	}
-	st, statErr := os.Stat(path)
+	if err := beneath(path); err != nil {
+		return nil, err
+	}
+	st, statErr := boundary.Stat(path)
 	switch {
 	case statErr == nil && st.IsDir():
 		return nil, fmt.Errorf("%s: %w", path, files.ErrIsDir)
@@ -61,7 +77,7 @@ func (c clientFiles) Open(ctx context.Context, path string) (*files.File, error)
 	if statErr == nil {
 		unsaved = st.Size() != int64(len(text)) // the disk is read only when the sizes leave it open
 		if !unsaved {
-			if disk, err := os.ReadFile(path); err == nil {
+			if disk, err := boundary.ReadFile(path); err == nil {
 				unsaved = string(disk) != text
 			}
 		}
@@ -81,7 +97,7 @@ func (c clientFiles) readText(ctx context.Context, path string) (string, error) 
 	case errors.As(err, &re) && re.Code == CodeResourceNotFound:
 		return "", fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	case errors.As(err, &re):
-		if _, statErr := os.Stat(path); errors.Is(statErr, fs.ErrNotExist) {
+		if _, statErr := boundary.Stat(path); errors.Is(statErr, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: %w (the editor: %s)", path, fs.ErrNotExist, re.Message)
 		}
 		return "", fmt.Errorf("the editor could not read %s: %s", path, re.Message)
@@ -108,17 +124,27 @@ func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written,
 	if !c.write {
 		return files.Disk{}.Write(ctx, ch)
 	}
+	if err := beneath(ch.Path); err != nil {
+		return files.Written{}, err
+	}
 	if c.read {
 		now, err := c.readText(ctx, ch.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files.Written{}, err
 		}
+		if exists && !ch.Existed && now == "" {
+			// A file kin creates: a client may open an empty buffer for
+			// it once the person approved (avante.nvim does, having
+			// answered the first read "not found"). No file and an empty
+			// new buffer are the same starting point: nothing is lost.
+			exists = false
+		}
 		if exists != ch.Existed || (exists && now != string(ch.Old)) {
 			return files.Written{}, files.ErrConflict
 		}
 	} else { // without fs/read_text_file, the disk is what the diff was shown against
-		disk, err := os.ReadFile(ch.Path)
+		disk, err := boundary.ReadFile(ch.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files.Written{}, err

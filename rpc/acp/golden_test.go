@@ -38,7 +38,7 @@ func TestGoldenFrames(t *testing.T) {
 		"fs":          map[string]any{"readTextFile": true, "writeTextFile": true},
 		"auth":        map[string]any{"terminal": true},
 		"elicitation": map[string]any{"form": map[string]any{}},
-		"session":     map[string]any{"notices": map[string]any{}},
+		"session":     map[string]any{"notices": map[string]any{}, "compaction": map[string]any{}},
 	})
 	c.on(MethodReadTextFile, func(p json.RawMessage) (any, error) {
 		var r ReadTextFileRequest
@@ -77,9 +77,11 @@ func TestGoldenFrames(t *testing.T) {
 	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}}}, nil)
 	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": "s_missing", "prompt": []any{text("x")}}, nil)
 	goldenPeer(t, w, c, sid)
+	c.call(MethodSessionFork, ForkSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
 	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
 	c.call(MethodSessionClose, SessionIDRequest{SessionID: sid}, nil)
 	c.call(MethodSessionDelete, SessionIDRequest{SessionID: sid}, nil)
+	c.call(MethodLogout, map[string]any{}, nil)
 
 	c.mu.Lock()
 	frames := append([]frame(nil), c.frames...)
@@ -120,7 +122,7 @@ func TestGoldenFrames(t *testing.T) {
 	}
 }
 
-var volatile = regexp.MustCompile(`"(sessionId|updatedAt|requestId|turnId|runningTurnId)": "[^"]*"`)
+var volatile = regexp.MustCompile(`"(sessionId|updatedAt|requestId|turnId|runningTurnId|compactionId)": "[^"]*"`)
 
 func normalize(t *testing.T, w *world, v any) []byte {
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -192,6 +194,11 @@ func goldenPeer(t *testing.T, w *world, c *client, sid string) {
 	c.call(MethodSessionSetConfig, map[string]any{"sessionId": sid, "configId": "model", "value": "gpt-5.1-mini"}, nil)
 	_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}}}, nil)
 	c.prompt(sid, text("/model gpt-5.1"))
+	c.call(MethodSessionSetModel, SetModelRequest{SessionID: sid, ModelID: "gpt-5.1"}, nil)
+
+	// /compact: a compaction_update as it starts and with the summary.
+	w.model.Script(modeltest.Reply{Text: []string{"## Goal\nChange a.txt."}})
+	c.prompt(sid, text("/compact"))
 
 	// At the call limit (3, see settings) kin asks to go on; no.
 	c.on(MethodRequestPermission, func(p json.RawMessage) (any, error) {

@@ -109,12 +109,22 @@ func (w *world) connect(env map[string]string) *client {
 	c.conn = jsonrpc2.NewConn(ctx, newStream(b, nil, nil), jsonrpc2.AsyncHandler(c),
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { c.record("kin", req, resp) }),
 		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { c.record("client", req, resp) }))
+	t.Cleanup(func() { // after c.stop (cleanups run last first): every frame is in
+		c.mu.Lock()
+		frames := append([]frame(nil), c.frames...)
+		c.mu.Unlock()
+		checkSentFrames(t, frames)
+	})
 	var once sync.Once
 	c.stop = func() {
 		once.Do(func() {
 			c.conn.Close()
 			cancel()
-			<-served
+			select {
+			case <-served:
+			case <-time.After(30 * time.Second):
+				t.Error("kin did not let go of the connection 30 s after the client closed it")
+			}
 		})
 	}
 	t.Cleanup(c.stop)

@@ -13,6 +13,7 @@ import (
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/settings"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -48,7 +49,7 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 	if p.ClientInfo != nil {
 		client = p.ClientInfo.Name + " " + p.ClientInfo.Version
 	}
-	sbst := s.opts.CommandSandbox().Status()
+	sbst, _ := s.opts.CommandSandbox().Expected() // never waits for the probe
 	s.log.Info("initialized (ACP)", zap.String("client", client), zap.Int("clientProtocolVersion", p.ProtocolVersion),
 		zap.Bool("modelConfigured", configured), zap.String("model", cfg.Model), zap.Bool("mcp", mcp != nil),
 		zap.Bool("fsRead", p.ClientCapabilities.FS.ReadTextFile), zap.Bool("fsWrite", p.ClientCapabilities.FS.WriteTextFile),
@@ -68,7 +69,8 @@ func handleInitialize(ctx context.Context, s *Server, params json.RawMessage) (a
 			PromptCapabilities: PromptCapabilities{EmbeddedContext: true, Image: cfgErr == nil && !cfg.NoImages},
 			MCPCapabilities:    MCPCapabilities{HTTP: mcp != nil},
 			SessionCapabilities: SessionCapabilities{List: &Empty{}, Resume: &Empty{}, Close: &Empty{}, Delete: &Empty{},
-				AdditionalDirectories: &Empty{}},
+				AdditionalDirectories: &Empty{}, Fork: &Empty{}},
+			Auth: &AgentAuth{Logout: &Empty{}},
 		},
 		AuthMethods: authMethods(p.ClientCapabilities),
 		AgentInfo:   Implementation{Name: "kin", Title: "kin", Version: s.opts.Version},
@@ -104,6 +106,49 @@ func handleAuthenticate(ctx context.Context, s *Server, params json.RawMessage) 
 		return nil, err
 	}
 	return Empty{}, nil
+}
+
+// handleLogout is ACP's logout: kin forgets the key `kin login` stored
+// ($KIN_HOME/settings.json's openaiApiKey, for every kin of the person:
+// signing out is of the person, not of one connection), stops this
+// connection's running turns, and, when that key was what turns used,
+// answers new sessions and prompts auth_required (-32000) until the person
+// signs in again (authenticate, or a prompt, then finds the new key). A key
+// in kin's environment (OPENAI_API_KEY) is not kin's to forget: the
+// answer's _meta.kin.message says it is still used.
+func handleLogout(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	removed, err := settings.ForgetKey(s.opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	svc := s.svc
+	var ids []string
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.cancelTurn(id)
+	}
+	models, cerr := model.LoadCatalog(s.opts.Home, s.opts.Getenv)
+	still := missing(models.DefaultConfig(), cerr) == ""
+	if !still {
+		s.mu.Lock()
+		s.modelConfigured = false // ensureModel asks again; the old service's clients keep no say
+		s.mu.Unlock()
+	}
+	s.log.Info("logged out", zap.Bool("forgotStoredKey", removed), zap.Bool("stillConfigured", still), zap.Bool("service", svc != nil))
+	msg := "kin forgot the stored key; sign in again to start sessions"
+	switch {
+	case still && s.opts.Getenv("OPENAI_API_KEY") != "":
+		msg = "kin forgot the stored key, but OPENAI_API_KEY is set in kin's environment and is still used"
+	case still:
+		msg = "kin forgot the stored key; the default model's own key is still configured and used"
+	case !removed:
+		msg = "kin had no stored key; sign in to start sessions"
+	}
+	return LogoutResponse{Meta: Meta{"kin": map[string]any{"message": msg}}}, nil
 }
 
 func missing(cfg model.Config, err error) string {
@@ -154,6 +199,24 @@ func (s *Server) ensureModel() error {
 	if oldMCP != nil {
 		oldMCP.Close()
 	}
+	// Sessions open here (signed in again after a logout) go on with the
+	// new agent: the new one opens their logs when next asked, and the
+	// servers their client passed are made again under its gate, to be
+	// started at their next prompt.
+	s.mu.Lock()
+	var open []*session
+	for _, ss := range s.sessions {
+		open = append(open, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range open {
+		ss.closeMCP()
+		ss.mu.Lock()
+		servers := ss.servers
+		ss.mcpStarted = false
+		ss.mu.Unlock()
+		s.attachMCP(ss, servers)
+	}
 	return nil
 }
 
@@ -170,7 +233,7 @@ func (s *Server) buildService(models model.Catalog) (*agent.Service, *permission
 	var mcp *rpc.MCPServers
 	if s.opts.MCP != nil {
 		mcp = rpc.NewMCPServers(front{s: s}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version, Workdir: s.opts.Cwd,
-			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log})
+			LookupEnv: s.opts.MCP.LookupEnv, Builtins: builtins, Logger: s.log, Sandbox: s.opts.Sandbox})
 	}
 	sources := rpc.MultiSource{tool.Static(builtins)}
 	if mcp != nil {
@@ -187,6 +250,10 @@ func (s *Server) buildService(models model.Catalog) (*agent.Service, *permission
 	}
 	if mcp != nil {
 		opts.Prompts = mcp
+		opts.MCPSkills = rpc.MCPSkillsOf(mcp)
+		// Tasks a stopped kin left running are followed on session/load, as
+		// kin serve does: the call's update arrives as a tool_call_update.
+		opts.Tasks = mcp
 	}
 	svc := agent.New(opts)
 	return svc, gate, broker, mcp

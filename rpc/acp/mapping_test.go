@@ -37,7 +37,12 @@ func TestApprovalsThatAreNotToolCallsHaveTheirOwnCard(t *testing.T) {
 	ack := permission.Request{RequestID: "ap_2", SessionID: "s", CallID: "call_x", Kind: permission.KindAcknowledge,
 		Approval: tool.Approval{Title: "bash may already have run", Warning: "The outcome of bash is unknown."}}
 	ack.Options = permission.OptionsFor(ack)
-	for _, req := range []permission.Request{launch, ack} {
+	// what a folder brings, asked through session/request_permission
+	trust := permission.Request{RequestID: "ap_3", SessionID: "s", TurnID: "t", Kind: permission.KindProjectTrust,
+		Approval: tool.Approval{Title: "Trust 1 item(s) this folder brings?", Warning: "kin uses none of them until you trust them."},
+		Items:    []permission.TrustItem{{Kind: "hook", Path: ".kin/hooks.json PreToolUse[0].hooks[0]", Name: "PreToolUse Bash", Digest: "sha256:aa", Detail: "sh .kin/check.sh", Changed: true}}}
+	trust.Options = permission.OptionsFor(trust)
+	for _, req := range []permission.Request{launch, ack, trust} {
 		card := syntheticToolCall(req)
 		if card.ToolCallID != "kin_"+req.RequestID || card.Title == "" {
 			t.Errorf("%s: card %+v", req.Kind, card)
@@ -64,6 +69,9 @@ func TestApprovalsThatAreNotToolCallsHaveTheirOwnCard(t *testing.T) {
 		if err := validate(t, "SessionNotification", SessionNotification{SessionID: "s", Update: done}); err != nil {
 			t.Errorf("%s: done: %v", req.Kind, err)
 		}
+	}
+	if got := permissionRequest(trust).ToolCall.Content; !strings.Contains(got[len(got)-1].Content.Text, "hook .kin/hooks.json PreToolUse[0].hooks[0] (changed since you trusted it): sh .kin/check.sh") {
+		t.Errorf("the trust request does not list its items: %+v", got)
 	}
 	if got := syntheticToolCall(launch).Content; !strings.Contains(got[len(got)-1].Content.Text, "npx fs-server") {
 		t.Errorf("the launch card does not show the command: %+v", got)

@@ -58,12 +58,15 @@ func (s *Server) clientServers(servers []MCPServer) ([]config.Server, error) {
 // yet: they are asked for at the session's first prompt, in that session,
 // so the person sees the request where it belongs.
 func (s *Server) attachMCP(ss *session, servers []config.Server) {
+	ss.mu.Lock()
+	ss.servers = servers
+	ss.mu.Unlock()
 	if len(servers) == 0 {
 		return
 	}
 	_, gate := s.service()
 	m := rpc.NewMCPServers(front{s: s, sessionID: ss.id}, gate, rpc.MCPConfig{Home: s.opts.Home, Version: s.opts.Version,
-		Workdir: ss.cwd(), Fixed: servers, LookupEnv: s.opts.MCP.LookupEnv, Builtins: s.builtins(), Logger: s.log, SessionID: ss.id})
+		Workdir: ss.cwd(), Fixed: servers, LookupEnv: s.opts.MCP.LookupEnv, Builtins: s.builtins(), Logger: s.log, SessionID: ss.id, Sandbox: s.opts.Sandbox})
 	ss.mu.Lock()
 	ss.mcp = m
 	ss.mu.Unlock()

@@ -13,15 +13,20 @@ import (
 	"github.com/kin-dev/kin/agent/permission"
 )
 
-// kin's session settings in ACP's two views of them: the session modes
+// kin's session settings in ACP's views of them: the session modes
 // (session/set_mode, current_mode_update; ACP's older mechanism, which
-// clients still read) and the config options (session/set_config_option,
+// clients still read), the session's models (session/set_model and the
+// "models" block of session/new, load and resume: ACP's unstable session
+// model API, removed from the schema but what agent-shell's model picker
+// reads) and the config options (session/set_config_option,
 // config_option_update): the mode (category mode), the model (model: kin's
 // models/list) and the reasoning effort (thought_level: the model's
-// efforts, offered only for a model that takes one). Both views are kept
-// in step: whatever changes a setting (either request, or a /mode or
+// efforts, offered only for a model that takes one). The views are kept
+// in step: whatever changes a setting (any of the requests, or a /mode or
 // /model prompt) announces it, so a client reading either is never left
-// with a stale one. Each maps onto kin's session/configure.
+// with a stale one (the models block has no update of its own: its client
+// learns from set_model's answer, and the model config option says every
+// change). Each maps onto kin's session/configure.
 
 // Config option ids: kin's session/configure field names, except the
 // effort, which is ACP's category name (clients know it by that).
@@ -55,6 +60,52 @@ func modeOf(recorded string) permission.Mode {
 // them.
 func modeState(ss *session) *SessionModeState {
 	return &SessionModeState{CurrentModeID: string(ss.currentMode()), AvailableModes: sessionModes}
+}
+
+// modelState is the session's models as the unstable session model API
+// has them: kin's models (as the model config option lists them) and the
+// session's. Nil when kin has no catalog to offer.
+func (s *Server) modelState(ss *session) *SessionModelState {
+	svc, _ := s.service()
+	if svc == nil {
+		return nil
+	}
+	cat := svc.Models()
+	if len(cat.Models) == 0 {
+		return nil
+	}
+	ss.mu.Lock()
+	id := ss.model
+	ss.mu.Unlock()
+	cur, ok := cat.Find(id)
+	if !ok {
+		cur = cat.DefaultConfig()
+	}
+	out := &SessionModelState{CurrentModelID: cur.Model, AvailableModels: make([]ModelInfo, 0, len(cat.Models))}
+	for _, m := range cat.Models {
+		out.AvailableModels = append(out.AvailableModels, ModelInfo{ModelID: m.Model, Name: m.DisplayName(), Description: modelDescription(m)})
+	}
+	return out
+}
+
+// handleSetModel is session/set_model: the same change as the model config
+// option (kin's session/configure), announced as config_option_update.
+func handleSetModel(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p SetModelRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if p.ModelID == "" {
+		return nil, invalid("invalid params: modelId is required")
+	}
+	if err := s.configure(ss, agent.SessionConfig{Model: &p.ModelID}); err != nil {
+		return nil, err
+	}
+	return Empty{}, nil
 }
 
 // configOptions are the session's settings as config options.

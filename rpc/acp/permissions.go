@@ -13,8 +13,11 @@ import (
 // (a server launch, an unknown outcome to acknowledge), which kin reports
 // as a tool call of its own first, so the client has a card to attach it
 // to.
+//
+// A subagent's call is not one the client knows (its progress shows inside
+// the delegate call's content), so its request has a card of its own too.
 func permissionToolCallID(req permission.Request) (id string, synthetic bool) {
-	if req.Kind == permission.KindToolCall && req.CallID != "" {
+	if req.Kind == permission.KindToolCall && req.CallID != "" && req.Parent.SessionID == "" {
 		return req.CallID, false
 	}
 	return "kin_" + req.RequestID, true
@@ -42,6 +45,22 @@ func permissionContent(req permission.Request) []ToolCallContent {
 			b.WriteString("\n" + sandboxLine(sb))
 		}
 		out = append(out, textContent(b.String()))
+	}
+	if len(req.Items) > 0 {
+		// a project_trust or mcp_skill request: what is to be trusted
+		var b strings.Builder
+		for _, it := range req.Items {
+			changed := ""
+			if it.Changed {
+				changed = " (changed since you trusted it)"
+			}
+			fmt.Fprintf(&b, "%s %s%s", it.Kind, it.Path, changed)
+			if it.Detail != "" {
+				fmt.Fprintf(&b, ": %s", it.Detail)
+			}
+			fmt.Fprintf(&b, "\n  %s\n", it.Digest)
+		}
+		out = append(out, textContent(strings.TrimRight(b.String(), "\n")))
 	}
 	switch req.Kind {
 	case permission.KindLaunch:
@@ -78,15 +97,30 @@ func sandboxLine(sb *tool.Sandbox) string {
 }
 
 // permissionOptions are kin's options as ACP's: the optionIds are kin's
-// decisions (allow_once, allow_always for this session,
-// allow_always_permanent for every session, trust, deny), the kinds ACP's.
+// decisions (allow_once; allow_always, for this session; trust, for a
+// server launch; deny), the kinds ACP's. At most one option of each kind:
+// clients map options by kind (CodeCompanion and avante.nvim keep the last
+// option of a kind for their one "always" key, agent-shell the first), so
+// two allow_always options would let a key meant for "always" pick either.
+// kin's "always allow in every session" (allow_always_permanent) is
+// therefore not offered over ACP: a client that maps by kind can never turn
+// "always" into a standing grant for every session by accident. Permanent
+// grants are made where kin shows its own options (VS Code, Neovim, kin
+// chat); they answer ACP sessions too.
 func permissionOptions(req permission.Request) []PermissionOption {
 	out := make([]PermissionOption, 0, len(req.Options))
 	for _, o := range req.Options {
+		if !offered(o.OptionID) {
+			continue
+		}
 		out = append(out, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
 	return out
 }
+
+// offered reports whether a decision is one kin offers over ACP (see
+// permissionOptions): an answer naming another is refused.
+func offered(decision string) bool { return decision != permission.AllowAlwaysPermanent }
 
 // permissionRequest is session/request_permission's params for one of
 // kin's approvals. The tool call carries all of kin's content; _meta.kin
@@ -125,6 +159,10 @@ func syntheticToolCall(req permission.Request) ToolCall {
 	title := req.Title
 	if title == "" && req.Kind == permission.KindLaunch {
 		title = "Start MCP server " + req.Server
+	}
+	if req.Parent.SessionID != "" {
+		title = "Subagent: " + title
+		kind = kindOf(req.ToolName, req.ToolKind)
 	}
 	return ToolCall{SessionUpdate: UpdateToolCall, ToolCallID: id, Title: title, Kind: kind, Status: StatusPending,
 		Content: permissionContent(req), Meta: Meta{"kin": map[string]any{"status": "awaiting_approval", "kind": req.Kind}}}

@@ -42,12 +42,14 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	}
 	svc, _ := s.service()
 	var in agent.Input
+	var rv *agent.Review
 	if cmd, isCommand, unescaped := command(p.Prompt); isCommand {
-		name, ask, err := s.runCommand(ctx, ss, cmd, p.Prompt)
+		name, ask, review, err := s.runCommand(ctx, ss, cmd, p.Prompt)
 		if err != nil {
 			return nil, err
 		}
-		if ask == "" { // kin's own command: answered, no turn
+		rv = review
+		if ask == "" && rv == nil { // kin's own command: answered, no turn
 			return PromptResponse{StopReason: StopEndTurn, Meta: Meta{"kin": map[string]any{"command": name}}}, nil
 		}
 		in = agent.TextInput(ask)
@@ -60,13 +62,18 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		}
 	}
 	done := make(chan agent.TurnDone, 1)
+	ended := make(chan struct{})
+	defer close(ended)
 	ss.mu.Lock()
-	busy := ss.done != nil
-	if !busy {
-		ss.done, ss.stopped = done, false
+	busy, closed := ss.done != nil, ss.closed
+	if !busy && !closed {
+		ss.done, ss.stopped, ss.promptEnded = done, false, ended
 	}
 	ss.mu.Unlock()
-	if busy {
+	switch {
+	case closed:
+		return nil, &jsonrpc2.Error{Code: CodeResourceNotFound, Message: "kin: session " + ss.id + " was closed on this connection; call session/load (or session/resume) to open it again"}
+	case busy:
 		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
 	}
 	s.startMCP(ctx, ss)
@@ -79,7 +86,12 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
 	}
-	turnID, err := svc.StartTurn(ss.id, in, ss.roots)
+	var turnID string
+	if rv != nil {
+		turnID, err = svc.StartReview(rv, ss.roots)
+	} else {
+		turnID, err = svc.StartTurn(ss.id, in, ss.roots)
+	}
 	if err != nil {
 		ss.done = nil
 		ss.mu.Unlock()
@@ -102,6 +114,8 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 		return PromptResponse{StopReason: StopCancelled, Meta: errMeta(end.Error)}, nil
 	case agent.TurnLimit:
 		return PromptResponse{StopReason: StopMaxTurnRequests, Meta: errMeta(end.Error)}, nil
+	case agent.TurnRefused:
+		return PromptResponse{StopReason: StopRefusal}, nil
 	}
 	return nil, &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: end.Error}
 }
@@ -171,11 +185,22 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 		case contentTypeResourceRef:
 			path, ok := rpc.FileURIPath(c.URI)
 			if !ok {
+				// A URI a connected MCP server offers is read from
+				// it, under its rules (resources.go); any other
+				// stays a link.
+				text, server, err := s.serverResource(ctx, ss, c.URI)
+				if err != nil {
+					return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
+				}
 				sep()
-				fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
+				if server == "" {
+					fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
+				} else {
+					attach(&b, server+":"+c.URI, text)
+				}
 				continue
 			}
-			env := tool.Env{SessionID: ss.id, Roots: ss.roots, Files: svc.Files(ss.id)}
+			env := tool.Env{SessionID: ss.id, Roots: ss.roots, Files: svc.Files(ss.id), KinHome: s.opts.Home}
 			data, disp, err := builtin.ReadAttachment(ctx, env, path, maxAttachment)
 			if err != nil {
 				return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)

@@ -34,6 +34,15 @@ func (c *client) lastCallStatus(callID string) (status string, meta map[string]a
 	return status, meta
 }
 
+// awaitRunning waits until a call's card says it runs.
+func (c *client) awaitRunning(callID string) {
+	c.t.Helper()
+	c.until(callID+" running", func() bool {
+		s, _ := c.lastCallStatus(callID)
+		return s == StatusInProgress
+	})
+}
+
 // A prompt the client withdraws with $/cancel_request ends its turn (the
 // running command is killed) and answers cancelled; the session goes on.
 func TestCancelRequestEndsThePromptCancelled(t *testing.T) {
@@ -50,10 +59,7 @@ func TestCancelRequestEndsThePromptCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.until("the command running", func() bool {
-		s, _ := c.lastCallStatus("call_sleep")
-		return s == StatusInProgress
-	})
+	c.awaitRunning("call_sleep")
 	c.notify(NotifyCancelRequest, map[string]any{"requestId": "prompt_1"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -18,8 +18,13 @@ const (
 	MethodSessionPrompt    = "session/prompt"
 	MethodSessionSetMode   = "session/set_mode"
 	MethodSessionSetConfig = "session/set_config_option"
-	NotifySessionCancel    = "session/cancel"
-	NotifyCancelRequest    = "$/cancel_request"
+	// MethodSessionSetModel is ACP's unstable session model API, removed
+	// from the schema but still what some clients' model pickers call
+	// (agent-shell): kin serves it beside the model config option.
+	MethodSessionSetModel = "session/set_model"
+	MethodLogout          = "logout"
+	NotifySessionCancel   = "session/cancel"
+	NotifyCancelRequest   = "$/cancel_request"
 )
 
 // Methods kin calls (client side).
@@ -28,6 +33,7 @@ const (
 	MethodReadTextFile      = "fs/read_text_file"
 	MethodWriteTextFile     = "fs/write_text_file"
 	MethodElicitationCreate = "elicitation/create"
+	NotifyElicitationDone   = "elicitation/complete"
 	NotifySessionUpdate     = "session/update"
 )
 
@@ -69,7 +75,8 @@ type ClientCapabilities struct {
 		URL  *struct{} `json:"url,omitempty"`
 	} `json:"elicitation,omitempty"`
 	Session *struct {
-		Notices *struct{} `json:"notices,omitempty"`
+		Notices    *struct{} `json:"notices,omitempty"`
+		Compaction *struct{} `json:"compaction,omitempty"`
 	} `json:"session,omitempty"`
 }
 
@@ -88,6 +95,13 @@ type AgentCapabilities struct {
 	PromptCapabilities  PromptCapabilities  `json:"promptCapabilities"`
 	MCPCapabilities     MCPCapabilities     `json:"mcpCapabilities"`
 	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
+	Auth                *AgentAuth          `json:"auth,omitempty"`
+}
+
+// AgentAuth says which authentication methods beyond authenticate kin
+// answers ({} logout: kin forgets the key `kin login` stored).
+type AgentAuth struct {
+	Logout *Empty `json:"logout,omitempty"`
 }
 
 // PromptCapabilities says which content blocks a prompt may hold.
@@ -113,6 +127,8 @@ type SessionCapabilities struct {
 	Close                 *Empty `json:"close,omitempty"`
 	Delete                *Empty `json:"delete,omitempty"`
 	AdditionalDirectories *Empty `json:"additionalDirectories,omitempty"`
+	// Fork offers ACP's unstable session/fork (fork.go).
+	Fork *Empty `json:"fork,omitempty"`
 }
 
 // AuthMethod is one way to sign in: "terminal" (the client runs the agent's
@@ -123,6 +139,11 @@ type AuthMethod struct {
 	Description string   `json:"description,omitempty"`
 	Type        string   `json:"type,omitempty"` // "terminal"; absent for an agent method
 	Args        []string `json:"args,omitempty"`
+}
+
+// LogoutResponse is logout's result (kin's note in _meta).
+type LogoutResponse struct {
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // AuthenticateRequest is authenticate's params.
@@ -159,6 +180,9 @@ type NewSessionRequest struct {
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 	MCPServers            []MCPServer `json:"mcpServers"`
+	// Meta may ask for a git worktree: {"kin": {"worktree": true |
+	// {"branch": name}}} (worktree.go).
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // LoadSessionRequest is session/load's and session/resume's params.
@@ -202,16 +226,40 @@ type ConfigChoice struct {
 
 // NewSessionResponse is session/new's result.
 type NewSessionResponse struct {
-	SessionID     string            `json:"sessionId"`
-	Modes         *SessionModeState `json:"modes,omitempty"`
-	ConfigOptions []ConfigOption    `json:"configOptions,omitempty"`
+	SessionID     string             `json:"sessionId"`
+	Modes         *SessionModeState  `json:"modes,omitempty"`
+	Models        *SessionModelState `json:"models,omitempty"`
+	ConfigOptions []ConfigOption     `json:"configOptions,omitempty"`
+	// Meta says, for a session in a worktree, {"kin": {"worktree": {...}}}.
+	Meta Meta `json:"_meta,omitempty"`
 }
 
 // LoadSessionResponse is session/load's and session/resume's result.
 type LoadSessionResponse struct {
-	Modes         *SessionModeState `json:"modes,omitempty"`
-	ConfigOptions []ConfigOption    `json:"configOptions,omitempty"`
-	Meta          Meta              `json:"_meta,omitempty"`
+	Modes         *SessionModeState  `json:"modes,omitempty"`
+	Models        *SessionModelState `json:"models,omitempty"`
+	ConfigOptions []ConfigOption     `json:"configOptions,omitempty"`
+	Meta          Meta               `json:"_meta,omitempty"`
+}
+
+// SessionModelState is the session's models in ACP's unstable session
+// model API (the model config option says the same).
+type SessionModelState struct {
+	CurrentModelID  string      `json:"currentModelId"`
+	AvailableModels []ModelInfo `json:"availableModels"`
+}
+
+// ModelInfo is one model a session may use.
+type ModelInfo struct {
+	ModelID     string `json:"modelId"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// SetModelRequest is session/set_model's params.
+type SetModelRequest struct {
+	SessionID string `json:"sessionId"`
+	ModelID   string `json:"modelId"`
 }
 
 // ListSessionsRequest is session/list's params.
@@ -227,6 +275,7 @@ type SessionInfo struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	Title                 string   `json:"title,omitempty"`
 	UpdatedAt             string   `json:"updatedAt,omitempty"`
+	Meta                  Meta     `json:"_meta,omitempty"`
 }
 
 // ListSessionsResponse is session/list's result.
@@ -272,6 +321,7 @@ const (
 	StopEndTurn         = "end_turn"
 	StopCancelled       = "cancelled"
 	StopMaxTurnRequests = "max_turn_requests"
+	StopRefusal         = "refusal"
 )
 
 // PromptResponse is session/prompt's result.

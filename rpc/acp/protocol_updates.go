@@ -20,6 +20,7 @@ const (
 	UpdateSessionInfo      = "session_info_update"
 	UpdateUsage            = "usage_update"
 	UpdateNotice           = "notice"
+	UpdateCompaction       = "compaction_update"
 	contentTypeText        = "text"
 	contentTypeImage       = "image"
 	contentTypeResourceRef = "resource_link"
@@ -153,6 +154,15 @@ type UsageUpdate struct {
 	SessionUpdate string `json:"sessionUpdate"`
 	Used          int64  `json:"used"`
 	Size          int64  `json:"size"`
+	// Cost is the session's cost so far, where the models have prices
+	// (kin's spend limits).
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is ACP's cumulative session cost.
+type Cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
 }
 
 // NoticeUpdate is something the person should see (clients that advertise
@@ -162,6 +172,18 @@ type NoticeUpdate struct {
 	Severity      string `json:"severity"` // info, warning, error
 	Title         string `json:"title"`
 	Meta          Meta   `json:"_meta,omitempty"`
+}
+
+// CompactionUpdate is a compaction's state (clients that advertise
+// session.compaction): in_progress when it starts, then completed with the
+// summary the model goes on from, failed with the error, or cancelled.
+type CompactionUpdate struct {
+	SessionUpdate string         `json:"sessionUpdate"`
+	CompactionID  string         `json:"compactionId"`
+	Status        string         `json:"status"`
+	Summary       []ContentBlock `json:"summary,omitempty"`
+	Error         string         `json:"error,omitempty"`
+	Meta          Meta           `json:"_meta,omitempty"`
 }
 
 // PermissionOption is one choice of a permission request.
@@ -216,6 +238,11 @@ type CreateElicitationRequest struct {
 	URL             string         `json:"url,omitempty"`
 	ElicitationID   string         `json:"elicitationId,omitempty"`
 	Meta            Meta           `json:"_meta,omitempty"`
+}
+
+// CompleteElicitationNotification says a URL-mode elicitation finished.
+type CompleteElicitationNotification struct {
+	ElicitationID string `json:"elicitationId"`
 }
 
 // CreateElicitationResponse is its result.

@@ -35,23 +35,65 @@ func schemaPath() string {
 // is not installed (fails when KIN_REQUIRE_ACP_SCHEMA is set, as in CI).
 func acpSchema(t *testing.T) map[string]any {
 	t.Helper()
+	if !schemaInstalled(t) {
+		t.Skipf("the ACP schema is not installed (npm ci in editors/acp/test): %v", schemaErr)
+	}
+	return schemaDoc
+}
+
+// schemaInstalled loads the schema once and reports whether it is there
+// (failing the test when KIN_REQUIRE_ACP_SCHEMA is set and it is not).
+func schemaInstalled(t *testing.T) bool {
+	t.Helper()
 	schemaOnce.Do(func() {
 		var b []byte
 		if b, schemaErr = os.ReadFile(schemaPath()); schemaErr != nil {
 			return
 		}
-		schemaErr = json.Unmarshal(b, &schemaDoc)
+		if schemaErr = json.Unmarshal(b, &schemaDoc); schemaErr != nil {
+			return
+		}
+		if schemaErr = addUnstableFork(schemaDoc); schemaErr != nil {
+			return
+		}
+		if schemaErr = addUnstableModels(schemaDoc); schemaErr != nil {
+			return
+		}
 		for _, d := range schemaDoc["$defs"].(map[string]any) {
 			strict(d, false)
 		}
 	})
-	if schemaErr != nil {
-		if os.Getenv("KIN_REQUIRE_ACP_SCHEMA") != "" {
-			t.Fatalf("the ACP schema: %v", schemaErr)
-		}
-		t.Skipf("the ACP schema is not installed (npm ci in editors/acp/test): %v", schemaErr)
+	if schemaErr != nil && os.Getenv("KIN_REQUIRE_ACP_SCHEMA") != "" {
+		t.Fatalf("the ACP schema: %v", schemaErr)
 	}
-	return schemaDoc
+	return schemaErr == nil
+}
+
+// addUnstableModels puts ACP's unstable session model API back into the
+// schema (testdata/schema-unstable-models.json: the definitions as the
+// schema had them before they were removed), since kin serves it for the
+// clients that still read it: a session's "models" beside its modes, and
+// session/set_model.
+func addUnstableModels(doc map[string]any) error {
+	b, err := os.ReadFile(filepath.Join("testdata", "schema-unstable-models.json"))
+	if err != nil {
+		return err
+	}
+	var extra struct {
+		Defs map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return err
+	}
+	defs := doc["$defs"].(map[string]any)
+	for name, d := range extra.Defs {
+		defs[name] = d
+	}
+	for _, name := range []string{"NewSessionResponse", "LoadSessionResponse", "ResumeSessionResponse"} {
+		props := defs[name].(map[string]any)["properties"].(map[string]any)
+		props["models"] = map[string]any{"anyOf": []any{map[string]any{"$ref": "#/$defs/SessionModelState"}, map[string]any{"type": "null"}}}
+	}
+	return nil
 }
 
 func constrained(m map[string]any) bool {
@@ -175,6 +217,22 @@ func checkFrame(t *testing.T, f frame) {
 	if err := validate(t, def, body); err != nil {
 		b, _ := json.Marshal(body)
 		t.Errorf("%s %s %s does not validate against %s: %v\n%s", f.Dir, f.Kind, f.Method, def, err, b)
+	}
+}
+
+// checkSentFrames validates every frame kin sent on a test's connection
+// (requests, answers, errors and every session/update) against the
+// schema, when it is installed: each test's traffic is checked, not only
+// the golden session's.
+func checkSentFrames(t *testing.T, frames []frame) {
+	t.Helper()
+	if !schemaInstalled(t) {
+		return
+	}
+	for _, f := range frames {
+		if f.Dir == "kin" {
+			checkFrame(t, f)
+		}
 	}
 }
 

@@ -51,6 +51,7 @@ type Server struct {
 	log   *zap.Logger
 	seq   atomic.Uint64 // ids of kin's requests to the client
 	waits askTable      // requests to the client it has not answered
+	urls  urlElicits    // URL-mode elicitations whose completion may come
 
 	// disp runs requests off the read loop by kin serve's rules
 	// (rpc.Dispatcher): in arrival order per session, bulk reads sharing
@@ -190,15 +191,18 @@ type route struct {
 var routes = map[string]route{
 	MethodInitialize:       {handle: handleInitialize, beforeInit: true, onLoop: true},
 	MethodAuthenticate:     {handle: handleAuthenticate, run: rpc.Route{Order: rpc.InGroup("auth")}},
+	MethodLogout:           {handle: handleLogout, run: rpc.Route{Order: rpc.InGroup("auth")}},
 	MethodSessionNew:       {handle: handleSessionNew},
 	MethodSessionLoad:      {handle: handleSessionLoad, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
 	MethodSessionResume:    {handle: handleSessionResume, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
 	MethodSessionList:      {handle: handleSessionList, run: rpc.Route{Cancellable: true, Bulk: true}},
 	MethodSessionClose:     {handle: handleSessionClose, run: rpc.Route{Order: rpc.BySession}},
 	MethodSessionDelete:    {handle: handleSessionDelete, run: rpc.Route{Order: rpc.BySession}},
+	MethodSessionFork:      {handle: handleSessionFork, run: rpc.Route{Order: rpc.BySession}},
 	MethodSessionPrompt:    {handle: handleSessionPrompt, run: rpc.Route{Order: rpc.BySession, StartsInOrder: true, AnswersCancel: true}},
 	MethodSessionSetMode:   {handle: handleSetMode, run: rpc.Route{Order: rpc.BySession}},
 	MethodSessionSetConfig: {handle: handleSetConfigOption, run: rpc.Route{Order: rpc.BySession}},
+	MethodSessionSetModel:  {handle: handleSetModel, run: rpc.Route{Order: rpc.BySession}},
 }
 
 var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
@@ -303,8 +307,13 @@ func (s *Server) notify(method string, params any) {
 	}
 }
 
-// update sends one session/update.
+// update sends one session/update. A message chunk with no text is never
+// sent: the schema's text block needs its text (a model may stream an empty
+// delta), and it would show nothing.
 func (s *Server) update(sessionID string, u any) {
+	if c, ok := u.(ContentChunk); ok && c.Content.Type == contentTypeText && c.Content.Text == "" {
+		return
+	}
 	s.notify(NotifySessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
 }
 
@@ -388,6 +397,9 @@ func toRPCError(err error) *jsonrpc2.Error {
 	var pe *agent.PartError
 	switch {
 	case errors.As(err, &re):
+		return re
+	case rpc.IsWorktreeError(err):
+		re, _ := rpc.WorktreeError(err)
 		return re
 	case errors.As(err, &pe): // a question's part the service refused
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/permission"
 	kinsession "github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -33,6 +35,13 @@ type session struct {
 	// done receives the running turn's end (nil when no prompt waits).
 	done   chan agent.TurnDone
 	turnID string
+	// promptEnded is closed when the prompt that set done has answered
+	// (session/close waits for it: the prompt must hear its turn's end
+	// before the session is forgotten).
+	promptEnded chan struct{}
+	// closed is set by session/close: no prompt starts on the session
+	// any more.
+	closed bool
 	// stopped is set by a session/cancel that came before the prompt's
 	// turn started (while its MCP servers started).
 	stopped bool
@@ -43,14 +52,23 @@ type session struct {
 	// model and effort are the session's choice as kin last said ("" effort:
 	// the model's default).
 	model, effort string
-	// mcp runs the servers the client passed for this session (nil: none).
+	// mcp runs the servers the client passed for this session (nil: none),
+	// servers are those servers as kin took them.
 	mcp        *rpc.MCPServers
+	servers    []config.Server
 	mcpStarted bool
 }
 
 func newSession(id string, roots []string, o agent.Opened) *session {
 	return &session{id: id, roots: roots, title: o.Info.Title, mode: modeOf(o.Info.Mode), model: o.Model, effort: o.Effort,
 		reported: map[string]bool{}, streams: map[string]*outputStream{}}
+}
+
+// prompting reports whether a prompt's turn runs (or starts) now.
+func (ss *session) prompting() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.done != nil
 }
 
 func (ss *session) cwd() string {
@@ -137,17 +155,25 @@ func handleSessionNew(ctx context.Context, s *Server, params json.RawMessage) (a
 	if err := s.ensureModel(); err != nil {
 		return nil, err
 	}
+	wt, err := worktreeMeta(p.Meta)
+	if err != nil {
+		return nil, err
+	}
 	svc, _ := s.service()
-	opened, err := svc.NewSession(agent.SessionOptions{Roots: roots})
+	opened, err := svc.NewSession(agent.SessionOptions{Roots: roots, Worktree: wt})
 	if err != nil {
 		return nil, err
 	}
 	info := opened.Info
+	if wt != nil {
+		roots = append([]string{info.Cwd}, info.AdditionalDirectories...) // the worktree's
+	}
 	ss := newSession(info.SessionID, roots, opened)
 	s.attachMCP(ss, servers)
 	s.remember(ss)
 	s.log.Info("session created", zap.String("session", info.SessionID), zap.Strings("roots", roots), zap.Int("mcpServers", len(servers)))
-	return s.opened(ss, NewSessionResponse{SessionID: info.SessionID, Modes: modeState(ss), ConfigOptions: s.configOptions(ss)}), nil
+	return s.opened(ss, NewSessionResponse{SessionID: info.SessionID, Modes: modeState(ss), Models: s.modelState(ss), ConfigOptions: s.configOptions(ss),
+		Meta: worktreeAnswer(svc, info.SessionID)}), nil
 }
 
 // loadPage is how many history items a load reads at a time.
@@ -247,7 +273,7 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 // loaded is session/load's and session/resume's answer: the session's
 // modes and settings (kin's notes in _meta).
 func (s *Server) loaded(ss *session, res agent.Resumed) LoadSessionResponse {
-	return LoadSessionResponse{Modes: modeState(ss), ConfigOptions: s.configOptions(ss), Meta: readOnlyMeta(res)}
+	return LoadSessionResponse{Modes: modeState(ss), Models: s.modelState(ss), ConfigOptions: s.configOptions(ss), Meta: readOnlyMeta(res)}
 }
 
 // opened answers a request that opened a session, then tells the client
@@ -300,7 +326,13 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 	out := ListSessionsResponse{Sessions: []SessionInfo{}}
 	seen := 0
 	for _, in := range all {
+		if in.ParentID != "" {
+			continue // a subagent's: the client lists the sessions it can prompt
+		}
 		row := SessionInfo{SessionID: in.SessionID, Cwd: in.Cwd, AdditionalDirectories: in.AdditionalDirectories, Title: in.Title}
+		if in.Origin != "" { // made by a one-shot or piped kin chat, not a person's conversation
+			row.Meta = Meta{"kin": map[string]any{"origin": in.Origin}}
+		}
 		if row.Cwd == "" {
 			row.Cwd = s.opts.Cwd // recorded before sessions kept their folders
 		}
@@ -323,21 +355,38 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 	return out, nil
 }
 
-// handleSessionClose stops what runs on the session (as session/cancel),
-// stops its MCP servers and forgets it on this connection.
+// handleSessionClose stops what runs on the session as session/cancel
+// does ("The Agent MUST cancel any ongoing work for that session as if
+// session/cancel had been called, then free the resources"): a running
+// prompt is answered cancelled before the session is forgotten (the turn's
+// end reaches it only while the session is known here), then its MCP
+// servers stop. No prompt starts on it afterwards.
 func handleSessionClose(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 	var p SessionIDRequest
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	if _, err := s.lookup(p.SessionID); err != nil {
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
 		return nil, err
 	}
+	ss.mu.Lock()
+	ss.closed = true
+	ended := ss.promptEnded
+	ss.mu.Unlock()
 	s.cancelTurn(p.SessionID)
+	if ended != nil {
+		<-ended
+	}
 	s.forget(p.SessionID)
 	return Empty{}, nil
 }
 
+// handleSessionDelete removes a session from kin's sessions. Deleting one
+// that never existed or is gone already succeeds, as ACP's session/delete
+// says it SHOULD ("Deleting an already-deleted session, or a session that
+// never existed, SHOULD succeed silently"); one with a running turn, or
+// open in another kin, is refused.
 func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
 	var p SessionIDRequest
 	if err := decode(params, &p); err != nil {
@@ -347,7 +396,7 @@ func handleSessionDelete(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, invalid("invalid params: sessionId is required")
 	}
 	svc, _ := s.service()
-	if err := svc.DeleteSession(p.SessionID); err != nil {
+	if err := svc.DeleteSession(p.SessionID); err != nil && !errors.Is(err, agent.ErrSessionNotFound) {
 		return nil, err
 	}
 	s.forget(p.SessionID)

@@ -45,9 +45,7 @@ func readAll(t *testing.T, input string, nAnswers int) (got []map[string]any, an
 		}
 		got = append(got, m)
 	}
-	for i := 0; i < nAnswers; i++ { // answers are written off the read loop
-		<-rw.wrote
-	}
+	s.AwaitWritten() // answers are written off the read loop
 	for _, line := range strings.Split(strings.TrimSpace(rw.out.String()), "\n") {
 		if line == "" {
 			continue
@@ -112,7 +110,10 @@ func TestWrittenMessagesAreOneLineEach(t *testing.T) {
 	if err := s.WriteObject(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]string{"text": "two\nlines\u2028"}}); err != nil {
 		t.Fatal(err)
 	}
+	s.AwaitWritten()
+	rw.mu.Lock()
 	out := rw.out.String()
+	rw.mu.Unlock()
 	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
 		t.Fatalf("wrote %q: want one line", out)
 	}

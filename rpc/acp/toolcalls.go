@@ -16,7 +16,7 @@ func statusOf(kin string) string {
 	switch kin {
 	case agent.CallPending, agent.CallAwaitingApproval:
 		return StatusPending
-	case agent.CallRunning:
+	case agent.CallRunning, agent.CallWorking:
 		return StatusInProgress
 	case string(tool.StatusCompleted), string(tool.StatusOutputLimit):
 		return StatusCompleted
@@ -118,8 +118,11 @@ func locationsOf(c agent.ToolCall, args map[string]any, cwd string) []Location {
 // contentOf is a call's content as ACP shows it: diffs as diffs, a
 // command's output and any other text as text (kin runs commands itself,
 // not in client terminals, so there is no terminal id to point at). A call
-// that produced no content shows its output: what the model was told.
-func contentOf(cs []tool.Content, output string) []ToolCallContent {
+// that produced no content shows its output: what the model was told. An
+// MCP result's resource links follow as resource_link blocks, which a
+// client offers to open (and which a later prompt may attach: kin reads
+// them from their server).
+func contentOf(cs []tool.Content, output string, links []tool.Link) []ToolCallContent {
 	var out []ToolCallContent
 	for _, c := range cs {
 		switch {
@@ -131,6 +134,14 @@ func contentOf(cs []tool.Content, output string) []ToolCallContent {
 	}
 	if len(out) == 0 && output != "" {
 		out = append(out, textContent(output))
+	}
+	for _, l := range links {
+		name := l.Name
+		if name == "" {
+			name = l.URI
+		}
+		b := ContentBlock{Type: "resource_link", URI: l.URI, Name: name, Title: l.Title, MimeType: l.MIMEType}
+		out = append(out, ToolCallContent{Type: "content", Content: &b})
 	}
 	return out
 }
@@ -161,6 +172,9 @@ func toolCallUpdate(c agent.ToolCall, first bool, cwd string) ToolCall {
 		Status:        statusOf(c.Status),
 		Meta:          kinMeta(c.Status, c.Name),
 	}
+	if c.Subagent != nil {
+		u.Meta["kin"].(map[string]any)["subagent"] = subagentMeta(c.Subagent)
+	}
 	if first {
 		u.SessionUpdate = UpdateToolCall
 		u.Kind = kindOf(c.Name, c.Kind)
@@ -173,7 +187,10 @@ func toolCallUpdate(c agent.ToolCall, first bool, cwd string) ToolCall {
 		u.Locations = locs
 	}
 	if final(c.Status) {
-		u.Content = contentOf(c.Content, c.Output)
+		u.Content = contentOf(c.Content, c.Output, c.Links)
+	}
+	if c.Reason != "" { // why a denied call was not run, in the person's words
+		u.Meta["kin"].(map[string]any)["reason"] = c.Reason
 	}
 	return u
 }
@@ -181,7 +198,7 @@ func toolCallUpdate(c agent.ToolCall, first bool, cwd string) ToolCall {
 // final reports whether a status is a call's last.
 func final(status string) bool {
 	switch status {
-	case agent.CallPending, agent.CallAwaitingApproval, agent.CallRunning:
+	case agent.CallPending, agent.CallAwaitingApproval, agent.CallRunning, agent.CallWorking:
 		return false
 	}
 	return true

@@ -333,6 +333,17 @@ func (e *Editor) Notes(method string) []map[string]any {
 	return out
 }
 
+// Count is how many notifications of method so far match (nil: all).
+func (e *Editor) Count(method string, match func(map[string]any) bool) int {
+	n := 0
+	for _, m := range e.Notes(method) {
+		if match == nil || match(m) {
+			n++
+		}
+	}
+	return n
+}
+
 // Raw returns every notification as sent.
 func (e *Editor) Raw() []Note {
 	e.mu.Lock()

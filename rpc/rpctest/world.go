@@ -46,7 +46,7 @@ func (w *World) Options() rpc.Options {
 		Version: "test",
 		Logger:  zaptest.NewLogger(w.T),
 		Tools: func([]string) []tool.Tool {
-			return builtin.Tools(builtin.Options{Sandbox: w.Sandbox})
+			return builtin.Tools(builtin.Options{Sandbox: w.Sandbox, KinHome: w.Home})
 		},
 		Sandbox: w.Sandbox,
 	}

@@ -1,13 +1,18 @@
 package chat
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kin-dev/kin/rpc"
 )
@@ -62,6 +67,7 @@ func (a *approvalAsk) refuse(u *ui, why string) {
 
 // renderApproval prints an approval block in the shape of spec 000 section 1.
 func renderApproval(s *screen, r approvalRequest) {
+	subagentOrigin(s, r)
 	switch r.Kind {
 	case "server_launch":
 		s.line(s.bold(fmt.Sprintf("[Server launch: %s]", cleanLine(r.Server))) + " " + cleanLine(r.Title))
@@ -87,14 +93,25 @@ func renderApproval(s *screen, r approvalRequest) {
 		}
 		return
 	case "acknowledge_unknown":
+		// An acknowledgement, not an approval: what kin knows of each
+		// call, line by line.
 		s.line(s.bold(fmt.Sprintf("[Unknown outcome: %s]", cleanLine(r.Tool))) + " " + cleanLine(r.Title))
-		if r.Warning != "" {
-			s.line(s.yellow(cleanLine(r.Warning)))
+		for _, l := range strings.Split(strings.TrimRight(clean(r.Warning), "\n"), "\n") {
+			if l != "" {
+				l = s.yellow(l)
+			}
+			s.line(l)
 		}
 		return
 	case "continue":
 		// The turn reached its limit of tool calls (maxToolCallsPerTurn).
 		s.line(s.bold("[Call limit]") + " " + cleanLine(r.Title))
+		return
+	case rpc.KindLimit:
+		renderLimit(s, r) // usage.go
+		return
+	case rpc.KindProjectTrust, rpc.KindMCPSkill:
+		renderTrust(s, r)
 		return
 	}
 	if r.Server != "" || r.Destination != "" {
@@ -146,6 +163,33 @@ func renderApproval(s *screen, r approvalRequest) {
 	}
 	if r.AlwaysAsk && r.Warning == "" {
 		s.line(s.yellow("This call is always asked: it is outside the workspace or touches a sensitive path."))
+	}
+}
+
+// renderTrust shows what a project_trust or mcp_skill request asks to
+// trust: each item with where it is, what it runs or says, and its digest.
+func renderTrust(s *screen, r approvalRequest) {
+	head := "[Trust this folder's skills, hooks and instructions?]"
+	if r.Kind == rpc.KindMCPSkill {
+		head = fmt.Sprintf("[Skill from MCP server %s]", cleanLine(r.Server))
+	}
+	s.line(s.bold(head) + " " + cleanLine(r.Title))
+	for _, it := range r.Items {
+		line := fmt.Sprintf("  %s %s", cleanLine(it.Kind), cleanLine(it.Path))
+		if it.Name != "" && it.Kind != "instructions" {
+			line += " (" + cleanLine(it.Name) + ")"
+		}
+		if it.Changed {
+			line += s.yellow(" changed since you trusted it")
+		}
+		s.line(line)
+		if it.Detail != "" {
+			s.line("      " + cleanLine(it.Detail))
+		}
+		s.line("      " + cleanLine(it.Digest))
+	}
+	if r.Warning != "" {
+		s.line(s.yellow(cleanLine(r.Warning)))
 	}
 }
 
@@ -265,7 +309,7 @@ func approvalPrompt(r approvalRequest) string {
 	switch r.Kind {
 	case "acknowledge_unknown":
 		return "Acknowledge? " + approvalChoices(r) + " "
-	case "continue":
+	case "continue", rpc.KindLimit:
 		return "Go on? " + approvalChoices(r) + " "
 	}
 	return "Approve this operation? " + approvalChoices(r) + " "
@@ -298,6 +342,9 @@ type elicitAsk struct {
 	req     elicitationRequest
 	field   int
 	content map[string]any
+	// redo are the fields still to ask again after the service refused
+	// the answer (their indexes, after field); nil on the first pass.
+	redo []int
 }
 
 func (a *elicitAsk) id() string { return a.req.RequestID }
@@ -488,16 +535,54 @@ func (a *elicitAsk) answer(u *ui, line string) bool {
 		}
 		a.content[f.Name] = v
 	}
-	a.field++
-	if a.field < len(a.req.Fields) {
+	switch {
+	case a.redo != nil && len(a.redo) > 0:
+		a.field, a.redo = a.redo[0], a.redo[1:]
+		return false
+	case a.redo == nil && a.field+1 < len(a.req.Fields):
+		a.field++
 		return false
 	}
-	if err := u.respondElicitation(a.req.RequestID, "accept", a.content); err != nil && !isNotFound(err) {
-		// The service refused the content: ask again from the start.
-		a.field, a.content = 0, nil
+	err := u.respondElicitation(a.req.RequestID, "accept", a.content)
+	if err == nil || isNotFound(err) {
+		return true
+	}
+	// The service refused the content: ask again for the fields it named
+	// (all of them when it named none of the form's), keeping the rest.
+	a.redo = []int{}
+	for _, name := range refusedFields(err) {
+		for i, f := range a.req.Fields {
+			if f.Name == name {
+				a.redo = append(a.redo, i)
+				delete(a.content, name)
+			}
+		}
+	}
+	if len(a.redo) == 0 {
+		a.redo, a.content = nil, nil
+		a.field = 0
 		return false
 	}
-	return true
+	a.field, a.redo = a.redo[0], a.redo[1:]
+	return false
+}
+
+// refusedFields are the names an elicitation/respond error's data gives
+// for the fields that do not fit, each said on screen.
+func refusedFields(err error) []string {
+	var re *jsonrpc2.Error
+	if !errors.As(err, &re) || re.Data == nil {
+		return nil
+	}
+	var d rpc.ElicitationAnswerError
+	if json.Unmarshal(*re.Data, &d) != nil {
+		return nil
+	}
+	names := make([]string, len(d.Fields))
+	for i, f := range d.Fields {
+		names[i] = f.Name
+	}
+	return names
 }
 
 func (a *elicitAsk) refuse(u *ui, why string) {
@@ -561,6 +646,12 @@ func parseField(f elicitationField, t string) (any, string) {
 	}
 	if f.MaxLength != nil && n > *f.MaxLength {
 		return nil, fmt.Sprintf("Please type at most %d characters.", *f.MaxLength)
+	}
+	if f.Pattern != "" {
+		// kin checks it again; one Go cannot read is left to that check.
+		if re, err := regexp.Compile(f.Pattern); err == nil && !re.MatchString(t) {
+			return nil, "Please type text matching " + cleanLine(f.Pattern) + "."
+		}
 	}
 	return t, ""
 }

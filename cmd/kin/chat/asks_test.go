@@ -1,6 +1,7 @@
 package chat_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/kin-dev/kin/cmd/kin/chat"
+	"github.com/kin-dev/kin/rpc"
 )
 
 func options(extra ...map[string]any) []map[string]any {
@@ -200,6 +202,45 @@ func TestElicitationMultiSelectAndFormats(t *testing.T) {
 	s.wait()
 }
 
+// An answer the service refuses names the fields that do not fit: only
+// those are asked again, and the others keep what was typed. A pattern
+// is checked before sending.
+func TestElicitationAsksAgainForTheRefusedFieldsOnly(t *testing.T) {
+	f, s := fakeChat(t)
+	bad := &jsonrpc2.Error{Code: -32602, Message: `invalid params: the answer does not fit the request: field "member" must match the pattern ^[A-Z]{3}$`}
+	bad.SetError(rpc.ElicitationAnswerError{Fields: []rpc.ElicitationFieldError{{Name: "member", Message: "must match the pattern ^[A-Z]{3}$"}}})
+	f.set("elicitation/respond", bad)
+	f.notify("elicitation/request", map[string]any{"requestId": "el_1", "server": "club", "mode": "form", "message": "Join",
+		"fields": []map[string]any{
+			{"name": "name", "title": "Name", "type": "string", "required": true},
+			{"name": "member", "title": "Member number", "type": "string"},
+			{"name": "age", "title": "Age", "type": "integer"},
+			{"name": "code", "title": "Code", "type": "string", "pattern": "^[0-9]+$"},
+		}})
+	s.out.waitFor(t, "Name (required): ")
+	s.send("Ana")
+	s.out.waitFor(t, "Member number (optional): ")
+	s.send("abc")
+	s.out.waitFor(t, "Age (whole number, optional): ")
+	s.send("31")
+	s.out.waitFor(t, "Code (optional): ")
+	s.send("x1")
+	s.out.waitFor(t, "Please type text matching ^[0-9]+$.")
+	s.send("12")
+	f.waitCall("elicitation/respond", 1)
+	f.set("elicitation/respond", map[string]any{})
+	s.out.waitFor(t, "must match the pattern")
+	s.out.waitFor(t, "Member number (optional): ")
+	s.send("ABC")
+	got := f.waitCall("elicitation/respond", 2)
+	want := map[string]any{"requestId": "el_1", "action": "accept", "content": map[string]any{"name": "Ana", "member": "ABC", "age": 31.0, "code": "12"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("respond %v\nwant    %v", got, want)
+	}
+	s.send("/quit")
+	s.wait()
+}
+
 // URL mode shows the URL and asks; accepting only answers accept.
 func TestElicitationURL(t *testing.T) {
 	f, s := fakeChat(t)
@@ -323,6 +364,58 @@ Sandbox: none: runs unconfined
 No sandbox: bubblewrap (bwrap) is not installed.`)
 	s.send("n")
 	f.waitCall("approval/respond", 2)
+	s.send("/quit")
+	s.wait()
+}
+
+// A form the service closes because its call ended (or its server went
+// away) leaves the screen saying so, and nothing is answered.
+func TestAFormWhoseCallEndedIsClosedSayingWhy(t *testing.T) {
+	f, s := fakeChat(t)
+	for i, c := range []struct{ reason, says string }{
+		{"call_ended", "(no longer asked: the tool call that asked ended without it)"},
+		{"server_gone", "(no longer asked: the MCP server that asked went away)"},
+	} {
+		id := fmt.Sprintf("el_%d", i+1)
+		f.notify("elicitation/request", map[string]any{"requestId": id, "server": "clinic", "mode": "form", "message": "Details",
+			"fields": []map[string]any{{"name": "name", "title": "Name", "type": "string", "required": true}}})
+		s.out.waitCount(t, "Name (required): ", i+1)
+		f.notify("elicitation/resolved", map[string]any{"requestId": id, "action": "cancel", "reason": c.reason})
+		s.out.waitFor(t, c.says)
+	}
+	s.send("/quit")
+	s.wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.reqs {
+		if c.method == "elicitation/respond" {
+			t.Errorf("answered a closed form: %s", c.params)
+		}
+	}
+}
+
+// A project_trust question lists what the folder brings (kind, path,
+// what it runs or says, its digest, whether it changed); "t" trusts them.
+func TestProjectTrustBlock(t *testing.T) {
+	f, s := fakeChat(t)
+	f.notify("approval/request", map[string]any{
+		"requestId": "ap_8", "sessionId": "s_fake", "turnId": "t_5", "kind": "project_trust",
+		"title":   "Trust 2 item(s) this folder brings?",
+		"warning": "kin uses none of them until you trust them.",
+		"items": []map[string]any{
+			{"kind": "hook", "path": ".kin/hooks.json PreToolUse[0].hooks[0]", "name": "PreToolUse Bash", "digest": "sha256:aa", "detail": "sh .kin/check.sh", "changed": true},
+			{"kind": "instructions", "path": "AGENTS.md", "digest": "sha256:bb", "detail": "39 bytes"},
+		},
+		"options": []map[string]any{{"optionId": "trust", "name": "Trust them", "kind": "allow_always"}, {"optionId": "deny", "name": "Not now", "kind": "reject_once"}},
+	})
+	s.out.waitFor(t, "[Trust this folder's skills, hooks and instructions?] Trust 2 item(s) this folder brings?")
+	s.out.waitFor(t, "  hook .kin/hooks.json PreToolUse[0].hooks[0] (PreToolUse Bash) changed since you trusted it")
+	s.out.waitFor(t, "      sh .kin/check.sh")
+	s.out.waitFor(t, "  instructions AGENTS.md\n      39 bytes\n      sha256:bb")
+	s.send("t")
+	if got := f.waitCall("approval/respond", 1); got["requestId"] != "ap_8" || got["decision"] != "trust" {
+		t.Errorf("respond %v", got)
+	}
 	s.send("/quit")
 	s.wait()
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
 // These tests run the real kin binary, built once from ./cmd/kin, as a
@@ -326,5 +328,46 @@ func TestBinaryOneShot(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.WS, "made")); err != nil {
 		t.Error("--approve-all did not run the command")
+	}
+}
+
+// A one-shot run and a piped run each make a session marked with its
+// origin; an editor's session list can leave them out (session/list
+// interactive); kin chat's /sessions lists them, saying so.
+func TestBinaryOneShotAndPipedSessionsAreMarked(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(
+		modeltest.Reply{Text: []string{"one-shot answer"}},
+		modeltest.Reply{Text: []string{"piped answer"}},
+	)
+	if r := e.chatPiped(t, "", "a one-shot question"); r.code != 0 {
+		t.Fatalf("one-shot: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.chatPiped(t, "a piped question\n"); r.code != 0 {
+		t.Fatalf("piped: exit %d\n%s", r.code, r.stderr)
+	}
+	ed := rpctest.Start(t, e.Options())
+	ed.Initialize(e.WS)
+	var person rpc.SessionResult
+	ed.MustCall("session/new", rpc.SessionNewParams{Title: "a person's"}, &person)
+	var all, interactive rpc.SessionListResult
+	ed.MustCall("session/list", struct{}{}, &all)
+	ed.MustCall("session/list", rpc.SessionListParams{Interactive: true}, &interactive)
+	origins := map[string]int{}
+	for _, s := range all.Sessions {
+		origins[s.Origin]++
+	}
+	if origins["chat-oneshot"] != 1 || origins["chat-piped"] != 1 || origins[""] != 1 {
+		t.Errorf("origins listed: %v", origins)
+	}
+	if len(interactive.Sessions) != 1 || interactive.Sessions[0].SessionID != person.Session.SessionID {
+		t.Errorf("interactive sessions: %+v", interactive.Sessions)
+	}
+	if r := e.chatPiped(t, "/sessions\n"); !strings.Contains(r.stdout, "one-shot run") || !strings.Contains(r.stdout, "piped run") {
+		t.Errorf("/sessions does not say which runs made them:\n%s", r.stdout)
+	}
+	var bad rpc.SessionResult
+	if err := ed.Call("session/new", rpc.SessionNewParams{Origin: "Not An Origin"}, &bad); err == nil || !strings.Contains(err.Error(), "origin") {
+		t.Errorf("a bad origin: %v", err)
 	}
 }

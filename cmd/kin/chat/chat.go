@@ -67,6 +67,9 @@ type Options struct {
 	// ApproveAll allows every approval request once, without asking. Never
 	// set it unless the person asked for it (--approve-all).
 	ApproveAll bool
+	// Worktree makes new sessions in a git worktree of their own
+	// (worktree.go); nil: none.
+	Worktree *rpc.WorktreeRequest
 	// RPC prints every JSON-RPC message, secrets masked, to Err.
 	RPC bool
 	// Trace, when set, receives every JSON-RPC message as a JSON line,
@@ -133,15 +136,16 @@ func Run(ctx context.Context, o Options) int {
 		handler{notes}, connOpts(o)...)
 
 	u := &ui{
-		o:       o,
-		ctx:     ctx,
-		conn:    conn,
-		rwc:     rwc,
-		notes:   notes,
-		scr:     scr,
-		ed:      ed,
-		calls:   map[string]*callState{},
-		oneShot: o.Question != "",
+		o:        o,
+		ctx:      ctx,
+		conn:     conn,
+		rwc:      rwc,
+		notes:    notes,
+		scr:      scr,
+		ed:       ed,
+		calls:    map[string]*callState{},
+		mcpShown: map[string]string{},
+		oneShot:  o.Question != "",
 	}
 	if u.ed == nil {
 		stopInput := make(chan struct{})
@@ -193,20 +197,36 @@ func readLines(r io.Reader, out chan<- string, stop <-chan struct{}) {
 // callState is what has been shown of one tool call.
 type callState struct {
 	name, title, kind string
-	last              string // last status line printed
-	streamed          bool   // output was shown as it came
+	last              string             // last status line printed
+	streamed          bool               // output was shown as it came
+	asked             bool               // its approval was asked here
+	saw               *rpc.ModelSaw      // what the model saw, once finished
+	links             []rpc.ResourceLink // its result's resource links
 }
 
 // ui is the one goroutine that draws and reads.
 type ui struct {
-	o     Options
-	ctx   context.Context
-	conn  *jsonrpc2.Conn
-	rwc   io.ReadWriteCloser
-	notes *queue
-	scr   *screen
-	lines <-chan string // without the editor
-	ed    *editor
+	// reviewed are the review turns whose findings list has its heading.
+	reviewed map[string]int
+	// resServers are the servers with resources (resources.go), nil until
+	// listed; lastCall is the last finished call (/saw).
+	resServers map[string]bool
+	lastCall   string
+
+	o Options
+	// worktreeUsed: a session was made with Options.Worktree.
+	worktreeUsed bool
+	ctx          context.Context
+	conn         *jsonrpc2.Conn
+	rwc          io.ReadWriteCloser
+	notes        *queue
+	scr          *screen
+	lines        <-chan string // without the editor
+	ed           *editor
+
+	// sessionsCursor is session/list's cursor after the last page
+	// /sessions listed ("" when that was the last).
+	sessionsCursor string
 
 	inputDone bool   // In reached its end
 	mode      string // the session's mode ("" or agent: the default)
@@ -221,7 +241,9 @@ type ui struct {
 	pending []string
 	// queued are questions typed while a turn ran: each is sent when the
 	// turn before it ends (commands run at once).
-	queued    []string
+	queued []string
+	// turnID is the running turn's, for words steered into it (branching.go).
+	turnID    string
 	askPrompt string // the current step's prompt of the first ask, once shown (the editor)
 	session   string
 	// model and effort are the session's.
@@ -231,11 +253,20 @@ type ui struct {
 	window  *rpc.Usage
 	running bool // a turn of this session is running
 	calls   map[string]*callState
+	// subs are the subagents' sessions seen working for this session.
+	subs map[string]subagent
 
 	asks      []ask
 	headShown bool // the first ask's block is on screen
 
-	interrupts    int // Ctrl-C since the last input line
+	// mcpShown is the [mcp] line last shown per server; mcpJust the server
+	// whose "connected" line was the last one shown, whose connect notice
+	// would only say it again.
+	mcpShown map[string]string
+	mcpJust  string
+
+	interrupts    int  // Ctrl-C at the idle prompt since the last input line
+	cancelled     bool // a Ctrl-C cancelled a turn (a one-shot run exits ExitInterrupted)
 	quit          bool
 	quitAfterTurn bool
 	exit          int
@@ -419,6 +450,9 @@ func (u *ui) questionSpec() readSpec {
 	if n := len(u.queued); n > 0 {
 		status = append(status, fmt.Sprintf("%d queued", n))
 	}
+	if c := costGauge(u.window); c != "" {
+		status = append(status, c)
+	}
 	prompt := base
 	if len(status) > 0 {
 		prompt = u.scr.dim("["+strings.Join(status, " · ")+"]") + " " + base
@@ -431,7 +465,7 @@ func (u *ui) questionSpec() readSpec {
 			prompt = with
 		}
 	}
-	return readSpec{base: base, prompt: prompt, history: true, draft: u.draft}
+	return readSpec{base: base, prompt: prompt, draft: u.draft}
 }
 
 // input is one line read without the editor.
@@ -501,6 +535,8 @@ func (u *ui) typed(text string, how int) {
 	}
 	text = strings.Join(append(u.pending, text), "\n")
 	u.pending = nil
+	text = fromHistory(text) // a recalled multi-line question goes as its lines
+	u.ed.remember(text)
 	u.take(text)
 }
 
@@ -518,6 +554,10 @@ func (u *ui) take(text string) {
 		u.command(t)
 		return
 	}
+	if u.running && strings.HasPrefix(t, steerPrefix) {
+		u.steer(strings.TrimPrefix(t, steerPrefix))
+		return
+	}
 	if u.running {
 		u.queued = append(u.queued, t)
 		u.scr.line(u.scr.dim("(queued: kin sends it when this turn ends)"))
@@ -531,7 +571,10 @@ func (u *ui) question(text string) {
 		return
 	}
 	var res turnStartResult
-	if err := u.call("turn/start", questionParams(u.session, text, u.o.Cwd), &res); err != nil {
+	if u.resServers == nil && strings.Contains(text, "@") && strings.Contains(text, "://") {
+		u.loadResources(true) // @server:uri needs the servers' names
+	}
+	if err := u.call("turn/start", withResources(questionParams(u.session, text, u.o.Cwd), text, u.resServers), &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -555,17 +598,22 @@ func (u *ui) inputClosed() {
 	}
 }
 
-// interrupt is Ctrl-C.
+// interrupt is Ctrl-C. It stops what runs (the turn, the question asked);
+// at the idle prompt the first says how to exit and the second exits.
+// interrupts counts the presses at the idle prompt only: one that cancelled
+// a turn does not make the next one exit unannounced.
 func (u *ui) interrupt() {
 	u.interrupts++
 	switch {
 	case u.running:
+		u.interrupts, u.cancelled = 0, true
 		u.scr.endLine()
 		u.cancelTurn()
 		if !u.o.Interactive {
 			u.quitAfterTurn = true
 		}
 	case len(u.asks) > 0:
+		u.interrupts = 0
 		a := u.asks[0]
 		u.scr.endLine()
 		a.refuse(u, "interrupted")
@@ -596,6 +644,9 @@ func (u *ui) cancelTurn() {
 // ---- notifications ----
 
 func (u *ui) handle(n note) {
+	if u.subagentNote(n) {
+		return
+	}
 	switch n.method {
 	case rpc.NotifyTurnDelta:
 		var d turnDelta
@@ -615,6 +666,7 @@ func (u *ui) handle(n note) {
 		if json.Unmarshal(n.params, &st) != nil || st.SessionID != u.session {
 			return
 		}
+		u.turnID = st.TurnID
 		if l := attachedLine(st.Parts); l != "" {
 			u.scr.line(u.scr.dim(l))
 		}
@@ -634,6 +686,10 @@ func (u *ui) handle(n note) {
 		u.toolCall(c)
 	case rpc.NotifyCommandsChanged:
 		u.loadCommands()
+	case rpc.NotifyTurnSteered:
+		u.steered(n.params)
+	case rpc.NotifyReviewFinding:
+		u.finding(n.params)
 	case rpc.NotifyTurnPlan:
 		var p rpc.TurnPlan
 		if json.Unmarshal(n.params, &p) != nil || p.SessionID != u.session {
@@ -650,6 +706,14 @@ func (u *ui) handle(n note) {
 		var r approvalRequest
 		if json.Unmarshal(n.params, &r) != nil || r.RequestID == "" {
 			return
+		}
+		if r.CallID != "" {
+			st := u.calls[r.CallID]
+			if st == nil {
+				st = &callState{}
+				u.calls[r.CallID] = st
+			}
+			st.asked = true
 		}
 		u.addAsk(&approvalAsk{req: r})
 	case rpc.NotifyApprovalResolved:
@@ -678,16 +742,35 @@ func (u *ui) handle(n note) {
 			return // on the way; the launch approval or the outcome follows
 		}
 		l := fmt.Sprintf("%s %s: %s", u.scr.cyan("[mcp]"), cleanLine(st.Server), u.scr.status(st.State))
+		if st.State == "connected" && u.ed != nil {
+			defer u.loadResources(true) // for @server:uri completion
+		}
 		if st.State == "connected" {
 			l += fmt.Sprintf(" (%d tools)", st.Tools)
 		}
 		if st.Error != "" {
 			l += ": " + cleanLine(st.Error)
 		}
+		// The same state again (a tool list fetched again, unchanged) is
+		// not news.
+		if u.mcpShown[st.Server] == l {
+			return
+		}
+		u.mcpShown[st.Server] = l
+		u.mcpJust = st.Server
+		if st.State != "connected" {
+			u.mcpJust = ""
+		}
 		u.scr.line(l)
 	case rpc.NotifyNotice:
 		var nt notice
 		if json.Unmarshal(n.params, &nt) != nil {
+			return
+		}
+		if just := u.mcpJust; just != "" && nt.Source == "mcp" && nt.Level == "info" &&
+			strings.HasPrefix(nt.Message, "MCP server "+just+": ") && strings.Contains(nt.Message, " tools from ") {
+			// The connect's notice says again what the [mcp] line just said.
+			u.mcpJust = ""
 			return
 		}
 		tag := "[" + first(nt.Level, "info") + "]"
@@ -711,6 +794,10 @@ func (u *ui) toolCall(c toolCall) {
 	}
 	st.name, st.kind = first(c.Name, st.name), first(c.Kind, st.kind)
 	st.title = first(c.Title, st.title)
+	if c.ModelSaw != nil {
+		st.saw, st.links, u.lastCall = c.ModelSaw, c.Links, c.CallID
+	}
+	u.delegateWaiting(c, st)
 	if (st.name == "update_plan" || st.name == "ask") && (c.Status == "" || c.Status == "pending" || c.Status == "awaiting_approval" || c.Status == "running" || c.Status == "completed") {
 		// kin's own tools show themselves: the plan as a checklist, the
 		// question as a form. Only a call that did not go through is a
@@ -718,8 +805,16 @@ func (u *ui) toolCall(c toolCall) {
 		return
 	}
 	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
+	if c.Status == "working" {
+		// An MCP task: each new status or message on a line of its own.
+		if key := "working:" + c.StatusMessage; st.last != key {
+			st.last = key
+			u.scr.line(label + " … " + u.scr.status(c.Status) + ": " + cleanLine(c.StatusMessage))
+		}
+		return
+	}
 	if c.OutputDelta != "" {
-		if st.last != "running" {
+		if st.last != "running" && !strings.HasPrefix(st.last, "working:") {
 			u.scr.line(label + " … running")
 			st.last = "running"
 		}
@@ -735,26 +830,55 @@ func (u *ui) toolCall(c toolCall) {
 		return
 	}
 	st.last = c.Status
-	u.scr.line(label + " … " + u.scr.status(c.Status))
+	line := label + " … " + u.scr.status(c.Status)
+	if exit := exitStatus(c.Output); exit != "" && st.kind == "execute" && c.Status != "completed" {
+		line += " (" + cleanLine(exit) + ")" // how the command ended, whatever of its output is shown
+	}
+	if c.Status == "denied" && c.Reason != "" && !st.asked {
+		// kin's words (the mode, a cancel); not for a call whose approval
+		// was answered on screen: that said it.
+		line += " (" + cleanLine(c.Reason) + ")"
+	}
+	u.scr.line(line)
 	switch c.Status {
 	case "failed", "unknown", "output_limit":
 		if !st.streamed {
 			u.scr.indented(c.Output, 12)
 		} else if out := strings.TrimRight(c.Output, "\n"); out != "" {
-			// The streamed output is on screen; the end says how it ended
-			// ("exit status 2", "[killed after cancel; …]").
-			u.scr.indented(out[strings.LastIndexByte(out, '\n')+1:], 1)
+			// The streamed output is on screen; its last line says what
+			// kin added (how it ended is on the status line).
+			if last := out[strings.LastIndexByte(out, '\n')+1:]; exitStatus(last) == "" {
+				u.scr.indented(last, 1)
+			}
 		}
 	case "completed":
 		switch {
 		case st.streamed:
 		case st.kind == "execute":
 			u.scr.indented(c.Output, 20)
+		case st.name == "delegate":
+			// The subagent's answer streamed above, under the call.
 		case st.kind == "other" || st.kind == "fetch":
 			// An MCP result: its beginning, as spec 000 shows it.
 			u.scr.indented(c.Output, 6)
 		}
 	}
+}
+
+// exitStatus is how a command ended, from its output's lines ("exit
+// status 1", "signal: killed", kin's "[killed by kin after …; …]"), or "".
+func exitStatus(output string) string {
+	found := ""
+	for _, l := range strings.Split(output, "\n") {
+		switch {
+		case strings.HasPrefix(l, "exit status "), strings.HasPrefix(l, "signal: "):
+			found = l
+		case strings.HasPrefix(l, "[killed"):
+			l, _, _ = strings.Cut(strings.TrimPrefix(l, "["), ";")
+			found = strings.TrimSuffix(l, "]")
+		}
+	}
+	return found
 }
 
 func (u *ui) turnDone(c turnCompleted) {
@@ -790,7 +914,7 @@ func (u *ui) turnDone(c turnCompleted) {
 		u.quit = true
 		switch {
 		case c.Status == "completed":
-		case c.Status == "cancelled" && u.interrupts > 0:
+		case c.Status == "cancelled" && u.cancelled:
 			u.exit = ExitInterrupted
 		default:
 			u.exit = ExitFailed
@@ -816,7 +940,7 @@ func (u *ui) addAsk(a ask) {
 		}
 	}
 	switch {
-	case u.o.ApproveAll && isApproval(a):
+	case u.o.ApproveAll && isApproval(a) && !isLimit(a):
 		u.scr.endLine()
 		a.show(u)
 		u.scr.line(u.scr.green("approved") + " " + u.scr.dim("(--approve-all)"))
@@ -824,7 +948,11 @@ func (u *ui) addAsk(a ask) {
 	case !u.o.Interactive:
 		u.scr.endLine()
 		a.show(u)
-		if isApproval(a) {
+		if isLimit(a) {
+			// Spending past a limit is the person's choice only.
+			u.scr.line(u.scr.red("stopped") + " (non-interactive: nobody can choose to spend past the limit)")
+			u.respondApproval(a.id(), "deny")
+		} else if isApproval(a) {
 			u.scr.line(u.scr.red("denied") + " (non-interactive; use --approve-all)")
 			u.respondApproval(a.id(), "deny")
 		} else {
@@ -882,6 +1010,10 @@ func describeReason(r string) string {
 		return "the service is shutting down"
 	case "grant":
 		return "a standing grant answered it"
+	case "call_ended":
+		return "the tool call that asked ended without it"
+	case "server_gone":
+		return "the MCP server that asked went away"
 	case "person":
 		return "answered"
 	}

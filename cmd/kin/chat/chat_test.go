@@ -231,9 +231,30 @@ func TestInterruptStopsRunningCommand(t *testing.T) {
 	s.send("y")
 	s.out.waitFor(t, "    started\n")
 	s.interrupt()
+	s.out.waitFor(t, "failed (killed by kin after the turn was cancelled")
 	s.out.waitFor(t, "[turn cancelled]")
 	if _, err := os.Stat(filepath.Join(e.WS, "too-late")); err == nil {
 		t.Error("the command ran on after the cancel")
+	}
+	s.send("/quit")
+	s.wait()
+}
+
+// A command that failed says how it ended on its line, however much of
+// its output is shown (here more than the lines shown).
+func TestAFailedCommandShowsItsExitStatus(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": "seq 1 40; exit 3"})}}},
+		modeltest.Reply{Text: []string{"It failed."}},
+	)
+	s := e.run(true, nil)
+	s.send("run it")
+	s.out.waitFor(t, "Approve this operation?")
+	s.send("y")
+	out := s.out.waitFor(t, "Assistant> It failed.")
+	if !strings.Contains(out, "… failed (exit status 3)\n") {
+		t.Errorf("the failed command's line does not say how it ended:\n%s", out)
 	}
 	s.send("/quit")
 	s.wait()

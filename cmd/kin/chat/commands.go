@@ -9,28 +9,46 @@ import (
 
 const helpText = `Commands:
   /new [TITLE]        start a new session
-  /sessions           list sessions, newest first
+  /sessions [more]    list sessions, newest first (a subagent's under its parent), 50 at a time; more: the next 50
   /resume ID          continue a session (its history is shown again)
   /cancel             cancel the running turn (Ctrl-C does the same)
   /model [ID [EFFORT]] list the models, or switch this session to one
   /compact            summarise the conversation for the model now
   /mcp                list MCP servers and their state
+  /resources          list the MCP servers' resources (@server:uri attaches one)
+  /saw [CALLID]       show what the model saw of a call's result (the last one)
+  /open @SERVER:URI   show an MCP server's resource (a call's link) without
+                      sending it to the model
+  /mcp instructions NAME   a server's instructions (/mcp accept NAME HASH accepts changed ones)
   /grants             list standing grants
   /grants revoke ID   revoke one
   /plan               show the model's plan for this session
   /mode [MODE]        show or set the mode: ask (only reads), agent (asks for
                       every change), auto-edit (applies file edits unasked)
   /undo [TURN]        put back the files the last turn (or TURN) changed
+  /usage              tokens and cost of this session and of today, with the
+                      spend limits (settings.json limits)
+  /steer WORDS        add WORDS to the running turn (also >WORDS while it runs)
+  /rollback [N]       take back the last N turns (1): the model forgets them
+                      and their file changes are undone
+  /fork [TURN]        continue in a copy of this session (up to TURN)
+  /review [base B | commit C]  review the uncommitted changes (or the branch
+                      against B, or commit C); findings are listed
+  /worktree [status]  the session's git worktree: branch, changes, ahead/behind
+  /worktree apply     bring its changes to the checkout (uncommitted)
+  /worktree remove [force] remove it and its branch (force: unapplied too)
   /commands           list kin's commands and the MCP servers' prompts
   /SERVER:PROMPT ...  ask what an MCP server's prompt says (name=value args)
   /quit               exit (also Ctrl-D, or Ctrl-C twice at the prompt)
   /help               this text
 Anything else is a question for the model (//... sends one that starts with
-a slash); @path (or @path:10-20) in it attaches that file of the workspace.
+a slash); @path (or @path:10-20) in it attaches that file of the workspace,
+@server:uri an MCP server's resource (kin reads it from the server).
 At an approval, Enter or n denies.
 At a terminal: Up/Down and Ctrl-R recall what you typed before, Tab completes
 /commands, /model ids and @paths, a line ending in \ (or Alt-Enter) goes on in
-the next, and a question typed while a turn runs is sent when it ends.`
+the next, and a question typed while a turn runs is sent when it ends (start it
+with > to add it to the running turn instead).`
 
 // builtinCommands are the commands /help lists, for completion.
 func builtinCommands() []string {
@@ -62,7 +80,7 @@ func (u *ui) command(line string) {
 		}
 		u.newSession(arg, true)
 	case "/sessions":
-		u.listSessions()
+		u.listSessions(len(fields) == 2 && fields[1] == "more")
 	case "/resume":
 		if len(fields) != 2 {
 			u.usage("/resume ID (see /sessions)")
@@ -79,7 +97,13 @@ func (u *ui) command(line string) {
 	case "/compact":
 		u.compact()
 	case "/mcp":
-		u.listMCP()
+		u.mcpCommand(fields)
+	case "/resources":
+		u.loadResources(false)
+	case "/saw":
+		u.showSaw(arg)
+	case "/open":
+		u.openResource(arg)
 	case "/grants":
 		switch {
 		case len(fields) == 1 || (len(fields) == 2 && fields[1] == "list"):
@@ -91,6 +115,16 @@ func (u *ui) command(line string) {
 		}
 	case "/commands":
 		u.listCommands()
+	case "/usage":
+		u.showUsage()
+	case "/steer":
+		u.steer(arg)
+	case "/rollback":
+		u.rollback(arg)
+	case "/fork":
+		u.fork(arg)
+	case "/worktree":
+		u.worktreeCommand(fields)
 	default:
 		// kin's own (/plan, /mode, /undo, …) and the MCP prompts: kin runs
 		// them, and says which it does not know.
@@ -111,10 +145,28 @@ func (u *ui) busy() bool {
 	return false
 }
 
+// Origins kin chat gives the sessions no person converses in at its
+// prompt, so that editors' session lists can leave them out
+// (session/list's interactive).
+// sessionPage is how many sessions /sessions lists at a time.
+const sessionPage = 50
+
+const (
+	originOneShot = "chat-oneshot"
+	originPiped   = "chat-piped"
+)
+
 func (u *ui) newSession(title string, say bool) bool {
 	var res sessionResult
-	if err := u.call("session/new", sessionNewParams{Title: title}, &res); err != nil {
-		u.fail(err)
+	origin := ""
+	switch {
+	case u.oneShot:
+		origin = originOneShot
+	case !u.o.Interactive:
+		origin = originPiped
+	}
+	if err := u.call("session/new", sessionNewParams{Title: title, Origin: origin, Worktree: u.worktreeParam()}, &res); err != nil {
+		u.worktreeFail(err)
 		return false
 	}
 	u.session, u.mode = res.Session.SessionID, res.Session.Mode
@@ -124,30 +176,64 @@ func (u *ui) newSession(title string, say bool) bool {
 	if say {
 		u.scr.line(u.scr.dim("New session " + cleanLine(u.session) + " · model " + modelText(res.Model, res.Effort)))
 	}
+	u.showWorktree(res.Session.Worktree)
 	return true
 }
 
-func (u *ui) listSessions() {
+func (u *ui) listSessions(more bool) {
 	var res sessionListResult
-	if err := u.call("session/list", struct{}{}, &res); err != nil {
+	// Every session, the one-shot and piped runs' marked as such (editors'
+	// pickers may leave those out; here a script's session is easy to find),
+	// and subagents' sessions under their parents. A page at a time:
+	// "/sessions more" asks for the page after the last one listed.
+	p := sessionListParams{IncludeSubagents: true, Limit: sessionPage}
+	if more {
+		if u.sessionsCursor == "" {
+			u.scr.line(u.scr.dim("No more sessions."))
+			return
+		}
+		p.Cursor = u.sessionsCursor
+	}
+	if err := u.call("session/list", p, &res); err != nil {
 		u.fail(err)
 		return
 	}
+	u.sessionsCursor = res.NextCursor
 	if len(res.Sessions) == 0 {
 		u.scr.line(u.scr.dim("No sessions yet."))
 		return
 	}
-	for _, s := range res.Sessions {
+	defer func() {
+		if u.sessionsCursor != "" {
+			u.scr.line(u.scr.dim("More sessions: /sessions more"))
+		}
+	}()
+	rows, depths := sessionTree(res.Sessions)
+	for i, s := range rows {
 		mark := "  "
 		if s.SessionID == u.session {
 			mark = "* "
+		}
+		if depths[i] > 0 {
+			// A subagent's session, under the one it worked for.
+			mark += strings.Repeat("  ", depths[i]-1) + "  ↳ "
 		}
 		turns := "turns"
 		if s.Turns == 1 {
 			turns = "turn"
 		}
+		origin := ""
+		switch s.Origin {
+		case "":
+		case originOneShot:
+			origin = ", one-shot run"
+		case originPiped:
+			origin = ", piped run"
+		default:
+			origin = ", " + cleanLine(s.Origin)
+		}
 		u.scr.line(fmt.Sprintf("%s%s  %q  %s", mark, cleanLine(s.SessionID), cleanLine(s.Title),
-			u.scr.dim(fmt.Sprintf("%d %s, updated %s", s.Turns, turns, when(s.UpdatedAt)))))
+			u.scr.dim(fmt.Sprintf("%d %s, updated %s%s", s.Turns, turns, when(s.UpdatedAt), origin))))
 	}
 }
 
@@ -174,6 +260,7 @@ func (u *ui) resume(id string) {
 		u.historyItem(h)
 	}
 	s.line(s.dim("── your next question continues this session ──"))
+	u.showWorktree(res.Session.Worktree)
 	if res.Session.Mode != "" {
 		u.mode = res.Session.Mode
 	}
@@ -187,7 +274,7 @@ func (u *ui) resume(id string) {
 }
 
 func (u *ui) historyItem(h historyItem) {
-	if u.conversationItem(h) {
+	if u.conversationItem(h) || u.branchingItem(h) {
 		return
 	}
 	s := u.scr
@@ -202,6 +289,9 @@ func (u *ui) historyItem(h historyItem) {
 	case "toolCall":
 		s.line(fmt.Sprintf("%s %s: %s … %s", s.cyan("[tool]"), cleanLine(h.Name), cleanLine(first(h.Title, h.Name)), s.status(h.Status)))
 		s.indented(h.Output, 6)
+		if h.Subagent != nil && h.Subagent.SessionID != "" {
+			s.line(s.dim("    (the subagent's session: /resume " + cleanLine(h.Subagent.SessionID) + " to read it)"))
+		}
 	case "decision":
 		title := h.Title
 		if title == "" && h.Approved != nil {
@@ -298,6 +388,9 @@ func (u *ui) listMCP() {
 		s.line(fmt.Sprintf("%s  %s  %s  %s%s", cleanLine(r.Name), s.dim(cleanLine(r.Scope)+"/"+cleanLine(r.Transport)), state, s.dim(cleanLine(r.Launch)), extra))
 		if r.LastError != "" {
 			s.line("    " + s.red(cleanLine(r.LastError)))
+		}
+		if n := u.instructionsNote(r); n != "" {
+			s.line(n)
 		}
 	}
 	for _, r := range res.Shadowed {

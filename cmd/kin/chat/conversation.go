@@ -149,7 +149,11 @@ func contextLine(us *rpc.Usage) string {
 	if us == nil || us.ContextWindow <= 0 || us.ContextTokens <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("[context %d of %d tokens, %d%%]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow)
+	spent := ""
+	if s := spendLine(us); s != "" {
+		spent = "; " + s
+	}
+	return fmt.Sprintf("[context %d of %d tokens, %d%%%s]", us.ContextTokens, us.ContextWindow, us.ContextTokens*100/us.ContextWindow, spent)
 }
 
 // gaugeFrom is how full the window must be for the prompt to say so: below

@@ -36,11 +36,8 @@ func TestBinaryEditorConversation(t *testing.T) {
 	}
 	// (each delta is written where the row goes on, between the prompt's
 	// redraws)
-	raw := ansi.ReplaceAllString(term.screen.String(), "")
 	for _, d := range modeltest.SplitText("Then the answer, briefly.", 2) {
-		if !strings.Contains(raw, d) {
-			t.Errorf("the reasoning's %q was never shown before it folded", d)
-		}
+		term.awaitRaw(d) // written once, before it folded (the raw bytes keep what was drawn over)
 	}
 	term.awaitPrompt("You> ")
 

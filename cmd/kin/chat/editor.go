@@ -25,7 +25,8 @@ import (
 //     ended early when the UI needs another prompt: the line typed so far
 //     comes back as a draft and is offered again at the next question
 //     prompt, and keys typed before a question appeared never answer it;
-//   - history across runs ($KIN_HOME/chat_history, 0600, history.go);
+//   - history across runs ($KIN_HOME/chat_history, 0600, history.go), a
+//     multi-line question kept and recalled as one entry;
 //   - multi-line questions: a line ending in a backslash, Alt-Enter, or a
 //     newline inside a paste goes on in the next line, under a "…" prompt.
 type editor struct {
@@ -57,12 +58,11 @@ type editor struct {
 
 // readSpec is a read the UI wants.
 type readSpec struct {
-	seq     int
-	ask     string // the ask it answers; "" for a question
-	base    string // what the prompt asks; a read for another base is ended
-	prompt  string // the prompt shown: base, maybe after a status that changes as it waits
-	history bool   // keep the line in history
-	draft   string // the line to start from
+	seq    int
+	ask    string // the ask it answers; "" for a question
+	base   string // what the prompt asks; a read for another base is ended
+	prompt string // the prompt shown: base, maybe after a status that changes as it waits
+	draft  string // the line to start from
 }
 
 // editEvent is what the editor tells the UI.
@@ -298,16 +298,20 @@ func (e *editor) loop() {
 			e.events <- editEvent{kind: evLine, seq: spec.seq, how: howCancel, text: e.draft}
 			continue
 		}
-		if spec.history && strings.TrimSpace(line) != "" && e.how != howPaste {
-			entry := line
-			if e.how == howNewline {
-				entry += `\`
-			}
-			_ = e.rl.SaveToHistory(entry)
-			e.hist.add(entry)
-		}
 		e.events <- editEvent{kind: evLine, seq: spec.seq, how: e.how, text: line}
 	}
+}
+
+// remember keeps a whole question (all its lines) as one history entry,
+// in this run and the file. The UI calls it once the question is complete,
+// between reads (the editor's goroutine is then waiting for the next one).
+func (e *editor) remember(question string) {
+	entry := historyEntry(question)
+	if strings.TrimSpace(entry) == "" || len(entry) > historyEntryMax {
+		return
+	}
+	_ = e.rl.SaveToHistory(entry)
+	e.hist.add(entry)
 }
 
 // filter sees every key before the editor does.
@@ -405,9 +409,10 @@ func promptRows(prompt string, w int) int {
 type completer struct {
 	cwd string
 
-	mu       sync.Mutex // guards commands and models
-	commands []string
-	models   []rpc.ModelEntry
+	mu        sync.Mutex // guards commands and models
+	commands  []string
+	models    []rpc.ModelEntry
+	resources []string // server:uri (resources.go)
 }
 
 func newCompleter(cwd string) *completer { return &completer{cwd: cwd, commands: builtinCommands()} }
@@ -461,6 +466,9 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 				p += " "
 			}
 			out = append(out, []rune(strings.TrimPrefix(p, word)))
+		}
+		for _, r := range c.resourceWords(word) {
+			out = append(out, []rune(strings.TrimPrefix(r, word)+" "))
 		}
 	case strings.HasPrefix(typed, "/model "):
 		for _, name := range c.modelWords(typed) {

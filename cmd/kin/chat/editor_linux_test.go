@@ -136,13 +136,23 @@ func TestBinaryEditorHistory(t *testing.T) {
 
 // A question goes on in the next line after a trailing backslash, after
 // Alt-Enter, and at every newline of a paste (which sends nothing by
-// itself); Ctrl-C drops the lines so far.
+// itself); Ctrl-C drops the lines so far. The history keeps a whole
+// question as one entry: Up recalls all its lines at once (joined by ⏎),
+// and Enter sends them as they were, in this run and the next; a history
+// file an older kin wrote (a line per line, trailing backslashes) is read
+// the same way.
 func TestBinaryEditorMultiline(t *testing.T) {
 	e := newEnv(t)
 	e.Model.Script(
 		modeltest.Reply{Text: []string{"got three lines"}},
 		modeltest.Reply{Text: []string{"got the paste"}},
+		modeltest.Reply{Text: []string{"got them again"}},
+		modeltest.Reply{Text: []string{"got the old one"}},
 	)
+	file := filepath.Join(e.Home, "chat_history")
+	if err := os.WriteFile(file, []byte("old one\\\nold two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	term := e.terminal(t)
 	term.awaitPrompt("You> ")
 	term.typeIn("line one\\\r")
@@ -172,6 +182,36 @@ func TestBinaryEditorMultiline(t *testing.T) {
 	}
 	if n := len(e.Model.Requests()); n != 2 {
 		t.Errorf("%d requests, want 2", n)
+	}
+	term.awaitPrompt("You> ")
+
+	term.typeIn(keyUp + keyUp)
+	term.awaitPrompt("You> line one⏎line two⏎line three")
+	term.typeIn("\r")
+	term.await("Assistant> got them again", 1)
+	if q := e.lastQuestion(t); q != "line one\nline two\nline three" {
+		t.Errorf("the recalled question went as %q", q)
+	}
+	term.awaitPrompt("You> ")
+	term.quit()
+	b, _ := os.ReadFile(file)
+	if want := "old one\\\nold two\nline one⏎line two⏎line three\npasted a⏎pasted b and typed\nline one⏎line two⏎line three\n/quit\n"; string(b) != want {
+		t.Errorf("history file %q, want %q", b, want)
+	}
+
+	// The next run recalls each question whole, the older kin's too.
+	term = e.terminal(t)
+	term.awaitPrompt("You> ")
+	for range 4 {
+		term.typeIn(keyUp)
+	}
+	term.awaitPrompt("You> line one⏎line two⏎line three")
+	term.typeIn(keyUp)
+	term.awaitPrompt("You> old one⏎old two")
+	term.typeIn("\r")
+	term.await("Assistant> got the old one", 1)
+	if q := e.lastQuestion(t); q != "old one\nold two" {
+		t.Errorf("the older kin's question went as %q", q)
 	}
 	term.awaitPrompt("You> ")
 	term.quit()

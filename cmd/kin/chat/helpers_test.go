@@ -27,6 +27,8 @@ type env struct {
 	// mute makes the test terminal one that never answers where its
 	// cursor is.
 	mute bool
+	// mcp serves the MCP servers of Home's mcp.json, as kin serve does.
+	mcp bool
 }
 
 func newEnv(t testing.TB) *env { return &env{World: rpctest.NewWorld(t), t: t} }
@@ -37,6 +39,9 @@ func (e *env) connect() io.ReadWriteCloser {
 	a, b := net.Pipe()
 	done := make(chan struct{})
 	opts := e.Options()
+	if e.mcp {
+		opts.MCP = &rpc.MCPOptions{}
+	}
 	go func() {
 		rpc.Serve(context.Background(), a, opts)
 		close(done)

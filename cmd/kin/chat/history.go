@@ -5,21 +5,45 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
-// historyMax is how many lines the history keeps: the file is cut back to
-// the newest historyMax when it holds twice as many, and the editor recalls
-// at most that many.
+// historyMax is how many questions the history keeps: the file is cut
+// back to the newest historyMax when it holds twice as many, and the editor
+// recalls at most that many.
 const historyMax = 1000
 
-// history is the lines typed at kin chat's question prompt, kept across
-// runs in one file ($KIN_HOME/chat_history), one line a line, newest last.
-// It may hold whatever the person typed, pasted keys included, so the file
-// is 0600. A line that went on in the next one (a trailing backslash, or
-// Alt-Enter) is kept with its trailing backslash, so recalling it goes on
-// again. Several kin chats may append at once (O_APPEND); cutting the file
-// back is an atomic rename, so a line another run appends at that moment
-// may be lost, never the file.
+// historyEntryMax bounds one entry: a longer question (a big paste) is sent
+// but not kept.
+const historyEntryMax = 16 << 10
+
+// histNewline stands for a line break inside one history entry: a
+// multi-line question is kept, and recalled, as one entry, its lines joined
+// by it ("line one⏎line two"); a recalled entry sent as it is (or edited)
+// goes as the lines it stands for. The editor shows it as it is: one row,
+// one glyph per break.
+const histNewline = "⏎"
+
+// historyEntry is a question as the history keeps it.
+func historyEntry(question string) string {
+	return strings.ReplaceAll(question, "\n", histNewline)
+}
+
+// fromHistory is the question a (recalled) entry stands for.
+func fromHistory(entry string) string {
+	return strings.ReplaceAll(entry, histNewline, "\n")
+}
+
+// history is the questions typed at kin chat's question prompt, kept
+// across runs in one file ($KIN_HOME/chat_history), one question a line
+// (its line breaks as histNewline), newest last. It may hold whatever the
+// person typed, pasted keys included, so the file is 0600. A file written
+// by an older kin kept each line of a multi-line question on its own, all
+// but the last with a trailing backslash: those are read back as the one
+// question they were. Several kin chats may append at once (O_APPEND);
+// cutting the file back is an atomic rename, so an entry another run
+// appends at that moment may be lost, never the file.
 type history struct {
 	path string
 }
@@ -39,10 +63,24 @@ func loadHistory(path string) (*history, []string) {
 	var lines []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var cont []string // an older kin's lines of one question so far
 	for sc.Scan() {
-		if l := sc.Text(); strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
+		l := sc.Text()
+		if strings.TrimSpace(l) == "" {
+			continue
 		}
+		if strings.HasSuffix(l, `\`) {
+			cont = append(cont, strings.TrimSuffix(l, `\`))
+			continue
+		}
+		if cont != nil {
+			l = strings.Join(append(cont, l), histNewline)
+			cont = nil
+		}
+		lines = append(lines, l)
+	}
+	if cont != nil {
+		lines = append(lines, strings.Join(cont, histNewline))
 	}
 	if n := len(lines); n > historyMax {
 		lines = lines[n-historyMax:]
@@ -53,7 +91,7 @@ func loadHistory(path string) (*history, []string) {
 	return h, lines
 }
 
-// add appends one line.
+// add appends one entry (see historyEntry).
 func (h *history) add(line string) {
 	if h.path == "" || strings.ContainsAny(line, "\r\n") {
 		return
@@ -72,18 +110,9 @@ func (h *history) add(line string) {
 }
 
 func (h *history) rewrite(lines []string) {
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".chat_history-*")
-	if err != nil {
-		return
-	}
-	defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
-	w := bufio.NewWriter(tmp)
+	var b strings.Builder
 	for _, l := range lines {
-		w.WriteString(l + "\n")
+		b.WriteString(l + "\n")
 	}
-	if w.Flush() != nil || tmp.Chmod(0o600) != nil || tmp.Close() != nil {
-		tmp.Close()
-		return
-	}
-	_ = os.Rename(tmp.Name(), h.path)
+	_ = lockedfile.ReplaceFile(h.path, []byte(b.String()), lockedfile.Options{Perm: 0o600})
 }

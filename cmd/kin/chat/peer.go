@@ -29,6 +29,11 @@ func (u *ui) kinCommand(line string) {
 		u.startedTurn()
 		return
 	}
+	if res.TurnID != "" && c.Name == "review" {
+		u.scr.line(u.scr.dim(cleanLine(c.Text)))
+		u.startedTurn()
+		return
+	}
 	if res.TurnID != "" {
 		u.scr.line(u.scr.dim("/"+cleanLine(c.Name)+" asks:") + " " + clean(c.Inserted))
 		u.startedTurn()

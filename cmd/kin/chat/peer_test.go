@@ -142,3 +142,25 @@ func TestNoBuffersReloadNoticesQuiet(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// In ask mode a call that would change something is refused, and the line
+// says why in kin's words (the reason comes from the service, so every
+// front end says the same).
+func TestAskModeRefusalSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: args(map[string]any{"path": "a.txt", "content": "two\n"})}}},
+		modeltest.Reply{Text: []string{"I may not."}},
+	)
+	s := e.run(true, nil)
+	s.out.waitFor(t, "You> ")
+	s.send("/mode ask")
+	s.out.waitFor(t, "Mode: ask.")
+	s.send("write a.txt")
+	s.out.waitFor(t, "Assistant> I may not.")
+	if out := s.out.String(); !strings.Contains(out, "… denied (refused: the session is in ask mode") {
+		t.Errorf("the refusal does not say why:\n%s", out)
+	}
+	s.send("/quit")
+	s.wait()
+}

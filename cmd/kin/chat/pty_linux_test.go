@@ -54,8 +54,8 @@ func openPTY(t testing.TB) (master, slave *os.File) {
 type terminal struct {
 	t       testing.TB
 	master  *os.File
-	screen  *buffer // every byte written, as written
-	vt      *vt     // what a person sees
+	raw     *buffer // every byte written, as written (awaitRaw)
+	vt      *vt     // what a person sees (await, awaitPrompt, plain)
 	exited  chan struct{}
 	waitErr error
 }
@@ -89,7 +89,7 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 		t.Fatal(err)
 	}
 	slave.Close()
-	term := &terminal{t: t, master: master, screen: newBuffer(), vt: newVT(cols, rows), exited: make(chan struct{})}
+	term := &terminal{t: t, master: master, raw: newBuffer(), vt: newVT(cols, rows), exited: make(chan struct{})}
 	go func() {
 		term.waitErr = cmd.Wait()
 		close(term.exited)
@@ -99,11 +99,14 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 		for {
 			n, err := master.Read(buf)
 			if n > 0 {
+				// The raw bytes first: whatever the screen (vt) shows, raw
+				// holds too. Tests still read one view per check: they
+				// await on the view they assert on (awaitRaw for raw).
+				_, _ = term.raw.Write(buf[:n])
 				_, _ = term.vt.Write(buf[:n])
 				if r := term.vt.takeReply(); len(r) > 0 && !e.mute {
 					_, _ = master.Write(r)
 				}
-				_, _ = term.screen.Write(buf[:n])
 			}
 			if err != nil {
 				return
@@ -157,6 +160,32 @@ func (term *terminal) awaitPrompt(prompt string) {
 	})
 }
 
+// awaitRaw waits until the bytes kin chat wrote (including what was later
+// drawn over) hold substr: with its colours when substr holds an escape,
+// else with them taken out. A check on the raw bytes waits on the raw
+// bytes, never on the screen, which is updated at another moment.
+func (term *terminal) awaitRaw(substr string) {
+	term.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		changed := term.raw.next()
+		s := term.raw.String()
+		if !strings.Contains(substr, "\x1b") {
+			s = ansi.ReplaceAllString(s, "")
+		}
+		if strings.Contains(s, substr) {
+			return
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("timed out waiting for %q in what kin chat wrote:\n%q", substr, term.raw.String())
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+}
+
 func (term *terminal) until(what string, ok func(string) bool) {
 	term.t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -203,8 +232,9 @@ func (term *terminal) waitExit() error {
 }
 
 // Ctrl-C cancels the streaming turn without touching the service (its own
-// process group), which answers the next question; a second Ctrl-C at the
-// idle prompt exits.
+// process group), which answers the next question; at the idle prompt the
+// first Ctrl-C says how to exit (also right after one cancelled a turn) and
+// a second one exits.
 func TestBinaryTerminalCtrlC(t *testing.T) {
 	e := newEnv(t)
 	hold := make(chan struct{})
@@ -214,20 +244,21 @@ func TestBinaryTerminalCtrlC(t *testing.T) {
 		modeltest.Reply{Text: []string{"second ", "answer"}},
 	)
 	term := e.terminal(t)
+	term.awaitRaw("\x1b[1mYou> ") // the prompt, in colour on a terminal
 	term.awaitPrompt("You> ")
-	if !strings.Contains(term.screen.String(), "\x1b[1mYou> ") {
-		t.Errorf("no colour on a terminal: %q", term.screen.String())
-	}
 	term.typeIn("think hard\r")
 	term.await("Assistant> Thinking", 1)
 	term.typeIn("\x03") // Ctrl-C
 	term.await("[turn cancelled]", 1)
 	term.awaitPrompt("You> ")
+	term.typeIn("\x03") // the one that cancelled does not count
+	term.await("(Ctrl-C again to exit, or /quit)", 1)
+	term.awaitPrompt("You> ")
 	term.typeIn("again\r")
 	term.await("Assistant> second answer", 1)
 	term.awaitPrompt("You> ")
 	term.typeIn("\x03")
-	term.await("(Ctrl-C again to exit, or /quit)", 1)
+	term.await("(Ctrl-C again to exit, or /quit)", 2)
 	term.typeIn("\x03")
 	term.exitOK()
 }
@@ -294,15 +325,18 @@ Approve this operation? [y: Allow once / a: Always allow query-docs on docs in t
 	if n := calls.Load(); n != 1 {
 		t.Errorf("the server saw %d calls, want 1", n)
 	}
+	if out := term.plain(); strings.Count(out, "docs: connected") != 1 || strings.Contains(out, "MCP server docs: 2 tools from") {
+		t.Errorf("the connect is said more than once:\n%s", out)
+	}
 
 	term.typeIn("greet me\r")
 	term.awaitAfter("greet me", "Approve this operation? [y: Allow once / a: ")
 	term.typeIn("y\r")
 	term.await("[MCP server docs asks] Who are you?", 1)
+	term.await("Name (required): ", 1) // the server's order: name, then color
+	term.typeIn("Ana\r")
 	term.await("choose 1-2 (optional): ", 1)
 	term.typeIn("2\r")
-	term.await("Name (required): ", 1)
-	term.typeIn("Ana\r")
 	term.await("Assistant> Greeted.", 1)
 	term.awaitPrompt("You> ")
 	reqs := e.Model.Requests()

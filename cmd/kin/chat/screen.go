@@ -3,13 +3,14 @@ package chat
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"golang.org/x/text/width"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // ANSI colours, used only when the output is a terminal.
@@ -506,19 +507,7 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-// displayURL drops credentials and query values from a URL before it is shown.
+// displayURL shows a URL without its credentials (boundary.MaskURL).
 func displayURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return cleanLine(raw)
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"…"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return cleanLine(u.String())
+	return cleanLine(boundary.MaskURL(raw))
 }

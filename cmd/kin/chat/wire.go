@@ -14,6 +14,7 @@ type (
 	sessionResult       = rpc.SessionResult
 	sessionResumeParams = rpc.SessionResumeParams
 	sessionListResult   = rpc.SessionListResult
+	sessionListParams   = rpc.SessionListParams
 	sessionIDParams     = rpc.SessionIDParams
 	historyItem         = rpc.HistoryItem
 	resumeResult        = rpc.SessionResumeResult

@@ -7,9 +7,14 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { Kin, login, npmDir, sdkComplaints, select, startMock, tempDir } from "./harness.mjs";
+import { spawn } from "node:child_process";
+import { Kin, kinBin, login, npmDir, sdkComplaints, select, startMock, tempDir } from "./harness.mjs";
 
 const text = (updates) => updates.map((u) => u.content.text).join("");
+
+// running waits until a call's card says it runs.
+const running = (kin, sessionId, callId) =>
+  kin.until(() => kin.updatesOf(sessionId, "tool_call_update").some((u) => u.toolCallId === callId && u.status === "in_progress"), `${callId} to run`);
 
 test.afterEach(() => {
   assert.deepEqual(sdkComplaints.splice(0), [], "the SDK complained about a message from kin");
@@ -85,16 +90,14 @@ test("a rejected command never runs", async (t) => {
   const p = kin.permissions[0];
   assert.equal(p.toolCall.toolCallId, "call_rm");
   assert.ok(p.toolCall.content.some((c) => c.type === "content" && c.content.text.includes(`touch ${marker}`)), "the full command is shown");
-  // kin's options: once, always in this session, always in every session
-  // (the permanent grant), deny.
+  // kin's options over ACP: once, always in this session, deny; one of each
+  // kind (the grant for every session is not offered: clients map by kind).
   assert.deepEqual(p.options.map((o) => [o.optionId, o.kind]), [
     ["allow_once", "allow_once"],
     ["allow_always", "allow_always"],
-    ["allow_always_permanent", "allow_always"],
     ["deny", "reject_once"],
   ]);
   assert.match(p.options[1].name, /in this session$/);
-  assert.match(p.options[2].name, /in every session$/);
   const first = kin.updatesOf(sessionId, "tool_call")[0];
   assert.equal(first.toolCallId, "call_rm");
   assert.equal(first.kind, "execute");
@@ -175,7 +178,7 @@ test("session/cancel stops a running command and the prompt answers cancelled", 
   );
   const { sessionId } = await kin.newSession(ws);
   const answer = kin.prompt(sessionId, "run the slow command");
-  await kin.until(() => kin.updatesOf(sessionId, "tool_call_update").some((u) => u.toolCallId === "call_slow" && u.status === "in_progress"), "the command to run");
+  await running(kin, sessionId, "call_slow");
   await kin.agent.notify(acp.methods.agent.session.cancel, { sessionId });
   assert.equal((await answer).stopReason, "cancelled");
   const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_slow").at(-1);
@@ -198,7 +201,7 @@ test("session/load in a second process replays the conversation before it answer
   const listed = await again.agent.request(acp.methods.agent.session.list, { cwd: ws });
   assert.deepEqual(listed.sessions.map((s) => [s.sessionId, s.cwd]), [[sessionId, ws]]);
   const res = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
-  assert.deepEqual(Object.keys(res).filter((k) => k !== "_meta").sort(), ["configOptions", "modes"]);
+  assert.deepEqual(Object.keys(res).filter((k) => k !== "_meta").sort(), ["configOptions", "models", "modes"]);
   // The replay; the session's commands follow the answer.
   const replayed = () => again.updatesOf(sessionId).filter((u) => u.sessionUpdate !== "available_commands_update");
   const kinds = replayed().map((u) => u.sessionUpdate);
@@ -429,4 +432,205 @@ test("the model and its effort are config options: the switch changes who answer
   const loaded = await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: ws, mcpServers: [] });
   assert.equal(option(loaded, "model").currentValue, "m-b");
   assert.equal(text(again.updatesOf(sessionId, "agent_thought_chunk")), "Thinking about it.", "the thought is replayed");
+});
+
+// ---- what people met with real clients (issue 27's ACP items) ----
+
+// How real clients pick an option by its kind (read from their sources):
+// CodeCompanion's build_kind_map and avante.nvim's map_acp_options keep the
+// last option of a kind, agent-shell's "!" key the first.
+const byKind = {
+  codecompanion: (options, kind) => Object.fromEntries(options.map((o) => [o.kind, o.optionId]))[kind],
+  avante: (options, kind) => options.filter((o) => o.kind === kind).at(-1)?.optionId,
+  "agent-shell": (options, kind) => options.find((o) => o.kind === kind)?.optionId,
+};
+
+for (const [client, pick] of Object.entries(byKind)) {
+  test(`${client}'s "always" key grants for this session only`, async (t) => {
+    const { kin, ws, home } = await world(
+      t,
+      [
+        { whenUser: "echo twice", reply: { calls: [{ id: "call_1", name: "bash", arguments: { command: "echo one" } }] } },
+        { whenUser: "echo twice", whenToolOutput: "one", reply: { calls: [{ id: "call_2", name: "bash", arguments: { command: "echo two" } }] } },
+        { whenUser: "echo twice", afterTool: true, reply: { text: "Echoed twice." } },
+        { whenUser: "echo again", reply: { calls: [{ id: "call_3", name: "bash", arguments: { command: "echo three" } }] } },
+        { whenUser: "echo again", afterTool: true, reply: { text: "Echoed again." } },
+      ],
+      { permission: (params) => ({ outcome: { outcome: "selected", optionId: pick(params.options, "allow_always") } }) },
+    );
+    const first = await kin.newSession(ws);
+    assert.equal((await kin.prompt(first.sessionId, "echo twice")).stopReason, "end_turn");
+    assert.equal(kin.permissions.length, 1, "the session's grant answers the second echo");
+    assert.equal(pick(kin.permissions[0].options, "allow_always"), "allow_always");
+    const grants = join(home, "grants.json");
+    assert.ok(!existsSync(grants) || !readFileSync(grants, "utf8").includes('"permanent"'), "a grant for every session was kept");
+    const second = await kin.newSession(ws);
+    assert.equal((await kin.prompt(second.sessionId, "echo again")).stopReason, "end_turn");
+    assert.equal(kin.permissions.length, 2, "another session is asked again");
+  });
+}
+
+test("session/close during a running prompt answers it cancelled, and kin exits when stdin closes", async (t) => {
+  const { kin, ws } = await world(
+    t,
+    [{ whenUser: "run the slow command", reply: { calls: [{ id: "call_slow", name: "bash", arguments: { command: "echo started; sleep 60" } }] } }],
+    { permission: select("allow_once") },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const answer = kin.prompt(sessionId, "run the slow command");
+  await running(kin, sessionId, "call_slow");
+  await kin.agent.request(acp.methods.agent.session.close, { sessionId });
+  assert.equal((await answer).stopReason, "cancelled");
+  await assert.rejects(kin.prompt(sessionId, "again"), (err) => err.code === -32002);
+  kin.child.stdin.end();
+  assert.equal(await kin.exited, 0, "kin acp exits 0 when its stdin closes");
+});
+
+// A raw line client (the SDK answers a -32002 of session/delete as success
+// itself, which would hide what kin says).
+function rawExchange(env, cwd, messages) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(kinBin, ["acp"], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ["pipe", "pipe", "inherit"] });
+    const answers = new Map();
+    let buf = "";
+    child.stdout.on("data", (d) => {
+      buf += d;
+      for (let i; (i = buf.indexOf("\n")) >= 0; ) {
+        const m = JSON.parse(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        if (m.id !== undefined && !m.method) answers.set(m.id, m);
+        if (answers.size === messages.length) child.stdin.end();
+      }
+    });
+    child.on("exit", () => resolve(answers));
+    child.on("error", reject);
+    for (const [i, m] of messages.entries()) child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: i, ...m }) + "\n");
+  });
+}
+
+test("deleting an unknown or already deleted session succeeds (as ACP advises)", async (t) => {
+  const { kin, ws, home, env } = await world(t, [{ reply: { text: "hi" } }]);
+  const { sessionId } = await kin.newSession(ws);
+  await kin.close();
+  const answers = await rawExchange({ ...env, HOME: home, KIN_HOME: home }, ws, [
+    { method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
+    { method: "session/delete", params: { sessionId } },
+    { method: "session/delete", params: { sessionId } },
+    { method: "session/delete", params: { sessionId: "s_20260101T000000_000000" } },
+  ]);
+  for (const id of [1, 2, 3]) assert.deepEqual(answers.get(id).result, {}, JSON.stringify(answers.get(id)));
+});
+
+test("avante.nvim creates a file: a missing file, then an empty new buffer, is no conflict", async (t) => {
+  let approved = false;
+  const written = [];
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "create new.txt", reply: { calls: [{ id: "call_w", name: "write_file", arguments: { path: "new.txt", content: "hello\n" } }] } },
+      { whenUser: "create new.txt", afterTool: true, reply: { text: "Created." } },
+    ],
+    {
+      caps: { fs: { readTextFile: true, writeTextFile: true } },
+      permission: (params) => {
+        approved = true;
+        return select("allow_once")(params);
+      },
+      fs: {
+        // As avante answers: "not found" first, an empty buffer once approved.
+        read: () => {
+          if (!approved) throw new acp.RequestError(-32002, "ENOENT: no such file or directory");
+          return { content: "" };
+        },
+        write: ({ path, content }) => {
+          written.push(path);
+          writeFileSync(path, content);
+          return {};
+        },
+      },
+    },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "create new.txt")).stopReason, "end_turn");
+  assert.deepEqual(written, [join(ws, "new.txt")]);
+  assert.equal(readFileSync(join(ws, "new.txt"), "utf8"), "hello\n");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_w").at(-1);
+  assert.equal(last.status, "completed");
+});
+
+test("a client that takes compaction updates hears of one, with the summary", async (t) => {
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "Write the summary now", reply: { text: "## Goal\nSummarised." } },
+      { whenUser: "first question", reply: { text: "A long first answer.", usage: { input: 9000, output: 200 } } },
+      { whenUser: "second question", reply: { text: "Second answer." } },
+    ],
+    { settings: { models: [{ id: "small", contextWindow: 10000 }] }, caps: { session: { compaction: {} } } },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  await kin.prompt(sessionId, "first question");
+  await kin.prompt(sessionId, "second question");
+  const comps = kin.updatesOf(sessionId, "compaction_update");
+  assert.deepEqual(comps.map((c) => c.status), ["in_progress", "completed"]);
+  assert.equal(comps[0].compactionId, comps[1].compactionId);
+  assert.equal(comps[1].summary[0].text, "## Goal\nSummarised.");
+  assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "A long first answer.Second answer.");
+});
+
+test("agent-shell's model picker: the models block and session/set_model are the model option", async (t) => {
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "who answers", reply: { text: "someone" } },
+    ],
+    { settings: { models: [{ id: "m-a", name: "Model A", contextWindow: 64000 }, { id: "m-b", name: "Model B", contextWindow: 32000 }] } },
+  );
+  const created = await kin.newSession(ws);
+  assert.equal(created.models.currentModelId, "m-a");
+  assert.deepEqual(created.models.availableModels.map((m) => [m.modelId, m.name]), [["m-a", "Model A"], ["m-b", "Model B"]]);
+  await kin.agent.request("session/set_model", { sessionId: created.sessionId, modelId: "m-b" });
+  await kin.until(() => kin.updatesOf(created.sessionId, "config_option_update").some((u) => u.configOptions.find((o) => o.id === "model").currentValue === "m-b"), "the model option to follow");
+  await assert.rejects(kin.agent.request("session/set_model", { sessionId: created.sessionId, modelId: "m-nope" }), (err) => err.code === -32602);
+});
+
+test("logout forgets the stored key: new sessions need signing in again", async (t) => {
+  const { kin, ws, home, url } = await world(t, [{ reply: { text: "hi" } }], { noKey: true });
+  assert.equal(login(home, "sk-stored", "--base-url", url).status, 0); // signed in
+  await kin.newSession(ws);
+  await kin.agent.request(acp.methods.agent.logout, {});
+  assert.doesNotMatch(readFileSync(join(home, "settings.json"), "utf8"), /sk-stored/);
+  await assert.rejects(kin.newSession(ws), (err) => err.code === -32000);
+});
+
+test("an empty streamed delta never reaches the client as a chunk", async (t) => {
+  const { kin, ws } = await world(t, [{ whenUser: "hello", reply: { text: ["", "Hel", "", "lo", ""] } }]);
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "hello")).stopReason, "end_turn");
+  const chunks = kin.updatesOf(sessionId, "agent_message_chunk");
+  assert.ok(chunks.every((c) => typeof c.content.text === "string" && c.content.text !== ""), JSON.stringify(chunks));
+  assert.equal(text(chunks), "Hello");
+});
+
+test("after a cancel killed a command, the next question goes without an acknowledgement card", async (t) => {
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "run the slow command", reply: { calls: [{ id: "call_slow", name: "bash", arguments: { command: "echo started; sleep 60" } }] } },
+      { whenUser: "is it done", reply: { text: "It was killed." } },
+    ],
+    { permission: select("allow_once") },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  const answer = kin.prompt(sessionId, "run the slow command");
+  await running(kin, sessionId, "call_slow");
+  await kin.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  assert.equal((await answer).stopReason, "cancelled");
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_slow").at(-1);
+  assert.equal(last.status, "failed");
+  assert.equal(last._meta.kin.status, "failed");
+  assert.ok(last.content.some((c) => /killed by kin after the turn was cancelled/.test(c.content?.text ?? "")), JSON.stringify(last.content));
+  const asked = kin.permissions.length;
+  assert.equal((await kin.prompt(sessionId, "is it done?")).stopReason, "end_turn");
+  assert.equal(kin.permissions.length, asked, "an acknowledgement was asked");
 });

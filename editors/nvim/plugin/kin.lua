@@ -49,6 +49,23 @@ cmd("KinUndo", function(o)
   kin().undo(o.args ~= "" and o.args or nil)
 end, { nargs = "?", desc = "kin: undo the file changes of the last turn (or of a turn)" })
 
+cmd("KinFork", function(o)
+  kin().fork(o.args ~= "" and o.args or nil)
+end, { nargs = "?", desc = "kin: continue in a copy of this session (up to a turn)" })
+
+cmd("KinRollback", function(o)
+  kin().rollback(o.args ~= "" and o.args or nil)
+end, { nargs = "?", desc = "kin: take back the last N turns (1): the model forgets them, their file changes are undone" })
+
+
+cmd("KinReview", function(o)
+  require("kin.review").start(o.args)
+end, { nargs = "*", desc = "kin: review the uncommitted changes (or base NAME, or commit SHA); findings in quickfix" })
+
+cmd("KinReviewClear", function()
+  require("kin.review").clear()
+end, { desc = "kin: clear the review findings shown" })
+
 cmd("KinRetry", function()
   kin().retry()
 end, { desc = "kin: ask the last question again" })
@@ -80,11 +97,48 @@ end, { desc = "kin: cancel the running turn" })
 
 cmd("KinNew", function(o)
   kin().new(o.args)
-end, { nargs = "*", desc = "kin: start a new session" })
+end, {
+  nargs = "*",
+  complete = function(lead)
+    return vim.startswith("--worktree", lead) and { "--worktree", "--worktree=" } or {}
+  end,
+  desc = "kin: start a new session (--worktree[=BRANCH]: in a git worktree of its own)",
+})
+
+cmd("KinWorktree", function(o)
+  kin().worktree(o.args, o.bang)
+end, {
+  nargs = "?",
+  bang = true,
+  complete = function()
+    return { "status", "apply", "remove" }
+  end,
+  desc = "kin: the session's git worktree: status, apply its changes, remove it (! even unapplied)",
+})
 
 cmd("KinSessions", function()
   kin().sessions()
 end, { desc = "kin: resume or delete a session" })
+
+cmd("KinSaw", function(o)
+  require("kin.resources").show(o.args)
+end, {
+  nargs = "?",
+  complete = function()
+    return require("kin.resources").call_ids()
+  end,
+  desc = "kin: what the model saw of a tool call's result (the last one)",
+})
+
+cmd("KinResource", function(o)
+  require("kin.resources").command(o.args)
+end, {
+  nargs = "+",
+  complete = function(arglead, cmdline)
+    return require("kin.resources").complete_command(arglead, cmdline)
+  end,
+  desc = "kin: open an MCP server's resource to read ({server} {uri})",
+})
 
 cmd("KinMcp", function()
   kin().mcp()
@@ -94,9 +148,17 @@ cmd("KinGrants", function()
   kin().grants()
 end, { desc = "kin: list and revoke grants" })
 
+cmd("KinUsage", function()
+  require("kin.usage").show()
+end, { desc = "kin: tokens and cost of this session and today, with the spend limits" })
+
 cmd("KinLog", function()
   kin().log()
 end, { desc = "kin: open kin's log file" })
+
+cmd("KinBuild", function()
+  kin().build()
+end, { desc = "kin: build kin from this repository (in the background)" })
 
 cmd("KinRestart", function()
   kin().restart()

@@ -231,6 +231,62 @@ describe("approvals", function()
     t.eq("trust", responses(fake)[3].decision)
   end)
 
+  it("a trust card shows every item, a hook's whole command, the changed ones marked, and no nil", function()
+    -- kin's own project_trust request, as recorded in the golden frames.
+    local root = vim.env.KIN_TEST_ROOT or vim.fn.getcwd()
+    local f = assert(io.open(root .. "/../../rpc/testdata/golden/approval_request.json", "r"))
+    local doc = vim.json.decode(f:read("*a"), { luanil = { object = true, array = true } })
+    f:close()
+    local p
+    for _, fr in ipairs(doc.frames) do
+      if fr.params and fr.params.kind == "project_trust" then
+        p = fr.params
+      end
+    end
+    t.ok(p and #p.items >= 3, "a project_trust frame with items")
+    local hook
+    for _, it in ipairs(p.items) do
+      if it.kind == "hook" then
+        hook = it
+      end
+    end
+    t.ok(hook and hook.detail, "the frame has a hook with its command")
+    -- A hook that changed since it was trusted, whose multi-line command hides a bidi override
+    -- and an escape sequence; kin's own frame first, then the changed one.
+    local changed = vim.deepcopy(p)
+    changed.requestId = "ap_changed"
+    changed.items = { {
+      kind = "hook", name = "PostToolUse Edit", path = ".kin/hooks.json PostToolUse[0].hooks[0]", digest = "sha256:ab",
+      changed = true, detail = "sh .kin/fmt.sh 'invoice_\u{202e}gpj.exe'\nrm -rf build\x1b[2K",
+    } }
+    local fake = setup()
+    fake:notify("approval/request", p)
+    t.wait_panel(hook.detail)
+    local body = t.panel_body()
+    for i, it in ipairs(p.items) do
+      t.contains(body, ("%d. %s"):format(i, it.kind), "item " .. i .. " kind")
+      for _, field in ipairs({ "name", "path", "detail" }) do
+        if it[field] then
+          t.contains(body, it[field], "item " .. i .. " " .. field)
+        end
+      end
+    end
+    t.contains(body, "runs:    " .. hook.detail, "the hook's command, said as one")
+    t.contains(body, p.warning)
+    t.not_contains(body, "nil")
+    t.not_contains(body, "CHANGED", "nothing in kin's frame changed")
+    t.eq({ "  t  Trust them", "  d  Not now (none of them runs or is read)" }, t.panel_choices())
+    t.press("d")
+    t.eq({ requestId = p.requestId, decision = "deny" }, one_response(fake))
+    fake:notify("approval/request", changed)
+    t.wait_panel("PostToolUse Edit")
+    body = t.panel_body()
+    t.contains(body, "1. hook PostToolUse Edit  [CHANGED since you trusted it]")
+    t.contains(body, "runs:    sh .kin/fmt.sh 'invoice_\\u202egpj.exe'\n            rm -rf build\\x1b[2K")
+    t.not_contains(body, "\u{202e}", "no bidi override reaches the screen")
+    t.not_contains(body, "\x1b", "no escape sequence reaches the screen")
+  end)
+
   it("queues questions: one shown, <Tab> shows the next, a resolved one is dropped", function()
     local fake = setup()
     fake:send_many({

@@ -129,6 +129,23 @@ describe("chat", function()
     t.eq(-1, tonumber(vim.fn.win_execute(win, "echo foldclosed(" .. (first - 1) .. ")"):match("%-?%d+")), "the call's line is not folded")
   end)
 
+  it("a narrow input window keeps the start of its title", function()
+    setup()
+    vim.o.columns = 70
+    vim.cmd("KinChat")
+    local win = require("kin.chat").state.input_win
+    local width = vim.api.nvim_win_get_width(win)
+    t.ok(width < 40, "narrow: " .. width)
+    local r = t.win_rect(win)
+    vim.cmd("redraw")
+    local cells = {}
+    for col = r.left, r.right do
+      cells[#cells + 1] = vim.fn.screenstring(r.top, col)
+    end
+    local bar = table.concat(cells)
+    t.eq(" your question  (@file", bar:sub(1, #" your question  (@file"), "cut at the end, not the start: " .. bar)
+  end)
+
   it("cancels the running turn with :KinCancel and the buffer mapping", function()
     local fake = setup()
     ask_first(fake, "hello")
@@ -380,6 +397,37 @@ describe("chat", function()
     t.contains(t.selects[1].prompt, "sessions in ")
     t.contains(table.concat(t.selects[2].labels, "\n"), "elsewhere  (1 turn, " .. when .. ")  /some/other/project")
     t.eq(2, #fake:sent("session/list"), "every project's list is asked again")
+    for i, m in ipairs(fake:sent("session/list")) do
+      -- One-shot and piped `kin chat` sessions (an `origin`) are not the person's conversations.
+      t.eq(true, m.params.interactive, "session/list " .. i .. " asks for interactive sessions only")
+    end
+  end)
+
+  it(":KinSessions loads more sessions on demand, a page at a time", function()
+    local here = vim.fs.normalize(vim.uv.cwd())
+    local fake = setup({
+      ["session/list"] = function(p)
+        if p.cursor == nil then
+          return { sessions = { { sessionId = "s_new", title = "newest", turns = 1, cwd = here } }, nextCursor = "c1" }
+        end
+        return { sessions = { { sessionId = "s_old", title = "older", turns = 2, cwd = here } } }
+      end,
+    })
+    t.script_select({ "Load more sessions", false })
+    vim.cmd("KinSessions")
+    t.wait_for(function()
+      return #t.selects == 2
+    end, "both pickers")
+    t.eq({ "newest", "Load more sessions" }, vim.tbl_map(function(l)
+      return (l:gsub("  %(.*", ""))
+    end, t.selects[1].labels))
+    t.eq({ "newest", "older" }, vim.tbl_map(function(l)
+      return (l:gsub("  %(.*", ""))
+    end, t.selects[2].labels))
+    local sent = fake:sent("session/list")
+    t.eq(50, sent[1].params.limit)
+    t.eq("c1", sent[2].params.cursor, "the next page asked with the answer's cursor")
+    t.eq({ true, true }, { sent[1].params.interactive, sent[2].params.interactive }, "every page with the same params")
   end)
 
   it("reads session times as a person does", function()

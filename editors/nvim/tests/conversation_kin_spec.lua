@@ -41,7 +41,47 @@ local function restart_and_resume()
   end, "the session re-attached", 20000)
 end
 
+-- Records what the title bar says kin is doing ("thinking", "compacting", ...) each time it is
+-- redrawn for a change, from now on.
+local function record_winbar()
+  local status = require("kin.status")
+  local seen = {}
+  local refresh = status.refresh
+  status.refresh = function(...)
+    local a = status.activity(tr())
+    local doing = a and a:match("^%S+ (%a+)")
+    if doing and seen[#seen] ~= doing then
+      seen[#seen + 1] = doing
+    end
+    return refresh(...)
+  end
+  return seen
+end
+
 describe("the conversation with the real kin", function()
+  it("during a turn, :KinModel says the model changes between turns; a cancel keeps the gauge", function()
+    ask_and_wait("hello there")
+    local before = tr().usage.contextTokens
+    t.ok(before > 0, "the gauge after a turn")
+    require("kin").ask("please wait for me")
+    t.wait_for(function()
+      return tr().running and text():find("please wait for me", 1, true)
+    end, "the turn to start")
+    t.capture_notify()
+    t.script_select({})
+    vim.cmd("KinModel")
+    t.contains(t.notes_text(), "kin changes the model between turns")
+    t.eq(0, #t.selects, "no picker offers a choice that cannot be applied")
+    t.eq(0, #traced("->", "models/list") + #traced("->", "session/configure"))
+    vim.cmd("KinCancel")
+    t.wait_for(turn_over, "the cancelled turn to end", 20000)
+    t.contains(text(), "_(cancelled")
+    local done = traced("<-", "turn/completed")
+    t.ok(done[#done].params.usage.contextTokens > 0, "kin counts the conversation after a cancel")
+    t.ok(tr().usage.contextTokens >= before, "the gauge does not drop to 0: " .. winbar())
+    t.not_contains(winbar(), " 0/")
+  end)
+
   it(":KinModel picks a model and an effort from kin's models/list; the next turn uses that model", function()
     vim.fn.writefile({ vim.json.encode({
       model = "mock-big",
@@ -68,6 +108,10 @@ describe("the conversation with the real kin", function()
       return tr().model == "mock-small"
     end, "model mock-small")
     t.eq(nil, tr().effort, "mock-small takes no effort")
+    -- The gauge measures against the new model's window at once, not at the next turn.
+    t.wait_for(function()
+      return winbar():find("/8k", 1, true)
+    end, "the gauge of mock-small's window: " .. winbar())
     ask_and_wait("hello small")
     t.contains(text(), "Hello from the mock.")
     t.contains(winbar(), "/8k")
@@ -114,12 +158,17 @@ describe("the conversation with the real kin", function()
 
   it(":KinCompact has kin summarise the conversation; the summary is in the transcript, folded, also after resume", function()
     ask_and_wait("hello there")
+    local bars = record_winbar()
     vim.cmd("KinCompact")
     local summary = "[compacted: requested] the model goes on from this summary and the recent turns\n  │ ## Asked\n  │ A greeting."
     t.wait_for(function()
       return text():find(summary, 1, true)
     end, "the summary in the transcript", 20000)
     t.eq(1, #traced("->", "session/compact"))
+    t.ok(vim.tbl_contains(bars, "compacting"), "the title bar said compacting: " .. vim.inspect(bars))
+    t.wait_for(function()
+      return not winbar():find("compacting", 1, true)
+    end, "the title bar after the compaction")
     t.ok(folded_at("  │ ## Asked"), "the summary is folded")
     t.ok(#traced("<-", "notice") > 0, "kin's notice")
     restart_and_resume()
@@ -149,10 +198,13 @@ describe("the conversation with the real kin", function()
     ask_and_wait("hello one" .. pad)
     t.eq("mock-tiny", tr().model)
     t.not_contains(text(), "[compacted")
+    local bars = record_winbar()
     ask_and_wait("hello two" .. pad)
     t.wait_for(function()
       return text():find("[compacted: auto]", 1, true)
     end, "the automatic compaction's summary", 20000)
+    -- While kin summarised, the title bar said so (not "thinking").
+    t.ok(vim.tbl_contains(bars, "compacting"), "the title bar said compacting: " .. vim.inspect(bars))
     t.ok(folded_at("  │ ## Asked"), "folded")
     -- Where kin said it, in the turn it made room for: after the question, before its answer.
     local body = text()
@@ -164,11 +216,25 @@ describe("the conversation with the real kin", function()
 
   it("shows the project instructions in force, and says when they changed", function()
     vim.fn.writefile({ "Answer in English." }, env.ws .. "/AGENTS.md")
-    ask_and_wait("hello there")
-    t.contains(text(), "[instructions] AGENTS.md (19 bytes)")
+    -- The repository's instructions reach the model once the person trusts them (kin asks).
+    require("kin").ask("hello there")
+    t.wait_panel("Trust")
+    -- The real kin's card names what is trusted: the file, as an instruction file, and no field
+    -- it does not have.
+    local card = t.panel_body()
+    t.contains(card, "AGENTS.md")
+    t.contains(card, "instructions")
+    t.ok(not card:find("nil", 1, true), "a field shown as nil:\n" .. card)
+    t.press("t")
+    t.wait_for(function()
+      return text():find("hello there", 1, true) and turn_over()
+    end, "the turn of hello there to end", 30000)
+    -- Trusted during the turn: they came into force then, and the transcript says so.
+    t.contains(text(), "The project's instructions changed (AGENTS.md)")
     vim.fn.writefile({ "Answer in English, briefly." }, env.ws .. "/AGENTS.md")
     ask_and_wait("hello again")
-    t.contains(text(), "The project's instructions changed")
+    local _, n = text():gsub("The project's instructions changed %(AGENTS.md%)", "")
+    t.eq(2, n, "a changed instruction file is named again")
   end)
 
   it("an @file mention sends the open buffer's unsaved text, and the transcript says what was attached", function()

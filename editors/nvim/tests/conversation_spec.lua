@@ -35,6 +35,12 @@ describe("the conversation", function()
     t.wait_for(function()
       return #fake:sent("turn/start") == 1
     end, "a session")
+    -- Between turns (kin changes the model only then).
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
+    t.wait_for(function()
+      return not tr().running
+    end, "the turn's end")
     t.script_select({ "gpt-5.1", "high" })
     vim.cmd("KinModel")
     t.wait_for(function()
@@ -103,6 +109,38 @@ describe("the conversation", function()
     t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+") == tostring(row), "folded")
     t.contains(require("kin.status").text(tr()), "ctx ")
     t.contains(require("kin.status").text(tr()), "2.1k/400k 1%")
+  end)
+
+  it("a call an MCP server runs as a task shows working and where it stands", function()
+    local fake = setup()
+    require("kin").ask("run the job")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local function n(m, p)
+      return { jsonrpc = "2.0", method = m, params = vim.tbl_extend("force", { sessionId = sid, turnId = "t_1" }, p) }
+    end
+    local call = { callId = "j1", name = "mcp__jobs__job", kind = "other", title = "Call job on jobs", arguments = "{}" }
+    fake:send_many({
+      n("turn/started", { input = "run the job" }),
+      n("turn/toolCall", vim.tbl_extend("force", call, { status = "running" })),
+      n("turn/toolCall", vim.tbl_extend("force", call, { status = "working", statusMessage = "task working: indexing 2/2" })),
+    })
+    t.wait_for(function()
+      return tr():text_content():find("indexing 2/2", 1, true) ~= nil
+    end, "the working line")
+    t.contains(tr():text_content(), "[tool] mcp__jobs__job: Call job on jobs — working: task working: indexing 2/2")
+    t.contains(require("kin.status").text(tr()), "running mcp__jobs__job")
+    fake:send_many({
+      n("turn/toolCall", vim.tbl_extend("force", call, { status = "completed", output = "indexed 2 files" })),
+      n("turn/completed", { status = "completed" }),
+    })
+    t.wait_for(function()
+      return tr().last == "end"
+    end, "the turn to end")
+    t.contains(tr():text_content(), "[tool] mcp__jobs__job: Call job on jobs — completed")
+    t.ok(not tr():text_content():find("— completed: task", 1, true), "the message goes with working only")
   end)
 
   it("redraws reasoning, compaction, instructions and model changes from history", function()

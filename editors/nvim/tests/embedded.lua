@@ -6,6 +6,9 @@ local M = {}
 local Embedded = {}
 Embedded.__index = Embedded
 
+-- Every one started and not stopped yet (M.stop_all).
+local started = {}
+
 ---@param opts {cwd: string, setup: table, env?: table<string, string>}
 function M.start(opts)
   local nvim = vim.env.KIN_TEST_NVIM or vim.v.progpath
@@ -20,6 +23,7 @@ function M.start(opts)
   })
   assert(chan > 0, "cannot start an embedded Neovim")
   local e = setmetatable({ chan = chan }, Embedded)
+  started[#started + 1] = e
   e:lua([[
     local root, setup = ...
     vim.o.swapfile = false
@@ -35,6 +39,26 @@ function M.start(opts)
     require("kin").setup(setup)
   ]], vim.env.KIN_TEST_ROOT, opts.setup)
   return e
+end
+
+--- One with kin.nvim on the real kin (KIN_BIN), in ws, with home as KIN_HOME (a new one when nil)
+--- and its log there.
+function M.with_kin(ws, home)
+  home = home or (vim.fn.tempname() .. "-kin-home")
+  vim.fn.mkdir(home, "p")
+  return M.start({
+    cwd = ws,
+    setup = { cmd = { vim.env.KIN_BIN, "serve" }, env = { KIN_HOME = home }, log_file = home .. "/kin.log" },
+  })
+end
+
+--- Stops every one started (a spec's after_each), so none outlives its case.
+function M.stop_all()
+  local all = started
+  started = {}
+  for _, e in ipairs(all) do
+    e:stop()
+  end
 end
 
 --- Runs Lua in the embedded Neovim and returns its result.

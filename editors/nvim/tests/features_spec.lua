@@ -31,6 +31,18 @@ describe("kin's features", function()
     t.contains(body, "Planned and done.")
   end)
 
+  it("a 3-step plan updated a second time shows its 3 steps once", function()
+    vim.cmd("KinChat")
+    ask_and_wait("please plan three")
+    local body = text()
+    t.contains(body, "Three steps, planned twice.")
+    t.contains(body, "**Plan**\n- [x] reproduce the bug\n- [~] fix the layout\n- [ ] add a test\n")
+    local _, plans = body:gsub("%*%*Plan%*%*", "")
+    t.eq(1, plans, "one checklist:\n" .. body)
+    local _, items = body:gsub("\n%- %[.%] ", "")
+    t.eq(3, items, "three items, not the first plan's beside the second's:\n" .. body)
+  end)
+
   it(":KinMode sets the session's mode; auto-edit edits unasked, :KinUndo puts the file back", function()
     vim.cmd("KinMode auto-edit") -- before any session: the next session starts in it
     t.contains(winbar(), "auto-edit")

@@ -119,12 +119,16 @@ function M.script_select(answers)
   end
 end
 
---- Replaces vim.ui.input: each call pops the next answer (a string, or false to dismiss).
+--- Replaces vim.ui.input: each call pops the next answer (a string, or false to dismiss; a
+--- function(opts) gives it, asked while the input is open, as a person typing would be).
 function M.script_input(answers)
   M.inputs = {}
   vim.ui.input = function(opts, on_confirm)
-    table.insert(M.inputs, { prompt = opts.prompt, default = opts.default })
+    table.insert(M.inputs, { prompt = opts.prompt, default = opts.default, completion = opts.completion })
     local answer = table.remove(answers, 1)
+    if type(answer) == "function" then
+      answer = answer(opts)
+    end
     vim.schedule(function()
       if answer == false or answer == nil then
         on_confirm(nil)

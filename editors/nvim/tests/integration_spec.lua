@@ -151,6 +151,31 @@ describe("real kin", function()
     t.ok(vim.fn.win_execute(win, "echo foldclosed(" .. out_row .. ")"):match("%d+") == tostring(out_row), "folded after resume:\n" .. table.concat(lines, "\n"))
   end)
 
+  it("three approvals in a row leave the chat's layout as it was", function()
+    vim.o.lines, vim.o.columns = 40, 140
+    vim.cmd("KinChat")
+    local st = require("kin.chat").state
+    local code = vim.fn.win_getid(vim.fn.winnr("h"))
+    local function heights()
+      return {
+        transcript = vim.api.nvim_win_get_height(st.win),
+        input = vim.api.nvim_win_get_height(st.input_win),
+        code = vim.api.nvim_win_get_height(code),
+      }
+    end
+    local before = heights()
+    t.eq(3, before.input)
+    for i = 1, 3 do
+      require("kin").ask("please run it " .. i)
+      local seen = answering({ "a" }, function()
+        return chat_text():find("please run it " .. i, 1, true) and turn_over()
+      end)
+      t.eq(1, #seen, "one approval in turn " .. i)
+      t.eq(before, heights(), "after approval " .. i)
+    end
+    t.eq(3, #sent("approval/respond"))
+  end)
+
   it("denies a command with Deny", function()
     vim.cmd("KinChat please run it")
     local previews = answering({ "d" }, turn_over)
@@ -170,6 +195,7 @@ describe("real kin", function()
     }) }, env.ws .. "/.kin/mcp.json")
     -- The launch (server_launch), then the call (tool_call), then the question (Answer).
     t.script_input({ "Ana" })
+    t.script_select({ "Dogs", "Yes" })
     require("kin.service").with_client(function() end)
     local previews = answering({ "t" }, function()
       local s = require("kin.service").ctx.mcp.asker
@@ -178,10 +204,51 @@ describe("real kin", function()
     vim.cmd("KinChat please elicit my name")
     local more = answering({ "a", "a" }, turn_over)
     t.contains(chat_text(), "Greeted Ana.")
-    t.contains(t.inputs[1].prompt, "[asker] What is your name? › Name")
-    t.eq({ name = "Ana" }, sent("elicitation/respond")[1].params.content)
+    -- The server's order (name, pet, agree), with titles first and descriptions.
+    t.eq("Name (1/3) — Your full name: ", t.inputs[1].prompt)
+    t.eq("Pet (2/3, optional): ", t.selects[1].prompt)
+    t.eq({ "Cats (default)", "Dogs", "(leave empty)" }, t.selects[1].labels)
+    t.eq("Boolean (3/3, optional) — I agree to the terms: ", t.selects[2].prompt)
+    t.eq({ name = "Ana", pet = "pet-2", agree = true }, sent("elicitation/respond")[1].params.content)
     t.contains(previews[1].body, "Server:      asker")
-    t.contains(more[2].body, "asker asks: What is your name?")
+    local form = more[2].body
+    t.contains(form, "asker asks: What is your name?")
+    local name, pet, agree = form:find("- Name (", 1, true), form:find("- Pet (", 1, true), form:find("- Boolean (", 1, true)
+    t.ok(name and pet and agree and name < pet and pet < agree, "the server's order in kin's window:\n" .. form)
+    t.contains(form, "I agree to the terms")
+    t.contains(form, "default Cats")
+  end)
+
+  -- A person who takes their time over a form (here four times the server's 1 s timeout; in life
+  -- two minutes against 30 s): kin stops the call's clock while the form waits, the answer
+  -- reaches the server and the call completes.
+  it("a person who takes two minutes over a form still gets their answer to the server", function()
+    need_mcp()
+    require("kin.service").stop()
+    vim.fn.mkdir(env.ws .. "/.kin", "p")
+    vim.fn.writefile({ vim.json.encode({
+      mcpServers = { asker = { command = "python3", args = { TESTS .. "/mcp_elicit.py" }, timeout = 1000 } },
+    }) }, env.ws .. "/.kin/mcp.json")
+    t.script_select({ "Cats", "Yes" })
+    local asked_at
+    vim.ui.input = function(_, cb)
+      asked_at = vim.uv.hrtime()
+      -- The form is on the screen; the person answers well after the server's timeout.
+      vim.defer_fn(function()
+        cb("Ana")
+      end, 4000)
+    end
+    require("kin.service").with_client(function() end)
+    answering({ "t" }, function()
+      local s = require("kin.service").ctx.mcp.asker
+      return s and s.state == "connected"
+    end, "the asker MCP server to connect")
+    vim.cmd("KinChat please elicit my name")
+    answering({ "a", "a" }, turn_over)
+    t.ok(asked_at, "the form was asked")
+    t.contains(chat_text(), "Greeted Ana.")
+    t.not_contains(chat_text(), "outcome is unknown")
+    t.eq({ name = "Ana", pet = "pet-1", agree = true }, sent("elicitation/respond")[1].params.content)
   end)
 
   it("adds a server through :KinMcp into the project's mcp.json", function()

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A tiny MCP server over stdio for kin.nvim's integration tests.
 
-It offers one tool, ask_name, which asks the person for their name through
-elicitation/create and answers "Hello <name>" (or says it was declined).
+It offers one tool, ask_name, which asks the person for their name (and a pet,
+and whether they agree) through elicitation/create and answers "Hello <name>"
+(or says it was declined). Its properties are not in the names' order, and
+two have descriptions: kin.nvim must show both as the server wrote them.
 Newline-delimited JSON-RPC on stdin/stdout, no dependencies.
 """
 import json
@@ -39,7 +41,13 @@ def elicit(call_id):
             "message": "What is your name?",
             "requestedSchema": {
                 "type": "object",
-                "properties": {"name": {"type": "string", "title": "Name"}},
+                # In this order, which is not the names' (agree, name, pet): kin keeps it.
+                "properties": {
+                    "name": {"type": "string", "title": "Name", "description": "Your full name"},
+                    "pet": {"type": "string", "title": "Pet", "enum": ["pet-1", "pet-2"],
+                            "enumNames": ["Cats", "Dogs"], "default": "pet-1"},
+                    "agree": {"type": "boolean", "title": "Boolean", "description": "I agree to the terms"},
+                },
                 "required": ["name"],
             },
         },

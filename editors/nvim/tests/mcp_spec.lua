@@ -218,6 +218,23 @@ describe(":checkhealth kin", function()
     t.contains(text, "ERROR the model service at " .. url .. " does not answer: cannot connect to 127.0.0.1")
   end)
 
+  it("reports a model service address that answers HTTP 404 as an error, not as answering", function()
+    local url, stop = t.http_server(404)
+    local fake = fake_kin.new({ handlers = { initialize = function()
+      return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, model = { configured = true, model = "m", baseUrl = url } }
+    end } })
+    require("kin").setup({ spawn = fake.spawn, log_file = false, cmd = { "sh", "serve" } })
+    vim.cmd("checkhealth kin")
+    stop()
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    t.contains(text, "ERROR the model service at " .. url .. " does not answer: answered HTTP 404: there is no model service at " .. url .. "/models")
+    t.not_contains(text, "answers (answered")
+    -- A 401 (no key sent) is a service that is there.
+    local health = require("kin.health")
+    t.eq(true, (health.judge(401, url)))
+    t.eq(false, (health.judge(503, url)))
+  end)
+
   it("reports a missing model configuration as an error, naming what to set", function()
     local fake = fake_kin.new({ handlers = { initialize = function()
       return { protocolVersion = "1", serverInfo = { name = "kin", version = "x" }, model = { configured = false, model = "gpt-5.1", missing = "set OPENAI_API_KEY" } }

@@ -186,6 +186,124 @@ describe("open buffers", function()
     t.eq({ "alpha", "gamma", "mine, not saved" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "one u undoes kin's edit only")
   end)
 
+  -- The output of the last bash call, as kin sent it.
+  local function command_output()
+    local out
+    for _, m in ipairs(kin.traced("<-", "turn/toolCall")) do
+      if m.params.name == "bash" and m.params.output then
+        out = m.params.output
+      end
+    end
+    return out
+  end
+
+  it("an edit to an open buffer without unsaved changes is saved at once: the next command reads it", function()
+    local buf = open_notes()
+    require("kin").ask("please edit and cat")
+    wait_question("+beta")
+    t.press("a")
+    wait_question("cat notes.txt")
+    local card = t.panel_body()
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.not_contains(card, "unsaved", "nothing unsaved to warn about")
+    t.eq({ "beta", "gamma" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+    t.eq(false, vim.bo[buf].modified, "saved")
+    t.eq({ "beta", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"))
+    t.contains(command_output(), "beta\ngamma", "cat read kin's edit")
+    t.contains(chat_text(), "The command ran.")
+    local results = {}
+    for _, m in ipairs(kin.traced("<-", "turn/toolCall")) do
+      if m.params.name == "edit_file" and m.params.output then
+        results[#results + 1] = m.params.output
+      end
+    end
+    t.contains(results[#results], "in the editor, which saved it")
+    -- :e! cannot drop it, and one u still takes it back.
+    vim.cmd("edit!")
+    t.eq({ "beta", "gamma" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  end)
+
+  it("an edit to a buffer with unsaved changes stays unsaved, and the command's approval says what it will not see", function()
+    local buf = open_notes({ "alpha", "gamma", "mine, not saved" })
+    require("kin").ask("please edit and cat")
+    wait_question("+beta")
+    t.press("a")
+    wait_question("cat notes.txt")
+    local card = t.panel_body()
+    t.contains(card, "The command sees the saved files, not the unsaved changes in: notes.txt.")
+    local req = kin.traced("<-", "approval/request")
+    t.eq({ "notes.txt" }, req[#req].params.unsavedFiles)
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq({ "beta", "gamma", "mine, not saved" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+    t.ok(vim.bo[buf].modified, "not saved: the person's change is theirs to save")
+    t.eq({ "alpha", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"))
+    t.contains(command_output(), "alpha\ngamma", "cat read the disk, as the approval said")
+  end)
+
+  -- The approval/request frames kin sent for a request, in order.
+  local function cards(id)
+    return vim.tbl_filter(function(m)
+      return m.params.requestId == id
+    end, kin.traced("<-", "approval/request"))
+  end
+
+  it("typing into the file while kin asks replaces the card with the new diff, in place; Allow writes that one", function()
+    local buf = open_notes()
+    require("kin").ask("please edit notes")
+    wait_question("+beta")
+    local id = require("kin.prompts").current().id
+    -- The person goes on typing in the file.
+    vim.api.nvim_buf_set_lines(buf, 2, 2, false, { "typed while kin asked" })
+    wait_question("kin updated this request")
+    t.contains(t.panel_body(), "-alpha\n+beta\n gamma\n typed while kin asked")
+    t.eq(1, #require("kin.prompts").items(), "replaced, not queued beside the old one")
+    t.eq(id, require("kin.prompts").current().id)
+    t.eq(1, cards(id)[2].params.revision)
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq({ "beta", "gamma", "typed while kin asked" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+    local answers = sent("approval/respond")
+    t.eq({ requestId = id, decision = "allow_once", revision = 1 }, answers[#answers].params)
+    t.contains(chat_text(), "— completed")
+  end)
+
+  it("when the text the edit was for is gone, the card says so and Allow writes nothing", function()
+    local buf = open_notes()
+    require("kin").ask("please edit notes")
+    wait_question("+beta")
+    vim.api.nvim_buf_set_lines(buf, 0, 1, false, { "omega" })
+    wait_question("this change no longer applies")
+    t.contains(t.panel_body(), "old_string not found in notes.txt")
+    t.press("a")
+    t.wait_for(turn_over, "the turn to end", 30000)
+    t.eq({ "omega", "gamma" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false), "nothing written")
+    t.eq({ "alpha", "gamma" }, vim.fn.readfile(env.ws .. "/notes.txt"))
+    t.contains(chat_text(), "— failed")
+    t.eq(0, #kin.traced("<-", "workspace/applyEdit"))
+  end)
+
+  it("a replaced card keeps where the person had scrolled to", function()
+    vim.fn.writefile({ "package long" }, env.ws .. "/long.go")
+    vim.cmd("edit " .. vim.fn.fnameescape(env.ws .. "/long.go"))
+    local buf = vim.api.nvim_get_current_buf()
+    require("kin").ask("please write long")
+    wait_question("compute(120)")
+    local body = t.panel().body
+    vim.api.nvim_win_call(body, function()
+      vim.fn.winrestview({ topline = 40, lnum = 40 })
+    end)
+    local top = vim.fn.getwininfo(body)[1].topline
+    t.eq(40, top)
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "// typed while kin asked" })
+    wait_question("kin updated this request")
+    t.contains(t.panel_body(), "-// typed while kin asked")
+    t.eq(top, vim.fn.getwininfo(t.panel().body)[1].topline, "the same rows are on the screen")
+    t.press("d")
+    t.wait_for(turn_over, "the turn to end", 30000)
+  end)
+
   it("with apply_edit off: an open buffer is reloaded after kin writes, an unsaved one is never written", function()
     setup({ documents = { apply_edit = false } })
     local buf = open_notes()
@@ -257,20 +375,21 @@ describe("a question kin does not take", function()
     t.eq(0, #sent("turn/start"))
   end)
 
-  it("stays in the input while a turn runs", function()
+  it("sent while a turn runs, joins that turn (turn/steer) and leaves the input once kin took it", function()
     vim.cmd("KinChat please write long")
     wait_question("+++ b/long.go") -- the turn waits for the approval
     local chat = require("kin.chat")
     vim.api.nvim_buf_set_lines(chat.state.input_buf, 0, -1, false, { "and another thing" })
     chat.send_input()
     t.wait_for(function()
-      return #sent("turn/start") == 2
-    end, "the second turn/start")
+      return #sent("turn/steer") == 1
+    end, "turn/steer")
     t.wait_for(function()
       local c = require("kin.service").ctx.client
       return c and next(c.pending) == nil
     end, "kin's answer")
-    t.eq({ "and another thing" }, vim.api.nvim_buf_get_lines(chat.state.input_buf, 0, -1, false), "kept")
+    t.eq(1, #sent("turn/start"), "no second turn")
+    t.eq({ "" }, vim.api.nvim_buf_get_lines(chat.state.input_buf, 0, -1, false), "kin took it")
     t.press("d")
     t.wait_for(turn_over, "the first turn to end", 30000)
   end)

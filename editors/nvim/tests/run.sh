@@ -17,11 +17,14 @@ export KIN_TEST_NVIM="$NVIM"
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/kin-nvim-test.XXXXXX")"
 MOCK_PID=""
+# kin's tree has the mock model; a copy of the plugin alone runs the unit specs only.
+if [ -f "$REPO/agent/modeltest/mockmodel/start.sh" ]; then
+  . "$REPO/agent/modeltest/mockmodel/start.sh"
+else
+  stop_mockmodel() { :; }
+fi
 cleanup() {
-  if [ -n "$MOCK_PID" ]; then
-    kill "$MOCK_PID" 2>/dev/null || true
-    wait "$MOCK_PID" 2>/dev/null || true
-  fi
+  stop_mockmodel
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -32,24 +35,15 @@ if [ -d "$REPO/cmd/kin" ]; then
   go build -o "$TMP/bin/kin" ./cmd/kin
   go build -o "$TMP/bin/mockmodel" ./agent/modeltest/mockmodel
 
-  "$TMP/bin/mockmodel" -rules "$HERE/rules.json" -addr 127.0.0.1:0 -port-file "$TMP/mock-url" \
-    >"$TMP/mock.out" 2>"$TMP/mock.err" </dev/null &
-  MOCK_PID=$!
-  for _ in $(seq 1 200); do
-    [ -s "$TMP/mock-url" ] && break
-    if ! kill -0 "$MOCK_PID" 2>/dev/null; then
-      echo "run.sh: the mock model exited:" >&2
-      cat "$TMP/mock.err" >&2
-      exit 1
-    fi
-    sleep 0.05
-  done
-  [ -s "$TMP/mock-url" ] || { echo "run.sh: the mock model did not start" >&2; exit 1; }
+  start_mockmodel run.sh "$TMP/bin/mockmodel" "$HERE/rules.json" "$TMP"
 
-  export OPENAI_BASE_URL="$(cat "$TMP/mock-url")"
   export OPENAI_API_KEY=test
   export KIN_HOME="$TMP/kin-home"
   export KIN_BIN="$TMP/bin/kin"
+  # The children move XDG_CACHE_HOME out of the way, and with it Go's default build cache: the
+  # case that builds kin the way a first start does (build_spec.lua) uses the warm one.
+  GOCACHE="${GOCACHE:-$(go env GOCACHE)}"
+  export GOCACHE
   export PATH="$TMP/bin:$PATH"
   mkdir -p "$KIN_HOME"
 else

@@ -9,22 +9,12 @@ if not KIN or vim.fn.executable(KIN) ~= 1 then
 end
 
 local e
-after_each(function()
-  if e then
-    e:stop()
-    e = nil
-  end
-end)
+after_each(embedded.stop_all)
 
 local function start()
-  local home = vim.fn.tempname() .. "-kin-home"
   local ws = vim.fn.tempname() .. "-ws"
-  vim.fn.mkdir(home, "p")
   vim.fn.mkdir(ws, "p")
-  e = embedded.start({
-    cwd = ws,
-    setup = { cmd = { KIN, "serve" }, env = { KIN_HOME = home }, log_file = home .. "/kin.log" },
-  })
+  e = embedded.with_kin(ws)
   return ws
 end
 

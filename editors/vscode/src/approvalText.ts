@@ -2,7 +2,8 @@
 // the card of a URL elicitation). Pure, so unit-tested (and fed every golden frame); the webview
 // draws it (src/webview/render.ts) and approvals.ts sends the choice.
 
-import type { ApprovalRequest, ElicitationRequest, FileDiff, PermissionOption, SandboxUse } from './protocol/types';
+import type { ApprovalRequest, ElicitationRequest, FileDiff, PermissionOption, SandboxUse, TrustItem } from './protocol/types';
+import { LIMIT_HEADING } from './spend';
 
 export interface CardButton {
 	/** The option's name exactly as kin sent it. */
@@ -15,6 +16,27 @@ export interface CardButton {
 export interface CardFact {
 	label: string;
 	value: string;
+}
+
+/**
+ * One thing a project_trust or mcp_skill request asks the person to trust, as the card lists it.
+ * kin has already escaped hidden and bidi characters in its texts (PROTOCOL.md: every text field
+ * of a request), so they are shown as they come.
+ */
+export interface CardItem {
+	/** kin's kind: skill, hook, instructions, mcp_skill. */
+	kind: string;
+	/** The kind in words. */
+	what: string;
+	name?: string;
+	path: string;
+	/** A hook's command line, shown whole: what it would run. */
+	command?: string;
+	/** A skill's description or a file's size. */
+	detail?: string;
+	digest: string;
+	/** Trusted before with other content. */
+	changed: boolean;
 }
 
 export interface CardDiff {
@@ -41,6 +63,8 @@ export interface WaitingCard {
 	unconfined?: boolean;
 	arguments?: string;
 	diffs?: CardDiff[];
+	/** project_trust and mcp_skill: every item asked about. */
+	items?: CardItem[];
 	url?: string;
 	warning?: string;
 	buttons: CardButton[];
@@ -81,8 +105,20 @@ export function approvalCard(p: ApprovalRequest): WaitingCard {
 			heading = 'A call may already have run';
 			add('Call', p.tool);
 			break;
+		case 'project_trust':
+			heading = 'Trust what this folder brings?';
+			break;
+		case 'mcp_skill':
+			heading = `Load a skill from MCP server ${p.server ?? ''}?`.replace(' ?', '?');
+			add('Server', p.server);
+			add('Skill', p.destination);
+			add('Tool', p.tool);
+			break;
 		case 'continue':
 			heading = 'kin reached its tool-call limit';
+			break;
+		case 'limit':
+			heading = LIMIT_HEADING;
 			break;
 		default:
 			heading = p.command !== undefined ? 'kin wants to run a command' : p.diffs?.length ? 'kin wants to change files' : p.server ? 'kin wants to call an MCP tool' : 'kin wants to use a tool';
@@ -104,6 +140,7 @@ export function approvalCard(p: ApprovalRequest): WaitingCard {
 		command: p.kind === 'tool_call' ? p.command : undefined,
 		arguments: p.kind === 'tool_call' && p.command === undefined ? p.arguments : undefined,
 		diffs: p.diffs?.length ? p.diffs.map(cardDiff) : undefined,
+		items: p.items?.length ? p.items.map(cardItem) : undefined,
 		warning: [p.warning, p.alwaysAsk ? 'This change is always asked for (outside the workspace, or a sensitive path).' : ''].filter(Boolean).join('\n') || undefined,
 		buttons: cardButtons(p.options),
 	};
@@ -142,6 +179,28 @@ export function sandboxText(s: SandboxUse): string {
 	const net = s.network ? 'with network access' : 'no network';
 	const where = s.writable?.length ? `; it can change only ${s.writable.join(', ')}` : '; it can change nothing outside its own /tmp';
 	return `Sandboxed, ${net}${where}.`;
+}
+
+const ITEM_WORDS: Record<string, string> = {
+	skill: 'Skill',
+	hook: 'Hook',
+	instructions: 'Instructions',
+	mcp_skill: 'MCP skill',
+};
+
+/** A trust item as the card lists it: a hook's detail is the command it runs, shown as one. */
+export function cardItem(it: TrustItem): CardItem {
+	const hook = it.kind === 'hook';
+	return {
+		kind: it.kind,
+		what: ITEM_WORDS[it.kind] ?? it.kind,
+		name: it.name || undefined,
+		path: it.path,
+		command: hook ? it.detail : undefined,
+		detail: hook ? undefined : it.detail || undefined,
+		digest: it.digest,
+		changed: it.changed === true,
+	};
 }
 
 function cardDiff(d: FileDiff): CardDiff {

@@ -67,9 +67,23 @@ export class Approvals implements vscode.Disposable {
 		return [...this.open.values()].map(({ card }) => ({ ...card, answering: this.answering.has(card.requestId) }));
 	}
 
-	/** Shows a request (also one re-sent by session/resume's `pending`). */
+	/**
+	 * Shows a request. One kin sends again with the same requestId (what it proposes changed while
+	 * it waited, such as the diff of a file typed into) replaces its card in place, and its open
+	 * diff editors show the new diff; one re-sent unchanged (session/resume's `pending`) changes
+	 * nothing.
+	 */
 	request(p: ApprovalRequest): void {
-		if (this.open.has(p.requestId)) {
+		const had = this.open.get(p.requestId);
+		if (had) {
+			if (JSON.stringify(had.p) === JSON.stringify(p)) {
+				return;
+			}
+			this.open.set(p.requestId, { p, card: approvalCard(p) });
+			this.changed.fire(this.open.size);
+			if (p.diffs?.length && this.diffs.isOpen(p.requestId)) {
+				void this.openDiff(p.requestId);
+			}
 			return;
 		}
 		const card = approvalCard(p);

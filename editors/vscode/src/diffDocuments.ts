@@ -1,7 +1,9 @@
 // Virtual documents for reviewing a proposed file change before approving it: the old text (what
 // the person sees: kin diffs against the editor's buffer) and the new text of each diff in an
 // approval/request, opened with `vscode.diff` beside the editor in use, without taking focus and
-// without blocking anything: the card in the chat waits for the answer meanwhile.
+// without blocking anything: the card in the chat waits for the answer meanwhile. A request kin
+// sends again with a changed diff (same requestId) updates the open editors in place. Also the
+// "before the turn" side of a changed file's diff (turnEdits.ts).
 
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -9,9 +11,12 @@ import type { FileDiff } from './protocol/types';
 
 export const DIFF_SCHEME = 'kin-diff';
 
-export class DiffDocuments implements vscode.TextDocumentContentProvider {
-	// texts holds the contents served, by the URI's path (`/<requestId>/<i>/<side>/<file>`).
+export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+	// texts holds the contents served, by the URI's path (`/<requestId>/<i>/<side>/<file>`, or
+	// `/turn/<turnId>/<path>/<file>`).
 	private readonly texts = new Map<string, string>();
+	private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+	readonly onDidChange = this.changed.event;
 
 	provideTextDocumentContent(uri: vscode.Uri): string {
 		return this.texts.get(uri.path) ?? '';
@@ -33,6 +38,12 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 			n++;
 		}
 		return n;
+	}
+
+	/** Whether a request's diff texts are being served (its diff editors were opened). */
+	isOpen(requestId: string): boolean {
+		const prefix = `/${encodeURIComponent(requestId)}/`;
+		return [...this.texts.keys()].some((k) => k.startsWith(prefix));
 	}
 
 	/** Closes the diff editors of a resolved request and forgets their texts. */
@@ -57,8 +68,18 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 		}
 	}
 
-	private put(p: string, text: string): vscode.Uri {
+	/** Serves `text` at `p`; an open editor of it shows the new text. */
+	put(p: string, text: string): vscode.Uri {
+		const uri = vscode.Uri.from({ scheme: DIFF_SCHEME, path: p });
+		const had = this.texts.get(p);
 		this.texts.set(p, text);
-		return vscode.Uri.from({ scheme: DIFF_SCHEME, path: p });
+		if (had !== undefined && had !== text) {
+			this.changed.fire(uri);
+		}
+		return uri;
+	}
+
+	dispose(): void {
+		this.changed.dispose();
 	}
 }

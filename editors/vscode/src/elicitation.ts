@@ -1,19 +1,37 @@
 // Elicitation: an MCP server asks the person something (PROTOCOL.md, Elicitation). Form mode asks
-// one field at a time (a QuickPick for enums and booleans, a multi-select QuickPick for
-// multi_select, an InputBox with validation for text and numbers), naming the server in the
-// title, with options titled as kin sent them and defaults preselected; Escape declines the whole
-// request. URL mode (and OAuth sign-in links) is a card in the chat's dock showing the whole URL:
-// Decline is its default (Enter, Escape); Open link hands the URL to VS Code, which asks before
-// opening a site the person has not trusted, and only a link VS Code really opened is `accept`.
+// one field at a time in kin's order (the server's), each in a quick input of its own naming the
+// server and the field in its title, with the field's description and limits under it, options
+// titled as kin sent them and defaults preselected: a QuickPick for enums and booleans, a
+// multi-select QuickPick for multi_select, an InputBox checked as the person types (lengths,
+// ranges, patterns, real dates, date-times, emails, URIs) for text and numbers. Every step has Back
+// (to the previous field) and All fields (an overview of every field with its answer, where any
+// field can be changed, then Send). Escape declines the whole request. When kin refuses some
+// fields, only those are asked again, the rest kept; a form kin closes (its call ended, its turn
+// was cancelled, its server went away) is closed here, saying why. URL mode (and OAuth sign-in
+// links) is a card in the chat's dock showing the whole URL: Decline is its default (Enter,
+// Escape); Open link hands the URL to VS Code, which asks before opening a site the person has
+// not trusted, and only a link VS Code really opened is `accept`.
 
 import * as vscode from 'vscode';
 import { linkCard, notificationText, type WaitingCard } from './approvalText';
 import type { CardHost } from './approvals';
 import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
-import { ElicitationField, ElicitationRequest, ElicitationResolved, ElicitationRespondParams, ErrorCodes } from './protocol/types';
+import { ElicitationAnswerError, ElicitationField, ElicitationRequest, ElicitationResolved, ElicitationRespondParams, ErrorCodes } from './protocol/types';
 import type { KinService } from './service';
-import { choiceItems, fieldPrompt, fieldTitle, parseFieldValue, validateChoices, validateField } from './elicitationFields';
+import {
+	asker,
+	choiceItems,
+	fieldPrompt,
+	fieldTitle,
+	overviewItems,
+	parseFieldValue,
+	reasonText,
+	refusedFields,
+	validateChoices,
+	validateField,
+	type OverviewItem,
+} from './elicitationFields';
 
 export class Elicitations implements vscode.Disposable {
 	// open holds the unresolved requests, each with the token that closes its inputs.
@@ -21,6 +39,8 @@ export class Elicitations implements vscode.Disposable {
 	// links holds the URL requests shown as cards, by requestId, oldest first.
 	private readonly links = new Map<string, ElicitationRequest>();
 	private readonly answering = new Set<string>();
+	// asked holds the open form requests, to name who asked when kin closes one.
+	private readonly asked = new Map<string, ElicitationRequest>();
 	private queue: Promise<void> = Promise.resolve();
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly changed = new vscode.EventEmitter<void>();
@@ -64,6 +84,7 @@ export class Elicitations implements vscode.Disposable {
 			}
 			return;
 		}
+		this.asked.set(p.requestId, p);
 		this.queue = this.queue
 			.then(() => this.ask(p, cts.token))
 			.catch((err) => this.output.appendLine(`[kin] elicitation ${p.requestId}: ${String(err)}`));
@@ -110,37 +131,132 @@ export class Elicitations implements vscode.Disposable {
 			this.changed.fire();
 		}
 		const cts = this.open.get(p.requestId);
+		const form = this.asked.get(p.requestId);
+		this.asked.delete(p.requestId);
 		if (cts) {
 			this.open.delete(p.requestId);
 			cts.cancel(); // closes an input still open for it
 			cts.dispose();
+			if (form && p.reason !== 'person') {
+				void vscode.window.showWarningMessage(`kin closed the question from ${asker(form)}: ${reasonText(p.reason)}`);
+			}
 		}
 	}
 
+	/**
+	 * Asks a form: each field in kin's order (one step each, with Back to the previous one and an
+	 * overview of them all), then sends it. When kin refuses some fields (-32602 with data.fields),
+	 * only those are asked again, starting from what was typed, and the rest is kept. Escape
+	 * declines the whole request; a form kin resolves meanwhile closes (token).
+	 */
 	private async ask(p: ElicitationRequest, token: vscode.CancellationToken): Promise<void> {
-		if (token.isCancellationRequested) {
-			return;
-		}
-		const content: Record<string, unknown> = {};
 		const fields = p.fields ?? [];
-		for (const [i, f] of fields.entries()) {
-			const value = await askField(p, f, i, fields.length, token);
-			if (token.isCancellationRequested) {
+		const content: Record<string, unknown> = {};
+		let problems = new Map<string, string>();
+		let todo = fields;
+		for (;;) {
+			const outcome = await this.fill(p, todo, content, problems, token);
+			if (outcome === 'closed' || token.isCancellationRequested) {
 				return;
 			}
-			if (value === CANCELLED) {
+			if (outcome === 'decline') {
 				await this.respond(p.requestId, { action: 'decline' });
 				return;
 			}
-			if (value !== undefined) {
-				content[f.name] = value;
+			const sent = await this.send(p.requestId, { action: 'accept', content: answered(fields, content) });
+			if (sent === true || token.isCancellationRequested) {
+				return;
+			}
+			const refused = refusedFields(p, sent);
+			if (refused.redo.length === 0) {
+				return; // kin refused it otherwise (said already); the request stays open on kin's side
+			}
+			problems = refused.problems;
+			todo = fields.filter((f) => problems.has(f.name));
+			const lines = [...problems].map(([name, why]) => `${fields.find((f) => f.name === name)?.title || name} ${why}`);
+			void vscode.window.showWarningMessage(`kin refused part of your answer (the rest is kept): ${lines.join('; ')}`);
+		}
+	}
+
+	/**
+	 * Walks the fields of todo one by one into content (Back goes to the previous one), and the
+	 * overview when the person asks for it; returns how the person left the form.
+	 */
+	private async fill(
+		p: ElicitationRequest,
+		todo: ElicitationField[],
+		content: Record<string, unknown>,
+		problems: Map<string, string>,
+		token: vscode.CancellationToken,
+	): Promise<'send' | 'decline' | 'closed'> {
+		const fields = p.fields ?? [];
+		let i = 0;
+		while (i < todo.length) {
+			const f = todo[i];
+			const step = await askField(p, f, fields.indexOf(f), fields.length, content[f.name], problems.get(f.name), { back: i > 0, overview: fields.length > 1 }, token);
+			switch (step.kind) {
+				case 'closed':
+					return 'closed';
+				case 'cancel':
+					return 'decline';
+				case 'back':
+					i--;
+					continue;
+				case 'overview':
+					return this.overview(p, content, problems, token);
+				case 'value':
+					content[f.name] = step.value;
+					problems.delete(f.name);
+					i++;
 			}
 		}
-		await this.respond(p.requestId, { action: 'accept', content });
+		return 'send';
+	}
+
+	/** The overview of the form: pick a field to change it, Send, or Decline. */
+	private async overview(p: ElicitationRequest, content: Record<string, unknown>, problems: Map<string, string>, token: vscode.CancellationToken): Promise<'send' | 'decline' | 'closed'> {
+		const fields = p.fields ?? [];
+		for (;;) {
+			const pick = await pickOverview(p, overviewItems(p, answered(fields, content), problems), token);
+			if (pick === 'closed') {
+				return 'closed';
+			}
+			if (pick === undefined || pick.action === 'decline') {
+				return 'decline';
+			}
+			if (pick.action === 'send') {
+				const missing = fields.filter((f) => f.required && answered(fields, content)[f.name] === undefined);
+				if (missing.length === 0) {
+					return 'send';
+				}
+				void vscode.window.showWarningMessage(`Still to answer: ${missing.map((f) => f.title || f.name).join(', ')}`);
+				continue;
+			}
+			const f = fields.find((x) => x.name === pick.field);
+			if (!f) {
+				continue;
+			}
+			const step = await askField(p, f, fields.indexOf(f), fields.length, content[f.name], problems.get(f.name), { back: true, overview: false }, token);
+			if (step.kind === 'closed') {
+				return 'closed';
+			}
+			if (step.kind === 'value') {
+				content[f.name] = step.value;
+				problems.delete(f.name);
+			}
+		}
 	}
 
 	/** Sends the answer; false when it did not reach kin (the request stays open). */
 	private async respond(requestId: string, answer: Omit<ElicitationRespondParams, 'requestId'>): Promise<boolean> {
+		return (await this.send(requestId, answer)) === true;
+	}
+
+	/**
+	 * Sends the answer: true when kin took it (or had resolved the request already), else the
+	 * error's data when kin refused the content (-32602: which fields), else false (said already).
+	 */
+	private async send(requestId: string, answer: Omit<ElicitationRespondParams, 'requestId'>): Promise<true | false | ElicitationAnswerError> {
 		const params: ElicitationRespondParams = { requestId, ...answer };
 		try {
 			await this.service.request('elicitation/respond', params);
@@ -148,6 +264,9 @@ export class Elicitations implements vscode.Disposable {
 		} catch (err) {
 			if (err instanceof RpcError && err.code === ErrorCodes.NotFound) {
 				return true;
+			}
+			if (err instanceof RpcError && err.code === ErrorCodes.InvalidParams && err.data) {
+				return err.data as ElicitationAnswerError;
 			}
 			void vscode.window.showErrorMessage(errorText(err));
 			return false;
@@ -164,66 +283,165 @@ export class Elicitations implements vscode.Disposable {
 	}
 }
 
-const CANCELLED = Symbol('cancelled');
+/** What the content holds to send: only answered fields (an empty answer leaves a field out). */
+function answered(fields: ElicitationField[], content: Record<string, unknown>): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const f of fields) {
+		if (content[f.name] !== undefined) {
+			out[f.name] = content[f.name];
+		}
+	}
+	return out;
+}
 
-async function askField(
+/**
+ * The end of a quick input that answers once: the first call disposes its listeners (subs),
+ * hides and disposes the input, and resolves with r; later calls (the hide it causes, a late
+ * cancellation) do nothing.
+ */
+function once<T>(subs: vscode.Disposable[], input: () => vscode.QuickInput, resolve: (r: T) => void): (r: T) => void {
+	let done = false;
+	return (r: T) => {
+		if (done) {
+			return;
+		}
+		done = true;
+		subs.forEach((d) => d.dispose());
+		input().hide();
+		input().dispose();
+		resolve(r);
+	};
+}
+
+/** How one step of a form ended. */
+type Step = { kind: 'value'; value: unknown } | { kind: 'back' } | { kind: 'overview' } | { kind: 'cancel' } | { kind: 'closed' };
+
+const OVERVIEW: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('list-unordered'), tooltip: 'All fields' };
+
+type FieldItem = vscode.QuickPickItem & { value?: unknown };
+
+/**
+ * Asks field f (field i of n) in a quick input of its own: a QuickPick for choices and booleans
+ * (a multi-select one for multi_select), an InputBox checked as the person types for text and
+ * numbers. It starts from start (what was answered before), else the field's default, and shows
+ * problem (kin's refusal) until the answer changes. Back and All fields (nav) leave it without
+ * an answer; Escape is 'cancel'; the token (kin resolved the request) closes it.
+ */
+function askField(
 	p: ElicitationRequest,
 	f: ElicitationField,
 	i: number,
 	n: number,
+	start: unknown,
+	problem: string | undefined,
+	nav: { back: boolean; overview: boolean },
 	token: vscode.CancellationToken,
-): Promise<unknown | typeof CANCELLED> {
-	const title = fieldTitle(p, f, i, n);
-	const placeHolder = fieldPrompt(p, f) || undefined;
-	if (f.type === 'multi_select') {
-		for (;;) {
-			const picks = await vscode.window.showQuickPick(choiceItems(f), { title, placeHolder, canPickMany: true, ignoreFocusOut: true }, token);
-			if (picks === undefined) {
-				return CANCELLED;
+): Promise<Step> {
+	return new Promise<Step>((resolve) => {
+		const subs: vscode.Disposable[] = [];
+		let w: vscode.QuickPick<FieldItem> | vscode.InputBox;
+		const finish = once(subs, () => w, resolve);
+		const title = f.title || f.name;
+		const prompt = fieldPrompt(p, f) || undefined;
+		const initial = start !== undefined ? start : f.default;
+		if (f.type === 'string' || f.type === 'integer' || f.type === 'number') {
+			const box = vscode.window.createInputBox();
+			w = box;
+			box.value = initial !== undefined ? String(initial) : '';
+			box.prompt = prompt;
+			box.validationMessage = problem ? `${title} ${problem}` : undefined;
+			subs.push(
+				box.onDidChangeValue((v) => (box.validationMessage = validateField(f, v))),
+				box.onDidAccept(() => {
+					const m = validateField(f, box.value);
+					if (m) {
+						box.validationMessage = m;
+						return;
+					}
+					finish({ kind: 'value', value: parseFieldValue(f, box.value) });
+				}),
+			);
+		} else {
+			const qp = vscode.window.createQuickPick<FieldItem>();
+			w = qp;
+			qp.placeholder = problem ? `${title} ${problem}` : prompt;
+			qp.matchOnDescription = true;
+			let items: FieldItem[];
+			if (f.type === 'boolean') {
+				items = [
+					{ label: 'Yes', value: true, description: f.default === true ? 'default' : undefined },
+					{ label: 'No', value: false, description: f.default === false ? 'default' : undefined },
+				];
+			} else {
+				items = choiceItems(f);
 			}
-			const values = picks.map((x) => x.value);
-			const problem = values.length === 0 && !f.required ? undefined : validateChoices(f, values);
-			if (problem === undefined) {
-				return values.length === 0 && !f.required ? undefined : values;
+			if (f.type !== 'multi_select' && !f.required) {
+				items.push({ label: '(leave empty)', value: undefined });
 			}
-			void vscode.window.showWarningMessage(errorText(`${f.title || f.name}: ${problem}`));
+			qp.items = items;
+			if (f.type === 'multi_select') {
+				qp.canSelectMany = true;
+				const chosen = new Set(Array.isArray(initial) ? initial.map(String) : []);
+				qp.selectedItems = items.filter((x) => chosen.has(String(x.value)));
+			} else {
+				const current = items.find((x) => x.value === initial && initial !== undefined);
+				if (current) {
+					qp.activeItems = [current];
+				}
+			}
+			subs.push(
+				qp.onDidAccept(() => {
+					if (f.type === 'multi_select') {
+						const values = qp.selectedItems.map((x) => String(x.value));
+						const bad = values.length === 0 && !f.required ? undefined : validateChoices(f, values);
+						if (bad) {
+							qp.placeholder = `${title}: ${bad}`;
+							void vscode.window.showWarningMessage(errorText(`${title}: ${bad}`));
+							return;
+						}
+						finish({ kind: 'value', value: values.length === 0 && !f.required ? undefined : values });
+						return;
+					}
+					const pick = qp.selectedItems[0] ?? qp.activeItems[0];
+					if (pick) {
+						finish({ kind: 'value', value: pick.value });
+					}
+				}),
+			);
 		}
-	}
-	if (f.type === 'enum') {
-		const items: (vscode.QuickPickItem & { value?: string })[] = choiceItems(f);
-		items.sort((a, b) => Number(!!(b as { picked?: boolean }).picked) - Number(!!(a as { picked?: boolean }).picked));
-		if (!f.required) {
-			items.push({ label: '(leave empty)', value: undefined });
+		w.title = fieldTitle(p, f, i, n);
+		w.ignoreFocusOut = true;
+		w.buttons = [...(nav.back ? [vscode.QuickInputButtons.Back] : []), ...(nav.overview ? [OVERVIEW] : [])];
+		subs.push(
+			w.onDidTriggerButton((b) => finish(b === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'overview' })),
+			w.onDidHide(() => finish({ kind: token.isCancellationRequested ? 'closed' : 'cancel' })),
+			token.onCancellationRequested(() => finish({ kind: 'closed' })),
+		);
+		if (token.isCancellationRequested) {
+			finish({ kind: 'closed' });
+			return;
 		}
-		const pick = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true }, token);
-		return pick === undefined ? CANCELLED : pick.value;
-	}
-	if (f.type === 'boolean') {
-		const items: (vscode.QuickPickItem & { value?: boolean })[] = [
-			{ label: 'Yes', value: true },
-			{ label: 'No', value: false },
-		];
-		if (f.default === true || f.default === false) {
-			items.sort((a) => (a.value === f.default ? -1 : 1));
-		}
-		if (!f.required) {
-			items.push({ label: '(leave empty)', value: undefined });
-		}
-		const pick = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true }, token);
-		return pick === undefined ? CANCELLED : pick.value;
-	}
-	const text = await vscode.window.showInputBox(
-		{
-			title,
-			prompt: placeHolder,
-			value: f.default !== undefined ? String(f.default) : undefined,
-			ignoreFocusOut: true,
-			validateInput: (v) => validateField(f, v),
-		},
-		token,
-	);
-	if (text === undefined) {
-		return CANCELLED;
-	}
-	return parseFieldValue(f, text);
+		w.show();
+	});
+}
+
+/** The form's overview: a QuickPick of Send, every field with its answer, and Decline. */
+function pickOverview(p: ElicitationRequest, items: OverviewItem[], token: vscode.CancellationToken): Promise<OverviewItem | undefined | 'closed'> {
+	return new Promise((resolve) => {
+		const qp = vscode.window.createQuickPick<OverviewItem & vscode.QuickPickItem>();
+		const subs: vscode.Disposable[] = [];
+		const finish = once(subs, () => qp, resolve);
+		qp.title = `${asker(p)} asks: ${p.message || 'a form'} (all fields)`;
+		qp.placeholder = 'Pick a field to change it, or Send';
+		qp.items = items;
+		qp.ignoreFocusOut = true;
+		qp.matchOnDescription = true;
+		qp.matchOnDetail = true;
+		subs.push(
+			qp.onDidAccept(() => finish(qp.selectedItems[0] ?? qp.activeItems[0])),
+			qp.onDidHide(() => finish(token.isCancellationRequested ? 'closed' : undefined)),
+			token.onCancellationRequested(() => finish('closed')),
+		);
+		qp.show();
+	});
 }

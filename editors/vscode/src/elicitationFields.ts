@@ -44,19 +44,19 @@ const FORMAT_HINT: Record<string, string> = {
 export interface ChoiceItem {
 	/** The option's title, as kin sent it (its value when it has none). */
 	label: string;
-	/** The value, when it differs from the title. */
+	/** "default" for the field's default (shown by its title, never its raw value). */
 	description?: string;
 	value: string;
 	/** Preselected: the field's default. */
 	picked?: boolean;
 }
 
-/** The options of an enum or multi_select field, titled as kin sent them. */
+/** The options of an enum or multi_select field, titled as kin sent them; the default is preselected and says so. */
 export function choiceItems(f: ElicitationField): ChoiceItem[] {
 	const defaults = new Set(Array.isArray(f.default) ? f.default.map(String) : f.default !== undefined ? [String(f.default)] : []);
 	return (f.enum ?? []).map((v, j) => {
 		const title = f.enumNames?.[j] || v;
-		return { label: title, description: title !== v ? v : undefined, value: v, picked: defaults.has(v) };
+		return { label: title, description: defaults.has(v) ? 'default' : undefined, value: v, picked: defaults.has(v) };
 	});
 }
 
@@ -101,17 +101,117 @@ export function validateField(f: ElicitationField, text: string): string | undef
 	}
 	switch (f.format) {
 		case 'email':
-			return /^[^@\s<>]+@[^@\s<>]+$/.test(text) ? undefined : 'Enter an email address';
+			return /^[^@\s<>(),;:"[\]\\]+@[^@\s<>(),;:"[\]\\.][^@\s<>(),;:"[\]\\]*$/.test(text) && !text.endsWith('.') ? undefined : 'Enter an email address';
 		case 'uri':
 			return /^[a-z][a-z0-9+.-]*:\S+$/i.test(text) ? undefined : 'Enter a URI';
-		case 'date':
-			return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(text)) ? undefined : 'Enter a date as YYYY-MM-DD';
-		case 'date-time':
-			return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))
-				? undefined
-				: 'Enter a date and time, e.g. 2026-11-30T23:15:00Z';
+		case 'date': {
+			const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+			if (!m || !realDate(+m[1], +m[2], +m[3])) {
+				return 'Enter a date as YYYY-MM-DD';
+			}
+			break;
+		}
+		case 'date-time': {
+			// RFC 3339: a date, a time with seconds, and a zone.
+			const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(text);
+			if (!m || !realDate(+m[1], +m[2], +m[3]) || +m[4] > 23 || +m[5] > 59 || +m[6] > 60 || (m[9] !== undefined && (+m[9] > 23 || +m[10] > 59))) {
+				return 'Enter a date and time, e.g. 2026-11-30T23:15:00Z';
+			}
+			break;
+		}
+	}
+	if (f.pattern !== undefined && patternMatches(f.pattern, text) === false) {
+		return `Must match the pattern ${f.pattern}`;
 	}
 	return undefined;
+}
+
+/** A calendar date: a month of 1-12 and a day that month has. */
+function realDate(y: number, m: number, d: number): boolean {
+	if (m < 1 || m > 12 || d < 1) {
+		return false;
+	}
+	const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+	return d <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+}
+
+/**
+ * Whether text contains a match of a JSON Schema pattern (an ECMA 262 regular expression, as
+ * JavaScript's own), or undefined when it does not compile here (kin checks it).
+ */
+export function patternMatches(pattern: string, text: string): boolean | undefined {
+	for (const flags of ['u', '']) {
+		try {
+			return new RegExp(pattern, flags).test(text);
+		} catch {
+			// try without the unicode flag, then give up
+		}
+	}
+	return undefined;
+}
+
+/** A value as the person sees it: a choice by its title, a list of choices by theirs. */
+export function shownValue(f: ElicitationField, v: unknown): string {
+	if (v === undefined || v === null || v === '') {
+		return '';
+	}
+	if (Array.isArray(v)) {
+		return v.map((x) => shownValue(f, x)).join(', ');
+	}
+	const i = (f.enum ?? []).indexOf(String(v));
+	if (i >= 0) {
+		return f.enumNames?.[i] || String(v);
+	}
+	if (typeof v === 'boolean') {
+		return v ? 'Yes' : 'No';
+	}
+	return String(v);
+}
+
+/**
+ * What kin refused of an answer (elicitation/respond's -32602 data): the fields to ask again, in
+ * the form's order, and each one's problem; names that are no field of the form are left out.
+ */
+export function refusedFields(p: ElicitationRequest, data: unknown): { redo: string[]; problems: Map<string, string> } {
+	const problems = new Map<string, string>();
+	const list = (data as { fields?: unknown } | undefined)?.fields;
+	for (const fe of Array.isArray(list) ? list : []) {
+		if (fe && typeof fe.name === 'string' && (p.fields ?? []).some((f) => f.name === fe.name)) {
+			problems.set(fe.name, String(fe.message ?? 'does not fit'));
+		}
+	}
+	return { redo: (p.fields ?? []).filter((f) => problems.has(f.name)).map((f) => f.name), problems };
+}
+
+/** A row of the form's overview: a field with its answer (by title) and its description or problem. */
+export interface OverviewItem {
+	label: string;
+	description?: string;
+	detail?: string;
+	field?: string;
+	action?: 'send' | 'decline';
+}
+
+/** The overview of a form: Send, each field in kin's order with what it holds now, Decline. */
+export function overviewItems(p: ElicitationRequest, content: Record<string, unknown>, problems: Map<string, string>): OverviewItem[] {
+	const fields = p.fields ?? [];
+	const missing = fields.filter((f) => f.required && (content[f.name] === undefined || content[f.name] === ''));
+	const send: OverviewItem = {
+		label: '$(check) Send',
+		action: 'send',
+		description: missing.length ? `${missing.map((f) => f.title || f.name).join(', ')} still to answer` : undefined,
+	};
+	const rows = fields.map((f) => {
+		const v = shownValue(f, content[f.name]);
+		const problem = problems.get(f.name);
+		return {
+			label: `${problem ? '$(error) ' : ''}${f.title || f.name}${f.required ? ' *' : ''}`,
+			description: v || (f.default !== undefined ? `(default: ${shownValue(f, f.default)})` : '(empty)'),
+			detail: problem ? `${f.title || f.name} ${problem}` : f.description,
+			field: f.name,
+		};
+	});
+	return [send, ...rows, { label: '$(close) Decline', action: 'decline' }];
 }
 
 /** Converts valid text to the field's JSON value; undefined leaves an optional field out. */
@@ -123,4 +223,21 @@ export function parseFieldValue(f: ElicitationField, text: string): unknown {
 		return Number(text.trim());
 	}
 	return text;
+}
+
+/** Why kin closed a question, in words (elicitation/resolved's reason). */
+export function reasonText(reason: string): string {
+	switch (reason) {
+		case 'cancelled':
+			return 'its turn or request was cancelled';
+		case 'call_ended':
+			return 'the tool call that asked ended without it';
+		case 'server_gone':
+			return 'the MCP server that asked went away';
+		case 'disconnected':
+			return 'the connection to kin closed';
+		case 'shutdown':
+			return 'kin shut down';
+	}
+	return reason || 'closed';
 }

@@ -3,7 +3,9 @@
 // once; the service restarts after a crash within a budget and is stopped with a timeout.
 
 import * as vscode from 'vscode';
+import { KeyStore, droppedKeysText, keyChoices, notConfiguredText, setKeyHint } from './apiKeys';
 import { Approvals } from './approvals';
+import { CommandTerminals } from './commandTerminals';
 import { ChatController } from './chat/chatController';
 import { CHAT_VIEW_ID, ChatViewProvider, ViewStatus } from './chat/chatView';
 import { DIFF_SCHEME, DiffDocuments } from './diffDocuments';
@@ -11,10 +13,17 @@ import { Documents, TEXT_DOCUMENTS } from './documents';
 import { Elicitations } from './elicitation';
 import { errorText } from './errorText';
 import { McpManager } from './mcpManager';
-import type { ApprovalRequest, ElicitationRequest, GrantsListResult, LogMessage, McpStatus, Notice, SandboxInfo } from './protocol/types';
+import { ReviewFindings } from './review';
+import { ModelSaw } from './modelSaw';
+import type { ApprovalRequest, ElicitationRequest, GrantsListResult, LogMessage, McpStatus, Notice, SandboxInfo, UsageSummaryResult } from './protocol/types';
+import { usageLines } from './spend';
 import { grantItem } from './mcpText';
-import { API_KEY_SECRET, KinService } from './service';
+import { ResourceDocuments } from './resourceDocuments';
+import { pickTemplateUri } from './resourceTemplatePicker';
+import { KinService } from './service';
 import { StatusBar } from './statusBar';
+import { TurnEdits } from './turnEdits';
+import * as worktree from './worktree';
 
 /** Everything the extension holds, in one place. */
 export interface KinContext {
@@ -29,8 +38,18 @@ export interface KinContext {
 	documents: Documents;
 	mcp: McpManager;
 	status: StatusBar;
+	/** The keys stored with "kin: Set API Key", by variable name. */
+	keys: KeyStore;
+	/** Command output in terminal views. */
+	terminals: CommandTerminals;
+	/** Resources for `@server:uri` and the "what the model saw" view (modelSaw.ts). */
+	saw: ModelSaw;
+	/** Keep / Undo of a turn's changes in the editor, and their diffs. */
+	edits: TurnEdits;
 	/** Turns running in any session: `sessionId/turnId`. */
 	running: Set<string>;
+	/** Elicitations (forms and links) waiting for the person: their requestIds. */
+	asking: Set<string>;
 	/** Last mcp/status per server. */
 	mcpStatus: Map<string, McpStatus>;
 }
@@ -44,9 +63,10 @@ let current: KinContext | undefined;
 
 export async function activate(extension: vscode.ExtensionContext): Promise<KinApi> {
 	const output = vscode.window.createOutputChannel('kin');
+	const keys = new KeyStore(extension.secrets, extension.globalState);
 	const service = new KinService({
 		output,
-		secrets: extension.secrets,
+		keys,
 		version: String(extension.extension.packageJSON.version ?? '0.0.0'),
 		extensionPath: extension.extensionUri.scheme === 'file' ? extension.extensionUri.fsPath : undefined,
 		textDocuments: TEXT_DOCUMENTS,
@@ -58,7 +78,17 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 	const approvals = new Approvals(service, diffs, output);
 	const elicitations = new Elicitations(service, output);
 	const status = new StatusBar();
+	// A review's findings as diagnostics; "kin: Review Changes" starts one in the chat's session.
+	const review = new ReviewFindings(vscode, service, () => chat.sessionId);
+	extension.subscriptions.push(
+		review,
+		vscode.commands.registerCommand('kin.review', () =>
+			review.start().catch((err) => void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && output.show(true))),
+		),
+		vscode.commands.registerCommand('kin.clearReview', () => review.clear()),
+	);
 	const running = new Set<string>();
+	const asking = new Set<string>();
 	const ctx: KinContext = {
 		extension,
 		output,
@@ -71,23 +101,48 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		documents,
 		mcp: new McpManager(service),
 		status,
+		keys,
+		terminals: new CommandTerminals(service, () => chat.cancel()),
+		saw: new ModelSaw(service),
+		edits: new TurnEdits(service, chat, diffs),
 		running,
+		asking,
 		mcpStatus: new Map(),
 	};
-	const viewStatus = (): ViewStatus => ({
-		service: service.state,
-		busy: running.size > 0,
-		waiting: approvals.waiting,
-		model: service.initializeResult?.model?.model,
-		modelMissing: service.initializeResult?.model?.configured === false ? service.initializeResult.model.missing : undefined,
-		unconfined: unconfinedText(service.initializeResult?.sandbox),
-	});
+	const viewStatus = (): ViewStatus => {
+		// The shown session's model (what the pickers show), not the default kin started with.
+		const m = chat.modelEntry;
+		const init = service.initializeResult?.model;
+		return {
+			service: service.state,
+			busy: running.size > 0,
+			waiting: approvals.waiting,
+			asking: asking.size,
+			model: m?.name || chat.model || init?.model,
+			modelMissing: m ? (m.configured ? undefined : `${m.missing ?? 'not configured'}. ${setKeyHint(m.apiKeyEnv)}`) : init?.configured === false ? init.missing : undefined,
+			unconfined: unconfinedText(service.initializeResult?.sandbox),
+		};
+	};
+	const saw = ctx.saw;
+	const resourceDocs = new ResourceDocuments(service);
+	extension.subscriptions.push(saw, resourceDocs);
 	ctx.view = new ChatViewProvider(extension.extensionUri, chat, {
 		status: viewStatus,
 		cards: () => [...approvals.cards(), ...elicitations.cards()],
 		answer: (requestId, optionId) =>
 			approvals.has(requestId) ? approvals.answer(requestId, optionId) : elicitations.answerLink(requestId, optionId),
 		openDiff: (requestId) => approvals.openDiff(requestId),
+		terminal: (callId) => {
+			const call = chat.state.entries.find((e) => e.type === 'tool' && e.callId === callId);
+			if (call?.type === 'tool') {
+				ctx.terminals.show(call);
+			}
+		},
+		turnDiff: (turnId, file) => ctx.edits.openTurnDiff(turnId, file),
+		keyHint: setKeyHint,
+		resources: () => saw.resources(),
+		openResource: (link) => resourceDocs.open(link),
+		fillTemplate: (server, template) => pickTemplateUri(service, server, template),
 	});
 	approvals.host = ctx.view;
 	elicitations.host = ctx.view;
@@ -97,11 +152,20 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		ctx.view.schedule();
 		void vscode.commands.executeCommand('setContext', 'kin.waiting', approvals.waiting + elicitations.cards().length > 0);
 	};
+	const ask = (requestId: string, waiting: boolean) => {
+		if (waiting ? !asking.has(requestId) : asking.has(requestId)) {
+			waiting ? asking.add(requestId) : asking.delete(requestId);
+			refresh();
+		}
+	};
 
 	extension.subscriptions.push(
 		output,
 		service,
 		documents,
+		diffs,
+		ctx.terminals,
+		ctx.edits,
 		chat,
 		approvals,
 		elicitations,
@@ -112,9 +176,14 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		service.onDidChangeState((s) => {
 			if (s !== 'ready') {
 				running.clear();
+				asking.clear(); // the service declined what waited
 			}
 			refresh();
 		}),
+		service.onNotification('elicitation/request', (p: ElicitationRequest) => ask(p.requestId, true)),
+		service.onNotification('elicitation/resolved', (p: { requestId: string }) => ask(p.requestId, false)),
+		// The status bar names what the shown session waits for (the view redraws itself).
+		chat.onDidChange(() => status.update(viewStatus())),
 		approvals.onDidChangeWaiting(refresh),
 		elicitations.onDidChangeCards(refresh),
 		service.onNotification('turn/started', (p) => {
@@ -135,9 +204,11 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 			ctx.mcpStatus.set(p.server, p);
 			output.appendLine(`[mcp] ${p.server}: ${p.state}${p.tools ? ` (${p.tools} tools)` : ''}${p.error ? ` — ${p.error}` : ''}`);
 		}),
+		chat.onDidResume((r) => review.resumed(r)),
 		chat.onDidResume((r) => {
 			for (const p of r.pending ?? []) {
 				if ('mode' in p) {
+					ask(p.requestId, true);
 					elicitations.request(p as ElicitationRequest);
 				} else {
 					approvals.request(p as ApprovalRequest);
@@ -145,16 +216,25 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 			}
 		}),
 		service.onDidBecomeReady((r) => {
+			const dropped = service.launch?.droppedKeys ?? [];
+			if (dropped.length) {
+				void vscode.window.showWarningMessage(droppedKeysText(dropped), 'Set API Key').then((c) => {
+					if (c) {
+						void vscode.commands.executeCommand('kin.setApiKey', dropped[0]);
+					}
+				});
+			}
 			if (r.model && !r.model.configured) {
-				void vscode.window
-					.showWarningMessage(`kin: the model service is not configured: ${r.model.missing ?? ''}`, 'Set API Key', 'Show Logs')
-					.then((c) => {
-						if (c === 'Set API Key') {
-							void vscode.commands.executeCommand('kin.setApiKey');
-						} else if (c === 'Show Logs') {
-							output.show(true);
-						}
-					});
+				// The first run: the key (Set API Key) and the service (kin.env) are set here, in VS Code.
+				void vscode.window.showWarningMessage(notConfiguredText(r.model.missing), 'Set API Key', 'Open kin.env', 'Show Logs').then((c) => {
+					if (c === 'Set API Key') {
+						void vscode.commands.executeCommand('kin.setApiKey');
+					} else if (c === 'Open kin.env') {
+						void vscode.commands.executeCommand('workbench.action.openSettings', 'kin.env');
+					} else if (c === 'Show Logs') {
+						output.show(true);
+					}
+				});
 			}
 		}),
 		vscode.workspace.onDidChangeConfiguration((e) => {
@@ -198,39 +278,125 @@ const COMMANDS: Record<string, CommandFactory> = {
 		await ctx.chat.newSession();
 		await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
 	},
+	'kin.newSessionInWorktree': (ctx) => () => worktree.newInWorktree(worktreeHost(ctx)),
+	'kin.worktreeStatus': (ctx) => () => worktree.showStatus(worktreeHost(ctx)),
+	'kin.usage': (ctx) => async () => {
+		// usage/summary for the shown session and for the day, with the spend limits.
+		const sid = ctx.chat.sessionId;
+		const day = await ctx.service.request<UsageSummaryResult>('usage/summary', { scope: 'day' });
+		const session = sid ? await ctx.service.request<UsageSummaryResult>('usage/summary', { scope: 'session', sessionId: sid }) : undefined;
+		const lines = [...(session ? usageLines(session) : []), ...usageLines(day)];
+		await vscode.window.showQuickPick(lines, { title: 'kin: usage and spend limits', placeHolder: 'settings.json "limits" sets the limits; prices per model give the cost' });
+	},
+	'kin.worktreeApply': (ctx) => () => worktree.apply(worktreeHost(ctx)),
+	'kin.worktreeRemove': (ctx) => () => worktree.remove(worktreeHost(ctx)),
 	'kin.cancelTurn': (ctx) => async () => {
 		const cancelled = await ctx.chat.cancel();
 		if (!cancelled) {
 			void vscode.window.showInformationMessage('kin: no turn is running in this session.');
 		}
 	},
+	'kin.rollback': (ctx) => async () => {
+		const n = await vscode.window.showInputBox({
+			title: 'kin: take back the last N turns',
+			prompt: 'The model forgets them and their file changes are undone (as Undo does).',
+			value: '1',
+			validateInput: (v) => (/^[1-9][0-9]*$/.test(v.trim()) ? undefined : 'a number, 1 or more'),
+		});
+		if (n === undefined) {
+			return;
+		}
+		try {
+			const r = await ctx.chat.rollback(Number(n.trim()));
+			if (!r) {
+				void vscode.window.showInformationMessage('kin: no session is shown.');
+			}
+		} catch (err) {
+			void vscode.window.showErrorMessage(`kin: rollback: ${(err as Error).message}`);
+		}
+	},
+	'kin.fork': (ctx) => async (turnId?: unknown) => {
+		try {
+			const r = await ctx.chat.fork(typeof turnId === 'string' ? turnId : undefined);
+			if (!r) {
+				void vscode.window.showInformationMessage('kin: no session is shown.');
+			}
+		} catch (err) {
+			void vscode.window.showErrorMessage(`kin: fork: ${(err as Error).message}`);
+		}
+	},
 	'kin.mcpList': (ctx) => () => ctx.mcp.list(),
 	'kin.mcpAdd': (ctx) => () => ctx.mcp.add(),
 	'kin.mcpSignIn': (ctx) => (name?: string) => ctx.mcp.login(typeof name === 'string' ? name : undefined),
 	'kin.revokeGrants': (ctx) => () => revokeGrants(ctx),
+	'kin.showModelSaw': (ctx) => (callId?: unknown) => ctx.saw.show(typeof callId === 'string' ? callId : undefined),
 	'kin.restartService': (ctx) => () => ctx.service.restart(),
 	'kin.showLogs': (ctx) => () => ctx.output.show(true),
-	'kin.setApiKey': (ctx) => async () => {
-		const key = await vscode.window.showInputBox({
-			title: 'kin: API key for the model service',
-			prompt: 'Kept in VS Code\'s secret storage and given to kin as OPENAI_API_KEY. Empty removes it.',
-			password: true,
-			ignoreFocusOut: true,
-		});
-		if (key === undefined) {
-			return;
-		}
-		if (key === '') {
-			await ctx.extension.secrets.delete(API_KEY_SECRET);
-		} else {
-			await ctx.extension.secrets.store(API_KEY_SECRET, key);
-		}
-		if (process.env.OPENAI_API_KEY) {
-			void vscode.window.showWarningMessage('kin: OPENAI_API_KEY is set in the environment and takes precedence over the stored key.');
-		}
-		await ctx.service.restart();
-	},
+	'kin.setApiKey': (ctx) => (name?: unknown) => setApiKey(ctx, typeof name === 'string' ? name : undefined),
 };
+
+/** The worktree commands' view of the extension (src/worktree.ts). */
+function worktreeHost(ctx: KinContext): worktree.WorktreeHost {
+	return {
+		request: (method, params) => ctx.service.request(method, params),
+		sessionId: () => ctx.chat.sessionId,
+		newSession: async (wt) => {
+			const s = await ctx.chat.newSession(undefined, wt);
+			await vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
+			return s;
+		},
+	};
+}
+
+/**
+ * Stores the key of the model that needs it (VS Code's secret storage) under the variable kin
+ * reads it from (models/list's apiKeyEnv; the default model's first), then restarts kin with it.
+ * `preset` names the variable (from a message that said which one is missing).
+ */
+async function setApiKey(ctx: KinContext, preset?: string): Promise<void> {
+	if (!ctx.chat.models && ctx.service.state === 'ready') {
+		await ctx.chat.refreshModels();
+	}
+	const models = ctx.chat.models;
+	const choices = keyChoices(models?.models ?? [], models?.default, [...(ctx.service.launch?.droppedKeys ?? []), ...(preset ? [preset] : [])]);
+	let name = preset;
+	if (!name) {
+		if (choices.length === 1) {
+			name = choices[0].name;
+		} else {
+			const stored = await Promise.all(choices.map((c) => ctx.keys.has(c.name)));
+			const pick = await vscode.window.showQuickPick(
+				choices.map((c, i) => ({
+					label: c.name,
+					description: c.models.length ? `the key of ${c.models.join(', ')}` : 'named in kin.env',
+					detail: `${c.configured ? 'kin has it' : 'not set: its models cannot run'}${stored[i] ? ' · stored here' : ''}`,
+					name: c.name,
+				})),
+				{ title: 'kin: set the API key of which model?', placeHolder: "Pick the key to store (the default model's first)", ignoreFocusOut: true },
+			);
+			if (!pick) {
+				return;
+			}
+			name = pick.name;
+		}
+	}
+	const c = choices.find((x) => x.name === name);
+	const key = await vscode.window.showInputBox({
+		title: `kin: API key ${name}${c?.models.length ? ` (${c.models.join(', ')})` : ''}`,
+		prompt: `Kept in VS Code's secret storage and given to kin as ${name}, never written to settings. Empty removes it.`,
+		password: true,
+		ignoreFocusOut: true,
+	});
+	if (key === undefined) {
+		return;
+	}
+	await ctx.keys.set(name, key.trim());
+	if (process.env[name]) {
+		void vscode.window.showWarningMessage(`kin: ${name} is set in the environment VS Code was started with, and that one is used.`);
+	}
+	await ctx.service.restart();
+	void vscode.window.setStatusBarMessage(`kin: ${name} ${key.trim() ? 'stored' : 'removed'}; kin restarted`, 5000);
+}
 
 function registerCommands(ctx: KinContext): void {
 	for (const [id, make] of Object.entries(COMMANDS)) {

@@ -7,6 +7,7 @@ import type { KinService } from './service';
 import type { McpAddParams, McpAdoptParams, McpCheckResult, McpListResult, McpLoginResult, McpScope, McpSetEnabledParams, McpServerConfig, McpServerRow, McpServersResult } from './protocol/types';
 import { foreignItem, noteItems, serverItem, shadowedItem } from './mcpText';
 import { maskedNames, splitArgs } from './shellWords';
+import { showInstructions } from './mcpInstructions';
 
 type Pick<T> = vscode.QuickPickItem & { value?: T };
 
@@ -68,6 +69,12 @@ export class McpManager {
 			{ label: '$(edit) Edit…', value: () => this.edit(s) },
 			{ label: '$(pulse) Check', value: () => this.check(s.name) },
 		];
+		if (s.instructions) {
+			actions.push({
+				label: s.instructionsPending ? '$(warning) Instructions changed: review and accept…' : '$(book) Instructions',
+				value: () => showInstructions(this.service, s),
+			});
+		}
 		if (s.transport === 'http') {
 			actions.push({ label: '$(sign-in) Sign in', value: () => this.login(s.name) });
 		}
@@ -117,8 +124,10 @@ export class McpManager {
 			(_p, token) =>
 				this.service.request<McpServersResult>('mcp/apply', {}, abortOn(token)),
 		);
-		const summary = (r.servers ?? []).map((s) => `${s.name}: ${s.state}${s.tools ? ` (${s.tools} tools)` : ''}`).join(', ');
-		void vscode.window.showInformationMessage(`kin: MCP applied. ${summary || 'No servers.'}`);
+		// Each server's state only: kin's own notice ("MCP server x: 15 tools from …") already says
+		// what a server that connected brought, and saying it twice reads as two servers.
+		const summary = (r.servers ?? []).map((s) => `${s.name} ${s.state}`).join(', ');
+		void vscode.window.showInformationMessage(`kin: MCP configuration applied${summary ? `: ${summary}` : '; no servers'}.`);
 	}
 
 	async login(name?: string): Promise<void> {
@@ -269,7 +278,7 @@ async function askPairs(title: string, what: string, existing?: Record<string, s
 			const more = await vscode.window.showQuickPick(
 				[
 					{ label: `Done`, value: false },
-					{ label: `Add a ${what}…`, value: true },
+					{ label: `Add ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}…`, value: true },
 				],
 				{ title: `${title}: ${what}s (${Object.keys(out).length} so far)`, ignoreFocusOut: true },
 			);

@@ -14,7 +14,7 @@ export function serverItem(s: McpServerRow): RowText {
 	const icon = !s.enabled ? '$(circle-slash)' : s.state === 'connected' ? '$(pass-filled)' : s.state === 'unavailable' ? '$(error)' : '$(circle-large-outline)';
 	return {
 		label: `${icon} ${s.name}`,
-		description: [s.scope, s.transport, !s.enabled ? 'disabled' : s.state, s.tools ? `${s.tools} tools` : '', s.trusted ? 'trusted' : '']
+		description: [s.scope, s.transport, !s.enabled ? 'disabled' : s.state, s.tools ? `${s.tools} tools` : '', s.trusted ? 'trusted' : '', s.instructionsPending ? '$(warning) instructions changed' : '']
 			.filter(Boolean)
 			.join(' · '),
 		detail: [s.launch, s.lastError].filter(Boolean).join(' — '),

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
+import { KeyStore, SECRET_NAME, droppedKeysText } from './apiKeys';
 import { readLaunchSettings } from './launchSettings';
 import { Connection, RequestHandler, RpcError } from './protocol/connection';
 import { CrashBudget } from './protocol/crashBudget';
@@ -15,14 +16,13 @@ import { InitializeParams, InitializeResult, PROTOCOL_VERSION } from './protocol
 
 export type ServiceState = 'stopped' | 'starting' | 'ready' | 'failed';
 
-export const API_KEY_SECRET = 'kin.openaiApiKey';
 const SHUTDOWN_TIMEOUT_MS = 3000;
 const EXIT_TIMEOUT_MS = 2000;
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD)$/i;
 
 export interface ServiceOptions {
 	output: vscode.OutputChannel;
-	secrets: vscode.SecretStorage;
+	/** The keys stored with "kin: Set API Key", passed in kin's environment by name. */
+	keys: KeyStore;
 	version: string;
 	/** The extension's folder: a platform-specific package ships kin as bin/kin in it. */
 	extensionPath?: string;
@@ -36,6 +36,10 @@ export interface Launch {
 	args: string[];
 	/** The names kin.env added. */
 	envNames: string[];
+	/** kin.env's names that hold secrets, not passed (Set API Key is where keys go). */
+	droppedKeys: string[];
+	/** The variables whose key came from VS Code's secret storage (names only). */
+	storedKeys: string[];
 	/** Where the command came from: kin.path, the bundled binary, or PATH. */
 	from: 'kin.path' | 'bundled' | 'PATH';
 }
@@ -153,11 +157,17 @@ export class KinService implements vscode.Disposable {
 		const { command, from } = this.command(launch.path);
 		const level = cfg.get<string>('logLevel') ?? 'info';
 		const args = ['serve', '--log-level', level === 'warning' ? 'warn' : level, ...launch.args];
-		const env = await this.environment(launch.env);
+		const { env, dropped, stored } = await this.environment(launch.env);
 		const folders = vscode.workspace.workspaceFolders ?? [];
 		const cwd = folders.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? os.homedir();
-		this.launch = { command, args, envNames: Object.keys(launch.env).filter((k) => env[k] !== undefined), from };
-		out.appendLine(`[kin] starting ${command} ${args.join(' ')} (${from}; cwd ${cwd}${this.launch.envNames.length ? `; kin.env ${this.launch.envNames.join(', ')}` : ''})`);
+		this.launch = { command, args, envNames: Object.keys(launch.env).filter((k) => !dropped.includes(k) && env[k] !== undefined), droppedKeys: dropped, storedKeys: stored, from };
+		if (dropped.length) {
+			out.appendLine(`[kin] ${droppedKeysText(dropped).replace(/^kin: /, '')}`);
+		}
+		out.appendLine(
+			`[kin] starting ${command} ${args.join(' ')} (${from}; cwd ${cwd}${this.launch.envNames.length ? `; kin.env ${this.launch.envNames.join(', ')}` : ''}` +
+				`${stored.length ? `; keys from VS Code's secret storage: ${stored.join(', ')}` : ''})`,
+		);
 
 		const child = cp.spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 		this.child = child;
@@ -231,22 +241,23 @@ export class KinService implements vscode.Disposable {
 		return { command: 'kin', from: 'PATH' };
 	}
 
-	private async environment(extra: Record<string, string>): Promise<NodeJS.ProcessEnv> {
+	/**
+	 * kin's environment: VS Code's, kin.env's names (never one that holds a secret: those are
+	 * dropped and named), and the keys stored with Set API Key under their variables' names.
+	 */
+	private async environment(extra: Record<string, string>): Promise<{ env: NodeJS.ProcessEnv; dropped: string[]; stored: string[] }> {
 		const env: NodeJS.ProcessEnv = { ...process.env };
+		const dropped: string[] = [];
 		for (const [k, v] of Object.entries(extra)) {
 			if (SECRET_NAME.test(k)) {
-				this.opts.output.appendLine(`[kin] ignoring kin.env.${k}: secrets do not belong in settings; use "kin: Set API Key" or the environment`);
+				dropped.push(k);
 				continue;
 			}
 			env[k] = String(v);
 		}
-		if (!env.OPENAI_API_KEY) {
-			const key = await this.opts.secrets.get(API_KEY_SECRET);
-			if (key) {
-				env.OPENAI_API_KEY = key;
-			}
-		}
-		return env;
+		const keys = await this.opts.keys.environment(env);
+		Object.assign(env, keys);
+		return { env, dropped, stored: Object.keys(keys) };
 	}
 
 	private onExit(child: cp.ChildProcess, conn: Connection, code: number | null, signal: NodeJS.Signals | null): void {

@@ -1,5 +1,5 @@
-// One status bar item: connected / busy / waiting for approval (with the warning background while
-// an approval waits) / stopped / failed. Clicking it opens the chat.
+// One status bar item: connected / busy / waiting for approval or for an answer (the warning
+// background while something waits for the person) / stopped / failed. Clicking it opens the chat.
 
 import * as vscode from 'vscode';
 import { StatusInputs, describe } from './statusText';

@@ -3,7 +3,10 @@
 export interface StatusInputs {
 	service: string;
 	busy: boolean;
+	/** Approvals waiting for the person. */
 	waiting: number;
+	/** Forms and links (an MCP server's or kin's questions) waiting for the person. */
+	asking?: number;
 	modelMissing?: string;
 	/** Why commands run unconfined (or not at all), when they do. */
 	unconfined?: string;
@@ -20,10 +23,20 @@ export function describe(s: StatusInputs): { text: string; tooltip: string; warn
 	if (s.service !== 'ready') {
 		return { text: '$(circle-slash) kin', tooltip: 'kin: not running', warn: false, error: false };
 	}
+	// A turn that waits for the person is waiting, not busy.
 	if (s.waiting > 0) {
+		const more = s.waiting + (s.asking ?? 0);
 		return {
-			text: `$(bell-dot) kin: waiting for approval${s.waiting > 1 ? ` (${s.waiting})` : ''}`,
+			text: `$(bell-dot) kin: waiting for approval${more > 1 ? ` (${more})` : ''}`,
 			tooltip: 'kin: an approval waits for you',
+			warn: true,
+			error: false,
+		};
+	}
+	if ((s.asking ?? 0) > 0) {
+		return {
+			text: `$(bell-dot) kin: waiting for your answer${s.asking! > 1 ? ` (${s.asking})` : ''}`,
+			tooltip: 'kin: a question (a form or a link) waits for your answer',
 			warn: true,
 			error: false,
 		};

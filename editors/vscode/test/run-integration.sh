@@ -5,8 +5,9 @@
 #   1. builds kin and mockmodel into a temp dir (or uses $KIN_BIN / $KIN_MOCKMODEL),
 #   2. starts the mock with test/integration/rules.json,
 #   3. starts code-server on a free loopback port with a fresh user-data dir,
-#   4. packages the extension (npm run package: dist/kin-<platform>.vsix with kin in bin/) and
-#      installs it into a fresh extensions dir,
+#   4. installs the extension the way README says, in one step (scripts/install.sh: the package
+#      dist/kin-<platform>.vsix with kin in bin/, installed with the editor's command) into a
+#      fresh extensions dir,
 #   5. runs test/integration/driver.mjs, which opens the workbench with the test harness
 #      (test/integration/harness) loaded as a development extension, and plays the person's part,
 #   6. prints "N passed, M failed" and cleans up.
@@ -62,13 +63,17 @@ printf 'package main\n\nfunc main() {}\n' >"$tmp/ws/buffer.go"
 printf '# notes\n\nfirst line\n' >"$tmp/ws/unsaved.md"
 printf 'as it was\n' >"$tmp/ws/reload.txt"
 printf 'as it was\n' >"$tmp/ws/reload-dirty.txt"
-# Two models for the model picker (both served by the mock at OPENAI_BASE_URL).
+printf 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n' >"$tmp/ws/hunks.txt"
+# Models for the model picker, all served by the mock at OPENAI_BASE_URL: one with efforts, one
+# without, one whose key is its own variable (set with "kin: Set API Key"), one with a small window.
 cat >"$tmp/home/settings.json" <<'EOF2'
 {
   "model": "mock-large",
   "models": [
     {"id": "mock-large", "name": "Mock Large", "contextWindow": 200000, "efforts": ["low", "medium", "high"]},
-    {"id": "mock-small", "name": "Mock Small", "contextWindow": 64000}
+    {"id": "mock-small", "name": "Mock Small", "contextWindow": 64000},
+    {"id": "mock-keyed", "name": "Mock Keyed", "contextWindow": 64000, "apiKeyEnv": "KIN_IT_SECOND_KEY"},
+    {"id": "mock-tiny", "name": "Mock Tiny", "contextWindow": 16000}
   ]
 }
 EOF2
@@ -84,11 +89,11 @@ for _ in $(seq 100); do [ -s "$tmp/mock-url" ] && break; sleep 0.05; done
 [ -s "$tmp/mock-url" ] || { echo "run-integration: the mock model did not start" >&2; cat "$tmp/mock.log" >&2; exit 1; }
 base_url=$(cat "$tmp/mock-url")
 
-# ---- the extension (packaged and installed, as a person gets it) and the harness ----
-KIN_BIN=$KIN_BIN npm run --silent package >"$tmp/package.log" 2>&1 || { cat "$tmp/package.log" >&2; exit 1; }
-vsix=$(tail -1 "$tmp/package.log")
-"$NODE24" "$CODE_SERVER" --user-data-dir "$tmp/ud" --extensions-dir "$tmp/ext" \
-	--install-extension "$vsix" >"$tmp/install-extension.log" 2>&1 ||
+# ---- the extension (installed in the one step README gives a person) and the harness ----
+# scripts/install.sh builds the package with kin inside and installs it with the editor's own
+# command: here code-server's, into this run's folders (npm ci is done already).
+KIN_BIN=$KIN_BIN KIN_NPM_CI=0 KIN_CODE="$NODE24 $CODE_SERVER --user-data-dir $tmp/ud --extensions-dir $tmp/ext" \
+	sh scripts/install.sh >"$tmp/install-extension.log" 2>&1 ||
 	{ cat "$tmp/install-extension.log" >&2; exit 1; }
 
 # code-server is a remote window: kin.path, kin.args and kin.env are set in User settings only
@@ -108,6 +113,7 @@ settings=$(cat <<EOF
   "kin.args": ["--log-file", "$tmp/kin-user-settings.log"],
   "kin.env": { "KIN_TEST_FROM_USER_SETTINGS": "1" },
   "kin.trace": true,
+  "terminal.integrated.gpuAcceleration": "off",
   "files.watcherExclude": { "**/reload*.txt": true },
   "files.autoSave": "off",
   "workbench.startupEditor": "none",
@@ -139,8 +145,8 @@ echo "auth: none" >"$tmp/code-server.yaml"
 mkdir -p "$tmp/shots"
 shots="$tmp/shots"
 if [ "${KIN_SCREENSHOTS:-}" = 1 ]; then shots="$here/test"; fi
-ext_env=$(printf '{"KIN_SIGNAL_DIR":"%s","KIN_SCREENSHOT_DIR":"%s","KIN_EXPECT_PATH":"%s","KIN_EXPECT_LOG":"%s","KIN_IT_ONLY":"%s"}' \
-	"$tmp/sig" "$shots" "$tmp/user-bin/kin" "$tmp/kin-user-settings.log" "${KIN_IT_ONLY:-}")
+ext_env=$(printf '{"KIN_SIGNAL_DIR":"%s","KIN_SCREENSHOT_DIR":"%s","KIN_EXPECT_PATH":"%s","KIN_EXPECT_LOG":"%s","KIN_IT_ONLY":"%s","KIN_USER_DATA":"%s"}' \
+	"$tmp/sig" "$shots" "$tmp/user-bin/kin" "$tmp/kin-user-settings.log" "${KIN_IT_ONLY:-}" "$tmp/ud")
 OPENAI_BASE_URL=$base_url OPENAI_API_KEY=test KIN_HOME=$tmp/home \
 	KIN_SIGNAL_DIR=$tmp/sig \
 	setsid "$NODE24" "$CODE_SERVER" --config "$tmp/code-server.yaml" --auth none \

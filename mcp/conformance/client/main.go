@@ -51,6 +51,11 @@ type step struct {
 	tool string
 	args string
 	want string
+	// more are calls made after this one, in order, each checked alike.
+	more []step
+	// echoSchemaOf, when set, makes args {"schema": <the input schema kin
+	// offers the model for that tool>}.
+	echoSchemaOf string
 }
 
 // scenarios maps the suite's client scenarios to kin's actions. A scenario
@@ -68,6 +73,23 @@ var scenarios = map[string]*step{
 	// SEP-1699: the server closes the call's SSE stream after a priming
 	// event (retry 500 ms) and answers on the resumed GET stream.
 	"sse-retry": {tool: "test_reconnection", args: `{}`, want: "Reconnection test completed successfully"},
+	// SEP-2243: tools with invalid x-mcp-header annotations are left out
+	// (a warning says which); the valid one is called.
+	"http-invalid-tool-headers": {tool: "valid_tool", args: `{"region":"eu-west1"}`, want: "Tool call received"},
+	// SEP-2243: annotated parameters are mirrored into Mcp-Param-* headers
+	// (by go-sdk); a null one is omitted.
+	"http-custom-headers": {tool: "test_custom_headers", args: `{"region":"us-west1","priority":5,"query":"q","verbose":true,"non_ascii_val":"Zürich","whitespace_val":" padded ","internal_space_val":"a b","crlf_val":"a\r\nb"}`, want: "Custom headers test completed",
+		more: []step{{tool: "test_custom_headers_null", args: `{"region":"eu","priority":1,"query":"q"}`, want: "Custom headers test completed"}}},
+	// SEP-2322: multi round-trip requests; each input-required round is
+	// answered and the call continued with the server's request state.
+	"sep-2322-client-request-state": {tool: "test_mrtr_echo_state", args: `{}`, more: []step{
+		{tool: "test_mrtr_no_state", args: `{}`},
+		{tool: "test_mrtr_unrelated", args: `{}`},
+		{tool: "test_mrtr_no_result_type", args: `{}`},
+	}},
+	// SEP-1613/2106: the input schema kin offers the model keeps the 2020-12
+	// keywords; it is echoed back as kin holds it.
+	"json-schema-2020-12-preservation": {tool: "json_schema_echo", echoSchemaOf: "json_schema_2020_12_tool"},
 }
 
 func main() {
@@ -120,25 +142,41 @@ func run() int {
 		names = append(names, t.Spec().Name)
 	}
 	logf("connected: %d tools %v", row.Tools, names)
+	if strings.HasPrefix(scenario, "sep-2640-client-verify-") {
+		return loadSkills(ctx, m)
+	}
 	if st == nil {
 		return 0
 	}
 
-	t := find(m, st.tool)
-	if t == nil {
-		logf("FAIL: kin did not offer tool %q (offered %v)", st.tool, names)
-		return 1
-	}
-	res, err := call(ctx, t, st.args)
-	if err != nil {
-		logf("FAIL: %v", err)
-		return 1
-	}
-	fmt.Println(res.Output)
-	logf("call %s: %s", st.tool, res.Status)
-	if res.Status != tool.StatusCompleted || !strings.Contains(res.Output, st.want) {
-		logf("FAIL: tool %s: status %s, want completed with %q", st.tool, res.Status, st.want)
-		return 1
+	steps := append([]step{*st}, st.more...)
+	for _, st := range steps {
+		t := find(m, st.tool)
+		if t == nil {
+			logf("FAIL: kin did not offer tool %q (offered %v)", st.tool, names)
+			return 1
+		}
+		args := st.args
+		if st.echoSchemaOf != "" {
+			of := find(m, st.echoSchemaOf)
+			if of == nil {
+				logf("FAIL: kin did not offer tool %q", st.echoSchemaOf)
+				return 1
+			}
+			b, _ := json.Marshal(map[string]any{"schema": of.Def().Schema})
+			args = string(b)
+		}
+		res, err := call(ctx, t, args)
+		if err != nil {
+			logf("FAIL: %v", err)
+			return 1
+		}
+		fmt.Println(res.Output)
+		logf("call %s: %s", st.tool, res.Status)
+		if res.Status != tool.StatusCompleted || !strings.Contains(res.Output, st.want) {
+			logf("FAIL: tool %s: status %s, want completed with %q", st.tool, res.Status, st.want)
+			return 1
+		}
 	}
 	if scenario == "elicitation-sep1034-client-defaults" && h.elicits.Load() != 1 {
 		logf("FAIL: %d elicitations reached the person, want 1", h.elicits.Load())
@@ -161,6 +199,37 @@ func writeConfig(home, work, url string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(home, "mcp.json"), b, 0o600)
+}
+
+// loadSkills is SEP-2640's host loading every skill the server lists, as
+// the model's load of a skill does (rpc's mcpSkills.Load): SKILL.md is read
+// and verified against the manifest kin holds (size, digest, front matter);
+// only a skill that passed has a listed file read next, as a model would
+// read one the skill names. A skill kin refuses is not a failure of the
+// client: refusing the tampered one is what the verify-* scenarios check
+// (the suite sees whether the supporting file was read after it).
+func loadSkills(ctx context.Context, m *manager.Manager) int {
+	sks := m.Skills()
+	if len(sks) == 0 {
+		logf("FAIL: kin holds no skill of the server")
+		return 1
+	}
+	for _, sk := range sks {
+		body, err := m.ReadSkill(ctx, sk, "")
+		if err != nil {
+			logf("skill %s refused: %v", sk.URI, err)
+			continue
+		}
+		logf("skill %s loaded (%d bytes)", sk.URI, len(body))
+		for _, f := range sk.Files {
+			if rel := strings.TrimPrefix(f.URI, sk.Root()+"/"); rel != f.URI && rel != "SKILL.md" {
+				if _, err := m.ReadSkill(ctx, sk, rel); err != nil {
+					logf("skill file %s refused: %v", f.URI, err)
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func serverRow(m *manager.Manager) (manager.Row, bool) {

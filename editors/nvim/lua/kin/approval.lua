@@ -40,12 +40,77 @@ function M.sandbox_text(sb)
   return "none: it runs unconfined (it can read and change everything you can, and reach the network)"
 end
 
+-- Characters a person cannot see, or that reorder what they see: C0/C1 controls (newline and tab
+-- kept), bidi embeddings, overrides and isolates, zero-width and other format characters, tags.
+-- kin escapes them in an approval's own fields (PROTOCOL.md); a trust item's name, path and
+-- command come from the repository's files, so they are escaped here as well, the way kin does.
+local function hidden(cp)
+  return (cp < 0x20 and cp ~= 0x09 and cp ~= 0x0a) or (cp >= 0x7f and cp <= 0x9f) or cp == 0xad or cp == 0x61c
+    or cp == 0x180e or (cp >= 0x200b and cp <= 0x200f) or (cp >= 0x2028 and cp <= 0x202e)
+    or (cp >= 0x2060 and cp <= 0x206f) or cp == 0xfeff or (cp >= 0xfff9 and cp <= 0xfffb)
+    or (cp >= 0xe0000 and cp <= 0xe007f)
+end
+
+--- s with every hidden character written out (`\u202e`, `\x1b`), so "invoice_\u202egpj.exe"
+--- cannot pass for "invoice_exe.jpg"; text already escaped (by kin) comes back unchanged.
+function M.visible(s)
+  if type(s) ~= "string" then
+    return s
+  end
+  local out = s:gsub("[%z\1-\127\194-\244][\128-\191]*", function(ch)
+    local ok, cp = pcall(vim.fn.char2nr, ch, true)
+    if not ok or not hidden(cp) then
+      return nil
+    end
+    return cp < 0x80 and ("\\x%02x"):format(cp) or cp > 0xffff and ("\\U%08x"):format(cp) or ("\\u%04x"):format(cp)
+  end)
+  return out
+end
+
+-- One line per field of a trust item (PROTOCOL.md "Approvals of kinds project_trust and
+-- mcp_skill"), only the fields it has. A hook's detail is the command line it runs: shown whole,
+-- every line of it, as a command is in a bash approval.
+local function add_item(b, i, it)
+  local head = ("%d. %s"):format(i, M.visible(it.kind or "item"))
+  if it.name and it.name ~= "" then
+    head = head .. " " .. M.visible(it.name)
+  end
+  if it.changed then
+    head = head .. "  [CHANGED since you trusted it]"
+  end
+  b.add(head, it.changed and "KinWarning" or "KinTitle")
+  if it.path and it.path ~= "" then
+    b.add("   at:      " .. M.visible(it.path), "KinMeta")
+  end
+  if it.detail and it.detail ~= "" then
+    local detail = vim.split(M.visible(it.detail), "\n", { plain = true })
+    if it.kind == "hook" then
+      b.add("   runs:    " .. detail[1], "KinCommand")
+      for k = 2, #detail do
+        b.add("            " .. detail[k], "KinCommand")
+      end
+    else
+      for k, l in ipairs(detail) do
+        b.add((k == 1 and "   detail:  " or "            ") .. l)
+      end
+    end
+  end
+end
+
 --- The preview of one approval request: every line kin's request carries, nothing cut.
 ---@return string[] lines, string filetype, {row: integer, hl: string}[] marks
 function M.preview_lines(p)
   local b = require("kin.panel").body()
   local ft = "markdown"
   local add = b.add
+  if (p.revision or 0) > 0 then
+    -- Said first: a long diff would push kin's warning out of view.
+    if p.warning and tostring(p.title):find("(no longer applies)", 1, true) then
+      add("# kin updated this request: " .. p.warning:gsub("\n", " "), "KinWarning")
+    else
+      add("# kin updated this request: the file changed while you were deciding; this is the change now", "KinWarning")
+    end
+  end
   if p.kind == "server_launch" then
     add("# " .. (p.title or ("Start MCP server " .. tostring(p.server))), "KinTitle")
     add("")
@@ -59,26 +124,47 @@ function M.preview_lines(p)
       -- The env and header names the server gets (values masked by kin).
       add("Passes:      " .. p.arguments)
     end
+  elseif p.items and #p.items > 0 then
+    -- project_trust and mcp_skill: what would be trusted, every item (a hook's whole command).
+    add("# " .. (p.title or "Trust what this folder brings?"), "KinTitle")
+    if p.server then
+      add("# server: " .. tostring(p.server) .. (p.destination and ("  " .. p.destination) or ""), "KinMeta")
+    end
+    for i, it in ipairs(p.items) do
+      add("")
+      add_item(b, i, it)
+    end
   elseif p.kind == "acknowledge_unknown" then
     add("# " .. (p.title or "A call may already have run"), "KinTitle")
-    add("")
-    add("Tool: " .. tostring(p.tool))
+    if p.tool then
+      add("")
+      add("Tool: " .. tostring(p.tool))
+    end
   elseif p.kind == "continue" then
     add("# " .. (p.title or "Continue the turn?"), "KinTitle")
+  elseif p.kind == "limit" then
+    for _, l in ipairs(require("kin.usage").limit_lines(p)) do
+      add(l[1], l[2])
+    end
+    p = vim.tbl_extend("force", p, { warning = nil }) -- said above, with what each choice does
   elseif p.server then
-    add("# " .. (p.title or ("Call " .. tostring(p.tool))), "KinTitle")
+    add("# " .. (p.title or ("Call " .. tostring(p.serverTool or p.tool or "a tool"))), "KinTitle")
     add("")
     add("Server:      " .. tostring(p.server))
     add("Destination: " .. tostring(p.destination or "?"))
-    add("Tool:        " .. tostring(p.serverTool or p.tool))
-    if p.serverTool and p.serverTool ~= p.tool then
+    if p.serverTool or p.tool then
+      add("Tool:        " .. tostring(p.serverTool or p.tool))
+    end
+    if p.serverTool and p.tool and p.serverTool ~= p.tool then
       add("Exposed as:  " .. tostring(p.tool))
     end
-    add("Arguments:")
-    add(pretty_json(p.arguments))
+    if p.arguments then
+      add("Arguments:")
+      add(pretty_json(p.arguments))
+    end
   elseif p.diffs and #p.diffs > 0 then
     ft = "diff"
-    add("# " .. (p.title or tostring(p.tool)), "KinTitle")
+    add("# " .. (p.title or p.tool or "Change files"), "KinTitle")
     for _, d in ipairs(p.diffs) do
       add("")
       if d.unified and d.unified ~= "" then
@@ -98,9 +184,13 @@ function M.preview_lines(p)
     add("")
     add(p.command, "KinCommand")
   else
-    add("# " .. (p.title or tostring(p.tool)), "KinTitle")
-    add("")
-    add("Tool: " .. tostring(p.tool))
+    -- Any other request: only the fields it has (a kind this plugin does not know yet may have
+    -- no tool at all).
+    add("# " .. (p.title or p.tool or p.kind or "kin asks"), "KinTitle")
+    if p.tool then
+      add("")
+      add("Tool: " .. tostring(p.tool))
+    end
     if p.arguments then
       add("Arguments:")
       add(pretty_json(p.arguments))
@@ -119,7 +209,8 @@ end
 
 local function prompt_text(p)
   local who = p.server and ("[" .. p.server .. "] ") or ""
-  return ("%s%s"):format(who, p.title or p.kind or "approve?")
+  -- A subagent's question is answered like its parent's, and says whose it is.
+  return ("%s%s%s"):format(require("kin.subagents").prefix(p), who, p.title or p.kind or "approve?")
 end
 
 local function is_refusal(o)
@@ -184,9 +275,14 @@ function M.keys(p)
   return keys
 end
 
---- Sends the person's decision.
+--- Sends the person's decision, for the revision of the request they saw (kin refuses an
+--- answer to one it replaced since; the newer one is shown then).
 function M.answer(p, option_id)
-  prompts.answer(p.requestId, "approval/respond", { requestId = p.requestId, decision = option_id }, function()
+  local params = { requestId = p.requestId, decision = option_id }
+  if (p.revision or 0) > 0 then
+    params.revision = p.revision
+  end
+  prompts.answer(p.requestId, "approval/respond", params, function()
     M.request(p)
   end)
 end
@@ -230,10 +326,13 @@ function M.view(p)
   }
 end
 
---- approval/request notification (also each `pending` approval of session/resume).
+--- approval/request notification (also each `pending` approval of session/resume). One whose
+--- requestId is already shown replaces it (a newer revision: the file changed while it waited).
 function M.request(p)
+  require("kin.subagents").asked(p)
   prompts.push({
     id = p.requestId,
+    revision = p.revision or 0,
     title = prompt_text(p),
     params = p,
     view = function()
@@ -244,6 +343,7 @@ end
 
 --- approval/resolved notification.
 function M.resolved(p)
+  require("kin.subagents").resolved(p)
   prompts.resolve(p.requestId)
 end
 

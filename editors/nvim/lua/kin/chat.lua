@@ -4,6 +4,7 @@ local service = require("kin.service")
 local config = require("kin.config")
 local transcript = require("kin.transcript")
 local status = require("kin.status")
+local subagents = require("kin.subagents")
 
 local M = {}
 
@@ -171,18 +172,19 @@ function M.open()
   vim.api.nvim_set_current_win(st.input_win)
 end
 
---- The input window's title bar: what the next question attaches.
+--- The input window's title bar: what the next question attaches. Cut at its end when the
+--- window is narrow (`%<` at the end), so its start stays readable.
 function M.input_winbar()
   local parts = require("kin.context").state.attached
   if #parts == 0 then
-    return " your question  (@file, #buffer, /command; :KinAttach adds context)"
+    return " your question  (@file, #buffer, /command; :KinAttach adds context)%<"
   end
   local ctx = require("kin.context")
   local names = {}
   for _, p in ipairs(parts) do
     names[#names + 1] = ctx.describe(p)
   end
-  return (" attached: " .. table.concat(names, " · ") .. "  (:KinAttach clear)"):gsub("%%", "%%%%")
+  return (" attached: " .. table.concat(names, " · ") .. "  (:KinAttach clear)"):gsub("%%", "%%%%") .. "%<"
 end
 
 --- Closes the chat windows (the buffers and the service stay).
@@ -213,6 +215,8 @@ end
 local function apply_result(t, result)
   M.apply_config(t, result.session)
   M.apply_config(t, result)
+  require("kin.review").on_resume(result)
+  require("kin.worktree").remember(result)
 end
 
 -- A session kin made (session/new's result): its configuration and instructions; it becomes the
@@ -249,6 +253,7 @@ function with_session(fn, on_failed)
   if sid and st.stale[sid] then
     service.request("session/resume", { sessionId = sid }, function(result)
       st.stale[sid] = nil
+      note_read_only(M.transcript(sid), result)
       M.show_pending(result)
       fn(sid, false)
     end, function(err)
@@ -383,6 +388,7 @@ function M.ask(input, on_started, on_failed)
             M.apply_config(t, result.command.result)
           end
         end
+        t.read_only = nil -- kin took a question: the session is this kin's now
         if result and result.turnId then
           t.running = true
           t.turn_id = result.turnId
@@ -397,8 +403,13 @@ function M.ask(input, on_started, on_failed)
           -- Nothing was started: send the same question with its context as text.
           return start(require("kin.context").as_text(sent))
         end
-        if err.code == -32011 then
+        if M.busy_here(err) then
           notify("a turn is already running in this session (:KinCancel stops it); your question is kept", vim.log.levels.WARN)
+        elseif err.code == -32011 then
+          -- Open in another kin (another Neovim, another editor), or a log kin cannot write.
+          M.transcript(sid).read_only = tostring(err.message)
+          status.refresh()
+          notify(M.read_only_text(err.message) .. "; your question is kept (:KinNew starts a session of your own)", vim.log.levels.WARN)
         else
           notify((err.message or "turn/start failed") .. "; your question is kept", vim.log.levels.ERROR)
         end
@@ -437,7 +448,10 @@ function M.send_input()
   end
   local context = require("kin.context")
   local attached = #context.state.attached
-  M.ask(context.input(text), function()
+  -- While a turn runs here, what is sent joins it (kin.branching) instead of waiting.
+  local branching = require("kin.branching")
+  local send = branching.steers(M.current()) and branching.steer or M.ask
+  send(context.input(text), function()
     if vim.api.nvim_buf_is_valid(buf) and table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n") == text then
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     end
@@ -446,6 +460,26 @@ function M.send_input()
     end
     pcall(vim.cmd, "redrawstatus!")
   end)
+end
+
+--- Whether kin refused a request because a turn runs on the session here (-32011 also means
+--- "open in another kin" and "its log cannot be written": kin's message says which).
+function M.busy_here(err)
+  return err.code == -32011 and tostring(err.message):find("already running", 1, true) ~= nil
+end
+
+--- What a person reads about a session that is read-only here (kin's reason, said plainly).
+function M.read_only_text(reason)
+  reason = tostring(reason or "")
+  if reason:find("another kin", 1, true) then
+    return "this session is open in another kin (another Neovim, editor window or kin serve): it is read-only here until that one closes it"
+  end
+  return "this session is read-only here" .. (reason ~= "" and (": " .. reason) or "")
+end
+
+-- Marks a session read-only here, as session/resume says (or not).
+local function note_read_only(t, result)
+  t.read_only = result.readOnly and (result.readOnlyReason or "read-only") or nil
 end
 
 --- turn/cancel on the current session.
@@ -457,7 +491,13 @@ function M.cancel()
   end
   service.request("turn/cancel", { sessionId = sid }, function(result)
     if result and result.cancelled == false then
-      notify("no turn is running", vim.log.levels.INFO)
+      local t = M.transcript(sid)
+      if t.read_only then
+        -- Its turns run in the kin that has it open: only that one can stop them.
+        notify(M.read_only_text(t.read_only) .. "; a turn it runs can be stopped only there", vim.log.levels.WARN)
+      else
+        notify("no turn is running", vim.log.levels.INFO)
+      end
     end
   end)
 end
@@ -528,9 +568,12 @@ local function begin_switch(chosen)
   return done, latest
 end
 
-function M.new_session(title, cb)
+--- extra: more of session/new's params (a worktree: kin.worktree); on_err(err) reports a failure
+--- instead of the default message.
+function M.new_session(title, cb, extra, on_err)
   local done, latest = begin_switch(true)
-  service.request("session/new", M.new_session_params(title), function(result)
+  local params = vim.tbl_extend("force", M.new_session_params(title), extra or {})
+  service.request("session/new", params, function(result)
     local sid = result.session.sessionId
     -- Not current when the person asked for another session meanwhile: that one wins.
     made(M.transcript(sid), result, latest())
@@ -542,7 +585,11 @@ function M.new_session(title, cb)
       cb(sid)
     end
   end, function(err)
-    notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    if on_err then
+      on_err(err)
+    else
+      notify("session/new failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    end
     done(err)
   end)
 end
@@ -557,11 +604,14 @@ function M.resume(session_id, cb)
       set_current(session_id)
     end
     t:history(result.history)
+    subagents.on_history(session_id, result.history)
     apply_result(t, result)
     -- Only a turn kin says it runs here can be stopped from here.
     t.running = result.runningTurnId ~= nil
+    note_read_only(t, result)
+    status.refresh()
     if result.readOnly then
-      notify(result.readOnlyReason or "this session is read-only here", vim.log.levels.WARN)
+      notify(M.read_only_text(result.readOnlyReason), vim.log.levels.WARN)
     end
     if latest() then
       M.open()
@@ -604,9 +654,11 @@ function M.on_service_ready()
     local t = M.transcript(sid)
     if not t.running then
       t:history(result.history)
+      subagents.on_history(sid, result.history)
     end
     apply_result(t, result)
     t.running = result.runningTurnId ~= nil
+    note_read_only(t, result)
     M.show_pending(result)
     done()
   end, function(err)
@@ -646,6 +698,9 @@ end
 -- Notification handlers ----------------------------------------------------------------------
 
 function M.on_turn_started(p)
+  if subagents.take("turn/started", p) then
+    return
+  end
   local t = M.transcript(p.sessionId)
   t.running = true
   t.turn_id = p.turnId
@@ -655,32 +710,58 @@ function M.on_turn_started(p)
 end
 
 function M.on_turn_delta(p)
+  if subagents.take("turn/delta", p) then
+    return
+  end
   M.transcript(p.sessionId):text(p.text)
 end
 
 -- The title bar is redrawn when what it says changes (a call's status, reasoning starting), not
 -- at every piece of streamed output: while a turn runs, status's timer redraws it anyway.
 function M.on_tool_call(p)
+  if subagents.take("turn/toolCall", p) then
+    return
+  end
   local t = M.transcript(p.sessionId)
   local before = p.callId and t.tools[p.callId]
   before = before and before.status
   t:tool(p)
+  subagents.on_delegate(p)
   if before == nil or before ~= p.status then
     status.refresh()
   end
 end
 
+-- A usage report for the gauge: one that counts no context tokens (a turn cancelled before the
+-- model answered, from an older kin) keeps the count the gauge had, and a gauge that knows the
+-- model's window (after a switch of model) keeps it until kin reports one.
+local function take_usage(t, u)
+  if type(u) ~= "table" or not tonumber(u.contextWindow) then
+    return
+  end
+  local had = t.usage
+  if (tonumber(u.contextTokens) or 0) <= 0 and had and (tonumber(had.contextTokens) or 0) > 0 then
+    u = vim.tbl_extend("force", u, { contextTokens = had.contextTokens })
+  end
+  t.usage = u
+end
+
 function M.on_turn_completed(p)
+  if subagents.take("turn/completed", p) then
+    return
+  end
   local t = M.transcript(p.sessionId)
   t:turn_end(p)
   t.started_at = nil
-  if type(p.usage) == "table" and p.usage.contextWindow then
-    t.usage = p.usage
-  end
+  t.compacting = false
+  take_usage(t, p.usage)
   status.refresh()
 end
 
 function M.on_reasoning(p)
+  if subagents.take("turn/reasoning", p) then
+    return
+  end
   local t = M.transcript(p.sessionId)
   local open = t.reasoning_open
   t:reasoning(p.text)
@@ -690,11 +771,17 @@ function M.on_reasoning(p)
 end
 
 function M.on_plan(p)
+  if subagents.take("turn/plan", p) then
+    return
+  end
   M.transcript(p.sessionId):plan(p)
 end
 
 function M.on_usage(p)
-  M.transcript(p.sessionId).usage = p
+  if subagents.take("turn/usage", p) then
+    return
+  end
+  take_usage(M.transcript(p.sessionId), p)
   status.refresh()
 end
 
@@ -722,6 +809,28 @@ function M.set_mode(mode, cb)
   end)
 end
 
+M.MODEL_MID_TURN = "kin changes the model between turns: choose it again once this turn ends (:KinCancel stops it)"
+
+-- After a switch of model, the gauge measures against the new model's window (models/list),
+-- until the next turn reports its own usage.
+local function gauge_for_model(t, model)
+  local function apply(models)
+    for _, m in ipairs(models or {}) do
+      if m.id == model and tonumber(m.contextWindow) and t.usage then
+        t.usage = vim.tbl_extend("force", t.usage, { contextWindow = m.contextWindow })
+        status.refresh()
+      end
+    end
+  end
+  if M.state.models then
+    return apply(M.state.models)
+  end
+  service.request("models/list", {}, function(r)
+    M.state.models = r.models
+    apply(r.models)
+  end, function() end)
+end
+
 --- :KinModel — the session's model and reasoning effort (session/configure), or the next
 --- session's when there is none yet.
 function M.set_model(model, effort, cb)
@@ -744,9 +853,18 @@ function M.set_model(model, effort, cb)
   service.request("session/configure", params, function(result)
     local t = M.transcript(sid)
     M.apply_config(t, result)
+    gauge_for_model(t, result.model or model)
     t:meta(("[model] %s%s"):format(tostring(result.model or model), result.effort and (" (" .. result.effort .. ")") or ""))
     if cb then
       cb(result)
+    end
+  end, function(err)
+    if M.busy_here(err) then
+      notify(M.MODEL_MID_TURN, vim.log.levels.WARN)
+    elseif err.code == -32011 then
+      notify(M.read_only_text(err.message), vim.log.levels.WARN)
+    else
+      notify("session/configure failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
   end)
 end
@@ -770,8 +888,10 @@ function M.undo(turn_id, cb)
   end, function(err)
     if err.code == -32013 then
       notify("nothing to undo: " .. tostring(err.message), vim.log.levels.INFO)
-    elseif err.code == -32011 then
+    elseif M.busy_here(err) then
       notify("a turn is running: undo after it ends (:KinCancel stops it)", vim.log.levels.WARN)
+    elseif err.code == -32011 then
+      notify(M.read_only_text(err.message), vim.log.levels.WARN)
     else
       notify("turn/undo failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
@@ -862,12 +982,25 @@ end
 
 --- A notice that concerns one session also lands in its transcript.
 function M.on_notice(p)
+  if subagents.take("notice", p) then
+    return
+  end
   local sid = p.sessionId
   if not (sid and M.state.transcripts[sid]) then
     return
   end
   local function line()
     M.state.transcripts[sid]:meta(("> **%s:** %s"):format(p.level or "info", p.message or ""))
+  end
+  if p.source == "compacting" then
+    -- A compaction started: the title bar says so until its `compaction` notice (or the turn's
+    -- end) comes.
+    M.state.transcripts[sid].compacting = true
+    return status.refresh()
+  end
+  if p.source == "compaction" then
+    M.state.transcripts[sid].compacting = false
+    status.refresh()
   end
   if p.source ~= "compaction" or p.level == "error" or p.level == "warning" then
     return line()
@@ -897,6 +1030,7 @@ end
 --- The service stopped: running turns are over, sessions must be re-attached.
 function M.on_service_stop()
   M.release_switching()
+  subagents.reset() -- its questions are gone with the service (a restarted kin sends them again)
   for sid, t in pairs(M.state.transcripts) do
     M.state.stale[sid] = true
     if t.running and t:valid() then

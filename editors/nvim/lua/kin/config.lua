@@ -6,8 +6,8 @@ M.plugin_dir = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(vim.fs.normalize(deb
 
 M.defaults = {
   -- How to start the service. nil: the kin the build step made (<plugin>/bin/kin) when it is
-  -- there, else `kin` from PATH, with `serve`. The plugin appends `--log-file <log_file>` when
-  -- log_file is set.
+  -- there, else `kin` from PATH, with `serve`; with neither, the first start builds it. The
+  -- plugin appends `--log-file <log_file>` when log_file is set.
   cmd = nil,
   -- Extra environment for the service (merged over Neovim's own).
   env = {},
@@ -74,9 +74,9 @@ function M.set(opts)
   return M.options
 end
 
---- The kin the build step made, if it is there.
+--- The kin the build step made (kin.build), if it is there.
 function M.built_kin()
-  local exe = M.plugin_dir .. "/bin/kin" .. (vim.fn.has("win32") == 1 and ".exe" or "")
+  local exe = require("kin.build").exe()
   if vim.fn.executable(exe) == 1 then
     return exe
   end

@@ -188,6 +188,8 @@ function M.mentions(text)
         local full = name:match("^/") and name or (root .. "/" .. name)
         if vim.fn.filereadable(full) == 1 then
           parts[#parts + 1] = { type = "file", path = name }
+        else
+          parts[#parts + 1] = require("kin.resources").part(name) -- @server:uri
         end
       else
         local b = mentioned_buffer(name)

@@ -2,9 +2,10 @@
 -- file is announced (textDocument/didOpen), followed change by change with UTF-16 ranges
 -- computed the way Neovim's LSP client does (nvim_buf_attach on_lines, vim.lsp.sync), and closed
 -- (didClose). kin's approved edits of an open buffer arrive as workspace/applyEdit and are applied
--- to the buffer (one undo step, unsaved), only at the version kin's diff was made from; files kin
--- wrote on disk (workspace/didChangeFiles) are reloaded where the buffer has no unsaved changes.
--- It never saves a buffer and never touches one the person changed since kin looked.
+-- to the buffer (one undo step), only at the version kin's diff was made from, and saved when the
+-- buffer had no unsaved changes (so commands see them); files kin wrote on disk
+-- (workspace/didChangeFiles) are reloaded where the buffer has no unsaved changes. It never saves
+-- the person's unsaved changes and never touches a buffer the person changed since kin looked.
 local config = require("kin.config")
 local sync = require("vim.lsp.sync")
 
@@ -199,8 +200,8 @@ function M.buffer_of(uri_or_path)
   end
 end
 
---- workspace/applyEdit: applies kin's edit to the buffer, as one undo step and without saving,
---- only when the buffer is still at the version kin's diff was made from.
+--- workspace/applyEdit: applies kin's edit to the buffer, as one undo step, only when the buffer
+--- is still at the version kin's diff was made from; saves it when it had no unsaved changes.
 function M.apply_edit(params)
   local changes = params.edit and params.edit.documentChanges
   if type(changes) ~= "table" or #changes == 0 then
@@ -224,8 +225,13 @@ function M.apply_edit(params)
     end
     plan[#plan + 1] = { buf = buf, edits = dc.edits or {} }
   end
+  local saved = #plan > 0
   for _, step in ipairs(plan) do
     local buf = step.buf
+    -- A buffer without unsaved changes is written at once (disk and buffer agree, so a command
+    -- kin runs next reads kin's edit, and :e! cannot drop it); one with the person's unsaved
+    -- changes gets kin's edit unsaved, beside them.
+    local clean = M.matches_disk(buf)
     -- A new undo step: the edit never joins what the person typed last (:help undo-break).
     vim.api.nvim_buf_call(buf, function()
       vim.bo[buf].undolevels = vim.bo[buf].undolevels
@@ -233,8 +239,37 @@ function M.apply_edit(params)
     local listed = vim.bo[buf].buflisted
     require("vim.lsp.util").apply_text_edits(step.edits, buf, "utf-16")
     vim.bo[buf].buflisted = listed
+    saved = saved and clean and M.write(buf)
   end
-  return { applied = true }
+  return { applied = true, saved = saved or nil }
+end
+
+--- Whether a buffer holds exactly what its file on disk holds (not modified, and the file not
+--- changed behind its back).
+function M.matches_disk(buf)
+  if vim.bo[buf].modified then
+    return false
+  end
+  local f = io.open(vim.api.nvim_buf_get_name(buf), "rb")
+  if not f then
+    return false
+  end
+  local disk = f:read("*a")
+  f:close()
+  return disk == M.full_text(buf)
+end
+
+--- Writes a buffer kin just edited, exactly as it is: BufWritePre and FileWritePre hooks do not
+--- run (a formatter on save would write something other than what the person approved), the
+--- others do (an LSP client hears of the save). Returns whether it was written.
+function M.write(buf)
+  local ignore = vim.o.eventignore
+  vim.o.eventignore = (ignore == "" and "" or (ignore .. ",")) .. "BufWritePre,FileWritePre"
+  local ok = pcall(vim.api.nvim_buf_call, buf, function()
+    vim.cmd("silent keepalt lockmarks write!")
+  end)
+  vim.o.eventignore = ignore
+  return ok and not vim.bo[buf].modified
 end
 
 --- workspace/didChangeFiles: reloads each open, unmodified buffer of a file kin wrote; a buffer

@@ -11,22 +11,6 @@ M.warning_text = function(w)
   return require("kin.mcp").warning_text(w)
 end
 
-local function request_sync(method, params, timeout)
-  local done, err, result = false, nil, nil
-  service.request(method, params, function(r)
-    done, result = true, r
-  end, function(e)
-    done, err = true, e
-  end)
-  vim.wait(timeout or 10000, function()
-    return done
-  end, 20)
-  if not done then
-    return { message = "no answer within " .. tostring(timeout or 10000) .. " ms" }, nil
-  end
-  return err, result
-end
-
 local mcp_levels = {
   connected = "ok",
   disabled = "info",
@@ -57,10 +41,22 @@ function M.parse_url(url)
   return { scheme = scheme, host = host, port = port, path = path:gsub("/$", "") }
 end
 
---- Whether the model service at base_url answers: an HTTP answer of any status to
---- GET <base>/models (sent without a key: a 401 still says the service is up) for http, a
---- TCP connection for https (curl, when installed, makes it an HTTPS request). Blocks for at most
---- timeout_ms. Returns ok, and what was found.
+--- What an HTTP status to GET <base>/models says about the service: ok (it is there; a 401 or
+--- 403 too, as the probe sends no key), and what was found. A 404 is no service at that address
+--- (a wrong path, often a missing /v1), a 5xx a service that fails.
+function M.judge(code, base_url)
+  if code == 404 then
+    return false, ("answered HTTP 404: there is no model service at %s/models (is the address right? it usually ends in /v1)"):format(base_url:gsub("/$", ""))
+  elseif code >= 500 then
+    return false, ("answered HTTP %d: the service fails"):format(code)
+  end
+  return true, ("answered HTTP %d"):format(code)
+end
+
+--- Whether the model service at base_url answers: an HTTP answer to GET <base>/models (sent
+--- without a key: a 401 still says the service is up; see M.judge) for http, a TCP connection
+--- for https (curl, when installed, makes it an HTTPS request). Blocks for at most timeout_ms.
+--- Returns ok, and what was found.
 function M.probe(base_url, timeout_ms)
   timeout_ms = timeout_ms or 5000
   local u = M.parse_url(base_url)
@@ -74,7 +70,7 @@ function M.probe(base_url, timeout_ms)
     }, { text = true }):wait(timeout_ms + 1000)
     local code = tonumber(vim.trim(res.stdout or ""))
     if res.code == 0 and code and code > 0 then
-      return true, ("answered HTTP %d"):format(code)
+      return M.judge(code, base_url)
     end
     return false, vim.trim(res.stderr or "") ~= "" and vim.trim(res.stderr) or ("curl exited with " .. tostring(res.code))
   end
@@ -110,7 +106,7 @@ function M.probe(base_url, timeout_ms)
         end
         local status = buf:match("^HTTP/%d[%.%d]* (%d%d%d)")
         if status then
-          return finish(true, "answered HTTP " .. status)
+          return finish(M.judge(tonumber(status), base_url))
         end
         if not data then
           return finish(false, "closed the connection without an HTTP answer")
@@ -130,12 +126,27 @@ end
 
 function M.check()
   h.start("kin: binary")
+  local build = require("kin.build")
+  if build.running() then
+    h.info(build.progress() .. "; run :checkhealth kin again once it is done")
+    return
+  end
   local cmd = config.cmd()
   local exe = cmd[1]
   if vim.fn.executable(exe) ~= 1 then
-    h.error(("`%s` is not executable or not in PATH"):format(exe), {
-      "Install kin (go install ./cmd/kin) or set `cmd` in require('kin').setup({ cmd = { '/path/to/kin', 'serve' } })",
-    })
+    local need, cannot = build.needed()
+    if need and not cannot then
+      h.error("kin is not built yet" .. (build.state.error and (": the last build failed: " .. build.state.error) or ""), {
+        "Run :KinBuild (in a shell: " .. build.shell_step() .. "); the first :KinChat builds it too",
+        "Or set `cmd` to a kin you installed: require('kin').setup({ cmd = { '/path/to/kin', 'serve' } })",
+      })
+    elseif need then
+      h.error(cannot)
+    else
+      h.error(("`%s` is not executable or not in PATH"):format(exe), {
+        "Set `cmd` to a kin that runs: require('kin').setup({ cmd = { '/path/to/kin', 'serve' } })",
+      })
+    end
     return
   end
   h.ok("found " .. vim.fn.exepath(exe))
@@ -214,7 +225,7 @@ function M.check()
     h.info("this kin build has no MCP support (initialize: capabilities.mcp = false)")
     return
   end
-  local err, result = request_sync("mcp/list", {}, 10000)
+  local err, result = service.request_sync("mcp/list", {}, 10000)
   if err then
     h.warn("mcp/list failed: " .. tostring(err.message))
     return

@@ -24,11 +24,18 @@ local notice_levels = {
 local handlers = {
   ["turn/started"] = chat.on_turn_started,
   ["turn/delta"] = chat.on_turn_delta,
-  ["turn/toolCall"] = chat.on_tool_call,
+  ["turn/toolCall"] = function(p)
+    require("kin.resources").on_tool_call(p)
+    chat.on_tool_call(p)
+  end,
+  ["mcp/resourceUpdated"] = function(p)
+    require("kin.resources").on_updated(p)
+  end,
   ["turn/completed"] = chat.on_turn_completed,
   ["turn/plan"] = chat.on_plan,
   ["turn/reasoning"] = chat.on_reasoning,
   ["turn/usage"] = chat.on_usage,
+  ["turn/steered"] = require("kin.branching").on_steered,
   ["commands/changed"] = require("kin.complete").on_changed,
   ["approval/request"] = approval.request,
   ["approval/resolved"] = approval.resolved,
@@ -38,6 +45,9 @@ local handlers = {
     if p.server then
       service.ctx.mcp[p.server] = p
     end
+    if p.state == "connected" then
+      require("kin.resources").state.items = nil -- listed again on the next @
+    end
   end,
   ["notice"] = function(p)
     local title = "kin" .. (p.source and (": " .. p.source) or "")
@@ -45,6 +55,7 @@ local handlers = {
     chat.on_notice(p)
   end,
   ["workspace/didChangeFiles"] = documents.files_changed,
+  ["review/finding"] = require("kin.review").on_finding,
   ["log/message"] = function(p)
     local level = notice_levels[p.level] or vim.log.levels.INFO
     if level >= (config.options.notify_level or vim.log.levels.WARN) then
@@ -143,10 +154,16 @@ end
 --- (models/list).
 function M.model(args)
   local words = vim.split(vim.trim(args or ""), "%s+", { trimempty = true })
+  if chat.current().running then
+    -- kin changes the model between turns only (session/configure answers -32011 during one):
+    -- say so now, not after a choice that cannot be applied.
+    return service.notify(chat.MODEL_MID_TURN, vim.log.levels.WARN)
+  end
   if words[1] then
     return chat.set_model(words[1], words[2])
   end
   service.request("models/list", {}, function(r)
+    chat.state.models = r.models
     local models = r.models or {}
     if #models == 0 then
       return service.notify("kin lists no models", vim.log.levels.WARN)
@@ -179,13 +196,25 @@ function M.compact()
   if not sid then
     return service.notify("no session yet: nothing to compact")
   end
-  service.notify("kin is summarising the conversation…")
+  local t = chat.transcript(sid)
+  t.compacting = true
+  require("kin.status").refresh()
+  local function over()
+    t.compacting = false
+    require("kin.status").refresh()
+  end
   service.request("session/compact", { sessionId = sid }, function(r)
+    over()
     service.notify(r.compacted and "compacted: the model goes on from a summary and the recent turns" or "nothing to compact yet")
+  end, function(err)
+    over()
+    service.notify("session/compact failed: " .. tostring(err.message), vim.log.levels.ERROR)
   end)
 end
 
 M.undo = chat.undo
+M.fork = require("kin.branching").fork
+M.rollback = require("kin.branching").rollback
 M.retry = chat.retry
 M.edit_last = chat.edit_last
 
@@ -266,9 +295,18 @@ end
 
 M.cancel = chat.cancel
 
---- :KinNew [title]
-function M.new(title)
-  chat.new_session(title ~= "" and title or nil)
+--- :KinNew [--worktree[=BRANCH]] [title]
+function M.new(args)
+  local title, worktree = require("kin.worktree").parse_new(args)
+  if worktree then
+    return require("kin.worktree").new(title, worktree)
+  end
+  chat.new_session(title)
+end
+
+--- :KinWorktree [status|apply|remove] (remove! forces)
+function M.worktree(sub, bang)
+  require("kin.worktree").command(sub, bang)
 end
 
 --- A session time (RFC 3339, any fraction of a second) as local time a person reads:
@@ -314,13 +352,29 @@ end
 
 function M.format_session(s)
   local title = (s.title and s.title ~= "") and s.title or s.sessionId
-  return ("%s  (%d turn%s, %s)"):format(title, s.turns or 0, (s.turns or 0) == 1 and "" or "s", M.format_time(s.updatedAt))
+  -- A subagent's session, under its parent's (kin.subagents.nest set depth): it opens read-only.
+  local nest = (s.depth or 0) > 0 and (("  "):rep(s.depth) .. "↳ subagent: ") or ""
+  return ("%s%s  (%d turn%s, %s)"):format(nest, title, s.turns or 0, (s.turns or 0) == 1 and "" or "s", M.format_time(s.updatedAt))
 end
 
 --- :KinSessions — pick a session of this project (or of every project) to resume or delete.
-function M.sessions(all)
-  service.request("session/list", {}, function(result)
-    local sessions = result.sessions or {}
+--- kin answers session/list a page at a time (50 rows); "Load more sessions" asks for the next
+--- page with the answer's nextCursor and shows the picker again with every row loaded so far.
+--- Subagents' sessions are listed too, each under its parent's. Sessions no person made at an
+--- editor (`kin chat "question"`, a piped `kin chat`: they carry an `origin`) are left out by kin
+--- (`interactive`); resuming one by its id still works.
+function M.sessions(all, loaded)
+  loaded = loaded or { sessions = {} }
+  local params = { limit = 50, includeSubagents = true, interactive = true }
+  if loaded.cursor then
+    params.cursor = loaded.cursor
+  end
+  service.request("session/list", params, function(result)
+    for _, s in ipairs(result.sessions or {}) do
+      loaded.sessions[#loaded.sessions + 1] = s
+    end
+    loaded.cursor = result.nextCursor
+    local sessions = loaded.sessions
     local project = M.project_dir()
     local mine, others = {}, 0
     for _, s in ipairs(sessions) do
@@ -336,7 +390,10 @@ function M.sessions(all)
       service.notify("no sessions yet (:KinChat starts one)")
       return
     end
-    local items = vim.deepcopy(mine)
+    local items = require("kin.subagents").nest(mine)
+    if loaded.cursor then
+      items[#items + 1] = { load = true, label = "Load more sessions" }
+    end
     if others > 0 then
       items[#items + 1] = { more = true, label = ("Sessions of every project (%d more)"):format(others) }
     end
@@ -344,7 +401,7 @@ function M.sessions(all)
       prompt = all and "kin: sessions of every project" or ("kin: sessions in " .. vim.fn.fnamemodify(project, ":~")),
       kind = "kin.sessions",
       format_item = function(s)
-        if s.more then
+        if s.more or s.load then
           return s.label
         end
         local line = M.format_session(s)
@@ -356,6 +413,11 @@ function M.sessions(all)
     }, function(s)
       if not s then
         return
+      end
+      if s.load then
+        return vim.schedule(function()
+          M.sessions(all, loaded)
+        end)
       end
       if s.more then
         return vim.schedule(function()
@@ -395,6 +457,20 @@ function M.log()
   vim.cmd("split " .. vim.fn.fnameescape(file))
   vim.bo.autoread = true
   vim.cmd("normal! G")
+end
+
+--- :KinBuild — builds kin from the repository the plugin lives in, in the background (after a
+--- `git pull`, say: lazy.nvim runs no build step for a `dir` spec); :KinRestart runs the new one.
+function M.build()
+  local build = require("kin.build")
+  if not build.repo() then
+    return service.notify("kin.nvim is not in the kin repository (no cmd/kin beside it): nothing to build", vim.log.levels.ERROR)
+  end
+  build.start(function(ok)
+    if ok and service.is_running() then
+      service.notify("kin is built; :KinRestart runs the new one")
+    end
+  end)
 end
 
 --- :KinRestart — stops the service and starts it again.

@@ -2,6 +2,7 @@
 -- check, apply and sign in. kin owns the files; this only asks and sends the requests.
 local service = require("kin.service")
 local float = require("kin.float")
+local mcpinstr = require("kin.mcpinstr")
 
 local M = {}
 
@@ -76,7 +77,7 @@ end
 function M.format_row(item)
   if item.kind == "server" then
     local r = item.row
-    return ("%s  [%s, %s]  %s"):format(r.name, r.scope or "?", r.transport or "?", state_text(r))
+    return ("%s  [%s, %s]  %s"):format(r.name, r.scope or "?", r.transport or "?", state_text(r)) .. mcpinstr.badge(r)
   elseif item.kind == "foreign" then
     local r = item.row
     return ("%s  [foreign: %s]  not loaded: adopt it into .kin/mcp.json"):format(r.name, r.file or "?")
@@ -277,6 +278,9 @@ local function server_actions(row)
   actions[#actions + 1] = { id = "toggle", label = row.enabled == false and "Enable" or "Disable" }
   actions[#actions + 1] = { id = "edit", label = "Edit" }
   actions[#actions + 1] = { id = "check", label = "Check" }
+  if row.instructions then
+    actions[#actions + 1] = { id = "instructions", label = row.instructionsPending and "Instructions (changed: review and accept)" or "Instructions" }
+  end
   if row.transport == "http" then
     actions[#actions + 1] = { id = "login", label = "Sign in" }
   end
@@ -299,6 +303,8 @@ local function server_actions(row)
       M.edit(row)
     elseif a.id == "check" then
       M.check(row.name)
+    elseif a.id == "instructions" then
+      mcpinstr.show(row)
     elseif a.id == "login" then
       notify("signing in to " .. row.name .. "…")
       service.request("mcp/login", { name = row.name }, function(result)

@@ -86,6 +86,7 @@ end
 ---@field mapped table<string, boolean>  keys mapped for the current view's choices
 ---@field came_from integer?              the window to go back to once nothing is left to decide
 ---@field closing boolean                 we are closing the windows ourselves
+---@field layout table?                   the window heights before the split opened
 M.state = { mapped = {} }
 
 --- Called when the person hides the panel (q, :close); set by kin.prompts.
@@ -336,8 +337,46 @@ local function track_close(win)
   })
 end
 
+-- The heights of the tab page's windows (floats aside) before the split opens, so that closing
+-- it gives every window its rows back: left to Neovim, they go to whichever window is next to
+-- it (the chat's input box, after a few approvals, took most of the transcript's rows).
+local function remember_layout()
+  local layout = { tab = vim.api.nvim_get_current_tabpage(), heights = {}, order = {} }
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(layout.tab)) do
+    if vim.api.nvim_win_get_config(w).relative == "" then
+      layout.heights[w] = vim.api.nvim_win_get_height(w)
+      layout.order[#layout.order + 1] = w
+    end
+  end
+  return layout
+end
+
+-- Gives the windows their heights back once the split is closed: all of them when the layout is
+-- the one the split was opened in, else only those that keep a fixed height ('winfixheight').
+local function restore_layout(layout)
+  if not (layout and vim.api.nvim_tabpage_is_valid(layout.tab)) then
+    return
+  end
+  local now = {}
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(layout.tab)) do
+    if vim.api.nvim_win_get_config(w).relative == "" then
+      now[#now + 1] = w
+    end
+  end
+  local same = vim.deep_equal(now, layout.order)
+  -- Twice: a height set later may move rows of one set before.
+  for _ = 1, 2 do
+    for _, w in ipairs(layout.order) do
+      if vim.api.nvim_win_is_valid(w) and (same or vim.wo[w].winfixheight) then
+        pcall(vim.api.nvim_win_set_height, w, layout.heights[w])
+      end
+    end
+  end
+end
+
 local function open_split(body, choices, nchoices)
   local st = M.state
+  st.layout = remember_layout()
   local pos = opts().position or "bottom"
   local base = { split = pos == "top" and "above" or "below", win = -1, height = 3 }
   st.body_win = vim.api.nvim_open_win(body, false, base)
@@ -489,6 +528,9 @@ function M.close_windows()
   end
   st.closing = false
   st.body_win, st.choices_win = nil, nil
+  local layout = st.layout
+  st.layout = nil
+  restore_layout(layout)
   if was_inside and valid_win(st.came_from) then
     pcall(vim.api.nvim_set_current_win, st.came_from)
   end

@@ -13,6 +13,9 @@ local M = {}
 
 ---@class kin.Question
 ---@field id string                  the requestId
+---@field revision integer?          kin sends a question again, the same id with the next
+---                                  revision, when what it shows changed: it replaces the one
+---                                  shown, in place
 ---@field view fun(item: kin.Question): kin.PanelView
 ---@field title string               for the notification that announces it
 ---@field state table                the question's own state (a form being answered, ...)
@@ -79,12 +82,19 @@ function M.refresh()
   panel.render(view)
 end
 
---- Queues a question (a second push of the same id is ignored) and shows it without taking the
---- focus; a notification says how to answer.
+--- Queues a question and shows it without taking the focus; a notification says how to answer.
+--- A second push of the same id replaces it in place when it is a newer revision (the panel
+--- keeps its scroll position), and is ignored otherwise.
 ---@param item kin.Question
 function M.push(item)
   local st = M.state
-  if find(item.id) then
+  local i, had = find(item.id)
+  if had then
+    if (item.revision or 0) > (had.revision or 0) then
+      item.state = had.state or {}
+      st.items[i] = item
+      M.refresh()
+    end
     return
   end
   st.resolved[item.id] = nil
@@ -117,7 +127,8 @@ end
 
 --- Sends the person's answer (approval/respond, elicitation/respond) once: a question kin
 --- resolved already gets none. It leaves the queue at once; an answer kin refuses with -32602
---- leaves the question open on kin's side, so it is asked again (ask_again).
+--- leaves the question open on kin's side, so it is asked again (ask_again(err): err.data may
+--- say what to ask again, see elicitation/respond).
 function M.answer(id, method, params, ask_again)
   if M.is_resolved(id) then
     return
@@ -129,7 +140,7 @@ function M.answer(id, method, params, ask_again)
     end
     notify(method .. " failed: " .. tostring(err.message), vim.log.levels.ERROR)
     if err.code == -32602 then
-      ask_again()
+      ask_again(err)
     end
   end)
 end

@@ -41,6 +41,7 @@ local function builtin_notify()
   local info = debug.getinfo(vim.notify, "S")
   return info and info.source and info.source:find("vim/_editor.lua", 1, true) ~= nil
 end
+M.builtin_notify = builtin_notify
 
 --- A message cut to what the command line shows without a prompt.
 function M.fit(msg)
@@ -141,7 +142,36 @@ local function stopped()
   end
 end
 
-local function start()
+local start
+
+-- The first start of a kin.nvim that has no kin yet builds it (kin.build), in the background;
+-- what waits for the service waits for the build too. Returns true when start must wait.
+local function built_first()
+  local build = require("kin.build")
+  local need, cannot = build.needed()
+  if not need then
+    return false
+  end
+  if cannot then
+    fail_waiting()
+    notify(cannot, vim.log.levels.ERROR)
+    return true
+  end
+  build.start(function(ok)
+    if not ok then
+      return fail_waiting() -- kin.build said why
+    end
+    if #M.ctx.waiting > 0 and not M.is_running() then
+      start()
+    end
+  end)
+  return true
+end
+
+function start()
+  if built_first() then
+    return
+  end
   local opts = config.options
   local ctx = M.ctx
   local client
@@ -260,6 +290,28 @@ function M.request(method, params, cb, on_error)
       end
     end)
   end)
+end
+
+--- Sends a request and waits for its answer, blocking the editor for at most timeout_ms (while
+--- waiting, Neovim's event loop runs, so kin's answer is read). Returns err, result; err is
+--- { message = "no answer within N ms" } when none came in time (a late answer is dropped).
+---@return table? err
+---@return any result
+function M.request_sync(method, params, timeout_ms)
+  timeout_ms = timeout_ms or 10000
+  local done, err, result = false, nil, nil
+  M.request(method, params, function(r)
+    done, result = true, r
+  end, function(e)
+    done, err = true, e
+  end)
+  vim.wait(timeout_ms, function()
+    return done
+  end, 10)
+  if not done then
+    return { message = "no answer within " .. tostring(timeout_ms) .. " ms" }, nil
+  end
+  return err, result
 end
 
 --- Waits (blocking, bounded) until the service is initialized. Used by :checkhealth.

@@ -1,6 +1,6 @@
 -- The chat's title bar (the transcript window's 'winbar'): the session's mode and model, how
 -- full the model's window is (turn/usage), and while a turn runs a progress indicator saying
--- what kin is doing (thinking, running a tool, waiting for the person's answer).
+-- what kin is doing (thinking, compacting, running a tool, waiting for the person's answer).
 local M = {}
 
 local SPIN = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" }
@@ -40,6 +40,10 @@ end
 
 --- What a running turn is doing now.
 function M.activity(tr)
+  if tr.compacting and not tr.running then
+    -- :KinCompact between turns.
+    return ("%s compacting"):format(SPIN[M.state.frame])
+  end
   if not tr.running then
     return nil
   end
@@ -48,7 +52,7 @@ function M.activity(tr)
   for _, t in pairs(tr.tools or {}) do
     if t.status == "awaiting_approval" then
       return "waiting for your answer (:KinAnswer)"
-    elseif t.status == "running" or t.status == "pending" then
+    elseif t.status == "running" or t.status == "working" or t.status == "pending" then
       running = t.name
     end
   end
@@ -58,6 +62,9 @@ function M.activity(tr)
     doing = "reasoning"
   elseif tr.last == "text" then
     doing = "answering"
+  end
+  if tr.compacting then
+    doing = "compacting" -- the model is asked for a summary, not for the answer
   end
   local secs = tr.started_at and math.floor((vim.uv.now() - tr.started_at) / 1000) or 0
   return ("%s %s %ds"):format(SPIN[M.state.frame], doing, secs)
@@ -72,13 +79,24 @@ function M.text(tr)
   if tr.model then
     parts[#parts + 1] = tr.model .. (tr.effort and (" (" .. tr.effort .. ")") or "")
   end
+  if tr.read_only then
+    parts[#parts + 1] = tostring(tr.read_only):find("another kin", 1, true) and "read-only (open in another kin)" or "read-only"
+  end
   local g = M.gauge(tr.usage)
   if g then
     parts[#parts + 1] = g
   end
+  local cost = require("kin.usage").cost(tr.usage)
+  if cost then
+    parts[#parts + 1] = cost
+  end
   local a = M.activity(tr)
   if a then
     parts[#parts + 1] = a
+  end
+  local building = require("kin.build").progress()
+  if building then
+    parts[#parts + 1] = SPIN[M.state.frame] .. " " .. building
   end
   local open = #require("kin.prompts").items()
   if open > 0 and not (a and a:find("waiting for your answer", 1, true)) then
@@ -97,8 +115,11 @@ function M.winbar()
 end
 
 local function any_running()
+  if require("kin.build").running() then
+    return true
+  end
   for _, tr in pairs(require("kin.chat").state.transcripts) do
-    if tr.running then
+    if tr.running or tr.compacting then
       return true
     end
   end

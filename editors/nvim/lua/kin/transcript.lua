@@ -162,6 +162,10 @@ end
 -- The header of a call: the tool line, and how a command ended.
 local function header(t)
   local line = M.tool_line(t.name, t.title, t.status)
+  if t.status == "working" and t.status_message and t.status_message ~= "" then
+    -- an MCP task: where it stands (the server's text, kept on one line)
+    line = line .. ": " .. t.status_message:gsub("[\r\n]+", " ")
+  end
   if FINAL[t.status] and t.kind == "execute" then
     local exit = M.exit_status(t.output)
     if exit then
@@ -229,7 +233,12 @@ function Transcript:block(key, lines, opts)
   b.fold_after = opts.fold_after
   self.fold_tick = nil
   self:_edit(function(buf)
-    vim.api.nvim_buf_set_lines(buf, row, row + old_n, false, lines)
+    -- The text is replaced up to the end of the block's last line, not up to the start of the
+    -- line after it: that is where the next block's mark sits, and a replaced range ending there
+    -- would pull that mark up to this block's first line (the next rewrite of that block would
+    -- then overwrite this one).
+    local last = vim.api.nvim_buf_get_lines(buf, row + old_n - 1, row + old_n, true)[1]
+    vim.api.nvim_buf_set_text(buf, row, 0, row + old_n - 1, #last, lines)
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
   self.fold_tick = nil
@@ -237,10 +246,17 @@ function Transcript:block(key, lines, opts)
 end
 
 -- Rewrites a call's header and output block in place.
+-- A delegate call's subagent (kin.subagents sets t.subagent_lines): its summary line stays in
+-- view under the call; its calls and answer fold with the call's output.
 function Transcript:_draw_tool(t)
   local lines = { header(t) }
+  local fold = 1
+  if t.subagent_lines and #t.subagent_lines > 0 then
+    vim.list_extend(lines, t.subagent_lines)
+    fold = 2
+  end
   vim.list_extend(lines, output_lines(t))
-  self:block("tool:" .. t.id, lines, { fold_after = 1, kind = "tool" })
+  self:block("tool:" .. t.id, lines, { fold_after = fold, kind = "tool" })
 end
 
 --- Adds a tool call (its line and, folded under it, its output) or updates it in place as its
@@ -256,6 +272,9 @@ function Transcript:tool(p)
   t.name = p.name or t.name
   t.title = p.title or t.title
   t.status = p.status or t.status
+  if p.statusMessage ~= nil then
+    t.status_message = p.statusMessage
+  end
   t.kind = p.kind or t.kind
   if p.outputDelta and p.outputDelta ~= "" then
     t.stream = t.stream .. p.outputDelta
@@ -461,6 +480,8 @@ function Transcript:turn_end(p)
     line = "_(cancelled" .. (p.error and (": " .. p.error) or "") .. ")_"
   elseif status == "limit" then
     line = "_(stopped at the tool call limit" .. (p.error and (": " .. p.error) or "") .. ")_"
+  elseif status == "refused" then
+    line = "_(the model refused to answer)_"
   elseif p.error then
     line = "**Error:** " .. p.error
   end
@@ -483,11 +504,18 @@ end
 --- Redraws a session/resume history.
 function Transcript:history(items)
   self:clear()
+  local prev
   for _, item in ipairs(items or {}) do
-    if item.type == "user" then
+    if require("kin.branching").history_item(self, item) then
+      -- steer, rollback, fork
+    elseif item.type == "user" then
       self:user(item.text, item.parts)
+      if item.rolledBack then
+        self:meta("[taken back by a rollback: the model no longer sees this turn]")
+      end
     elseif item.type == "assistant" then
-      self:text(item.text)
+      -- Two messages of one answer are two items: a paragraph apart, as they streamed.
+      self:text((prev and prev.type == "assistant" and "\n\n" or "") .. item.text)
     elseif item.type == "toolCall" then
       self:tool(item)
     elseif item.type == "decision" then
@@ -526,6 +554,7 @@ function Transcript:history(items)
     elseif item.type == "undo" and item.undo then
       self:undo(item.undo)
     end
+    prev = item
   end
 end
 

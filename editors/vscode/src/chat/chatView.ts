@@ -2,14 +2,18 @@
 // to the page and turns the page's messages into actions; the page itself (src/webview/main.ts)
 // only renders and reports clicks and keys.
 
+import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { WaitingCard } from '../approvalText';
 import { errorText } from '../errorText';
-import type { CommandInfo, InputPart, SessionInfo, SessionMode } from '../protocol/types';
+import { RpcError } from '../protocol/connection';
+import { ErrorCodes, type CommandInfo, type InputPart, type ResourceLink, type SessionInfo, type SessionMode } from '../protocol/types';
 import { mentionsIn } from '../webview/completion';
+import { escapeHtml } from '../webview/escape';
 import { diagnosticsPart, fileMentionPart, filePart, selectionPart } from './attachments';
 import type { ChatController } from './chatController';
+import { resourcePart, resourceWords, templateOf, templateWords, type ResourceRow } from './resources';
 import type { TranscriptState } from './transcript';
 
 export const CHAT_VIEW_ID = 'kin.chat';
@@ -17,7 +21,11 @@ export const CHAT_VIEW_ID = 'kin.chat';
 export interface ViewStatus {
 	service: string;
 	busy: boolean;
+	/** Approvals waiting for the person. */
 	waiting: number;
+	/** Forms and links (elicitations) waiting for the person. */
+	asking: number;
+	/** The shown session's model, by name. */
 	model?: string;
 	modelMissing?: string;
 	unconfined?: string;
@@ -31,6 +39,8 @@ export type HostMessage =
 			type: 'state';
 			transcript: TranscriptState;
 			sessions: SessionInfo[];
+			/** More sessions can be loaded (session/list's next page). */
+			moreSessions?: boolean;
 			status: ViewStatus;
 			cards: Card[];
 			/** The shown session's mode (or the next session's). */
@@ -38,18 +48,44 @@ export type HostMessage =
 			/** What the input box offers as /name. */
 			commands: CommandInfo[];
 			/** What the model picker offers, and the shown session's model and effort. */
-			models: { id: string; name: string; efforts: string[]; configured: boolean; missing?: string }[];
+			models: PickerModel[];
 			model?: string;
 			effort?: string;
-			/** What the next question attaches (the chips above the input). */
+			/** What the next question attaches (the chips above the input); an image without its data. */
 			attachments: InputPart[];
+			/** The session shown last is being resumed (after a reload or a restart). */
+			loading: boolean;
 	  }
 	/** The workspace files matching an `@` mention being typed. */
-	| { type: 'mentions'; seq: number; paths: string[] }
+	| {
+			type: 'mentions';
+			seq: number;
+			paths: string[];
+			/** Those of `paths` that are MCP resource templates (`server:uriTemplate`), filled in when picked. */
+			templates?: string[];
+	  }
+	/** A picked template, filled in: the `@server:uri ` text to put in its place; none when cancelled. */
+	| { type: 'templateFilled'; seq: number; text?: string }
 	/** The answer to a `send`: ok, or why the question was not sent (the page keeps the text). */
 	| { type: 'sent'; seq: number; ok: boolean; error?: string }
 	| { type: 'focusCard'; requestId: string }
-	| { type: 'focusInput'; text?: string };
+	| { type: 'focusInput'; text?: string }
+	/** A question kin never took, back into the input box (without taking the focus), and why. */
+	| { type: 'draft'; text: string; note?: string };
+
+/** A model as the picker offers it. */
+export interface PickerModel {
+	id: string;
+	name: string;
+	efforts: string[];
+	/** Its window in tokens (the gauge's share is of the session's model's window). */
+	contextWindow?: number;
+	configured: boolean;
+	apiKeyEnv: string;
+	missing?: string;
+	/** `missing` with how to set the key in VS Code. */
+	missingHint?: string;
+}
 
 export type StateMessage = Extract<HostMessage, { type: 'state' }>;
 
@@ -60,6 +96,7 @@ export type PageMessage =
 	| { type: 'cancel' }
 	| { type: 'newSession' }
 	| { type: 'selectSession'; sessionId: string }
+	| { type: 'moreSessions' }
 	| { type: 'deleteSession'; sessionId: string }
 	| { type: 'answer'; requestId: string; optionId: string }
 	| { type: 'openDiff'; requestId: string }
@@ -73,7 +110,17 @@ export type PageMessage =
 	| { type: 'attach'; what: 'file' | 'selection' | 'problems' }
 	| { type: 'detach'; index: number }
 	| { type: 'mentionQuery'; query: string; seq: number }
-	| { type: 'undo'; turnId: string };
+	/** A resource template picked from the `@` list (`server:uriTemplate`): ask for its variables. */
+	| { type: 'fillTemplate'; word: string; seq: number }
+	| { type: 'undo'; turnId: string }
+	| { type: 'terminal'; callId: string }
+	| { type: 'turnDiff'; turnId: string; path: string }
+	| { type: 'attachImage'; mimeType: string; data: string }
+	/** A tool call's resource link: open it read-only, or attach it to the next question. */
+	| { type: 'openResource'; link: ResourceLink }
+	| { type: 'attachResource'; server: string; uri: string }
+	/** What the input box holds, to keep across a window reload. */
+	| { type: 'saveDraft'; text: string };
 
 /** What the view needs from the rest of the extension, beside the chat controller. */
 export interface ViewDeps {
@@ -81,6 +128,18 @@ export interface ViewDeps {
 	cards(): Card[];
 	answer(requestId: string, optionId: string): Promise<void>;
 	openDiff(requestId: string): Promise<void>;
+	/** Shows a command's output in a terminal view. */
+	terminal(callId: string): void;
+	/** Opens the diff of a file a turn changed. */
+	turnDiff(turnId: string, path: string): Promise<void>;
+	/** How to set a model's key in VS Code, for a message that says it is missing. */
+	keyHint(apiKeyEnv: string | undefined): string;
+	/** The connected MCP servers' resources, for `@server:uri` (modelSaw.ts). */
+	resources?(): Promise<ResourceRow[]>;
+	/** Opens a resource link's text read-only (resourceDocuments.ts). */
+	openResource?(link: ResourceLink): Promise<void>;
+	/** Asks the person for a resource template's variables: the URI, or undefined when cancelled (resourceTemplatePicker.ts). */
+	fillTemplate?(server: string, template: string): Promise<string | undefined>;
 }
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -104,6 +163,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 	) {
 		this.subs.push(
 			chat.onDidChange(() => this.schedule()),
+			chat.onDidGiveBack((q) => this.postOrQueue({ type: 'draft', text: q.text, note: q.note })),
 			vscode.window.onDidChangeActiveTextEditor((e) => {
 				if (e && isWorkspaceDoc(e.document)) {
 					this.lastEditor = e;
@@ -168,14 +228,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 			type: 'state',
 			transcript: this.chat.state,
 			sessions: this.chat.sessions,
+			moreSessions: !!this.chat.sessionsCursor,
 			status: this.deps.status(),
 			cards: this.deps.cards(),
 			mode: this.chat.mode,
 			commands: this.chat.commands,
-			models: (this.chat.models?.models ?? []).map((m) => ({ id: m.id, name: m.name || m.id, efforts: m.efforts ?? [], configured: m.configured, missing: m.missing })),
+			models: (this.chat.models?.models ?? []).map((m) => ({
+				id: m.id,
+				name: m.name || m.id,
+				efforts: m.efforts ?? [],
+				contextWindow: m.contextWindow,
+				configured: m.configured,
+				apiKeyEnv: m.apiKeyEnv,
+				missing: m.missing,
+				missingHint: m.configured ? undefined : `${m.missing ?? 'not configured'}. ${this.deps.keyHint(m.apiKeyEnv)}`,
+			})),
 			model: this.chat.model,
 			effort: this.chat.effort,
-			attachments: this.attachments,
+			// An image's data stays here (the state is posted on every streamed delta).
+			attachments: this.attachments.map((a) => (a.type === 'image' && a.data ? { type: a.type, mimeType: a.mimeType, bytes: a.data.length } : a)),
+			loading: this.chat.loading,
 		});
 	}
 
@@ -211,8 +283,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 						}
 						this.postOrQueue({ type: 'sent', seq: m.seq, ok: true });
 					} catch (err) {
-						// The question stays in the input box; the page says why it was not sent.
-						this.postOrQueue({ type: 'sent', seq: m.seq, ok: false, error: errorText(err) });
+						// The question stays in the input box; the page says why it was not sent (and,
+						// when the model's key is missing, how to set it here).
+						const hint = err instanceof RpcError && err.code === ErrorCodes.ModelNotConfigured ? ` ${this.deps.keyHint(this.chat.modelEntry?.apiKeyEnv)}` : '';
+						this.postOrQueue({ type: 'sent', seq: m.seq, ok: false, error: errorText(err) + hint });
 					}
 					return;
 				case 'retry': {
@@ -232,9 +306,25 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 					this.attachments = this.attachments.filter((_, i) => i !== m.index);
 					this.post();
 					return;
-				case 'mentionQuery':
-					this.postOrQueue({ type: 'mentions', seq: m.seq, paths: await findFiles(m.query) });
+				case 'mentionQuery': {
+					const rows = (await this.deps.resources?.()) ?? [];
+					const words = resourceWords(rows, m.query);
+					this.postOrQueue({ type: 'mentions', seq: m.seq, paths: [...(await findFiles(m.query)), ...words], templates: templateWords(rows, words) });
 					return;
+				}
+				case 'fillTemplate': {
+					// The page waits for the answer to put `@server:uri ` where the template was picked;
+					// cancelling (or a template no longer listed) puts nothing.
+					const row = templateOf((await this.deps.resources?.()) ?? [], m.word);
+					let text: string | undefined;
+					try {
+						const uri = row && (await this.deps.fillTemplate?.(row.server, row.uri));
+						text = uri ? `@${row.server}:${uri} ` : undefined;
+					} finally {
+						this.postOrQueue({ type: 'templateFilled', seq: m.seq, ...(text ? { text } : {}) });
+					}
+					return;
+				}
 				case 'cancel':
 					await this.chat.cancel();
 					return;
@@ -248,11 +338,37 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 				case 'undo':
 					await this.chat.undo(m.turnId);
 					return;
+				case 'terminal':
+					this.deps.terminal(m.callId);
+					return;
+				case 'turnDiff':
+					await this.deps.turnDiff(m.turnId, m.path);
+					return;
+				case 'saveDraft':
+					await this.chat.keepDraft(m.text);
+					return;
+				case 'openResource':
+					await this.deps.openResource?.(m.link);
+					return;
+				case 'attachResource':
+					// The same resource part an `@server:uri` mention sends; kin reads it when the question goes.
+					if (!this.attachments.some((a) => a.type === 'resource' && a.server === m.server && a.uri === m.uri)) {
+						this.attachments = [...this.attachments, { type: 'resource', server: m.server, uri: m.uri }];
+						this.post();
+					}
+					return;
+				case 'attachImage':
+					this.attachments = [...this.attachments, { type: 'image', mimeType: m.mimeType, data: m.data }];
+					this.post();
+					return;
 				case 'newSession':
 					await this.chat.newSession();
 					return;
 				case 'selectSession':
 					await this.chat.resume(m.sessionId);
+					return;
+				case 'moreSessions':
+					await this.chat.loadMoreSessions();
 					return;
 				case 'deleteSession': {
 					const s = this.chat.sessions.find((x) => x.sessionId === m.sessionId);
@@ -325,7 +441,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 	/** File parts for the `@path` mentions of a question that name workspace files (not yet attached). */
 	private async mentionParts(text: string): Promise<InputPart[]> {
 		const out: InputPart[] = [];
+		const servers = new Set(((await this.deps.resources?.()) ?? []).map((r) => r.server));
 		for (const m of mentionsIn(text)) {
+			const res = resourcePart(m, servers); // @server:uri
+			if (res) {
+				out.push(res);
+				continue;
+			}
 			const part = await fileMentionPart(m, this.chat.state.session?.cwd);
 			if (part && !this.attachments.some((a) => a.type === 'file' && a.path === part.path && !a.range)) {
 				out.push(part);
@@ -334,20 +456,32 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		return out;
 	}
 
+	/**
+	 * The page, drawn with what is known now (the session's mode and model, remembered across a
+	 * reload), so that it never shows a wrong mode or empty pickers while the session resumes; the
+	 * codicon font is preloaded, so the icons are there at the first paint.
+	 */
 	private html(webview: vscode.Webview, dist: vscode.Uri): string {
 		const nonce = [...Array(32)].map(() => Math.floor(Math.random() * 36).toString(36)).join('');
 		const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js'));
 		const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css'));
+		const font = codiconFont(dist.fsPath);
+		const preload = font ? `<link rel="preload" href="${webview.asWebviewUri(vscode.Uri.joinPath(dist, font))}" as="font" type="font/ttf" crossorigin>` : '';
+		const mode = this.chat.mode;
+		const modeOption = (value: SessionMode, label: string) => `<option value="${value}"${value === mode ? ' selected' : ''}>${label}</option>`;
+		const model = this.chat.modelEntry;
+		const modelName = model?.name || this.chat.model;
 		return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${webview.cspSource} data:; font-src ${webview.cspSource}; style-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+${preload}
 <link href="${style}" rel="stylesheet">
 <title>kin</title>
 </head>
-<body>
+<body data-mode="${escapeHtml(mode)}"${this.chat.loading ? ' class="loading"' : ''}>
 <div id="kin-chat">
   <header class="sessions">
     <select id="session" title="Session" aria-label="Session"></select>
@@ -357,24 +491,28 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   <div class="toolbar">
     <label class="picker" title="How much kin does without asking"><i class="codicon codicon-shield"></i>
       <select id="mode" aria-label="Mode">
-        <option value="ask">Ask: read only</option>
-        <option value="agent">Agent: asks for every change</option>
-        <option value="auto-edit">Auto-edit: edits the workspace unasked</option>
+        ${modeOption('ask', 'Ask: read only')}
+        ${modeOption('agent', 'Agent: asks for every change')}
+        ${modeOption('auto-edit', 'Auto-edit: edits the workspace unasked')}
       </select></label>
     <label class="picker" title="The model this session asks (between turns)"><i class="codicon codicon-sparkle"></i>
-      <select id="model" aria-label="Model"></select></label>
-    <label class="picker" id="effort-picker" title="How hard the model reasons"><i class="codicon codicon-lightbulb"></i>
+      <select id="model" aria-label="Model">${modelName ? `<option value="${escapeHtml(this.chat.model ?? '')}" selected>${escapeHtml(modelName)}</option>` : ''}</select></label>
+    <label class="picker" id="effort-picker" title="How hard the model reasons"${model?.efforts?.length ? '' : ' hidden'}><i class="codicon codicon-lightbulb"></i>
       <select id="effort" aria-label="Reasoning effort"></select></label>
     <span id="gauge"></span>
   </div>
-  <div id="status" class="status"></div>
-  <main id="transcript" aria-live="polite"></main>
+  <div id="status" class="status">${this.chat.loading ? 'resuming the session…' : ''}</div>
+  <div class="transcript-wrap">
+    <main id="transcript" aria-live="polite" tabindex="-1"></main>
+    <button id="jump" class="jump" hidden title="Scroll to the newest message"><i class="codicon codicon-arrow-down"></i> Jump to newest</button>
+  </div>
   <div id="dock" aria-live="assertive"></div>
   <footer class="composer">
     <div id="completions" class="completions" role="listbox" aria-label="Completions" hidden></div>
     <div id="attachments"></div>
-    <textarea id="input" rows="3" aria-label="Question for kin" aria-autocomplete="list" aria-controls="completions" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line, / for commands, @ for files)"></textarea>
+    <textarea id="input" rows="3" aria-label="Question for kin" aria-autocomplete="list" aria-controls="completions" placeholder="Ask kin… (Enter sends, Shift+Enter for a new line, / for commands, @ for files; paste an image to attach it)">${escapeHtml(this.chat.draft)}</textarea>
     <div id="composer-error" class="composer-error" role="alert"></div>
+    <div id="composer-note" class="composer-note" role="status"></div>
     <div class="actions">
       <span class="attach">
         <button class="icon-button" id="attach-file" title="Attach the current file" aria-label="Attach the current file"><i class="codicon codicon-file-add"></i></button>
@@ -397,6 +535,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		}
 		this.subs.forEach((d) => d.dispose());
 		this.readyEmitter.dispose();
+	}
+}
+
+/** The codicon font esbuild put beside the css (dist/codicon-HASH.ttf), to preload it. */
+function codiconFont(dist: string): string | undefined {
+	try {
+		return fs.readdirSync(dist).find((f) => /^codicon.*\.ttf$/.test(f));
+	} catch {
+		return undefined;
 	}
 }
 

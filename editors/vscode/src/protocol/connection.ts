@@ -14,6 +14,11 @@ export interface ByteWriter {
 	write(chunk: Buffer): unknown;
 }
 
+/** What sends a request to kin: a Connection, or the service (which reconnects); code that only asks takes this. */
+export interface Requester {
+	request<R>(method: string, params?: unknown): Promise<R>;
+}
+
 /** An error response from kin (or one made here when the connection is gone). */
 export class RpcError extends Error {
 	constructor(

@@ -18,6 +18,8 @@ export const ErrorCodes = {
 	ModelNotConfigured: -32012,
 	NotFound: -32013,
 	ConfigError: -32014,
+	/** turn/steer: the turn has ended. */
+	TurnEnded: -32016,
 	InternalError: -32603,
 } as const;
 
@@ -64,6 +66,8 @@ export interface SandboxInfo {
 	confined: boolean;
 	reason?: string;
 	hint?: string;
+	/** kin has not tried the sandbox yet: mechanism and confined are expected; a notice follows if the try fails. */
+	probing?: boolean;
 }
 
 export interface CancelParams {
@@ -83,6 +87,12 @@ export interface SessionInfo {
 	additionalDirectories?: string[];
 	/** How much kin does without asking (absent in session/list rows). */
 	mode?: SessionMode;
+	/** What made the session when no person at an editor did ("chat-oneshot", "chat-piped"). */
+	origin?: string;
+	/** A subagent's session: the session it worked for (PROTOCOL.md, Subagents). */
+	parentId?: string;
+	/** The session's git worktree (session/new's worktree; PROTOCOL.md, Worktrees). */
+	worktree?: WorktreeInfo;
 }
 
 export type SessionMode = 'ask' | 'agent' | 'auto-edit';
@@ -96,6 +106,10 @@ export interface SessionNewParams {
 	/** A models/list id (default: its default) and one of its efforts. */
 	model?: string;
 	effort?: string;
+	/** Set by kin chat's one-shot and piped runs; editors leave it out. */
+	origin?: string;
+	/** A git worktree of cwd's repository on a new branch (kin/<short id> unless named). */
+	worktree?: true | { branch?: string };
 }
 
 /** A project instructions file in force (AGENTS.md, CLAUDE.md, $KIN_HOME/AGENTS.md). */
@@ -141,6 +155,8 @@ export interface ModelEntry {
 	efforts: string[];
 	api: 'responses' | 'chat';
 	images: boolean;
+	/** The environment variable kin reads the model's key from (a name, never the key). */
+	apiKeyEnv: string;
 	configured: boolean;
 	missing?: string;
 }
@@ -152,6 +168,8 @@ export interface ModelsListResult {
 
 export interface SessionListResult {
 	sessions: SessionInfo[];
+	/** Set when more rows follow: session/list's cursor for the next page. */
+	nextCursor?: string;
 }
 
 export interface SessionIdParams {
@@ -166,13 +184,14 @@ export interface SessionResumeParams {
 	before?: string;
 }
 
-export type HistoryItem =
+/** History items; rolledBack marks an item of a turn a rollback took out of what the model sees. */
+export type HistoryItem = (
 	| { type: 'user'; turnId: string; text: string; parts?: InputPart[] }
 	| { type: 'reasoning'; turnId: string; text: string }
 	| { type: 'compaction'; turnId?: string; text: string; reason: 'auto' | 'overflow' | 'requested' }
 	| { type: 'instructions'; turnId?: string; files: InstructionFile[]; changed: string[] }
 	| { type: 'configure'; turnId?: string; model: string; effort?: string }
-	| { type: 'assistant'; turnId: string; text: string }
+	| { type: 'assistant'; turnId: string; text: string; refusal?: boolean }
 	| {
 			type: 'toolCall';
 			turnId: string;
@@ -184,6 +203,11 @@ export type HistoryItem =
 			status: ToolStatus;
 			output?: string;
 			content?: ToolContent[];
+			/** What went to the model (PROTOCOL.md "What the model saw"). */
+			modelSaw?: ModelSaw;
+			/** An MCP result's resource links. */
+			links?: ResourceLink[];
+			subagent?: SubagentInfo;
 	  }
 	| {
 			type: 'decision';
@@ -215,7 +239,11 @@ export type HistoryItem =
 	| { type: 'turn'; turnId: string; status: TurnStatus; error?: string; usage?: Usage }
 	| { type: 'plan'; turnId: string; callId: string; entries: PlanEntry[] }
 	| { type: 'mode'; mode: SessionMode }
-	| { type: 'undo'; undo: TurnUndoResult };
+	| { type: 'undo'; undo: TurnUndoResult }
+	| { type: 'steer'; turnId: string; text: string; parts?: InputPart[] }
+	| { type: 'rollback'; rollback: TurnRollbackResult }
+	| { type: 'fork'; fork: ForkRef }
+) & { rolledBack?: boolean };
 
 export interface ResumeResult {
 	session: SessionInfo;
@@ -233,11 +261,52 @@ export interface ResumeResult {
 	model?: string;
 	effort?: string;
 	instructions?: InstructionFile[];
+	/** The session's review findings, oldest first (review/finding). */
+	findings?: ReviewFinding[];
+}
+
+// ---- review ----
+
+/** Exactly one of its fields. */
+export interface ReviewTarget {
+	uncommitted?: boolean;
+	base?: string;
+	commit?: string;
+}
+
+export interface ReviewStartParams {
+	/** Absent: kin makes a new session in the workspace. */
+	sessionId?: string;
+	target: ReviewTarget;
+}
+
+export interface ReviewStartResult {
+	sessionId: string;
+	turnId: string;
+	/** The repository's root. */
+	root: string;
+	/** The files the diff shows, relative to root. */
+	files: string[];
+	/** Changed files left out of the diff, each with why (secrets, binary, too large). */
+	left?: string[];
+	/** The diff was cut at kin's cap. */
+	cut?: boolean;
+}
+
+/** review/finding's params. file is absolute; range covers whole lines (end: character 0 of the line after the last). */
+export interface ReviewFinding {
+	sessionId: string;
+	turnId: string;
+	file: string;
+	range: Range;
+	severity: 'error' | 'warning' | 'info';
+	title: string;
+	body?: string;
 }
 
 // ---- turns ----
 
-export type TurnStatus = 'completed' | 'cancelled' | 'failed' | 'limit';
+export type TurnStatus = 'completed' | 'cancelled' | 'failed' | 'limit' | 'refused';
 
 export interface Usage {
 	inputTokens: number;
@@ -245,6 +314,41 @@ export interface Usage {
 	/** How much of the model's window the latest response took, and the window. */
 	contextTokens?: number;
 	contextWindow?: number;
+	/** Spend (PROTOCOL.md, Spend limits): cost and sessionCost come with a currency, when models have prices. */
+	cachedInputTokens?: number;
+	cost?: number;
+	sessionCost?: number;
+	currency?: string;
+	sessionTokens?: number;
+	estimated?: boolean;
+	unpriced?: boolean;
+}
+
+export interface UsageSummaryParams {
+	/** session or day; kin refuses any other (-32602). */
+	scope: string;
+	sessionId?: string;
+}
+
+export interface LimitUsed {
+	name: string;
+	limit: number;
+	used: number;
+}
+
+export interface UsageSummaryResult {
+	scope: 'session' | 'day';
+	sessionId?: string;
+	date?: string;
+	inputTokens: number;
+	cachedInputTokens: number;
+	outputTokens: number;
+	totalTokens: number;
+	cost?: number;
+	currency?: string;
+	estimated?: boolean;
+	unpriced?: boolean;
+	limits: LimitUsed[];
 }
 
 /** LSP's: zero-based lines, UTF-16 characters, end exclusive. */
@@ -260,6 +364,8 @@ export interface InputPart {
 	path?: string;
 	range?: PartRange;
 	uri?: string;
+	/** A resource part's MCP server: kin reads `uri` from it. */
+	server?: string;
 	mimeType?: string;
 	data?: string;
 	items?: { range: PartRange; severity?: 'error' | 'warning' | 'information' | 'hint'; message: string; source?: string }[];
@@ -306,6 +412,8 @@ export interface TurnUndoParams {
 
 export interface TurnUndoResult {
 	turnId: string;
+	/** The first words of the turn's question (absent when the conversation no longer holds it). */
+	question?: string;
 	restored: string[];
 	conflicts?: { path: string; reason: string; diff?: string }[];
 	notUndoable?: { callId: string; name: string; title?: string; reason: string }[];
@@ -332,34 +440,38 @@ export interface TurnCancelResult {
 	cancelled: boolean;
 }
 
-export interface TurnStarted {
+export interface TurnStarted extends Nesting {
 	sessionId: string;
 	turnId: string;
 	input: string;
 	parts?: InputPart[];
 }
 
-export interface TurnReasoning {
+export interface TurnReasoning extends Nesting {
 	sessionId: string;
 	turnId: string;
 	text: string;
 }
 
-export interface TurnUsage extends Usage {
+export interface TurnUsage extends Usage, Nesting {
 	sessionId: string;
 	turnId: string;
 }
 
-export interface TurnDelta {
+export interface TurnDelta extends Nesting {
 	sessionId: string;
 	turnId: string;
 	text: string;
+	/** The text is the model's refusal to answer. */
+	refusal?: boolean;
 }
 
 export type ToolStatus =
 	| 'pending'
 	| 'awaiting_approval'
 	| 'running'
+	/** Running, its work going on elsewhere (an MCP server's task); see statusMessage. */
+	| 'working'
 	| 'completed'
 	| 'failed'
 	| 'denied'
@@ -382,7 +494,7 @@ export type ToolContent =
 	| { type: 'diff'; diff: FileDiff }
 	| { type: 'terminal'; text: string };
 
-export interface ToolCallParams {
+export interface ToolCallParams extends Nesting {
 	sessionId?: string;
 	turnId: string;
 	callId: string;
@@ -391,14 +503,24 @@ export interface ToolCallParams {
 	title?: string;
 	arguments?: string;
 	status: ToolStatus;
+	/** With status `working`: where the call's task stands (the server's text). */
+	statusMessage?: string;
 	outputDelta?: string;
 	output?: string;
 	content?: ToolContent[];
 	/** How a command runs, from the moment it is prepared. */
 	sandbox?: SandboxUse;
+	/** Why a denied call was not run, in kin's words (its final notification only). */
+	reason?: string;
+	/** A delegate call's subagent. */
+	subagent?: SubagentInfo;
+	/** What went to the model, on the final notification. */
+	modelSaw?: ModelSaw;
+	/** An MCP result's resource links, for the person to open. */
+	links?: ResourceLink[];
 }
 
-export interface TurnCompleted {
+export interface TurnCompleted extends Nesting {
 	sessionId: string;
 	turnId: string;
 	status: TurnStatus;
@@ -409,7 +531,7 @@ export interface TurnCompleted {
 // ---- approvals ----
 
 /** `continue`: the turn reached its tool-call limit (PROTOCOL.md, the approval kind `continue`). */
-export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown' | 'continue';
+export type ApprovalKind = 'tool_call' | 'server_launch' | 'acknowledge_unknown' | 'continue' | 'limit' | 'project_trust' | 'mcp_skill';
 
 export interface PermissionOption {
 	/** allow_once, allow_always (this session), allow_always_permanent (every session), deny, trust. */
@@ -435,6 +557,8 @@ export interface ApprovalDetails {
 	alwaysAsk?: boolean;
 	/** How a command runs. */
 	sandbox?: SandboxUse;
+	/** A command's: the files open in the editor with unsaved changes, which the command (reading the disk) does not see. */
+	unsavedFiles?: string[];
 }
 
 /** How a command runs: confined or not, with network or not, and (confined) what it may change. */
@@ -444,8 +568,10 @@ export interface SandboxUse {
 	writable?: string[];
 }
 
-export interface ApprovalRequest extends ApprovalDetails {
+export interface ApprovalRequest extends ApprovalDetails, Nesting {
 	requestId: string;
+	/** Sent again with the same requestId and the next revision when what it shows changed: it replaces the card. Absent: 0. */
+	revision?: number;
 	sessionId?: string;
 	turnId?: string;
 	callId?: string;
@@ -454,7 +580,21 @@ export interface ApprovalRequest extends ApprovalDetails {
 	toolKind?: ToolKind;
 	transport?: string;
 	scope?: string;
+	/** Server launches: the tools trusting the server lets run without asking (absent when kin has not seen them; `warning` says so in words). */
+	readOnlyTools?: string[];
+	/** project_trust and mcp_skill: what the person is asked to trust. */
+	items?: TrustItem[];
 	options: PermissionOption[];
+}
+
+/** One thing a project_trust or mcp_skill request asks about (PROTOCOL.md, Skills, hooks and trust). */
+export interface TrustItem {
+	kind: 'skill' | 'hook' | 'instructions' | 'mcp_skill';
+	path: string;
+	name?: string;
+	digest: string;
+	detail?: string;
+	changed?: boolean;
 }
 
 export interface ApprovalRespondParams {
@@ -463,9 +603,11 @@ export interface ApprovalRespondParams {
 	decision: string;
 	/** The first release's spelling of allow_always_permanent; kin still reads it. Never sent here. */
 	permanent?: boolean;
+	/** The request's revision the decision was given to; an older one than kin shows is refused. */
+	revision?: number;
 }
 
-export interface ApprovalResolved {
+export interface ApprovalResolved extends Nesting {
 	requestId: string;
 	sessionId?: string;
 	decision: string;
@@ -489,6 +631,8 @@ export interface ElicitationField {
 	/** Their titles, index by index, when the server gave titles. */
 	enumNames?: string[];
 	format?: 'email' | 'uri' | 'date' | 'date-time';
+	/** A regular expression the text must contain a match of (JSON Schema's pattern). */
+	pattern?: string;
 	minimum?: number;
 	maximum?: number;
 	minLength?: number;
@@ -497,7 +641,7 @@ export interface ElicitationField {
 	maxItems?: number;
 }
 
-export interface ElicitationRequest {
+export interface ElicitationRequest extends Nesting {
 	requestId: string;
 	sessionId?: string;
 	/** The MCP server that asks; absent for kin's own question (source kin, with its turn and call). */
@@ -520,11 +664,24 @@ export interface ElicitationRespondParams {
 	content?: Record<string, unknown>;
 }
 
-export interface ElicitationResolved {
+/** The data of the -32602 an answer that does not fit its form gets: every field that does not. */
+export interface ElicitationAnswerError {
+	fields: ElicitationFieldError[];
+}
+
+export interface ElicitationFieldError {
+	/** The field (or a name that is not a field of the form). */
+	name: string;
+	/** Why, to follow the field's title: "must be at least 0". */
+	message: string;
+}
+
+export interface ElicitationResolved extends Nesting {
 	requestId: string;
 	sessionId?: string;
 	action: ElicitationAction;
-	reason: 'person' | 'cancelled' | 'disconnected' | 'shutdown';
+	/** call_ended: the call that asked ended without it; server_gone: the server stopped or was lost. */
+	reason: 'person' | 'cancelled' | 'disconnected' | 'shutdown' | 'call_ended' | 'server_gone';
 }
 
 // ---- service notifications ----
@@ -546,7 +703,7 @@ export interface McpStatus {
 	error?: string;
 }
 
-export interface Notice {
+export interface Notice extends Nesting {
 	level: 'info' | 'warning' | 'error';
 	message: string;
 	source?: string;
@@ -579,6 +736,22 @@ export interface McpServerRow {
 	oauth?: { clientId?: string; redirectUri?: string; signedIn: boolean };
 	trusted: boolean;
 	file?: string;
+	/** The server's own instructions (its text, redacted), as of its last connection. */
+	instructions?: string;
+	/** Names that text for mcp/acceptInstructions. */
+	instructionsHash?: string;
+	/** Changed since the person trusted the server: withheld from the model until accepted. */
+	instructionsPending?: boolean;
+}
+
+/** mcp/acceptInstructions: hash is the instructionsHash the person was shown. */
+export interface McpAcceptInstructionsParams {
+	name: string;
+	hash: string;
+}
+
+export interface McpAcceptInstructionsResult {
+	accepted: boolean;
 }
 
 export interface McpListResult {
@@ -660,6 +833,46 @@ export interface GrantIdParams {
 	id: string;
 }
 
+// ---- skills and the trust ledger ----
+
+export interface SkillsListParams {
+	sessionId?: string;
+}
+
+export interface SkillInfo {
+	name: string;
+	description: string;
+	/** kin, agents, project:.agents/skills, project:.claude/skills or mcp:<server>. */
+	source: string;
+	path: string;
+	trusted: boolean;
+	allowedTools?: string[];
+	shadows?: string[];
+}
+
+export interface SkillsListResult {
+	skills: SkillInfo[];
+}
+
+export interface TrustEntry {
+	id: string;
+	kind: 'mcp_launch' | 'skill' | 'hook' | 'instructions' | 'mcp_skill';
+	project?: string;
+	path?: string;
+	name?: string;
+	digest: string;
+	display?: string;
+	trustedAt: string;
+}
+
+export interface TrustListResult {
+	entries: TrustEntry[];
+}
+
+export interface TrustRevokeParams {
+	id: string;
+}
+
 // ---- documents: the editor's buffers ----
 
 export interface TextDocumentsClientCapabilities {
@@ -706,4 +919,249 @@ export interface ApplyWorkspaceEditResult {
 
 export interface DidChangeFilesParams {
 	changes: { uri: string; path: string; type: 'created' | 'changed' }[];
+}
+
+// ---- subagents (PROTOCOL.md, Subagents) ----
+
+/** On a subagent's notifications and questions: the session, turn and delegate call it works for. */
+export interface Nesting {
+	parentSessionId?: string;
+	parentTurnId?: string;
+	parentCallId?: string;
+}
+
+/** A delegate call's subagent: its session (absent while it waits for a free slot), mode and model. */
+export interface SubagentInfo {
+	sessionId?: string;
+	mode: SessionMode;
+	model?: string;
+	waiting?: boolean;
+}
+
+/** session/list's params: subagents' sessions are listed only when asked for. */
+export interface SessionListParams {
+	/** Leaves out the sessions that have an origin (one-shot and piped kin chat runs). */
+	interactive?: boolean;
+	/** Lists subagents' sessions too (left out by default). */
+	includeSubagents?: boolean;
+	/** Lists only the subagents' sessions of this session. */
+	parentId?: string;
+	/** At most this many rows (1 to 1000; kin's default 50). */
+	limit?: number;
+	/** A previous answer's nextCursor: the page after it. */
+	cursor?: string;
+	/** Only the sessions whose first folder this is (absolute). */
+	cwd?: string;
+}
+
+// ---- Worktrees (PROTOCOL.md, Worktrees) ----
+
+/** A session's git worktree, in its session object. */
+export interface WorktreeInfo {
+	/** The worktree ($KIN_HOME/worktrees/<sessionId>), the session's cwd. */
+	path: string;
+	/** The original checkout. */
+	repo: string;
+	branch: string;
+	/** The commit the branch started at, on baseBranch. */
+	base: string;
+	baseBranch: string;
+}
+
+export interface WorktreeFile {
+	path: string;
+	status: 'added' | 'modified' | 'deleted' | 'typeChanged';
+}
+
+export interface WorktreeStatusResult extends WorktreeInfo {
+	/** Changes since base, committed or not. */
+	files: WorktreeFile[];
+	ahead: number;
+	behind: number;
+	uncommitted: boolean;
+	/** Changes the checkout was not given (worktree/apply) in this state. */
+	unapplied: boolean;
+}
+
+export interface WorktreeApplyResult {
+	files: WorktreeFile[];
+	/** Applied paths that make something run later (.kin/, .github/workflows...). */
+	runsLater?: string[];
+}
+
+export interface WorktreeRemoveParams {
+	sessionId: string;
+	force?: boolean;
+}
+
+export interface WorktreeRemoveResult {
+	branch: string;
+	/** Where the branch pointed (absent when it was already gone). */
+	commit?: string;
+}
+
+/** The data of a -32020: what was refused, and the conflicting or unapplied paths or the sessions sharing it. */
+export interface WorktreeErrorData {
+	kind:
+		| 'notRepository'
+		| 'noCommits'
+		| 'detachedHead'
+		| 'dirtyIndex'
+		| 'badBranch'
+		| 'branchExists'
+		| 'exists'
+		| 'noWorktree'
+		| 'missing'
+		| 'conflict'
+		| 'unapplied'
+		| 'shared';
+	paths?: string[];
+	/** shared: the other sessions (forks) that work in the worktree. */
+	sessions?: string[];
+}
+
+// What the model saw and resources for the person (PROTOCOL.md "What the model saw",
+// "mcp/resources", "completion/complete", "mcp/resourceUpdated").
+
+export interface ModelCut {
+	what: string;
+	why: string;
+	bytes?: number;
+	kept?: number;
+}
+
+export interface ModelSaw {
+	/** Exactly the function output the model received. */
+	text: string;
+	framing?: string;
+	server?: string;
+	tool?: string;
+	structuredContent?: unknown;
+	structured?: 'appended' | 'sameAsText' | 'only';
+	cuts?: ModelCut[];
+}
+
+export interface ResourceLink {
+	server: string;
+	uri: string;
+	name?: string;
+	title?: string;
+	mimeType?: string;
+}
+
+export interface McpIcon {
+	src: string;
+	mimeType?: string;
+	sizes?: string[];
+	theme?: string;
+}
+
+export interface McpResource {
+	uri?: string;
+	uriTemplate?: string;
+	name: string;
+	title?: string;
+	description?: string;
+	mimeType?: string;
+	size?: number;
+	icons?: McpIcon[];
+}
+
+export interface McpResourcesParams {
+	server?: string;
+	cursor?: string;
+}
+
+export interface McpServerResources {
+	server: string;
+	resources: McpResource[];
+	resourceTemplates?: McpResource[];
+	nextCursor?: string;
+	cut?: boolean;
+	error?: string;
+}
+
+export interface McpResourcesResult {
+	servers: McpServerResources[];
+}
+
+export interface CompletionCompleteParams {
+	server: string;
+	ref: { type: 'ref/resource'; uri: string };
+	argument: { name: string; value: string };
+	context?: { arguments?: Record<string, string> };
+}
+
+export interface CompletionCompleteResult {
+	completion: { values: string[]; total?: number; hasMore?: boolean };
+}
+
+/** mcp/readResource: one resource of a connected server, as text for the person (a link's). */
+export interface McpReadResourceParams {
+	server: string;
+	uri: string;
+}
+
+export interface McpReadResourceResult {
+	server: string;
+	uri: string;
+	text: string;
+	/** What the text does not hold in full (binary content summarised, a long text cut, secrets replaced). */
+	cuts?: ModelCut[];
+}
+
+export interface McpResourceUpdated {
+	server: string;
+	uri: string;
+}
+
+// ---- Branching (PROTOCOL.md): turn/steer, turn/steered, turn/rollback, session/fork ----
+
+export interface TurnSteerParams {
+	sessionId: string;
+	turnId: string;
+	input: string | InputPart[];
+}
+
+export interface TurnSteerResult {
+	queued: boolean;
+}
+
+/** The person's words joined the running turn here. */
+export interface TurnSteered {
+	sessionId: string;
+	turnId: string;
+	input: string;
+	parts?: InputPart[];
+}
+
+export interface TurnRollbackParams {
+	sessionId: string;
+	turns: number;
+}
+
+export interface RollbackError {
+	turnId: string;
+	error: string;
+}
+
+/** The turns taken back (newest first) and what undoing their file changes did. */
+export interface TurnRollbackResult {
+	turns: string[];
+	undos: TurnUndoResult[];
+	errors?: RollbackError[];
+}
+
+export interface SessionForkParams {
+	sessionId: string;
+	turnId?: string;
+}
+
+export interface ForkRef {
+	sessionId: string;
+	turnId?: string;
+}
+
+export interface SessionForkResult extends SessionResult {
+	forkedFrom: ForkRef;
 }

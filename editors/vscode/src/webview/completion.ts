@@ -12,6 +12,8 @@ export interface CompletionItem {
 	insert: string;
 	start: number;
 	end: number;
+	/** An MCP resource template (`server:uriTemplate`): picking it asks for its values first. */
+	template?: string;
 }
 
 /** `/na` at the very start of the input, before any space: the commands whose name starts with it. */
@@ -48,4 +50,26 @@ export function mentionsIn(input: string): string[] {
 		out.push(m[2].replace(/[.,;:!?)]+$/, ''));
 	}
 	return [...new Set(out)];
+}
+
+/** Where a picked template was: the `@partial` word it replaces, and the input as it was then. */
+export interface TemplatePending {
+	seq: number;
+	start: number;
+	end: number;
+	input: string;
+}
+
+/**
+ * The input with a filled template's `@server:uri ` text in place of the `@partial` it was picked
+ * for, and where the caret goes after it. Should the input have changed meanwhile, the text goes
+ * at the end instead, so nothing typed is lost.
+ */
+export function placeFilled(input: string, p: TemplatePending, text: string): { value: string; caret: number } {
+	if (input === p.input) {
+		const value = input.slice(0, p.start) + text + input.slice(p.end);
+		return { value, caret: p.start + text.length };
+	}
+	const value = input + (input === '' || /\s$/.test(input) ? '' : ' ') + text;
+	return { value, caret: value.length };
 }

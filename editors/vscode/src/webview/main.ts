@@ -9,7 +9,8 @@
 import type { Card, HostMessage, PageMessage, StateMessage } from '../chat/chatView';
 import type { Entry } from '../chat/transcript';
 import type { CommandInfo } from '../protocol/types';
-import { CompletionItem, mentionAt, slashCompletions } from './completion';
+import { CompletionItem, mentionAt, placeFilled, slashCompletions, type TemplatePending } from './completion';
+import { nestSessions, subagentLabel, type SubagentMap } from '../chat/subagents';
 import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts } from './render';
 
 declare function acquireVsCodeApi(): {
@@ -23,6 +24,8 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 const transcript = $<HTMLElement>('transcript');
 const dock = $<HTMLElement>('dock');
 const input = $<HTMLTextAreaElement>('input');
+/** The composer's own placeholder, put back when a read-only session's reason no longer shows. */
+const defaultPlaceholder = input.placeholder;
 const sendBtn = $<HTMLButtonElement>('send');
 const stopBtn = $<HTMLButtonElement>('stop');
 const select = $<HTMLSelectElement>('session');
@@ -34,6 +37,8 @@ const modelSelect = $<HTMLSelectElement>('model');
 const effortSelect = $<HTMLSelectElement>('effort');
 const gauge = $<HTMLElement>('gauge');
 const attachments = $<HTMLElement>('attachments');
+const jump = $<HTMLButtonElement>('jump');
+const composerNote = $<HTMLElement>('composer-note');
 
 // rendered holds, per entry key, its element and the JSON it was drawn from; cards likewise.
 const rendered = new Map<string, { el: HTMLElement; json: string }>();
@@ -41,6 +46,8 @@ const cardsDrawn = new Map<string, { el: HTMLElement; json: string }>();
 let running = false;
 let current: string | undefined;
 let sessionTitles = new Map<string, string>();
+/** The open session's subagents, to name their questions' cards. */
+let subagentsShown: SubagentMap | undefined;
 // sending is the question on its way (seq and text) until the extension says it was accepted.
 let sending: { seq: number; text: string } | undefined;
 let seq = 0;
@@ -50,8 +57,62 @@ let shown: { items: CompletionItem[]; selected: number } | undefined;
 // The `@` mention being completed: the extension answers mentionQuery with matching files.
 let mentionSeq = 0;
 let mention: { seq: number; start: number } | undefined;
+// A resource template picked from the `@` list, while the extension asks for its values.
+let templateSeq = 0;
+let templatePending: TemplatePending | undefined;
 
-input.value = vscode.getState()?.draft ?? '';
+// The draft: the webview's own state, else what the extension kept (the page drew it into the
+// textarea), which survives a window reload.
+input.value = vscode.getState()?.draft || input.value;
+let draftTimer: ReturnType<typeof setTimeout> | undefined;
+/** Keeps what the input holds: in the webview's state at once, and with the extension soon. */
+function keepDraft(): void {
+	vscode.setState({ draft: input.value });
+	clearTimeout(draftTimer);
+	draftTimer = setTimeout(() => vscode.postMessage({ type: 'saveDraft', text: input.value }), 200);
+}
+
+// The transcript follows the newest message (as Copilot Chat and Claude Code do) until the person
+// scrolls up to read; then "Jump to newest" says there is more below. Answering a card follows
+// again: what the answer lets happen (the tool's output, the answer) comes into view.
+let follow = true;
+const nearBottom = () => transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+function toNewest(): void {
+	follow = true;
+	transcript.scrollTop = transcript.scrollHeight;
+	jump.hidden = true;
+}
+function stayAtNewest(): void {
+	if (follow) {
+		transcript.scrollTop = transcript.scrollHeight;
+	}
+	jump.hidden = follow || nearBottom();
+}
+// Only the person scrolls up (a wheel, keys, the scroll bar); a layout change (a card appearing
+// in the dock) never stops the following.
+transcript.addEventListener('wheel', (e) => {
+	if (e.deltaY < 0) {
+		follow = false;
+	}
+});
+transcript.addEventListener('keydown', (e) => {
+	if (['ArrowUp', 'PageUp', 'Home'].includes(e.key)) {
+		follow = false;
+	}
+});
+transcript.addEventListener('mousedown', (e) => {
+	if (e.target === transcript) {
+		follow = false; // on the scroll bar
+	}
+});
+transcript.addEventListener('scroll', () => {
+	if (nearBottom()) {
+		follow = true;
+	}
+	jump.hidden = follow || nearBottom();
+});
+new ResizeObserver(stayAtNewest).observe(transcript);
+jump.addEventListener('click', toNewest);
 
 function send(): void {
 	const text = input.value.trim();
@@ -60,6 +121,7 @@ function send(): void {
 	}
 	sending = { seq: ++seq, text };
 	composerError.textContent = '';
+	composerNote.textContent = '';
 	sendBtn.disabled = true;
 	vscode.postMessage({ type: 'send', text, seq: sending.seq });
 }
@@ -72,7 +134,7 @@ function sent(m: Extract<HostMessage, { type: 'sent' }>): void {
 	if (m.ok) {
 		if (input.value.trim() === sending.text) {
 			input.value = '';
-			vscode.setState({ draft: '' });
+			keepDraft();
 		}
 	} else {
 		composerError.textContent = m.error ?? 'kin: the question was not sent';
@@ -85,7 +147,14 @@ sendBtn.addEventListener('click', send);
 stopBtn.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
 $('new').addEventListener('click', () => vscode.postMessage({ type: 'newSession' }));
 $('delete').addEventListener('click', () => current && vscode.postMessage({ type: 'deleteSession', sessionId: current }));
+/** The session picker's last option when kin has more sessions than it sent (not a session id: those start with s_). */
+const MORE_SESSIONS = '__more__';
 select.addEventListener('change', () => {
+	if (select.value === MORE_SESSIONS) {
+		select.value = current ?? '';
+		vscode.postMessage({ type: 'moreSessions' });
+		return;
+	}
 	if (select.value && select.value !== current) {
 		vscode.postMessage({ type: 'selectSession', sessionId: select.value });
 	}
@@ -122,10 +191,34 @@ input.addEventListener('keydown', (e) => {
 	}
 });
 input.addEventListener('input', () => {
-	vscode.setState({ draft: input.value });
+	keepDraft();
 	updateCompletions();
 });
 input.addEventListener('blur', () => setTimeout(closeCompletions, 150));
+// An image pasted into the input is attached to the next question (kin takes image parts).
+input.addEventListener('paste', (e) => {
+	const files = [...(e.clipboardData?.items ?? [])].filter((i) => i.kind === 'file' && i.type.startsWith('image/')).map((i) => i.getAsFile()).filter((f): f is File => !!f);
+	if (!files.length) {
+		return;
+	}
+	e.preventDefault();
+	for (const f of files) {
+		if (!IMAGE_TYPES.includes(f.type)) {
+			composerError.textContent = `kin takes PNG, JPEG, GIF and WebP images, not ${f.type}.`;
+			continue;
+		}
+		if (f.size > IMAGE_MAX) {
+			composerError.textContent = `The image is ${Math.round(f.size / 1024 / 1024)} MB; a question takes at most 5 MB of images.`;
+			continue;
+		}
+		const r = new FileReader();
+		r.onload = () => {
+			const data = String(r.result).replace(/^data:[^,]*,/, '');
+			vscode.postMessage({ type: 'attachImage', mimeType: f.type, data });
+		};
+		r.readAsDataURL(f);
+	}
+});
 completions.addEventListener('mousedown', (e) => {
 	const row = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
 	if (row && shown) {
@@ -161,7 +254,12 @@ function mentionsFound(m: Extract<HostMessage, { type: 'mentions' }>): void {
 		return;
 	}
 	const caret = input.selectionStart ?? input.value.length;
-	const items = m.paths.map((p) => ({ label: `@${p}`, insert: `@${p} `, start: mention!.start, end: caret }));
+	const templates = new Set(m.templates ?? []);
+	const items: CompletionItem[] = m.paths.map((p) =>
+		templates.has(p)
+			? { label: `@${p}`, detail: 'template: pick to fill in its values', insert: `@${p} `, start: mention!.start, end: caret, template: p }
+			: { label: `@${p}`, insert: `@${p} `, start: mention!.start, end: caret },
+	);
 	if (items.length === 0) {
 		closeCompletions();
 		return;
@@ -187,10 +285,17 @@ function drawCompletions(): void {
 }
 
 function accept(c: CompletionItem): void {
+	if (c.template) {
+		// The extension asks for the template's values (QuickPicks) and answers templateFilled.
+		templatePending = { seq: ++templateSeq, start: c.start, end: c.end, input: input.value };
+		vscode.postMessage({ type: 'fillTemplate', word: c.template, seq: templatePending.seq });
+		closeCompletions();
+		return;
+	}
 	input.value = input.value.slice(0, c.start) + c.insert + input.value.slice(c.end);
 	const at = c.start + c.insert.length;
 	input.setSelectionRange(at, at);
-	vscode.setState({ draft: input.value });
+	keepDraft();
 	closeCompletions();
 	input.focus();
 }
@@ -201,6 +306,10 @@ function closeCompletions(): void {
 	completions.hidden = true;
 	completions.innerHTML = '';
 }
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+// What kin takes per question is 5 MiB of base64; the file is 3/4 of that.
+const IMAGE_MAX = (5 * 1024 * 1024 * 3) / 4;
 
 // Clicks anywhere: card choices, links, code actions, question actions.
 document.addEventListener('click', (e) => {
@@ -255,6 +364,8 @@ function answer(card: HTMLElement, optionId: string): void {
 	vscode.postMessage({ type: 'answer', requestId, optionId });
 	// Focus goes back to the input, not to whatever comes next (another card must not get keys).
 	input.focus();
+	// What the answer lets happen comes into view.
+	toNewest();
 }
 
 function doAction(el: HTMLElement): void {
@@ -290,6 +401,24 @@ function doAction(el: HTMLElement): void {
 		case 'detach':
 			vscode.postMessage({ type: 'detach', index: Number(el.dataset.index) });
 			return;
+		case 'terminal':
+			vscode.postMessage({ type: 'terminal', callId: el.dataset.call ?? '' });
+			return;
+		case 'turnDiff':
+			vscode.postMessage({ type: 'turnDiff', turnId: el.dataset.turn ?? '', path: el.dataset.path ?? '' });
+			return;
+		case 'openResource': {
+			const d = el.dataset;
+			if (d.server && d.uri) {
+				vscode.postMessage({ type: 'openResource', link: { server: d.server, uri: d.uri, name: d.name, title: d.title, mimeType: d.mime } });
+			}
+			return;
+		}
+		case 'attachResource':
+			if (el.dataset.server && el.dataset.uri) {
+				vscode.postMessage({ type: 'attachResource', server: el.dataset.server, uri: el.dataset.uri });
+			}
+			return;
 		case 'edit': {
 			const text = el.closest<HTMLElement>('.entry.user')?.querySelector('.body')?.textContent ?? '';
 			setInput(text);
@@ -300,7 +429,7 @@ function doAction(el: HTMLElement): void {
 
 function setInput(text: string): void {
 	input.value = text;
-	vscode.setState({ draft: text });
+	keepDraft();
 	input.focus();
 	input.setSelectionRange(text.length, text.length);
 }
@@ -317,6 +446,21 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
 		case 'mentions':
 			mentionsFound(m);
 			return;
+		case 'templateFilled': {
+			const p = templatePending;
+			if (!p || p.seq !== m.seq) {
+				return;
+			}
+			templatePending = undefined;
+			if (m.text) {
+				const f = placeFilled(input.value, p, m.text);
+				input.value = f.value;
+				input.setSelectionRange(f.caret, f.caret);
+				keepDraft();
+			}
+			input.focus();
+			return;
+		}
 		case 'focusCard': {
 			const card = dock.querySelector<HTMLElement>(`.card[data-request="${CSS.escape(m.requestId)}"]`);
 			card?.scrollIntoView({ block: 'nearest' });
@@ -330,15 +474,28 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
 				input.focus();
 			}
 			return;
+		case 'draft': {
+			// A question kin never took comes back, before whatever was typed since.
+			const typed = input.value.trim();
+			input.value = typed && typed !== m.text ? `${m.text}\n\n${typed}` : m.text;
+			keepDraft();
+			composerNote.textContent = m.note ?? '';
+			return;
+		}
 	}
 });
 
 function draw(m: StateMessage): void {
 	const t = m.transcript;
+	document.body.classList.toggle('loading', m.loading);
+	// Another session shown: it opens at its newest message.
+	const switched = t.session?.sessionId !== current;
 	current = t.session?.sessionId;
 	running = !!t.runningTurn;
 	document.body.classList.toggle('running', running);
-	sendBtn.disabled = running || !!sending;
+	sendBtn.disabled = running || !!sending || !!t.readOnly;
+	sendBtn.title = t.readOnly ? `Read-only: ${t.readOnly}` : '';
+	input.placeholder = t.readOnly ? `Read-only: ${t.readOnly}` : defaultPlaceholder;
 	stopBtn.disabled = !running;
 	$<HTMLButtonElement>('delete').disabled = !current;
 
@@ -350,12 +507,14 @@ function draw(m: StateMessage): void {
 	sessionTitles = new Map(sessions.map((s) => [s.sessionId, s.title || s.sessionId]));
 	const options = [
 		`<option value="">${current ? '' : '(new session)'}</option>`,
-		...sessions.map(
-			(s) =>
-				`<option value="${escapeHtml(s.sessionId)}"${s.sessionId === current ? ' selected' : ''}>${escapeHtml(
+		// A subagent's session under its parent's, indented (it opens read-only).
+		...nestSessions(sessions).map(
+			({ session: s, depth }) =>
+				`<option value="${escapeHtml(s.sessionId)}"${s.sessionId === current ? ' selected' : ''}>${'\u00a0\u00a0'.repeat(depth)}${depth ? '↳ subagent: ' : ''}${escapeHtml(
 					s.title || s.sessionId,
 				)}${s.turns !== undefined ? ` (${s.turns})` : ''}</option>`,
 		),
+		...(m.moreSessions ? [`<option value="${MORE_SESSIONS}">Load more sessions…</option>`] : []),
 	].join('');
 	setHtml(select, options);
 	if (select.value !== (current ?? '')) {
@@ -370,11 +529,15 @@ function draw(m: StateMessage): void {
 	if (running) {
 		parts.push('working…');
 	}
-	if (st.waiting) {
-		parts.push(`${st.waiting} waiting for you`);
+	const waiting = st.waiting + st.asking;
+	if (waiting) {
+		parts.push(`${waiting} waiting for you`);
+	}
+	if (m.loading) {
+		parts.push('resuming the session…');
 	}
 	status.textContent = parts.join(' · ');
-	status.classList.toggle('warn', st.waiting > 0 || st.service === 'failed' || !!st.modelMissing);
+	status.classList.toggle('warn', waiting > 0 || st.service === 'failed' || !!st.modelMissing);
 	if (st.modelMissing) {
 		status.textContent += ` — model not configured: ${st.modelMissing}`;
 	}
@@ -385,7 +548,10 @@ function draw(m: StateMessage): void {
 	commands = m.commands;
 	document.body.dataset.mode = m.mode;
 	drawModels(m);
-	const g = renderGauge(t.usage);
+	// The share of the session's model's window: after a switch, the new model's, not the window
+	// the last turn reported.
+	const window = m.models.find((x) => x.id === m.model)?.contextWindow;
+	const g = renderGauge(t.usage && window ? { ...t.usage, contextWindow: window } : t.usage);
 	if (setHtml(gauge, g)) {
 		// The bar's width is set here: the page's CSP allows no inline style attributes.
 		const fill = gauge.querySelector<HTMLElement>('.fill');
@@ -397,7 +563,11 @@ function draw(m: StateMessage): void {
 	const a = renderParts(m.attachments, true);
 	setHtml(attachments, a);
 
+	if (switched) {
+		follow = true;
+	}
 	drawEntries(t.entries);
+	subagentsShown = m.transcript.subagents;
 	drawCards(m.cards);
 }
 
@@ -420,10 +590,10 @@ function setHtml(el: HTMLElement, html: string): boolean {
 function drawModels(m: StateMessage): void {
 	const models = [...m.models];
 	if (m.model && !models.some((x) => x.id === m.model)) {
-		models.unshift({ id: m.model, name: m.model, efforts: [], configured: true });
+		models.unshift({ id: m.model, name: m.model, efforts: [], configured: true, apiKeyEnv: '' });
 	}
 	const opts = models
-		.map((x) => `<option value="${escapeHtml(x.id)}"${x.id === m.model ? ' selected' : ''}${x.configured ? '' : ` title="${escapeHtml(x.missing ?? 'not configured')}"`}>${escapeHtml(x.name)}${x.configured ? '' : ' (not configured)'}</option>`)
+		.map((x) => `<option value="${escapeHtml(x.id)}"${x.id === m.model ? ' selected' : ''}${x.configured ? '' : ` title="${escapeHtml(x.missingHint ?? x.missing ?? 'not configured')}"`}>${escapeHtml(x.name)}${x.configured ? '' : ' (not configured)'}</option>`)
 		.join('');
 	setHtml(modelSelect, opts);
 	if (m.model && modelSelect.value !== m.model) {
@@ -439,7 +609,6 @@ function drawModels(m: StateMessage): void {
 }
 
 function drawEntries(entries: Entry[]): void {
-	const stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
 	const keep = new Set(entries.map((e) => e.key));
 	for (const [k, r] of rendered) {
 		if (!keep.has(k)) {
@@ -476,9 +645,7 @@ function drawEntries(entries: Entry[]): void {
 	} else {
 		transcript.querySelector(':scope > .empty')?.remove();
 	}
-	if (stick) {
-		transcript.scrollTop = transcript.scrollHeight;
-	}
+	stayAtNewest();
 }
 
 /** Draws the dock; a card that did not change keeps its element (and so its focus and scroll). */
@@ -496,7 +663,13 @@ function drawCards(cards: Card[]): void {
 	}
 	let prev: HTMLElement | null = null;
 	for (const c of cards) {
-		const title = c.sessionId && c.sessionId !== current ? sessionTitles.get(c.sessionId) ?? c.sessionId : undefined;
+		// A subagent's question is named as the subagent's (its session has no row of its own).
+		const title =
+			c.sessionId && c.sessionId !== current
+				? subagentsShown?.[c.sessionId]
+					? subagentLabel(subagentsShown, c.sessionId)
+					: (sessionTitles.get(c.sessionId) ?? c.sessionId)
+				: undefined;
 		const json = JSON.stringify([c, title]);
 		let r = cardsDrawn.get(c.requestId);
 		if (!r || r.json !== json) {
@@ -520,6 +693,7 @@ function drawCards(cards: Card[]): void {
 		prev = r.el;
 	}
 	document.body.classList.toggle('waiting', cards.length > 0);
+	stayAtNewest(); // the dock took or gave back room
 }
 
 function fromHtml(html: string): HTMLElement {

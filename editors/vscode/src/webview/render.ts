@@ -6,12 +6,19 @@
 
 import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/common';
-import type { WaitingCard } from '../approvalText';
-import type { Entry, ToolEntry } from '../chat/transcript';
-import type { InputPart, PartRange, PlanEntry, TurnUndoResult } from '../protocol/types';
+import type { CardItem, WaitingCard } from '../approvalText';
+import type { ChangedFile, Entry, ToolEntry } from '../chat/transcript';
+import type { InputPart, PartRange, PlanEntry, ResourceLink, TurnUndoResult } from '../protocol/types';
+import { linkLabel } from '../chat/resources';
+import { escapeHtml } from './escape';
+import { renderSlotLine, renderSubagent, renderSubagentLine, showsSubagent } from './subagentRender';
+import { sessionCostText, type SpendUsage } from '../spend';
 
-export function escapeHtml(s: string): string {
-	return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export { escapeHtml };
+
+/** Text with `code` spans, as kin writes commands in its option names: escaped, the spans as <code>. */
+export function inlineCode(s: string): string {
+	return escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 export function icon(name: string, extra = ''): string {
@@ -93,6 +100,7 @@ const STATUS_LABEL: Record<string, string> = {
 	pending: 'pending',
 	awaiting_approval: 'waiting for approval',
 	running: 'running',
+	working: 'working',
 	completed: 'completed',
 	failed: 'failed',
 	denied: 'denied',
@@ -139,8 +147,8 @@ export function renderEntry(e: Entry): string {
 				e.what === 'approval' ? 'Answer in the card below.' : 'Answer in the input at the top of the window (or the card below for a link).'
 			}</div></div>`;
 		case 'decision':
-			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${escapeHtml(
-				e.label ?? decisionText(e.decision),
+			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${inlineCode(
+				e.label ?? decisionText(e.decision, e.approvalKind),
 			)}: ${escapeHtml(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
 		case 'turnEnd': {
 			const undo = e.changedFiles
@@ -149,12 +157,13 @@ export function renderEntry(e: Entry): string {
 					: `<button class="secondary small" data-action="undo" data-turn="${escapeHtml(e.turnId)}" title="Put back the files kin changed in this turn">${icon('discard')} Undo file changes</button>`
 				: '';
 			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${escapeHtml(e.error)}` : ''}`;
-			return `<div class="entry turn-end ${escapeHtml(e.status)}" data-turn="${escapeHtml(e.turnId)}">${what}${undo ? `<div class="turn-actions">${undo}</div>` : ''}</div>`;
+			const files = e.files?.length ? renderChangedFiles(e.turnId, e.files) : '';
+			return `<div class="entry turn-end ${escapeHtml(e.status)}" data-turn="${escapeHtml(e.turnId)}">${what}${files}${undo ? `<div class="turn-actions">${undo}</div>` : ''}</div>`;
 		}
 		case 'plan':
 			return renderPlan(e.entries);
 		case 'undo':
-			return renderUndo(e.result);
+			return renderUndo(e.result, e.question);
 		case 'command':
 			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${escapeHtml(e.text)}</pre></div>`;
 		case 'notice':
@@ -212,14 +221,16 @@ export function renderParts(parts: InputPart[], removable = false): string {
 }
 
 /** How full the model's window is: a bar and "12% of 400k". */
-export function renderGauge(u: { contextTokens: number; contextWindow: number; inputTokens: number; outputTokens: number } | undefined): string {
+export function renderGauge(u: ({ contextTokens: number; contextWindow: number; inputTokens: number; outputTokens: number } & SpendUsage) | undefined): string {
 	if (!u || !u.contextWindow) {
 		return '';
 	}
+	const cost = sessionCostText(u);
+	const costSpan = cost ? ` <span class="cost" title="${escapeHtml('What this session cost so far, at the prices in settings.json (limits.prices).')}">${escapeHtml(cost)}</span>` : '';
 	const pct = Math.min(100, Math.round((u.contextTokens / u.contextWindow) * 100));
 	const level = pct >= 80 ? 'high' : pct >= 60 ? 'mid' : 'low';
 	const title = `Context: ${u.contextTokens.toLocaleString('en-US')} of ${u.contextWindow.toLocaleString('en-US')} tokens (${pct}%). kin summarises the earlier conversation when it gets full. Last turn: ${u.inputTokens.toLocaleString('en-US')} in, ${u.outputTokens.toLocaleString('en-US')} out.`;
-	return `<span class="gauge ${level}" role="meter" aria-label="Context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${pct}" title="${escapeHtml(title)}"><span class="bar"><span class="fill"></span></span> <span class="pct">${pct}% of ${escapeHtml(shortTokens(u.contextWindow))}</span></span>`;
+	return `<span class="gauge ${level}" role="meter" aria-label="Context used" aria-valuemin="0" aria-valuemax="100" aria-valuenow="${pct}" title="${escapeHtml(title)}"><span class="bar"><span class="fill"></span></span> <span class="pct">${pct}% of ${escapeHtml(shortTokens(u.contextWindow))}</span></span>${costSpan}`;
 }
 
 function shortTokens(n: number): string {
@@ -244,8 +255,9 @@ export function renderPlan(steps: PlanEntry[]): string {
 }
 
 /** What an undo put back, what it left (with the diff of the change since) and what it could not undo. */
-export function renderUndo(r: TurnUndoResult): string {
-	const parts = [`<div class="entry-head">${icon('discard')} Undid turn ${escapeHtml(r.turnId)}: restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'}</div>`];
+export function renderUndo(r: TurnUndoResult, question = r.question): string {
+	const which = question ? `“${escapeHtml(question)}”` : `turn ${escapeHtml(r.turnId)}`;
+	const parts = [`<div class="entry-head" title="turn ${escapeHtml(r.turnId)}">${icon('discard')} Undid ${which}: restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'}</div>`];
 	if (r.restored.length) {
 		parts.push(`<ul class="files">${r.restored.map((p) => `<li>${fileLink(p, undefined, escapeHtml(p))}</li>`).join('')}</ul>`);
 	}
@@ -256,6 +268,23 @@ export function renderUndo(r: TurnUndoResult): string {
 		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${escapeHtml(n.title || n.name)}: ${escapeHtml(n.reason)}</div>`);
 	}
 	return `<div class="entry undo">${parts.join('')}</div>`;
+}
+
+/** The files a turn changed, each opening a diff from before the turn to the file now. */
+export function renderChangedFiles(turnId: string, files: ChangedFile[]): string {
+	const items = files
+		.map(
+			(f) =>
+				`<li><a href="#" class="changed-file" data-action="turnDiff" data-turn="${escapeHtml(turnId)}" data-path="${escapeHtml(f.path)}" title="Open the diff of ${escapeHtml(
+					f.path,
+				)}: before this turn, and now">${icon('diff')} ${escapeHtml(baseName(f.path))}</a> <span class="counts"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span></li>`,
+		)
+		.join('');
+	return `<div class="changed-files"><div class="label">${icon('files')} Changed ${files.length} file${files.length === 1 ? '' : 's'}</div><ul>${items}</ul></div>`;
+}
+
+function baseName(p: string): string {
+	return p.split(/[\\/]/).pop() || p;
 }
 
 function renderTool(e: ToolEntry): string {
@@ -270,15 +299,47 @@ function renderTool(e: ToolEntry): string {
 			parts.push(`<div class="label">${fileLink(c.diff.path, undefined, escapeHtml(c.diff.path))}</div>${renderDiff(c.diff.unified ?? c.diff.newText)}`);
 		}
 	}
+	if (showsSubagent(e.subagent)) {
+		parts.push(renderSubagent(e.subagent));
+	}
 	if (e.output) {
 		parts.push(`<div class="label">Output</div><pre>${escapeHtml(e.output)}</pre>`);
 	}
-	const open = e.status === 'running' || e.status === 'failed' ? ' open' : '';
+	const open = e.status === 'running' || e.status === 'working' || e.status === 'failed' ? ' open' : '';
+	// An MCP task: where it stands, next to the status.
+	const standing = e.status === 'working' && e.statusMessage ? `: ${e.statusMessage.replace(/[\r\n]+/g, ' ')}` : '';
+	// A command's output can be followed in a terminal view, while it runs and after.
+	const terminal =
+		e.kind === 'execute' && e.name === 'bash'
+			? `<button class="icon-button" data-action="terminal" data-call="${escapeHtml(e.callId)}" title="Show the output in a terminal" aria-label="Show the output in a terminal">${icon('terminal')}</button>`
+			: '';
+	// A refusal says why (kin's words, such as ask mode's) without opening the card.
+	const why = e.status === 'denied' && e.output ? `<div class="why">${icon('info')} ${escapeHtml(e.output.trim().split('\n')[0])}</div>` : '';
 	return `<div class="entry tool status-${escapeHtml(e.status)}" data-call="${escapeHtml(e.callId)}">
 <details${open}><summary>${icon(KIND_ICON[e.kind ?? 'other'] ?? 'tools', 'kind')} <span class="title">${escapeHtml(
 		e.title,
-	)}</span> <span class="status">${escapeHtml(STATUS_LABEL[e.status] ?? e.status)}</span></summary>
-<div class="tool-body">${parts.join('')}</div></details></div>`;
+	)}</span>${terminal} <span class="status">${escapeHtml((STATUS_LABEL[e.status] ?? e.status) + standing)}</span></summary>
+<div class="tool-body">${parts.join('')}</div></details>${e.links?.length ? renderResourceLinks(e.links) : ''}${showsSubagent(e.subagent) ? renderSubagentLine(e.subagent) : e.waitingSlot ? renderSlotLine() : ''}${why}</div>`;
+}
+
+/**
+ * An MCP result's resource links, under its call (also when the card is folded): each opens the
+ * resource read-only in an editor (its title or name, and `server:uri`), and can be attached to
+ * the next question as `@server:uri` can.
+ */
+export function renderResourceLinks(links: ResourceLink[]): string {
+	const li = links.map((l) => {
+		const { name, where } = linkLabel(l);
+		const data = `data-server="${escapeHtml(l.server)}" data-uri="${escapeHtml(l.uri)}"`;
+		const more = `${l.name ? ` data-name="${escapeHtml(l.name)}"` : ''}${l.title ? ` data-title="${escapeHtml(l.title)}"` : ''}${l.mimeType ? ` data-mime="${escapeHtml(l.mimeType)}"` : ''}`;
+		return (
+			`<li><a href="#" class="resource-link" data-action="openResource" ${data}${more} title="Open ${escapeHtml(where)} (read-only)">${icon('link')} <span class="link-name">${escapeHtml(
+				name,
+			)}</span> <code class="link-where">${escapeHtml(where)}</code></a>` +
+			`<button class="icon-button" data-action="attachResource" ${data} title="Attach ${escapeHtml(where)} to the next question" aria-label="Attach ${escapeHtml(where)} to the next question">${icon('attach')}</button></li>`
+		);
+	});
+	return `<ul class="resource-links" aria-label="Resources the call linked">${li.join('')}</ul>`;
 }
 
 /** A unified diff, one element per line, so the person can scroll it to its last line. */
@@ -325,19 +386,44 @@ export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitl
 				`<button class="secondary small" data-action="openDiff" data-index="${i}" title="Open the diff in an editor beside the chat">${icon('diff')} Open diff</button></div>${renderDiff(d.unified)}</div>`,
 		);
 	}
+	if (c.items?.length) {
+		parts.push(renderTrustItems(c.items));
+	}
 	if (c.warning) {
 		parts.push(`<div class="card-warning">${icon('warning')} ${escapeHtml(c.warning)}</div>`);
 	}
 	const disabled = c.answering ? ' disabled' : '';
 	parts.push(
 		`<div class="buttons">${c.buttons
-			.map((b) => `<button class="${b.deny ? 'deny' : 'allow'}" data-option="${escapeHtml(b.optionId)}"${b.deny ? ' data-default="true"' : ''}${disabled}>${escapeHtml(b.label)}</button>`)
+			.map((b) => `<button class="${b.deny ? 'deny' : 'allow'}" data-option="${escapeHtml(b.optionId)}"${b.deny ? ' data-default="true"' : ''}${disabled}>${inlineCode(b.label)}</button>`)
 			.join('')}</div>`,
 	);
-	parts.push(`<div class="hint">${c.answering ? 'Sending your answer…' : `Enter or Escape: ${escapeHtml(c.buttons[0].label)}. Tab moves between the choices.`}</div>`);
+	parts.push(`<div class="hint">${c.answering ? 'Sending your answer…' : `Enter or Escape: ${inlineCode(c.buttons[0].label)}. Tab moves between the choices.`}</div>`);
 	return `<section class="card ${c.what} kind-${escapeHtml(c.kind)}" data-request="${escapeHtml(c.requestId)}" tabindex="0" role="group" aria-label="${escapeHtml(
 		`${c.heading}: ${c.title}`,
 	)}">${parts.join('')}</section>`;
+}
+
+/**
+ * What a project_trust or mcp_skill card asks about, every item: its kind, name and place, a
+ * hook's whole command (monospace, wrapped, never cut: the person must see what it would run)
+ * and whether it changed since it was trusted. The digest is in the tooltip.
+ */
+export function renderTrustItems(items: CardItem[]): string {
+	const li = items.map((it) => {
+		const changed = it.changed ? ` <span class="item-changed">${icon('warning')} changed since you trusted it</span>` : '';
+		const name = it.name ? ` <span class="item-name">${escapeHtml(it.name)}</span>` : '';
+		const body =
+			it.command !== undefined
+				? `<div class="label">Runs</div><pre class="command" tabindex="0">${escapeHtml(it.command)}</pre>`
+				: it.detail
+					? `<div class="item-detail">${escapeHtml(it.detail)}</div>`
+					: '';
+		return `<li class="trust-item kind-${escapeHtml(it.kind)}${it.changed ? ' changed' : ''}" title="${escapeHtml(it.digest)}"><div class="item-head"><span class="item-kind">${escapeHtml(
+			it.what,
+		)}</span>${name}${changed}</div><div class="item-path"><code>${escapeHtml(it.path)}</code></div>${body}</li>`;
+	});
+	return `<ul class="trust-items" aria-label="${items.length} item${items.length === 1 ? '' : 's'} to trust">${li.join('')}</ul>`;
 }
 
 function prettyArgs(a: string | undefined): string {
@@ -351,7 +437,11 @@ function prettyArgs(a: string | undefined): string {
 	}
 }
 
-export function decisionText(d: string): string {
+export function decisionText(d: string, kind?: string): string {
+	if (kind === 'acknowledge_unknown') {
+		// The person acknowledged an unknown outcome (or not yet): nothing was allowed.
+		return d === 'deny' ? 'Not acknowledged' : 'Acknowledged';
+	}
 	switch (d) {
 		case 'allow_once':
 			return 'Allowed once';

@@ -199,6 +199,12 @@ const handlers = {
 		return { text, buttons, defaultButton };
 	},
 
+	// How many cards the chat's dock shows, and their texts.
+	async cards() {
+		const f = await chatFrame();
+		return { texts: (await f.locator('#dock .card').allInnerTexts()).map((t) => t.trim()) };
+	},
+
 	// Scroll a card's diff with the mouse wheel until its end, and say whether its last line is in view.
 	async scrollCardDiff(req) {
 		const card = await cardLocator(req.contains, req.timeoutMs ?? 30000);
@@ -235,13 +241,118 @@ const handlers = {
 		return {};
 	},
 
-	// How many elements of the chat view match, and the value of the first (for pickers).
+	// How many elements of the chat view match (and how many of them a person can see), and the
+	// value of the first (for pickers).
 	async webviewQuery(req) {
 		const f = await chatFrame();
 		const el = f.locator(req.selector);
 		const count = await el.count();
 		const value = count ? await el.first().evaluate((e) => e.value ?? e.textContent) : undefined;
-		return { count, value };
+		let visible = 0;
+		for (let i = 0; i < count; i++) {
+			if (await el.nth(i).isVisible()) {
+				visible++;
+			}
+		}
+		return { count, value, visible };
+	},
+
+	// Where the transcript is scrolled: whether its newest message (the last .entry.assistant, or
+	// the last entry) is in view, and whether "Jump to newest" shows.
+	async transcriptView() {
+		const f = await chatFrame();
+		const r = await f.evaluate(() => {
+			const t = document.getElementById('transcript');
+			const entries = [...t.querySelectorAll(':scope > .entry')].filter((e) => e.getBoundingClientRect().height > 0);
+			const answers = entries.filter((e) => e.classList.contains('assistant'));
+			const last = answers[answers.length - 1] ?? entries[entries.length - 1];
+			const box = t.getBoundingClientRect();
+			const lb = last?.getBoundingClientRect();
+			const jump = document.getElementById('jump');
+			return {
+				lastText: (last?.innerText ?? '').slice(0, 200),
+				lastInView: !!lb && lb.bottom <= box.bottom + 1 && lb.bottom > box.top,
+				atBottom: t.scrollHeight - t.scrollTop - t.clientHeight < 2,
+				overflows: t.scrollHeight > t.clientHeight + 40,
+				jumpShown: !!jump && !jump.hidden && jump.getBoundingClientRect().height > 0,
+			};
+		});
+		return r;
+	},
+
+	// Scroll the transcript up with the mouse wheel, as a person does to read back.
+	async scrollTranscriptUp(req) {
+		const f = await chatFrame();
+		await f.locator('#transcript').hover();
+		for (let i = 0; i < (req.steps ?? 10); i++) {
+			await page.mouse.wheel(0, -240);
+		}
+		await waitFor(async () => f.evaluate(() => {
+			const t = document.getElementById('transcript');
+			return t.scrollHeight - t.scrollTop - t.clientHeight > 100;
+		}), 5000, 'the transcript to scroll up');
+		return {};
+	},
+
+	// Click the CodeLens of the active editor whose text is `text` (the nth of them, 0-based).
+	async codeLens(req) {
+		const lens = () => page.locator('.monaco-editor .codelens-decoration a', { hasText: new RegExp(`^\\s*${escapeRe(req.text)}\\s*$`) });
+		await waitFor(async () => (await lens().count()) > (req.nth ?? 0), req.timeoutMs ?? 20000, `the CodeLens "${req.text}"`);
+		const all = await page.locator('.monaco-editor .codelens-decoration').allInnerTexts();
+		if (req.click !== false) {
+			await lens().nth(req.nth ?? 0).click();
+		}
+		return { lenses: all.map((t) => t.trim()) };
+	},
+
+	// The lenses the editors show now.
+	async codeLenses() {
+		return { lenses: (await page.locator('.monaco-editor .codelens-decoration').allInnerTexts()).map((t) => t.trim()).filter(Boolean) };
+	},
+
+	// Wait until a terminal of the panel shows `contains`, or a whole `line` (xterm's DOM rows).
+	async terminalText(req) {
+		const text = await waitFor(
+			async () => {
+				const t = (await page.locator('.terminal-wrapper .xterm-rows, .terminal .xterm-rows').allInnerTexts()).join('\n');
+				const ok = req.line !== undefined ? t.split('\n').some((l) => l.trim() === req.line) : t.includes(req.contains);
+				return ok ? t : undefined;
+			},
+			req.timeoutMs ?? 20000,
+			`a terminal showing "${req.line ?? req.contains}"`,
+		);
+		return { text, lines: text.split('\n').map((l) => l.trim()) };
+	},
+
+	// Put a PNG on the clipboard (base64 `png`) and paste it into the chat input with Ctrl+V.
+	async pasteImage(req) {
+		await page.evaluate(async (b64) => {
+			const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+			await navigator.clipboard.write([new ClipboardItem({ 'image/png': new Blob([bytes], { type: 'image/png' }) })]);
+		}, req.png);
+		const f = await chatFrame();
+		await f.locator('#input').click();
+		await page.keyboard.press('Control+v');
+		return {};
+	},
+
+	// The texts of every notification in the notification centre (opened from the bell).
+	async notificationTexts() {
+		const bell = page.locator('.statusbar-item#status\\.notifications a, .statusbar-item#status\\.notifications').first();
+		if (!(await page.locator('.notifications-center.visible').count()) && (await bell.count())) {
+			await bell.click();
+		}
+		await page.waitForTimeout(300); // the centre draws its list
+		const texts = await page.locator('.notifications-center .notification-list-item').allInnerTexts();
+		await page.keyboard.press('Escape');
+		return { texts: texts.map((t) => t.trim()) };
+	},
+
+	// What the chat's toolbar showed from the moment the reloaded window drew it (see reload).
+	async toolbarSeen() {
+		toolbarWatch.stop = true;
+		await toolbarWatch.done;
+		return { seen: toolbarWatch.seen };
 	},
 
 	// The text in the chat's input box (a textarea's value is not in innerText).
@@ -314,24 +425,54 @@ const handlers = {
 		const input = quickInput().first().locator('.quick-input-box input');
 		let shown;
 		if (req.expectText) {
+			// What the person sees: the widget's text and the input's placeholder (a QuickPick's
+			// line of help).
 			shown = await waitFor(
 				async () => {
-					const t = await quickInput().first().innerText();
+					const t = `${await quickInput().first().innerText()}\n${(await input.getAttribute('placeholder').catch(() => '')) ?? ''}`;
 					return t.includes(req.expectText) ? t : undefined;
 				},
 				10000,
 				`"${req.expectText}" in the quick input`,
 			);
 		}
-		if (req.escape) {
+		if (req.look) {
+			return { title, shown }; // only look: the person leaves it open
+		}
+		if (req.button) {
+			// A button of the quick input's title bar (Back, or one of the extension's by its tooltip).
+			const b = quickInput().first().locator(`.quick-input-titlebar [aria-label="${req.button}"], .quick-input-titlebar [aria-label^="${req.button} ("]`);
+			await waitFor(async () => (await b.count()) > 0, 10000, `the button "${req.button}"`).catch(async (e) => {
+				const html = await quickInput().first().locator('.quick-input-titlebar').innerHTML().catch(() => '');
+				throw new Error(`${e.message}; the title bar: ${html.slice(0, 3000)}`);
+			});
+			await b.first().click();
+		} else if (req.escape) {
 			await page.keyboard.press('Escape');
-		} else if (req.pick !== undefined) {
+		} else if (req.pick !== undefined || req.pickContains !== undefined) {
+			// `pick` is an item's whole label; `pickContains` a part of it (a label with an icon).
+			const name = req.pick !== undefined ? new RegExp(`^\\s*${escapeRe(req.pick)}\\s*$`) : new RegExp(escapeRe(req.pickContains));
 			const row = quickInput()
 				.first()
 				.locator('.monaco-list-row')
-				.filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRe(req.pick)}$`) }) });
-			await waitFor(async () => (await row.count()) > 0, 10000, `item "${req.pick}"`);
-			await row.first().click();
+				.filter({ has: page.locator('.label-name', { hasText: name }) });
+			await waitFor(async () => (await row.count()) > 0, 10000, `item "${req.pick ?? req.pickContains}"`);
+			shown = shown ?? (await quickInput().first().innerText());
+			// An item's hover (its detail, shown where the pointer rests) can lie over the row that
+			// is to be clicked, as a person's would; move the pointer off the list to close it first,
+			// and once more if it came back.
+			for (let attempt = 1; ; attempt++) {
+				await input.hover().catch(() => {});
+				await page.waitForTimeout(150);
+				try {
+					await row.first().click({ timeout: 8000 });
+					break;
+				} catch (e) {
+					if (attempt >= 3) {
+						throw e;
+					}
+				}
+			}
 		} else {
 			await input.fill(String(req.value));
 			if (req.expectValidation) {
@@ -366,6 +507,19 @@ const handlers = {
 		return { title, shown };
 	},
 
+	// Wait until no quick input is open (a form kin closed).
+	async quickInputGone(req) {
+		await waitFor(
+			async () => {
+				const q = quickInput();
+				return (await q.count()) === 0 || !(await q.first().isVisible());
+			},
+			req.timeoutMs ?? 10000,
+			'the quick input to close',
+		);
+		return {};
+	},
+
 	// Wait until the chat webview shows `contains` (webviews live in nested iframes).
 	async webviewText(req) {
 		const text = await waitFor(
@@ -384,7 +538,7 @@ const handlers = {
 		return { text };
 	},
 
-	// Click a button of the notification that shows `contains`. VS Code shows no toasts in smoke-test
+	// Click a button of the notification that shows `contains` (without `click`: read it, clear it). VS Code shows no toasts in smoke-test
 	// driver mode (NotificationsToasts.addToast), so the person opens the notification centre from
 	// the status bar's bell, as they would after missing a toast, and clicks the button there.
 	async notification(req) {
@@ -404,7 +558,23 @@ const handlers = {
 			`a notification "${req.contains}"`,
 		);
 		const text = await item().first().innerText();
-		await item().first().locator('.monaco-button', { hasText: req.click }).first().click();
+		if (req.click) {
+			// The bell's tooltip may cover the list's last button: the pointer leaves the bell first.
+			await page.mouse.move(0, 0);
+			const button = item().first().locator('.monaco-button', { hasText: req.click }).first();
+			await button.scrollIntoViewIfNeeded();
+			await button.click();
+		} else {
+			// Only read it: clear it, and close the notification centre as a person would.
+			await item().first().hover();
+			const clear = item().first().locator('.codicon-notifications-clear');
+			if ((await clear.count()) > 0) {
+				await clear.first().click();
+			}
+			if (await page.locator('.notifications-center.visible').count()) {
+				await page.keyboard.press('Escape');
+			}
+		}
 		return { text };
 	},
 
@@ -490,6 +660,42 @@ function escapeRe(s) {
 fs.mkdirSync(signalDir, { recursive: true });
 const done = new Set();
 let reloadAfterAck = false;
+// toolbarWatch records what the chat's toolbar shows from the first moment the reloaded window
+// draws the chat until the session is back (its first message drawn): the mode picker's value and
+// whether the codicon font is there.
+const toolbarWatch = { seen: [], stop: false, done: Promise.resolve() };
+function watchToolbar() {
+	toolbarWatch.seen = [];
+	toolbarWatch.stop = false;
+	toolbarWatch.done = (async () => {
+		const end = Date.now() + 60000;
+		while (!toolbarWatch.stop && Date.now() < end) {
+			for (const f of page.frames()) {
+				const s = await f
+					.evaluate(() => {
+						const mode = document.getElementById('mode');
+						if (!mode) {
+							return undefined;
+						}
+						return {
+							mode: mode.value,
+							model: document.getElementById('model')?.selectedOptions[0]?.textContent ?? '',
+							font: document.fonts.check('16px codicon'),
+							entries: document.querySelectorAll('#transcript > .entry').length,
+						};
+					})
+					.catch(() => undefined);
+				if (s) {
+					toolbarWatch.seen.push(s);
+					if (s.entries > 0) {
+						return;
+					}
+				}
+			}
+			await page.waitForTimeout(20); // sampling the page while it loads; the loop ends on what it shows
+		}
+	})();
+}
 async function serve() {
 	while (exitCode === undefined) {
 		const reqs = fs
@@ -524,6 +730,7 @@ async function serve() {
 				await page.waitForTimeout(500);
 				log('reloading the window');
 				await page.reload();
+				watchToolbar();
 			}
 		}
 		const resultFile = path.join(signalDir, 'result.json');

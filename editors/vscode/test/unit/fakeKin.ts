@@ -95,6 +95,38 @@ export function startFakeKin(): FakeKin {
 				done();
 				return;
 			}
+			case 'session/list': {
+				// As PROTOCOL.md shows it: a one-shot kin chat's session has an origin, and
+				// `interactive` leaves it out.
+				const rows = [
+					{ sessionId, title: 'fix the flaky test', createdAt: '2026-11-30T23:15:00Z', updatedAt: '2026-11-30T23:16:10Z', turns: 2, cwd: '/w' },
+					{ sessionId: 's_test_oneshot', title: 'what does main.go do?', createdAt: '2026-11-30T23:17:00Z', updatedAt: '2026-11-30T23:17:04Z', turns: 1, cwd: '/w', origin: 'chat-oneshot' },
+				];
+				return reply({ sessions: rows.filter((r) => !msg.params?.interactive || !r.origin) });
+			}
+			case 'mcp/readResource': {
+				// The notes server is connected and has resources; any other server is not.
+				const { server, uri } = msg.params ?? {};
+				if (server !== 'notes') {
+					return fail(-32013, `MCP server ${server} is not connected`);
+				}
+				if (uri === 'notes://kin/big') {
+					return reply({ server, uri, text: 'x'.repeat(16), cuts: [{ what: 'output', why: "cut to fit a resource's 32 KiB", bytes: 40000, kept: 32768 }] });
+				}
+				return reply({ server, uri, text: `# Design\n\nnotes of ${uri}\n` });
+			}
+			case 'completion/complete': {
+				// The notes server completes notes://{project}/{note}: projects, then a project's notes
+				// (from context.arguments), by prefix; any other server is not connected.
+				const { server, argument, context } = msg.params ?? {};
+				if (server !== 'notes') {
+					return fail(-32013, `MCP server ${server} is not connected`);
+				}
+				const notes: Record<string, string[]> = { kin: ['design', 'deploy', 'readme'], web: ['dashboard'] };
+				const all = argument?.name === 'project' ? Object.keys(notes) : (notes[context?.arguments?.project] ?? []);
+				const values = all.filter((v) => v.startsWith(argument?.value ?? ''));
+				return reply({ completion: { values, total: values.length } });
+			}
 			case 'mcp/check':
 				// A long request: answers only when cancelled.
 				return;

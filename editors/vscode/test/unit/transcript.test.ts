@@ -307,3 +307,23 @@ test('a turn/started that arrives after a resume already showing its question ad
 	assert.equal(s.entries.filter((e) => e.type === 'user').length, 1);
 	assert.equal(s.runningTurn, 't_2');
 });
+
+test('a call an MCP server runs as a task shows working with where it stands, until its final status', async () => {
+	const { renderEntry } = await import('../../src/webview/render');
+	const call = { sessionId: S, turnId: 't_1', callId: 'j1', name: 'mcp__jobs__job', title: 'Call job on jobs' };
+	let s = run([
+		{ type: 'turnStarted', params: { sessionId: S, turnId: 't_1', input: 'x' } },
+		{ type: 'toolCall', params: { ...call, status: 'running' } },
+		{ type: 'toolCall', params: { ...call, status: 'working', statusMessage: 'task working: indexing 1/2' } },
+		{ type: 'toolCall', params: { ...call, status: 'working', statusMessage: 'task working: indexing 2/2' } },
+	]);
+	const card = () => s.entries.find((e) => e.type === 'tool') as ToolEntry;
+	assert.equal(card().status, 'working');
+	assert.equal(card().statusMessage, 'task working: indexing 2/2');
+	const html = renderEntry(card());
+	assert.match(html, /working: task working: indexing 2\/2/);
+	assert.match(html, /<details open>/, 'a working card is open, as a running one');
+	s = reduce(s, { type: 'toolCall', params: { ...call, status: 'completed', output: 'indexed 2 files' } });
+	assert.equal(card().status, 'completed');
+	assert.equal(card().statusMessage, undefined, 'the message goes with working only');
+});

@@ -86,6 +86,38 @@ function tool(ctx: KinContext, callId: string): ToolEntry | undefined {
 	return ctx.chat.state.entries.find((e): e is ToolEntry => e.type === 'tool' && e.callId === callId);
 }
 
+/** The newest card of a call (the mock gives a call the same id each time it is asked again). */
+function lastTool(ctx: KinContext, callId: string): ToolEntry | undefined {
+	return ctx.chat.state.entries.filter((e): e is ToolEntry => e.type === 'tool' && e.callId === callId).pop();
+}
+
+/**
+ * Runs the mock's slow command and kills kin (SIGKILL) while it runs: the extension restarts kin
+ * and resumes the session, whose call is then `unknown` (kin died before it could know).
+ */
+async function killKinDuringTheSlowCommand(ctx: KinContext): Promise<void> {
+	const sid = ctx.chat.sessionId;
+	await ctx.chat.send('run the slow command');
+	await person({ type: 'card', contains: 'sleep 30', click: 'Allow once' });
+	await until('the slow command to run', () => lastTool(ctx, 'call_slow')?.status === 'running');
+	const child = (ctx.service as unknown as { child?: { pid?: number; kill(sig: string): boolean } }).child;
+	assert.ok(child?.pid, "kin's process");
+	child.kill('SIGKILL');
+	await until('kin to be started again', () => ctx.service.state === 'ready' && (ctx.service as unknown as { child?: unknown }).child !== child, 30000);
+	await until('the session resumed', () => ctx.chat.sessionId === sid, 30000);
+	await until('the killed call to read unknown', () => lastTool(ctx, 'call_slow')?.status === 'unknown', 30000).catch((e) => {
+		throw new Error(`${e.message}: it reads ${lastTool(ctx, 'call_slow')?.status}`);
+	});
+}
+
+/** Every file under dir (a missing dir has none). */
+function filesUnder(dir: string): string[] {
+	if (!fs.existsSync(dir)) {
+		return [];
+	}
+	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(path.join(dir, d.name)) : d.isFile() ? [path.join(dir, d.name)] : []));
+}
+
 /** Records the requests the extension sends (they still go to kin). */
 function recordRequests(ctx: KinContext): { calls: { method: string; params: any }[]; stop: () => void } {
 	const calls: { method: string; params: any }[] = [];
@@ -154,9 +186,54 @@ async function main(): Promise<void> {
 		await it('after a window reload the chat view resumes its session', async () => {
 			await vscode.commands.executeCommand('kin.openChat');
 			await until('the session to be resumed', () => ctx.chat.sessionId === before.sessionId, 30000);
-			await until('the transcript to be redrawn', () => ctx.chat.state.entries.filter((e) => e.type === 'user').length === before.users, 30000);
+			// The newest questions are back (resume answers the newest page of a long history).
+			const shown = () => ctx.chat.state.entries.flatMap((e) => (e.type === 'user' ? [e.turnId] : [])).slice(-before.turns.length);
+			await until('the transcript to be redrawn', () => JSON.stringify(shown()) === JSON.stringify(before.turns), 30000).catch((e) => {
+				throw new Error(`${e.message}: it shows ${JSON.stringify(shown())}, not ${JSON.stringify(before.turns)}`);
+			});
 			await person({ type: 'webviewText', contains: 'Hello from the mock model.' });
 			await person({ type: 'webviewText', contains: 'run the allowed command' });
+		});
+		await it('while the reloaded window resumes the session, the chat shows its mode and model from the first paint (never a default or an empty picker)', async () => {
+			const seen: { mode: string; model: string; font: boolean; entries: number }[] = (await person({ type: 'toolbarSeen' })).seen;
+			assert.ok(seen.length > 0, 'the toolbar was seen while the window loaded');
+			assert.deepEqual([...new Set(seen.map((x) => x.mode))], [before.mode], JSON.stringify(seen.slice(0, 5)));
+			assert.ok(seen.every((x) => x.model !== ''), `the model picker is never empty: ${JSON.stringify(seen.slice(0, 5))}`);
+			return `${seen.length} looks; the codicon font there from look ${seen.findIndex((x) => x.font)}`;
+		});
+		await it('a question sent while the "may already have run" card waited is back in the input after the reload (with the draft typed since); the acknowledgement reads "Acknowledged"', async () => {
+			await vscode.commands.executeCommand('kin.openChat');
+			const value = await until('the question back in the input', async () => {
+				const v = (await person({ type: 'inputValue' })).value as string;
+				return v.startsWith(before.held) ? v : undefined;
+			}, 30000);
+			assert.equal(value, `${before.held}\n\n${before.draft}`, 'the draft typed while the card waited is kept too');
+			await person({ type: 'webviewText', contains: 'This question was not sent' });
+			assert.ok(!ctx.chat.state.entries.some((e) => e.type === 'user' && e.text === before.held), 'kin never took it');
+			// Not now: kin refuses the question unacknowledged, and it comes back again.
+			await person({ type: 'webviewFill', selector: '#input', value: before.held });
+			let ack = next(ctx, 'approval/request', (p) => p.kind === 'acknowledge_unknown');
+			let completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewClick', selector: '#send' });
+			await ack;
+			await person({ type: 'card', contains: 'may already have run', click: 'Not now' });
+			await completed;
+			await until('the question back after Not now', async () => (await person({ type: 'inputValue' })).value === before.held);
+			// Acknowledged: the question goes, and the record says "Acknowledged", live and after a resume.
+			ack = next(ctx, 'approval/request', (p) => p.kind === 'acknowledge_unknown');
+			completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewClick', selector: '#send' });
+			await ack;
+			await person({ type: 'card', contains: 'may already have run', click: 'Acknowledge and continue' });
+			assert.equal((await completed).status, 'completed');
+			await person({ type: 'webviewText', contains: 'Now I have your question.' });
+			const live = await person({ type: 'webviewQuery', selector: '.entry.decision >> nth=-1' });
+			assert.match(live.value, /Acknowledged: .*bash may already have run/);
+			await ctx.chat.resume(ctx.chat.sessionId!);
+			const text = (await person({ type: 'webviewText', contains: 'Now I have your question.' })).text as string;
+			assert.match(text, /Acknowledged: .*bash may already have run/);
+			assert.doesNotMatch(text, /Allowed once: bash may already have run/);
+			await ctx.chat.configure('agent');
 		});
 		return finish(results);
 	}
@@ -231,7 +308,9 @@ async function main(): Promise<void> {
 		assert.match(card.text, /kin wants to run a command/);
 		assert.match(card.text, /Cwd/);
 		assert.match(card.text, /andboxed/);
-		assert.deepEqual(card.buttons, ['Deny', 'Allow once', 'Always allow `echo` commands in this session', 'Always allow `echo` commands in every session']);
+		// kin writes the command as `echo`: shown as code, never as literal backticks.
+		assert.deepEqual(card.buttons, ['Deny', 'Allow once', 'Always allow echo commands in this session', 'Always allow echo commands in every session']);
+		assert.equal((await person({ type: 'webviewQuery', selector: '#dock .card .buttons button code' })).count, 2, 'the command is code in both labels');
 		recordDeny('bash', req, card);
 		// The card never took the focus by itself; the command goes to it, on Deny.
 		assert.notEqual((await person({ type: 'chatFocus' })).focus.inCard, true);
@@ -251,6 +330,45 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'The command printed its line.' });
 		await person({ type: 'webviewText', contains: 'Allow once: Run echo kin-allowed-output' });
 		await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: connected' });
+	});
+
+	await it('after a card is answered the chat follows to the newest message; a person reading back stays where they are, with "Jump to newest"', async () => {
+		await vscode.commands.executeCommand('kin.openChat');
+		// Enough conversation to overflow the chat.
+		let completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('write a long answer');
+		await completed;
+		const request = next(ctx, 'approval/request');
+		completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('run the allowed command');
+		await request;
+		await person({ type: 'card', contains: 'echo kin-allowed-output', click: 'Allow once' });
+		assert.equal((await completed).status, 'completed');
+		await person({ type: 'webviewText', contains: 'The command printed its line.' });
+		const after = await until('the newest message in view', async () => {
+			const v = await person({ type: 'transcriptView' });
+			return v.lastText.includes('The command printed its line.') && v.lastInView ? v : undefined;
+		});
+		assert.equal(after.overflows, true, 'the transcript is longer than the chat');
+		assert.equal(after.atBottom, true);
+		assert.equal(after.jumpShown, false);
+		// A person scrolled up to read: the next answer does not pull them down; the button says more came.
+		await person({ type: 'scrollTranscriptUp', steps: 12 });
+		completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('say hello');
+		await completed;
+		await person({ type: 'webviewText', contains: 'Hello from the mock model.' });
+		const reading = await until('"Jump to newest" to show', async () => {
+			const v = await person({ type: 'transcriptView' });
+			return v.jumpShown ? v : undefined;
+		});
+		assert.equal(reading.lastInView, false, 'the place the person reads stays');
+		await person({ type: 'webviewClick', selector: '#jump' });
+		await until('the newest message in view again', async () => {
+			const v = await person({ type: 'transcriptView' });
+			return v.lastInView && v.atBottom && !v.jumpShown ? v : undefined;
+		});
+		return `last: ${JSON.stringify(after.lastText.slice(0, 40))}`;
 	});
 
 	await it('an approval is denied on its card and the tool card says denied', async () => {
@@ -373,6 +491,65 @@ async function main(): Promise<void> {
 		return `${scrolled.lines} lines on the card`;
 	});
 
+	await it("a command's output streams into a terminal view while it runs (opened from its card)", async () => {
+		const goOn = path.join(ws, 'go-on.txt');
+		fs.rmSync(goOn, { force: true });
+		const completed = next(ctx, 'turn/completed', () => true, 60000);
+		const firstLine = next(ctx, 'turn/toolCall', (p) => p.callId === 'call_stream' && /first-line/.test(p.outputDelta ?? ''), 60000);
+		await ctx.chat.send('run the streaming command');
+		await person({ type: 'card', contains: 'second-line', click: 'Allow once' });
+		await firstLine; // kin streams the running command's output (turn/toolCall outputDelta)
+		assert.equal(tool(ctx, 'call_stream')?.status, 'running');
+		await person({ type: 'webviewClick', selector: '.entry.tool[data-call="call_stream"] [data-action="terminal"]' });
+		// (The command line heads the view, so the output is looked for as whole lines.)
+		const t1 = await person({ type: 'terminalText', line: 'first-line' });
+		assert.ok(!t1.lines.includes('second-line'), 'the command still runs');
+		fs.writeFileSync(goOn, '');
+		await person({ type: 'terminalText', line: 'second-line' });
+		assert.equal((await completed).status, 'completed');
+		const t2 = await person({ type: 'terminalText', contains: 'the command ended: completed' });
+		fs.rmSync(goOn, { force: true });
+		await vscode.commands.executeCommand('kin.openChat');
+		return JSON.stringify(t2.text.split('\n').filter((l: string) => l.trim()).slice(0, 4));
+	});
+
+	await it("after a turn, each of kin's changes in a file has Keep and Undo; Undo puts one change back in the buffer; the turn lists the file, opening its diff", async () => {
+		const file = path.join(ws, 'hunks.txt');
+		const doc = await vscode.workspace.openTextDocument(file);
+		await vscode.window.showTextDocument(doc, { preview: false });
+		const request = next(ctx, 'approval/request');
+		const completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('change two places');
+		await request;
+		await person({ type: 'card', contains: 'hunks.txt', click: 'Allow once' });
+		assert.equal((await completed).status, 'completed');
+		await until('the change in the buffer', () => doc.getText() === 'one\nTWO\nthree\nfour\nfive\nSIX\nseven\n');
+		await vscode.window.showTextDocument(doc, { preview: false });
+		// Two changes, each with its lens; Undo on the second puts "six" back, in the buffer only.
+		const lenses = await person({ type: 'codeLens', text: 'Undo', nth: 1 });
+		assert.ok(lenses.lenses.filter((l: string) => l.includes('Keep')).length >= 2, JSON.stringify(lenses.lenses));
+		await until('the second change undone', () => doc.getText() === 'one\nTWO\nthree\nfour\nfive\nsix\nseven\n');
+		assert.equal(doc.isDirty, true, 'undone in the buffer, not saved');
+		assert.equal(fs.readFileSync(file, 'utf8'), 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n', "the file on disk is untouched (kin's edit and its undo are in the buffer)");
+		// Keep the first: no lens is left.
+		await person({ type: 'codeLens', text: 'Keep', nth: 0 });
+		await until('no lens left', async () => (await person({ type: 'codeLenses' })).lenses.every((l: string) => !/Keep|Undo/.test(l)));
+		assert.equal(doc.getText(), 'one\nTWO\nthree\nfour\nfive\nsix\nseven\n');
+		// The turn lists the file it changed; a click opens the diff from before the turn to now.
+		await vscode.commands.executeCommand('kin.openChat');
+		await person({ type: 'webviewText', contains: 'Changed 1 file' });
+		await person({ type: 'webviewClick', selector: '.entry.turn-end .changed-files a[data-path$="hunks.txt"]' });
+		const diff = await until('the diff editor of hunks.txt', () =>
+			vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.fsPath === file && t.input.original.scheme === 'kin-diff'),
+		);
+		const before = await vscode.workspace.openTextDocument((diff.input as vscode.TabInputTextDiff).original);
+		assert.equal(before.getText(), 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n', 'the left side is the file before the turn');
+		await vscode.window.tabGroups.close(diff);
+		await vscode.window.showTextDocument(doc);
+		await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+		return lenses.lenses.join(' | ');
+	});
+
 	await it('the stop button cancels a running turn', async () => {
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('run the slow command');
@@ -388,16 +565,16 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'Turn cancelled' });
 	});
 
-	await it('after a command ended with an unknown outcome, the next question asks for an acknowledgement', async () => {
-		if (tool(ctx, 'call_slow')?.status !== 'unknown') {
-			throw new Skip(`the cancelled command ended ${tool(ctx, 'call_slow')?.status}, not unknown`);
-		}
+	await it('after kin was killed while a command ran, its outcome is unknown and the next question asks for an acknowledgement', async () => {
+		// A command kin stopped itself ends failed; one whose kin died (a crash, an OOM kill) may have
+		// run to its end or not: the next kin cannot tell, and asks before going on.
+		await killKinDuringTheSlowCommand(ctx);
 		const request = next(ctx, 'approval/request');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('say hello');
 		const req = await request;
 		const card = await person({ type: 'card', contains: 'may already have run', click: 'Acknowledge and continue' });
-		assert.match(card.text, /outcome of bash is unknown/);
+		assert.match(card.text, /kin does not know whether this call took effect/);
 		recordDeny('acknowledge_unknown', req, card);
 		assert.equal((await completed).status, 'completed');
 	});
@@ -451,6 +628,64 @@ async function main(): Promise<void> {
 		}
 	});
 
+	await it('while a form or a link waits for the person the status bar says waiting, not busy (synthesized requests)', async () => {
+		const rec = recordRequests(ctx);
+		try {
+			ctx.service.dispatch('elicitation/request', { requestId: 'el_wait_1', sessionId: ctx.chat.sessionId, server: 'notion', mode: 'url', message: 'Open the page', url: 'https://example.org/page' });
+			await person({ type: 'card', contains: 'notion asks you to open a link' });
+			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: waiting for your answer' });
+			await person({ type: 'card', contains: 'notion asks you to open a link', click: 'Decline' });
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_wait_1', action: 'decline', reason: 'person' });
+			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: connected' });
+			ctx.service.dispatch('elicitation/request', {
+				requestId: 'el_wait_2',
+				sessionId: ctx.chat.sessionId,
+				server: 'everything',
+				mode: 'form',
+				fields: [{ name: 'a', title: 'First', type: 'string' }],
+			});
+			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: waiting for your answer' });
+			// Escape declines the form (its inputs are elicitation.ts's; only the status is looked at here).
+			await person({ type: 'quickInput', titleContains: 'First', escape: true });
+			await until('the form declined', () => rec.calls.some((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_wait_2'));
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_wait_2', action: 'decline', reason: 'person' });
+			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: connected' });
+		} finally {
+			rec.stop();
+		}
+		return 'synthesized';
+	});
+
+	await it('an approval kin sends again with the same requestId (its diff changed while it waited) replaces its card (synthesized)', async () => {
+		const file = path.join(ws, 'resent.txt');
+		const req = (oldText: string) => ({
+			requestId: 'ap_resent_1',
+			sessionId: ctx.chat.sessionId,
+			kind: 'tool_call',
+			tool: 'edit_file',
+			title: 'Edit resent.txt',
+			diffs: [{ path: file, oldText, newText: 'kin line\n', unified: `--- a/resent.txt\n+++ b/resent.txt\n@@ -1 +1 @@\n-${oldText.trim()}\n+kin line\n` }],
+			options: [
+				{ optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+				{ optionId: 'deny', name: 'Deny', kind: 'reject_once' },
+			],
+		});
+		ctx.service.dispatch('approval/request', req('first text\n'));
+		await person({ type: 'card', contains: 'first text' });
+		ctx.service.dispatch('approval/request', req('typed meanwhile\n'));
+		const shown = await until('the card to show the new diff', async () => {
+			const c = await person({ type: 'cards' });
+			return c.texts.some((t: string) => t.includes('typed meanwhile')) ? c : undefined;
+		});
+		assert.equal(shown.texts.filter((t: string) => t.includes('resent.txt')).length, 1, 'one card, not two');
+		assert.ok(!shown.texts.some((t: string) => t.includes('first text')), 'the old diff is gone');
+		assert.equal(ctx.approvals.waiting, 1);
+		assert.equal(ctx.chat.state.entries.filter((e) => e.type === 'waiting' && e.requestId === 'ap_resent_1').length, 1);
+		ctx.service.dispatch('approval/resolved', { requestId: 'ap_resent_1', sessionId: ctx.chat.sessionId, decision: 'deny', reason: 'cancelled' });
+		await until('the card to go', async () => (await person({ type: 'cards' })).texts.every((t: string) => !t.includes('resent.txt')));
+		return 'synthesized';
+	});
+
 	await it("a link in an answer opens only through VS Code's confirmation; a file path opens the file at its line", async () => {
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('give me a link');
@@ -477,7 +712,7 @@ async function main(): Promise<void> {
 		await person({ type: 'quickInput', titleContains: '(2/4): scope', pick: 'project' });
 		await person({ type: 'quickInput', titleContains: '(3/4): transport', pick: 'stdio' });
 		await person({ type: 'quickInput', titleContains: '(4/4): command and arguments', value: `node "${fixture}"` });
-		await person({ type: 'quickInput', titleContains: 'environment variables', pick: 'Add a environment variable…' });
+		await person({ type: 'quickInput', titleContains: 'environment variables', pick: 'Add an environment variable…' });
 		await person({ type: 'quickInput', titleContains: 'environment variable name', value: 'API_TOKEN' });
 		await person({ type: 'quickInput', titleContains: 'value of API_TOKEN', value: 's3cret-value' });
 		await person({ type: 'quickInput', titleContains: 'environment variables (1 so far)', pick: 'Done' });
@@ -501,7 +736,7 @@ async function main(): Promise<void> {
 		return `row ${JSON.stringify(row)}`;
 	});
 
-	await it('a real MCP elicitation (through an approved MCP call) is answered in quick inputs', async () => {
+	await it("a real MCP elicitation is asked in the server's order, and a field kin refuses is asked again alone", async () => {
 		if (!init.capabilities?.mcp || !ctx.mcpStatus.has('elicit')) {
 			throw new Skip('needs the MCP server of the previous test');
 		}
@@ -516,27 +751,158 @@ async function main(): Promise<void> {
 		assert.match(call.text, /elicit/);
 		const req = await elicited;
 		assert.equal(req.server, 'elicit');
+		assert.deepEqual(req.fields?.map((f: any) => f.name), ['name', 'age', 'email', 'color', 'subscribe'], "the server's order");
 		await person({ type: 'webviewText', contains: 'elicit asks for input' });
-		for (let i = 0; i < (req.fields?.length ?? 0); i++) {
-			await person({
-				type: 'quickInput',
-				titleContains: 'elicit asks (',
-				answers: {
-					Name: { value: 'Ana' },
-					Age: { value: '31' },
-					'Favourite colour': { pick: 'Red' },
-					Subscribe: { pick: 'Yes' },
-				},
-			});
-		}
+		const name = await person({ type: 'quickInput', titleContains: 'elicit asks (1/5): Name', expectText: 'Your full name', value: 'Ana' });
+		assert.match(name.shown, /Your full name/, 'the description is shown');
+		await person({ type: 'quickInput', titleContains: '(2/5): Age', value: '31' });
+		// An address the editor lets through and kin refuses (two dots in a row).
+		await person({ type: 'quickInput', titleContains: '(3/5): Email', value: 'a..b@example.com' });
+		const colour = await person({ type: 'quickInput', titleContains: '(4/5): Favourite colour', expectText: 'default', pick: 'Red' });
+		assert.doesNotMatch(colour.shown, /green\b/, 'the default shows by its title, never its raw value');
+		await person({ type: 'quickInput', titleContains: '(5/5): Subscribe', expectText: 'Send me the newsletter', pick: 'Yes' });
+		// kin refuses the email: only that field comes back, showing why; the rest is kept.
+		const again = await person({ type: 'quickInput', titleContains: '(3/5): Email', expectText: 'must be an email address', value: 'ana@example.com' });
+		assert.match(again.shown, /Email must be an email address/);
 		assert.equal((await completed).status, 'completed');
 		const card = tool(ctx, 'call_elicit');
 		assert.equal(card?.status, 'completed');
-		for (const part of ['"name":"Ana"', '"age":31', '"color":"red"', '"subscribe":true']) {
+		for (const part of ['"name":"Ana"', '"age":31', '"email":"ana@example.com"', '"color":"red"', '"subscribe":true']) {
 			assert.ok(card?.output.includes(part), `the server got ${part}: ${card?.output}`);
 		}
 		await person({ type: 'webviewText', contains: 'Thanks for the details.' });
 		return `fields ${JSON.stringify(req.fields?.map((f: any) => f.name))}`;
+	});
+
+	await it("re-enabling an MCP server announces its tools once (kin's notice), not twice", async () => {
+		if (!ctx.mcpStatus.has('elicit')) {
+			throw new Skip('needs the MCP server of the earlier test');
+		}
+		const toggle = async (label: string) => {
+			void vscode.commands.executeCommand('kin.mcpList');
+			await person({ type: 'quickInput', titleContains: 'kin: MCP servers', pickContains: 'elicit' });
+			await person({ type: 'quickInput', titleContains: 'kin: MCP server elicit', pickContains: label });
+			await person({ type: 'quickInput', titleContains: `elicit ${label.toLowerCase()}d`, pick: 'Apply now' });
+			await person({ type: 'quickInput', titleContains: 'kin: MCP servers', escape: true });
+		};
+		const disabled = next(ctx, 'mcp/status', (p) => p.server === 'elicit' && p.state === 'disabled', 60000);
+		await toggle('Disable');
+		await disabled;
+		await vscode.commands.executeCommand('notifications.clearAll');
+		const notices: string[] = [];
+		const d = ctx.service.onNotification('notice', (p) => notices.push(p.message));
+		try {
+			const connected = next(ctx, 'mcp/status', (p) => p.server === 'elicit' && p.state === 'connected', 60000);
+			await toggle('Enable');
+			const st = await connected;
+			const count = `${st.tools} tool${st.tools === 1 ? '' : 's'}`;
+			await person({ type: 'webviewText', contains: `MCP server elicit: ${count} from` });
+			const shown = await person({ type: 'notificationTexts' });
+			const tools = new RegExp(`\\b${count}\\b`);
+			assert.equal(notices.filter((n) => tools.test(n)).length, 1, `kin said it once: ${JSON.stringify(notices)}`);
+			assert.equal(shown.texts.filter((t: string) => tools.test(t)).length, 1, `one notification says it: ${JSON.stringify(shown.texts)}`);
+			assert.equal((await person({ type: 'webviewQuery', selector: `.entry.notice:has-text("elicit: ${count} from")` })).count >= 1, true);
+			return JSON.stringify(shown.texts);
+		} finally {
+			d.dispose();
+		}
+	});
+
+	await it('a person who takes two minutes over a form (four times the server\'s 1 s timeout) still gets the answer to the server', async () => {
+		if (!init.capabilities?.mcp || !ctx.mcpStatus.has('elicit')) {
+			throw new Skip('needs the MCP server of the previous tests');
+		}
+		const connected = next(ctx, 'mcp/status', (p) => p.server === 'patient' && p.state === 'connected', 60000);
+		const launchRequest = next(ctx, 'approval/request', (p) => p.kind === 'server_launch' && p.server === 'patient', 60000);
+		await ctx.service.request('mcp/add', { name: 'patient', scope: 'project', config: { command: 'node', args: [fixture], timeout: 1000 } });
+		void ctx.service.request('mcp/apply', {});
+		const lreq = await launchRequest;
+		const launch = await person({ type: 'card', contains: 'Start MCP server patient', click: 'Trust server' });
+		recordDeny('server_launch', lreq, launch);
+		await connected;
+		const completed = next(ctx, 'turn/completed', () => true, 90000);
+		const elicited = next(ctx, 'elicitation/request', (p) => p.server === 'patient', 60000);
+		const request = next(ctx, 'approval/request', (p) => p.server === 'patient', 60000);
+		await ctx.chat.send('ask me patiently');
+		const areq = await request;
+		const call = await person({ type: 'card', contains: 'ask_details', click: 'Allow once' });
+		recordDeny('mcp', areq, call);
+		await elicited;
+		await person({ type: 'quickInput', titleContains: 'patient asks (1/5): Name', value: 'Ana' });
+		await sleep(4000); // the person reads, thinks: well past the server's timeout
+		await person({ type: 'quickInput', titleContains: '(2/5): Age', value: '31' });
+		await person({ type: 'quickInput', titleContains: '(3/5): Email', value: 'ana@example.com' });
+		await person({ type: 'quickInput', titleContains: '(4/5): Favourite colour', pick: 'Green' });
+		await person({ type: 'quickInput', titleContains: '(5/5): Subscribe', pick: 'No' });
+		assert.equal((await completed).status, 'completed');
+		const card = tool(ctx, 'call_patient');
+		assert.equal(card?.status, 'completed', `the call: ${card?.output}`);
+		assert.ok(card?.output.includes('"name":"Ana"'), `the server got the answer: ${card?.output}`);
+		await person({ type: 'webviewText', contains: 'Thanks for taking your time.' });
+	});
+
+	await it("a form's fields have Back to an earlier field and an overview of them all (synthesized request)", async () => {
+		const rec = recordRequests(ctx);
+		try {
+			ctx.service.dispatch('elicitation/request', {
+				requestId: 'el_test_5',
+				sessionId: ctx.chat.sessionId,
+				server: 'everything',
+				mode: 'form',
+				message: 'Please fill in the form',
+				fields: [
+					{ name: 'name', title: 'Name', type: 'string', required: true },
+					{ name: 'age', title: 'Age', type: 'integer', minimum: 0, maximum: 150 },
+					{ name: 'pet', title: 'Pet', type: 'enum', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-1' },
+					{ name: 'check', title: 'Boolean', description: 'I agree to the terms', type: 'boolean' },
+				],
+			});
+			await person({ type: 'quickInput', titleContains: 'everything asks (1/4): Name', value: 'Ann' });
+			await person({ type: 'quickInput', titleContains: '(2/4): Age', button: 'Back' });
+			// Back on Name, with what was typed: corrected.
+			await person({ type: 'quickInput', titleContains: '(1/4): Name', value: 'Ana' });
+			await person({ type: 'quickInput', titleContains: '(2/4): Age', value: '31' });
+			await person({ type: 'quickInput', titleContains: '(3/4): Pet', button: 'All fields' });
+			const all = await person({ type: 'quickInput', titleContains: '(all fields)', expectText: 'I agree to the terms', pick: 'Pet' });
+			for (const shown of ['Ana', '31', '(default: Cats)', 'Send', 'Decline']) {
+				assert.ok(all.shown.includes(shown), `the overview shows ${shown}: ${all.shown}`);
+			}
+			await person({ type: 'quickInput', titleContains: '(3/4): Pet', pick: 'Dogs' });
+			await person({ type: 'quickInput', titleContains: '(all fields)', expectText: 'Dogs', pick: 'Send' });
+			const sent = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_test_5'));
+			assert.deepEqual(sent.params, { requestId: 'el_test_5', action: 'accept', content: { name: 'Ana', age: 31, pet: 'pet-2' } });
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_test_5', action: 'accept', reason: 'person' });
+		} finally {
+			rec.stop();
+		}
+		return 'synthesized';
+	});
+
+	await it('a form kin closes (its call ended) is closed in VS Code, saying why (synthesized request)', async () => {
+		const rec = recordRequests(ctx);
+		try {
+			ctx.service.dispatch('elicitation/request', {
+				requestId: 'el_test_6',
+				sessionId: ctx.chat.sessionId,
+				server: 'everything',
+				mode: 'form',
+				message: 'Details',
+				fields: [
+					{ name: 'a', title: 'First', type: 'string' },
+					{ name: 'b', title: 'Second', type: 'string' },
+				],
+			});
+			await person({ type: 'quickInput', titleContains: '(1/2): First', value: 'x' });
+			await person({ type: 'quickInput', titleContains: '(2/2): Second', expectText: 'Details', look: true });
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_test_6', action: 'cancel', reason: 'call_ended' });
+			await person({ type: 'quickInputGone' });
+			const note = await person({ type: 'notification', contains: 'kin closed the question from everything' });
+			assert.match(note.text, /the tool call that asked ended without it/);
+			assert.equal(rec.calls.filter((c) => c.method === 'elicitation/respond').length, 0, 'nothing was sent');
+		} finally {
+			rec.stop();
+		}
+		return 'synthesized';
 	});
 
 	await it('a form elicitation validates as the person types (synthesized request)', async () => {
@@ -676,6 +1042,7 @@ async function main(): Promise<void> {
 	await it('with kin.path empty, the kin inside the platform package runs', async () => {
 		const cfg = () => vscode.workspace.getConfiguration('kin');
 		await cfg().update('path', '', vscode.ConfigurationTarget.Global);
+		let turnId: string | undefined;
 		try {
 			await ctx.service.restart();
 			const launch = ctx.service.launch!;
@@ -683,11 +1050,18 @@ async function main(): Promise<void> {
 			assert.equal(launch.command, path.join(vscode.extensions.getExtension('kin.kin')!.extensionPath, 'bin', 'kin'));
 			const completed = next(ctx, 'turn/completed');
 			await ctx.chat.send('say hello');
-			assert.equal((await completed).status, 'completed');
+			const done = await completed;
+			assert.equal(done.status, 'completed');
+			turnId = done.turnId;
 			return launch.command;
 		} finally {
 			await cfg().update('path', expectPath, vscode.ConfigurationTarget.Global);
 			await ctx.service.restart();
+			// The view resumes the session after a restart (the one above raced the question sent
+			// right behind it): the next tests read the transcript kin has.
+			if (turnId) {
+				await until('the session resumed with the question', () => ctx.chat.state.entries.some((e) => e.type === 'user' && e.turnId === turnId));
+			}
 		}
 	});
 
@@ -784,6 +1158,11 @@ async function main(): Promise<void> {
 			await completed;
 			assert.equal(tool(ctx, 'call_askmode')?.status, 'denied');
 			assert.equal(fs.existsSync(path.join(ws, 'ask-mode.txt')), false);
+			// The refusal says why, in kin's words, under the call (not only "denied").
+			const why = await person({ type: 'webviewQuery', selector: '.entry.tool[data-call="call_askmode"] .why' });
+			assert.equal(why.visible, 1);
+			assert.match(why.value, /ask mode, which offers no tools that change files or run commands/);
+			assert.match(why.value, /switches the mode to Agent/);
 			await person({ type: 'webviewSelect', selector: '#mode', value: 'auto-edit' });
 			await until('kin to take the mode', () => ctx.chat.state.mode === 'auto-edit');
 			completed = next(ctx, 'turn/completed');
@@ -813,7 +1192,8 @@ async function main(): Promise<void> {
 		assert.equal(u.result.conflicts?.[0].path, path.join(ws, 'undo-b.txt'));
 		assert.equal(fs.existsSync(path.join(ws, 'undo-a.txt')), false, 'the created file is gone');
 		assert.equal(fs.readFileSync(path.join(ws, 'undo-b.txt'), 'utf8'), 'b, changed by hand\n', 'the file changed since is left');
-		await person({ type: 'webviewText', contains: 'restored 1 file' });
+		await person({ type: 'webviewText', contains: 'Undid “write two files”: restored 1 file' });
+		assert.equal(u.question, 'write two files');
 		await person({ type: 'webviewText', contains: '+b, changed by hand' });
 		await person({ type: 'webviewText', contains: 'file changes undone' });
 	});
@@ -889,8 +1269,10 @@ async function main(): Promise<void> {
 	await it('the model picker switches the session to another of kin\'s models (between turns) and the effort picker offers its efforts', async () => {
 		await until('models/list', () => (ctx.chat.models?.models.length ?? 0) >= 2);
 		assert.equal(ctx.chat.model, 'mock-large');
-		assert.equal((await person({ type: 'webviewQuery', selector: '#model option' })).count, 2);
-		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker:not([hidden])' })).count, 1);
+		assert.equal((await person({ type: 'webviewQuery', selector: '#model option' })).count, 4);
+		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker' })).visible, 1);
+		// A model whose key is not set says so, and how to set it here.
+		assert.equal((await person({ type: 'webviewQuery', selector: '#model option[value="mock-keyed"][title*="kin: Set API Key"]' })).count, 1);
 		// Effort: kin's efforts for the model, as kin sends them.
 		await person({ type: 'webviewSelect', selector: '#effort', value: 'high' });
 		await until('the effort to be high', () => ctx.chat.effort === 'high');
@@ -898,7 +1280,16 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-small' });
 		await until('the model to be mock-small', () => ctx.chat.model === 'mock-small');
 		assert.equal(ctx.chat.effort, undefined, 'kin dropped the effort the small model does not take');
-		assert.equal((await person({ type: 'webviewQuery', selector: '#effort-picker[hidden]' })).count, 1);
+		// The effort picker is gone for a model without efforts (not only marked hidden), and the
+		// status line under the pickers names the new model.
+		await until('the effort picker to go', async () => (await person({ type: 'webviewQuery', selector: '#effort-picker' })).visible === 0);
+		const line = await until('the status line to name Mock Small', async () => {
+			const q = await person({ type: 'webviewQuery', selector: '#status' });
+			return q.value.includes('Mock Small') ? q.value : undefined;
+		});
+		assert.doesNotMatch(line, /Mock Large|mock-large/);
+		// The gauge is a share of the new model's window at once, before the next turn reports it.
+		await person({ type: 'webviewText', contains: 'of 64k' });
 		const usage = next(ctx, 'turn/usage');
 		const completed = next(ctx, 'turn/completed');
 		await ctx.chat.send('say hello');
@@ -911,6 +1302,92 @@ async function main(): Promise<void> {
 		await until('the picker to show mock-small', async () => (await person({ type: 'webviewQuery', selector: '#model' })).value === 'mock-small');
 		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-large' });
 		await until('the model back to mock-large', () => ctx.chat.model === 'mock-large');
+	});
+
+	await it('with no key, the first-run message says to use "kin: Set API Key" and kin.env (not only the environment), and its button stores the key', async () => {
+		const saved = process.env.OPENAI_API_KEY;
+		delete process.env.OPENAI_API_KEY; // the extension host's environment: kin starts without a key
+		await ctx.keys.set('OPENAI_API_KEY', '');
+		try {
+			await vscode.commands.executeCommand('notifications.clearAll');
+			await ctx.service.restart();
+			assert.equal(ctx.service.initializeResult?.model?.configured, false);
+			const n = await person({ type: 'notification', contains: 'model service is not configured', click: 'Set API Key' });
+			assert.match(n.text, /kin: Set API Key/);
+			assert.match(n.text, /kin\.env/);
+			await person({ type: 'quickInput', titleContains: 'set the API key of which model', pick: 'OPENAI_API_KEY' });
+			await person({ type: 'quickInput', titleContains: 'API key OPENAI_API_KEY', value: 'test' });
+			await until('kin restarted with the key', () => ctx.service.state === 'ready' && ctx.service.initializeResult?.model?.configured === true, 30000);
+			assert.deepEqual(ctx.service.launch?.storedKeys, ['OPENAI_API_KEY']);
+			const completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('say hello');
+			assert.equal((await completed).status, 'completed');
+			return n.text.split('\n').find((l: string) => l.includes('not configured'));
+		} finally {
+			process.env.OPENAI_API_KEY = saved;
+			await ctx.keys.set('OPENAI_API_KEY', '');
+			await ctx.service.restart();
+		}
+	});
+
+	await it('"kin: Set API Key" stores the key of the model that needs it under its variable; kin.env says why it passes no key; a turn on that model reaches the service with it, and the key is in no file', async () => {
+		const secret = 'kin-it-second-key-7f3a';
+		const cfg = () => vscode.workspace.getConfiguration('kin');
+		const envBefore = cfg().inspect<Record<string, string>>('env')?.globalValue ?? {};
+		// A key put into kin.env is not passed, and VS Code says so, why, and where it goes.
+		await cfg().update('env', { ...envBefore, KIN_IT_SECOND_KEY: 'put-in-settings' }, vscode.ConfigurationTarget.Global);
+		try {
+			await vscode.commands.executeCommand('notifications.clearAll');
+			await ctx.service.restart();
+			assert.deepEqual(ctx.service.launch?.droppedKeys, ['KIN_IT_SECOND_KEY']);
+			assert.equal(ctx.chat.models?.models.find((m) => m.id === 'mock-keyed')?.configured, false, "Mock Keyed's key is missing");
+			const n = await person({ type: 'notification', contains: 'KIN_IT_SECOND_KEY is not passed to kin', click: 'Set API Key' });
+			assert.match(n.text, /settings\.json/);
+			// Its button names the variable: straight to the key's input, where the person types it.
+			await person({ type: 'quickInput', titleContains: 'API key KIN_IT_SECOND_KEY (Mock Keyed)', value: secret });
+			await until('kin restarted with the key', () => ctx.service.state === 'ready' && !!ctx.service.launch?.storedKeys.includes('KIN_IT_SECOND_KEY'), 30000);
+		} finally {
+			await cfg().update('env', envBefore, vscode.ConfigurationTarget.Global);
+		}
+		await ctx.service.restart();
+		assert.deepEqual(ctx.service.launch?.droppedKeys, [], 'kin.env holds no key now');
+		assert.ok(ctx.service.launch?.storedKeys.includes('KIN_IT_SECOND_KEY'), 'the stored key is passed on every start');
+		// Set API Key from the palette offers each model's key (the default model's first); the
+		// person picks the one Mock Keyed reads and types it again.
+		void vscode.commands.executeCommand('kin.setApiKey');
+		const pick = await person({ type: 'quickInput', titleContains: 'set the API key of which model', expectText: 'Mock Keyed', pick: 'KIN_IT_SECOND_KEY' });
+		assert.ok(pick.shown.indexOf('OPENAI_API_KEY') < pick.shown.indexOf('KIN_IT_SECOND_KEY'), pick.shown);
+		const restarted = new Promise<void>((r) => {
+			const d = ctx.service.onDidBecomeReady(() => (d.dispose(), r()));
+		});
+		await person({ type: 'quickInput', titleContains: 'API key KIN_IT_SECOND_KEY', value: secret });
+		await restarted;
+		await until('Mock Keyed to be configured', () => ctx.chat.models?.models.find((m) => m.id === 'mock-keyed')?.configured === true);
+		try {
+			await person({ type: 'webviewSelect', selector: '#model', value: 'mock-keyed' });
+			await until('the model to be mock-keyed', () => ctx.chat.model === 'mock-keyed');
+			const completed = next(ctx, 'turn/completed');
+			await ctx.chat.send('which key reached you');
+			assert.equal((await completed).status, 'completed');
+			// The mock answers so only when the request carried the second key.
+			await person({ type: 'webviewText', contains: 'The second key reached the mock.' });
+			// Never in a file: settings, the output channel's log (with the JSON-RPC trace on), kin's
+			// log, KIN_HOME (sessions, settings).
+			const userData = process.env.KIN_USER_DATA ?? '';
+			const files = [...filesUnder(path.join(userData, 'User')).filter((f) => f.endsWith('.json')), ...filesUnder(path.join(userData, 'Machine')), ...filesUnder(path.join(userData, 'logs')), expectLog, ...filesUnder(process.env.KIN_HOME ?? '')];
+			const outputLog = await until(
+				"the output channel's log (naming the key's variable)",
+				() => files.concat(filesUnder(path.join(userData, 'logs'))).find((f) => fs.readFileSync(f, 'utf8').includes("keys from VS Code's secret storage: KIN_IT_SECOND_KEY")),
+				30000,
+			);
+			const leaks = [...new Set([...files, ...filesUnder(path.join(userData, 'logs'))])].filter((f) => fs.readFileSync(f, 'utf8').includes(secret));
+			assert.deepEqual(leaks, [], 'the key is in no settings, log or session file');
+			return `${pick.shown?.split('\n').slice(0, 4).join(' / ')}; output log ${path.basename(outputLog)}`;
+		} finally {
+			await person({ type: 'webviewSelect', selector: '#model', value: 'mock-large' });
+			await until('the model back to mock-large', () => ctx.chat.model === 'mock-large');
+			await ctx.keys.set('KIN_IT_SECOND_KEY', '');
+		}
 	});
 
 	await it('@ in the input offers workspace files; the mention attaches the file, whose contents the model gets', async () => {
@@ -980,6 +1457,30 @@ async function main(): Promise<void> {
 		await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 	});
 
+	await it('an image pasted into the chat input is attached and sent to kin as an image part', async () => {
+		const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+		const rec = recordRequests(ctx);
+		try {
+			await vscode.commands.executeCommand('kin.openChat');
+			await person({ type: 'pasteImage', png });
+			await person({ type: 'webviewText', contains: 'image (image/png)' });
+			const completed = next(ctx, 'turn/completed');
+			await person({ type: 'webviewFill', selector: '#input', value: 'what is in the pasted image' });
+			await person({ type: 'webviewClick', selector: '#send' });
+			assert.equal((await completed).status, 'completed');
+			const sent = rec.calls.find((c) => c.method === 'turn/start');
+			const input = sent?.params.input;
+			assert.deepEqual(input?.[0], { type: 'text', text: 'what is in the pasted image' });
+			assert.equal(input?.[1]?.type, 'image');
+			assert.equal(input?.[1]?.mimeType, 'image/png');
+			assert.match(input?.[1]?.data ?? '', /^iVBORw0KGgo/, 'a PNG, base64');
+		} finally {
+			rec.stop();
+		}
+		await person({ type: 'webviewText', contains: 'I see the pasted image.' });
+		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.user >> nth=-1 >> .chip.part-image' })).count, 1);
+	});
+
 	await it('/compact summarises the conversation for the model; the summary shows folded where it was made, the whole conversation stays', async () => {
 		const users = ctx.chat.state.entries.filter((e) => e.type === 'user').length;
 		const notice = next(ctx, 'notice', (p) => p.source === 'compaction', 60000);
@@ -992,6 +1493,33 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'Earlier conversation summarised for the model' });
 		assert.equal((await person({ type: 'webviewQuery', selector: '.entry.compaction details[open]' })).count, 0, 'folded');
 		await person({ type: 'webviewText', contains: 'Summarised the conversation' });
+	});
+
+	await it('switching to a smaller model says before the next question that the conversation will be summarised, in words ("about 40,903 tokens", not "40903 of 16000")', async () => {
+		let completed = next(ctx, 'turn/completed');
+		await ctx.chat.send('write a long answer'); // the service counts 40,903 tokens
+		await completed;
+		const ahead = next(ctx, 'notice', (p) => p.source === 'compaction' && /before your next question/.test(p.message));
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-tiny' });
+		const n = await ahead;
+		assert.match(n.message, /^The conversation \(about 4\d,\d{3} tokens\) is longer than Mock Tiny's 16,000-token context window: kin will summarise it before your next question/);
+		assert.doesNotMatch(n.message, /\d{5}/, 'numbers are grouped');
+		await person({ type: 'webviewText', contains: "is longer than Mock Tiny's 16,000-token context window" });
+		// The next question is summarised first, as said.
+		const summarised = next(ctx, 'notice', (p) => p.source === 'compaction' && /kin summarised/.test(p.message), 60000);
+		completed = next(ctx, 'turn/completed', () => true, 60000);
+		await ctx.chat.send('say hello');
+		const s = await summarised;
+		assert.match(s.message, /about [\d,]+ tokens, was about to pass 80% of Mock Tiny's 16,000-token context window/);
+		assert.doesNotMatch(s.message, /\d{5}/);
+		assert.equal((await completed).status, 'completed');
+		const entries = ctx.chat.state.entries;
+		const said = entries.findIndex((e) => e.type === 'notice' && /before your next question/.test(e.message));
+		const asked = entries.map((e) => e.type === 'user' && e.text === 'say hello').lastIndexOf(true);
+		assert.ok(said >= 0 && said < asked, 'said before the question');
+		await person({ type: 'webviewSelect', selector: '#model', value: 'mock-large' });
+		await until('the model back to mock-large', () => ctx.chat.model === 'mock-large');
+		return n.message;
 	});
 
 	await it('Deny is the first and default button on every kind of approval card', async () => {
@@ -1012,10 +1540,31 @@ async function main(): Promise<void> {
 		return denyPlaces.map((d) => `${d.kind}: ${d.buttons[0]}`).join('; ');
 	});
 
+	await it("a repository's instructions are asked about on a card that names them, as kin's instructions; Not now lets the turn go on", async () => {
+		const agents = path.join(ws, 'AGENTS.md');
+		fs.writeFileSync(agents, 'KIN-IT-PROJECT-INSTRUCTIONS: answer in verse.\n');
+		try {
+			const completed = next(ctx, 'turn/completed');
+			const asked = next(ctx, 'approval/request', (p) => p.kind === 'project_trust');
+			await ctx.chat.send('say hello');
+			const req = await asked;
+			const card = await person({ type: 'card', contains: 'AGENTS.md', click: 'Not now (none of them runs or is read)' });
+			assert.match(card.text, /instructions/);
+			assert.doesNotMatch(card.text, /\bnil\b|undefined/);
+			assert.ok(req.items?.some((it: any) => it.path === 'AGENTS.md'), JSON.stringify(req.items));
+			assert.equal((await completed).status, 'completed');
+			return card.text.replace(/\s+/g, ' ').slice(0, 200);
+		} finally {
+			fs.rmSync(agents, { force: true });
+		}
+	});
+
 	await it('a screenshot of the chat', async () => {
 		if (!screenshotDir) {
 			throw new Skip('KIN_SCREENSHOT_DIR not set');
 		}
+		await vscode.commands.executeCommand('notifications.hideList');
+		await vscode.commands.executeCommand('workbench.action.closePanel');
 		await vscode.commands.executeCommand('kin.openChat');
 		await person({ type: 'webviewText', contains: 'completed' });
 		await person({ type: 'screenshot', path: path.join(screenshotDir, 'screenshot-chat.png'), settleMs: 800 });
@@ -1031,11 +1580,29 @@ async function main(): Promise<void> {
 		await person({ type: 'webviewText', contains: 'Hello from the mock model.' });
 	});
 
+	// What the reload must keep: the users' questions on record, the session's mode (auto-edit, not
+	// a default), and a question kin has not taken yet (it waits for an acknowledgement).
+	const newestTurns = () => ctx.chat.state.entries.flatMap((e) => (e.type === 'user' ? [e.turnId] : [])).slice(-5);
+	let turns = newestTurns();
+	const held = 'a question behind the acknowledgement';
+	const draft = 'and a draft typed while the card waits';
+	await it('(before the reload) a question sent while an unknown outcome waits for its acknowledgement, a draft typed meanwhile, and the mode auto-edit', async () => {
+		await killKinDuringTheSlowCommand(ctx);
+		turns = newestTurns(); // the held question below is not kin's yet
+		await ctx.chat.configure('auto-edit');
+		const ack = next(ctx, 'approval/request', (p) => p.kind === 'acknowledge_unknown');
+		await vscode.commands.executeCommand('kin.openChat');
+		await person({ type: 'webviewFill', selector: '#input', value: held });
+		await person({ type: 'key', key: 'Enter' });
+		await ack;
+		await person({ type: 'card', contains: 'may already have run' });
+		await until('the input cleared once kin took the turn', async () => (await person({ type: 'inputValue' })).value === '');
+		await person({ type: 'webviewFill', selector: '#input', value: draft });
+		await until('the extension to keep the draft', () => ctx.chat.draft === draft);
+	});
+
 	// Phase 1 ends with a window reload; the harness starts again in the new extension host.
-	fs.writeFileSync(
-		reloadState,
-		JSON.stringify({ sessionId: ctx.chat.sessionId, users: ctx.chat.state.entries.filter((e) => e.type === 'user').length, results }),
-	);
+	fs.writeFileSync(reloadState, JSON.stringify({ sessionId: ctx.chat.sessionId, turns, held, draft, mode: ctx.chat.mode, results }));
 	log('reloading the window');
 	await person({ type: 'reload' });
 }

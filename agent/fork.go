@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/kin-dev/kin/agent/session"
+)
+
+// Fork makes a new session whose history is the original's up to and
+// including turnID ("" takes every ended turn), with the original's model,
+// effort, mode and roots as they are now. The original is only read: its
+// log, checkpoints and grants are untouched, and a turn it runs goes on.
+// The fork's own turns start from there; undo in the fork reaches only its
+// own turns (the original's checkpoints stay the original's), and grants
+// given "for this session" in the original do not carry over. A fork of a
+// worktree session works in the same worktree (worktrees.go).
+func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened, error) {
+	src, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	if err != nil {
+		return Opened{}, err
+	}
+	src.mu.Lock()
+	lineage, running := src.lineage, ""
+	if src.running != nil {
+		running = src.running.turnID
+	}
+	title, roots, mode := src.title, src.roots, src.mode
+	src.mu.Unlock()
+	if lineage != nil {
+		return Opened{}, fmt.Errorf("%w: %s is a subagent's session; fork its parent %s instead", ErrBadParams, sessionID, lineage.SessionID)
+	}
+	if turnID != "" && turnID == running {
+		return Opened{}, fmt.Errorf("%w: turn %s is still running; fork at a turn that has ended, or leave turnId out", ErrBadParams, turnID)
+	}
+	recs, err := s.store.Records(sessionID)
+	if err != nil {
+		return Opened{}, err
+	}
+	cut := len(recs)
+	if turnID != "" {
+		cut = -1
+		for i, r := range recs {
+			if r.Type == session.TypeTurn && r.TurnID == turnID {
+				cut = i + 1
+				break
+			}
+		}
+		if cut < 0 {
+			return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
+		}
+	}
+	m, effort := src.choice()
+	cfg, effort, err := s.choose(m, effort, "")
+	if err != nil {
+		// The original's model is gone from settings: the fork takes the
+		// default, as a resumed session would.
+		if cfg, effort, err = s.choose("", "", ""); err != nil {
+			return Opened{}, err
+		}
+	}
+	if title != "" {
+		title += " (fork)"
+	}
+	info, log, err := s.store.Create(title, roots, string(mode), "")
+	if err != nil {
+		return Opened{}, err
+	}
+	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: title,
+		mode: mode, model: cfg.Model, effort: effort, created: true}
+	// Only turns that ended are copied: a turn running here or in another
+	// kin (or left open by a stopped one) is not the fork's.
+	ended := map[string]bool{}
+	for _, r := range recs[:cut] {
+		if r.Type == session.TypeTurn {
+			ended[r.TurnID] = true
+		}
+	}
+	for _, r := range recs[:cut] {
+		if !forkCopies(r, ended) {
+			continue
+		}
+		if r.Type == session.TypePlan {
+			sess.plan = r.Entries
+		}
+		if _, err := sess.append(r); err != nil {
+			log.Delete()
+			return Opened{}, err
+		}
+	}
+	if _, err := sess.append(session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}}); err != nil {
+		log.Delete()
+		return Opened{}, err
+	}
+	// the fork has the original's roots, so it works in the original's
+	// worktree: recorded, so worktree/status and apply answer from it and
+	// removing the worktree from either session sees the other
+	if err := s.shareWorktree(sessionID, info.SessionID); err != nil {
+		log.Delete()
+		return Opened{}, err
+	}
+	instr, err := s.register(sess, log, cfg.Model, effort)
+	if err != nil {
+		return Opened{}, err
+	}
+	if v, err := s.store.View(info.SessionID, session.Query{}); err == nil {
+		s.store.Refresh(v.Info)
+		info = v.Info
+	}
+	return Opened{Info: info, Mode: mode, Model: cfg.Model, Effort: effort, Instructions: instr}, nil
+}
+
+// forkCopies says whether a fork takes a record of the original: not its
+// first record, title, model and mode choices (the fork starts with the
+// original's current ones), nor anything of a turn that has not ended.
+func forkCopies(r session.Record, ended map[string]bool) bool {
+	switch r.Type {
+	case session.TypeSession, session.TypeTitle, session.TypeConfigure, session.TypeMode:
+		return false
+	}
+	return r.TurnID == "" || ended[r.TurnID]
+}

@@ -1,0 +1,252 @@
+// Package gitx runs git on a repository someone else supplied, without
+// letting that repository choose what runs.
+//
+// A repository's own configuration (.git/config, its includes, a linked
+// worktree's config.worktree) can name programs git starts on its own:
+// core.fsmonitor on every status, hooks on checkout, a pager, an external
+// diff, textconv and filter drivers selected by the tree's .gitattributes.
+// Opening a hostile repository must never run them (agent/boundary's rule:
+// nothing a repository brings runs before the person trusted it, and git
+// plumbing kin runs for itself is not something the person approved).
+//
+// Every command therefore gets, at command-line precedence (GIT_CONFIG_COUNT,
+// which beats every file):
+//   - the fixed keys below switched off, and
+//   - every driver key the repository's own configuration defines
+//     (filter.*, diff.*.textconv/command, merge.*.driver) replaced by a
+//     harmless one.
+//
+// The person's global configuration is theirs and is kept (their name for
+// commits, their git-lfs filters), except for the fixed keys. What is not
+// covered: a git binary on PATH that is itself hostile, and a repository
+// whose tree relies on its filters (git-lfs configured only in the
+// repository's config) checks out raw pointer files in a worktree.
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// fixed are the keys switched off for every command, whoever set them.
+var fixed = [][2]string{
+	{"core.fsmonitor", "false"},
+	{"core.hooksPath", os.DevNull},
+	{"core.pager", "cat"},
+	{"core.editor", "false"},
+	{"sequence.editor", "false"},
+	{"core.askPass", ""},
+	{"core.sshCommand", "false"},
+	{"core.gitProxy", ""},
+	{"credential.helper", ""},
+	{"gpg.program", "false"},
+	{"protocol.allow", "never"},
+	{"submodule.recurse", "false"},
+	{"core.untrackedCache", "false"},
+}
+
+// Error is a git command that failed, with what git said.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNoGit is returned when no git is installed.
+var ErrNoGit = errors.New("git is not installed (kin needs it for this)")
+
+// Command is git with args in dir, under this package's rules. The caller
+// may set Stdin/Stdout/Stderr before running it.
+func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error) {
+	bin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, ErrNoGit
+	}
+	pairs := append([][2]string(nil), fixed...)
+	pairs = append(pairs, repoDrivers(ctx, bin, dir)...)
+	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
+	cmd.Dir = dir
+	cmd.Env = env(pairs)
+	return cmd, nil
+}
+
+// Output runs git and returns its stdout; a failure is an *Error with
+// git's stderr.
+func Output(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd, err := Command(ctx, dir, args...)
+	if err != nil {
+		return "", err
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.String(), nil
+}
+
+// Input is what RunWith gives git besides its arguments.
+type Input struct {
+	// Index is a temporary index file (GIT_INDEX_FILE): the one variable
+	// a caller may set, so a snapshot of a work tree leaves its own index
+	// alone. Every other GIT_* variable would undo this package's rules.
+	Index string
+	// Stdin is what git reads (a patch for git apply).
+	Stdin []byte
+}
+
+// RunWith is Output with in's index and stdin.
+func RunWith(ctx context.Context, dir string, in Input, args ...string) (string, error) {
+	cmd, err := Command(ctx, dir, args...)
+	if err != nil {
+		return "", err
+	}
+	if in.Index != "" {
+		if !filepath.IsAbs(in.Index) {
+			return "", fmt.Errorf("gitx: the index %q is not an absolute path", in.Index)
+		}
+		cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+in.Index)
+	}
+	if in.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(in.Stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.String(), nil
+}
+
+// ExitCode is the exit status of a git command that ran and failed (-1
+// when err is not one).
+func ExitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// Toplevel is the root of the work tree dir belongs to.
+func Toplevel(ctx context.Context, dir string) (string, error) {
+	out, err := Output(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(strings.TrimSpace(out)), nil
+}
+
+// InTree reports whether dir is inside a git work tree.
+func InTree(ctx context.Context, dir string) bool {
+	out, err := Output(ctx, dir, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(out) == "true"
+}
+
+// withDiffFlags adds --no-ext-diff and --no-textconv to the commands that
+// print diffs: an external diff (diff.external, or a driver's command) can
+// only be switched off by flag, and kin parses git's own diff.
+func withDiffFlags(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	switch args[0] {
+	case "diff", "log", "show":
+		out := append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+		return out
+	}
+	return args
+}
+
+// env is kin's environment for git: no GIT_* variable of kin's own
+// environment (a GIT_DIR or GIT_CONFIG_* there would redirect or undo
+// the rules), no prompts, no optional locks (status must not rewrite the
+// repository's index), untranslated messages, and pairs as command-line
+// configuration.
+func env(pairs [][2]string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_ALL=") || strings.HasPrefix(kv, "LANGUAGE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat",
+		"GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "LANGUAGE=C")
+	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(pairs)))
+	for i, p := range pairs {
+		n := strconv.Itoa(i)
+		out = append(out, "GIT_CONFIG_KEY_"+n+"="+p[0], "GIT_CONFIG_VALUE_"+n+"="+p[1])
+	}
+	return out
+}
+
+// repoDrivers lists the program-naming keys the repository's own
+// configuration (local and worktree scope, includes followed) defines,
+// each with a harmless value. Reading configuration runs nothing.
+func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
+	var out [][2]string
+	for _, scope := range []string{"--local", "--worktree"} {
+		cmd := exec.CommandContext(ctx, bin, "config", scope, "--includes", "--name-only", "--list")
+		cmd.Dir = dir
+		cmd.Env = env(fixed)
+		b, err := cmd.Output()
+		if err != nil {
+			continue // not a repository, or no such scope
+		}
+		for _, key := range strings.Split(string(b), "\n") {
+			if v, ok := neutral(strings.TrimSpace(key)); ok {
+				out = append(out, [2]string{key, v})
+			}
+		}
+	}
+	return out
+}
+
+// neutral is the harmless value for a key that names a program: filters
+// pass content through unchanged, textconv and external diff commands are
+// neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always reports a conflict.
+func neutral(key string) (string, bool) {
+	lower := strings.ToLower(key)
+	section, rest, ok := strings.Cut(lower, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, ".")
+	if i < 0 {
+		return "", false
+	}
+	name := rest[i+1:]
+	switch {
+	case section == "filter" && (name == "clean" || name == "smudge"):
+		return "cat", true
+	case section == "filter" && name == "process":
+		return "", true
+	case section == "filter" && name == "required":
+		return "false", true
+	case section == "diff" && name == "textconv":
+		return "cat", true
+	case section == "diff" && name == "command":
+		return "false", true
+	case section == "merge" && name == "driver":
+		return "false", true
+	}
+	return "", false
+}

@@ -1,0 +1,285 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kin-dev/kin/agent/boundary"
+)
+
+// Event is when a hook runs.
+type Event string
+
+// Events.
+const (
+	SessionStart     Event = "SessionStart"
+	UserPromptSubmit Event = "UserPromptSubmit"
+	PreToolUse       Event = "PreToolUse"
+	PostToolUse      Event = "PostToolUse"
+	Stop             Event = "Stop"
+)
+
+// Events are the events kin runs hooks for.
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop}
+
+// Owner says whose a hook is.
+type Owner string
+
+// Owners.
+const (
+	// Person: $KIN_HOME/settings.json. May allow a call.
+	Person Owner = "person"
+	// Project: a repository's file. Runs only once trusted; may deny, ask
+	// or add context, never allow.
+	Project Owner = "project"
+)
+
+// DefaultTimeout is how long a hook may run when its entry names no
+// timeout.
+const DefaultTimeout = 60 * time.Second
+
+// Hook is one configured hook command.
+type Hook struct {
+	Event   Event
+	Matcher string
+	Command string
+	Timeout time.Duration
+	Owner   Owner
+	// File is the configuration file it is in; Where its place there
+	// ("PreToolUse[0].hooks[1]").
+	File, Where string
+	// Project is the workspace folder (real) of a project's hook.
+	Project string
+	// Digest is "sha256:<hex>" over the entry (event, matcher, command,
+	// timeout) and every file of the project the command names: what the
+	// person trusts.
+	Digest string
+}
+
+// Config is every hook of a session.
+type Config struct {
+	Hooks []Hook
+	// Problems are configuration files kin could not read, for a person.
+	Problems []string
+}
+
+// ProjectFiles are a project's hook files, relative to its folder.
+var ProjectFiles = []string{".kin/hooks.json", ".claude/settings.json", ".claude/settings.local.json"}
+
+// Load reads the person's hooks ($KIN_HOME/settings.json) and each
+// workspace folder's.
+func Load(kinHome string, roots []string) Config {
+	var c Config
+	if kinHome != "" {
+		c.read(filepath.Join(kinHome, "settings.json"), Person, "")
+	}
+	for _, r := range roots {
+		real := boundary.RealPath(r)
+		for _, f := range ProjectFiles {
+			c.read(filepath.Join(real, filepath.FromSlash(f)), Project, real)
+		}
+	}
+	return c
+}
+
+// file is a configuration file's hooks.
+type file struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Timeout *float64 `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// maxFile bounds a configuration file.
+const maxFile = 1 << 20
+
+func (c *Config) read(path string, owner Owner, project string) {
+	var data []byte
+	var err error
+	if project != "" {
+		// through the boundary's resolver: a symlink out of the project is
+		// not followed
+		data, err = boundary.ReadFile(path)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err == nil && len(data) > maxFile {
+		err = fmt.Errorf("over %d KiB", maxFile>>10)
+	}
+	if err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: %v", path, err))
+		return
+	}
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: not the hooks format (%v)", path, err))
+		return
+	}
+	events := make([]string, 0, len(f.Hooks))
+	for e := range f.Hooks {
+		events = append(events, e)
+	}
+	sort.Strings(events)
+	for _, e := range events {
+		ev := Event(e)
+		if !slices.Contains(Events, ev) {
+			continue // an event kin has not (Notification, SubagentStop...)
+		}
+		for i, group := range f.Hooks[e] {
+			if _, err := matcherRegexp(group.Matcher); err != nil {
+				c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: %s[%d]: the matcher %q is not a regular expression", path, e, i, group.Matcher))
+				continue
+			}
+			for j, h := range group.Hooks {
+				if h.Type != "" && h.Type != "command" || strings.TrimSpace(h.Command) == "" {
+					c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: %s[%d].hooks[%d]: only command hooks run in kin", path, e, i, j))
+					continue
+				}
+				hk := Hook{Event: ev, Matcher: group.Matcher, Command: h.Command, Timeout: DefaultTimeout, Owner: owner,
+					File: path, Where: fmt.Sprintf("%s[%d].hooks[%d]", e, i, j), Project: project}
+				if h.Timeout != nil && *h.Timeout > 0 {
+					hk.Timeout = time.Duration(*h.Timeout * float64(time.Second))
+				}
+				hk.Digest = digest(hk)
+				c.Hooks = append(c.Hooks, hk)
+			}
+		}
+	}
+}
+
+// digest covers the entry and the project's files its command names.
+func digest(h Hook) string {
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00%d\x00", h.File, h.Event, h.Matcher, h.Command, h.Timeout)
+	if h.Project != "" {
+		scripts := boundary.Scripts("", strings.Fields(expand(h.Command, h.Project)), h.Project, h.Project)
+		keys := make([]string, 0, len(scripts))
+		for k := range scripts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(sum, "%s=%s\x00", k, scripts[k])
+		}
+	}
+	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
+}
+
+// Current is the hook's digest now (its scripts may have changed since
+// Load).
+func (h Hook) Current() string { return digest(h) }
+
+// expand puts the project folder for $CLAUDE_PROJECT_DIR and
+// $KIN_PROJECT_DIR (what the hook's environment holds), quotes dropped.
+func expand(cmd, project string) string {
+	r := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", project, "$CLAUDE_PROJECT_DIR", project,
+		"${KIN_PROJECT_DIR}", project, "$KIN_PROJECT_DIR", project, `"`, "", "'", "")
+	return r.Replace(cmd)
+}
+
+// ccNames are Claude Code's tool names and kin's.
+var ccNames = map[string]string{
+	"Bash": "bash", "Read": "read_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
+	"Grep": "search", "Glob": "search", "LS": "list_dir",
+}
+
+// ClaudeName is Claude Code's name of a kin tool (bash: Bash), or the name
+// itself where Claude Code has none (mcp__server__tool, kin's own tools).
+func ClaudeName(kin string) string {
+	switch kin {
+	case "bash":
+		return "Bash"
+	case "read_file":
+		return "Read"
+	case "write_file":
+		return "Write"
+	case "edit_file":
+		return "Edit"
+	case "search":
+		return "Grep"
+	case "list_dir":
+		return "LS"
+	}
+	return kin
+}
+
+// KinName is kin's name of a tool Claude Code names (Bash: bash), or the
+// name itself.
+func KinName(cc string) string {
+	if k, ok := ccNames[cc]; ok {
+		return k
+	}
+	return cc
+}
+
+func matcherRegexp(m string) (*regexp.Regexp, error) {
+	if m == "" || m == "*" {
+		return nil, nil
+	}
+	return regexp.Compile("^(?:" + m + ")$")
+}
+
+// Matches reports whether the hook runs for a call of the kin tool named
+// tool: its matcher matches kin's name, Claude Code's name, or (written
+// with Claude Code's names) the names kin's tool stands for. Events
+// without tools match always.
+func (h Hook) Matches(tool string) bool {
+	if h.Event != PreToolUse && h.Event != PostToolUse {
+		return true
+	}
+	re, err := matcherRegexp(h.Matcher)
+	if err != nil {
+		return false
+	}
+	if re == nil {
+		return true
+	}
+	if re.MatchString(tool) || re.MatchString(ClaudeName(tool)) {
+		return true
+	}
+	for cc, k := range ccNames {
+		if k == tool && re.MatchString(cc) {
+			return true
+		}
+	}
+	return false
+}
+
+// For lists the hooks of an event that match a tool ("" for events
+// without one), in the order they are configured: the person's first.
+func (c Config) For(ev Event, tool string) []Hook {
+	var out []Hook
+	for _, h := range c.Hooks {
+		if h.Event == ev && h.Matches(tool) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Display is the hook as a person reads it: "PreToolUse Bash: sh guard.sh".
+func (h Hook) Display() string {
+	m := h.Matcher
+	if m != "" {
+		m = " " + m
+	}
+	return string(h.Event) + m + ": " + h.Command
+}

@@ -1,0 +1,46 @@
+// Package hooks runs the person's and a project's hooks: commands kin
+// runs at fixed points of a session, with Claude Code's input and output
+// contract, so that hooks written for Claude Code (and Codex, Copilot,
+// Goose and Cline, which follow it) work in kin unchanged.
+//
+// Events: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop.
+// A hook gets JSON on stdin (session_id, transcript_path, cwd,
+// permission_mode, hook_event_name, and the event's own fields: prompt,
+// tool_name, tool_input, tool_response, tool_use_id, stop_hook_active,
+// source). It answers with its exit code and output: 0 is success (stdout
+// may be JSON; for SessionStart and UserPromptSubmit plain text is context
+// for the model), 2 blocks with stderr as the reason, any other code is a
+// failure that is reported and blocks nothing. JSON output may carry
+// decision and reason ("block"; PreToolUse's legacy "approve"),
+// hookSpecificOutput.permissionDecision (allow, deny or ask) with
+// permissionDecisionReason, hookSpecificOutput.additionalContext,
+// continue:false with stopReason, and systemMessage.
+//
+// Hooks are configured as Claude Code configures them: {"hooks": {"<Event>":
+// [{"matcher": "<tool names>", "hooks": [{"type": "command", "command":
+// "...", "timeout": <seconds>}]}]}}, in $KIN_HOME/settings.json (the
+// person's own), and in a project's .kin/hooks.json, .claude/settings.json
+// and .claude/settings.local.json (the project's). Matchers name tools as
+// Claude Code does or as kin does: Bash is bash, Read read_file, Write
+// write_file, Edit and MultiEdit edit_file, Grep and Glob search, LS
+// list_dir; mcp__server__tool as it is; "" and "*" match every tool, and
+// any other matcher is a regular expression over the whole name. A hook
+// sees Claude Code's tool name (tool_name) and kin's (kin_tool_name), and
+// for file tools tool_input.file_path beside kin's path.
+//
+// What this package must never do (the trust boundary's rules, package
+// boundary, and the ledger's, package ledger):
+//
+//   - Never let a project's hook approve a call: its "allow" is ignored
+//     (and said so); it may deny, ask or add context. Only the person's own
+//     hooks may allow, and no hook allows past a call that must always ask.
+//   - Never run a hook outside the command rules: confined by the sandbox
+//     with the policy commands get (no network; kin's home hidden but its
+//     hooks folder), kin's model keys taken out of its environment, bounded
+//     by its timeout, its process group killed when it ends.
+//   - Never block because a hook failed or hung: a failure or a timeout is
+//     reported and blocks nothing unless the hook said to block.
+//   - Never decide whether a project's hook is trusted: the caller (package
+//     agent) checks the ledger before it runs one, by the digest Load
+//     computed from its entry and the project's script it runs.
+package hooks

@@ -1,0 +1,276 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/sandbox"
+	"github.com/kin-dev/kin/agent/visible"
+)
+
+// maxOutput bounds what kin keeps of a hook's stdout and of its stderr.
+const maxOutput = 64 << 10
+
+// Input is what a hook reads on stdin (Claude Code's field names).
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path,omitempty"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode,omitempty"`
+	HookEventName  Event           `json:"hook_event_name"`
+	Source         string          `json:"source,omitempty"` // SessionStart: startup, resume
+	Prompt         string          `json:"prompt,omitempty"`
+	ToolName       string          `json:"tool_name,omitempty"`
+	KinToolName    string          `json:"kin_tool_name,omitempty"`
+	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
+	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
+	ToolUseID      string          `json:"tool_use_id,omitempty"`
+	StopHookActive *bool           `json:"stop_hook_active,omitempty"`
+}
+
+// Runner runs hooks with the command rules of a session's workspace.
+type Runner struct {
+	// Sandbox confines hooks as commands are confined (nil: the default).
+	Sandbox *sandbox.Sandbox
+	// Workspace is the session's trust boundary: its roots are writable to
+	// a confined hook, its protection and secrets apply.
+	Workspace *boundary.Workspace
+	// KinHome is $KIN_HOME: its hooks folder stays readable to a confined
+	// hook; everything else in it is hidden.
+	KinHome string
+	// Env is the environment hooks start from (nil: this process's); kin's
+	// model keys are taken out.
+	Env []string
+	// Shell runs the command as Shell -c command (default /bin/bash, else
+	// /bin/sh).
+	Shell string
+}
+
+// Result is what one hook said.
+type Result struct {
+	Hook Hook
+	// Failure says why the hook did not run or failed (a non-zero exit
+	// other than 2, a timeout, output that is not the contract): reported,
+	// never blocking.
+	Failure string
+	// Block is set by exit code 2, decision "block", or a PreToolUse
+	// "deny"; Reason says why (stderr for exit 2).
+	Block  bool
+	Reason string
+	// Decision is PreToolUse's permissionDecision: allow, deny or ask
+	// ("" when none). A project's allow is dropped (Ignored says so).
+	Decision string
+	Ignored  string
+	// Context is additionalContext (or, for SessionStart and
+	// UserPromptSubmit, plain stdout): text for the model.
+	Context string
+	// Stop is continue:false: the turn stops, StopReason says why.
+	Stop       bool
+	StopReason string
+	// Message is systemMessage: for the person.
+	Message string
+}
+
+// Run runs one hook with input and reads its answer. ctx ending stops it.
+func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
+	res := Result{Hook: h}
+	in.HookEventName = h.Event
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		res.Failure = err.Error()
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	cmd, cleanup, err := r.command(h)
+	if err != nil {
+		res.Failure = err.Error()
+		return res
+	}
+	defer cleanup()
+	var stdout, stderr limited
+	stdout.n, stderr.n = maxOutput, maxOutput
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		res.Failure = "could not start: " + err.Error()
+		return res
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		killGroup(cmd)
+		<-done
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			res.Failure = fmt.Sprintf("timed out after %v and was stopped; it blocks nothing", h.Timeout)
+		} else {
+			res.Failure = "stopped: the turn was cancelled"
+		}
+		return res
+	}
+	killGroup(cmd) // what it left running in its group
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		res.Failure = err.Error()
+		return res
+	}
+	switch code {
+	case 0:
+		res.parse(stdout.String())
+	case 2:
+		res.Block = true
+		res.Reason = strings.TrimSpace(stderr.String())
+		if res.Reason == "" {
+			res.Reason = "blocked by a hook (it gave no reason)"
+		}
+	default:
+		res.Failure = fmt.Sprintf("exited with status %d; it blocks nothing", code)
+		if e := strings.TrimSpace(stderr.String()); e != "" {
+			res.Failure += ": " + visible.Clip(e, 500)
+		}
+	}
+	return res
+}
+
+// output is a hook's JSON answer.
+type output struct {
+	Continue           *bool  `json:"continue"`
+	StopReason         string `json:"stopReason"`
+	SystemMessage      string `json:"systemMessage"`
+	Decision           string `json:"decision"`
+	Reason             string `json:"reason"`
+	HookSpecificOutput *struct {
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// parse reads exit 0's stdout: JSON when it is an object, else (for the
+// events that take it) context.
+func (res *Result) parse(stdout string) {
+	text := strings.TrimSpace(stdout)
+	if text == "" {
+		return
+	}
+	if !strings.HasPrefix(text, "{") {
+		if res.Hook.Event == SessionStart || res.Hook.Event == UserPromptSubmit {
+			res.Context = text
+		}
+		return
+	}
+	var o output
+	if err := json.Unmarshal([]byte(text), &o); err != nil {
+		res.Failure = "its output is not JSON (" + err.Error() + "); it blocks nothing"
+		return
+	}
+	res.Message = o.SystemMessage
+	if o.Continue != nil && !*o.Continue {
+		res.Stop, res.StopReason = true, o.StopReason
+	}
+	switch strings.ToLower(o.Decision) {
+	case "block":
+		res.Block, res.Reason = true, o.Reason
+		if res.Hook.Event == PreToolUse {
+			res.Decision = "deny"
+		}
+	case "approve":
+		if res.Hook.Event == PreToolUse {
+			res.Decision, res.Reason = "allow", o.Reason
+		}
+	}
+	if hs := o.HookSpecificOutput; hs != nil {
+		res.Context = hs.AdditionalContext
+		switch d := strings.ToLower(hs.PermissionDecision); d {
+		case "allow", "deny", "ask":
+			if res.Hook.Event == PreToolUse {
+				res.Decision, res.Reason = d, hs.PermissionDecisionReason
+				res.Block = d == "deny"
+			}
+		}
+	}
+	if res.Decision == "allow" && res.Hook.Owner == Project {
+		res.Decision = ""
+		res.Ignored = "a project's hook may deny, ask or add context, never allow a call; its allow was ignored"
+	}
+}
+
+// command builds the hook's process: confined where commands are, with
+// the command environment.
+func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
+	shell := r.Shell
+	if shell == "" {
+		shell = "/bin/bash"
+		if _, err := os.Stat(shell); err != nil {
+			shell = "/bin/sh"
+		}
+	}
+	environ := r.Env
+	if environ == nil {
+		environ = os.Environ()
+	}
+	env := boundary.CommandEnv(environ, r.KinHome)
+	cwd := ""
+	var roots []string
+	if r.Workspace != nil {
+		roots = r.Workspace.Roots()
+		cwd = roots[0]
+	}
+	if h.Project != "" {
+		cwd = h.Project
+	}
+	if cwd != "" {
+		env = append(env, "CLAUDE_PROJECT_DIR="+cwd, "KIN_PROJECT_DIR="+cwd)
+	}
+	sb := r.Sandbox
+	if sb == nil {
+		sb = sandbox.Default()
+	}
+	st := sb.Status()
+	switch {
+	case st.Refuses():
+		return nil, nil, fmt.Errorf("not run: settings.json requires a sandbox (\"sandbox\": \"required\") and %s", st.Reason)
+	case st.Confined && r.Workspace != nil:
+		p := sb.For(roots, false, r.Workspace.Protect(sb.Extra(roots)), r.Workspace.Secrets().Hidden())
+		if r.KinHome != "" {
+			// the person's hook scripts may live in $KIN_HOME/hooks: the
+			// innermost entry decides, so it is readable inside the
+			// hidden home
+			p.ReadOnly = append(p.ReadOnly, filepath.Join(r.KinHome, "hooks"))
+		}
+		return sb.Command(p, cwd, env, shell, "-c", h.Command)
+	}
+	cmd := exec.Command(shell, "-c", h.Command)
+	cmd.Dir, cmd.Env = cwd, env
+	cmd.SysProcAttr = groupAttr()
+	return cmd, func() {}, nil
+}
+
+// limited keeps the first n bytes written.
+type limited struct {
+	bytes.Buffer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.n - l.Len(); room > 0 {
+		l.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,539 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/settings"
+	"github.com/kin-dev/kin/agent/spend"
+)
+
+// Spend limits (package spend does the arithmetic and keeps the day's
+// ledger): before every model request of a turn (its answers, its
+// compaction summaries, its subagents' requests) and before a compaction
+// on request, kin checks the person's limits against what was used plus
+// the request's estimated input, and asks the person (approval kind
+// "limit") before passing one. What a request used is counted once, from
+// the service's report (kin's estimate where there is none): into the day,
+// the session that made it and every session it works for (a subagent's
+// parents), and, through addSubagentUsage, every turn it works for.
+
+// spending is the service's spend state.
+type spending struct {
+	cfg spend.Config
+	// bad says the settings' limits are not valid: no request is sent
+	// until they are fixed.
+	bad   error
+	day   *spend.Day
+	store *session.Store
+	log   *zap.Logger
+
+	// mu guards sessions.
+	mu       sync.Mutex
+	sessions map[string]*sessionSpend
+}
+
+// sessionSpend is one session's spend in this process.
+type sessionSpend struct {
+	// asking lets one limit question at a time be asked for a session and
+	// the subagents working for it.
+	asking chan struct{}
+
+	// mu guards the fields below.
+	mu     sync.Mutex
+	loaded bool
+	total  spend.Tally
+	// raised are the limits the person raised for this session, by name.
+	raised map[string]float64
+	// said are the notes already given once in this session (unpriced,
+	// estimated, a ledger not written).
+	said map[string]bool
+}
+
+// turnLimits is what the person decided in a turn (guarded by turn.mu).
+type turnLimits struct {
+	// waived are the limits the person let this turn pass, by name.
+	waived map[string]bool
+	// stop is why the turn stops at a limit: every later request of it
+	// (and of the turns it works for) is not sent.
+	stop error
+}
+
+func newSpending(home string, l settings.Limits, store *session.Store, log *zap.Logger) *spending {
+	cfg, err := spend.NewConfig(l)
+	return &spending{cfg: cfg, bad: err, day: spend.OpenDay(home, nil), store: store, log: log, sessions: map[string]*sessionSpend{}}
+}
+
+// active reports whether any limit is set (or the settings are bad).
+func (sp *spending) active() bool { return sp.bad != nil || len(sp.cfg.Limits("")) > 0 }
+
+// of is a session's spend, its total read from its log on first use: the
+// turns' usage (each counts its subagents') and compactions on request.
+func (sp *spending) of(id string) *sessionSpend {
+	sp.mu.Lock()
+	ss := sp.sessions[id]
+	if ss == nil {
+		ss = &sessionSpend{asking: make(chan struct{}, 1), raised: map[string]float64{}, said: map[string]bool{}}
+		sp.sessions[id] = ss
+	}
+	sp.mu.Unlock()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !ss.loaded {
+		ss.loaded = true
+		recs, err := sp.store.Records(id)
+		if err != nil {
+			sp.log.Warn("reading a session's usage", zap.String("session", id), zap.Error(err))
+		}
+		ss.total = sessionTotal(recs)
+	}
+	return ss
+}
+
+// sessionTotal sums what a session's log says it used.
+func sessionTotal(recs []session.Record) spend.Tally {
+	var t spend.Tally
+	for _, r := range recs {
+		if r.Usage == nil || !(r.Type == session.TypeTurn || (r.Type == session.TypeCompaction && r.TurnID == "")) {
+			continue
+		}
+		u := r.Usage
+		t.Add(spend.Tally{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens, OutputTokens: u.OutputTokens,
+			Cost: u.Cost, Estimated: u.Estimated, Unpriced: u.Unpriced})
+	}
+	return t
+}
+
+func (ss *sessionSpend) add(c spend.Tally) spend.Tally {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.total.Add(c)
+	return ss.total
+}
+
+func (ss *sessionSpend) get() spend.Tally {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.total
+}
+
+// max is a limit as it holds for the session (raised or not).
+func (ss *sessionSpend) max(l spend.Limit) float64 {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if v, ok := ss.raised[l.Name()]; ok {
+		return v
+	}
+	return l.Max
+}
+
+// once reports whether key is said for the first time in the session.
+func (ss *sessionSpend) once(key string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.said[key] {
+		return false
+	}
+	ss.said[key] = true
+	return true
+}
+
+// estimated is u, or kin's estimate of it when the service reported none
+// for a request that sent about input tokens and got out bytes back.
+func estimated(u model.Usage, input int64, out int) model.Usage {
+	if u.InputTokens != 0 || u.OutputTokens != 0 {
+		return u
+	}
+	return model.Usage{InputTokens: input, OutputTokens: spend.Estimate(out), Estimated: true}
+}
+
+// answerBytes is how much a response brought back (what an estimate of its
+// output tokens counts).
+func answerBytes(r *model.Response) int {
+	if r == nil {
+		return 0
+	}
+	n := len(r.Text)
+	for _, c := range r.Calls {
+		n += len(c.Name) + len(c.Arguments)
+	}
+	for _, x := range r.Reasoning {
+		for _, s := range x.Summary {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// charge counts what one request of the turn used: into the day's ledger,
+// this session and every session the turn works for. It returns the
+// request's tally, which countUsage adds to the turn (and, through
+// addSubagentUsage, to the turns it works for).
+func (t *turn) charge(u model.Usage) spend.Tally {
+	sp := t.svc.spend
+	c := sp.cfg.Charge(t.cfg.Model, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.Estimated)
+	if c.Tokens() == 0 {
+		return c
+	}
+	for p := t; p != nil; p = p.parent {
+		sp.of(p.sess.id).add(c)
+	}
+	ss := sp.of(t.sess.id)
+	if _, err := sp.day.Add(c); err != nil {
+		sp.log.Warn("adding to the day's usage", zap.Error(err))
+		if ss.once("ledger") {
+			t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
+				Message: "kin could not add this request to the day's usage (" + err.Error() + ")."})
+		}
+	}
+	if c.Unpriced && sp.cfg.HasCostLimits() && ss.once("unpriced:"+t.cfg.Model) {
+		t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
+			Message: fmt.Sprintf("The model %s has no price in settings.json limits.prices: the cost limits do not count its requests (the token limits do).", t.cfg.Model)})
+	}
+	if c.Estimated && ss.once("estimated") {
+		t.events().Notice(Notice{Level: "info", Source: "limits", SessionID: t.sess.id,
+			Message: "The model service reported no token usage: kin counts its own estimate (about 4 bytes a token) for this session's usage and limits."})
+	}
+	return c
+}
+
+// addSpend adds a request's tally to the turn's usage, and the session's
+// totals as they are now (t.mu held).
+func (t *turn) addSpend(c spend.Tally) {
+	sp := t.svc.spend
+	t.usage.CachedInputTokens += c.CachedInputTokens
+	t.usage.Cost += c.Cost
+	t.usage.Estimated = t.usage.Estimated || c.Estimated
+	t.usage.Unpriced = t.usage.Unpriced || c.Unpriced
+	if sp.cfg.Priced(t.cfg.Model) || t.usage.Cost > 0 {
+		t.usage.Currency = sp.cfg.Currency()
+	}
+	total := sp.of(t.sess.id).get()
+	t.usage.SessionTokens, t.usage.SessionCost = total.Tokens(), total.Cost
+}
+
+// limitStop is why a turn stopped at a spend limit.
+type limitStop struct{ msg string }
+
+func (e limitStop) Error() string { return e.msg }
+
+// endedBy is the status of a turn whose model request failed with err.
+func endedBy(err error) string {
+	var ls limitStop
+	if errors.As(err, &ls) {
+		return TurnLimit
+	}
+	return TurnFailed
+}
+
+// level is one session whose limits a request counts against: the
+// session making it, then each session it works for. t is the turn
+// running there (nil for a compaction on request).
+type level struct {
+	sess *Session
+	t    *turn
+}
+
+// crossing is a limit the next request would pass, and where.
+type crossing struct {
+	spend.Crossing
+	at level // whose turn or session the limit is ("day": the person's session)
+}
+
+// withinLimits is the check before each model request of the turn: input
+// is the request's estimated input tokens. It returns nil when the request
+// may be sent, else the error the turn stops with.
+func (t *turn) withinLimits(ctx context.Context, input int64) error {
+	var levels []level
+	for p := t; p != nil; p = p.parent {
+		if err := p.stopped0(); err != nil {
+			return err
+		}
+		levels = append(levels, level{p.sess, p})
+	}
+	err := t.svc.withinLimits(ctx, levels, t.cfg.Model, input, func(r session.Record) { t.record(r) })
+	if err != nil {
+		for p := t; p != nil; p = p.parent {
+			p.mu.Lock()
+			if p.limits.stop == nil {
+				p.limits.stop = err
+			}
+			p.mu.Unlock()
+		}
+	}
+	return err
+}
+
+func (t *turn) stopped0() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limits.stop
+}
+
+// withinLimits checks the limits of levels (the asking session first)
+// before a request to modelID of about input tokens, asking the person at
+// each limit it would pass; record keeps each decision in the asking
+// session.
+func (s *Service) withinLimits(ctx context.Context, levels []level, modelID string, input int64, record func(session.Record)) error {
+	sp := s.spend
+	if !sp.active() {
+		return nil
+	}
+	if sp.bad != nil {
+		return limitStop{sp.bad.Error() + "; kin sends no model request until this is fixed."}
+	}
+	next := spend.Tally{InputTokens: input, Cost: sp.cfg.InputCost(modelID, input)}
+	root := sp.of(levels[len(levels)-1].sess.id)
+	once := map[string]bool{} // "continue" where no turn keeps it (a compaction on request)
+	for {
+		c, err := s.crossing(levels, next, once)
+		if err != nil || c == nil {
+			return err
+		}
+		// One question at a time for a session and its subagents; once
+		// this one may ask, what is crossed is looked at again (another
+		// question may have settled it).
+		select {
+		case root.asking <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		c, err = s.crossing(levels, next, once)
+		if err != nil || c == nil {
+			<-root.asking
+			return err
+		}
+		err = s.askLimit(ctx, levels[0], *c, record, once)
+		<-root.asking
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// crossing is the first limit the next request would pass that nobody
+// waived (nil: none).
+func (s *Service) crossing(levels []level, next spend.Tally, once map[string]bool) (*crossing, error) {
+	sp := s.spend
+	cfg := sp.cfg
+	waived := func(at level, name string) bool {
+		if at.t == nil {
+			return once[name]
+		}
+		at.t.mu.Lock()
+		defer at.t.mu.Unlock()
+		return at.t.limits.waived[name]
+	}
+	check := func(at level, l spend.Limit, used spend.Tally) *crossing {
+		if waived(at, l.Name()) {
+			return nil
+		}
+		l.Max = sp.of(at.sess.id).max(l)
+		if c, over := spend.Cross(l, l.Used(used), l.Used(next)); over {
+			return &crossing{Crossing: c, at: at}
+		}
+		return nil
+	}
+	for _, at := range levels {
+		if at.t != nil {
+			at.t.mu.Lock()
+			used := spend.Tally{InputTokens: at.t.usage.InputTokens, OutputTokens: at.t.usage.OutputTokens, Cost: at.t.usage.Cost}
+			at.t.mu.Unlock()
+			for _, l := range cfg.Limits(spend.ScopeTurn) {
+				if c := check(at, l, used); c != nil {
+					return c, nil
+				}
+			}
+		}
+		used := sp.of(at.sess.id).get()
+		for _, l := range cfg.Limits(spend.ScopeSession) {
+			if c := check(at, l, used); c != nil {
+				return c, nil
+			}
+		}
+	}
+	if day := cfg.Limits(spend.ScopeDay); len(day) > 0 {
+		_, used, err := sp.day.Today()
+		if err != nil {
+			return nil, limitStop{err.Error() + "; kin sends no model request while it cannot count the day's usage."}
+		}
+		root := levels[len(levels)-1]
+		for _, l := range day {
+			if c := check(root, l, used); c != nil {
+				return c, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// askLimit asks the person at a limit, from the session about to make the
+// request, and applies the answer: continue (this turn may pass the
+// limit), raise (the session's limit is raised), or stop (an error).
+func (s *Service) askLimit(ctx context.Context, asker level, c crossing, record func(session.Record), once map[string]bool) error {
+	sp := s.spend
+	cur := sp.cfg.Currency()
+	title := c.Title(cur)
+	original := c.Max
+	for _, l := range sp.cfg.Limits(c.Scope) {
+		if l.Name() == c.Name() {
+			original = l.Max
+		}
+	}
+	raised := c.Raised(original)
+	gate := s.opts.Gate
+	if gate == nil {
+		return limitStop{fmt.Sprintf("kin stopped before the next model request: %s, and nobody could be asked whether to go on. Raise limits.%s in $KIN_HOME/settings.json to go on.", lower(title), c.Name())}
+	}
+	turnID := ""
+	if asker.t != nil {
+		turnID = asker.t.id
+	}
+	detail := fmt.Sprintf("Continue this turn: it may pass this limit until it ends. Raise: the limit is %s for this session (settings.json is not changed). Stop: the turn ends now, and nothing more is sent.", c.Amount(raised, cur))
+	if c.Scope == spend.ScopeDay {
+		detail += " The day's usage counts every kin on this computer."
+	}
+	req := permission.LimitRequest(asker.sess.id, turnID, title, detail, c.Amount(raised, cur))
+	req.Parent = asker.sess.parentRef()
+	out := gate.Ask(ctx, req)
+	record(session.Record{Type: session.TypeDecision, RequestID: out.RequestID, ApprovalKind: req.Kind,
+		Decision: out.Decision, Reason: out.Reason, Title: req.Title})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	switch out.Decision {
+	case permission.AllowOnce:
+		if c.at.t == nil {
+			once[c.Name()] = true
+			return nil
+		}
+		c.at.t.mu.Lock()
+		if c.at.t.limits.waived == nil {
+			c.at.t.limits.waived = map[string]bool{}
+		}
+		c.at.t.limits.waived[c.Name()] = true
+		c.at.t.mu.Unlock()
+		return nil
+	case permission.AllowAlways:
+		ss := sp.of(c.at.sess.id)
+		ss.mu.Lock()
+		ss.raised[c.Name()] = raised
+		ss.mu.Unlock()
+		return nil
+	}
+	if out.Reason == permission.ReasonPerson {
+		return limitStop{fmt.Sprintf("kin stopped before the next model request at your spend limit: %s. Raise limits.%s in $KIN_HOME/settings.json, or ask again to be asked again.", lower(title), c.Name())}
+	}
+	return limitStop{fmt.Sprintf("kin stopped before the next model request: %s, and nobody answered whether to go on (%s). Raise limits.%s in $KIN_HOME/settings.json to go on.", lower(title), out.Reason, c.Name())}
+}
+
+// lower starts s with a small letter (a title within a sentence).
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	if s[0] >= 'A' && s[0] <= 'Z' {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
+}
+
+// chargeCompaction counts a compaction on request (no turn counts it) into
+// the session and the day, and returns what its record keeps (so a later
+// kin sums it into the session's usage). A failed request that reported
+// nothing counts nothing.
+func (s *Service) chargeCompaction(sess *Session, modelID string, u model.Usage, ok bool) *session.Usage {
+	if !ok && u.Estimated {
+		return nil // failed, and the service said nothing: nothing to count
+	}
+	sp := s.spend
+	c := sp.cfg.Charge(modelID, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.Estimated)
+	if c.Tokens() == 0 {
+		return nil
+	}
+	sp.of(sess.id).add(c)
+	if _, err := sp.day.Add(c); err != nil {
+		s.log.Warn("adding to the day's usage", zap.Error(err))
+	}
+	return &session.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CachedInputTokens: c.CachedInputTokens,
+		Cost: c.Cost, Estimated: c.Estimated, Unpriced: c.Unpriced}
+}
+
+// spendTotals puts the session's totals on the turn's usage (the editors'
+// gauges show them), also for a turn that made no request.
+func (t *turn) spendTotals() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.addSpend(spend.Tally{})
+}
+
+// LimitState is one limit as it holds for a scope: its name in
+// settings.json, its maximum (raised for the session, if it was) and what
+// is used of it.
+type LimitState struct {
+	Name      string
+	Max, Used float64
+}
+
+// UsageSummary is what a session, or today, used (usage/summary).
+type UsageSummary struct {
+	Scope     string // spend.ScopeSession or spend.ScopeDay
+	SessionID string
+	Date      string // the day's date (scope day)
+	Tally     spend.Tally
+	// Currency is what Cost is in ("" when no model has a price).
+	Currency string
+	Limits   []LimitState
+}
+
+// UsageSummary reports a session's usage (every turn, its subagents', its
+// compactions) or the day's (every kin on this computer), with the limits
+// over that scope.
+func (s *Service) UsageSummary(sessionID, scope string) (UsageSummary, error) {
+	sp := s.spend
+	out := UsageSummary{Scope: scope}
+	var ss *sessionSpend
+	switch scope {
+	case spend.ScopeSession:
+		if sessionID == "" {
+			return out, fmt.Errorf("%w: sessionId is required for the scope session", ErrBadParams)
+		}
+		if !s.store.Exists(sessionID) {
+			return out, fmt.Errorf("%w: %s", ErrSessionNotFound, sessionID)
+		}
+		ss = sp.of(sessionID)
+		out.SessionID, out.Tally = sessionID, ss.get()
+	case spend.ScopeDay:
+		date, t, err := sp.day.Today()
+		if err != nil {
+			return out, err
+		}
+		out.Date, out.Tally = date, t
+		if sessionID != "" && s.store.Exists(sessionID) {
+			ss = sp.of(sessionID) // its raises show
+		}
+	default:
+		return out, fmt.Errorf("%w: scope must be session or day, not %q", ErrBadParams, scope)
+	}
+	if out.Tally.Cost > 0 || sp.hasPrices() {
+		out.Currency = sp.cfg.Currency()
+	}
+	for _, l := range sp.cfg.Limits(scope) {
+		max := l.Max
+		if ss != nil {
+			max = ss.max(l)
+		}
+		out.Limits = append(out.Limits, LimitState{Name: l.Name(), Max: max, Used: l.Used(out.Tally)})
+	}
+	return out, nil
+}
+
+// hasPrices reports whether any model has a price.
+func (sp *spending) hasPrices() bool { return sp.cfg.HasPrices() }

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/checkpoint"
+	"github.com/kin-dev/kin/agent/session"
+)
+
+// Rollback takes the session's last n turns out of the conversation the
+// model sees (the log keeps them, and a rollback record marks them) and
+// undoes their file changes newest first, exactly as Undo does: a file
+// changed since by someone else is left as it is and reported as a
+// conflict, a turn's commands are reported as not undoable. It refuses
+// while a turn runs, and when fewer than n turns can be taken out (turns a
+// compaction summarised are part of the summary).
+func (s *Service) Rollback(ctx context.Context, sessionID string, n int, defaultRoots []string) (session.Rollback, error) {
+	if n < 1 {
+		return session.Rollback{}, fmt.Errorf("%w: turns must be 1 or more", ErrBadParams)
+	}
+	sess, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	if err != nil {
+		return session.Rollback{}, err
+	}
+	if err := sess.readOnly(); err != nil {
+		return session.Rollback{}, err
+	}
+	if !sess.hold() {
+		return session.Rollback{}, ErrTurnRunning
+	}
+	defer sess.unhold()
+	c, err := sess.conversation()
+	if err != nil {
+		return session.Rollback{}, fmt.Errorf("reading the session log: %w", err)
+	}
+	sess.wmu.Lock()
+	turns, have := c.lastTurns(n)
+	copied := map[string]string{}
+	for _, id := range turns {
+		if from := c.copiedFrom(id); from != "" {
+			copied[id] = from
+		}
+	}
+	sess.wmu.Unlock()
+	if turns == nil {
+		return session.Rollback{}, fmt.Errorf("%w: turns is %d, but the conversation holds %d turn(s) that can be rolled back (turns a compaction summarised cannot be)", ErrBadParams, n, have)
+	}
+	rb := session.Rollback{Turns: turns}
+	fa := s.frontFiles(sessionID)
+	for _, id := range turns {
+		if from := copied[id]; from != "" {
+			// The files are shared with the original, whose checkpoints these
+			// are: undoing them here would undo the original's work too.
+			rb.Errors = append(rb.Errors, session.RollbackError{TurnID: id,
+				Error: "this turn was copied by a fork from session " + from + "; its file changes are that session's to undo, so they were left as they are"})
+			continue
+		}
+		u, uerr := s.checkpoints.Undo(ctx, sessionID, id, fa)
+		switch {
+		case errors.Is(uerr, checkpoint.ErrNoCheckpoint), errors.Is(uerr, checkpoint.ErrUndone), errors.Is(uerr, checkpoint.ErrNothingToUndo):
+			// No file to put back; its commands are still worth saying.
+			calls, cerr := s.checkpoints.NotUndoable(sessionID, id)
+			if cerr == nil && len(calls) > 0 {
+				rb.Undos = append(rb.Undos, session.Undo{TurnID: id, Question: sess.question(id), Restored: []string{}, NotUndoable: calls})
+			}
+			continue
+		case uerr != nil && u.TurnID == "":
+			rb.Errors = append(rb.Errors, session.RollbackError{TurnID: id, Error: uerr.Error()})
+			continue
+		case uerr != nil:
+			rb.Errors = append(rb.Errors, session.RollbackError{TurnID: id, Error: uerr.Error()})
+		}
+		u.Question = sess.question(id)
+		rb.Undos = append(rb.Undos, u)
+	}
+	if _, err := sess.append(session.Record{Type: session.TypeRollback, Rollback: &rb}); err != nil {
+		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+		return rb, fmt.Errorf("the files were put back as reported, but kin could not record the rollback, so the model still sees those turns: %w", err)
+	}
+	if err := sess.sync(); err != nil {
+		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
+	}
+	return rb, nil
+}

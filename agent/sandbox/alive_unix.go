@@ -1,0 +1,11 @@
+//go:build unix
+
+package sandbox
+
+import "syscall"
+
+// processAlive reports whether a process with this id exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

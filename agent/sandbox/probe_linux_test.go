@@ -1,0 +1,51 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/reaper"
+)
+
+// TestProbeLeavesNoZombie: with kin a subreaper (as kin serve is), the
+// probe's bubblewrap leaves its init to kin; the probe reaps it. New alone
+// probes nothing.
+func TestProbeLeavesNoZombie(t *testing.T) {
+	if err := reaper.Enable(); err != nil {
+		t.Skip(err)
+	}
+	probes.mu.Lock()
+	probes.done = nil // this test's probe runs, whatever ran before
+	probes.mu.Unlock()
+	sb := New(Config{Hidden: []string{t.TempDir()}})
+	if _, probed := sb.Expected(); probed {
+		t.Fatal("New probed")
+	}
+	st := sb.Status()
+	if !st.Confined {
+		if os.Getenv("KIN_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("no sandbox: %s", st.Reason)
+		}
+		t.Skip(st.Reason)
+	}
+	if got, probed := sb.Expected(); !probed || got != st {
+		t.Fatalf("Expected after the probe: %+v %v, want %+v", got, probed, st)
+	}
+	self := strconv.Itoa(os.Getpid())
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == self && f[0] == "Z" {
+			t.Errorf("zombie child after the probe: %s", b)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package tool
+
+import "context"
+
+// A call that an MCP server turned into a task (issue 24 §2) names the
+// task before kin polls it, so that a kin that stops while the task runs
+// can find it again after a restart and go on polling instead of calling
+// the outcome unknown. The turn loop puts the recorder on the call's
+// context (WithTaskRecorder); the tool calls RecordTask.
+
+type taskKey struct{}
+
+// WithTaskRecorder returns ctx on which RecordTask reports to f, which
+// makes the record durable (or says why it could not).
+func WithTaskRecorder(ctx context.Context, f func(server, taskID string) error) context.Context {
+	return context.WithValue(ctx, taskKey{}, f)
+}
+
+// RecordTask records that the call runs as task taskID on MCP server
+// server. It returns whether the record is durable: false on a context
+// without a recorder or when the write failed (a restart then reports the
+// call unknown, as before).
+func RecordTask(ctx context.Context, server, taskID string) bool {
+	f, ok := ctx.Value(taskKey{}).(func(string, string) error)
+	return ok && f != nil && f(server, taskID) == nil
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kin-dev/kin/rpc"
+)
+
+// runTrust shows and revokes what the person trusted (the one trust
+// ledger, $KIN_HOME/trust.json): MCP servers' launches, the project's
+// skills, hooks and instruction files, MCP servers' skills.
+func runTrust(args []string, stdout, stderr io.Writer) int {
+	home := kinHome()
+	if len(args) == 0 || args[0] == "list" && len(args) == 1 {
+		list, err := rpc.TrustList(home)
+		if err != nil {
+			fmt.Fprintf(stderr, "kin trust: %v\n", err)
+			return 1
+		}
+		if len(list.Entries) == 0 {
+			fmt.Fprintln(stdout, "nothing is trusted")
+			return 0
+		}
+		for _, e := range list.Entries {
+			what := e.Name
+			if what == "" {
+				what = e.Path
+			}
+			line := fmt.Sprintf("%s\t%s\t%s", e.ID, e.Kind, what)
+			if e.Display != "" {
+				line += " (" + e.Display + ")"
+			}
+			if e.Project != "" {
+				line += " in " + e.Project
+			}
+			fmt.Fprintln(stdout, line)
+		}
+		return 0
+	}
+	if args[0] != "revoke" || len(args) != 2 {
+		fmt.Fprintln(stderr, "Usage: kin trust [list] | kin trust revoke ID")
+		return 2
+	}
+	if err := rpc.TrustRevoke(home, args[1]); err != nil {
+		if errors.Is(err, rpc.ErrNotFound) {
+			fmt.Fprintf(stderr, "kin trust revoke: no entry %q (see kin trust list)\n", args[1])
+			return 1
+		}
+		fmt.Fprintf(stderr, "kin trust revoke: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "revoked %s: kin asks again before it runs or reads it\n", args[1])
+	return 0
+}

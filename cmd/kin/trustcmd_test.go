@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/ledger"
+)
+
+// kin trust lists the one ledger (an earlier kin's launch trust included,
+// without asking again) and revokes an entry by id.
+func TestTrustCommandListsAndRevokes(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("KIN_HOME", home)
+	v2 := `{"version":2,"launches":{"launch:sha256:abc":{"name":"fs","scope":"global","hash":"sha256:1","transport":"stdio","display":"npx srv","trustedAt":"2026-01-02T03:04:05Z"}}}`
+	if err := os.WriteFile(filepath.Join(home, "mcp_trust.json"), []byte(v2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hook := ledger.Item{Kind: ledger.KindHook, Project: "/p", Path: "/p/.kin/hooks.json#Stop[0].hooks[0]", Name: "Stop", Digest: "sha256:aa", Display: "sh check.sh"}
+	if err := ledger.Open(home).Trust(hook); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := runTrust([]string{"list"}, &out, &errb); code != 0 {
+		t.Fatalf("list: %d %s", code, errb.String())
+	}
+	for _, want := range []string{"trust:fs\tmcp_launch\tfs (npx srv)", hook.ID() + "\thook\tStop (sh check.sh) in /p"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("kin trust list lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := runTrust([]string{"revoke", hook.ID()}, &out, &errb); code != 0 || ledger.Open(home).Status(hook) != ledger.StateNew {
+		t.Fatalf("revoke: %d %s", code, errb.String())
+	}
+	if code := runTrust([]string{"revoke", hook.ID()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no entry") {
+		t.Fatalf("revoking again: %d %s", code, errb.String())
+	}
+}

@@ -1,0 +1,128 @@
+package calltool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
+	"github.com/kin-dev/kin/mcp/connect"
+	"github.com/kin-dev/kin/mcp/tasks"
+)
+
+// task follows a call the server turned into a task (Tasks extension,
+// package mcp/tasks): the task's status and message go to progress as the
+// call's output, its questions to the person, and its end becomes the
+// call's result. The call itself is never sent again.
+func (t *Tool) task(ctx context.Context, env tool.Env, progress func(string), cs *mcp.ClientSession, u *connect.Unhandled) tool.Result {
+	server, name := t.b.Name(), t.def.Name
+	tk, err := tasks.Parse(u.Result)
+	if err != nil {
+		return Unknown(server, name, t.b.Redact(err.Error()))
+	}
+	id := clipID(catalog.Strip(t.b.Redact(tk.TaskID)))
+	say := func(s string) {
+		if progress != nil {
+			progress(s + "\n")
+		}
+	}
+	say(fmt.Sprintf("MCP task %s started on %s", id, catalog.Label(server)))
+	// Named in the session log before the first poll, so a kin that stops
+	// now polls it again after a restart. An id the server's redaction
+	// would change (it holds a secret of the server's) is never written;
+	// nor is one too long to be an id, or with characters kin would strip
+	// before showing it: a restart then reports the call unknown, as
+	// before.
+	if t.b.Redact(tk.TaskID) != tk.TaskID || catalog.Strip(tk.TaskID) != tk.TaskID || len(tk.TaskID) > MaxTaskID ||
+		!tool.RecordTask(ctx, server, tk.TaskID) {
+		say("kin could not record this task: if kin stops before it ends, its outcome will be unknown")
+	}
+	return follow(ctx, env, t.b, name, cs, tk, progress)
+}
+
+// MaxTaskID is the longest task id kin records to follow after a restart.
+const MaxTaskID = 256
+
+// Resume goes on following task id, which a call of tool name on b's
+// server became in a kin that has since stopped (see agent.TaskFollower).
+// The call is never sent again. A server that no longer knows the task
+// ends the call failed; one that does not answer, unknown.
+func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string, progress func(string)) tool.Result {
+	server := b.Name()
+	cs, ok := b.Session()
+	if !ok {
+		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not reach the server to look at it", clipID(catalog.Strip(b.Redact(id)))))
+	}
+	tk, err := tasks.Get(ctx, cs, id)
+	if err != nil {
+		label := clipID(catalog.Strip(b.Redact(id)))
+		var werr *jsonrpc.Error
+		if errors.As(err, &werr) {
+			msg := fmt.Sprintf("The call to tool %s on MCP server %s ran as task %s, which the server no longer knows (kin restarted and asked for it): %s.",
+				catalog.Label(name), catalog.Label(server), label, catalog.Strip(b.Redact(werr.Message)))
+			out, _ := Frame(server, name, msg)
+			return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
+		}
+		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not look at it: %s", label, catalog.Strip(b.Redact(err.Error()))))
+	}
+	if tk.TaskID == "" {
+		tk.TaskID = id
+	}
+	return follow(ctx, env, b, name, cs, tk, progress)
+}
+
+// follow polls task tk of a call of tool name to its end.
+func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.ClientSession, tk *tasks.Task, progress func(string)) tool.Result {
+	t := &Tool{b: b, def: catalog.Def{Name: name}}
+	server := b.Name()
+	id := clipID(catalog.Strip(b.Redact(tk.TaskID)))
+	say := func(s string) {
+		if progress != nil {
+			progress(s + "\n")
+		}
+	}
+	end := tasks.Follow(ctx, cs, tk, tasks.Hooks{
+		Status: func(status, msg string) {
+			line := "task " + catalog.Strip(status)
+			if msg != "" {
+				line += ": " + catalog.Strip(t.b.Redact(msg))
+			}
+			if !tool.Working(ctx, line) {
+				say(line) // no "working" status to show it: as output
+			}
+		},
+		Ask: func(ctx context.Context, p *mcp.ElicitParams) *mcp.ElicitResult {
+			return t.b.Elicit(ctx, env, p)
+		},
+		Timeout: t.b.Timeout(),
+	})
+	why := catalog.Strip(t.b.Redact(end.Why))
+	switch end.Outcome {
+	case tasks.Done:
+		return t.outcome(ctx, ctx, end.Result, nil)
+	case tasks.Ended:
+		msg := fmt.Sprintf("The call to tool %s on MCP server %s ran as task %s and did not complete: %s.",
+			catalog.Label(name), catalog.Label(server), id, why)
+		out, _ := Frame(server, name, msg)
+		return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
+	case tasks.Declined:
+		msg := fmt.Sprintf("The call to tool %s on MCP server %s ran as task %s and was stopped: %s.",
+			catalog.Label(name), catalog.Label(server), id, why)
+		return tool.Result{Status: tool.StatusDenied, Output: msg, Content: []tool.Content{{Type: "text", Text: msg}}}
+	case tasks.Pending:
+		return Unknown(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending (%s); the call was not sent again", id, why))
+	}
+	return Unknown(server, name, fmt.Sprintf("it ran as task %s: %s", id, why))
+}
+
+func clipID(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}

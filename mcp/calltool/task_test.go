@@ -1,0 +1,190 @@
+package calltool_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
+	"github.com/kin-dev/kin/mcp/mcptest"
+)
+
+func taskTool(t *testing.T, s *mcptest.TaskServer) (*calltool.Tool, *binding) {
+	t.Helper()
+	b := dial(t, mcptest.HTTPConfig("tasks", mcptest.ServeHTTPHandler(t, s).URL, nil))
+	return tools(t, b, false)["job"], b
+}
+
+// run runs the call and collects what it reported as it went.
+func run(ctx context.Context, t *testing.T, tl *calltool.Tool) (tool.Result, string) {
+	t.Helper()
+	var mu sync.Mutex
+	var out strings.Builder
+	r := prepare(t, tl, `{}`).Run(ctx, func(s string) {
+		mu.Lock()
+		out.WriteString(s)
+		mu.Unlock()
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return r, out.String()
+}
+
+// A call the server turns into a task is followed to its result: polled
+// with tasks/get, each status and message reported, never sent again.
+func TestTaskIsFollowedToItsResult(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		switch {
+		case n < 3:
+			return map[string]any{"status": "working", "statusMessage": "step " + string(rune('0'+n))}
+		default:
+			return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "job done"}}}}
+		}
+	}}
+	tl, _ := taskTool(t, s)
+	r, progress := run(context.Background(), t, tl)
+	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "job done") || !strings.Contains(r.Output, "<untrusted-mcp-result") {
+		t.Fatalf("%+v", r)
+	}
+	for _, want := range []string{"MCP task " + mcptest.TaskID + " started", "task working: queued", "task working: step 1", "task working: step 2", "task completed"} {
+		if !strings.Contains(progress, want) {
+			t.Errorf("progress lacks %q:\n%s", want, progress)
+		}
+	}
+	if s.Calls.Load() != 1 || s.Gets.Load() != 3 {
+		t.Errorf("calls %d, gets %d", s.Calls.Load(), s.Gets.Load())
+	}
+}
+
+// A task that fails or is cancelled by the server ends the call failed
+// with its reason.
+func TestFailedTaskIsFailed(t *testing.T) {
+	for _, tc := range []struct {
+		state map[string]any
+		want  string
+	}{
+		{map[string]any{"status": "failed", "error": map[string]any{"code": -32603, "message": "disk full"}}, "the task failed (code -32603): disk full"},
+		{map[string]any{"status": "cancelled", "statusMessage": "operator stopped it"}, "the server cancelled the task: operator stopped it"},
+		{map[string]any{"status": "exploded"}, `status "exploded", which kin does not know`},
+	} {
+		s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any { return tc.state }}
+		tl, _ := taskTool(t, s)
+		r, _ := run(context.Background(), t, tl)
+		if r.Status != tool.StatusFailed || !strings.Contains(r.Output, tc.want) || !strings.Contains(r.Output, "ran as task "+mcptest.TaskID) {
+			t.Errorf("%v: %+v", tc.state, r)
+		}
+		if s.Calls.Load() != 1 {
+			t.Errorf("calls %d", s.Calls.Load())
+		}
+	}
+}
+
+// input_required goes through the same question path as any server
+// question; the answer goes back with tasks/update, and the task goes on.
+func TestTaskInputRequired(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, answers map[string]json.RawMessage) map[string]any {
+		if a, ok := answers["confirm"]; ok {
+			return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "confirmed " + string(a)}}}}
+		}
+		return map[string]any{"status": "input_required", "statusMessage": "needs a yes", "inputRequests": map[string]any{
+			"confirm": map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "go on?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}},
+		}}
+	}}
+	tl, b := taskTool(t, s)
+	var asked []string
+	b.answer = func(p *mcp.ElicitParams) *mcp.ElicitResult {
+		asked = append(asked, p.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}
+	}
+	r, _ := run(context.Background(), t, tl)
+	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "confirmed") || !strings.Contains(r.Output, "ok") {
+		t.Fatalf("%+v", r)
+	}
+	if len(asked) != 1 || asked[0] != "go on?" || s.Updates.Load() != 1 || s.Calls.Load() != 1 {
+		t.Fatalf("asked %v, updates %d, calls %d", asked, s.Updates.Load(), s.Calls.Load())
+	}
+
+	// Declined: the task is cancelled, the call denied.
+	s2 := &mcptest.TaskServer{State: s.State}
+	tl2, b2 := taskTool(t, s2)
+	b2.answer = func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }
+	r, _ = run(context.Background(), t, tl2)
+	if r.Status != tool.StatusDenied || s2.Cancels.Load() != 1 || s2.Updates.Load() != 0 {
+		t.Fatalf("declined: %+v, cancels %d", r, s2.Cancels.Load())
+	}
+}
+
+// Cancelling the turn sends tasks/cancel; the outcome is unknown (the
+// server may have acted), and the call is never sent again.
+func TestTurnCancelCancelsTheTask(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "working"}
+	}}
+	tl, _ := taskTool(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for s.Gets.Load() < 2 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	r, _ := run(ctx, t, tl)
+	unknown(t, r, "kin asked the server to cancel the task")
+	if s.Cancels.Load() != 1 || s.Calls.Load() != 1 {
+		t.Fatalf("cancels %d, calls %d", s.Cancels.Load(), s.Calls.Load())
+	}
+}
+
+// A connection lost mid-task keeps the task id and says the outcome is
+// pending; nothing is sent again.
+func TestLostConnectionMidTaskIsPending(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "working"}
+	}}
+	ts := mcptest.ServeHTTPHandler(t, s)
+	b := dial(t, mcptest.HTTPConfig("tasks", ts.URL, nil))
+	tl := tools(t, b, false)["job"]
+	go func() {
+		for s.Gets.Load() < 2 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		ts.Close()
+	}()
+	r, _ := run(context.Background(), t, tl)
+	unknown(t, r, "it runs as task "+mcptest.TaskID+" on the server and its outcome is pending")
+	if s.Calls.Load() != 1 {
+		t.Fatalf("calls %d", s.Calls.Load())
+	}
+}
+
+// The task is recorded (server, id) before kin first polls it, so a kin
+// that stops at any moment after can find it again; without a recorder
+// the call says its outcome would be unknown after a restart.
+func TestTaskIsRecordedBeforeTheFirstPoll(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}}
+	}}
+	tl, _ := taskTool(t, s)
+	var rec []string
+	ctx := tool.WithTaskRecorder(context.Background(), func(server, id string) error {
+		rec = append(rec, server+"/"+id+"/gets="+string(rune('0'+s.Gets.Load())))
+		return nil
+	})
+	r, progress := run(ctx, t, tl)
+	if r.Status != tool.StatusCompleted || strings.Join(rec, ",") != "tasks/"+mcptest.TaskID+"/gets=0" {
+		t.Errorf("result %+v, recorded %v", r, rec)
+	}
+	if strings.Contains(progress, "could not record") {
+		t.Errorf("progress %q", progress)
+	}
+	_, progress = run(context.Background(), t, tl)
+	if !strings.Contains(progress, "kin could not record this task") {
+		t.Errorf("without a recorder: %q", progress)
+	}
+}

@@ -1,0 +1,147 @@
+package manager_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kin-dev/kin/mcp/manager"
+	"github.com/kin-dev/kin/mcp/mcptest"
+)
+
+// resHost is a host that hears of attached resources that changed.
+type resHost struct {
+	host
+	umu     sync.Mutex
+	updated []string
+}
+
+func (h *resHost) ResourceUpdated(server, uri string) {
+	h.umu.Lock()
+	defer h.umu.Unlock()
+	h.updated = append(h.updated, server+" "+uri)
+}
+
+func (h *resHost) seen() []string {
+	h.umu.Lock()
+	defer h.umu.Unlock()
+	return append([]string(nil), h.updated...)
+}
+
+func notesManager(t *testing.T) (*manager.Manager, *mcptest.Notes, *resHost) {
+	t.Helper()
+	n := mcptest.NewNotes()
+	h := &resHost{}
+	home := t.TempDir()
+	writeConfig(t, home, map[string]any{
+		"notes": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, n.Server), "headers": map[string]any{"Authorization": "Bearer notes-secret-77"}},
+		"echo":  stdioEntry(t, "echo"),
+	})
+	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil)})
+	t.Cleanup(m.Close)
+	m.Start(context.Background())
+	if r := state(m, "notes"); r.State != manager.StateConnected {
+		t.Fatalf("notes: %+v", r)
+	}
+	return m, n, h
+}
+
+func TestResourcesForThePerson(t *testing.T) {
+	m, n, _ := notesManager(t)
+	ctx := context.Background()
+
+	pages, err := m.Resources(ctx, "", "")
+	if err != nil || len(pages) != 1 || pages[0].Server != "notes" {
+		t.Fatalf("every server: %+v %v (echo offers no resources)", pages, err)
+	}
+	p := pages[0]
+	byURI := map[string]manager.Resource{}
+	for _, r := range p.Resources {
+		byURI[r.URI] = r
+	}
+	readme := byURI["notes://readme"]
+	if readme.Title != "Read me" || readme.Name != "readme" || readme.MIMEType != "text/plain" {
+		t.Fatalf("readme %+v", readme)
+	}
+	// Only the data: raster icon: the https one would tell the server
+	// when the person looks.
+	if len(readme.Icons) != 1 || readme.Icons[0].Src != mcptest.PNGIcon || readme.Icons[0].Theme != "light" {
+		t.Fatalf("icons %+v", readme.Icons)
+	}
+	if h := byURI["notes://hostile"]; strings.ContainsAny(h.Name+h.Title, "\u202e\u200b") {
+		t.Fatalf("invisible characters reached the person: %q %q", h.Name, h.Title)
+	}
+	if len(p.Templates) != 1 || p.Templates[0].URITemplate != "notes://{project}/{note}" || p.Templates[0].Title != "A project's note" {
+		t.Fatalf("templates %+v", p.Templates)
+	}
+	if _, err := m.Resources(ctx, "echo", ""); !errors.Is(err, manager.ErrNoResources) {
+		t.Fatalf("a server without resources: %v", err)
+	}
+	if _, err := m.Resources(ctx, "", "c1"); err == nil {
+		t.Fatal("a cursor without its server was taken")
+	}
+
+	// Completion of the template's arguments, the chosen ones passed on.
+	c, err := m.Complete(ctx, "notes", "notes://{project}/{note}", "project", "ki", nil)
+	if err != nil || strings.Join(c.Values, ",") != "kin,kite" {
+		t.Fatalf("project: %+v %v", c, err)
+	}
+	c, err = m.Complete(ctx, "notes", "notes://{project}/{note}", "note", "", map[string]string{"project": "kin"})
+	if err != nil || strings.Join(c.Values, ",") != "design,plan" {
+		t.Fatalf("note: %+v %v", c, err)
+	}
+
+	// Reading for a question: framed as the server's untrusted data.
+	text, saw, err := m.ReadForPerson(ctx, "notes", "notes://kin/design")
+	if err != nil || !strings.Contains(text, `<untrusted-mcp-result server="notes" tool="resource">`) || !strings.Contains(text, "note design of kin") {
+		t.Fatalf("read %q %v", text, err)
+	}
+	if saw == nil || saw.Framing != "untrusted-mcp-result" {
+		t.Fatalf("saw %+v", saw)
+	}
+	// A resource that tries to close the framing cannot.
+	text, _, _ = m.ReadForPerson(ctx, "notes", "notes://hostile")
+	if strings.Count(text, "</untrusted-mcp-result>") != 1 || !strings.HasSuffix(text, "</untrusted-mcp-result>") {
+		t.Fatalf("hostile text escaped its frame:\n%s", text)
+	}
+	// Sizes are the server's rules: 32 KiB of a resource's text.
+	text, saw, _ = m.ReadForPerson(ctx, "notes", "notes://big")
+	if strings.Count(text, "b") > 33<<10 || len(saw.Cuts) != 1 || saw.Cuts[0].What != "output" || saw.Cuts[0].Bytes < 64<<10 {
+		t.Fatalf("big: %d bytes, cuts %+v", len(text), saw.Cuts)
+	}
+	text, saw, _ = m.ReadForPerson(ctx, "notes", "notes://logo.png")
+	if !strings.Contains(text, "[binary resource omitted") || len(saw.Cuts) != 1 || saw.Cuts[0].What != "resource" {
+		t.Fatalf("logo: %q %+v", text, saw)
+	}
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://nope/x/y"); err == nil {
+		t.Fatal("a missing resource was attached")
+	}
+	if _, _, err := m.ReadForPerson(ctx, "echo", "notes://readme"); !errors.Is(err, manager.ErrNoResources) {
+		t.Fatalf("read from a server without resources: %v", err)
+	}
+	if n.Reads("notes://readme") != 0 {
+		t.Fatal("listing read a resource")
+	}
+}
+
+// An attached resource that changes at its server is reported; one never
+// attached is not.
+func TestAnAttachedResourceThatChangesIsReported(t *testing.T) {
+	m, n, h := notesManager(t)
+	ctx := context.Background()
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Touch(ctx, "notes://big"); err != nil { // not attached
+		t.Fatal(err)
+	}
+	if err := n.Touch(ctx, "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the update", func() bool { return len(h.seen()) > 0 })
+	if got := h.seen(); len(got) != 1 || got[0] != "notes notes://readme" {
+		t.Fatalf("updates %v", got)
+	}
+}

@@ -1,0 +1,162 @@
+package rpc_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
+)
+
+// crashedTask runs a call that becomes a task, and returns a KIN_HOME as a
+// kin killed while it polled leaves it: a copy of the home taken once the
+// call shows working (the task record is durable before the first poll),
+// so its log has the call and its task and no result. The first kin then
+// goes away.
+func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
+	t.Helper()
+	w = newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
+	ed := w.editor()
+	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
+	ed.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		if n.Method == "approval/request" {
+			respond(ed, req, "allow_once")
+		}
+	})
+	sid = newSession(t, ed)
+	start(t, ed, sid, "run the job")
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
+	home := t.TempDir()
+	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
+		t.Fatal(err)
+	}
+	w.home = home
+	w.config(map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
+	return w, sid
+}
+
+// restarted is the next kin on the crashed home: the server is approved
+// and connected before the session is resumed.
+func restarted(t *testing.T, w *world, sid string) (*rpctest.Editor, rpc.SessionResumeResult) {
+	t.Helper()
+	ed := w.editor()
+	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	return ed, res
+}
+
+// kin stops while a call runs as an MCP task; the next kin, on resume,
+// goes on polling the task (the call is never sent again), shows the call
+// working, and ends it with the task's result: in the session log, on the
+// wire, and in the next model request, where the output sits next to its
+// call.
+func TestResumeGoesOnPollingATaskKinLeft(t *testing.T) {
+	var finish atomic.Bool
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		if !finish.Load() {
+			return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("indexing %d", n)}
+		}
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
+	}}
+	w, sid := crashedTask(t, s)
+	finish.Store(true)
+	ed, res := restarted(t, w, sid)
+	if res.ReadOnly {
+		t.Fatalf("resumed read-only: %s", res.ReadOnlyReason)
+	}
+	if h := res.History; len(h) < 2 || h[1].CallID != "j1" || h[1].Status != "working" {
+		t.Errorf("history shows the call %+v, want it working", h)
+	}
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
+	final := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "completed")))
+	if !strings.Contains(fmt.Sprint(final["output"]), "indexed 2 files") {
+		t.Errorf("final %v", final)
+	}
+	if s.Calls.Load() != 1 {
+		t.Errorf("the server saw %d calls; the task must be polled, never the call sent again", s.Calls.Load())
+	}
+	log := sessionLog(t, w.home, sid)
+	if !strings.Contains(log, `"type":"task"`) || !strings.Contains(log, `"taskId":"`+mcptest.TaskID+`"`) {
+		t.Errorf("no task record:\n%s", log)
+	}
+	if strings.Contains(log, `"status":"unknown"`) || !strings.Contains(log, "indexed 2 files") {
+		t.Errorf("the call's result is not the task's:\n%s", log)
+	}
+	// The next turn's request carries the result, right after its call.
+	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
+	completed(ed, start(t, ed, sid, "and?"))
+	reqs := w.model.Requests()
+	in := reqs[len(reqs)-1].Input
+	var kinds []string
+	for _, it := range in {
+		k := fmt.Sprint(it["type"])
+		if k == "message" || k == "<nil>" {
+			k = fmt.Sprint(it["role"])
+		}
+		kinds = append(kinds, k)
+		if it["type"] == "function_call_output" && !strings.Contains(fmt.Sprint(it["output"]), "indexed 2 files") {
+			t.Errorf("the model got %v", it["output"])
+		}
+	}
+	if got := strings.Join(kinds, ","); !strings.HasPrefix(got, "user,function_call,function_call_output,") || !strings.HasSuffix(got, ",user") {
+		t.Errorf("next request's items: %s", got)
+	}
+}
+
+// A task the server no longer knows after the restart (it expired) ends
+// the call failed with the server's reason, never unknown, never re-sent.
+func TestResumedTaskThatExpiredFails(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "working"}
+	}}
+	w, sid := crashedTask(t, s)
+	s.Gone.Store(true)
+	ed, _ := restarted(t, w, sid)
+	final := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "failed")))
+	out := fmt.Sprint(final["output"])
+	if !strings.Contains(out, "which the server no longer knows") || !strings.Contains(out, "expired") {
+		t.Errorf("final %v", final)
+	}
+	if s.Calls.Load() != 1 {
+		t.Errorf("the server saw %d calls", s.Calls.Load())
+	}
+}
+
+// A task whose server is no longer configured after the restart ends the
+// call unknown, saying so.
+func TestResumedTaskWithoutItsServerIsUnknown(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "working"}
+	}}
+	w, sid := crashedTask(t, s)
+	w.config(map[string]any{})
+	ed := w.editor()
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	final := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "unknown")))
+	if !strings.Contains(fmt.Sprint(final["output"]), "no MCP server named jobs") {
+		t.Errorf("final %v", final)
+	}
+}
+
+func sessionLog(t *testing.T, home, sid string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "sessions", sid+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
