@@ -13,6 +13,7 @@ import (
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // This file runs the hooks (package hooks) at a turn's points: the
@@ -34,6 +35,13 @@ const ReasonHook = "hook"
 // runHooks runs the hooks of ev that match toolName, in order, and
 // reports what they said that the person should see.
 func (t *turn) runHooks(ctx context.Context, ev hooks.Event, toolName string, in hooks.Input) []hooks.Result {
+	return t.runHooksEach(ctx, ev, toolName, in, nil)
+}
+
+// runHooksEach is runHooks with each called after every hook that ran: it
+// may change the input the hooks after it read (a PreToolUse hook changed
+// the call), or end the run (false).
+func (t *turn) runHooksEach(ctx context.Context, ev hooks.Event, toolName string, in hooks.Input, each func(*hooks.Result, *hooks.Input) bool) []hooks.Result {
 	hs := t.ext.hooks.For(ev, toolName)
 	if len(hs) == 0 {
 		return nil
@@ -51,7 +59,11 @@ func (t *turn) runHooks(ctx context.Context, ev hooks.Event, toolName string, in
 		}
 		res := runner.Run(ctx, h, in)
 		t.reportHook(res)
+		goOn := each == nil || each(&res, &in)
 		out = append(out, res)
+		if !goOn {
+			break
+		}
 	}
 	return out
 }
@@ -192,9 +204,16 @@ func (t *turn) hookNote() string {
 
 // hookVerdict is what PreToolUse hooks said of a call; stop is
 // continue:false, which ends the turn (and so the call does not run).
+// args are the call's arguments after the person's hooks changed them
+// (updatedBy names those hooks; nil args: unchanged); badInput says why
+// the last of updatedBy gave an updatedInput that cannot be the call's,
+// which then fails.
 type hookVerdict struct {
 	deny, ask, allow, stop bool
 	reason, stopReason     string
+	args                   json.RawMessage
+	updatedBy              []string
+	badInput               string
 }
 
 // haltByHook records that a hook answered continue:false during a call:
@@ -225,9 +244,25 @@ func (t *turn) addContext(c ...string) {
 
 // preToolUse runs the PreToolUse hooks of a call.
 func (t *turn) preToolUse(ctx context.Context, c model.Call, args json.RawMessage) hookVerdict {
-	rs := t.runHooks(ctx, hooks.PreToolUse, c.Name, hooks.Input{ToolName: hooks.ClaudeName(c.Name), KinToolName: c.Name,
-		ToolInput: t.claudeInput(args), ToolUseID: c.CallID})
 	var v hookVerdict
+	// A person's hook that changes the input changes it for the hooks
+	// after it too: what they judge is what would run.
+	each := func(r *hooks.Result, in *hooks.Input) bool {
+		if r.UpdatedInput == nil || r.Hook.Owner != hooks.Person {
+			return true
+		}
+		next, err := hookArgs(r.UpdatedInput, args, in.ToolInput)
+		if err != nil {
+			v.updatedBy, v.badInput = []string{r.Hook.Display()}, "an updatedInput kin cannot use: "+err.Error()
+			return false
+		}
+		args, v.args = next, next
+		v.updatedBy = append(v.updatedBy, r.Hook.Display())
+		in.ToolInput = t.claudeInput(next)
+		return true
+	}
+	rs := t.runHooksEach(ctx, hooks.PreToolUse, c.Name, hooks.Input{ToolName: hooks.ClaudeName(c.Name), KinToolName: c.Name,
+		ToolInput: t.claudeInput(args), ToolUseID: c.CallID}, each)
 	var reasons []string
 	for _, r := range rs {
 		if r.Stop && !v.stop {
@@ -279,6 +314,41 @@ func (t *turn) claudeInput(args json.RawMessage) json.RawMessage {
 		return args
 	}
 	return out
+}
+
+// hookArgs is a person's hook's updatedInput as the call's arguments in
+// kin's words (args: the arguments the hook was given, sent: its
+// tool_input). It replaces the input whole, as in Claude Code (a field the
+// hook leaves out is gone). A hook written for Claude Code names a file
+// tool's path file_path (kin's input gave it beside path): when the hook
+// changed it, it becomes path. Whether the tool takes the result is the
+// tool's own argument decoding's to say (Prepare), not this function's.
+func hookArgs(updated, args, sent json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(updated, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("it must be a JSON object, not %s", visible.Clip(string(updated), 200))
+	}
+	var was, saw map[string]json.RawMessage
+	_ = json.Unmarshal(args, &was)
+	_ = json.Unmarshal(sent, &saw)
+	fp, ok := m["file_path"]
+	if _, native := was["file_path"]; !ok || native || saw["file_path"] == nil {
+		return json.Marshal(m) // not kin's addition: the tool judges it
+	}
+	delete(m, "file_path")
+	var newPath, sentPath, oldPath, hookPath string
+	if err := json.Unmarshal(fp, &newPath); err != nil {
+		return nil, fmt.Errorf("its file_path must be a string, not %s", visible.Clip(string(fp), 200))
+	}
+	_ = json.Unmarshal(saw["file_path"], &sentPath)
+	if newPath != sentPath { // the hook moved the call to another file
+		_ = json.Unmarshal(was["path"], &oldPath)
+		if json.Unmarshal(m["path"], &hookPath) == nil && hookPath != oldPath && hookPath != newPath {
+			return nil, fmt.Errorf("it names two different files: path %q and file_path %q", hookPath, newPath)
+		}
+		m["path"] = fp
+	}
+	return json.Marshal(m)
 }
 
 // postToolUse runs the PostToolUse hooks of a call that ran; a hook that

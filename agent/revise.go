@@ -30,6 +30,9 @@ type reviser struct {
 	w     files.Watcher
 	paths []string // the real paths of the files the diff touches
 	out   chan tool.Approval
+	// note is added to every revision's warning (the person's hook
+	// changed the call: the card must keep saying so).
+	note string
 
 	// mu guards revs.
 	mu   sync.Mutex
@@ -164,6 +167,9 @@ func (r *reviser) watch(ctx context.Context) {
 func (r *reviser) prepare(ctx context.Context) revision {
 	a, err := r.tl.Prepare(ctx, r.env, r.args)
 	if err == nil && a.Approval != nil {
+		if r.note != "" {
+			a.Approval = withNote(a.Approval, r.note)
+		}
 		return revision{action: a}
 	}
 	var why string

@@ -14,6 +14,7 @@ import (
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // turn is one question and everything the model does to answer it.
@@ -487,9 +488,9 @@ func (t *turn) open(c model.Call, tools []tool.Tool, same bool) *openCall {
 func (t *turn) settle(ctx context.Context, p *openCall) {
 	c := p.c
 	emit := func(status string) { p.emit(t, status) }
-	res := t.runCall(ctx, p.tl, c, &p.ev, emit)
+	res, ran := t.runCall(ctx, p.tl, c, &p.ev, emit)
 	if res.Status == tool.StatusCompleted || res.Status == tool.StatusOutputLimit {
-		if paths := touchedPaths(c.Arguments); len(paths) > 0 {
+		if paths := touchedPaths(string(ran)); len(paths) > 0 {
 			t.mu.Lock()
 			t.touched = append(t.touched, paths...)
 			t.mu.Unlock()
@@ -504,14 +505,25 @@ func (t *turn) settle(ctx context.Context, p *openCall) {
 	emit(string(res.Status))
 }
 
-func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *ToolCall, emit func(string)) tool.Result {
+// runCall runs one call through the hooks and the gate; args are the
+// arguments it ran with (or would have): the model's, or those the
+// person's PreToolUse hook put in their place.
+func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *ToolCall, emit func(string)) (res tool.Result, args json.RawMessage) {
+	args = json.RawMessage(c.Arguments)
 	if tl == nil {
-		return tool.Failed(fmt.Sprintf("there is no tool named %q (it may belong to an MCP server that is not connected)", c.Name))
+		return tool.Failed(fmt.Sprintf("there is no tool named %q (it may belong to an MCP server that is not connected)", c.Name)), args
 	}
-	args := json.RawMessage(c.Arguments)
 	if len(strings.TrimSpace(c.Arguments)) == 0 {
 		args = json.RawMessage("{}")
 	}
+	res = t.gateAndRun(ctx, tl, c, &args, ev, emit)
+	return res, args
+}
+
+// gateAndRun is runCall's body; *args becomes the arguments a person's
+// hook put in place of the model's.
+func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, argp *json.RawMessage, ev *ToolCall, emit func(string)) tool.Result {
+	args := *argp
 	env := t.sess.toolEnv(t.id, c.CallID)
 	action, err := tl.Prepare(ctx, env, args)
 	if err != nil {
@@ -529,7 +541,57 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 		return tool.Result{Status: tool.StatusDenied, Output: "A hook stopped the turn before this call ran; nothing was run or sent. The hook said: " + hv.stopReason}
 	case hv.deny:
 		return tool.Result{Status: tool.StatusDenied, Output: "A hook blocked this call; nothing was run or sent. The hook said: " + hv.reason}
-	case hv.ask:
+	case hv.badInput != "":
+		return t.badHookInput(c, hv.updatedBy, hv.badInput)
+	}
+	var note string
+	if hv.args != nil {
+		// The person's hook changed the call: from here on it is the
+		// call, prepared by the tool (its argument checks, the boundary's
+		// paths, protected files and secrets) and judged by the gate (the
+		// mode, the grants, the person) exactly as if the model had sent
+		// it. The model's call stays on record as it asked; the result
+		// tells it what ran instead (changed), so its history is true.
+		changed, err := tl.Prepare(ctx, env, hv.args)
+		by := strings.Join(hv.updatedBy, ", ")
+		if err != nil {
+			return t.badHookInput(c, hv.updatedBy, fmt.Sprintf("an input %s does not take (%v)", c.Name, err))
+		}
+		args, *argp, action = hv.args, hv.args, changed
+		ev.Title, ev.Sandbox = "", nil
+		if action.Approval != nil {
+			ev.Title, ev.Sandbox = action.Approval.Title, action.Approval.Sandbox
+		}
+		shown := visible.Clip(string(args), 300)
+		note = fmt.Sprintf("Your hook %s changed this call; the model asked for %s", by, visible.Clip(c.Arguments, 300))
+		if action.Approval != nil {
+			action.Approval = withNote(action.Approval, note)
+		}
+		t.events().Notice(Notice{Level: "info", Source: "hooks", SessionID: t.sess.id,
+			Message: fmt.Sprintf("your hook %s changed the input of %s to %s", by, c.Name, shown)})
+		prefix := fmt.Sprintf("[kin: the person's hook %s replaced this call's input before kin checked it; what was checked and run: %s]\n", by, shown)
+		res := t.gateRun(ctx, tl, c, args, action, hv, note, env, ev, emit)
+		res.Output = prefix + res.Output
+		return res
+	}
+	return t.gateRun(ctx, tl, c, args, action, hv, note, env, ev, emit)
+}
+
+// badHookInput fails a call whose input the person's hook (the last of
+// by) replaced with what cannot run: the person is told, the model reads
+// why, nothing runs.
+func (t *turn) badHookInput(c model.Call, by []string, why string) tool.Result {
+	hook := by[len(by)-1]
+	t.events().Notice(Notice{Level: "warning", Source: "hooks", SessionID: t.sess.id,
+		Message: fmt.Sprintf("your hook %s gave %s %s, so the call did not run", hook, c.Name, why)})
+	return tool.Failed(fmt.Sprintf("not run: the person's hook %s replaced this call's input with %s; nothing was run or sent.", hook, why))
+}
+
+// gateRun asks the gate about a prepared call (unless the person's hook
+// allowed it and nothing says kin must ask) and runs it when allowed.
+func (t *turn) gateRun(ctx context.Context, tl tool.Tool, c model.Call, args json.RawMessage, action *tool.Action, hv hookVerdict, note string,
+	env tool.Env, ev *ToolCall, emit func(string)) tool.Result {
+	if hv.ask {
 		action.Approval = alwaysAsk(action.Approval, c.Name, "A hook asked kin to ask you: "+hv.reason)
 	}
 	var out permission.Outcome
@@ -539,6 +601,9 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 		out = t.hookAllowed(c, action.Approval, hv.reason)
 	} else {
 		rv := newReviser(tl, env, args, action)
+		if rv != nil {
+			rv.note = note
+		}
 		out, answered = t.permitted(ctx, tl, c, action, rv, emit)
 	}
 	if answered == nil {
@@ -637,6 +702,14 @@ func (t *turn) permitted(ctx context.Context, tl tool.Tool, c model.Call, action
 		}
 	}
 	return out, action
+}
+
+// withNote is ap with note added to its warning (a copy: the tool's
+// approval is left as it was).
+func withNote(ap *tool.Approval, note string) *tool.Approval {
+	out := *ap
+	out.Warning = strings.TrimSpace(out.Warning + " " + note)
+	return &out
 }
 
 // alwaysAsk is the approval of a call that must be asked whatever a grant,

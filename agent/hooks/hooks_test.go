@@ -166,3 +166,36 @@ func TestMatchersMapClaudeCodeNames(t *testing.T) {
 		}
 	}
 }
+
+// updatedInput: a person's hook's is kept as given (an object or not: the
+// turn judges it), "null" is none, a project's is dropped and said so;
+// suppressOutput is read and leaves additionalContext for the model.
+func TestUpdatedInputIsThePersonsOnly(t *testing.T) {
+	kinHome, ws, r := setup(t)
+	update := `echo '{"suppressOutput":true,"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"CTX","updatedInput":{"command":"echo safe"}}}'`
+	write(t, filepath.Join(ws, ".kin", "hooks.json"), config("PreToolUse", "Bash", update, 0), 0o644)
+	write(t, filepath.Join(kinHome, "settings.json"), config("PreToolUse", "Bash", update, 0), 0o600)
+	hs := hooks.Load(kinHome, []string{ws}).For(hooks.PreToolUse, "bash")
+	if len(hs) != 2 || hs[0].Owner != hooks.Person || hs[1].Owner != hooks.Project {
+		t.Fatalf("hooks %+v", hs)
+	}
+	res := r.Run(context.Background(), hs[0], hooks.Input{ToolName: "Bash"})
+	if string(res.UpdatedInput) != `{"command":"echo safe"}` || !res.SuppressOutput || res.Context != "CTX" || res.Failure != "" {
+		t.Fatalf("the person's hook: %+v", res)
+	}
+	res = r.Run(context.Background(), hs[1], hooks.Input{ToolName: "Bash"})
+	if res.UpdatedInput != nil || !strings.Contains(res.Ignored, "updatedInput") || res.Context != "CTX" {
+		t.Fatalf("the project's hook: %+v", res)
+	}
+	for out, want := range map[string]string{
+		`{"hookSpecificOutput":{"updatedInput":null}}`:       "",
+		`{"hookSpecificOutput":{"updatedInput":"rm -rf /"}}`: `"rm -rf /"`,
+		`{"hookSpecificOutput":{"updatedInput":[1]}}`:        `[1]`,
+	} {
+		h := hs[0]
+		h.Command = "echo '" + out + "'"
+		if res := r.Run(context.Background(), h, hooks.Input{ToolName: "Bash"}); string(res.UpdatedInput) != want {
+			t.Errorf("%s: updatedInput %q, want %q", out, res.UpdatedInput, want)
+		}
+	}
+}

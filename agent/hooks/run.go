@@ -78,6 +78,15 @@ type Result struct {
 	StopReason string
 	// Message is systemMessage: for the person.
 	Message string
+	// UpdatedInput is PreToolUse's hookSpecificOutput.updatedInput: the
+	// person's hook replaces the call's input with it (kin checks it is an
+	// object the tool takes). A project's is dropped (Ignored says so).
+	UpdatedInput json.RawMessage
+	// SuppressOutput is suppressOutput: in Claude Code it hides the hook's
+	// stdout from the transcript. kin never shows a hook's stdout to the
+	// person (only systemMessage, reasons and failures), so it changes
+	// nothing there; the stdout still reaches the model as context.
+	SuppressOutput bool
 }
 
 // Run runs one hook with input and reads its answer. ctx ending stops it.
@@ -155,10 +164,12 @@ type output struct {
 	SystemMessage      string `json:"systemMessage"`
 	Decision           string `json:"decision"`
 	Reason             string `json:"reason"`
+	SuppressOutput     bool   `json:"suppressOutput"`
 	HookSpecificOutput *struct {
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-		AdditionalContext        string `json:"additionalContext"`
+		PermissionDecision       string          `json:"permissionDecision"`
+		PermissionDecisionReason string          `json:"permissionDecisionReason"`
+		AdditionalContext        string          `json:"additionalContext"`
+		UpdatedInput             json.RawMessage `json:"updatedInput"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -180,7 +191,7 @@ func (res *Result) parse(stdout string) {
 		res.Failure = "its output is not JSON (" + err.Error() + "); it blocks nothing"
 		return
 	}
-	res.Message = o.SystemMessage
+	res.Message, res.SuppressOutput = o.SystemMessage, o.SuppressOutput
 	if o.Continue != nil && !*o.Continue {
 		res.Stop, res.StopReason = true, o.StopReason
 	}
@@ -204,10 +215,29 @@ func (res *Result) parse(stdout string) {
 				res.Block = d == "deny"
 			}
 		}
+		// "null" is no update; anything else is kept as given, so that a
+		// value that is not an object fails the call instead of vanishing
+		if u := bytes.TrimSpace(hs.UpdatedInput); res.Hook.Event == PreToolUse && len(u) > 0 && string(u) != "null" {
+			res.UpdatedInput = u
+		}
 	}
+	var ignored []string
 	if res.Decision == "allow" && res.Hook.Owner == Project {
 		res.Decision = ""
-		res.Ignored = "a project's hook may deny, ask or add context, never allow a call; its allow was ignored"
+		ignored = append(ignored, "its allow")
+	}
+	if res.UpdatedInput != nil && res.Hook.Owner == Project {
+		// a project's hook would otherwise choose what runs: the person
+		// trusted it to judge calls, not to write them
+		res.UpdatedInput = nil
+		ignored = append(ignored, "its updatedInput (the call runs as the model asked)")
+	}
+	if len(ignored) > 0 {
+		verb := " was ignored"
+		if len(ignored) > 1 {
+			verb = " were ignored"
+		}
+		res.Ignored = "a project's hook may deny, ask or add context, never allow a call or change its input; " + strings.Join(ignored, " and ") + verb
 	}
 }
 
