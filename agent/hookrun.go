@@ -21,8 +21,10 @@ import (
 // each call (PreToolUse before the gate, PostToolUse after it ran) and the
 // answer (Stop). A project's hook runs only when the ledger trusts it with
 // its current content (asked again here when it changed), and never
-// approves a call; the person's may, never past a call that must always
-// ask nor in the ask mode.
+// approves nor changes a call; the person's may, never past a call that
+// must always ask nor in the ask mode. A call the person's hook changed
+// (updatedInput) goes through the tool's Prepare and the gate again as the
+// call (runCall, turn.go).
 
 // maxStops is how often Stop hooks may send the model back to work in one
 // turn.

@@ -26,7 +26,12 @@ func TestPersonsHookRewritesACommandKinAsksAboutTheNewOne(t *testing.T) {
 	pre := e.hookScript("rewrite.sh", `#!/bin/sh
 jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", updatedInput: (.tool_input | .command = "echo safe-REWRITTEN")}}'
 `)
-	e.settings(hooksJSON("PreToolUse", "Bash", pre, 0))
+	// a second hook after it judges the call as changed
+	seen := filepath.Join(e.WS, "seen.log")
+	log := e.hookScript("log.sh", `#!/bin/sh
+jq -r .tool_input.command >> "$CLAUDE_PROJECT_DIR/seen.log"
+`)
+	e.settings(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"` + pre + `"},{"type":"command","command":"` + log + `"}]}]}}`)
 	ed, sid := e.editor()
 	var asked []map[string]any
 	answerApprovals(ed, func(req map[string]any) string {
@@ -54,6 +59,9 @@ jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", updatedInput: (.tool_i
 		t.Errorf("what ran: %q", out)
 	}
 	noticeWith(ed, `changed the input of bash to {"command":"echo safe-REWRITTEN"}`)
+	if b, err := os.ReadFile(seen); err != nil || string(b) != "echo safe-REWRITTEN\n" {
+		t.Errorf("the hook after the one that changed the call read %q (%v), want the changed command", b, err)
+	}
 	out, _ := e.Model.Requests()[1].LastToolOutput()
 	if !strings.Contains(out, "[kin: the person's hook") || !strings.Contains(out, `what was checked and run: {"command":"echo safe-REWRITTEN"}`) {
 		t.Errorf("the model was not told what ran: %q", out)

@@ -14,7 +14,10 @@
 // decision and reason ("block"; PreToolUse's legacy "approve"),
 // hookSpecificOutput.permissionDecision (allow, deny or ask) with
 // permissionDecisionReason, hookSpecificOutput.additionalContext,
-// continue:false with stopReason, and systemMessage.
+// PreToolUse's hookSpecificOutput.updatedInput (the person's hooks only:
+// the turn replaces the call's input with it, then checks the changed call
+// as the model's), continue:false with stopReason, systemMessage, and
+// suppressOutput (read; kin never shows a hook's stdout to the person).
 //
 // Hooks are configured as Claude Code configures them: {"hooks": {"<Event>":
 // [{"matcher": "<tool names>", "hooks": [{"type": "command", "command":
@@ -31,9 +34,10 @@
 // What this package must never do (the trust boundary's rules, package
 // boundary, and the ledger's, package ledger):
 //
-//   - Never let a project's hook approve a call: its "allow" is ignored
-//     (and said so); it may deny, ask or add context. Only the person's own
-//     hooks may allow, and no hook allows past a call that must always ask.
+//   - Never let a project's hook approve or change a call: its "allow" and
+//     its updatedInput are ignored (and said so); it may deny, ask or add
+//     context. Only the person's own hooks may allow or change a call, and
+//     no hook allows past a call that must always ask.
 //   - Never run a hook outside the command rules: confined by the sandbox
 //     with the policy commands get (no network; kin's home hidden but its
 //     hooks folder), kin's model keys taken out of its environment, bounded
