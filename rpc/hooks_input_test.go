@@ -144,7 +144,7 @@ jq -c '{hookSpecificOutput: {hookEventName: "PreToolUse", updatedInput: (.tool_i
 // An updatedInput the tool does not take (an unknown argument, a wrong
 // type, not an object) fails the call naming the hook: nothing runs,
 // neither the model's call nor the hook's, and nobody is asked.
-func TestInvalidUpdatedInputFailsTheCall(t *testing.T) {
+func TestHookWithInvalidUpdatedInputFailsTheCall(t *testing.T) {
 	e := newEnv(t)
 	pre := e.hookScript("bad.sh", `#!/bin/sh
 case "$(jq -r .tool_use_id)" in
