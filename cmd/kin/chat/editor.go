@@ -413,6 +413,10 @@ type completer struct {
 	commands  []string
 	models    []rpc.ModelEntry
 	resources []string // server:uri (resources.go)
+	templates []string // server:uriTemplate (templates.go)
+	// question is the template variable being asked (templates.go): Tab
+	// completes the whole line with the server's values.
+	question *templateQuestion
 }
 
 func newCompleter(cwd string) *completer { return &completer{cwd: cwd, commands: builtinCommands()} }
@@ -456,9 +460,20 @@ func (c *completer) modelWords(typed string) []string {
 // word before the cursor, and how long that word is.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
+	c.mu.Lock()
+	q := c.question
+	c.mu.Unlock()
+	if q != nil {
+		return c.questionWords(q, typed), len(line[:pos])
+	}
 	word := typed[strings.LastIndexAny(typed, " \t")+1:]
 	var out [][]rune
 	switch {
+	case strings.HasPrefix(typed, "/template ") && strings.HasPrefix(word, "@") && len(word) < len(typed):
+		word = word[1:]
+		for _, t := range c.templateWords(word) {
+			out = append(out, []rune(strings.TrimPrefix(t, word)+" "))
+		}
 	case strings.HasPrefix(word, "@"):
 		word = word[1:]
 		for _, p := range completePath(word, c.cwd, 100) {
