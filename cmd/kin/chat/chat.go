@@ -411,7 +411,7 @@ func (u *ui) showPrompt() {
 			if u.askPrompt == "" {
 				u.askPrompt = a.prompt(u)
 			}
-			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt})
+			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt, esc: isTemplate(a)})
 			return
 		}
 		if u.o.Interactive && !u.scr.prompting {
@@ -516,6 +516,12 @@ func (u *ui) editorEvent(ev editEvent) {
 		case ev.how == howCancel:
 			if spec.ask == "" && ev.text != "" {
 				u.draft = ev.text
+			}
+		case ev.how == howEscape:
+			u.interrupts = 0
+			if a := u.firstAsk(); a != nil && a.id() == spec.ask {
+				a.refuse(u, "Esc")
+				u.dropAsk(a.id())
 			}
 		case spec.ask != "":
 			u.interrupts = 0
@@ -984,6 +990,14 @@ func (u *ui) addAsk(a ask) {
 	default:
 		u.asks = append(u.asks, a)
 	}
+}
+
+// firstAsk is the ask on screen, nil when none.
+func (u *ui) firstAsk() ask {
+	if len(u.asks) == 0 {
+		return nil
+	}
+	return u.asks[0]
 }
 
 func isApproval(a ask) bool {

@@ -17,8 +17,8 @@ const helpText = `Commands:
   /mcp                list MCP servers and their state
   /resources          list the MCP servers' resources (@server:uri attaches one)
   /template @SERVER:TEMPLATE  fill in a resource template's {…} parts, one at a
-                      time (Tab completes the server's values; empty or Ctrl-C
-                      attaches nothing); the next question attaches the URI
+                      time (Tab completes the server's values; empty, Esc or
+                      Ctrl-C attaches nothing); the next question attaches the URI
   /saw [CALLID]       show what the model saw of a call's result (the last one)
   /open @SERVER:URI   show an MCP server's resource (a call's link) without
                       sending it to the model

@@ -18,8 +18,8 @@ import (
 // Neovim's resources.lua fill): the server's values for what is typed come
 // from kin's completion/complete (the values chosen before go as
 // context.arguments), Tab completes them at the line editor, any text is
-// accepted, and Enter on an empty value, /cancel or Ctrl-C attaches
-// nothing. The URI the values make (RFC 6570, values percent-encoded) is
+// accepted, and Enter on an empty value, /cancel, Ctrl-C or (at the line
+// editor) Esc attaches nothing. The URI the values make (RFC 6570, values percent-encoded) is
 // attached to the next question as a resource part, as an @server:uri
 // mention would be.
 //
@@ -53,12 +53,12 @@ func (a *templateAsk) id() string { return a.key }
 func (a *templateAsk) show(u *ui) {
 	s := u.scr
 	s.line(s.bold("[template]") + " @" + cleanLine(a.server) + ":" + cleanLine(a.template))
-	tab := ""
+	tab, esc := "", ""
 	if u.ed != nil {
-		tab = "Tab completes the server's values; "
+		tab, esc = "Tab completes the server's values; ", "Esc, "
 	}
-	s.line(s.dim(fmt.Sprintf("%d part(s) to fill in: %s. %sany value is accepted; Enter on an empty line, /cancel or Ctrl-C attaches nothing.",
-		len(a.names), cleanLine(strings.Join(a.names, ", ")), tab)))
+	s.line(s.dim(fmt.Sprintf("%d part(s) to fill in: %s. %sany value is accepted; Enter on an empty line, %s/cancel or Ctrl-C attaches nothing.",
+		len(a.names), cleanLine(strings.Join(a.names, ", ")), tab, esc)))
 }
 
 // question is the current step as the completer asks it.
