@@ -212,6 +212,10 @@ type ui struct {
 	// listed; lastCall is the last finished call (/saw).
 	resServers map[string]bool
 	lastCall   string
+	// attach are the resources /template filled in, for the next question
+	// (templates.go); templates numbers its asks.
+	attach    []rpc.InputPart
+	templates int
 
 	o Options
 	// worktreeUsed: a session was made with Options.Worktree.
@@ -407,7 +411,7 @@ func (u *ui) showPrompt() {
 			if u.askPrompt == "" {
 				u.askPrompt = a.prompt(u)
 			}
-			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt})
+			u.ed.want(readSpec{ask: a.id(), base: u.askPrompt, prompt: u.askPrompt, esc: isTemplate(a)})
 			return
 		}
 		if u.o.Interactive && !u.scr.prompting {
@@ -449,6 +453,9 @@ func (u *ui) questionSpec() readSpec {
 	}
 	if n := len(u.queued); n > 0 {
 		status = append(status, fmt.Sprintf("%d queued", n))
+	}
+	if n := len(u.attach); n > 0 {
+		status = append(status, fmt.Sprintf("%d attached", n))
 	}
 	if c := costGauge(u.window); c != "" {
 		status = append(status, c)
@@ -509,6 +516,12 @@ func (u *ui) editorEvent(ev editEvent) {
 		case ev.how == howCancel:
 			if spec.ask == "" && ev.text != "" {
 				u.draft = ev.text
+			}
+		case ev.how == howEscape:
+			u.interrupts = 0
+			if a := u.firstAsk(); a != nil && a.id() == spec.ask {
+				a.refuse(u, "Esc")
+				u.dropAsk(a.id())
 			}
 		case spec.ask != "":
 			u.interrupts = 0
@@ -574,7 +587,11 @@ func (u *ui) question(text string) {
 	if u.resServers == nil && strings.Contains(text, "@") && strings.Contains(text, "://") {
 		u.loadResources(true) // @server:uri needs the servers' names
 	}
-	if err := u.call("turn/start", withResources(questionParams(u.session, text, u.o.Cwd), text, u.resServers), &res); err != nil {
+	p := withAttached(withResources(questionParams(u.session, text, u.o.Cwd), text, u.resServers), text, u.attach)
+	// What /template attached goes with this question only, sent or not:
+	// one that made kin refuse the question must not refuse the next.
+	u.attach = nil
+	if err := u.call("turn/start", p, &res); err != nil {
 		u.fail(err)
 		return
 	}
@@ -605,6 +622,13 @@ func (u *ui) inputClosed() {
 func (u *ui) interrupt() {
 	u.interrupts++
 	switch {
+	case len(u.asks) > 0 && isTemplate(u.asks[0]):
+		// kin chat's own question: it stops, the turn goes on.
+		u.interrupts = 0
+		a := u.asks[0]
+		u.scr.endLine()
+		a.refuse(u, "interrupted")
+		u.dropAsk(a.id())
 	case u.running:
 		u.interrupts, u.cancelled = 0, true
 		u.scr.endLine()
@@ -966,6 +990,14 @@ func (u *ui) addAsk(a ask) {
 	default:
 		u.asks = append(u.asks, a)
 	}
+}
+
+// firstAsk is the ask on screen, nil when none.
+func (u *ui) firstAsk() ask {
+	if len(u.asks) == 0 {
+		return nil
+	}
+	return u.asks[0]
 }
 
 func isApproval(a ask) bool {

@@ -16,6 +16,9 @@ const helpText = `Commands:
   /compact            summarise the conversation for the model now
   /mcp                list MCP servers and their state
   /resources          list the MCP servers' resources (@server:uri attaches one)
+  /template @SERVER:TEMPLATE  fill in a resource template's {…} parts, one at a
+                      time (Tab completes the server's values; empty, Esc or
+                      Ctrl-C attaches nothing); the next question attaches the URI
   /saw [CALLID]       show what the model saw of a call's result (the last one)
   /open @SERVER:URI   show an MCP server's resource (a call's link) without
                       sending it to the model
@@ -104,6 +107,8 @@ func (u *ui) command(line string) {
 		u.showSaw(arg)
 	case "/open":
 		u.openResource(arg)
+	case "/template":
+		u.templateCommand(arg)
 	case "/grants":
 		switch {
 		case len(fields) == 1 || (len(fields) == 2 && fields[1] == "list"):

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ergochat/readline"
@@ -49,6 +50,10 @@ type editor struct {
 	started bool       // it is on screen (the editor has it)
 	line    []rune     // the line as last edited
 
+	// escKey: the read under way ends at a lone Esc (set by the editor
+	// goroutine, read by the key reader's).
+	escKey atomic.Bool
+
 	// The editor goroutine's (the input filter and the listener run on it).
 	cur    readSpec
 	action rune // a private key the listener is to carry out
@@ -63,6 +68,7 @@ type readSpec struct {
 	base   string // what the prompt asks; a read for another base is ended
 	prompt string // the prompt shown: base, maybe after a status that changes as it waits
 	draft  string // the line to start from
+	esc    bool   // a lone Esc ends it (howEscape): a template's value
 }
 
 // editEvent is what the editor tells the UI.
@@ -85,6 +91,7 @@ const (
 	howNewline // Alt-Enter: the question goes on
 	howPaste   // a newline inside a paste: the same
 	howCancel  // ended by the UI; text is the draft
+	howEscape  // Esc, at a read that takes it (readSpec.esc)
 )
 
 // newEditor takes over the terminal. in and out must be the terminal.
@@ -132,7 +139,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 	scr.w, scr.live, scr.width = e.rl.Stdout(), true, t.width
 	scr.height = func() int { _, h := t.size(); return h }
 	_, _ = io.WriteString(out, "\x1b[?2004h") // bracketed paste
-	kr := &keyReader{out: e.in, answered: cq.answered}
+	kr := &keyReader{out: e.in, answered: cq.answered, escKey: e.escKey.Load}
 	kr.suspend = func() {
 		t.suspend(func() { _, _ = io.WriteString(out, "\x1b[?2004l") }, func() {
 			_, _ = io.WriteString(out, "\x1b[?2004h")
@@ -273,7 +280,9 @@ func (e *editor) loop() {
 		if spec.draft != "" {
 			e.rl.SetDefault(spec.draft)
 		}
+		e.escKey.Store(spec.esc)
 		line, err := e.rl.ReadLine()
+		e.escKey.Store(false)
 		e.mu.Lock()
 		e.started = false
 		prompt := e.prompt
@@ -333,6 +342,10 @@ func (e *editor) filter(r rune) (rune, bool) {
 	case r == keyInterrupt:
 		e.action = keyInterrupt
 		return readline.CharBell, true
+	case r == keyEscape:
+		e.scr.echoed()
+		e.how = howEscape
+		return readline.CharEnter, true
 	case r == keyDeleteWord:
 		return readline.MetaDelete, true
 	case r == keyBackspaceWord:
@@ -413,6 +426,10 @@ type completer struct {
 	commands  []string
 	models    []rpc.ModelEntry
 	resources []string // server:uri (resources.go)
+	templates []string // server:uriTemplate (templates.go)
+	// question is the template variable being asked (templates.go): Tab
+	// completes the whole line with the server's values.
+	question *templateQuestion
 }
 
 func newCompleter(cwd string) *completer { return &completer{cwd: cwd, commands: builtinCommands()} }
@@ -456,9 +473,20 @@ func (c *completer) modelWords(typed string) []string {
 // word before the cursor, and how long that word is.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
+	c.mu.Lock()
+	q := c.question
+	c.mu.Unlock()
+	if q != nil {
+		return c.questionWords(q, typed), len(line[:pos])
+	}
 	word := typed[strings.LastIndexAny(typed, " \t")+1:]
 	var out [][]rune
 	switch {
+	case strings.HasPrefix(typed, "/template ") && strings.HasPrefix(word, "@") && len(word) < len(typed):
+		word = word[1:]
+		for _, t := range c.templateWords(word) {
+			out = append(out, []rune(strings.TrimPrefix(t, word)+" "))
+		}
 	case strings.HasPrefix(word, "@"):
 		word = word[1:]
 		for _, p := range completePath(word, c.cwd, 100) {

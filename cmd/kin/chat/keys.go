@@ -19,6 +19,7 @@ const (
 	keyPasteNewline                        // a newline inside a paste: the same, and not kept in history
 	keyDeleteWord                          // Alt-d, Ctrl-Delete
 	keyBackspaceWord                       // Alt-Backspace
+	keyEscape                              // a lone Esc, where the read under way takes it (keyReader.escKey)
 
 	// keyCancel+seq ends read seq at once (its line is kept as a draft);
 	// keyClear+seq empties it first. A request for a read that has ended
@@ -116,6 +117,10 @@ type keyReader struct {
 	interrupt func() bool
 	// answered is told when the terminal reports where its cursor is.
 	answered func()
+	// escKey reports whether the read under way ends at a lone Esc (a
+	// template's value, templates.go); elsewhere Esc stays the editor's
+	// Meta prefix (Esc then b is Alt-b). nil: never.
+	escKey func() bool
 
 	esc   []byte // an escape sequence being read
 	paste bool
@@ -162,6 +167,14 @@ func (k *keyReader) write(b []byte) {
 		default:
 			out = append(out, c)
 		}
+	}
+	if len(b) == 1 && b[0] == 0x1b && string(k.esc) == "\x1b" && k.escKey != nil && k.escKey() {
+		// The Esc key alone: a terminal sends a sequence (an arrow, Alt-x)
+		// in one write, so a read of ESC and nothing else is the key. (A
+		// sequence split between two reads, over a slow link, would end
+		// the read too: only reads that take Esc risk it.)
+		k.esc = nil
+		out = utf8.AppendRune(out, keyEscape)
 	}
 	flush()
 }

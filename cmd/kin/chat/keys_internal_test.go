@@ -28,3 +28,31 @@ func TestSuspendLeavesTheLineAlone(t *testing.T) {
 		t.Errorf("after Ctrl-Z the editor got %q (suspended %d times), want \"abcd\"", string(line), suspended)
 	}
 }
+
+// A lone Esc ends a read that takes it (a template's value) and no other:
+// elsewhere it stays the Meta prefix, and a sequence (an arrow, Alt-b)
+// read at once is never the Esc key.
+func TestLoneEscape(t *testing.T) {
+	for _, c := range []struct {
+		takes  bool
+		writes []string
+		want   string
+	}{
+		{true, []string{"ab", "\x1b"}, "ab" + string(keyEscape)},
+		{false, []string{"ab", "\x1b"}, "ab"}, // held: the next byte may make it Alt-x
+		{false, []string{"\x1b", "b"}, "\x1bb"},
+		{true, []string{"\x1b[A"}, "\x1b[A"},
+		{true, []string{"\x1bb"}, "\x1bb"},
+	} {
+		in := newFeed()
+		kr := &keyReader{out: in, escKey: func() bool { return c.takes }}
+		for _, w := range c.writes {
+			kr.write([]byte(w))
+		}
+		in.close()
+		raw, _ := io.ReadAll(in)
+		if string(raw) != c.want {
+			t.Errorf("%q (Esc taken: %v): the editor got %q, want %q", c.writes, c.takes, raw, c.want)
+		}
+	}
+}

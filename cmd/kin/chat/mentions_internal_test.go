@@ -62,7 +62,7 @@ func TestMentions(t *testing.T) {
 
 // Tab completes the commands /help lists, and nothing else its text names.
 func TestBuiltinCommands(t *testing.T) {
-	want := []string{"/new", "/sessions", "/resume", "/cancel", "/model", "/compact", "/mcp", "/resources", "/saw", "/open", "/grants", "/plan", "/mode", "/undo", "/usage", "/steer", "/rollback", "/fork", "/review", "/worktree", "/commands", "/quit", "/help"}
+	want := []string{"/new", "/sessions", "/resume", "/cancel", "/model", "/compact", "/mcp", "/resources", "/template", "/saw", "/open", "/grants", "/plan", "/mode", "/undo", "/usage", "/steer", "/rollback", "/fork", "/review", "/worktree", "/commands", "/quit", "/help"}
 	if got := builtinCommands(); !reflect.DeepEqual(got, want) {
 		t.Errorf("builtinCommands() = %q, want %q", got, want)
 	}

@@ -61,7 +61,7 @@ func (u *ui) loadResources(quiet bool) {
 		return
 	}
 	u.resServers = map[string]bool{}
-	var words []string
+	var words, templates []string
 	s := u.scr
 	if !quiet && len(res.Servers) == 0 {
 		s.line(s.dim("No connected MCP server offers resources."))
@@ -81,8 +81,9 @@ func (u *ui) loadResources(quiet bool) {
 			}
 		}
 		for _, r := range srv.ResourceTemplates {
+			templates = append(templates, srv.Server+":"+r.URITemplate)
 			if !quiet {
-				s.line(fmt.Sprintf("  @%s:%s  %s", cleanLine(srv.Server), cleanLine(r.URITemplate), s.dim(cleanLine(first(r.Title, r.Name))+" (template: fill in the {…} parts)")))
+				s.line(fmt.Sprintf("  @%s:%s  %s", cleanLine(srv.Server), cleanLine(r.URITemplate), s.dim(cleanLine(first(r.Title, r.Name))+" (template: /template @server:template fills in the {…} parts)")))
 			}
 		}
 		if !quiet && srv.NextCursor != "" {
@@ -90,8 +91,10 @@ func (u *ui) loadResources(quiet bool) {
 		}
 	}
 	sort.Strings(words)
+	sort.Strings(templates)
 	if u.ed != nil {
 		u.ed.comp.setResources(words)
+		u.ed.comp.setTemplates(templates)
 	}
 }
 
