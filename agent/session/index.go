@@ -217,9 +217,9 @@ func (x *index) catchUp() {
 	if err != nil {
 		return
 	}
-	if x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off {
+	fresh := x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off
+	if fresh {
 		x.reset()
-		x.rows.grow(int(fi.Size() / 128))
 	}
 	x.fi = fi
 	if fi.Size() == x.off {
@@ -233,6 +233,12 @@ func (x *index) catchUp() {
 		return
 	}
 	text := sb.String()
+	if fresh {
+		// Room for exactly the rows the journal has (a row's r line starts
+		// a line; the first line is the header): growing by appends would
+		// copy them, and an estimate from the size alone may fall short.
+		x.rows.grow(strings.Count(text, "\nr\t") + 1)
+	}
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -303,11 +309,14 @@ func (x *index) apply(line string) {
 		x.rows.put(i)
 	case f[0] == "o" && len(f) == 3:
 		origin, err := unquote(f[2])
-		if i := x.rows.get(f[1]); i != nil && err == nil && ValidOrigin(origin) {
+		if err != nil || !ValidOrigin(origin) {
+			return
+		}
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Origin = origin
 		}
 	case f[0] == "t" && len(f) == 3:
-		if i := x.rows.get(f[1]); i != nil {
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Turns++
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
@@ -315,7 +324,10 @@ func (x *index) apply(line string) {
 		}
 	case f[0] == "n" && len(f) == 4:
 		title, err := unquote(f[3])
-		if i := x.rows.get(f[1]); i != nil && err == nil {
+		if err != nil {
+			return
+		}
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Title = title
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
