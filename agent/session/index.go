@@ -288,25 +288,28 @@ func (x *index) apply(line string) {
 			return
 		}
 		i := Info{SessionID: f[1], Title: title, CreatedAt: fromNanos(f[2]), UpdatedAt: fromNanos(f[3]), Turns: turns}
+		// One lookup per row: a cold list of 10,000 rows spent more in
+		// the map than in parsing when every use looked the row up.
+		old := x.rows.get(i.SessionID)
 		switch {
 		case len(f) == 8 && validID(f[7]):
 			i.ParentID = f[7]
-		case len(f) == 7:
+		case len(f) == 7 && old != nil:
 			// A session's parent never changes: a row an older kin wrote
 			// again (it does not know parents) keeps the one known.
-			if old := x.rows.get(i.SessionID); old != nil {
-				i.ParentID = old.ParentID
-			}
+			i.ParentID = old.ParentID
 		}
 		if first, rest, more := strings.Cut(roots, "\x00"); more {
 			i.setRoots(append([]string{first}, strings.Split(rest, "\x00")...))
 		} else {
 			i.Cwd = first
 		}
-		if old := x.rows.get(i.SessionID); old != nil {
-			i.Origin = old.Origin // on its own line, which follows when it changed
+		if old == nil {
+			x.rows.add(i)
+			break
 		}
-		x.rows.put(i)
+		i.Origin = old.Origin // on its own line, which follows when it changed
+		*x.rows.edit(i.SessionID) = i
 	case f[0] == "o" && len(f) == 3:
 		origin, err := unquote(f[2])
 		if err != nil || !ValidOrigin(origin) {

@@ -56,6 +56,11 @@ func (r *rowSet) put(i Info) {
 		*p = i
 		return
 	}
+	r.add(i)
+}
+
+// add appends a row the set does not have.
+func (r *rowSet) add(i Info) {
 	r.unshare()
 	if r.pos == nil {
 		r.pos = map[string]int32{}
