@@ -115,24 +115,27 @@ func (r *rowSet) newestFirst() []Info {
 		r.shared = true
 		return r.rows[:len(r.rows):len(r.rows)] // an append cannot reach the set's
 	}
-	out := make([]Info, 0, r.len())
-	for k := range r.rows {
-		if r.rows[k].SessionID != "" {
-			out = append(out, r.rows[k])
-		}
-	}
 	if sorted {
+		out := make([]Info, 0, r.len())
+		for k := range r.rows {
+			if r.rows[k].SessionID != "" {
+				out = append(out, r.rows[k])
+			}
+		}
 		return out
 	}
-	// Sort small keys, not the rows.
+	// Sort small keys, not the rows, and copy each row once, into its
+	// place (10,000 rows are 1.7 MB: a copy to sort from was another).
 	type key struct {
 		t  int64
 		id string
 		k  int32
 	}
-	keys := make([]key, 0, len(out))
-	for k, i := range out {
-		keys = append(keys, key{i.UpdatedAt.UnixNano(), i.SessionID, int32(k)})
+	keys := make([]key, 0, r.len())
+	for k := range r.rows {
+		if i := &r.rows[k]; i.SessionID != "" {
+			keys = append(keys, key{i.UpdatedAt.UnixNano(), i.SessionID, int32(k)})
+		}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		if c := cmp.Compare(b.t, a.t); c != 0 {
@@ -140,9 +143,9 @@ func (r *rowSet) newestFirst() []Info {
 		}
 		return strings.Compare(b.id, a.id)
 	})
-	sortedRows := make([]Info, len(out))
+	out := make([]Info, len(keys))
 	for n, k := range keys {
-		sortedRows[n] = out[k.k]
+		out[n] = r.rows[k.k]
 	}
-	return sortedRows
+	return out
 }

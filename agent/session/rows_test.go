@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -90,4 +92,72 @@ func TestAListHandedOutNeverChanges(t *testing.T) {
 func sameInfo(a, b Info) bool {
 	return a.SessionID == b.SessionID && a.Title == b.Title && a.Turns == b.Turns &&
 		a.UpdatedAt.Equal(b.UpdatedAt) && a.Cwd == b.Cwd
+}
+
+// TestNewestFirstIsTheFullOrder: whichever way newestFirst takes (the
+// rows as they are, a compacted copy, a sort of keys), it gives the rows
+// newest first, ties by id descending, deleted rows left out, exactly as
+// sorting whole rows by newer does.
+func TestNewestFirstIsTheFullOrder(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var r rowSet
+		n := 1 + rng.IntN(60)
+		for k := range n {
+			i := Info{SessionID: fmt.Sprintf("s_%03d", rng.IntN(80)), Title: fmt.Sprint(k)}
+			switch rng.IntN(4) {
+			case 0: // ties
+				i.UpdatedAt = base
+			case 1: // never changed: the zero time, the oldest
+			default:
+				i.UpdatedAt = base.Add(time.Duration(rng.IntN(20)) * time.Second)
+			}
+			if round%3 == 0 { // already in order: the ways that do not sort
+				i.UpdatedAt = base.Add(-time.Duration(k) * time.Second)
+			}
+			r.put(i)
+		}
+		for range rng.IntN(4) {
+			r.del(fmt.Sprintf("s_%03d", rng.IntN(80)))
+		}
+		var want []Info
+		for _, i := range r.rows {
+			if i.SessionID != "" {
+				want = append(want, i)
+			}
+		}
+		slices.SortFunc(want, func(a, b Info) int { return newer(&a, &b) })
+		got := r.newestFirst()
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %d rows, want %d", round, len(got), len(want))
+		}
+		for k := range want {
+			if got[k].SessionID != want[k].SessionID || got[k].Title != want[k].Title || !got[k].UpdatedAt.Equal(want[k].UpdatedAt) {
+				t.Fatalf("round %d, row %d: %s %v, want %s %v", round, k, got[k].SessionID, got[k].UpdatedAt, want[k].SessionID, want[k].UpdatedAt)
+			}
+		}
+	}
+}
+
+// BenchmarkNewestFirst10000 is the sort a list needs when the journal is
+// not newest first (turns ended since its last rewrite): 10,000 rows, a
+// tenth of them moved to the top.
+func BenchmarkNewestFirst10000(b *testing.B) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var r rowSet
+	r.grow(10000)
+	for k := range 10000 {
+		t := base.Add(-time.Duration(k) * time.Second)
+		if k%10 == 0 {
+			t = base.Add(time.Duration(k) * time.Second)
+		}
+		r.add(Info{SessionID: fmt.Sprintf("s_20260101T000000_%06d", k), Title: "a session", Cwd: "/w", UpdatedAt: t})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(r.newestFirst()) != 10000 {
+			b.Fatal("rows lost")
+		}
+	}
 }
