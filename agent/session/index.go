@@ -217,9 +217,9 @@ func (x *index) catchUp() {
 	if err != nil {
 		return
 	}
-	if x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off {
+	fresh := x.fi == nil || !os.SameFile(fi, x.fi) || fi.Size() < x.off
+	if fresh {
 		x.reset()
-		x.rows.grow(int(fi.Size() / 128))
 	}
 	x.fi = fi
 	if fi.Size() == x.off {
@@ -233,6 +233,12 @@ func (x *index) catchUp() {
 		return
 	}
 	text := sb.String()
+	if fresh {
+		// Room for exactly the rows the journal has (a row's r line starts
+		// a line; the first line is the header): growing by appends would
+		// copy them, and an estimate from the size alone may fall short.
+		x.rows.grow(strings.Count(text, "\nr\t") + 1)
+	}
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -282,32 +288,38 @@ func (x *index) apply(line string) {
 			return
 		}
 		i := Info{SessionID: f[1], Title: title, CreatedAt: fromNanos(f[2]), UpdatedAt: fromNanos(f[3]), Turns: turns}
+		// One lookup per row: a cold list of 10,000 rows spent more in
+		// the map than in parsing when every use looked the row up.
+		old := x.rows.get(i.SessionID)
 		switch {
 		case len(f) == 8 && validID(f[7]):
 			i.ParentID = f[7]
-		case len(f) == 7:
+		case len(f) == 7 && old != nil:
 			// A session's parent never changes: a row an older kin wrote
 			// again (it does not know parents) keeps the one known.
-			if old := x.rows.get(i.SessionID); old != nil {
-				i.ParentID = old.ParentID
-			}
+			i.ParentID = old.ParentID
 		}
 		if first, rest, more := strings.Cut(roots, "\x00"); more {
 			i.setRoots(append([]string{first}, strings.Split(rest, "\x00")...))
 		} else {
 			i.Cwd = first
 		}
-		if old := x.rows.get(i.SessionID); old != nil {
-			i.Origin = old.Origin // on its own line, which follows when it changed
+		if old == nil {
+			x.rows.add(i)
+			break
 		}
-		x.rows.put(i)
+		i.Origin = old.Origin // on its own line, which follows when it changed
+		*x.rows.edit(i.SessionID) = i
 	case f[0] == "o" && len(f) == 3:
 		origin, err := unquote(f[2])
-		if i := x.rows.get(f[1]); i != nil && err == nil && ValidOrigin(origin) {
+		if err != nil || !ValidOrigin(origin) {
+			return
+		}
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Origin = origin
 		}
 	case f[0] == "t" && len(f) == 3:
-		if i := x.rows.get(f[1]); i != nil {
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Turns++
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
@@ -315,7 +327,10 @@ func (x *index) apply(line string) {
 		}
 	case f[0] == "n" && len(f) == 4:
 		title, err := unquote(f[3])
-		if i := x.rows.get(f[1]); i != nil && err == nil {
+		if err != nil {
+			return
+		}
+		if i := x.rows.edit(f[1]); i != nil {
 			i.Title = title
 			if t := fromNanos(f[2]); t.After(i.UpdatedAt) {
 				i.UpdatedAt = t
