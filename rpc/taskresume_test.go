@@ -160,3 +160,67 @@ func sessionLog(t *testing.T, home, sid string) string {
 	}
 	return string(b)
 }
+
+// A task that asks a question after kin restarted (input_required, whether
+// it already waited when kin stopped or turns to it once resumed) puts the
+// server's question to the person through kin's usual elicitation path,
+// on the call it belongs to; the answer goes back to the server with
+// tasks/update (the live path's code), and polling goes on to the end.
+func TestResumedTaskAsksThePersonAndGoesOn(t *testing.T) {
+	for _, already := range []bool{true, false} {
+		t.Run(fmt.Sprintf("input_required at restart %v", already), func(t *testing.T) {
+			var ask atomic.Bool
+			s := &mcptest.TaskServer{State: func(n int, answers map[string]json.RawMessage) map[string]any {
+				if a, ok := answers["confirm"]; ok {
+					return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "confirmed " + string(a)}}}}
+				}
+				if !ask.Load() {
+					return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("indexing %d", n)}
+				}
+				return map[string]any{"status": "input_required", "statusMessage": "needs a yes", "inputRequests": map[string]any{
+					"confirm": map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "Overwrite the index?",
+						"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}},
+				}}
+			}}
+			w, sid := crashedTask(t, s)
+			if already {
+				ask.Store(true)
+			}
+			ed := w.editor()
+			var asked atomic.Int64
+			ed.OnNote(func(n rpctest.Note) {
+				var req map[string]any
+				json.Unmarshal(n.Params, &req)
+				if n.Method == "elicitation/request" {
+					asked.Add(1)
+					if req["message"] != "Overwrite the index?" || req["sessionId"] != sid || req["callId"] != "j1" {
+						t.Errorf("elicitation %v", req)
+					}
+					go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
+				}
+			})
+			respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+			ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+			var res rpc.SessionResumeResult
+			ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+			if !already {
+				// The resumed kin has seen the task working (the first
+				// kin's polls count too, so any count).
+				ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working"), func(m map[string]any) bool {
+					return strings.HasPrefix(fmt.Sprint(m["statusMessage"]), "task working: indexing ")
+				}))
+				ask.Store(true)
+			}
+			final := ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "completed")))
+			if out := fmt.Sprint(final["output"]); !strings.Contains(out, "confirmed") || !strings.Contains(out, `"ok":true`) {
+				t.Errorf("final %v", final)
+			}
+			if asked.Load() != 1 || s.Updates.Load() != 1 || s.Calls.Load() != 1 || s.Cancels.Load() != 0 {
+				t.Errorf("asked %d, updates %d, calls %d, cancels %d", asked.Load(), s.Updates.Load(), s.Calls.Load(), s.Cancels.Load())
+			}
+			if log := sessionLog(t, w.home, sid); strings.Contains(log, `"status":"unknown"`) || !strings.Contains(log, "confirmed") {
+				t.Errorf("log:\n%s", log)
+			}
+		})
+	}
+}
