@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
@@ -222,5 +223,32 @@ func TestResumedTaskAsksThePersonAndGoesOn(t *testing.T) {
 				t.Errorf("log:\n%s", log)
 			}
 		})
+	}
+}
+
+// A task id longer than calltool.MaxTaskID is not recorded, so a kin that
+// stops while the task runs cannot follow it after the restart: the call
+// ends unknown on resume (it may have happened), never completed, never
+// sent again.
+func TestResumedTaskWithAnIDTooLongIsUnknown(t *testing.T) {
+	s := &mcptest.TaskServer{ID: strings.Repeat("t", calltool.MaxTaskID+1), State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "working"}
+	}}
+	w, sid := crashedTask(t, s)
+	if log := sessionLog(t, w.home, sid); strings.Contains(log, `"type":"task"`) {
+		t.Errorf("a task id of %d bytes was recorded:\n%s", calltool.MaxTaskID+1, log)
+	}
+	ed, res := restarted(t, w, sid)
+	if h := res.History; len(h) < 2 || h[1].CallID != "j1" || h[1].Status != "unknown" {
+		t.Errorf("history shows the call %+v, want it unknown", h)
+	}
+	if !strings.Contains(sessionLog(t, w.home, sid), "kin stopped while this call ran: it may have happened") {
+		t.Errorf("log:\n%s", sessionLog(t, w.home, sid))
+	}
+	if n := ed.Count("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "completed"))); n != 0 {
+		t.Errorf("the call completed %d times", n)
+	}
+	if s.Calls.Load() != 1 {
+		t.Errorf("the server saw %d calls", s.Calls.Load())
 	}
 }

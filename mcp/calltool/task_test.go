@@ -188,3 +188,34 @@ func TestTaskIsRecordedBeforeTheFirstPoll(t *testing.T) {
 		t.Errorf("without a recorder: %q", progress)
 	}
 }
+
+// A task id longer than MaxTaskID is never recorded (a restart could not
+// follow it): the call says so as it starts, and a kin that stops before
+// the task ends leaves the call unknown (see rpc's
+// TestResumedTaskWithAnIDTooLongIsUnknown). A task that ends while this
+// kin follows it still gives its real result.
+func TestTaskIDTooLongIsNotRecorded(t *testing.T) {
+	s := &mcptest.TaskServer{ID: strings.Repeat("x", calltool.MaxTaskID+1), State: func(int, map[string]json.RawMessage) map[string]any {
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}}
+	}}
+	tl, _ := taskTool(t, s)
+	recorded := 0
+	ctx := tool.WithTaskRecorder(context.Background(), func(string, string) error { recorded++; return nil })
+	r, progress := run(ctx, t, tl)
+	if recorded != 0 {
+		t.Errorf("an id of %d bytes was recorded", calltool.MaxTaskID+1)
+	}
+	if !strings.Contains(progress, "kin could not record this task: if kin stops before it ends, its outcome will be unknown") {
+		t.Errorf("progress %q", progress)
+	}
+	if r.Status != tool.StatusCompleted || !strings.Contains(r.Output, "ok") || s.Calls.Load() != 1 {
+		t.Errorf("result %+v, calls %d", r, s.Calls.Load())
+	}
+	// MaxTaskID bytes exactly is recorded.
+	s2 := &mcptest.TaskServer{ID: strings.Repeat("x", calltool.MaxTaskID), State: s.State}
+	tl2, _ := taskTool(t, s2)
+	recorded = 0
+	if _, progress = run(ctx, t, tl2); recorded != 1 || strings.Contains(progress, "could not record") {
+		t.Errorf("an id of %d bytes: recorded %d, progress %q", calltool.MaxTaskID, recorded, progress)
+	}
+}

@@ -24,12 +24,15 @@ type TaskServer struct {
 	// Gone makes tasks/get answer that the task is not known (it expired
 	// and the server dropped it).
 	Gone atomic.Bool
+	// ID is the id of the task it creates (empty: TaskID).
+	ID string
 
 	mu      sync.Mutex
 	answers map[string]json.RawMessage
 }
 
-// TaskID is the id of every task a TaskServer creates.
+// TaskID is the id of every task a TaskServer creates, unless its ID says
+// otherwise.
 const TaskID = "task-7f3a"
 
 // ServeHTTP implements http.Handler.
@@ -52,9 +55,13 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if poll == 0 {
 		poll = 10
 	}
+	id := s.ID
+	if id == "" {
+		id = TaskID
+	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	base := func() map[string]any {
-		return map[string]any{"taskId": TaskID, "createdAt": now, "lastUpdatedAt": now, "ttlMs": 600000, "pollIntervalMs": poll}
+		return map[string]any{"taskId": id, "createdAt": now, "lastUpdatedAt": now, "ttlMs": 600000, "pollIntervalMs": poll}
 	}
 	var result any
 	var rpcErr *RPCError
@@ -75,7 +82,7 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case "tasks/get":
 		n := int(s.Gets.Add(1))
 		if s.Gone.Load() {
-			rpcErr = &RPCError{Code: -32602, Message: "unknown task " + TaskID + " (it expired)"}
+			rpcErr = &RPCError{Code: -32602, Message: "unknown task " + id + " (it expired)"}
 			break
 		}
 		s.mu.Lock()
