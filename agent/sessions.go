@@ -197,8 +197,9 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 	} else {
 		st.Refresh(v.Info)
 	}
-	closing, tasks := sess.svc.closeTasks(v, log.ReadOnly() == nil)
-	repairs := sess.svc.repairSubagents(sess.id, closing)
+	writable := log.ReadOnly() == nil
+	closing, tasks := sess.svc.closeTasks(v, writable)
+	repairs, waiting := sess.svc.repairSubagents(sess.id, closing, sess.svc.followsTasks(v, writable))
 	for _, r := range repairs {
 		r.Time = time.Now().UTC()
 		off, _, err := log.Append(r)
@@ -214,6 +215,10 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		}
 	}
 	sess.svc.followTasks(sess, tasks)
+	for _, c := range waiting {
+		v.Waiting(c.call.CallID, c.call.Subagent)
+	}
+	sess.svc.followChildren(sess, waiting)
 	return v, nil
 }
 

@@ -3,9 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -36,12 +39,18 @@ func (t *turn) recordTask(c string, name, server, taskID string) error {
 // this kin goes on following: with a TaskFollower and a writable log, an
 // allowed call with a recorded task stays open until its task ends.
 func (s *Service) closeTasks(v *session.View, writable bool) ([]session.Record, []session.OpenTask) {
-	// A subagent's session is closed as its parent closes it (the parent's
-	// delegate call ends unknown): its tasks are not followed.
-	if s.opts.Tasks == nil || s.opts.Events == nil || !writable || v.Parent() != nil {
+	if !s.followsTasks(v, writable) {
 		return v.Repairs(), nil
 	}
 	return v.RepairsFollowing()
+}
+
+// followsTasks says whether this kin follows the tasks of the session v,
+// and of its subagents. A subagent's session is closed as its parent
+// closes it: its tasks are followed when the parent is resumed (its
+// delegate call waits on them, see followChild), not on its own.
+func (s *Service) followsTasks(v *session.View, writable bool) bool {
+	return s.opts.Tasks != nil && s.opts.Events != nil && writable && v.Parent() == nil
 }
 
 // followTasks follows each task, in the background: the call shows as
@@ -92,4 +101,93 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// followChildren follows, in the background, the tasks each subagent a
+// stopped kin left had running; its delegate call shows as working on the
+// parent's (ended) turn until they end, then ends with what they gave.
+func (s *Service) followChildren(sess *Session, waiting []childTasks) {
+	for _, c := range waiting {
+		if c.log == nil {
+			continue
+		}
+		if _, dup := s.following.LoadOrStore(sess.id+"\x00"+c.call.CallID, true); dup {
+			c.log.Close()
+			continue
+		}
+		go s.followChild(sess, c)
+	}
+}
+
+// followChild follows the tasks of subagent c one after the other: each
+// task's result closes its call in the subagent's log. The subagent's turn
+// cannot go on (kin never takes a model turn up again after a restart), so
+// it gives no answer: the delegate call ends failed with what its tasks
+// gave, or unknown when one of the subagent's calls has an unknown outcome
+// (it may have changed things).
+func (s *Service) followChild(sess *Session, c childTasks) {
+	defer s.following.Delete(sess.id + "\x00" + c.call.CallID)
+	closed := false
+	closeLog := func() {
+		if !closed {
+			closed = true
+			c.log.Close()
+		}
+	}
+	defer closeLog()
+	ev := ToolCall{SessionID: sess.id, TurnID: c.call.TurnID, CallID: c.call.CallID, Name: DelegateToolName, Kind: tool.KindOther,
+		Subagent: &Subagent{SessionID: c.child, Mode: permission.Mode(c.mode)}}
+	working := func(msg string) {
+		e := ev
+		e.Status, e.StatusMessage = CallWorking, msg
+		s.opts.Events.ToolCall(e)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "kin stopped while this subagent (session %s) ran in %s mode, and it gave no answer. After the restart kin followed the MCP tasks it had left running (the calls were not sent again):", c.child, c.mode)
+	unknown := c.unknown
+	for _, ot := range c.tasks {
+		working(fmt.Sprintf("kin restarted: following task %s of the subagent's call %s on MCP server %s again (the call is not sent again)", clip(ot.TaskID, 100), ot.Name, ot.Server))
+		// Its questions are asked on the delegate call: the subagent's
+		// session is not loaded, and the delegate call is what the person
+		// sees waiting.
+		res := s.opts.Tasks.FollowTask(context.Background(), ot.Server, ot.TaskID, ot.Name, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
+		if res.Status == "" {
+			res.Status = tool.StatusCompleted
+		}
+		res = res.CutToMax()
+		r := session.Record{Type: session.TypeResult, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name, Time: time.Now().UTC(),
+			Status: string(res.Status), Output: res.Output, Content: res.Content, Saw: res.Saw, Links: res.Links}
+		if _, _, err := c.log.Append(session.Fit(r)); err != nil {
+			// The call stays open with its task, and so does the delegate
+			// call: the next kin follows them again.
+			s.log.Warn("the result of a subagent's task kin followed after a restart was not recorded",
+				zap.String("session", c.child), zap.String("call", ot.CallID), zap.Error(err))
+			return
+		}
+		if res.Status == tool.StatusUnknown {
+			unknown = append(unknown, ot.Name)
+		}
+		fmt.Fprintf(&b, "\n- %s ended %s: %s", ot.Name, res.Status, clip(res.Output, 4000))
+	}
+	if err := c.log.Sync(); err != nil {
+		s.log.Error("session log sync failed", zap.String("session", c.child), zap.Error(err))
+	}
+	closeLog()
+	status := tool.StatusFailed
+	if len(unknown) > 0 && c.mode != string(permission.ModeAsk) {
+		status = tool.StatusUnknown
+		fmt.Fprintf(&b, "\nThe outcome of its calls %s is unknown: they may have happened, and must not be retried automatically.", strings.Join(unknown, ", "))
+	}
+	r := c.call
+	r.Time, r.Status, r.Output, r.Content = time.Time{}, string(status), b.String(), []tool.Content{{Type: "text", Text: b.String()}}
+	if _, err := sess.append(r); err != nil {
+		s.log.Warn("the result of a delegate call whose subagent's tasks kin followed after a restart was not recorded",
+			zap.String("session", sess.id), zap.String("call", r.CallID), zap.Error(err))
+		return
+	}
+	if err := sess.sync(); err != nil {
+		s.log.Error("session log sync failed", zap.String("session", sess.id), zap.Error(err))
+	}
+	ev.Status, ev.Output, ev.Content = r.Status, r.Output, r.Content
+	s.opts.Events.ToolCall(ev)
 }

@@ -253,16 +253,19 @@ func TestResumedTaskWithAnIDTooLongIsUnknown(t *testing.T) {
 	}
 }
 
-// A task a SUBAGENT's call started is not followed after a restart (issue
-// 24 §2, not done yet): resuming the parent closes the subagent's session
-// as a stopped kin left it, its task call unknown saying nothing follows
-// the task, and the delegate call unknown. This pins that the outcome is
-// never shown as a success and the call never sent again; following the
-// child's task (and ending the delegate call with what it gave) would
-// change it.
-func TestSubagentTaskAfterRestartIsUnknown(t *testing.T) {
+// A task a SUBAGENT's call started, when kin restarts, is followed once
+// the parent session is resumed: the delegate call waits on it (it shows
+// working on the parent), the task's result closes the subagent's call in
+// the subagent's log, and the delegate call ends with it. The subagent's
+// turn cannot go on, so it gave no answer: the call ends failed, saying
+// what the task gave, never unknown, never sent again.
+func TestSubagentTaskIsFollowedWhenTheParentIsResumed(t *testing.T) {
+	var finish atomic.Bool
 	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
-		return map[string]any{"status": "working"}
+		if !finish.Load() {
+			return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("indexing %d", n)}
+		}
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
 	url := mcptest.ServeHTTPHandler(t, s).URL
 	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": url}})
@@ -293,18 +296,38 @@ func TestSubagentTaskAfterRestartIsUnknown(t *testing.T) {
 		t.Fatalf("the subagent's task was not recorded:\n%s", sessionLog(t, w.home, child))
 	}
 
-	_, res := restarted(t, w, sid)
-	var d1 *rpc.HistoryItem
-	for i := range res.History {
-		if res.History[i].CallID == "d1" {
-			d1 = &res.History[i]
+	ed2, res := restarted(t, w, sid)
+	shown := false
+	for _, h := range res.History {
+		if h.CallID == "d1" {
+			shown = true
+			if h.Status != "working" || h.Subagent == nil || h.Subagent.SessionID != child {
+				t.Errorf("the delegate call after the restart: %+v, want it working, with its subagent", h)
+			}
 		}
 	}
-	if d1 == nil || d1.Status != "unknown" || !strings.Contains(d1.Output, "kin stopped while this subagent (session "+child+") ran in agent mode") {
-		t.Errorf("the delegate call after the restart: %+v", d1)
+	if !shown {
+		t.Errorf("no delegate call in the history: %+v", res.History)
 	}
-	if clog := sessionLog(t, w.home, child); !strings.Contains(clog, "kin stopped while this call ran as task "+mcptest.TaskID+" on MCP server jobs, and nothing follows the task now") {
+	ed2.Wait("turn/toolCall", rpctest.All(rpctest.Field("sessionId", sid), rpctest.Field("callId", "d1"), rpctest.Field("status", "working"), func(m map[string]any) bool {
+		return strings.HasPrefix(fmt.Sprint(m["statusMessage"]), "task working: indexing ")
+	}))
+	finish.Store(true)
+	final := ed2.Wait("turn/toolCall", rpctest.All(rpctest.Field("sessionId", sid), rpctest.Field("callId", "d1"), rpctest.Field("status", "failed")))
+	out := fmt.Sprint(final["output"])
+	if !strings.Contains(out, "kin stopped while this subagent (session "+child+") ran in agent mode, and it gave no answer") ||
+		!strings.Contains(out, "mcp__jobs__job ended completed:") || !strings.Contains(out, "indexed 2 files") {
+		t.Errorf("the delegate call's end: %v", final)
+	}
+	if sub, _ := final["subagent"].(map[string]any); sub["sessionId"] != child {
+		t.Errorf("the delegate call's end names subagent %v", final["subagent"])
+	}
+	clog := sessionLog(t, w.home, child)
+	if strings.Contains(clog, `"status":"unknown"`) || !strings.Contains(clog, "indexed 2 files") {
 		t.Errorf("the subagent's log:\n%s", clog)
+	}
+	if plog := sessionLog(t, w.home, sid); strings.Contains(plog, `"status":"unknown"`) {
+		t.Errorf("the parent's log:\n%s", plog)
 	}
 	if s.Calls.Load() != 1 {
 		t.Errorf("the server saw %d calls", s.Calls.Load())

@@ -252,6 +252,18 @@ func (v *View) repairs(follow bool) ([]Record, []OpenTask) {
 	return out, tasks
 }
 
+// Waiting shows call callID, still open, as "working" with its subagent:
+// a delegate call a stopped kin left, whose subagent's tasks its owner
+// follows (the call's result comes when they end).
+func (v *View) Waiting(callID string, sub *SubagentRef) {
+	if it := v.page.slot(v.page.callItem(callID)); it != nil && it.item.Status == "pending" {
+		it.item.Status = "working"
+		if sub != nil {
+			it.item.Subagent = sub
+		}
+	}
+}
+
 // StoppedDuringTurn is how a turn that a stopped kin left open ends.
 const StoppedDuringTurn = "kin stopped during this turn"
 
