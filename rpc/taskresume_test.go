@@ -259,11 +259,26 @@ func TestResumedTaskWithAnIDTooLongIsUnknown(t *testing.T) {
 // the subagent's log, and the delegate call ends with it. The subagent's
 // turn cannot go on, so it gave no answer: the call ends failed, saying
 // what the task gave, never unknown, never sent again.
+//
+// With asks, the task asks a question once resumed: it is put to the
+// person on the delegate call (the subagent's session is not loaded), and
+// the answer goes back to the server.
 func TestSubagentTaskIsFollowedWhenTheParentIsResumed(t *testing.T) {
+	t.Run("working", func(t *testing.T) { subagentTaskFollowed(t, false) })
+	t.Run("asks", func(t *testing.T) { subagentTaskFollowed(t, true) })
+}
+
+func subagentTaskFollowed(t *testing.T, asks bool) {
 	var finish atomic.Bool
-	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+	s := &mcptest.TaskServer{State: func(n int, answers map[string]json.RawMessage) map[string]any {
 		if !finish.Load() {
 			return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("indexing %d", n)}
+		}
+		if _, ok := answers["confirm"]; asks && !ok {
+			return map[string]any{"status": "input_required", "inputRequests": map[string]any{
+				"confirm": map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "Overwrite the index?",
+					"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}},
+			}}
 		}
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
@@ -297,6 +312,18 @@ func TestSubagentTaskIsFollowedWhenTheParentIsResumed(t *testing.T) {
 	}
 
 	ed2, res := restarted(t, w, sid)
+	var asked atomic.Int64
+	ed2.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		if n.Method == "elicitation/request" {
+			asked.Add(1)
+			if req["message"] != "Overwrite the index?" || req["sessionId"] != sid || req["callId"] != "d1" {
+				t.Errorf("elicitation %v", req)
+			}
+			go ed2.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
+		}
+	})
 	shown := false
 	for _, h := range res.History {
 		if h.CallID == "d1" {
@@ -331,5 +358,8 @@ func TestSubagentTaskIsFollowedWhenTheParentIsResumed(t *testing.T) {
 	}
 	if s.Calls.Load() != 1 {
 		t.Errorf("the server saw %d calls", s.Calls.Load())
+	}
+	if want := map[bool]int64{false: 0, true: 1}[asks]; asked.Load() != want || s.Updates.Load() != want {
+		t.Errorf("asked %d, updates %d, want %d", asked.Load(), s.Updates.Load(), want)
 	}
 }
