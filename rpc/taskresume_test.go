@@ -188,18 +188,7 @@ func TestResumedTaskAsksThePersonAndGoesOn(t *testing.T) {
 				ask.Store(true)
 			}
 			ed := w.editor()
-			var asked atomic.Int64
-			ed.OnNote(func(n rpctest.Note) {
-				var req map[string]any
-				json.Unmarshal(n.Params, &req)
-				if n.Method == "elicitation/request" {
-					asked.Add(1)
-					if req["message"] != "Overwrite the index?" || req["sessionId"] != sid || req["callId"] != "j1" {
-						t.Errorf("elicitation %v", req)
-					}
-					go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
-				}
-			})
+			asked := acceptsTheTasksQuestion(t, ed, sid, "j1")
 			respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 			ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 			var res rpc.SessionResumeResult
@@ -312,18 +301,7 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 	}
 
 	ed2, res := restarted(t, w, sid)
-	var asked atomic.Int64
-	ed2.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "elicitation/request" {
-			asked.Add(1)
-			if req["message"] != "Overwrite the index?" || req["sessionId"] != sid || req["callId"] != "d1" {
-				t.Errorf("elicitation %v", req)
-			}
-			go ed2.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
-		}
-	})
+	asked := acceptsTheTasksQuestion(t, ed2, sid, "d1")
 	shown := false
 	for _, h := range res.History {
 		if h.CallID == "d1" {
@@ -362,4 +340,24 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 	if want := map[bool]int64{false: 0, true: 1}[asks]; asked.Load() != want || s.Updates.Load() != want {
 		t.Errorf("asked %d, updates %d, want %d", asked.Load(), s.Updates.Load(), want)
 	}
+}
+
+// acceptsTheTasksQuestion has ed accept the task server's question, which
+// must come for session sid on call callID, and counts the questions.
+func acceptsTheTasksQuestion(t *testing.T, ed *rpctest.Editor, sid, callID string) *atomic.Int64 {
+	t.Helper()
+	var asked atomic.Int64
+	ed.OnNote(func(n rpctest.Note) {
+		if n.Method != "elicitation/request" {
+			return
+		}
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		asked.Add(1)
+		if req["message"] != "Overwrite the index?" || req["sessionId"] != sid || req["callId"] != callID {
+			t.Errorf("elicitation %v", req)
+		}
+		go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
+	})
+	return &asked
 }
