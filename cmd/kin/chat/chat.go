@@ -587,7 +587,7 @@ func (u *ui) question(text string) {
 	if u.resServers == nil && strings.Contains(text, "@") && strings.Contains(text, "://") {
 		u.loadResources(true) // @server:uri needs the servers' names
 	}
-	p := withAttached(withResources(questionParams(u.session, text, u.o.Cwd), text, u.resServers), text, u.attach)
+	p := withParts(withResources(questionParams(u.session, text, u.o.Cwd), text, u.resServers), text, u.attach)
 	// What /template attached goes with this question only, sent or not:
 	// one that made kin refuse the question must not refuse the next.
 	u.attach = nil
@@ -622,10 +622,10 @@ func (u *ui) inputClosed() {
 func (u *ui) interrupt() {
 	u.interrupts++
 	switch {
-	case len(u.asks) > 0 && isTemplate(u.asks[0]):
+	case isTemplate(u.firstAsk()):
 		// kin chat's own question: it stops, the turn goes on.
 		u.interrupts = 0
-		a := u.asks[0]
+		a := u.firstAsk()
 		u.scr.endLine()
 		a.refuse(u, "interrupted")
 		u.dropAsk(a.id())

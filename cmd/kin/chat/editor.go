@@ -484,7 +484,7 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	switch {
 	case strings.HasPrefix(typed, "/template ") && strings.HasPrefix(word, "@") && len(word) < len(typed):
 		word = word[1:]
-		for _, t := range c.templateWords(word) {
+		for _, t := range c.startingWith(&c.templates, word) {
 			out = append(out, []rune(strings.TrimPrefix(t, word)+" "))
 		}
 	case strings.HasPrefix(word, "@"):
@@ -495,7 +495,7 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 			}
 			out = append(out, []rune(strings.TrimPrefix(p, word)))
 		}
-		for _, r := range c.resourceWords(word) {
+		for _, r := range c.startingWith(&c.resources, word) {
 			out = append(out, []rune(strings.TrimPrefix(r, word)+" "))
 		}
 	case strings.HasPrefix(typed, "/model "):

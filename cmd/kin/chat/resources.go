@@ -37,15 +37,28 @@ func resourceMentions(text string, servers map[string]bool) []rpc.InputPart {
 
 // withResources adds the question's resource mentions to its params.
 func withResources(p turnStartParams, text string, servers map[string]bool) turnStartParams {
-	rs := resourceMentions(text, servers)
-	if len(rs) == 0 {
+	return withParts(p, text, resourceMentions(text, servers))
+}
+
+// withParts adds resource parts to a question's params (text: the
+// question, its first part when it had none), each once.
+func withParts(p turnStartParams, text string, parts []rpc.InputPart) turnStartParams {
+	if len(parts) == 0 {
 		return p
 	}
 	if len(p.Parts) == 0 {
 		p.Parts = []rpc.InputPart{{Type: "text", Text: text}}
 		p.Input = ""
 	}
-	p.Parts = append(p.Parts, rs...)
+next:
+	for _, a := range parts {
+		for _, q := range p.Parts {
+			if q.Type == "resource" && q.Server == a.Server && q.URI == a.URI {
+				continue next
+			}
+		}
+		p.Parts = append(p.Parts, a)
+	}
 	return p
 }
 
@@ -93,24 +106,25 @@ func (u *ui) loadResources(quiet bool) {
 	sort.Strings(words)
 	sort.Strings(templates)
 	if u.ed != nil {
-		u.ed.comp.setResources(words)
-		u.ed.comp.setTemplates(templates)
+		u.ed.comp.setResources(words, templates)
 	}
 }
 
-// setResources keeps the server:uri words @ completes.
-func (c *completer) setResources(words []string) {
+// setResources keeps the server:uri words @ completes and the
+// server:uriTemplate words /template completes.
+func (c *completer) setResources(words, templates []string) {
 	c.mu.Lock()
-	c.resources = words
+	c.resources, c.templates = words, templates
 	c.mu.Unlock()
 }
 
-// resourceWords are the server:uri words starting with typed.
-func (c *completer) resourceWords(typed string) []string {
+// startingWith are the words of *list (resources or templates) starting
+// with typed.
+func (c *completer) startingWith(list *[]string, typed string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
-	for _, w := range c.resources {
+	for _, w := range *list {
 		if strings.HasPrefix(w, typed) {
 			out = append(out, w)
 		}

@@ -20,7 +20,7 @@ func TestResourceMentions(t *testing.T) {
 		t.Fatalf("a question without mentions changed: %+v", p)
 	}
 	c := newCompleter(t.TempDir())
-	c.setResources([]string{"notes:notes://big", "notes:notes://readme"})
+	c.setResources([]string{"notes:notes://big", "notes:notes://readme"}, nil)
 	if got, n := c.Do([]rune("see @notes:notes://r"), 20); len(got) != 1 || string(got[0]) != "eadme " || n != 0 && n != len("notes:notes://r") {
 		t.Fatalf("completion %q %d", got, n)
 	}

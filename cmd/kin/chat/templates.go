@@ -221,28 +221,6 @@ func (u *ui) attachNext(server, uri string) {
 	u.scr.line(u.scr.dim("attached to your next question: @" + cleanLine(server) + ":" + cleanLine(uri)))
 }
 
-// withAttached adds the resources /template attached (those the question
-// does not mention itself) to its params.
-func withAttached(p turnStartParams, text string, attached []rpc.InputPart) turnStartParams {
-	if len(attached) == 0 {
-		return p
-	}
-	if len(p.Parts) == 0 {
-		p.Parts = []rpc.InputPart{{Type: "text", Text: text}}
-		p.Input = ""
-	}
-next:
-	for _, a := range attached {
-		for _, q := range p.Parts {
-			if q.Type == "resource" && q.Server == a.Server && q.URI == a.URI {
-				continue next
-			}
-		}
-		p.Parts = append(p.Parts, a)
-	}
-	return p
-}
-
 // templateQuestion is one variable being asked, for completion.
 type templateQuestion struct {
 	server, template, name string
@@ -295,26 +273,6 @@ func (c *completer) questionWords(q *templateQuestion, typed string) [][]rune {
 	for _, v := range vals {
 		if rest, ok := strings.CutPrefix(v, typed); ok {
 			out = append(out, []rune(rest))
-		}
-	}
-	return out
-}
-
-// setTemplates keeps the server:uriTemplate words /template completes.
-func (c *completer) setTemplates(words []string) {
-	c.mu.Lock()
-	c.templates = words
-	c.mu.Unlock()
-}
-
-// templateWords are the server:uriTemplate words starting with typed.
-func (c *completer) templateWords(typed string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for _, w := range c.templates {
-		if strings.HasPrefix(w, typed) {
-			out = append(out, w)
 		}
 	}
 	return out

@@ -54,7 +54,7 @@ func TestTemplateCompletion(t *testing.T) {
 		t.Errorf("asked %q", asked)
 	}
 	c.setQuestion(nil)
-	c.setTemplates([]string{"notes:notes://{project}/{note}", "web:https://{host}/{+path}"})
+	c.setResources(nil, []string{"notes:notes://{project}/{note}", "web:https://{host}/{+path}"})
 	if got, _ := c.Do([]rune("/template @no"), 13); len(got) != 1 || string(got[0]) != "tes:notes://{project}/{note} " {
 		t.Errorf("template words %q", got)
 	}
