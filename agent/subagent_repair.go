@@ -42,7 +42,7 @@ func (s *Service) repairSubagents(parentID string, repairs []session.Record, fol
 	drop := map[int]bool{}
 	for _, i := range open {
 		r := &repairs[i]
-		if _, busy := s.following.Load(parentID + "\x00" + r.CallID); follow && busy {
+		if _, busy := s.following.Load(followKey(parentID, r.CallID)); follow && busy {
 			// This kin already follows its subagent's tasks (the session
 			// was opened again meanwhile): the call stays open.
 			waiting = append(waiting, childTasks{call: *r})

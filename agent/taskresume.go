@@ -59,7 +59,7 @@ func (s *Service) followsTasks(v *session.View, writable bool) bool {
 // request carries it.
 func (s *Service) followTasks(sess *Session, open []session.OpenTask) {
 	for _, ot := range open {
-		if _, dup := s.following.LoadOrStore(sess.id+"\x00"+ot.CallID, true); dup {
+		if _, dup := s.following.LoadOrStore(followKey(sess.id, ot.CallID), true); dup {
 			continue // this kin already follows it
 		}
 		go s.followTask(sess, ot)
@@ -67,21 +67,11 @@ func (s *Service) followTasks(sess *Session, open []session.OpenTask) {
 }
 
 func (s *Service) followTask(sess *Session, ot session.OpenTask) {
-	defer s.following.Delete(sess.id + "\x00" + ot.CallID)
+	defer s.following.Delete(followKey(sess.id, ot.CallID))
 	ev := ToolCall{SessionID: sess.id, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name, Kind: tool.KindOther}
-	working := func(msg string) {
-		e := ev
-		e.Status, e.StatusMessage = CallWorking, msg
-		s.opts.Events.ToolCall(e)
-	}
+	working := s.reportsWorking(ev)
 	working(fmt.Sprintf("kin restarted: following task %s on MCP server %s again (the call is not sent again)", clip(ot.TaskID, 100), ot.Server))
-	res := s.opts.Tasks.FollowTask(context.Background(), ot.Server, ot.TaskID, ot.Name, sess.toolEnv(ot.TurnID, ot.CallID), working)
-	if res.Status == "" {
-		res.Status = tool.StatusCompleted
-	}
-	res = res.CutToMax()
-	r := session.Record{Type: session.TypeResult, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name,
-		Status: string(res.Status), Output: res.Output, Content: res.Content, Saw: res.Saw, Links: res.Links}
+	res, r := s.taskResult(ot, sess.toolEnv(ot.TurnID, ot.CallID), working)
 	if _, err := sess.append(r); err != nil {
 		// The log was closed (kin is stopping, or the session went): the
 		// call stays open with its task, for the next kin to follow.
@@ -94,6 +84,32 @@ func (s *Service) followTask(sess *Session, ot session.OpenTask) {
 	}
 	ev.Status, ev.Output, ev.Content, ev.Saw, ev.Links = string(res.Status), res.Output, res.Content, modelSaw(res), res.Links
 	s.opts.Events.ToolCall(ev)
+}
+
+// followKey names a call this kin follows (Service.following): one
+// follower a call, whichever way it was found.
+func followKey(sessionID, callID string) string { return sessionID + "\x00" + callID }
+
+// reportsWorking reports ev as working with a status message.
+func (s *Service) reportsWorking(ev ToolCall) func(msg string) {
+	return func(msg string) {
+		e := ev
+		e.Status, e.StatusMessage = CallWorking, msg
+		s.opts.Events.ToolCall(e)
+	}
+}
+
+// taskResult follows task ot to its end (working reports its statuses;
+// env is the call's whose questions the task asks) and is its result, cut
+// to size, with the record that closes ot's call in its log.
+func (s *Service) taskResult(ot session.OpenTask, env tool.Env, working func(string)) (tool.Result, session.Record) {
+	res := s.opts.Tasks.FollowTask(context.Background(), ot.Server, ot.TaskID, ot.Name, env, working)
+	if res.Status == "" {
+		res.Status = tool.StatusCompleted
+	}
+	res = res.CutToMax()
+	return res, session.Record{Type: session.TypeResult, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name,
+		Status: string(res.Status), Output: res.Output, Content: res.Content, Saw: res.Saw, Links: res.Links}
 }
 
 func clip(s string, n int) string {
@@ -111,7 +127,7 @@ func (s *Service) followChildren(sess *Session, waiting []childTasks) {
 		if c.log == nil {
 			continue
 		}
-		if _, dup := s.following.LoadOrStore(sess.id+"\x00"+c.call.CallID, true); dup {
+		if _, dup := s.following.LoadOrStore(followKey(sess.id, c.call.CallID), true); dup {
 			c.log.Close()
 			continue
 		}
@@ -126,7 +142,7 @@ func (s *Service) followChildren(sess *Session, waiting []childTasks) {
 // gave, or unknown when one of the subagent's calls has an unknown outcome
 // (it may have changed things).
 func (s *Service) followChild(sess *Session, c childTasks) {
-	defer s.following.Delete(sess.id + "\x00" + c.call.CallID)
+	defer s.following.Delete(followKey(sess.id, c.call.CallID))
 	closed := false
 	closeLog := func() {
 		if !closed {
@@ -137,11 +153,7 @@ func (s *Service) followChild(sess *Session, c childTasks) {
 	defer closeLog()
 	ev := ToolCall{SessionID: sess.id, TurnID: c.call.TurnID, CallID: c.call.CallID, Name: DelegateToolName, Kind: tool.KindOther,
 		Subagent: &Subagent{SessionID: c.child, Mode: permission.Mode(c.mode)}}
-	working := func(msg string) {
-		e := ev
-		e.Status, e.StatusMessage = CallWorking, msg
-		s.opts.Events.ToolCall(e)
-	}
+	working := s.reportsWorking(ev)
 	var b strings.Builder
 	fmt.Fprintf(&b, "kin stopped while this subagent (session %s) ran in %s mode, and it gave no answer. After the restart kin followed the MCP tasks it had left running (the calls were not sent again):", c.child, c.mode)
 	unknown := c.unknown
@@ -150,13 +162,8 @@ func (s *Service) followChild(sess *Session, c childTasks) {
 		// Its questions are asked on the delegate call: the subagent's
 		// session is not loaded, and the delegate call is what the person
 		// sees waiting.
-		res := s.opts.Tasks.FollowTask(context.Background(), ot.Server, ot.TaskID, ot.Name, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
-		if res.Status == "" {
-			res.Status = tool.StatusCompleted
-		}
-		res = res.CutToMax()
-		r := session.Record{Type: session.TypeResult, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name, Time: time.Now().UTC(),
-			Status: string(res.Status), Output: res.Output, Content: res.Content, Saw: res.Saw, Links: res.Links}
+		res, r := s.taskResult(ot, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
+		r.Time = time.Now().UTC()
 		if _, _, err := c.log.Append(session.Fit(r)); err != nil {
 			// The call stays open with its task, and so does the delegate
 			// call: the next kin follows them again.
