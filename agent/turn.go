@@ -516,18 +516,16 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 	if len(strings.TrimSpace(c.Arguments)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res = t.gateAndRun(ctx, tl, c, &args, ev, emit)
-	return res, args
+	return t.gateAndRun(ctx, tl, c, args, ev, emit)
 }
 
-// gateAndRun is runCall's body; *args becomes the arguments a person's
-// hook put in place of the model's.
-func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, argp *json.RawMessage, ev *ToolCall, emit func(string)) tool.Result {
-	args := *argp
+// gateAndRun is runCall's body: it returns the arguments the call ran
+// with, a person's hook's in place of the model's when it changed them.
+func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, args json.RawMessage, ev *ToolCall, emit func(string)) (tool.Result, json.RawMessage) {
 	env := t.sess.toolEnv(t.id, c.CallID)
 	action, err := tl.Prepare(ctx, env, args)
 	if err != nil {
-		return tool.Failed(err.Error())
+		return tool.Failed(err.Error()), args
 	}
 	if action.Approval != nil {
 		ev.Title, ev.Sandbox = action.Approval.Title, action.Approval.Sandbox
@@ -535,14 +533,14 @@ func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, argp 
 	hv := t.preToolUse(ctx, c, args)
 	switch {
 	case ctx.Err() != nil:
-		return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the call ran; nothing was run or sent."}
+		return tool.Result{Status: tool.StatusDenied, Output: "The turn was cancelled before the call ran; nothing was run or sent."}, args
 	case hv.stop:
 		t.haltByHook(hv.stopReason)
-		return tool.Result{Status: tool.StatusDenied, Output: "A hook stopped the turn before this call ran; nothing was run or sent. The hook said: " + hv.stopReason}
+		return tool.Result{Status: tool.StatusDenied, Output: "A hook stopped the turn before this call ran; nothing was run or sent. The hook said: " + hv.stopReason}, args
 	case hv.deny:
-		return tool.Result{Status: tool.StatusDenied, Output: "A hook blocked this call; nothing was run or sent. The hook said: " + hv.reason}
+		return tool.Result{Status: tool.StatusDenied, Output: "A hook blocked this call; nothing was run or sent. The hook said: " + hv.reason}, args
 	case hv.badInput != "":
-		return t.badHookInput(c, hv.updatedBy, hv.badInput)
+		return t.badHookInput(c, hv.updatedBy, hv.badInput), args
 	}
 	var note string
 	if hv.args != nil {
@@ -555,9 +553,9 @@ func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, argp 
 		changed, err := tl.Prepare(ctx, env, hv.args)
 		by := strings.Join(hv.updatedBy, ", ")
 		if err != nil {
-			return t.badHookInput(c, hv.updatedBy, fmt.Sprintf("an input %s does not take (%v)", c.Name, err))
+			return t.badHookInput(c, hv.updatedBy, fmt.Sprintf("an input %s does not take (%v)", c.Name, err)), args
 		}
-		args, *argp, action = hv.args, hv.args, changed
+		args, action = hv.args, changed
 		ev.Title, ev.Sandbox = "", nil
 		if action.Approval != nil {
 			ev.Title, ev.Sandbox = action.Approval.Title, action.Approval.Sandbox
@@ -572,9 +570,9 @@ func (t *turn) gateAndRun(ctx context.Context, tl tool.Tool, c model.Call, argp 
 		prefix := fmt.Sprintf("[kin: the person's hook %s replaced this call's input before kin checked it; what was checked and run: %s]\n", by, shown)
 		res := t.gateRun(ctx, tl, c, args, action, hv, note, env, ev, emit)
 		res.Output = prefix + res.Output
-		return res
+		return res, args
 	}
-	return t.gateRun(ctx, tl, c, args, action, hv, note, env, ev, emit)
+	return t.gateRun(ctx, tl, c, args, action, hv, note, env, ev, emit), args
 }
 
 // badHookInput fails a call whose input the person's hook (the last of
