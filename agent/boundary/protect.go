@@ -221,46 +221,43 @@ func (p *protector) folder(dir string, tree bool) {
 
 // walk looks below dir for what any depth counts: nested repositories,
 // the runs-later files that count at every depth, secret-looking files.
-// It reports false when it was cut short.
+// It reports false when it was cut short. What a folder's entries call
+// for comes from scanDir (kept while the folder is unchanged); entries are
+// counted in the folder's order, so the limit cuts the walk where looking
+// at every entry would.
 func (p *protector) walk(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	s, ok := p.scanDir(dir)
+	if !ok {
 		return true
 	}
-	for _, e := range entries {
-		if p.entries++; p.entries > ProtectMaxEntries {
+	last := -1 // the folder's last entry counted
+	for _, it := range s.items {
+		if p.entries += it.idx - last; p.entries > ProtectMaxEntries {
 			return false
 		}
-		name := e.Name()
-		path := filepath.Join(dir, name)
-		if dir == p.writable && topName(name) {
-			continue // done above
-		}
-		if name == ".git" {
+		last = it.idx
+		path := filepath.Join(dir, it.name)
+		switch {
+		case it.git:
 			p.gitEntry(path)
 			continue
-		}
-		if e.IsDir() && (protectSkip[name] || p.ws.secrets.kinHome == path) {
+		case it.dir && p.ws.secrets.kinHome == path:
 			continue
-		}
-		rel, _ := filepath.Rel(p.writable, path)
-		rel = filepath.ToSlash(rel)
-		if RunsLater(rel) != "" || SecretName(rel) != "" {
+		case it.protect:
 			p.readOnly(path)
-			if e.IsDir() {
+			if it.dir {
 				continue
 			}
 		}
-		if name == ".gitmodules" {
+		if it.gitmodules {
 			p.submodules(dir)
 		}
-		if e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
-			if !p.walk(path) {
-				return false
-			}
+		if it.dir && !p.walk(path) {
+			return false
 		}
 	}
-	return true
+	p.entries += s.count - 1 - last
+	return p.entries <= ProtectMaxEntries
 }
 
 // topName reports whether a name at the top of a writable folder was

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,7 +19,7 @@ import (
 // byte of output of `echo ok` (what a person waits for), and spawn to the
 // exit of `true` (which also counts tearing the namespaces down), for
 // /bin/sh unconfined and under bubblewrap with the policy kin uses for a
-// workspace with a .git and a hidden $KIN_HOME (computed by the trust
+// workspace of 2,000 entries with a .git and a hidden $KIN_HOME (computed by the trust
 // boundary for every command, as kin does), and with the plain policy kin
 // used before (protection-*-ms is the difference). Each iteration runs every
 // variant once, so load on the machine weighs on all alike; the metrics
@@ -33,6 +34,18 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	}
 	os.WriteFile(filepath.Join(root, ".git", "config"), nil, 0o644)
+	// a workspace the size of a small repository (2,000 entries in 200
+	// folders): the boundary walks it before every command, and an empty
+	// one would hide what that costs
+	for i := range 200 {
+		d := filepath.Join(root, fmt.Sprintf("pkg%d", i%10), fmt.Sprintf("mod%d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 9 {
+			os.WriteFile(filepath.Join(d, fmt.Sprintf("file%d.go", j)), nil, 0o644)
+		}
+	}
 	home := b.TempDir()
 	sb := New(Config{Hidden: []string{home}, Cache: filepath.Join(home, "cache", "sandbox"), RunDir: filepath.Join(home, "run", "sandbox")})
 	if !sb.Status().Confined {

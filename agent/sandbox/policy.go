@@ -108,6 +108,7 @@ func resolve(p Policy, create bool) resolved {
 		}
 	}
 	seen := map[string]int{} // path -> index in r.entries
+	realPath := realPaths()
 	add := func(path string, k kind) {
 		real, fi, ok := realPath(path)
 		if !ok {
@@ -196,6 +197,45 @@ func coveredBy(entries []entry, p string) bool {
 		}
 	}
 	return false
+}
+
+// realPaths returns a realPath that remembers the folders it resolved:
+// the dozens of entries of a workspace's policy lie in a handful of
+// folders, and resolving every component of each entry's path again (an
+// lstat each) was most of kin's cost of starting a command after the
+// walk. An entry whose folder was resolved costs one lstat; a symlink at
+// its end is resolved in full.
+func realPaths() func(string) (string, os.FileInfo, bool) {
+	folders := map[string]string{}
+	return func(p string) (string, os.FileInfo, bool) {
+		if p == "" || !filepath.IsAbs(p) {
+			return "", nil, false
+		}
+		p = filepath.Clean(p)
+		if p == "/" {
+			return realPath(p)
+		}
+		dir, base := filepath.Dir(p), filepath.Base(p)
+		rd, ok := folders[dir]
+		if !ok {
+			r, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				return "", nil, false
+			}
+			folders[dir], rd = r, r
+		}
+		real := filepath.Join(rd, base)
+		fi, err := os.Lstat(real)
+		switch {
+		case err != nil:
+			return "", nil, false
+		case fi.Mode()&os.ModeSymlink != 0:
+			return realPath(real)
+		case fi.IsDir():
+			folders[p] = real
+		}
+		return real, fi, true
+	}
 }
 
 // realPath resolves every symlink in an absolute path that exists.
