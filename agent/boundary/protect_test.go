@@ -78,7 +78,7 @@ func TestProtectGitByAllowList(t *testing.T) {
 	if got := p.Seeded[filepath.Join(root, ".git", "commondir")]; got != filepath.Join(root, ".git")+"\n" {
 		t.Errorf("commondir is not seeded with the git folder itself: %q", got)
 	}
-	for _, want := range []string{".git/gitdir", ".git/config.worktree", ".git/modules", ".kin", ".mcp.json", ".claude", ".idea", ".github", ".husky", ".gitmodules", ".envrc", "AGENTS.md", "CLAUDE.md"} {
+	for _, want := range []string{".git/gitdir", ".git/config.worktree", ".git/modules", ".kin", ".mcp.json", ".claude", ".agents", ".idea", ".github", ".husky", ".gitmodules", ".envrc", "AGENTS.md", "CLAUDE.md"} {
 		if !strings.Contains(" "+missing+" ", " "+want+" ") {
 			t.Errorf("%s can be created: %s", want, missing)
 		}

@@ -15,7 +15,7 @@ import (
 func TestRunsLater(t *testing.T) {
 	for _, p := range []string{
 		".git/hooks/pre-commit", ".git/config", ".git", "sub/.git/config", ".kin/mcp.json", ".mcp.json",
-		".claude/settings.json", ".vscode/tasks.json", ".VSCode/settings.json", ".idea/workspace.xml",
+		".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".VSCode/settings.json", ".idea/workspace.xml",
 		".github/workflows/ci.yml", ".husky/pre-commit", ".gitmodules", ".envrc", "AGENTS.md", "pkg/CLAUDE.md",
 		"home/.ssh/authorized_keys",
 	} {
@@ -23,7 +23,7 @@ func TestRunsLater(t *testing.T) {
 			t.Errorf("%s: not a file that runs things later", p)
 		}
 	}
-	for _, p := range []string{"main.go", ".github/ISSUE_TEMPLATE.md", "docs/agents.md.txt", ".gitignore", "vscode/x", "src/.github/x.yml"} {
+	for _, p := range []string{"main.go", ".github/ISSUE_TEMPLATE.md", "docs/agents.md.txt", ".gitignore", "vscode/x", "src/.github/x.yml", "agents/x"} {
 		if why := boundary.RunsLater(p); why != "" {
 			t.Errorf("%s: %s", p, why)
 		}

@@ -27,6 +27,7 @@ var runsLater = []later{
 	{path: ".kin", dir: true, top: true, why: "kin's project config (which MCP servers start)"},
 	{path: ".mcp.json", top: true, why: "other agents' MCP servers (what they start)"},
 	{path: ".claude", dir: true, top: true, why: "Claude Code's settings and hooks"},
+	{path: ".agents", dir: true, top: true, why: "the repository's agent skills (instructions and scripts coding agents load)"},
 	{path: ".vscode", dir: true, top: true, why: "VS Code's tasks, launch configurations and settings"},
 	{path: ".idea", dir: true, top: true, why: "JetBrains IDEs' run configurations"},
 	{path: ".github/workflows", dir: true, top: true, why: "CI workflows"},

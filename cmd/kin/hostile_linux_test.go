@@ -204,7 +204,7 @@ func TestHostileFinding05And13ModelKeysReachNoCommand(t *testing.T) {
 func TestHostileFinding06AutoEditAsksBeforeFilesThatRunLater(t *testing.T) {
 	h := newHostile(t)
 	h.start("auto-edit")
-	later := []string{".kin/mcp.json", ".mcp.json", ".claude/settings.json", ".vscode/tasks.json", ".vscode/settings.json",
+	later := []string{".kin/mcp.json", ".mcp.json", ".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".vscode/settings.json",
 		".idea/workspace.xml", ".github/workflows/ci.yml", ".husky/pre-commit", ".gitmodules", ".envrc", "AGENTS.md", "pkg/CLAUDE.md"}
 	var calls []modeltest.Call
 	for i, p := range later {
@@ -352,7 +352,7 @@ func TestHostileFinding10SandboxCacheIsPerWorkspace(t *testing.T) {
 func TestHostileFinding11MissingProtectedPathsCannotBeCreated(t *testing.T) {
 	h := newHostile(t)
 	h.start("")
-	paths := []string{".kin/mcp.json", ".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".github/workflows/ci.yml",
+	paths := []string{".kin/mcp.json", ".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".agents/skills/x/SKILL.md", ".github/workflows/ci.yml",
 		".husky/pre-commit", ".gitmodules", ".envrc", "AGENTS.md", "CLAUDE.md", ".git/hooks/pre-commit"}
 	var script []string
 	for _, p := range paths {
