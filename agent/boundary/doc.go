@@ -45,7 +45,7 @@
 // TestHostileFinding02UndoDoesNotFollowASwappedSymlink.
 //
 // One list of files that make things run later (runslater.go): .git (by
-// an allow-list for commands), .kin/, .mcp.json, .claude/, .vscode/,
+// an allow-list for commands), .kin/, .mcp.json, .claude/, .agents/, .vscode/,
 // .idea/, .github/workflows/, .husky/, .gitmodules, .envrc, AGENTS.md,
 // CLAUDE.md (and ssh's authorized_keys and known_hosts). The auto-edit mode
 // and every grant always ask before kin's tools write any of them
@@ -59,7 +59,11 @@
 // cannot do without, is seeded with the git folder itself; a submodule's
 // missing .git cannot be planted; the rest of the list is read-only where
 // it exists and impossible to create where it does not; secret-looking
-// files are read-only. Where the protection is incomplete (the walk cut
+// files are read-only. The walk reuses what it found in a folder whose
+// identity and times are unchanged since (walkcache.go; a folder changed
+// within a second of being read is read again, and only file systems that
+// keep folders' times are trusted): TestAWalkSeesEveryChange plants,
+// swaps and removes between walks. Where the protection is incomplete (the walk cut
 // short at ProtectMaxEntries, a protected name that is a symlink) the
 // command fails closed: always asked, never by a mode or a grant, and the
 // approval says why. Tests: TestRunsLater, TestProtectGitByAllowList,
