@@ -606,7 +606,8 @@ func (s *Service) Busy() bool {
 }
 
 // Shutdown cancels every running turn, waits for them to record how they
-// ended, and closes the session logs (giving up their ownership).
+// ended, closes the session logs (giving up their ownership) and waits for
+// the day's usage to be written.
 func (s *Service) Shutdown() {
 	s.mu.Lock()
 	var all []*Session
@@ -623,6 +624,7 @@ func (s *Service) Shutdown() {
 	for _, sess := range all {
 		sess.close()
 	}
+	s.spend.day.Wait()
 }
 
 func newTurnID() string {

@@ -352,6 +352,7 @@ func (s *Service) Compact(ctx context.Context, sessionID string, defaultRoots []
 	}
 	s.turns.Add(1)
 	defer func() {
+		s.spend.day.Wait() // the compaction's usage is written before it is said done
 		sess.mu.Lock()
 		sess.running = nil
 		sess.mu.Unlock()

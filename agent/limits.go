@@ -186,7 +186,7 @@ func (t *turn) charge(u model.Usage) spend.Tally {
 		sp.of(p.sess.id).add(c)
 	}
 	ss := sp.of(t.sess.id)
-	if _, err := sp.day.Add(c); err != nil {
+	if err := sp.day.Add(c); err != nil {
 		sp.log.Warn("adding to the day's usage", zap.Error(err))
 		if ss.once("ledger") {
 			t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
@@ -459,7 +459,7 @@ func (s *Service) chargeCompaction(sess *Session, modelID string, u model.Usage,
 		return nil
 	}
 	sp.of(sess.id).add(c)
-	if _, err := sp.day.Add(c); err != nil {
+	if err := sp.day.Add(c); err != nil {
 		s.log.Warn("adding to the day's usage", zap.Error(err))
 	}
 	return &session.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CachedInputTokens: c.CachedInputTokens,

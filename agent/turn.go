@@ -311,6 +311,10 @@ func (t *turn) finish(status string, err error) {
 			}
 		}
 	}
+	// the day's usage, written in the background during the turn (its
+	// last write alongside the sync above), is on disk before the turn is
+	// said done: nothing of a turn outlives it
+	t.svc.spend.day.Wait()
 	if se := t.failedSave(); se != nil {
 		if done.Error != "" && done.Error != se.Error() {
 			done.Error += "; " + se.Error()

@@ -50,6 +50,13 @@ var ErrLocked = errors.New("locked")
 // A symbolic link at path is followed: the link's target is rewritten, so a
 // config kept in a dotfiles repository stays linked.
 func Update(path string, fn func(data []byte, exists bool) ([]byte, error)) error {
+	return UpdateWith(path, Options{Perm: FileMode, Sync: true, SyncDir: true}, fn)
+}
+
+// UpdateWith is Update writing with o: a file whose last change may be lost
+// to a power cut (never half written: the replace is atomic) can leave out
+// the syncs, which cost milliseconds on a disk.
+func UpdateWith(path string, o Options, fn func(data []byte, exists bool) ([]byte, error)) error {
 	path = resolve(path)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
@@ -73,7 +80,7 @@ func Update(path string, fn func(data []byte, exists bool) ([]byte, error)) erro
 	if err != nil || out == nil {
 		return err
 	}
-	if err := ReplaceFile(path, out, Options{Perm: FileMode, Sync: true, SyncDir: true}); err != nil {
+	if err := ReplaceFile(path, out, o); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/kin-dev/kin/agent/lockedfile"
@@ -23,9 +24,24 @@ const keepDays = 62
 // Day is the ledger of what every kin on this machine used, per day (the
 // person's local date): each request's tally is added under the file's
 // lock, so two kin processes add up.
+//
+// Add runs after every model request, inside the turn, and writing the
+// file (locked, synced, replaced) costs 1.5-3 ms on a disk; so Add only
+// counts the tally in memory and one writer per Day writes what is
+// pending in the background, several requests' tallies in one write when
+// they come quickly. Today waits for a write under way, so it counts
+// every tally once: the file's, and what is not written yet. Wait is for
+// the end of a process (Service.Shutdown): what is pending then is
+// written before it exits.
 type Day struct {
 	path string
 	now  func() time.Time
+
+	mu      sync.Mutex
+	idle    sync.Cond
+	pending map[string]Tally // by date, not written yet
+	busy    bool             // the writer is running
+	err     error            // the last write's failure, for the next Add
 }
 
 // ledger is usage.json's content.
@@ -39,7 +55,9 @@ func OpenDay(home string, now func() time.Time) *Day {
 	if now == nil {
 		now = time.Now
 	}
-	return &Day{path: filepath.Join(home, DayFile), now: now}
+	d := &Day{path: filepath.Join(home, DayFile), now: now, pending: map[string]Tally{}}
+	d.idle.L = &d.mu
+	return d
 }
 
 // Path is where the ledger lives.
@@ -61,30 +79,83 @@ func parseLedger(path string, data []byte) (ledger, error) {
 	return l, nil
 }
 
-// Add adds t to today's tally and returns today's tally with it.
-func (d *Day) Add(t Tally) (Tally, error) {
+// Add adds t to today's tally: counted at once (Today sees it), written
+// in the background. It returns why the last write failed, once (the
+// tallies it held stay pending, counted, and are written with the next).
+func (d *Day) Add(t Tally) error {
 	date := d.Date()
-	var today Tally
-	err := lockedfile.Update(d.path, func(data []byte, _ bool) ([]byte, error) {
-		l, err := parseLedger(d.path, data)
-		if err != nil {
-			return nil, err
-		}
-		today = l.Days[date]
-		today.Add(t)
-		l.Days[date] = today
-		prune(l.Days, d.now())
-		return json.MarshalIndent(l, "", "  ")
-	})
-	return today, err
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.pending[date]
+	p.Add(t)
+	d.pending[date] = p
+	err := d.err
+	d.err = nil
+	if !d.busy {
+		d.busy = true
+		go d.write()
+	}
+	return err
 }
 
-// Today is today's tally as the ledger holds it now (what every kin added).
+// write writes what is pending until nothing is, then ends.
+func (d *Day) write() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.pending) > 0 {
+		batch := d.pending
+		d.pending = map[string]Tally{}
+		d.mu.Unlock()
+		err := lockedfile.Update(d.path, func(data []byte, _ bool) ([]byte, error) {
+			l, err := parseLedger(d.path, data)
+			if err != nil {
+				return nil, err
+			}
+			for date, t := range batch {
+				day := l.Days[date]
+				day.Add(t)
+				l.Days[date] = day
+			}
+			prune(l.Days, d.now())
+			return json.MarshalIndent(l, "", "  ")
+		})
+		d.mu.Lock()
+		if err != nil {
+			for date, t := range batch { // kept, counted, and tried again with the next Add
+				p := d.pending[date]
+				p.Add(t)
+				d.pending[date] = p
+			}
+			d.err = err
+			break
+		}
+	}
+	d.busy = false
+	d.idle.Broadcast()
+}
+
+// Wait returns once nothing is being written.
+func (d *Day) Wait() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.busy {
+		d.idle.Wait()
+	}
+}
+
+// Today is today's tally: what the ledger holds now (what every kin
+// added) and what this process has not written yet.
 func (d *Day) Today() (string, Tally, error) {
 	date := d.Date()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.busy { // a batch being written is in neither
+		d.idle.Wait()
+	}
+	today := d.pending[date]
 	data, err := os.ReadFile(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return date, Tally{}, nil
+		return date, today, nil
 	}
 	if err != nil {
 		return date, Tally{}, fmt.Errorf("kin cannot read its day's usage in %s: %v", d.path, err)
@@ -93,7 +164,9 @@ func (d *Day) Today() (string, Tally, error) {
 	if err != nil {
 		return date, Tally{}, err
 	}
-	return date, l.Days[date], nil
+	t := l.Days[date]
+	t.Add(today)
+	return date, t, nil
 }
 
 // prune drops all but the keepDays newest days (by date, up to today).

@@ -119,10 +119,11 @@ func TestTwoProcessesAddUpInTheDaysLedger(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 25 {
-				if _, err := d.Add(Tally{InputTokens: 10, OutputTokens: 1, Cost: 0.5}); err != nil {
+				if err := d.Add(Tally{InputTokens: 10, OutputTokens: 1, Cost: 0.5}); err != nil {
 					t.Error(err)
 				}
 			}
+			d.Wait() // as a kin does when it ends
 		}()
 	}
 	wg.Wait()
@@ -135,9 +136,11 @@ func TestTwoProcessesAddUpInTheDaysLedger(t *testing.T) {
 	if _, today, _ := OpenDay(home, later).Today(); !today.Zero() {
 		t.Errorf("a new day: %+v", today)
 	}
-	if _, err := OpenDay(home, later).Add(Tally{InputTokens: 1}); err != nil {
+	d := OpenDay(home, later)
+	if err := d.Add(Tally{InputTokens: 1}); err != nil {
 		t.Fatal(err)
 	}
+	d.Wait()
 	b, _ := os.ReadFile(filepath.Join(home, DayFile))
 	if strings.Contains(string(b), "2026-12-02") {
 		t.Errorf("a day 70 days ago is still kept:\n%s", b)
@@ -154,11 +157,66 @@ func TestALedgerKinCannotReadIsAnErrorNeverAZero(t *testing.T) {
 	if _, _, err := d.Today(); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("Today: %v", err)
 	}
-	if _, err := d.Add(Tally{InputTokens: 1}); err == nil {
-		t.Error("Add over an unreadable ledger wrote a new one")
+	// the write fails in the background: the next Add says why, and the
+	// ledger is left as it was
+	if err := d.Add(Tally{InputTokens: 1}); err != nil {
+		t.Fatalf("the first Add: %v", err)
 	}
+	d.Wait()
+	if err := d.Add(Tally{InputTokens: 1}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("the Add after a failed write: %v", err)
+	}
+	d.Wait()
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "lots") {
 		t.Errorf("the ledger was replaced: %s", b)
+	}
+}
+
+// What Add counted is in Today at once, before it is written, and
+// counted once while it is written; nothing counted is lost when the
+// file cannot be written for a while.
+func TestTodayCountsWhatIsNotWrittenYetOnce(t *testing.T) {
+	home := t.TempDir()
+	d := OpenDay(home, nil)
+	other := OpenDay(home, nil) // another kin
+	for i := range 40 {
+		if err := d.Add(Tally{InputTokens: 10}); err != nil {
+			t.Fatal(err)
+		}
+		_, today, err := d.Today()
+		if err != nil || today.InputTokens != int64(10*(i+1)) {
+			t.Fatalf("after %d requests Today says %+v (%v)", i+1, today, err)
+		}
+	}
+	d.Wait()
+	if _, today, _ := other.Today(); today.InputTokens != 400 {
+		t.Fatalf("another kin reads %+v after the writes", today)
+	}
+	// the ledger cannot be written (its lock cannot be taken, even by
+	// root): the tallies stay counted, the next Add says why, and they
+	// are written once it can be
+	lock := filepath.Join(home, DayFile+".lock")
+	os.Remove(lock)
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d.Add(Tally{InputTokens: 5})
+	d.Wait()
+	if _, today, _ := d.Today(); today.InputTokens != 405 {
+		t.Fatalf("Today after a failed write: %+v", today)
+	}
+	if _, today, _ := other.Today(); today.InputTokens != 400 {
+		t.Fatalf("another kin reads %+v while nothing can be written", today)
+	}
+	if err := d.Add(Tally{}); err == nil {
+		t.Error("the Add after a failed write did not say so")
+	}
+	d.Wait()
+	os.Remove(lock)
+	d.Add(Tally{InputTokens: 5})
+	d.Wait()
+	if _, today, _ := other.Today(); today.InputTokens != 410 {
+		t.Fatalf("another kin reads %+v once the folder is writable again", today)
 	}
 }
 
