@@ -41,6 +41,7 @@ type Day struct {
 	idle    sync.Cond
 	pending map[string]Tally // by date, not written yet
 	busy    bool             // the writer is running
+	readers int              // Todays waiting: the writer ends after its batch
 	err     error            // the last write's failure, for the next Add
 }
 
@@ -102,7 +103,7 @@ func (d *Day) Add(t Tally) error {
 func (d *Day) write() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for len(d.pending) > 0 {
+	for len(d.pending) > 0 && d.readers == 0 {
 		batch := d.pending
 		d.pending = map[string]Tally{}
 		d.mu.Unlock()
@@ -149,9 +150,21 @@ func (d *Day) Today() (string, Tally, error) {
 	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for d.busy { // a batch being written is in neither
+	// A batch being written is in neither the file nor pending: wait for
+	// it, and for no more (the writer stops after it, so many requests
+	// added meanwhile cannot keep Today waiting); what is pending then is
+	// counted here and written after.
+	d.readers++
+	for d.busy {
 		d.idle.Wait()
 	}
+	d.readers--
+	defer func() {
+		if len(d.pending) > 0 && !d.busy && d.readers == 0 {
+			d.busy = true
+			go d.write()
+		}
+	}()
 	today := d.pending[date]
 	data, err := os.ReadFile(d.path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,5 +232,37 @@ func TestFormats(t *testing.T) {
 	}
 	if got := FormatCost(12.5, "EUR"); got != "12.50 EUR" {
 		t.Errorf("%s", got)
+	}
+}
+
+// Requests added from many sessions at once while the limits read the day:
+// every Today is at least what was added before it, never more than what
+// was added in all, and the file ends with everything.
+func TestTodayAmidManyAdds(t *testing.T) {
+	home := t.TempDir()
+	d := OpenDay(home, nil)
+	var added atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				if err := d.Add(Tally{InputTokens: 1}); err != nil {
+					t.Error(err)
+				}
+				added.Add(1)
+			}
+		})
+	}
+	for range 30 {
+		before := added.Load()
+		_, today, err := d.Today()
+		if err != nil || today.InputTokens < before || today.InputTokens > 200 {
+			t.Fatalf("Today %+v (%v) with %d added before it", today, err, before)
+		}
+	}
+	wg.Wait()
+	d.Wait()
+	if _, today, _ := OpenDay(home, nil).Today(); today.InputTokens != 200 {
+		t.Fatalf("the file holds %+v, want 200 tokens", today)
 	}
 }
