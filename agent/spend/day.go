@@ -107,7 +107,10 @@ func (d *Day) write() {
 		batch := d.pending
 		d.pending = map[string]Tally{}
 		d.mu.Unlock()
-		err := lockedfile.Update(d.path, func(data []byte, _ bool) ([]byte, error) {
+		// synced before the rename, so the file is never torn, but not the
+		// rename itself: a power cut may keep the previous file, losing
+		// the last requests' tally (one sync a request, not two)
+		err := lockedfile.UpdateWith(d.path, lockedfile.Options{Perm: lockedfile.FileMode, Sync: true}, func(data []byte, _ bool) ([]byte, error) {
 			l, err := parseLedger(d.path, data)
 			if err != nil {
 				return nil, err
