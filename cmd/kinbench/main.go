@@ -160,6 +160,8 @@ func run(rounds int, prev string, nSessions, turns int) error {
 			p.close()
 		}
 	}
+	// a bash command's turn, confined against unconfined (kin only)
+	confinedRounds(&t, tmp, kin.path, m, rounds)
 	t.print(kins, floor, deps)
 	return nil
 }
@@ -235,11 +237,24 @@ func start(path, home, modelURL string) (*proc, error) {
 	return &proc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
 }
 
+// send sends a request without waiting for its answer.
+func (p *proc) send(method string, params any) {
+	p.id++
+	p.write(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
+}
+
+func (p *proc) notify(method string, params any) {
+	p.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (p *proc) write(msg map[string]any) {
+	body, _ := json.Marshal(msg)
+	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
 // call sends a request and returns its result, skipping notifications.
 func (p *proc) call(method string, params any) json.RawMessage {
-	p.id++
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
-	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	p.send(method, params)
 	want := `"id":` + strconv.Itoa(p.id) + `,`
 	for {
 		f := p.frame()
