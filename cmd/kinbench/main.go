@@ -7,7 +7,8 @@
 // repository, interleaved round by round so a busy machine weighs on all of
 // them alike, and prints medians, spreads (p25-p75) and ratios. It only
 // reports: timing never fails it (noisy machines make absolute numbers
-// meaningless; the ratios are what to read).
+// meaningless; the ratios are what to read). For kin alone it also times a
+// turn that runs bash `true`, confined against unconfined (confined.go).
 //
 //	go run ./cmd/kinbench [-rounds 15] [-prev 939e31d] [-sessions 10000] [-turns 50]
 //
