@@ -7,7 +7,8 @@
 // repository, interleaved round by round so a busy machine weighs on all of
 // them alike, and prints medians, spreads (p25-p75) and ratios. It only
 // reports: timing never fails it (noisy machines make absolute numbers
-// meaningless; the ratios are what to read).
+// meaningless; the ratios are what to read). For kin alone it also times a
+// turn that runs bash `true`, confined against unconfined (confined.go).
 //
 //	go run ./cmd/kinbench [-rounds 15] [-prev 939e31d] [-sessions 10000] [-turns 50]
 //
@@ -160,6 +161,8 @@ func run(rounds int, prev string, nSessions, turns int) error {
 			p.close()
 		}
 	}
+	// a bash command's turn, confined against unconfined (kin only)
+	confinedRounds(&t, tmp, kin.path, m, rounds)
 	t.print(kins, floor, deps)
 	return nil
 }
@@ -235,11 +238,24 @@ func start(path, home, modelURL string) (*proc, error) {
 	return &proc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
 }
 
+// send sends a request without waiting for its answer.
+func (p *proc) send(method string, params any) {
+	p.id++
+	p.write(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
+}
+
+func (p *proc) notify(method string, params any) {
+	p.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (p *proc) write(msg map[string]any) {
+	body, _ := json.Marshal(msg)
+	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
 // call sends a request and returns its result, skipping notifications.
 func (p *proc) call(method string, params any) json.RawMessage {
-	p.id++
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
-	fmt.Fprintf(p.in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	p.send(method, params)
 	want := `"id":` + strconv.Itoa(p.id) + `,`
 	for {
 		f := p.frame()
