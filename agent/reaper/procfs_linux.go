@@ -2,6 +2,8 @@ package reaper
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 )
@@ -29,8 +31,83 @@ type table struct {
 	children map[int][]int
 }
 
-// readTable reads /proc. Processes that end while it reads are left out.
+// readTable reads the processes the package may act on: every process
+// below kin. Once kin is a subreaper (Enable) nothing kin started can leave
+// its tree (an orphan is re-parented to kin, or to a subreaper below it),
+// so kin's tree is read from the children lists of /proc/<pid>/task/*/
+// (readTree): it costs what kin started, where reading all of /proc cost
+// what the machine runs (a few milliseconds a pass on a desktop, several
+// passes at the end of every command). Otherwise, or where those lists
+// cannot be read, it reads all of /proc. Processes that end while it
+// reads are left out.
 func readTable() table {
+	if enabled {
+		if t, ok := readTree(); ok {
+			return t
+		}
+	}
+	return readAll()
+}
+
+// readTree reads the processes below kin, walking the children lists; ok
+// is false when a list of a live process cannot be read (no
+// CONFIG_PROC_CHILDREN, or another user's process kin may not look into).
+func readTree() (table, bool) {
+	t := table{procs: map[int]procInfo{}, children: map[int][]int{}}
+	queue := []int{self}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		kids, ok := childrenOf(pid)
+		if !ok {
+			return t, false
+		}
+		for _, c := range kids {
+			if _, dup := t.procs[c]; dup {
+				continue
+			}
+			if p, ok := readStat(c); ok {
+				t.procs[c] = p
+				t.children[p.ppid] = append(t.children[p.ppid], c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return t, true
+}
+
+// childrenOf reads pid's children from the children list of each of its
+// threads (a child belongs to the thread that forked it, or that adopted
+// it); a process that has ended has none.
+func childrenOf(pid int) ([]int, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + "/" + task.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) && pid != self {
+			continue // the thread ended; for kin itself it means no such file at all
+		}
+		if err != nil {
+			return nil, false
+		}
+		for _, f := range bytes.Fields(b) {
+			if c, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, true
+}
+
+// readAll reads every process in /proc.
+func readAll() table {
 	t := table{procs: map[int]procInfo{}, children: map[int][]int{}}
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -86,9 +163,23 @@ func ProcState(pid int) (state byte, pgrp int, ok bool) {
 	return p.state, p.pgrp, ok
 }
 
-// liveInGroup scans /proc for a live (not zombie) member of group pgid; ok
-// is false when /proc cannot be read.
+// liveInGroup looks for a live (not zombie) member of group pgid below kin
+// (see readTable) or, when kin is no subreaper, in all of /proc; ok is
+// false when /proc cannot be read.
 func liveInGroup(pgid int) (alive, ok bool) {
+	mu.Lock()
+	sub := enabled
+	mu.Unlock()
+	if sub {
+		if t, ok := readTree(); ok {
+			for _, p := range t.procs {
+				if p.pgrp == pgid && p.live() {
+					return true, true
+				}
+			}
+			return false, true
+		}
+	}
 	d, err := os.Open("/proc")
 	if err != nil {
 		return false, false

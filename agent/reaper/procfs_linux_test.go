@@ -1,0 +1,62 @@
+package reaper
+
+import (
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tree walk finds below kin exactly what reading all of /proc finds:
+// children, grandchildren, what left the group with setsid, what was
+// re-parented to kin (a subreaper) when its parent exited, and zombies.
+func TestTheTreeIsWhatAllOfProcHasBelowKin(t *testing.T) {
+	if err := Enable(); err != nil {
+		t.Skip(err)
+	}
+	// a group with a child, a grandchild, one that left with setsid, one
+	// orphaned (its parent, the subshell, exits at once) and a zombie
+	cmd := exec.Command("/bin/sh", "-c", `sleep 30 & (sleep 30 &) ; setsid sleep 30 & sh -c 'sleep 30' & echo ready; wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		Shutdown(0)
+	}()
+	buf := make([]byte, 6)
+	out.Read(buf)
+	time.Sleep(100 * time.Millisecond) // setsid and the orphan settle
+	zombie := exec.Command("/bin/true")
+	zombie.Start() // not waited for yet: a zombie child of kin
+	time.Sleep(50 * time.Millisecond)
+	defer zombie.Wait()
+
+	below := func(tb table) []ident {
+		var ids []ident
+		for _, p := range tb.descendants(self) {
+			ids = append(ids, p.ident)
+		}
+		slices.SortFunc(ids, func(a, b ident) int { return a.pid - b.pid })
+		return ids
+	}
+	tree, ok := readTree()
+	if !ok {
+		t.Skip("no children lists in /proc here")
+	}
+	got, want := below(tree), below(readAll())
+	if !slices.Equal(got, want) {
+		t.Fatalf("the tree walk found %v below kin, all of /proc %v", got, want)
+	}
+	if len(got) < 6 {
+		t.Fatalf("only %d processes below kin: %v", len(got), got)
+	}
+	alive, ok := liveInGroup(cmd.Process.Pid)
+	if !alive || !ok {
+		t.Errorf("liveInGroup of a running group: %v %v", alive, ok)
+	}
+}
