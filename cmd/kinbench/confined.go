@@ -26,7 +26,7 @@ import (
 // for the session by a first turn (allow_always), so no measured turn
 // waits for the editor. Rounds alternate which kin goes first, and the
 // added cost is the median of each round's difference.
-func confinedRounds(t *table, tmp, kinPath string, m *modeltest.Server, rounds int) {
+func confinedRounds(t *table, tmp string, kins []bin, m *modeltest.Server, rounds int) {
 	const skipped = "bash `true` turn: skipped"
 	if st := sandbox.New(sandbox.FromSettings(filepath.Join(tmp, "probe-home"))).Status(); !st.Confined {
 		fmt.Printf("%s, commands cannot be confined here (%s)\n", skipped, st.Reason)
@@ -38,38 +38,47 @@ func confinedRounds(t *table, tmp, kinPath string, m *modeltest.Server, rounds i
 		return
 	}
 	type side struct {
-		name     string
-		confined bool
-		p        *proc
-		sid      string
+		who, name string
+		confined  bool
+		p         *proc
+		sid       string
 	}
-	sides := []*side{{name: "unconfined"}, {name: "confined", confined: true}}
-	for _, s := range sides {
-		home, _ := os.MkdirTemp(tmp, "home-")
-		if !s.confined {
-			if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o600); err != nil {
-				fmt.Printf("%s (%v)\n", skipped, err)
-				return
+	var sides []*side
+	for _, b := range kins {
+		pair := []*side{{who: b.name, name: "unconfined"}, {who: b.name, name: "confined", confined: true}}
+		ok := true
+		for _, s := range pair {
+			home, _ := os.MkdirTemp(tmp, "home-")
+			if !s.confined {
+				if err := os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"sandbox":"off"}`), 0o600); err != nil {
+					fmt.Printf("%s (%v)\n", skipped, err)
+					return
+				}
+			}
+			p, err := start(b.path, home, m.URL())
+			if err != nil {
+				fmt.Printf("%s for %s (%v)\n", skipped, b.name, err)
+				ok = false
+				break
+			}
+			defer p.close()
+			p.call("initialize", map[string]any{})
+			p.notify("initialized", map[string]any{})
+			var res struct {
+				Session struct{ SessionID string } `json:"session"`
+			}
+			json.Unmarshal(p.call("session/new", map[string]any{"cwd": ws}), &res)
+			s.p, s.sid = p, res.Session.SessionID
+			// The first turn grants `true` for the session and builds
+			// what later turns reuse (the sandbox's probe among them).
+			if _, err := s.p.bashTurn(m, s.sid, true, s.confined); err != nil {
+				fmt.Printf("%s for %s, %s: %v\n", skipped, b.name, s.name, err)
+				ok = false
+				break
 			}
 		}
-		p, err := start(kinPath, home, m.URL())
-		if err != nil {
-			fmt.Printf("%s (%v)\n", skipped, err)
-			return
-		}
-		defer p.close()
-		p.call("initialize", map[string]any{})
-		p.notify("initialized", map[string]any{})
-		var res struct {
-			Session struct{ SessionID string } `json:"session"`
-		}
-		json.Unmarshal(p.call("session/new", map[string]any{"cwd": ws}), &res)
-		s.p, s.sid = p, res.Session.SessionID
-		// The first turn grants `true` for the session and builds what
-		// later turns reuse (the sandbox's probe among them).
-		if _, err := s.p.bashTurn(m, s.sid, true, s.confined); err != nil {
-			fmt.Printf("%s, %s: %v\n", skipped, s.name, err)
-			return
+		if ok {
+			sides = append(sides, pair...)
 		}
 	}
 	for r := range rounds {
@@ -78,13 +87,17 @@ func confinedRounds(t *table, tmp, kinPath string, m *modeltest.Server, rounds i
 			s := sides[(i+r)%len(sides)]
 			d, err := s.p.bashTurn(m, s.sid, false, s.confined)
 			if err != nil {
-				fmt.Printf("bash `true` turn, %s, round %d: %v\n", s.name, r, err)
+				fmt.Printf("bash `true` turn, %s %s, round %d: %v\n", s.who, s.name, r, err)
 				return
 			}
-			took[s.name] = ms(d)
-			t.add(fmt.Sprintf("bash `true` turn, %s (ms)", s.name), "kin", ms(d))
+			took[s.who+" "+s.name] = ms(d)
+			t.add(fmt.Sprintf("bash `true` turn, %s (ms)", s.name), s.who, ms(d))
 		}
-		t.add("  confined minus unconfined (ms)", "kin", took["confined"]-took["unconfined"])
+		for _, b := range kins {
+			if c, ok := took[b.name+" confined"]; ok {
+				t.add("  confined minus unconfined (ms)", b.name, c-took[b.name+" unconfined"])
+			}
+		}
 	}
 }
 

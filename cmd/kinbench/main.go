@@ -161,8 +161,8 @@ func run(rounds int, prev string, nSessions, turns int) error {
 			p.close()
 		}
 	}
-	// a bash command's turn, confined against unconfined (kin only)
-	confinedRounds(&t, tmp, kin.path, m, rounds)
+	// a bash command's turn, confined against unconfined
+	confinedRounds(&t, tmp, kins, m, rounds)
 	t.print(kins, floor, deps)
 	return nil
 }
