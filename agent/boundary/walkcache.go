@@ -27,8 +27,11 @@ import (
 // before.
 var racyMargin = time.Second
 
-// maxScans bounds the kept outcomes (about 100 bytes each, plus names).
-const maxScans = 50000
+// maxScans bounds the kept outcomes (a few hundred bytes each with their
+// paths and names: a few MB for the largest workspace the walk looks at
+// whole, ProtectMaxEntries entries in folders of one; about 60 KB for a
+// repository of 2,000 files); past it they are all dropped and read again.
+const maxScans = ProtectMaxEntries
 
 // scan is the outcome of looking at one folder's entries for one writable
 // folder (the path relative to it decides what the lists match).
