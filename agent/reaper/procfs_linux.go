@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ident names one process for its whole life: a pid is reused, a pid with
@@ -228,23 +230,40 @@ func (t table) descendants(pid int) []procInfo {
 	return out
 }
 
-// markerOf returns the value of the marker variable in pid's environment
+// markerOf returns the value of the marker variable in p's environment
 // ("" if it has none or its environment cannot be read: another user's
 // process, or a zombie, whose environment is gone).
-func markerOf(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	// A process in the middle of execve shows an empty environment for a
-	// moment (the new image's is not set up yet): a command's `setsid
-	// sleep &` read just then would escape its owner. Empty is read again
-	// a few times; a process that cleared its environment costs 1.5 ms.
-	for i := 0; err == nil && len(b) == 0 && i < 3; i++ {
-		time.Sleep(500 * time.Microsecond)
-		b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	}
+//
+// A process in the middle of execve shows a partial environment for a
+// moment (the new image's is being set up), without the marker that comes
+// last: a command's `setsid sleep &` looked at just then would escape its
+// owner (one look in seven, once kin's look at its tree became fast). So
+// for a process that started moments ago, an environment without the
+// marker is read again until it is whole (a NUL after its last variable)
+// and two reads agree; an older one (a server that has run for a while)
+// is read once.
+func markerOf(p procInfo) string {
+	path := "/proc/" + strconv.Itoa(p.pid) + "/environ"
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
 	key := []byte(markerVar + "=")
+	if young(p) {
+		// whole (every variable ends with its NUL) and the same twice
+		var prev []byte
+		for i := 0; i < 20 && !bytes.Contains(b, key); i++ {
+			whole := len(b) == 0 || b[len(b)-1] == 0
+			if i > 0 && whole && bytes.Equal(prev, b) {
+				break
+			}
+			time.Sleep(500 * time.Microsecond)
+			prev = b
+			if b, err = os.ReadFile(path); err != nil {
+				return ""
+			}
+		}
+	}
 	val := ""
 	for _, kv := range bytes.Split(b, []byte{0}) {
 		if bytes.HasPrefix(kv, key) {
@@ -253,3 +272,17 @@ func markerOf(pid int) string {
 	}
 	return val
 }
+
+// young reports whether p started within the last half second (its start
+// time is in clock ticks after boot, USER_HZ a second).
+func young(p procInfo) bool {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return true
+	}
+	now := uint64(ts.Nano()) / uint64(time.Second/userHZ)
+	return now < p.start+userHZ/2
+}
+
+// userHZ is the clock tick of /proc's times (USER_HZ, 100 on Linux).
+const userHZ = 100

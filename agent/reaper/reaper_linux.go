@@ -235,7 +235,7 @@ func (o *Owner) refreshLocked(t table) {
 	}
 	if o.marker != "" {
 		for _, p := range t.descendants(self) {
-			if p.live() && !o.seen[p.ident] && p.ident != o.leader && markerOf(p.pid) == o.marker {
+			if p.live() && !o.seen[p.ident] && p.ident != o.leader && markerOf(p) == o.marker {
 				add(p)
 			}
 		}
@@ -264,7 +264,7 @@ func scanLocked(t table) {
 		if !p.live() || leaders[p.ident] {
 			continue
 		}
-		if o := owners[markerOf(p.pid)]; o != nil && o.marker != "" {
+		if o := owners[markerOf(p)]; o != nil && o.marker != "" {
 			o.seen[p.ident] = true
 		}
 	}
