@@ -3,6 +3,7 @@ package reaper
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -234,36 +235,29 @@ func (t table) descendants(pid int) []procInfo {
 // ("" if it has none or its environment cannot be read: another user's
 // process, or a zombie, whose environment is gone).
 //
-// A process in the middle of execve shows a partial environment for a
-// moment (the new image's is being set up), without the marker that comes
-// last: a command's `setsid sleep &` looked at just then would escape its
-// owner (one look in seven, once kin's look at its tree became fast). So
-// for a process that started moments ago, an environment without the
-// marker is read again until it is whole (a NUL after its last variable)
-// and two reads agree; an older one (a server that has run for a while)
-// is read once.
+// A process in the middle of execve is read with care. /proc/<pid>/environ
+// reads the memory of the image the process had when the file was opened;
+// read in several calls (os.ReadFile starts with 512 bytes), a read that
+// spans the moment execve drops that image ends early, with part of the
+// environment and without the marker that comes last: a command's `setsid
+// sleep &` looked at just then escaped its owner (29 looks in 200 once
+// kin's look at its tree became fast). One read call holds the image for
+// the whole read, so the environment is read in one call. A new image
+// shows no environment until execve has set it up: for a process that
+// started moments ago, an empty one is read again.
 func markerOf(p procInfo) string {
 	path := "/proc/" + strconv.Itoa(p.pid) + "/environ"
-	b, err := os.ReadFile(path)
+	b, err := readWhole(path)
+	// up to 50 ms: a loaded machine may hold an execve that long (a
+	// process that cleared its environment pays it while it is young)
+	for i := 0; err == nil && len(b) == 0 && i < 100 && young(p); i++ {
+		time.Sleep(500 * time.Microsecond)
+		b, err = readWhole(path)
+	}
 	if err != nil {
 		return ""
 	}
 	key := []byte(markerVar + "=")
-	if young(p) {
-		// whole (every variable ends with its NUL) and the same twice
-		var prev []byte
-		for i := 0; i < 20 && !bytes.Contains(b, key); i++ {
-			whole := len(b) == 0 || b[len(b)-1] == 0
-			if i > 0 && whole && bytes.Equal(prev, b) {
-				break
-			}
-			time.Sleep(500 * time.Microsecond)
-			prev = b
-			if b, err = os.ReadFile(path); err != nil {
-				return ""
-			}
-		}
-	}
 	val := ""
 	for _, kv := range bytes.Split(b, []byte{0}) {
 		if bytes.HasPrefix(kv, key) {
@@ -271,6 +265,26 @@ func markerOf(p procInfo) string {
 		}
 	}
 	return val
+}
+
+// readWhole reads a /proc file in one read call (a larger buffer and again
+// from the start when it fills one).
+func readWhole(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for size := 16 << 10; ; size *= 4 {
+		buf := make([]byte, size)
+		n, err := f.ReadAt(buf, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if n < size || size >= 4<<20 {
+			return buf[:n], nil
+		}
+	}
 }
 
 // young reports whether p started within the last half second (its start

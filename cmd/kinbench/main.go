@@ -10,7 +10,7 @@
 // meaningless; the ratios are what to read). For kin alone it also times a
 // turn that runs bash `true`, confined against unconfined (confined.go).
 //
-//	go run ./cmd/kinbench [-rounds 15] [-prev 939e31d] [-sessions 10000] [-turns 50]
+//	go run ./cmd/kinbench [-rounds 15] [-prev 0eb9c31] [-sessions 10000] [-turns 50]
 //
 // It is a development tool, not part of kin.
 package main
@@ -35,7 +35,7 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 15, "rounds of every measurement")
-	prev := flag.String("prev", "939e31d", "commit of the previous release to build and compare (\"\" for none)")
+	prev := flag.String("prev", "0eb9c31", "commit of the previous release to build and compare (\"\" for none)")
 	nSessions := flag.Int("sessions", 10000, "stored sessions for session/list")
 	turns := flag.Int("turns", 50, "turns for the memory after turns")
 	flag.Parse()
