@@ -61,7 +61,9 @@ func TestOpenAResourceLink(t *testing.T) {
 	}
 
 	s.send("/open notes:notes://logo.png")
-	out = s.out.waitFor(t, "cut: resource: ")
+	// the cut's line comes before the resource's own: wait for the last
+	s.out.waitFor(t, "cut: resource: ")
+	out = s.out.waitFor(t, "image/png, 3 bytes]")
 	if !strings.Contains(out, "(3 bytes)") || !strings.Contains(out, "image/png") {
 		t.Errorf("binary resource:\n%s", out)
 	}
