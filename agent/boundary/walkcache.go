@@ -101,18 +101,14 @@ func (p *protector) scanDir(dir string) (*scan, bool) {
 		}
 		s.items = append(s.items, it)
 	}
+	scans.Lock()
+	defer scans.Unlock()
+	scans.fresh++
 	if ok && stamp.trusted(read) {
-		scans.Lock()
 		if len(scans.m) >= maxScans {
 			clear(scans.m)
 		}
 		scans.m[key] = s
-		scans.fresh++
-		scans.Unlock()
-	} else {
-		scans.Lock()
-		scans.fresh++
-		scans.Unlock()
 	}
 	return s, true
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -391,22 +390,14 @@ func Shutdown(grace time.Duration) {
 // kernel with CONFIG_PROC_CHILDREN, as every common one), else from the
 // whole of /proc.
 func selfChildren() []procInfo {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
+	kids, ok := childrenOf(self)
+	if !ok {
 		return tableChildren()
 	}
 	var out []procInfo
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
-		if err != nil {
-			return tableChildren()
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				if p, ok := readStat(pid); ok {
-					out = append(out, p)
-				}
-			}
+	for _, pid := range kids {
+		if p, ok := readStat(pid); ok {
+			out = append(out, p)
 		}
 	}
 	return out
