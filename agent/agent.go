@@ -161,6 +161,10 @@ type Service struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 
+	// warmed are the sets of roots whose walk ran ahead of their first
+	// command (warm.go).
+	warmed sync.Map
+
 	turns sync.WaitGroup
 	// following holds the MCP tasks this kin follows after a restart
 	// (session id + call id), so a session owned again does not follow
@@ -347,8 +351,11 @@ func (s *Service) register(sess *Session, log *session.Log, model, effort string
 // folderNotice tells the person, when a session starts, that its folder is
 // their home folder or the file system's root (the trust boundary says
 // what that means): credentials and kin's home are in reach of commands.
+// It also starts the look at the workspace the first command needs
+// (warmCommands).
 func (s *Service) folderNotice(sess *Session) {
 	ws := sess.toolEnv("", "").Workspace
+	s.warmCommands(ws)
 	if ws == nil || s.opts.Events == nil {
 		return
 	}

@@ -112,3 +112,12 @@ func (p *protector) scanDir(dir string) (*scan, bool) {
 	}
 	return s, true
 }
+
+// FoldersRead is how many folders the walk has read rather than reused
+// since the process started: what a test of a caller that warms the walk
+// (agent.warmCommands) can count.
+func FoldersRead() int {
+	scans.Lock()
+	defer scans.Unlock()
+	return scans.fresh
+}
