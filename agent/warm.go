@@ -17,9 +17,10 @@ import (
 // the cache's to notice. Nothing is decided here: every command still
 // walks, and reuses only folders whose stamps did not change.
 //
-// Only when the sandbox's probe already ran and confines commands (kin
-// serve and kin acp probe right after initialize): a session in a kin that
-// runs commands unconfined never walks for them.
+// Only when commands are confined: a kin that runs them unconfined (the
+// sandbox off, or no bubblewrap) never walks for them. kin serve and kin
+// acp probe the sandbox right after initialize, and an editor may open a
+// session before that probe ended: the walk then waits for it.
 func (s *Service) warmCommands(ws *boundary.Workspace) {
 	if ws == nil {
 		return
@@ -28,12 +29,18 @@ func (s *Service) warmCommands(ws *boundary.Workspace) {
 	if sb == nil {
 		sb = sandbox.Default()
 	}
-	if st, probed := sb.Expected(); !probed || !st.Confined {
+	st, probed := sb.Expected()
+	if !st.Confined {
 		return
 	}
 	roots := ws.Roots()
 	if _, done := s.warmed.LoadOrStore(strings.Join(roots, "\x00"), true); done {
 		return
 	}
-	go ws.Protect(sb.Extra(roots))
+	go func() {
+		if !probed && !sb.Status().Confined {
+			return
+		}
+		ws.Protect(sb.Extra(roots))
+	}()
 }
