@@ -99,6 +99,7 @@ func confinedRounds(t *table, tmp string, kins []bin, m *modeltest.Server, round
 			}
 		}
 	}
+	firstRounds(t, tmp, kins, m, rounds, ws)
 }
 
 // bashTurn runs one turn whose model calls bash with `true`, answering

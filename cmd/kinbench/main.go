@@ -8,7 +8,9 @@
 // them alike, and prints medians, spreads (p25-p75) and ratios. It only
 // reports: timing never fails it (noisy machines make absolute numbers
 // meaningless; the ratios are what to read). For kin alone it also times a
-// turn that runs bash `true`, confined against unconfined (confined.go).
+// turn that runs bash `true`, confined against unconfined (confined.go), and
+// the first such turn of a fresh kin, a second after its session opened
+// (first.go).
 //
 //	go run ./cmd/kinbench [-rounds 15] [-prev 0eb9c31] [-sessions 10000] [-turns 50]
 //
