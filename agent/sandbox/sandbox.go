@@ -299,6 +299,10 @@ func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: no command")
 	}
+	// what ended commands hold goes first: this command's paths are
+	// resolved as they will stand
+	Settle()
+	p.Seeded = reseed(p)
 	unseed := holdSeeds(p.Seeded, s.cfg.RunDir)
 	for path := range p.Seeded {
 		p.ReadOnly = append(p.ReadOnly, path) // written now: kept as it is
