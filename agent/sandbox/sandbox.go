@@ -20,7 +20,9 @@
 //
 //   - Never fall back silently: Command never runs anything unconfined.
 //   - Never leave a placeholder or a seeded file behind once no command of
-//     any kin holds it (Config.RunDir), nor remove one another holds.
+//     any kin holds it (Config.RunDir) past the next settle point (Settle:
+//     the next walk or Command, a turn's end, kin's exit), nor remove one
+//     another command holds, including one whose walk saw it standing.
 //   - Never widen a policy: a writable path that cannot be resolved is left
 //     out; a hidden or read-only one always wins over a writable folder that
 //     contains it.
