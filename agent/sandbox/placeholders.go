@@ -51,8 +51,9 @@ func Settle() {
 }
 
 // holdPlaceholders notes that a command is about to hold the missing
-// entries of r, and returns what to call once it ended.
-func holdPlaceholders(r resolved, runDir string) func() {
+// entries of r, and returns what to call once it ended, and whether every
+// read-only entry of r still stands (see hold).
+func holdPlaceholders(r resolved, runDir string) (func(), bool) {
 	var paths, existing []string
 	for _, e := range r.entries {
 		switch e.kind {
@@ -64,6 +65,9 @@ func holdPlaceholders(r resolved, runDir string) func() {
 	}
 	return hold(paths, markKeys(r, paths), existing, runDir, func(string) string { return "p" }, func(p string) { removeEmpty(p) })
 }
+
+// noRelease is the release of a command that holds nothing.
+func noRelease() {}
 
 // holdSeeds writes the seeded files that do not exist yet (see
 // Policy.Seeded) and returns what to call once the command ended: the last
@@ -89,11 +93,12 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 		keys[p] = filepath.Dir(p)
 	}
 	placeholders.Unlock()
-	return hold(paths, keys, nil, runDir, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
+	release, _ := hold(paths, keys, nil, runDir, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
 		if b, err := os.ReadFile(p); err == nil && string(b) == seeds[p] {
 			os.Remove(p)
 		}
 	})
+	return release
 }
 
 // reseed returns p's seeded files, with those added that p keeps
@@ -124,6 +129,14 @@ func reseed(p Policy) map[string]string {
 		}
 	}
 	return seeds
+}
+
+// seededHere reports whether this process seeds the file p.
+func seededHere(p string) bool {
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	_, ok := placeholders.seeds[filepath.Clean(p)]
+	return ok
 }
 
 // markKeys names, for each path, the writable folder of r holding it (the
@@ -159,23 +172,35 @@ func markKeys(r resolved, paths []string) map[string]string {
 // (its walk saw it standing) is held by this command too, under that
 // command's key, so it is not removed while this command runs (removing a
 // mount point on the host takes the mount away in every sandbox, and the
-// command could then create the path).
-func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string, remove func(string)) func() {
+// command could then create the path). standing is false when one of
+// existing that no command holds is gone (one that stands then is none of
+// this process's, which never removes it): its removal came between the
+// command's resolution and this hold, and the command must be resolved
+// again. Both are decided under the lock removals take.
+func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string, remove func(string)) (release func(), standing bool) {
 	mine := map[string]bool{}
+	standing = true
 	placeholders.Lock()
-	if len(placeholders.paths) > 0 {
-		for _, p := range existing {
-			for k, held := range placeholders.paths {
-				if _, ok := held[p]; ok && !mine[k] {
+	for _, p := range existing {
+		adopted := false
+		for k, held := range placeholders.paths {
+			if _, ok := held[p]; ok {
+				adopted = true
+				if !mine[k] {
 					mine[k] = true
 					placeholders.keys[k]++
 				}
 			}
 		}
+		if !adopted && standing {
+			if _, err := os.Lstat(p); err != nil {
+				standing = false
+			}
+		}
 	}
 	if len(paths) == 0 && len(mine) == 0 {
 		placeholders.Unlock()
-		return func() {}
+		return noRelease, standing
 	}
 	// What this process's marker does not record yet, per key: written
 	// in one append, and a path a running command of this process already
@@ -211,7 +236,7 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 	}
 	placeholders.Unlock()
 	var once sync.Once
-	return func() {
+	release = func() {
 		once.Do(func() {
 			placeholders.Lock()
 			defer placeholders.Unlock()
@@ -228,6 +253,7 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 			go removeHeld(last, runDir)
 		})
 	}
+	return release, standing
 }
 
 // removeHeld removes what is held under keys, each unless a command took

@@ -151,7 +151,9 @@ func resolve(p Policy, create bool) resolved {
 		n := len(r.entries)
 		add(ro, kindReadOnly)
 		if len(r.entries) == n && filepath.IsAbs(ro) {
-			if _, err := os.Lstat(ro); err != nil {
+			// (a file this process seeds is seeded again instead, see
+			// Sandbox.holdFor: as an empty folder git could not read it)
+			if _, err := os.Lstat(ro); err != nil && !seededHere(ro) {
 				gone = append(gone, ro)
 			}
 		}
