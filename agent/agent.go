@@ -632,6 +632,7 @@ func (s *Service) Shutdown() {
 		sess.close()
 	}
 	s.spend.day.Wait()
+	sandbox.Settle() // the placeholders of ended commands, removed in the background
 }
 
 func newTurnID() string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/permission"
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/agent/visible"
@@ -285,6 +286,10 @@ func (t *turn) step(ctx context.Context) (string, error) {
 // sent. A turn whose session could not be saved ends failed, saying so,
 // whatever else happened.
 func (t *turn) finish(status string, err error) {
+	// what the turn's commands held is removed in the background once
+	// each ended (while the model read its result); a turn ends with
+	// none of it left in the workspace
+	sandbox.Settle()
 	t.spendTotals()
 	if left := t.steer.close(); len(left) > 0 {
 		t.unsent(left)

@@ -222,7 +222,9 @@
 //   - An ACP client that writes through fs/write_text_file resolves the
 //     path itself, after kin checked it beneath the roots.
 //   - While a confined command runs, its placeholders (empty read-only
-//     folders) are visible in the workspace; they are removed when it ends (a kin killed
+//     folders) are visible in the workspace; they are removed right after it
+//     ends, in the background, and gone by the next command's walk and by
+//     the end of the turn (a kin killed
 //     with SIGKILL leaves them; a seeded commondir left behind names the
 //     git folder itself, which git reads as none).
 //   - A rebase or cherry-pick in progress (.git/rebase-merge, sequencer) is

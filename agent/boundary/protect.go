@@ -328,6 +328,10 @@ func (p *protector) gitDir(dir string, pin bool) {
 					p.out.Seeded = map[string]string{}
 				}
 				p.out.Seeded[path] = dir + "\n"
+			} else {
+				// made since the folder was read above (another
+				// command's seed): kept read-only like any entry
+				p.readOnly(path)
 			}
 			continue
 		}

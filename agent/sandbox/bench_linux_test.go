@@ -21,7 +21,11 @@ import (
 // /bin/sh unconfined and under bubblewrap with the policy kin uses for a
 // workspace of 2,000 entries with a .git and a hidden $KIN_HOME (computed by the trust
 // boundary for every command, as kin does), and with the plain policy kin
-// used before (protection-*-ms is the difference). Each iteration runs every
+// used before (protection-*-ms is the difference). bwrap-release-ms is
+// what a command's result waits for after its exit (the cleanup: the
+// placeholders' removal is handed to the background), bwrap-settle-ms what
+// remains of that removal then (Settle; a next command of kin within that
+// time waits for it). Each iteration runs every
 // variant once, so load on the machine weighs on all alike; the metrics
 // are medians, in milliseconds, and the added cost of the sandbox.
 //
@@ -96,6 +100,12 @@ func BenchmarkStartup(b *testing.B) {
 	first := make([][]time.Duration, len(variants))
 	exit := make([][]time.Duration, len(variants))
 	build := make([][]time.Duration, len(variants)) // the policy and command line alone, no process
+	// what the command's result waits for after its exit (the cleanup a
+	// tool calls before it returns), and what is left of it in the
+	// background (Settle: the next command of kin waits for that, unless,
+	// as between a person's commands, it is done by then)
+	release := make([][]time.Duration, len(variants))
+	settle := make([][]time.Duration, len(variants))
 	for b.Loop() {
 		for i, v := range variants {
 			// spawn (building the policy and command line included) to
@@ -117,6 +127,7 @@ func BenchmarkStartup(b *testing.B) {
 			pr.Close()
 			cmd.Wait()
 			cleanup()
+			Settle()
 
 			// spawn to exit
 			start = time.Now()
@@ -126,7 +137,12 @@ func BenchmarkStartup(b *testing.B) {
 				b.Fatal(err)
 			}
 			exit[i] = append(exit[i], time.Since(start))
+			start = time.Now()
 			cleanup()
+			release[i] = append(release[i], time.Since(start))
+			start = time.Now()
+			Settle()
+			settle[i] = append(settle[i], time.Since(start))
 		}
 	}
 	median := func(ds []time.Duration) float64 {
@@ -140,6 +156,8 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.ReportMetric(median(first[1])-median(first[0]), "added-first-ms")
 	b.ReportMetric(median(exit[1])-median(exit[0]), "added-exit-ms")
+	b.ReportMetric(median(release[1]), "bwrap-release-ms")
+	b.ReportMetric(median(settle[1]), "bwrap-settle-ms")
 	// how much of it is kin's own work before bubblewrap starts: the
 	// boundary's protection, the placeholders and the command line
 	b.ReportMetric(median(build[1]), "bwrap-build-ms")

@@ -143,30 +143,60 @@ func resolve(p Policy, create bool) resolved {
 	for _, w := range p.Writable {
 		add(w, kindWritable)
 	}
+	// A read-only path gone since the walk (a placeholder of a command
+	// that ended meanwhile, a file the person removed) must not be
+	// created either: inside a writable folder it becomes a placeholder.
+	var gone []string
 	for _, ro := range p.ReadOnly {
+		n := len(r.entries)
 		add(ro, kindReadOnly)
+		if len(r.entries) == n && filepath.IsAbs(ro) {
+			// (a file this process seeds is seeded again instead, see
+			// Sandbox.holdFor: as an empty folder git could not read it)
+			if _, err := os.Lstat(ro); err != nil && !seededHere(ro) {
+				gone = append(gone, ro)
+			}
+		}
 	}
 	for _, h := range p.Hidden {
 		add(h, kindHidden)
 	}
-	for _, m := range p.Missing {
-		if !filepath.IsAbs(m) {
-			continue
-		}
+	missing := func(m string, writableOnly bool) {
 		m = filepath.Clean(m)
 		if _, err := os.Lstat(m); err == nil {
 			add(m, kindReadOnly) // made meanwhile: it stays as it is
-			continue
+			return
+		}
+		// its first missing component (the walk saw the folders above
+		// it; one may have gone since): a placeholder there keeps the
+		// whole path from being made
+		climbed := false
+		for d := filepath.Dir(m); d != m && d != "/"; m, d = d, filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil {
+				break
+			}
+			climbed = true
 		}
 		parent, _, ok := realPath(filepath.Dir(m))
 		if !ok {
-			continue
+			return
 		}
 		path := filepath.Join(parent, filepath.Base(m))
+		if (writableOnly || climbed) && !inWritable(r.entries, path) {
+			return // read-only to the command anyway
+		}
 		if _, dup := seen[path]; !dup {
 			seen[path] = len(r.entries)
 			r.entries = append(r.entries, entry{path: path, kind: kindMissing})
 		}
+	}
+	for _, m := range p.Missing {
+		if filepath.IsAbs(m) {
+			missing(m, false)
+		}
+	}
+	for _, m := range gone {
+		missing(m, true)
 	}
 	// A placeholder below a read-only or hidden entry is not needed (and
 	// could not be made there).
@@ -186,6 +216,16 @@ func resolve(p Policy, create bool) resolved {
 		return r.entries[i].path < r.entries[j].path
 	})
 	return r
+}
+
+// inWritable reports whether p lies below a writable folder of entries.
+func inWritable(entries []entry, p string) bool {
+	for _, e := range entries {
+		if e.kind == kindWritable && e.path != p && within(e.path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // coveredBy reports whether a read-only or hidden folder of entries holds
@@ -290,8 +330,11 @@ func (s *Sandbox) For(roots []string, network bool, prot boundary.Protection, hi
 
 // Extra are the folders besides the roots that commands may change (the
 // configured ones, and the cache folder of the workspace): what
-// boundary.Workspace.Protect looks at besides the roots.
+// boundary.Workspace.Protect looks at besides the roots. Every caller asks
+// for them right before that walk, so Extra settles first (Settle): the
+// walk never sees a placeholder of an ended command about to be removed.
 func (s *Sandbox) Extra(roots []string) []string {
+	Settle()
 	out := append([]string(nil), s.cfg.Writable...)
 	if c := s.CacheFor(roots); c != "" {
 		out = append(out, c)

@@ -216,7 +216,9 @@ func TestForPassesTheProtectionDown(t *testing.T) {
 
 // A path that must not be created is kept as a placeholder only where
 // nothing read-only or hidden covers it, and becomes read-only when it
-// exists by the time the command runs.
+// exists by the time the command runs. One whose folder is gone since
+// the walk (no/such/parent) gets its placeholder at the first missing
+// folder inside the writable one (no): nothing of the path can be made.
 func TestMissingEntries(t *testing.T) {
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	mustMkdir(t, filepath.Join(ws, ".git", "worktrees"))
@@ -227,7 +229,26 @@ func TestMissingEntries(t *testing.T) {
 	for _, e := range r.entries {
 		got = append(got, fmt.Sprintf("%s:%d", strings.TrimPrefix(e.path, ws), e.kind))
 	}
-	want := fmt.Sprintf(":%d|/.kin:%d|/AGENTS.md:%d|/.git/worktrees:%d", kindWritable, kindMissing, kindReadOnly, kindReadOnly)
+	want := fmt.Sprintf(":%d|/.kin:%d|/AGENTS.md:%d|/no:%d|/.git/worktrees:%d", kindWritable, kindMissing, kindReadOnly, kindMissing, kindReadOnly)
+	if strings.Join(got, "|") != want {
+		t.Fatalf("entries %s, want %s", strings.Join(got, "|"), want)
+	}
+}
+
+// A read-only path gone since the walk (the placeholder of a command that
+// ended meanwhile, a file the person removed) is kept from being made
+// again inside a writable folder, at its first missing component; outside
+// every writable folder it is read-only anyway and left out.
+func TestReadOnlyGoneSinceTheWalk(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	other, _ := filepath.EvalSymlinks(t.TempDir())
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	r := resolve(Policy{Writable: []string{ws, ws + "/.git"}, ReadOnly: []string{ws + "/.git/info", ws + "/.claude/settings.json", other + "/gone"}}, false)
+	var got []string
+	for _, e := range r.entries {
+		got = append(got, fmt.Sprintf("%s:%d", strings.TrimPrefix(e.path, ws), e.kind))
+	}
+	want := fmt.Sprintf(":%d|/.claude:%d|/.git:%d|/.git/info:%d", kindWritable, kindMissing, kindWritable, kindMissing)
 	if strings.Join(got, "|") != want {
 		t.Fatalf("entries %s, want %s", strings.Join(got, "|"), want)
 	}

@@ -20,7 +20,9 @@
 //
 //   - Never fall back silently: Command never runs anything unconfined.
 //   - Never leave a placeholder or a seeded file behind once no command of
-//     any kin holds it (Config.RunDir), nor remove one another holds.
+//     any kin holds it (Config.RunDir) past the next settle point (Settle:
+//     the next walk or Command, a turn's end, kin's exit), nor remove one
+//     another command holds, including one whose walk saw it standing.
 //   - Never widen a policy: a writable path that cannot be resolved is left
 //     out; a hidden or read-only one always wins over a writable folder that
 //     contains it.
@@ -299,32 +301,85 @@ func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: no command")
 	}
-	unseed := holdSeeds(p.Seeded, s.cfg.RunDir)
-	for path := range p.Seeded {
-		p.ReadOnly = append(p.ReadOnly, path) // written now: kept as it is
-	}
-	var err error
-	r := resolve(p, true)
-	if p.Cache != "" && r.cache == "" {
-		unseed()
-		return nil, nil, fmt.Errorf("sandbox: the cache folder %s cannot be made", p.Cache)
+	r, release, err := s.holdFor(p)
+	if err != nil {
+		return nil, nil, err
 	}
 	if r.cache != "" {
 		env = setEnv(env, "XDG_CACHE_HOME", r.cache)
 		env = setEnv(env, "GOCACHE", filepath.Join(r.cache, "go-build"))
 	}
-	if r.empty, err = s.emptyDir(); err != nil {
-		unseed()
-		return nil, nil, fmt.Errorf("sandbox: no empty folder for placeholders: %v", err)
-	}
-	release := holdPlaceholders(r, s.cfg.RunDir)
 	cmd, cleanup, err := s.mech.command(r, dir, env, argv)
 	if err != nil {
 		release()
-		unseed()
 		return nil, nil, err
 	}
-	return cmd, func() { cleanup(); release(); unseed() }, nil
+	return cmd, func() { cleanup(); release() }, nil
+}
+
+// holdFor resolves p for a command about to start and holds what it needs
+// standing (its seeded files and placeholders, and what other commands of
+// this process made that it binds as it is), returning the release. What
+// ended commands held goes first (Settle), so the paths are resolved as
+// they will stand; one that went between the resolution and the hold (a
+// command ending at that moment) is resolved again: bound as it stood,
+// bubblewrap would fail on it.
+func (s *Sandbox) holdFor(p Policy) (resolved, func(), error) {
+	for attempt := 1; ; attempt++ {
+		Settle()
+		q := p
+		q.Seeded = reseed(p)
+		q.ReadOnly = append([]string(nil), p.ReadOnly...)
+		unseed := holdSeeds(q.Seeded, s.cfg.RunDir)
+		for path := range q.Seeded {
+			q.ReadOnly = append(q.ReadOnly, path) // written now: kept as it is
+		}
+		r := resolve(q, true)
+		if q.Cache != "" && r.cache == "" {
+			unseed()
+			return r, nil, fmt.Errorf("sandbox: the cache folder %s cannot be made", q.Cache)
+		}
+		var err error
+		if r.empty, err = s.emptyDir(); err != nil {
+			unseed()
+			return r, nil, fmt.Errorf("sandbox: no empty folder for placeholders: %v", err)
+		}
+		release, standing := holdPlaceholders(r, s.cfg.RunDir)
+		both := func() { release(); unseed() }
+		if standing && seedsBound(r, q.ReadOnly) {
+			return r, both, nil
+		}
+		both()
+		if attempt == 3 {
+			return r, nil, errors.New("sandbox: what protects the workspace kept changing while the command was set up (other commands ending), so it did not run")
+		}
+	}
+}
+
+// seedsBound reports whether every file of readOnly this process seeds is
+// an entry of r: one gone by the resolution is left out of it (not made a
+// placeholder, see resolve), and is seeded again on the next try.
+func seedsBound(r resolved, readOnly []string) bool {
+	for _, ro := range readOnly {
+		if !seededHere(ro) {
+			continue
+		}
+		real, _, ok := realPath(ro)
+		if !ok {
+			return false
+		}
+		found := false
+		for _, e := range r.entries {
+			if e.kind == kindReadOnly && e.path == real {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // setEnv replaces or adds name=value in env.
