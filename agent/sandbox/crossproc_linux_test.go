@@ -120,7 +120,7 @@ func TestAnotherKinsReleaseLeavesOurCommandProtected(t *testing.T) {
 	if err := ours.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer ours.Process.Kill() // should the test end early
+	defer ours.Process.Kill()                    // should the test end early
 	waitFor(t, filepath.Join(root, "ours-runs")) // bound as it stood
 	os.Remove(filepath.Join(root, "ours-runs"))
 	io.WriteString(tell, "release\n")

@@ -13,8 +13,10 @@ import (
 // placeholders counts the commands of this process whose sandbox holds
 // placeholders (paths that must not be created: bubblewrap makes an empty
 // mount point for each on the host) or seeded files, per folder. The last
-// one to end removes them, unless a command of another kin still holds
-// that folder (a marker per process in Config.RunDir).
+// one to end removes them, each unless a command of another kin still
+// holds it (made it, or binds it as it found it standing: recorded in that
+// kin's marker in Config.RunDir, see markers.go); that kin's last holder
+// removes it then.
 //
 // The removal runs in the background once the last holder ended (release),
 // so a command's result does not wait for it: each rmdir is a metadata
@@ -78,9 +80,17 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 	var paths []string
 	keys := map[string]string{}
 	placeholders.Lock()
+	defer placeholders.Unlock()
+	// A file is written, and recorded in this process's marker, under
+	// one hold of runLock: another kin never sees it standing unrecorded
+	// (it would bind it holding nothing, and this kin's release remove it
+	// under that kin's command).
+	run := &runLocker{dir: runDir}
+	defer run.unlock()
 	for p, content := range seeds {
 		placeholders.seeds[p] = content
 		if _, held := placeholders.paths[filepath.Dir(p)][p]; !held {
+			run.lock()
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
 				continue // there is one (made meanwhile): it is kept read-only
@@ -91,8 +101,7 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 		paths = append(paths, p)
 		keys[p] = filepath.Dir(p)
 	}
-	placeholders.Unlock()
-	release, _ := hold(paths, keys, nil, runDir, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
+	release, _ := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
 		if b, err := os.ReadFile(p); err == nil && string(b) == seeds[p] {
 			os.Remove(p)
 		}
@@ -181,6 +190,36 @@ func markKeys(r resolved, paths []string) map[string]string {
 // and the command must be resolved again. Both are decided under the
 // locks removals take (this process's, and runLock across kins).
 func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	run := &runLocker{dir: runDir}
+	defer run.unlock()
+	return holdLocked(run, paths, keys, existing, kind, remove)
+}
+
+// runLocker takes runLock once, when first needed, for one hold.
+type runLocker struct {
+	dir     string
+	release func()
+}
+
+func (l *runLocker) lock() {
+	if l.release == nil {
+		l.release = runLock(l.dir)
+	}
+}
+
+func (l *runLocker) unlock() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
+}
+
+// holdLocked is hold with the placeholders locked, taking runLock through
+// run when it reads or writes markers.
+func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+	runDir := run.dir
 	type rec struct {
 		path, kind string
 		remove     func(string)
@@ -191,15 +230,6 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 	}
 	mine := map[string]bool{}
 	standing = true
-	placeholders.Lock()
-	defer placeholders.Unlock()
-	unlock, locked := func() {}, false
-	defer func() { unlock() }()
-	lock := func() {
-		if !locked {
-			locked, unlock = true, runLock(runDir)
-		}
-	}
 	var foreign *others
 	var adopt []rec
 	for _, p := range existing {
@@ -217,7 +247,7 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 			continue
 		}
 		// another kin's (then held too), the person's, or gone
-		lock()
+		run.lock()
 		if foreign == nil {
 			o := readOthers(runDir)
 			foreign = &o
@@ -262,7 +292,7 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 		placeholders.paths[k][r.path] = r.remove
 	}
 	if len(lines) > 0 || len(first) > 0 {
-		lock() // a release removes marker folders it emptied under it
+		run.lock() // a release removes marker folders it emptied under it
 	}
 	for k := range mine {
 		if first[k] {
