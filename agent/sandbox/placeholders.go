@@ -292,7 +292,7 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		placeholders.paths[k][r.path] = r.remove
 	}
 	if len(lines) > 0 || len(first) > 0 {
-		run.lock() // a release removes marker folders it emptied under it
+		run.lock() // Sweep and a release remove marker folders under it
 	}
 	for k := range mine {
 		if first[k] {
@@ -435,16 +435,15 @@ func Sweep(runDir string) {
 	}
 }
 
-// unmark removes this process's marker for key in runDir, and the marker
-// folder when it held no other (runLock held: a kin writes its marker
-// under it, so none is writing into the folder meanwhile).
+// unmark removes this process's marker for key in runDir. The folder
+// stays (Sweep removes it when it is empty): the next command in it would
+// make it again, a metadata write that costs as much as the rest of
+// recording its placeholders.
 func unmark(runDir, key string) {
 	if runDir == "" {
 		return
 	}
-	dir := markerDir(runDir, key)
-	os.Remove(filepath.Join(dir, strconv.Itoa(os.Getpid())))
-	os.Remove(dir)
+	os.Remove(filepath.Join(markerDir(runDir, key), strconv.Itoa(os.Getpid())))
 }
 
 // markWith makes this process's marker for a folder holding placeholders,
