@@ -30,6 +30,21 @@ func TestOtherKinHelper(t *testing.T) {
 		t.Skip("only run as the other kin of TestAnotherKinsReleaseLeavesOurCommandProtected")
 	}
 	root, home := env, os.Getenv("KIN_SANDBOX_OTHER_HOME")
+	if n, _ := strconv.Atoi(os.Getenv("KIN_SANDBOX_OTHER_ROUNDS")); n > 0 {
+		// a kin running commands one after another, each trying to
+		// create every protected path, its releases in the background
+		sb := New(Config{Hidden: []string{home}, Cache: filepath.Join(home, "cache"), RunDir: filepath.Join(home, "run")})
+		for i := range n {
+			cmd, end := workspaceCommand(t, sb, root, home, fmt.Sprintf("sleep 0.0%d; %s", i%5, plant()))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("round %d: %v\n%s", i, err, out)
+			}
+			end()
+		}
+		Settle()
+		fmt.Println("done")
+		return
+	}
 	if os.Getenv("KIN_SANDBOX_OTHER_SWEEP") == "1" {
 		// a kin starting: it sweeps what killed kins left
 		New(Config{Hidden: []string{home}, RunDir: filepath.Join(home, "run")})
@@ -229,6 +244,49 @@ func TestAKilledKinsPlaceholderOutlivesASweepWhileBound(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(own); err != nil || len(entries) > 0 {
 		t.Errorf("the person's empty .vscode: %v, holding %v", err, entries)
+	}
+	if markers, _ := filepath.Glob(filepath.Join(home, "run", "placeholders", "*", "*")); len(markers) > 0 {
+		t.Errorf("markers left: %v", markers)
+	}
+}
+
+// Two kins running commands at once on one repository, each command trying
+// to create every protected path while the other kin's commands start and
+// end (their walks seeing each other's placeholders standing, their
+// releases racing the other's holds): none succeeds, and nothing stays.
+func TestTwoKinsCommandsAtOnceKeepTheirPlaceholders(t *testing.T) {
+	root, home, sb := confinedWorkspace(t)
+	const rounds = 8
+	other := exec.Command(os.Args[0], "-test.run=^TestOtherKinHelper$")
+	other.Env = append(os.Environ(), otherKinEnv+"="+root, "KIN_SANDBOX_OTHER_HOME="+home, "KIN_SANDBOX_OTHER_ROUNDS="+strconv.Itoa(rounds))
+	var otherOut strings.Builder
+	other.Stdout, other.Stderr = &otherOut, &otherOut
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	for i := range rounds {
+		cmd, end := workspaceCommand(t, sb, root, home, fmt.Sprintf("sleep 0.0%d; %s", (i+2)%5, plant()))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("round %d: %v\n%s", i, err, out)
+		}
+		end()
+	}
+	if err := other.Wait(); err != nil || !strings.Contains(otherOut.String(), "done") {
+		t.Fatalf("the other kin: %v\n%s", err, otherOut.String())
+	}
+	Settle()
+	for _, p := range planted {
+		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
+			t.Errorf("a command created %s: %q", p, b)
+		}
+	}
+	if left := leftovers(root); len(left) > 0 {
+		t.Errorf("on disk after both kins' commands ended: %v", left)
+		if os.Getenv("DBG") != "" {
+			out, _ := exec.Command("find", root, "-path", "*/.git/objects", "-prune", "-o", "-print").CombinedOutput()
+			t.Logf("%s\n%s", out, otherOut.String())
+		}
 	}
 	if markers, _ := filepath.Glob(filepath.Join(home, "run", "placeholders", "*", "*")); len(markers) > 0 {
 		t.Errorf("markers left: %v", markers)

@@ -231,6 +231,14 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 	mine := map[string]bool{}
 	standing = true
 	var foreign *others
+	readForeign := func() *others {
+		if foreign == nil {
+			run.lock()
+			o := readOthers(runDir)
+			foreign = &o
+		}
+		return foreign
+	}
 	var adopt []rec
 	for _, p := range existing {
 		adopted := false
@@ -247,17 +255,62 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 			continue
 		}
 		// another kin's (then held too), the person's, or gone
-		run.lock()
-		if foreign == nil {
-			o := readOthers(runDir)
-			foreign = &o
-		}
+		f := readForeign()
 		if _, err := os.Lstat(p); err != nil {
 			standing = false
 			continue
 		}
-		if k, ok := foreign.kinds[p]; ok && keys[p] != "" {
+		if k, ok := f.kinds[p]; ok && keys[p] != "" {
 			adopt = append(adopt, rec{p, k, remover(k)})
+		}
+	}
+	// A path held inside another kin's placeholder (a .github/workflows
+	// in the .github another kin's command holds) holds that one too: it
+	// goes after this one, by its last holder. Else neither kin would
+	// remove it: that kin's release cannot while this one is in it, and
+	// this kin's does not remove what it does not hold.
+	adopting := map[string]bool{}
+	for _, r := range adopt {
+		adopting[r.path] = true
+	}
+	ancestors := func(p string) {
+		for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+			k, ok := readForeign().kinds[d]
+			if !ok || adopting[d] || heldHere(d) {
+				continue
+			}
+			if _, err := os.Lstat(d); err != nil {
+				standing = false // gone since the resolution: resolved again
+				return
+			}
+			adopting[d] = true
+			keys[d] = keys[p]
+			adopt = append(adopt, rec{d, k, remover(k)})
+		}
+	}
+	for _, r := range adopt[:len(adopt):len(adopt)] {
+		if standing {
+			ancestors(r.path)
+		}
+	}
+	checked := map[string]bool{}
+	for _, p := range paths {
+		if !standing || kind(p) != "p" {
+			break
+		}
+		// Its folder must still stand: one removed since the resolution
+		// (another command's placeholder) would be made again by
+		// bubblewrap, recorded by no one, and stay.
+		if dir := filepath.Dir(p); !checked[dir] {
+			checked[dir] = true
+			run.lock()
+			if _, err := os.Lstat(dir); err != nil {
+				standing = false // resolved again: the placeholder goes where the path begins to be missing
+				break
+			}
+		}
+		if runDir != "" {
+			ancestors(p)
 		}
 	}
 	if standing {
