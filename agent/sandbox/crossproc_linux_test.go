@@ -283,10 +283,6 @@ func TestTwoKinsCommandsAtOnceKeepTheirPlaceholders(t *testing.T) {
 	}
 	if left := leftovers(root); len(left) > 0 {
 		t.Errorf("on disk after both kins' commands ended: %v", left)
-		if os.Getenv("DBG") != "" {
-			out, _ := exec.Command("find", root, "-path", "*/.git/objects", "-prune", "-o", "-print").CombinedOutput()
-			t.Logf("%s\n%s", out, otherOut.String())
-		}
 	}
 	if markers, _ := filepath.Glob(filepath.Join(home, "run", "placeholders", "*", "*")); len(markers) > 0 {
 		t.Errorf("markers left: %v", markers)
