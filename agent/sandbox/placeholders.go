@@ -265,18 +265,32 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		}
 	}
 	// A path held inside another kin's placeholder (a .github/workflows
-	// in the .github another kin's command holds) holds that one too: it
-	// goes after this one, by its last holder. Else neither kin would
-	// remove it: that kin's release cannot while this one is in it, and
-	// this kin's does not remove what it does not hold.
+	// in the .github another kin's command holds), or another command's of
+	// this process, holds that one too: it goes after this one, by its
+	// last holder. Else neither would remove it: that one's release cannot
+	// while this one is in it, and this one's does not remove what it does
+	// not hold.
 	adopting := map[string]bool{}
 	for _, r := range adopt {
 		adopting[r.path] = true
 	}
 	ancestors := func(p string) {
 		for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if adopting[d] {
+				continue
+			}
+			here := false // one of this process's: its commands' count
+			for k, held := range placeholders.paths {
+				if _, ok := held[d]; ok {
+					here = true
+					if !mine[k] {
+						mine[k] = true
+						placeholders.keys[k]++
+					}
+				}
+			}
 			k, ok := readForeign().kinds[d]
-			if !ok || adopting[d] || heldHere(d) {
+			if here || !ok {
 				continue
 			}
 			if _, err := os.Lstat(d); err != nil {
@@ -309,9 +323,7 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 				break
 			}
 		}
-		if runDir != "" {
-			ancestors(p)
-		}
+		ancestors(p)
 	}
 	if standing {
 		recs = append(recs, adopt...)
