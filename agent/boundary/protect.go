@@ -322,8 +322,12 @@ func (p *protector) gitDir(dir string, pin bool) {
 		if n == "commondir" {
 			// git dies on a commondir it cannot read (a placeholder): it
 			// gets one naming this git folder itself, which git reads as
-			// "no other common folder"
-			if _, err := os.Lstat(path); err != nil {
+			// "no other common folder". One naming it already (another
+			// command's seed, maybe another kin's) is seeded too, so the
+			// sandbox writes it again, never a placeholder, should that
+			// command's end remove it before this one starts (a seed
+			// that stands is kept as it is).
+			if fi, err := os.Lstat(path); err != nil || fi.Mode().IsRegular() && fi.Size() == int64(len(dir)+1) && readsAs(path, dir+"\n") {
 				if p.out.Seeded == nil {
 					p.out.Seeded = map[string]string{}
 				}
@@ -404,4 +408,10 @@ func commonDirOf(gitDir string) string {
 		cd = filepath.Join(gitDir, cd)
 	}
 	return RealPath(filepath.Clean(cd))
+}
+
+// readsAs reports whether the file at path holds exactly content.
+func readsAs(path, content string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && string(b) == content
 }

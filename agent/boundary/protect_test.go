@@ -86,6 +86,20 @@ func TestProtectGitByAllowList(t *testing.T) {
 	if rel(root, p.Pins) != ".git" || len(p.Gaps) != 0 {
 		t.Errorf("pins %v gaps %v", p.Pins, p.Gaps)
 	}
+	// a commondir naming the git folder itself stands (another command's
+	// seed, maybe another kin's): seeded still, so it is written again,
+	// never made a placeholder, should it go before the command starts;
+	// one naming anything else (or a symlink) is read-only
+	commondir := filepath.Join(root, ".git", "commondir")
+	write(t, commondir, filepath.Join(root, ".git")+"\n")
+	if q := protect(t, root); q.Seeded[commondir] != filepath.Join(root, ".git")+"\n" {
+		t.Errorf("a standing seed is not seeded: %v", q.Seeded)
+	}
+	write(t, commondir, "../..\n")
+	if q := protect(t, root); q.Seeded[commondir] != "" || !strings.Contains(" "+rel(root, q.ReadOnly)+" ", " .git/commondir ") {
+		t.Errorf("a commondir of the person's: seeded %v, read-only %s", q.Seeded, rel(root, q.ReadOnly))
+	}
+	os.Remove(commondir)
 	// .github exists: only workflows is missing
 	mkdirs(t, filepath.Join(root, ".github"))
 	if m := rel(root, protect(t, root).Missing); !strings.Contains(m, ".github/workflows") || strings.Contains(" "+m+" ", " .github ") {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,8 +13,10 @@ import (
 // placeholders counts the commands of this process whose sandbox holds
 // placeholders (paths that must not be created: bubblewrap makes an empty
 // mount point for each on the host) or seeded files, per folder. The last
-// one to end removes them, unless a command of another kin still holds
-// that folder (a marker per process in Config.RunDir).
+// one to end removes them, each unless a command of another kin still
+// holds it (made it, or binds it as it found it standing: recorded in that
+// kin's marker in Config.RunDir, see markers.go); that kin's last holder
+// removes it then.
 //
 // The removal runs in the background once the last holder ended (release),
 // so a command's result does not wait for it: each rmdir is a metadata
@@ -63,7 +64,7 @@ func holdPlaceholders(r resolved, runDir string) (func(), bool) {
 			existing = append(existing, e.path)
 		}
 	}
-	return hold(paths, markKeys(r, paths), existing, runDir, func(string) string { return "p" }, func(p string) { removeEmpty(p) })
+	return hold(paths, markKeys(r, append(paths[:len(paths):len(paths)], existing...)), existing, runDir, func(string) string { return "p" }, func(p string) { removeEmpty(p) })
 }
 
 // noRelease is the release of a command that holds nothing.
@@ -79,9 +80,17 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 	var paths []string
 	keys := map[string]string{}
 	placeholders.Lock()
+	defer placeholders.Unlock()
+	// A file is written, and recorded in this process's marker, under
+	// one hold of runLock: another kin never sees it standing unrecorded
+	// (it would bind it holding nothing, and this kin's release remove it
+	// under that kin's command).
+	run := &runLocker{dir: runDir}
+	defer run.unlock()
 	for p, content := range seeds {
 		placeholders.seeds[p] = content
 		if _, held := placeholders.paths[filepath.Dir(p)][p]; !held {
+			run.lock()
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
 				continue // there is one (made meanwhile): it is kept read-only
@@ -92,8 +101,7 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 		paths = append(paths, p)
 		keys[p] = filepath.Dir(p)
 	}
-	placeholders.Unlock()
-	release, _ := hold(paths, keys, nil, runDir, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
+	release, _ := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
 		if b, err := os.ReadFile(p); err == nil && string(b) == seeds[p] {
 			os.Remove(p)
 		}
@@ -162,25 +170,76 @@ func markKeys(r resolved, paths []string) map[string]string {
 
 // hold counts a command as holding paths (each under its key, a marker
 // folder), and returns the release: once no command of any kin process
-// holds a key, remove is called (in the background, see Settle) for every
-// path held under it. Each path is also written to this process's marker
-// (kind says how it goes), so that a kin that was killed before its
-// release leaves a record the next kin sweeps (Sweep).
+// holds a path, remove is called (in the background, see Settle) for it.
+// Each path is also written to this process's marker (kind says how it
+// goes), so that a kin that was killed before its release leaves a record
+// the next kin sweeps (Sweep), and so that another kin's release leaves
+// what this one holds standing (markers.go).
 //
 // existing are paths the command binds as they are (read-only): one that
 // is a placeholder or seeded file another command of this process holds
 // (its walk saw it standing) is held by this command too, under that
-// command's key, so it is not removed while this command runs (removing a
-// mount point on the host takes the mount away in every sandbox, and the
-// command could then create the path). standing is false when one of
-// existing that no command holds is gone (one that stands then is none of
-// this process's, which never removes it): its removal came between the
-// command's resolution and this hold, and the command must be resolved
-// again. Both are decided under the lock removals take.
+// command's key, and one another kin's marker records is held too, under
+// the key keys names for it, recorded in this process's marker as that
+// kin records it: either is then not removed while this command runs
+// (removing a mount point on the host takes the mount away in every
+// sandbox, and the command could then create the path), and the last
+// holder of all removes it as the kin that made it would have. standing
+// is false when one of existing that no command of this process holds is
+// gone: its removal came between the command's resolution and this hold,
+// and the command must be resolved again. Both are decided under the
+// locks removals take (this process's, and runLock across kins).
 func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	run := &runLocker{dir: runDir}
+	defer run.unlock()
+	return holdLocked(run, paths, keys, existing, kind, remove)
+}
+
+// runLocker takes runLock once, when first needed, for one hold.
+type runLocker struct {
+	dir     string
+	release func()
+}
+
+func (l *runLocker) lock() {
+	if l.release == nil {
+		l.release = runLock(l.dir)
+	}
+}
+
+func (l *runLocker) unlock() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
+}
+
+// holdLocked is hold with the placeholders locked, taking runLock through
+// run when it reads or writes markers.
+func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+	runDir := run.dir
+	type rec struct {
+		path, kind string
+		remove     func(string)
+	}
+	recs := make([]rec, 0, len(paths))
+	for _, p := range paths {
+		recs = append(recs, rec{p, kind(p), remove})
+	}
 	mine := map[string]bool{}
 	standing = true
-	placeholders.Lock()
+	var foreign *others
+	readForeign := func() *others {
+		if foreign == nil {
+			run.lock()
+			o := readOthers(runDir)
+			foreign = &o
+		}
+		return foreign
+	}
+	var adopt []rec
 	for _, p := range existing {
 		adopted := false
 		for k, held := range placeholders.paths {
@@ -192,14 +251,84 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 				}
 			}
 		}
-		if !adopted && standing {
-			if _, err := os.Lstat(p); err != nil {
-				standing = false
-			}
+		if adopted || !standing {
+			continue
+		}
+		// another kin's (then held too), the person's, or gone
+		f := readForeign()
+		if _, err := os.Lstat(p); err != nil {
+			standing = false
+			continue
+		}
+		if k, ok := f.kinds[p]; ok && keys[p] != "" {
+			adopt = append(adopt, rec{p, k, remover(k)})
 		}
 	}
-	if len(paths) == 0 && len(mine) == 0 {
-		placeholders.Unlock()
+	// A path held inside another kin's placeholder (a .github/workflows
+	// in the .github another kin's command holds), or another command's of
+	// this process, holds that one too: it goes after this one, by its
+	// last holder. Else neither would remove it: that one's release cannot
+	// while this one is in it, and this one's does not remove what it does
+	// not hold.
+	adopting := map[string]bool{}
+	for _, r := range adopt {
+		adopting[r.path] = true
+	}
+	ancestors := func(p string) {
+		for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if adopting[d] {
+				continue
+			}
+			here := false // one of this process's: its commands' count
+			for k, held := range placeholders.paths {
+				if _, ok := held[d]; ok {
+					here = true
+					if !mine[k] {
+						mine[k] = true
+						placeholders.keys[k]++
+					}
+				}
+			}
+			k, ok := readForeign().kinds[d]
+			if here || !ok {
+				continue
+			}
+			if _, err := os.Lstat(d); err != nil {
+				standing = false // gone since the resolution: resolved again
+				return
+			}
+			adopting[d] = true
+			keys[d] = keys[p]
+			adopt = append(adopt, rec{d, k, remover(k)})
+		}
+	}
+	for _, r := range adopt[:len(adopt):len(adopt)] {
+		if standing {
+			ancestors(r.path)
+		}
+	}
+	checked := map[string]bool{}
+	for _, p := range paths {
+		if !standing || kind(p) != "p" {
+			break
+		}
+		// Its folder must still stand: one removed since the resolution
+		// (another command's placeholder) would be made again by
+		// bubblewrap, recorded by no one, and stay.
+		if dir := filepath.Dir(p); !checked[dir] {
+			checked[dir] = true
+			run.lock()
+			if _, err := os.Lstat(dir); err != nil {
+				standing = false // resolved again: the placeholder goes where the path begins to be missing
+				break
+			}
+		}
+		ancestors(p)
+	}
+	if standing {
+		recs = append(recs, adopt...)
+	}
+	if len(recs) == 0 && len(mine) == 0 {
 		return noRelease, standing
 	}
 	// What this process's marker does not record yet, per key: written
@@ -208,8 +337,8 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 	// a write each was most of kin's own cost of starting one).
 	lines := map[string][]string{}
 	first := map[string]bool{} // keys no command of this process held: the marker is made anew
-	for _, p := range paths {
-		k := keys[p]
+	for _, r := range recs {
+		k := keys[r.path]
 		if !mine[k] {
 			mine[k] = true
 			// a key whose removal is pending (no holder, paths still
@@ -222,10 +351,13 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 		if placeholders.paths[k] == nil {
 			placeholders.paths[k] = map[string]func(string){}
 		}
-		if _, recorded := placeholders.paths[k][p]; !recorded {
-			lines[k] = append(lines[k], kind(p)+"\t"+p)
+		if _, recorded := placeholders.paths[k][r.path]; !recorded {
+			lines[k] = append(lines[k], r.kind+"\t"+r.path)
 		}
-		placeholders.paths[k][p] = remove
+		placeholders.paths[k][r.path] = r.remove
+	}
+	if len(lines) > 0 || len(first) > 0 {
+		run.lock() // Sweep and a release remove marker folders under it
 	}
 	for k := range mine {
 		if first[k] {
@@ -234,7 +366,6 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 			journal(runDir, k, lines[k])
 		}
 	}
-	placeholders.Unlock()
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
@@ -258,13 +389,18 @@ func hold(paths []string, keys map[string]string, existing []string, runDir stri
 
 // removeHeld removes what is held under keys, each unless a command took
 // it up again meanwhile (or another removal went first), and tells Settle.
-// The lock is held throughout: a command holding a key meanwhile waits,
-// and finds it either still held or gone.
+// A path another live kin records (it binds it too), or that a command of
+// this process holds under another key, stays: its last holder removes it.
+// What killed kins recorded goes too (as Sweep). The locks are held
+// throughout: a command holding a key meanwhile, here or in another kin,
+// waits, and finds it either still held or gone.
 func removeHeld(keys []string, runDir string) {
 	placeholders.Lock()
 	defer placeholders.Unlock()
 	defer placeholders.settled.Broadcast()
 	defer func() { placeholders.pending-- }()
+	var dropped []string
+	var gone []removal
 	for _, k := range keys {
 		held, ok := placeholders.paths[k]
 		if !ok || placeholders.keys[k] > 0 {
@@ -272,20 +408,28 @@ func removeHeld(keys []string, runDir string) {
 		}
 		delete(placeholders.keys, k)
 		delete(placeholders.paths, k)
-		if unmark(runDir, k) {
-			// deepest first: a placeholder another command made inside
-			// one (a .github/workflows in a .github placeholder) goes
-			// before the folder holding it
-			paths := make([]string, 0, len(held))
-			for p := range held {
-				paths = append(paths, p)
-			}
-			sort.Slice(paths, func(i, j int) bool { return len(paths[i]) > len(paths[j]) })
-			for _, p := range paths {
-				held[p](p)
-			}
+		dropped = append(dropped, k)
+		for p, remove := range held {
+			gone = append(gone, removal{p, remove})
 		}
 	}
+	if len(dropped) == 0 {
+		return
+	}
+	unlock := runLock(runDir)
+	defer unlock()
+	o := readOthers(runDir)
+	for _, k := range dropped {
+		unmark(runDir, k)
+	}
+	rs := deadRemovals(o)
+	for _, r := range gone {
+		if !o.live[r.path] && !heldHere(r.path) {
+			rs = append(rs, r)
+		}
+	}
+	removeAll(rs)
+	dropDead(o)
 }
 
 // removeEmpty removes what bubblewrap made for a placeholder: an empty
@@ -327,105 +471,44 @@ func journal(runDir, key string, lines []string) {
 }
 
 // Sweep removes what kin processes that are gone (killed before their
-// commands ended) left of their placeholders and seeded files: each marker
-// folder in runDir none of whose processes is alive has its recorded paths
-// removed as a release would (an empty placeholder, a seeded file still
-// holding what was written; anything else stays). Without it, a
-// placeholder stays in the workspace as an empty folder where a file
-// belongs (an .mcp.json folder kin then cannot read as configuration).
-// The records are kin's own, in its private run folder.
+// commands ended) left of their placeholders and seeded files: what their
+// markers in runDir record is removed as a release would (an empty
+// placeholder, a seeded file still holding what was written; anything
+// else stays), unless a live kin holds it (its marker records it too: it
+// binds it, and removes it once it ended). Without it, a placeholder stays
+// in the workspace as an empty folder where a file belongs (an .mcp.json
+// folder kin then cannot read as configuration). The records are kin's
+// own, in its private run folder.
 func Sweep(runDir string) {
 	Settle() // this process's own removals first: its marker goes with them
 	if runDir == "" {
 		return
 	}
-	base := filepath.Join(runDir, "placeholders")
-	dirs, err := os.ReadDir(base)
-	if err != nil {
+	dirs, err := os.ReadDir(filepath.Join(runDir, "placeholders"))
+	if err != nil || len(dirs) == 0 {
 		return
 	}
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	unlock := runLock(runDir)
+	defer unlock()
+	o := readOthers(runDir)
+	removeAll(deadRemovals(o))
+	dropDead(o)
 	for _, d := range dirs {
-		dir := filepath.Join(base, d.Name())
-		markers, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		live := false
-		for _, m := range markers {
-			if pid, err := strconv.Atoi(m.Name()); err == nil && (pid == os.Getpid() || processAlive(pid)) {
-				live = true
-			}
-		}
-		if live {
-			continue // a live kin holds it and releases it itself
-		}
-		var lines []string
-		for _, m := range markers {
-			b, _ := os.ReadFile(filepath.Join(dir, m.Name()))
-			lines = append(lines, strings.Split(string(b), "\n")...)
-		}
-		// deepest first, as a release does
-		sort.SliceStable(lines, func(i, j int) bool { return len(linePath(lines[i])) > len(linePath(lines[j])) })
-		for _, line := range lines {
-			sweepLine(line)
-		}
-		for _, m := range markers {
-			os.Remove(filepath.Join(dir, m.Name()))
-		}
-		os.Remove(dir)
+		os.Remove(filepath.Join(runDir, "placeholders", d.Name())) // an emptied one
 	}
 }
 
-// linePath is the path a marker line records.
-func linePath(line string) string {
-	return line[strings.LastIndexByte(line, '\t')+1:]
-}
-
-// sweepLine removes one recorded path ("p\tPATH" or "s\tSHA256\tPATH").
-func sweepLine(line string) {
-	kind, rest, ok := strings.Cut(line, "\t")
-	if !ok || !filepath.IsAbs(rest) && kind == "p" {
+// unmark removes this process's marker for key in runDir. The folder
+// stays (Sweep removes it when it is empty): the next command in it would
+// make it again, a metadata write that costs as much as the rest of
+// recording its placeholders.
+func unmark(runDir, key string) {
+	if runDir == "" {
 		return
 	}
-	switch kind {
-	case "p":
-		removeEmpty(rest)
-	case "s":
-		sum, p, ok := strings.Cut(rest, "\t")
-		if !ok || !filepath.IsAbs(p) {
-			return
-		}
-		if b, err := os.ReadFile(p); err == nil && digest(string(b)) == sum {
-			os.Remove(p)
-		}
-	}
-}
-
-// unmark removes this process's marker for a folder holding placeholders
-// in runDir, and reports whether no live process holds placeholders there
-// any more (true without a runDir).
-func unmark(runDir, p string) bool {
-	if runDir == "" {
-		return true
-	}
-	dir := markerDir(runDir, p)
-	os.Remove(filepath.Join(dir, strconv.Itoa(os.Getpid())))
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err == nil && processAlive(pid) {
-			return false
-		}
-		os.Remove(filepath.Join(dir, e.Name()))
-	}
-	// The folder stays: another kin may be making its marker in it right
-	// now (removing it between that kin's mkdir and its write would lose
-	// the marker, and with it that kin's hold). Sweep removes folders no
-	// live kin holds.
-	return true
+	os.Remove(filepath.Join(markerDir(runDir, key), strconv.Itoa(os.Getpid())))
 }
 
 // markWith makes this process's marker for a folder holding placeholders,

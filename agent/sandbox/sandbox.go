@@ -22,7 +22,8 @@
 //   - Never leave a placeholder or a seeded file behind once no command of
 //     any kin holds it (Config.RunDir) past the next settle point (Settle:
 //     the next walk or Command, a turn's end, kin's exit), nor remove one
-//     another command holds, including one whose walk saw it standing.
+//     another command holds, including one whose walk saw it standing,
+//     whichever kin process (sharing Config.RunDir) runs that command.
 //   - Never widen a policy: a writable path that cannot be resolved is left
 //     out; a hidden or read-only one always wins over a writable folder that
 //     contains it.
@@ -91,7 +92,9 @@ type Config struct {
 	Bwrap string
 	// RunDir is a private folder where kin processes note the placeholders
 	// their commands hold ($KIN_HOME/run/sandbox), so none removes one
-	// another's command still needs; "" notes them in this process only.
+	// another's command still needs (made, or bound as it stood); "" notes
+	// them in this process only. Kins with different run folders (another
+	// KIN_HOME) do not see each other's.
 	RunDir string
 }
 
