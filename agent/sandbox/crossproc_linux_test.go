@@ -149,21 +149,7 @@ func TestAnotherKinsReleaseLeavesOurCommandProtected(t *testing.T) {
 			t.Errorf("the other kin's release removed %s while our command held it: %v", p, err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(root, "go"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := ours.Wait(); err != nil {
-		t.Errorf("our command: %v\n%s", err, output.String())
-	}
-	endOurs()
-	Settle()
-	os.Remove(filepath.Join(root, "go"))
-
-	for _, p := range planted {
-		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
-			t.Errorf("our command created %s: %q", p, b)
-		}
-	}
+	endPlanting(t, root, ours, endOurs, &output)
 	var left []string
 	for _, p := range leftovers(root) {
 		if p != ".github" {
@@ -225,20 +211,7 @@ func TestAKilledKinsPlaceholderOutlivesASweepWhileBound(t *testing.T) {
 	if _, err := os.Lstat(left); err != nil {
 		t.Errorf("a kin's sweep removed what our command binds: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "go"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := ours.Wait(); err != nil {
-		t.Errorf("our command: %v", err)
-	}
-	endOurs()
-	Settle()
-	os.Remove(filepath.Join(root, "go"))
-	for _, p := range planted {
-		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
-			t.Errorf("our command created %s: %q", p, b)
-		}
-	}
+	endPlanting(t, root, ours, endOurs, nil)
 	if _, err := os.Lstat(left); !os.IsNotExist(err) {
 		t.Errorf("the killed kin's placeholder stayed after our command, its last holder: %v", err)
 	}
@@ -286,5 +259,29 @@ func TestTwoKinsCommandsAtOnceKeepTheirPlaceholders(t *testing.T) {
 	}
 	if markers, _ := filepath.Glob(filepath.Join(home, "run", "placeholders", "*", "*")); len(markers) > 0 {
 		t.Errorf("markers left: %v", markers)
+	}
+}
+
+// endPlanting lets our command (waiting for a "go" file) try to plant every
+// protected path, ends it, settles, and checks that none was created.
+func endPlanting(t *testing.T, root string, ours *exec.Cmd, endOurs func(), output *strings.Builder) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(root, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ours.Wait(); err != nil {
+		said := ""
+		if output != nil {
+			said = output.String()
+		}
+		t.Errorf("our command: %v\n%s", err, said)
+	}
+	endOurs()
+	Settle()
+	os.Remove(filepath.Join(root, "go"))
+	for _, p := range planted {
+		if b, err := os.ReadFile(filepath.Join(root, p)); err == nil {
+			t.Errorf("our command created %s: %q", p, b)
+		}
 	}
 }

@@ -241,17 +241,7 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 	}
 	var adopt []rec
 	for _, p := range existing {
-		adopted := false
-		for k, held := range placeholders.paths {
-			if _, ok := held[p]; ok {
-				adopted = true
-				if !mine[k] {
-					mine[k] = true
-					placeholders.keys[k]++
-				}
-			}
-		}
-		if adopted || !standing {
+		if holdRecorded(p, mine) || !standing {
 			continue
 		}
 		// another kin's (then held too), the person's, or gone
@@ -279,16 +269,7 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 			if adopting[d] {
 				continue
 			}
-			here := false // one of this process's: its commands' count
-			for k, held := range placeholders.paths {
-				if _, ok := held[d]; ok {
-					here = true
-					if !mine[k] {
-						mine[k] = true
-						placeholders.keys[k]++
-					}
-				}
-			}
+			here := holdRecorded(d, mine) // one of this process's: its commands' count
 			k, ok := readForeign().kinds[d]
 			if here || !ok {
 				continue
@@ -385,6 +366,24 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		})
 	}
 	return release, standing
+}
+
+// holdRecorded counts the command (mine: the keys it holds) as a holder of
+// every key under which this process recorded p (a placeholder or seeded
+// file of another of its commands), and reports whether there was one.
+// Called with placeholders locked.
+func holdRecorded(p string, mine map[string]bool) bool {
+	found := false
+	for k, held := range placeholders.paths {
+		if _, ok := held[p]; ok {
+			found = true
+			if !mine[k] {
+				mine[k] = true
+				placeholders.keys[k]++
+			}
+		}
+	}
+	return found
 }
 
 // removeHeld removes what is held under keys, each unless a command took
