@@ -448,6 +448,10 @@ const handlers = {
 			});
 			await b.first().click();
 		} else if (req.escape) {
+			// A person presses Escape at the box that has the keyboard: pressed once the next
+			// step's title shows but before its input took focus, the key went nowhere and the
+			// step stayed open (seen in CI).
+			await waitFor(async () => input.evaluate((el) => el === document.activeElement), 10000, 'the quick input to take the keyboard');
 			await page.keyboard.press('Escape');
 		} else if (req.pick !== undefined || req.pickContains !== undefined) {
 			// `pick` is an item's whole label; `pickContains` a part of it (a label with an icon).
