@@ -64,7 +64,7 @@ func holdPlaceholders(r resolved, runDir string) (func(), bool) {
 			existing = append(existing, e.path)
 		}
 	}
-	return hold(paths, markKeys(r, append(paths[:len(paths):len(paths)], existing...)), existing, runDir, func(string) string { return "p" }, func(p string) { removeEmpty(p) })
+	return hold(paths, markKeys(r, append(paths[:len(paths):len(paths)], existing...)), existing, runDir, func(string) string { return "p" })
 }
 
 // noRelease is the release of a command that holds nothing.
@@ -75,7 +75,7 @@ func noRelease() {}
 // holder removes each while it still holds what was written.
 func holdSeeds(seeds map[string]string, runDir string) func() {
 	if len(seeds) == 0 {
-		return func() {}
+		return noRelease
 	}
 	var paths []string
 	keys := map[string]string{}
@@ -101,11 +101,7 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 		paths = append(paths, p)
 		keys[p] = filepath.Dir(p)
 	}
-	release, _ := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) }, func(p string) {
-		if b, err := os.ReadFile(p); err == nil && string(b) == seeds[p] {
-			os.Remove(p)
-		}
-	})
+	release, _ := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) })
 	return release
 }
 
@@ -154,12 +150,7 @@ func seededHere(p string) bool {
 func markKeys(r resolved, paths []string) map[string]string {
 	keys := make(map[string]string, len(paths))
 	for _, p := range paths {
-		best := ""
-		for _, e := range r.entries {
-			if e.kind == kindWritable && within(e.path, p) && e.path != p && len(e.path) > len(best) {
-				best = e.path
-			}
-		}
+		best := deepestWritable(r.entries, p)
 		if best == "" {
 			best = filepath.Dir(p)
 		}
@@ -170,9 +161,10 @@ func markKeys(r resolved, paths []string) map[string]string {
 
 // hold counts a command as holding paths (each under its key, a marker
 // folder), and returns the release: once no command of any kin process
-// holds a path, remove is called (in the background, see Settle) for it.
-// Each path is also written to this process's marker (kind says how it
-// goes), so that a kin that was killed before its release leaves a record
+// holds a path, it is removed (in the background, see Settle) as its kind
+// says (removeAs: "p" an empty placeholder, "s\tSHA256" a seeded file
+// still holding what was written). Each path is also written with its kind
+// to this process's marker, so that a kin that was killed before its release leaves a record
 // the next kin sweeps (Sweep), and so that another kin's release leaves
 // what this one holds standing (markers.go).
 //
@@ -189,12 +181,12 @@ func markKeys(r resolved, paths []string) map[string]string {
 // gone: its removal came between the command's resolution and this hold,
 // and the command must be resolved again. Both are decided under the
 // locks removals take (this process's, and runLock across kins).
-func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string) (release func(), standing bool) {
 	placeholders.Lock()
 	defer placeholders.Unlock()
 	run := &runLocker{dir: runDir}
 	defer run.unlock()
-	return holdLocked(run, paths, keys, existing, kind, remove)
+	return holdLocked(run, paths, keys, existing, kind)
 }
 
 // runLocker takes runLock once, when first needed, for one hold.
@@ -218,7 +210,7 @@ func (l *runLocker) unlock() {
 
 // holdLocked is hold with the placeholders locked, taking runLock through
 // run when it reads or writes markers.
-func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string, remove func(string)) (release func(), standing bool) {
+func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string) (release func(), standing bool) {
 	runDir := run.dir
 	type rec struct {
 		path, kind string
@@ -226,7 +218,8 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 	}
 	recs := make([]rec, 0, len(paths))
 	for _, p := range paths {
-		recs = append(recs, rec{p, kind(p), remove})
+		k := kind(p)
+		recs = append(recs, rec{p, k, remover(k)})
 	}
 	mine := map[string]bool{}
 	standing = true

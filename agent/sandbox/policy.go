@@ -219,13 +219,18 @@ func resolve(p Policy, create bool) resolved {
 }
 
 // inWritable reports whether p lies below a writable folder of entries.
-func inWritable(entries []entry, p string) bool {
+func inWritable(entries []entry, p string) bool { return deepestWritable(entries, p) != "" }
+
+// deepestWritable is the deepest writable folder of entries that p lies
+// below ("" for none).
+func deepestWritable(entries []entry, p string) string {
+	best := ""
 	for _, e := range entries {
-		if e.kind == kindWritable && e.path != p && within(e.path, p) {
-			return true
+		if e.kind == kindWritable && e.path != p && within(e.path, p) && len(e.path) > len(best) {
+			best = e.path
 		}
 	}
-	return false
+	return best
 }
 
 // coveredBy reports whether a read-only or hidden folder of entries holds
