@@ -64,11 +64,7 @@ func confinedRounds(t *table, tmp string, kins []bin, m *modeltest.Server, round
 			defer p.close()
 			p.call("initialize", map[string]any{})
 			p.notify("initialized", map[string]any{})
-			var res struct {
-				Session struct{ SessionID string } `json:"session"`
-			}
-			json.Unmarshal(p.call("session/new", map[string]any{"cwd": ws}), &res)
-			s.p, s.sid = p, res.Session.SessionID
+			s.p, s.sid = p, p.newSession(map[string]any{"cwd": ws})
 			// The first turn grants `true` for the session and builds
 			// what later turns reuse (the sandbox's probe among them).
 			if _, err := s.p.bashTurn(m, s.sid, true, s.confined); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -33,12 +32,9 @@ func firstRounds(t *table, tmp string, kins []bin, m *modeltest.Server, rounds i
 			}
 			p.call("initialize", map[string]any{})
 			p.notify("initialized", map[string]any{})
-			var res struct {
-				Session struct{ SessionID string } `json:"session"`
-			}
-			json.Unmarshal(p.call("session/new", map[string]any{"cwd": ws}), &res)
+			sid := p.newSession(map[string]any{"cwd": ws})
 			time.Sleep(firstPause)
-			d, err := p.bashTurn(m, res.Session.SessionID, true, true)
+			d, err := p.bashTurn(m, sid, true, true)
 			p.close()
 			if err != nil {
 				fmt.Printf("first bash turn, %s, round %d: %v\n", b.name, r, err)

@@ -136,13 +136,10 @@ func run(rounds int, prev string, nSessions, turns int) error {
 				return err
 			}
 			p.call("initialize", map[string]any{})
-			var res struct {
-				Session struct{ SessionID string } `json:"session"`
-			}
-			json.Unmarshal(p.call("session/new", map[string]any{}), &res)
+			sid := p.newSession(map[string]any{})
 			turn := func(i int) {
 				m.Script(modeltest.Reply{Text: []string{"echo ", strconv.Itoa(i)}})
-				p.call("turn/start", map[string]any{"sessionId": res.Session.SessionID, "input": "echo " + strconv.Itoa(i)})
+				p.call("turn/start", map[string]any{"sessionId": sid, "input": "echo " + strconv.Itoa(i)})
 				p.until(`"method":"turn/completed"`)
 			}
 			turn(0) // the first builds what later turns reuse
@@ -272,6 +269,15 @@ func (p *proc) call(method string, params any) json.RawMessage {
 			return r.Result
 		}
 	}
+}
+
+// newSession opens a session with params and returns its id.
+func (p *proc) newSession(params map[string]any) string {
+	var res struct {
+		Session struct{ SessionID string } `json:"session"`
+	}
+	json.Unmarshal(p.call("session/new", params), &res)
+	return res.Session.SessionID
 }
 
 func (p *proc) until(marker string) {
