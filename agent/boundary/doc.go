@@ -64,7 +64,7 @@
 // within a second of being read is read again, and only file systems that
 // keep folders' times are trusted): TestAWalkSeesEveryChange plants,
 // swaps and removes between walks. Where the protection is incomplete (the walk cut
-// short at ProtectMaxEntries, a protected name that is a symlink) the
+// short at ProtectMaxEntries or ProtectMaxFolders, a protected name that is a symlink) the
 // command fails closed: always asked, never by a mode or a grant, and the
 // approval says why. Tests: TestRunsLater, TestProtectGitByAllowList,
 // TestProtectNestedWorktreeSubmoduleSymlink,

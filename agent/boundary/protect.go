@@ -36,11 +36,24 @@ type Protection struct {
 	Gaps []string
 }
 
-// ProtectMaxEntries bounds the walk that looks for what to protect in a
-// workspace folder: it runs before every command. A folder with more
-// entries (dependencies and build output aside) is not fully looked at,
-// and its commands are always asked (Protection.Gaps says so).
-const ProtectMaxEntries = 20000
+// The walk that looks for what to protect in a workspace folder runs
+// before every command, and what it costs is bounded by two limits
+// (dependencies and build output aside). The first walk of a kin process
+// reads every entry (about 4 µs each on the 2-core VM of the README's
+// numbers: 0.8 s at ProtectMaxEntries, done in the background when a
+// session opens); every later one reuses the folders unchanged since and
+// costs an lstat per folder (about 3.3 µs each: 65 ms at
+// ProtectMaxFolders). A workspace folder past either is not fully looked
+// at, and its commands are always asked (Protection.Gaps says so).
+const (
+	ProtectMaxEntries = 200000
+	ProtectMaxFolders = 20000
+)
+
+// maxEntries and maxFolders are the limits the walk applies: the two
+// above, lowered only by tests (export_test.go), which cannot make
+// 200,000 files.
+var maxEntries, maxFolders = ProtectMaxEntries, ProtectMaxFolders
 
 // protectSkip are folders not looked into: dependencies and build output,
 // which hold no files that a person's tools run later from the project.
@@ -74,7 +87,8 @@ var gitNever = []string{"config", "config.worktree", "hooks", "commondir", "gitd
 
 // Protect computes what commands may not change in the writable folders:
 // for each workspace root the whole tree is looked at (up to
-// ProtectMaxEntries, dependency folders skipped), for the other writable
+// ProtectMaxEntries entries and ProtectMaxFolders folders, dependency
+// folders skipped), for the other writable
 // folders (sandboxWritable, the cache) their own .git only.
 func (w *Workspace) Protect(extra []string) Protection {
 	p := &protector{ws: w, seen: map[string]bool{}}
@@ -105,6 +119,7 @@ type protector struct {
 	all      []string
 	writable string
 	entries  int
+	folders  int // folders looked into below writable
 }
 
 func (p *protector) readOnly(path string) {
@@ -180,7 +195,7 @@ func (p *protector) folder(dir string, tree bool) {
 	if err != nil || !fi.IsDir() {
 		return
 	}
-	p.writable, p.entries = dir, 0
+	p.writable, p.entries, p.folders = dir, 0, 0
 	if isGitDir(dir) { // a bare repository, or a .git folder as a root
 		p.gitDir(dir, false)
 	}
@@ -215,7 +230,7 @@ func (p *protector) folder(dir string, tree bool) {
 	}
 	p.submodules(dir)
 	if !p.walk(dir) {
-		p.gap("kin looked at only the first %d entries of %s for files that run things later (git's config and hooks of nested repositories, instructions, .env files), so it cannot promise the rest stay unchanged", ProtectMaxEntries, dir)
+		p.gap("kin looked at only the first %d entries or %d folders of %s for files that run things later (git's config and hooks of nested repositories, instructions, .env files), so it cannot promise the rest stay unchanged", maxEntries, maxFolders, dir)
 	}
 }
 
@@ -230,9 +245,12 @@ func (p *protector) walk(dir string) bool {
 	if !ok {
 		return true
 	}
+	if p.folders++; p.folders > maxFolders {
+		return false
+	}
 	last := -1 // the folder's last entry counted
 	for _, it := range s.items {
-		if p.entries += it.idx - last; p.entries > ProtectMaxEntries {
+		if p.entries += it.idx - last; p.entries > maxEntries {
 			return false
 		}
 		last = it.idx
@@ -257,7 +275,7 @@ func (p *protector) walk(dir string) bool {
 		}
 	}
 	p.entries += s.count - 1 - last
-	return p.entries <= ProtectMaxEntries
+	return p.entries <= maxEntries
 }
 
 // topName reports whether a name at the top of a writable folder was

@@ -160,10 +160,17 @@ func TestProtectNestedWorktreeSubmoduleSymlink(t *testing.T) {
 }
 
 // A walk cut short fails closed: the protection says so (and the command
-// is then always asked).
+// is then always asked), past either limit: entries (what the first walk
+// of a process reads) or folders (what every later walk stats). The
+// limits are lowered to a hundredth and a thousandth: the real ones take
+// 200,000 files.
 func TestProtectSaysWhenTheWalkIsCutShort(t *testing.T) {
+	defer boundary.SetProtectLimits(boundary.ProtectMaxEntries/100, boundary.ProtectMaxFolders/1000)()
+	says := func(p boundary.Protection) bool {
+		return len(p.Gaps) == 1 && strings.Contains(p.Gaps[0], fmt.Sprintf("only the first %d entries or %d folders", boundary.ProtectMaxEntries/100, boundary.ProtectMaxFolders/1000))
+	}
 	root, _ := tree(t)
-	for i := range boundary.ProtectMaxEntries / 500 { // 40 folders of 500: just over the limit
+	for i := range boundary.ProtectMaxEntries / 100 / 500 { // 4 folders of 500: just over 2,000 entries
 		d := filepath.Join(root, fmt.Sprintf("d%03d", i))
 		mkdirs(t, d)
 		for j := range 500 {
@@ -174,13 +181,29 @@ func TestProtectSaysWhenTheWalkIsCutShort(t *testing.T) {
 			f.Close()
 		}
 	}
-	p := protect(t, root)
-	if len(p.Gaps) != 1 || !strings.Contains(p.Gaps[0], fmt.Sprintf("only the first %d entries", boundary.ProtectMaxEntries)) {
-		t.Fatalf("gaps %v", p.Gaps)
+	if p := protect(t, root); !says(p) {
+		t.Fatalf("past the entries: gaps %v", p.Gaps)
 	}
 	// dependency folders are not counted
 	os.Rename(filepath.Join(root, "d000"), filepath.Join(root, "node_modules"))
 	if p := protect(t, root); len(p.Gaps) != 0 {
 		t.Fatalf("gaps with node_modules skipped: %v", p.Gaps)
+	}
+	// nor are their folders, but every other folder is, however few its entries
+	for i := range 25 {
+		mkdirs(t, filepath.Join(root, "node_modules", fmt.Sprintf("m%02d", i)))
+	}
+	if p := protect(t, root); len(p.Gaps) != 0 {
+		t.Fatalf("gaps with folders in node_modules: %v", p.Gaps)
+	}
+	for i := range 20 - 4 { // with the root and the three left: 20 folders, the limit
+		mkdirs(t, filepath.Join(root, "d001", fmt.Sprintf("sub%02d", i)))
+	}
+	if p := protect(t, root); len(p.Gaps) != 0 {
+		t.Fatalf("gaps at the folders' limit: %v", p.Gaps)
+	}
+	mkdirs(t, filepath.Join(root, "d002", "one-more"))
+	if p := protect(t, root); !says(p) {
+		t.Fatalf("past the folders: gaps %v", p.Gaps)
 	}
 }

@@ -27,11 +27,13 @@ import (
 // before.
 var racyMargin = time.Second
 
-// maxScans bounds the kept outcomes (a few hundred bytes each with their
-// paths and names: a few MB for the largest workspace the walk looks at
-// whole, ProtectMaxEntries entries in folders of one; about 60 KB for a
-// repository of 2,000 files); past it they are all dropped and read again.
-const maxScans = ProtectMaxEntries
+// maxScans bounds the kept outcomes, one per folder (about 240 bytes each
+// with their paths and names: 60 KB for a repository of 2,000 files, 4.5
+// MB for one of 19,000 folders); past it they are all dropped and read
+// again. Twice the folders of the largest workspace folder the walk looks
+// at whole, so that one at the limit and the other writable folders'
+// .git do not drop each other's at every command.
+const maxScans = 2 * ProtectMaxFolders
 
 // scan is the outcome of looking at one folder's entries for one writable
 // folder (the path relative to it decides what the lists match).

@@ -213,14 +213,14 @@ func TestWalksAtOnce(t *testing.T) {
 }
 
 // BenchmarkProtect is the walk before every confined command in a
-// workspace of 2,000 and of 20,000 entries (a tenth of them folders, a
+// workspace of 2,000, 20,000 and 100,000 entries (a tenth of them folders, a
 // .git, some .env files): the first walk of a kin process, which reads
 // every folder (first-ms), and the ones after it, which reuse the folders
 // unchanged since (again-ms). Medians in milliseconds.
 //
 //	go test -run '^$' -bench Protect -benchtime 20x ./agent/boundary
 func BenchmarkProtect(b *testing.B) {
-	for _, n := range []int{2000, 20000} {
+	for _, n := range []int{2000, 20000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			root, _ := filepath.EvalSymlinks(b.TempDir())
 			for i := range n / 10 {

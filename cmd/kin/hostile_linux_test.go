@@ -398,8 +398,8 @@ func TestHostileFinding14BaseURLCredentialsAreMasked(t *testing.T) {
 }
 
 // Finding 15: where the walk that protects a workspace is cut short (more
-// entries than kin looks at before a command), kin fails closed: the
-// command is asked, never allowed by auto-edit and
+// folders than kin looks into before a command: 20,000), kin fails
+// closed: the command is asked, never allowed by auto-edit and
 // autoApproveSandboxedCommands, and the approval says why.
 func TestHostileFinding15ProtectionWalkCutShortFailsClosed(t *testing.T) {
 	h := newHostile(t)
@@ -410,11 +410,9 @@ func TestHostileFinding15ProtectionWalkCutShortFailsClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j := range 500 {
-			f, err := os.Create(filepath.Join(d, fmt.Sprintf("f%03d", j)))
-			if err != nil {
+			if err := os.Mkdir(filepath.Join(d, fmt.Sprintf("f%03d", j)), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			f.Close()
 		}
 	}
 	h.write(h.ws, "d40/deep/.env", "K=v\n")
