@@ -195,6 +195,9 @@ func (p *protector) folder(dir string, tree bool) {
 	if err != nil || !fi.IsDir() {
 		return
 	}
+	if tree {
+		defer walkAlone(dir)()
+	}
 	p.writable, p.entries, p.folders = dir, 0, 0
 	if isGitDir(dir) { // a bare repository, or a .git folder as a root
 		p.gitDir(dir, false)

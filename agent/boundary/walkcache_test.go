@@ -268,3 +268,29 @@ func BenchmarkProtect(b *testing.B) {
 		})
 	}
 }
+
+// Two walks of one workspace at once (the walk run ahead when a session
+// opens, and a command that came before it ended) read each folder once
+// between them: the second waits for the first and reuses what it kept.
+func TestWalksOfOneWorkspaceTakeTurns(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	for i := range 1500 {
+		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("p%02d", i%30), fmt.Sprintf("m%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := NewWorkspace([]string{root}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t)
+	before := freshReads()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { ws.Protect(nil) })
+	}
+	wg.Wait()
+	if read := freshReads() - before; read != 1+30+1500 {
+		t.Fatalf("two walks at once read %d folders, want each of the 1531 once", read)
+	}
+}
