@@ -120,6 +120,9 @@ type protector struct {
 	writable string
 	entries  int
 	folders  int // folders looked into below writable
+	// ahead are the stamps of writable's kept folders, read before its
+	// walk (stampsAhead)
+	ahead map[string]dirStamp
 }
 
 func (p *protector) readOnly(path string) {
@@ -195,8 +198,10 @@ func (p *protector) folder(dir string, tree bool) {
 	if err != nil || !fi.IsDir() {
 		return
 	}
+	p.ahead = nil
 	if tree {
 		defer walkAlone(dir)()
+		p.ahead = stampsAhead(dir)
 	}
 	p.writable, p.entries, p.folders = dir, 0, 0
 	if isGitDir(dir) { // a bare repository, or a .git folder as a root

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -61,11 +62,14 @@ var scans = struct {
 // scanDir returns the outcome of folder dir below writable folder top,
 // reused when dir is unchanged, and false when dir cannot be read.
 func (p *protector) scanDir(dir string) (*scan, bool) {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return nil, false
+	stamp, ok := p.ahead[dir] // read ahead: on a file system that keeps times
+	if !ok {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			return nil, false
+		}
+		stamp, ok = stampOf(dir, fi)
 	}
-	stamp, ok := stampOf(dir, fi)
 	key := [2]string{p.writable, dir}
 	if ok {
 		scans.Lock()
@@ -113,6 +117,54 @@ func (p *protector) scanDir(dir string) (*scan, bool) {
 		scans.m[key] = s
 	}
 	return s, true
+}
+
+// minAhead is the fewest kept folders whose stamps are read ahead: below
+// it, the walk reading them one by one costs less than starting readers.
+var minAhead = 1000 // a variable for tests
+
+// stampsAhead reads the stamps of the kept folders below writable folder
+// top on every core at once (eight at most), before the walk that needs
+// them: an lstat per folder is what a later walk costs (24.5 ms at 10,000
+// folders one after another on the README's 2-core VM, 17.5 ms read
+// ahead). Only stamps of folders that exist, are folders and lie on a
+// file system that keeps their times are returned; the walk reads any
+// other itself. A stamp read a moment before the walk reaches its folder
+// is as good as one read then: it is still read before the kept outcome
+// is reused, and a change after it shows at the next walk either way.
+func stampsAhead(top string) map[string]dirStamp {
+	readers := min(runtime.GOMAXPROCS(0), 8)
+	scans.Lock()
+	var dirs []string
+	for k := range scans.m {
+		if k[0] == top {
+			dirs = append(dirs, k[1])
+		}
+	}
+	scans.Unlock()
+	if len(dirs) < minAhead || readers < 2 {
+		return nil
+	}
+	stamps := make([]dirStamp, len(dirs))
+	read := make([]bool, len(dirs))
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Go(func() {
+			for i := r; i < len(dirs); i += readers {
+				if fi, err := os.Lstat(dirs[i]); err == nil && fi.IsDir() {
+					stamps[i], read[i] = stampOf(dirs[i], fi)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	ahead := make(map[string]dirStamp, len(dirs))
+	for i, d := range dirs {
+		if read[i] {
+			ahead[d] = stamps[i]
+		}
+	}
+	return ahead
 }
 
 // walking holds a lock per writable folder whose tree is walked: one walk

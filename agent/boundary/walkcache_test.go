@@ -110,6 +110,16 @@ func TestAWalkReusesUnchangedFolders(t *testing.T) {
 // .gitmodules rewritten in place, symlinks), each after the previous walk
 // trusted what it read.
 func TestAWalkSeesEveryChange(t *testing.T) {
+	t.Run("stamps read by the walk", seesEveryChange)
+	t.Run("stamps read ahead", func(t *testing.T) {
+		old := minAhead
+		minAhead = 1 // the workspace has 13 folders, not a thousand
+		t.Cleanup(func() { minAhead = old })
+		seesEveryChange(t)
+	})
+}
+
+func seesEveryChange(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	timeKept(t, root)
 	ws, err := NewWorkspace([]string{root}, t.TempDir())
