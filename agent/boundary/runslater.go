@@ -40,18 +40,41 @@ var runsLater = []later{
 	{path: "known_hosts", why: "which hosts ssh trusts"},
 }
 
+// runsLaterSplit are runsLater's paths lowercased and taken apart once:
+// RunsLater runs for every entry of the walk before a confined command,
+// and splitting them at every call was a fifth of a first walk's time.
+var runsLaterSplit = func() [][]string {
+	out := make([][]string, len(runsLater))
+	for i, l := range runsLater {
+		out[i] = strings.Split(strings.ToLower(l.path), "/")
+	}
+	return out
+}()
+
 // RunsLater says why writing the slash-separated path (relative to a
 // workspace folder; any depth counts) makes something run later outside
 // kin's sandbox, or "". Names are compared case-insensitively (macOS and
 // Windows file systems are).
-func RunsLater(p string) string {
+func RunsLater(p string) string { return runsLaterElems(elemsOf(p)) }
+
+// elemsOf is slash-separated path p lowercased and taken apart, nil for
+// none: what RunsLater and SecretName compare (the walk takes an entry's
+// path apart once for both).
+func elemsOf(p string) []string {
 	p = strings.ToLower(strings.Trim(p, "/"))
 	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// runsLaterElems is RunsLater of a path taken apart (elemsOf).
+func runsLaterElems(elems []string) string {
+	if len(elems) == 0 {
 		return ""
 	}
-	elems := strings.Split(p, "/")
-	for _, l := range runsLater {
-		want := strings.Split(strings.ToLower(l.path), "/")
+	for i, l := range runsLater {
+		want := runsLaterSplit[i]
 		if l.dir {
 			// the folder, or anything below it; a file of that name too (a
 			// worktree's .git file)

@@ -132,12 +132,13 @@ func (s *Secrets) credential(real string) string {
 // SecretName returns the pattern a slash-separated path matches (a secret
 // file name, a credentials folder along it, a secret file such as
 // .git/config), or "".
-func SecretName(p string) string {
-	p = strings.ToLower(strings.Trim(p, "/"))
-	if p == "" {
+func SecretName(p string) string { return secretNameElems(elemsOf(p)) }
+
+// secretNameElems is SecretName of a path taken apart (elemsOf).
+func secretNameElems(elems []string) string {
+	if len(elems) == 0 {
 		return ""
 	}
-	elems := strings.Split(p, "/")
 	for i, d := range secretDirs {
 		if hasElems(elems, secretDirElems[i], false) {
 			return d + "/"

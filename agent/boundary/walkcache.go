@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -85,9 +86,15 @@ func (p *protector) scanDir(dir string) (*scan, bool) {
 		return nil, false
 	}
 	s := &scan{stamp: stamp, count: len(entries)}
+	// the folder's path below the writable one, taken apart once for all
+	// its entries (what the lists match)
+	var dirElems []string
+	if dir != p.writable {
+		rel, _ := filepath.Rel(p.writable, dir)
+		dirElems = elemsOf(filepath.ToSlash(rel))
+	}
 	for i, e := range entries {
 		name := e.Name()
-		path := filepath.Join(dir, name)
 		it := scanItem{name: name, idx: i, dir: e.IsDir() && e.Type()&fs.ModeSymlink == 0}
 		switch {
 		case dir == p.writable && topName(name):
@@ -97,9 +104,8 @@ func (p *protector) scanDir(dir string) (*scan, bool) {
 		case it.dir && protectSkip[name]:
 			continue
 		default:
-			rel, _ := filepath.Rel(p.writable, path)
-			rel = filepath.ToSlash(rel)
-			it.protect = RunsLater(rel) != "" || SecretName(rel) != ""
+			elems := append(dirElems[:len(dirElems):len(dirElems)], strings.ToLower(name))
+			it.protect = runsLaterElems(elems) != "" || secretNameElems(elems) != ""
 			it.gitmodules = name == ".gitmodules"
 			if !it.protect && !it.gitmodules && !it.dir {
 				continue // nothing to do for it
