@@ -52,7 +52,7 @@ func (t *turn) runHooksEach(ctx context.Context, ev hooks.Event, toolName string
 	if env.Workspace == nil {
 		return nil
 	}
-	runner := hooks.Runner{Sandbox: t.svc.opts.Sandbox, Workspace: env.Workspace, KinHome: t.svc.opts.Home}
+	runner := hooks.Runner{Sandbox: t.svc.opts.Sandbox, Workspace: env.Workspace, KinHome: t.svc.opts.Home, Ask: hookAsker{t}}
 	in.SessionID, in.Cwd, in.PermissionMode = t.sess.id, env.Roots[0], claudeMode(t.mode())
 	var out []hooks.Result
 	for _, h := range hs {
@@ -80,7 +80,7 @@ func (t *turn) hookTrusted(ctx context.Context, h hooks.Hook) bool {
 		return true
 	}
 	p := pending{item: it, state: st, shown: permission.TrustItem{Kind: string(ledger.KindHook), Path: displayIn(t.sess.sessionRoots(), h.File) + " " + h.Where,
-		Name: it.Name, Digest: it.Digest, Detail: h.Command, Changed: st == ledger.StateChanged}}
+		Name: it.Name, Digest: it.Digest, Detail: h.Detail(), Changed: st == ledger.StateChanged}}
 	if t.sess.allDeclined([]pending{p}) {
 		return false
 	}

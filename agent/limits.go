@@ -176,9 +176,13 @@ func answerBytes(r *model.Response) int {
 // this session and every session the turn works for. It returns the
 // request's tally, which countUsage adds to the turn (and, through
 // addSubagentUsage, to the turns it works for).
-func (t *turn) charge(u model.Usage) spend.Tally {
+func (t *turn) charge(u model.Usage) spend.Tally { return t.chargeAs(t.cfg.Model, u) }
+
+// chargeAs is charge for a request to modelID, which may not be the
+// turn's (a prompt hook that names its model): priced as that model.
+func (t *turn) chargeAs(modelID string, u model.Usage) spend.Tally {
 	sp := t.svc.spend
-	c := sp.cfg.Charge(t.cfg.Model, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.Estimated)
+	c := sp.cfg.Charge(modelID, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.Estimated)
 	if c.Tokens() == 0 {
 		return c
 	}
@@ -193,9 +197,9 @@ func (t *turn) charge(u model.Usage) spend.Tally {
 				Message: "kin could not add this request to the day's usage (" + err.Error() + ")."})
 		}
 	}
-	if c.Unpriced && sp.cfg.HasCostLimits() && ss.once("unpriced:"+t.cfg.Model) {
+	if c.Unpriced && sp.cfg.HasCostLimits() && ss.once("unpriced:"+modelID) {
 		t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
-			Message: fmt.Sprintf("The model %s has no price in settings.json limits.prices: the cost limits do not count its requests (the token limits do).", t.cfg.Model)})
+			Message: fmt.Sprintf("The model %s has no price in settings.json limits.prices: the cost limits do not count its requests (the token limits do).", modelID)})
 	}
 	if c.Estimated && ss.once("estimated") {
 		t.events().Notice(Notice{Level: "info", Source: "limits", SessionID: t.sess.id,
@@ -251,6 +255,12 @@ type crossing struct {
 // is the request's estimated input tokens. It returns nil when the request
 // may be sent, else the error the turn stops with.
 func (t *turn) withinLimits(ctx context.Context, input int64) error {
+	return t.withinLimitsFor(ctx, t.cfg.Model, input)
+}
+
+// withinLimitsFor is withinLimits for a request to modelID (a prompt
+// hook's may name its own).
+func (t *turn) withinLimitsFor(ctx context.Context, modelID string, input int64) error {
 	var levels []level
 	for p := t; p != nil; p = p.parent {
 		if err := p.stopped0(); err != nil {
@@ -258,7 +268,7 @@ func (t *turn) withinLimits(ctx context.Context, input int64) error {
 		}
 		levels = append(levels, level{p.sess, p})
 	}
-	err := t.svc.withinLimits(ctx, levels, t.cfg.Model, input, func(r session.Record) { t.record(r) })
+	err := t.svc.withinLimits(ctx, levels, modelID, input, func(r session.Record) { t.record(r) })
 	if err != nil {
 		for p := t; p != nil; p = p.parent {
 			p.mu.Lock()

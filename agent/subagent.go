@@ -370,8 +370,12 @@ func (t *turn) showSubagent(job delegation, info Subagent) {
 // countUsage counts the tokens one model request of this turn used (an
 // answer, a compaction's summary): into the turn's usage and, for a
 // subagent's turn, into the turns it works for (addSubagentUsage).
-func (t *turn) countUsage(u model.Usage) {
-	c := t.charge(u) // limits.go: priced, and added to the day and each session it works for
+func (t *turn) countUsage(u model.Usage) { t.countUsageAs(t.cfg.Model, u) }
+
+// countUsageAs is countUsage for a request to modelID (a prompt hook's
+// may name a model other than the turn's).
+func (t *turn) countUsageAs(modelID string, u model.Usage) {
+	c := t.chargeAs(modelID, u) // limits.go: priced, and added to the day and each session it works for
 	t.mu.Lock()
 	t.usage.InputTokens += u.InputTokens
 	t.usage.OutputTokens += u.OutputTokens

@@ -82,7 +82,7 @@ func (s *Service) brought(roots []string, instr []instructions.File) brought {
 		}
 		items = append(items, hookItem(h))
 		shown = append(shown, permission.TrustItem{Kind: string(ledger.KindHook), Path: displayIn(roots, h.File) + " " + h.Where,
-			Name: string(h.Event) + matcherSuffix(h.Matcher), Digest: h.Digest, Detail: h.Command})
+			Name: string(h.Event) + matcherSuffix(h.Matcher), Digest: h.Digest, Detail: h.Detail()})
 	}
 	for _, f := range instr {
 		if f.Scope == instructions.Home {
@@ -117,7 +117,7 @@ func matcherSuffix(m string) string {
 // hookItem is a project hook's ledger item.
 func hookItem(h hooks.Hook) ledger.Item {
 	return ledger.Item{Kind: ledger.KindHook, Project: h.Project, Path: h.File + "#" + h.Where, Name: string(h.Event) + matcherSuffix(h.Matcher),
-		Digest: h.Current(), Display: h.Command}
+		Digest: h.Current(), Display: h.Detail()}
 }
 
 // instructionItem is a repository instruction file's ledger item.

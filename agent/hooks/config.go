@@ -45,25 +45,48 @@ const (
 	Project Owner = "project"
 )
 
-// DefaultTimeout is how long a hook may run when its entry names no
-// timeout.
+// DefaultTimeout is how long a command hook may run when its entry names
+// no timeout.
 const DefaultTimeout = 60 * time.Second
 
-// Hook is one configured hook command.
+// DefaultRequestTimeout is how long a prompt or http hook's request may
+// take when its entry names no timeout (Claude Code's default for them).
+const DefaultRequestTimeout = 30 * time.Second
+
+// Hook types kin runs; "agent" hooks are reported as not supported.
+const (
+	TypeCommand = "command"
+	TypePrompt  = "prompt"
+	TypeHTTP    = "http"
+)
+
+// Hook is one configured hook: a command, a prompt for the session's
+// model, or an http endpoint.
 type Hook struct {
 	Event   Event
 	Matcher string
+	// Type is TypeCommand, TypePrompt or TypeHTTP.
+	Type    string
 	Command string
-	Timeout time.Duration
-	Owner   Owner
+	// Prompt and Model are a prompt hook's text and model ("": the
+	// session's).
+	Prompt, Model string
+	// URL, Headers and AllowedEnvVars are an http hook's: where its input
+	// is POSTed, the headers sent (values may name the allowed variables
+	// as $VAR or ${VAR}).
+	URL            string
+	Headers        map[string]string
+	AllowedEnvVars []string
+	Timeout        time.Duration
+	Owner          Owner
 	// File is the configuration file it is in; Where its place there
 	// ("PreToolUse[0].hooks[1]").
 	File, Where string
 	// Project is the workspace folder (real) of a project's hook.
 	Project string
-	// Digest is "sha256:<hex>" over the entry (event, matcher, command,
-	// timeout) and every file of the project the command names: what the
-	// person trusts.
+	// Digest is "sha256:<hex>" over the entry (event, matcher, type, what
+	// it runs or sends and where, timeout) and every file of the project a
+	// command names: what the person trusts.
 	Digest string
 }
 
@@ -96,12 +119,8 @@ func Load(kinHome string, roots []string) Config {
 // file is a configuration file's hooks.
 type file struct {
 	Hooks map[string][]struct {
-		Matcher string `json:"matcher"`
-		Hooks   []struct {
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Timeout *float64 `json:"timeout"`
-		} `json:"hooks"`
+		Matcher string  `json:"matcher"`
+		Hooks   []entry `json:"hooks"`
 	} `json:"hooks"`
 }
 
@@ -149,15 +168,12 @@ func (c *Config) read(path string, owner Owner, project string) {
 				continue
 			}
 			for j, h := range group.Hooks {
-				if h.Type != "" && h.Type != "command" || strings.TrimSpace(h.Command) == "" {
-					c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: %s[%d].hooks[%d]: only command hooks run in kin", path, e, i, j))
+				hk, problem := h.hook(ev)
+				if problem != "" {
+					c.Problems = append(c.Problems, fmt.Sprintf("hooks in %s: %s[%d].hooks[%d]: %s", path, e, i, j, problem))
 					continue
 				}
-				hk := Hook{Event: ev, Matcher: group.Matcher, Command: h.Command, Timeout: DefaultTimeout, Owner: owner,
-					File: path, Where: fmt.Sprintf("%s[%d].hooks[%d]", e, i, j), Project: project}
-				if h.Timeout != nil && *h.Timeout > 0 {
-					hk.Timeout = time.Duration(*h.Timeout * float64(time.Second))
-				}
+				hk.Matcher, hk.Owner, hk.File, hk.Where, hk.Project = group.Matcher, owner, path, fmt.Sprintf("%s[%d].hooks[%d]", e, i, j), project
 				hk.Digest = digest(hk)
 				c.Hooks = append(c.Hooks, hk)
 			}
@@ -165,10 +181,28 @@ func (c *Config) read(path string, owner Owner, project string) {
 	}
 }
 
-// digest covers the entry and the project's files its command names.
+// digest covers the entry and the project's files its command names. A
+// command hook's is what it was before other types ran, so what a person
+// trusted stays trusted; a prompt or http hook's covers its type and every
+// field that says what it sends and where.
 func digest(h Hook) string {
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00%d\x00", h.File, h.Event, h.Matcher, h.Command, h.Timeout)
+	if h.Type != TypeCommand {
+		names := make([]string, 0, len(h.Headers))
+		for k := range h.Headers {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		headers := make([][2]string, 0, len(names))
+		for _, k := range names {
+			headers = append(headers, [2]string{k, h.Headers[k]})
+		}
+		// JSON keeps the fields apart whatever they hold
+		b, _ := json.Marshal([]any{h.Type, h.Prompt, h.Model, h.URL, headers, h.AllowedEnvVars})
+		sum.Write(b)
+		return "sha256:" + hex.EncodeToString(sum.Sum(nil))
+	}
 	if h.Project != "" {
 		scripts := boundary.Scripts("", strings.Fields(expand(h.Command, h.Project)), h.Project, h.Project)
 		keys := make([]string, 0, len(scripts))
@@ -275,11 +309,53 @@ func (c Config) For(ev Event, tool string) []Hook {
 	return out
 }
 
-// Display is the hook as a person reads it: "PreToolUse Bash: sh guard.sh".
+// Display is the hook as a person reads it in a notice: "PreToolUse Bash:
+// sh guard.sh", "Stop: prompt: Check that the tests…" (a prompt cut
+// short), "PreToolUse: POST https://hooks.example/check?key=●●●●".
 func (h Hook) Display() string {
 	m := h.Matcher
 	if m != "" {
 		m = " " + m
 	}
-	return string(h.Event) + m + ": " + h.Command
+	d := h.Detail()
+	if h.Type == TypePrompt {
+		d = "prompt: " + clip(h.Prompt, 60)
+	}
+	return string(h.Event) + m + ": " + d
+}
+
+// Detail is what the hook runs or sends, in full, for the person deciding
+// whether to trust it: its command, "prompt: <text>" (with "(model X)"
+// when it names one), or "POST <url>" with the URL's query values and
+// credentials masked and the header names it sends (never their values).
+func (h Hook) Detail() string {
+	switch h.Type {
+	case TypePrompt:
+		d := "prompt: " + h.Prompt
+		if h.Model != "" {
+			d += " (model " + h.Model + ")"
+		}
+		return d
+	case TypeHTTP:
+		d := "POST " + boundary.MaskURL(h.URL)
+		if len(h.Headers) > 0 {
+			names := make([]string, 0, len(h.Headers))
+			for k := range h.Headers {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			d += " (headers: " + strings.Join(names, ", ") + ")"
+		}
+		return d
+	}
+	return h.Command
+}
+
+// clip is s on one line within n runes, "…" saying it was cut.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -31,6 +31,22 @@
 // sees Claude Code's tool name (tool_name) and kin's (kin_tool_name), and
 // for file tools tool_input.file_path beside kin's path.
 //
+// Besides commands, two of Claude Code's other hook types run. A prompt
+// hook ({"type": "prompt", "prompt": "...", "model": "...", "timeout": s};
+// not at SessionStart) is one request to the session's model service (the
+// caller's Asker: its client, the spend limits, its usage counted), with
+// kin's instructions (prompt.md) and the prompt with the input JSON for
+// $ARGUMENTS (after it when it has none); the model answers {"ok": true}
+// or {"ok": false, "reason": "..."} (Stop: "impossible": true lets the
+// model stop), and ok:false blocks as exit 2 does. An http hook ({"type":
+// "http", "url": "...", "headers": {...}, "allowedEnvVars": [...],
+// "timeout": s}) POSTs the input JSON to an http or https URL, follows no
+// redirect, and reads a 2xx answer's body as a command's stdout with exit
+// code 0; header values expand $VAR and ${VAR} only for the names
+// allowedEnvVars lists, from the command environment (no model key).
+// Both time out at 30 seconds unless the entry says otherwise. "agent"
+// hooks are reported as not supported.
+//
 // What this package must never do (the trust boundary's rules, package
 // boundary, and the ledger's, package ledger):
 //
@@ -43,7 +59,14 @@
 //     hooks folder), kin's model keys taken out of its environment, bounded
 //     by its timeout, its process group killed when it ends.
 //   - Never block because a hook failed or hung: a failure or a timeout is
-//     reported and blocks nothing unless the hook said to block.
+//     reported and blocks nothing unless the hook said to block. A prompt
+//     hook's answer that is not a clear {"ok": ...}, an http hook's answer
+//     that is not 2xx (a redirect included), fail the same way.
+//   - Never send a secret the person did not name: a prompt hook's request
+//     carries only kin's instructions, the prompt and the hook's input; an
+//     http hook's headers expand only the variables its entry allows, never
+//     a model key, and their values appear in no notice or error (the URL
+//     only masked).
 //   - Never decide whether a project's hook is trusted: the caller (package
 //     agent) checks the ledger before it runs one, by the digest Load
 //     computed from its entry and the project's script it runs.

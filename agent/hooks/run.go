@@ -53,6 +53,9 @@ type Runner struct {
 	// Shell runs the command as Shell -c command (default /bin/bash, else
 	// /bin/sh).
 	Shell string
+	// Ask sends a prompt hook's request to the session's model service
+	// (nil: prompt hooks fail, blocking nothing).
+	Ask Asker
 }
 
 // Result is what one hook said.
@@ -97,6 +100,12 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	if err != nil {
 		res.Failure = err.Error()
 		return res
+	}
+	switch h.Type {
+	case TypePrompt:
+		return r.runPrompt(ctx, h, stdin)
+	case TypeHTTP:
+		return r.runHTTP(ctx, h, stdin)
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()

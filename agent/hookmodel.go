@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kin-dev/kin/agent/hooks"
+	"github.com/kin-dev/kin/agent/model"
+	"github.com/kin-dev/kin/agent/spend"
+)
+
+// hookAsker sends a turn's prompt hooks to the model service the turn
+// talks to (its client, keys and base URL; the hook's model when it names
+// one), as compaction's summary is sent: one request, no tools, within
+// the spend limits, its usage counted as the turn's. What is sent is
+// kin's instructions and the hook's prompt with the hook's input (which
+// the conversation already holds): nothing from the environment.
+type hookAsker struct{ t *turn }
+
+// target is the model a hook's request goes to, and its client.
+func (a hookAsker) target(q hooks.PromptRequest) (model.Config, *model.Client) {
+	t := a.t
+	if q.Model == "" || q.Model == t.cfg.Model {
+		return t.cfg, t.client
+	}
+	cfg := t.cfg
+	cfg.Model = q.Model
+	return cfg, t.svc.hookClient(t.cfg, q.Model)
+}
+
+func (a hookAsker) about(q hooks.PromptRequest) int64 {
+	return spend.Estimate(len(q.Instructions) + len(q.Text))
+}
+
+// Allow checks the spend limits before the request, as before every
+// request of the turn (it may ask the person; a stop there stops the turn
+// at its next request too).
+func (a hookAsker) Allow(ctx context.Context, q hooks.PromptRequest) error {
+	cfg, _ := a.target(q)
+	if err := a.t.withinLimitsFor(ctx, cfg.Model, a.about(q)); err != nil {
+		var ls limitStop
+		if errors.As(err, &ls) {
+			return fmt.Errorf("a spend limit: %w", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// Send sends the request and counts its usage, also when it failed after
+// the service reported some.
+func (a hookAsker) Send(ctx context.Context, q hooks.PromptRequest) (string, error) {
+	t := a.t
+	cfg, client := a.target(q)
+	effort := ""
+	if cfg.Model == t.cfg.Model {
+		effort = t.effort
+	}
+	// the prompt's text is the person's (or the project's) and the
+	// conversation's: not for kin's log at info level
+	t.svc.log.Debug("prompt hook", zap.String("session", t.sess.id), zap.String("event", string(q.Hook.Event)), zap.String("model", cfg.Model))
+	resp, err := client.Stream(ctx, model.Request{Instructions: q.Instructions, Effort: effort,
+		Input: []model.Item{{Kind: model.Message, Role: "user", Text: q.Text}}}, model.Handlers{
+		Notice: func(msg string) {
+			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
+		},
+	})
+	var u model.Usage
+	if resp != nil {
+		u = resp.Usage
+	}
+	if err == nil || u != (model.Usage{}) {
+		t.countUsageAs(cfg.Model, estimated(u, a.about(q), answerBytes(resp)))
+	}
+	if err != nil {
+		return "", err
+	}
+	if resp.Refused() {
+		return "", errors.New("the model refused to judge it")
+	}
+	return resp.Text, nil
+}
+
+// hookClient is the client of a prompt hook that names a model: the
+// service, key and base URL of base (the turn's), that model. Kept apart
+// from the catalog's clients, whose entry of the same id may be another
+// service's.
+func (s *Service) hookClient(base model.Config, modelID string) *model.Client {
+	key := "hook\x00" + base.Model + "\x00" + modelID
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	c := s.clients[key]
+	if c == nil {
+		cfg := base
+		cfg.Model = modelID
+		c = model.New(cfg, s.opts.HTTPClient)
+		s.clients[key] = c
+	}
+	return c
+}

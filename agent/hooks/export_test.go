@@ -1,0 +1,13 @@
+package hooks
+
+// For the tests (package hooks_test).
+var (
+	BuildPrompt = buildPrompt
+	PromptText  = &promptSystem
+)
+
+// ParseVerdict is parseVerdict with its answer's fields.
+func ParseVerdict(answer string) (ok, impossible bool, reason string, err error) {
+	v, err := parseVerdict(answer)
+	return v.OK, v.Impossible, v.Reason, err
+}
