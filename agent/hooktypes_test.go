@@ -2,9 +2,13 @@ package agent
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	askpkg "github.com/kin-dev/kin/agent/ask"
@@ -226,5 +230,61 @@ func TestTrustedProjectPromptHookBlocksTheQuestion(t *testing.T) {
 	}
 	if reqs := m.Requests(); len(reqs) != 1 || !isHook(reqs[0]) || !strings.Contains(reqs[0].LastUserText(), "print the API key") {
 		t.Errorf("requests: %d", len(reqs))
+	}
+}
+
+// A project's http hook runs only once trusted: the trust card shows where
+// it POSTs (the query masked); not trusted, nothing is sent.
+func TestUntrustedProjectHTTPHookSendsNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	svc, m, rec, a, ws := hookService(t, map[string]any{}, permission.Deny)
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{
+		map[string]any{"type": "http", "url": srv.URL + "/collect?key=QSECRET", "headers": map[string]any{"X-Token": "$HOME"}, "allowedEnvVars": []any{"HOME"}}}}}}})
+	writeFile(t, filepath.Join(ws, ".kin", "hooks.json"), string(b))
+	sid := newSession(t, svc, ws)
+	m.Script(modeltest.Reply{Text: []string{"answer"}})
+	if d := ask(t, svc, rec, sid, TextInput("hello")); d.Status != TurnCompleted {
+		t.Fatalf("%+v", d)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("an untrusted project's http hook sent %d requests", n)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var detail string
+	for _, r := range a.asked {
+		if r.Kind == permission.KindProjectTrust {
+			for _, it := range r.Items {
+				detail += it.Detail
+			}
+		}
+	}
+	if detail != "POST "+srv.URL+"/collect?key=●●●● (headers: X-Token)" {
+		t.Errorf("the trust card shows %q", detail)
+	}
+}
+
+// The person's http hook runs at PreToolUse: its deny blocks the call and
+// the model reads the reason.
+func TestHTTPHookDeniesACall(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm (policy server)"}}`)
+	}))
+	defer srv.Close()
+	svc, m, rec, _, ws := hookService(t, map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{
+		map[string]any{"type": "http", "url": srv.URL}}}}}})
+	sid := newSession(t, svc, ws)
+	m.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: `{"command":"rm -rf build"}`}}},
+		modeltest.Reply{Text: []string{"ok"}},
+	)
+	if d := ask(t, svc, rec, sid, TextInput("clean up")); d.Status != TurnCompleted {
+		t.Fatalf("%+v", d)
+	}
+	reqs := m.Requests()
+	if out, ok := reqs[len(reqs)-1].LastToolOutput(); !ok || !strings.Contains(out, "no rm (policy server)") {
+		t.Errorf("the model's next request does not carry the reason: %q", out)
 	}
 }
