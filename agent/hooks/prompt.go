@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // promptSystem is what the model is told when it judges a prompt hook.
@@ -64,7 +66,9 @@ func (r Runner) runPrompt(ctx context.Context, h Hook, input []byte) Result {
 		res.Failure = fmt.Sprintf("the model did not answer within %v; it blocks nothing", h.Timeout)
 		return res
 	case err != nil:
-		res.Failure = "the model service failed (" + err.Error() + "); it blocks nothing"
+		// a service's error may quote its URL: a key in its query is not
+		// repeated
+		res.Failure = "the model service failed (" + boundary.MaskURLs(err.Error()) + "); it blocks nothing"
 		return res
 	}
 	v, err := parseVerdict(answer)

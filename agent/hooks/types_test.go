@@ -247,8 +247,8 @@ func TestPromptHookAnswers(t *testing.T) {
 			t.Errorf("answer %q: %+v", ans, res)
 		}
 	}
-	a.answer, a.sendErr = "", errors.New("HTTP 500")
-	if res := r.Run(context.Background(), promptHook(hooks.PreToolUse, time.Second), in); res.Block || !strings.Contains(res.Failure, "HTTP 500") {
+	a.answer, a.sendErr = "", errors.New(`POST "https://svc.example/v1/responses?api-key=QSECRET": HTTP 500`)
+	if res := r.Run(context.Background(), promptHook(hooks.PreToolUse, time.Second), in); res.Block || !strings.Contains(res.Failure, "HTTP 500") || strings.Contains(res.Failure, "QSECRET") {
 		t.Errorf("a service error: %+v", res)
 	}
 	a.sendErr, a.allowErr = nil, errors.New("a spend limit: kin stopped before the next model request")
