@@ -71,9 +71,10 @@ func (r Runner) runHTTP(ctx context.Context, h Hook, input []byte) Result {
 		return res
 	}
 	defer resp.Body.Close()
+	// bounded like a command's stdout; what is past it is not read at all
 	var body limited
 	body.n = maxOutput
-	_, err = io.Copy(&body, resp.Body)
+	_, err = io.Copy(&body, io.LimitReader(resp.Body, maxOutput))
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		res.Failure = fmt.Sprintf("%s answered with a redirect (HTTP %d); kin does not follow it, since your hook's input would go where you did not configure; it blocks nothing", where, resp.StatusCode)

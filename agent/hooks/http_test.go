@@ -242,3 +242,28 @@ func TestHTTPHookTimesOut(t *testing.T) {
 		t.Errorf("cancelled: %+v", res)
 	}
 }
+
+// An answer past the output bound is cut there, as a command's stdout is:
+// an endless body does not hold the hook until its timeout.
+func TestHTTPHookAnswerIsBounded(t *testing.T) {
+	_, _, r := setup(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.WriteString(w, `{"decision":"block","reason":"`)
+		chunk := strings.Repeat("x", 4096)
+		for req.Context().Err() == nil {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	h := httpHook(hooks.PreToolUse, srv.URL)
+	start := time.Now()
+	res := r.Run(context.Background(), h, bashIn)
+	if res.Block || !strings.Contains(res.Failure, "not JSON") {
+		t.Errorf("%+v", res)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("an endless answer took %v (the timeout is %v)", d, h.Timeout)
+	}
+}
