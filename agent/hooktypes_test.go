@@ -261,7 +261,7 @@ func TestUntrustedProjectHTTPHookSendsNothing(t *testing.T) {
 			}
 		}
 	}
-	if detail != "POST "+srv.URL+"/collect?key=●●●● (headers: X-Token)" {
+	if detail != "POST "+srv.URL+"/collect?key=●●●● (headers: X-Token; variables: HOME)" {
 		t.Errorf("the trust card shows %q", detail)
 	}
 }

@@ -327,7 +327,9 @@ func (h Hook) Display() string {
 // Detail is what the hook runs or sends, in full, for the person deciding
 // whether to trust it: its command, "prompt: <text>" (with "(model X)"
 // when it names one), or "POST <url>" with the URL's query values and
-// credentials masked and the header names it sends (never their values).
+// credentials masked, the header names it sends (never their values) and
+// the environment variables it may put in them: an http hook can send
+// those off the computer, which a confined command cannot.
 func (h Hook) Detail() string {
 	switch h.Type {
 	case TypePrompt:
@@ -344,7 +346,11 @@ func (h Hook) Detail() string {
 				names = append(names, k)
 			}
 			sort.Strings(names)
-			d += " (headers: " + strings.Join(names, ", ") + ")"
+			d += " (headers: " + strings.Join(names, ", ")
+			if len(h.AllowedEnvVars) > 0 {
+				d += "; variables: " + strings.Join(h.AllowedEnvVars, ", ")
+			}
+			d += ")"
 		}
 		return d
 	}

@@ -71,7 +71,7 @@ func TestPromptAndHTTPHooksAreParsed(t *testing.T) {
 	if d := p.Detail(); d != "prompt: Is $ARGUMENTS safe? (model judge-1)" {
 		t.Errorf("prompt detail %q", d)
 	}
-	if d := h.Detail(); d != "POST https://hooks.example/check?key=●●●● (headers: Authorization)" {
+	if d := h.Detail(); d != "POST https://hooks.example/check?key=●●●● (headers: Authorization; variables: TOKEN)" {
 		t.Errorf("http detail %q", d)
 	}
 	if d := h.Display(); strings.Contains(d, "SECRETQ") || strings.Contains(d, "Bearer") || !strings.Contains(d, "POST https://hooks.example/check") {
