@@ -89,7 +89,9 @@ func (a hookAsker) Send(ctx context.Context, q hooks.PromptRequest) (string, err
 // from the catalog's clients, whose entry of the same id may be another
 // service's.
 func (s *Service) hookClient(base model.Config, modelID string) *model.Client {
-	key := "hook\x00" + base.Model + "\x00" + modelID
+	// the service (its API, base URL and key), not the turn's model id:
+	// two services may serve models of one id
+	key := "hook\x00" + base.API + "\x00" + base.BaseURL + "\x00" + base.APIKey + "\x00" + modelID
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
 	c := s.clients[key]
