@@ -73,7 +73,8 @@
 // TestHostileFinding01SymlinkedGitFailsClosed,
 // TestHostileFinding06AutoEditAsksBeforeFilesThatRunLater,
 // TestHostileFinding11MissingProtectedPathsCannotBeCreated,
-// TestHostileFinding15ProtectionWalkCutShortFailsClosed.
+// TestHostileFinding15ProtectionWalkCutShortFailsClosed,
+// TestHostileALargeWorkspaceIsConfinedNotAsked.
 //
 // Secrets are never read unasked, wherever the roots are (secrets.go):
 // $KIN_HOME, the person's credentials (~/.ssh, ~/.aws, ~/.config/gh,

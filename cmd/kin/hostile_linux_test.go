@@ -426,3 +426,44 @@ func TestHostileFinding15ProtectionWalkCutShortFailsClosed(t *testing.T) {
 		t.Fatal("the command ran")
 	}
 }
+
+// A large workspace under the walk's limits (25,000 entries in 2,500
+// folders: more than the 20,000 entries kin once stopped at) is confined,
+// not asked: autoApproveSandboxedCommands runs the command unasked, and
+// what it protects deep in the tree (an .env in the last folder, a nested
+// repository's hooks) it still cannot change or create.
+func TestHostileALargeWorkspaceIsConfinedNotAsked(t *testing.T) {
+	h := newHostile(t)
+	h.settings(`{"autoApproveSandboxedCommands": true}`)
+	for i := range 25 {
+		for j := range 100 {
+			d := filepath.Join(h.ws, fmt.Sprintf("p%02d", i), fmt.Sprintf("m%03d", j))
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for k := range 8 {
+				f, err := os.Create(filepath.Join(d, fmt.Sprintf("f%d.go", k)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+		}
+	}
+	secret := h.write(h.ws, "p24/m099/.env", "K=v\n")
+	nested := filepath.Join(h.ws, "p24", "m099", "sub")
+	h.repo(nested)
+	h.start("auto-edit")
+	marker := filepath.Join(h.ws, "ran")
+	hook := filepath.Join(nested, ".git", "hooks", "post-checkout")
+	_, calls := h.turn(nil, replies(bash("c1", "touch "+marker+"; echo x >> "+secret+"; echo 'touch /tmp/pwned' > "+hook+"; true"))...)
+	if calls["c1"]["status"] != "completed" || !exists(marker) {
+		t.Fatalf("the command did not run unasked: %v", calls["c1"])
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "K=v\n" {
+		t.Fatalf("the .env deep in the workspace was changed: %q", b)
+	}
+	if exists(hook) {
+		t.Fatal("the nested repository's hook was planted")
+	}
+}
