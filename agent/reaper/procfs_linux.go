@@ -3,7 +3,6 @@ package reaper
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -85,7 +84,7 @@ func readTree() (table, bool) {
 // it); a process that has ended has none.
 func childrenOf(pid int) ([]int, bool) {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
-	tasks, err := os.ReadDir(dir)
+	tasks, err := names(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true
 	}
@@ -94,7 +93,7 @@ func childrenOf(pid int) ([]int, bool) {
 	}
 	var out []int
 	for _, task := range tasks {
-		b, err := os.ReadFile(dir + "/" + task.Name() + "/children")
+		b, err := readWhole(dir+"/"+task+"/children", 512)
 		if errors.Is(err, fs.ErrNotExist) && pid != self {
 			continue // the thread ended; for kin itself it means no such file at all
 		}
@@ -139,7 +138,7 @@ func readAll() table {
 // comm may hold spaces and parentheses, so fields count from the last ')'.
 // The start time is field 22, the 20th after comm.
 func readStat(pid int) (procInfo, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := readWhole("/proc/"+strconv.Itoa(pid)+"/stat", 512)
 	if err != nil {
 		return procInfo{}, false
 	}
@@ -247,12 +246,12 @@ func (t table) descendants(pid int) []procInfo {
 // started moments ago, an empty one is read again.
 func markerOf(p procInfo) string {
 	path := "/proc/" + strconv.Itoa(p.pid) + "/environ"
-	b, err := readWhole(path)
+	b, err := readWhole(path, 16<<10)
 	// up to 50 ms: a loaded machine may hold an execve that long (a
 	// process that cleared its environment pays it while it is young)
 	for i := 0; err == nil && len(b) == 0 && i < 100 && young(p); i++ {
 		time.Sleep(500 * time.Microsecond)
-		b, err = readWhole(path)
+		b, err = readWhole(path, 16<<10)
 	}
 	if err != nil {
 		return ""
@@ -267,18 +266,51 @@ func markerOf(p procInfo) string {
 	return val
 }
 
-// readWhole reads a /proc file in one read call (a larger buffer and again
-// from the start when it fills one).
-func readWhole(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// names lists folder dir (a /proc one) with open, getdents and close,
+// for the reason readWhole says.
+func names(dir string) ([]string, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	for size := 16 << 10; ; size *= 4 {
+	defer unix.Close(fd)
+	var out []string
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		_, _, out = unix.ParseDirent(buf[:n], -1, out)
+	}
+}
+
+// readWhole reads a /proc file in one read call, from size bytes (a larger
+// buffer and again from the start when it fills one). It makes three
+// system calls where os.ReadFile makes eight (it sets the file
+// non-blocking, tries the poller, which /proc refuses, sets it back and
+// stats it), and the end of every command reads a stat and a children
+// list per process and thread below kin. Its errors are the system's
+// (unix.ENOENT is fs.ErrNotExist to errors.Is).
+func readWhole(path string, size int) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	for ; ; size *= 4 {
 		buf := make([]byte, size)
-		n, err := f.ReadAt(buf, 0)
-		if err != nil && !errors.Is(err, io.EOF) {
+		n, err := unix.Pread(fd, buf, 0)
+		for err == unix.EINTR {
+			n, err = unix.Pread(fd, buf, 0)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if n < size || size >= 4<<20 {

@@ -60,3 +60,28 @@ func TestTheTreeIsWhatAllOfProcHasBelowKin(t *testing.T) {
 		t.Errorf("liveInGroup of a running group: %v %v", alive, ok)
 	}
 }
+
+// BenchmarkReadTree is the look at kin's tree that the end of every
+// command makes, several times: a command's shell with three processes
+// below it.
+//
+//	go test -run '^$' -bench ReadTree ./agent/reaper
+func BenchmarkReadTree(b *testing.B) {
+	cmd := exec.Command("/bin/sh", "-c", `sleep 30 & sleep 30 & sh -c 'sleep 30' & echo ready; wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	out.Read(make([]byte, 6))
+	time.Sleep(50 * time.Millisecond)
+	for b.Loop() {
+		if t, ok := readTree(); !ok || len(t.procs) < 4 {
+			b.Fatalf("read %d processes (ok %v)", len(t.procs), ok)
+		}
+	}
+}
