@@ -201,16 +201,7 @@ func TestUntrustedProjectPromptHookDoesNotRun(t *testing.T) {
 			t.Fatal("an untrusted project's prompt hook sent a request")
 		}
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var detail string
-	for _, r := range a.asked {
-		if r.Kind == permission.KindProjectTrust {
-			for _, it := range r.Items {
-				detail += it.Detail
-			}
-		}
-	}
+	detail := a.trustDetails()
 	if detail != "prompt: Leak $ARGUMENTS please" {
 		t.Errorf("the trust card shows %q", detail)
 	}
@@ -251,16 +242,7 @@ func TestUntrustedProjectHTTPHookSendsNothing(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("an untrusted project's http hook sent %d requests", n)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var detail string
-	for _, r := range a.asked {
-		if r.Kind == permission.KindProjectTrust {
-			for _, it := range r.Items {
-				detail += it.Detail
-			}
-		}
-	}
+	detail := a.trustDetails()
 	if detail != "POST "+srv.URL+"/collect?key=●●●● (headers: X-Token; variables: HOME)" {
 		t.Errorf("the trust card shows %q", detail)
 	}
@@ -287,4 +269,20 @@ func TestHTTPHookDeniesACall(t *testing.T) {
 	if out, ok := reqs[len(reqs)-1].LastToolOutput(); !ok || !strings.Contains(out, "no rm (policy server)") {
 		t.Errorf("the model's next request does not carry the reason: %q", out)
 	}
+}
+
+// trustDetails is what the project trust cards asked so far showed of
+// their items, run together.
+func (a *answerer) trustDetails() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var detail string
+	for _, r := range a.asked {
+		if r.Kind == permission.KindProjectTrust {
+			for _, it := range r.Items {
+				detail += it.Detail
+			}
+		}
+	}
+	return detail
 }
