@@ -183,20 +183,25 @@ func cutText(s string, max int) string {
 	return p + fmt.Sprintf("\n[kin: %d more bytes left out here]", len(s)-len(p))
 }
 
-// summarise asks the model for the summary of a plan: one request, whose
-// answer is not shown.
-func summarise(ctx context.Context, c *model.Client, effort string, p compactPlan, notice func(string)) (string, model.Usage, error) {
-	req := model.Request{
-		Instructions: compactPrompt,
-		Effort:       effort,
-		Input: []model.Item{{Kind: model.Message, Role: "user",
-			Text: "<conversation>\n" + p.transcript + "\n</conversation>\n\nWrite the summary now, under the four headings."}},
-	}
-	resp, err := c.Stream(ctx, req, model.Handlers{Notice: notice})
+// oneShot sends one request outside the conversation: instructions and
+// one user message, no tools (a compaction's summary, a prompt hook's
+// judgement). Its usage is returned also when it failed after the service
+// reported some.
+func oneShot(ctx context.Context, c *model.Client, instructions, effort, text string, notice func(string)) (*model.Response, model.Usage, error) {
+	resp, err := c.Stream(ctx, model.Request{Instructions: instructions, Effort: effort,
+		Input: []model.Item{{Kind: model.Message, Role: "user", Text: text}}}, model.Handlers{Notice: notice})
 	var u model.Usage
 	if resp != nil {
 		u = resp.Usage
 	}
+	return resp, u, err
+}
+
+// summarise asks the model for the summary of a plan: one request, whose
+// answer is not shown.
+func summarise(ctx context.Context, c *model.Client, effort string, p compactPlan, notice func(string)) (string, model.Usage, error) {
+	resp, u, err := oneShot(ctx, c, compactPrompt, effort,
+		"<conversation>\n"+p.transcript+"\n</conversation>\n\nWrite the summary now, under the four headings.", notice)
 	if err != nil {
 		return "", u, err
 	}

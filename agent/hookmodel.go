@@ -62,16 +62,9 @@ func (a hookAsker) Send(ctx context.Context, q hooks.PromptRequest) (string, err
 	// the prompt's text is the person's (or the project's) and the
 	// conversation's: not for kin's log at info level
 	t.svc.log.Debug("prompt hook", zap.String("session", t.sess.id), zap.String("event", string(q.Hook.Event)), zap.String("model", cfg.Model))
-	resp, err := client.Stream(ctx, model.Request{Instructions: q.Instructions, Effort: effort,
-		Input: []model.Item{{Kind: model.Message, Role: "user", Text: q.Text}}}, model.Handlers{
-		Notice: func(msg string) {
-			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
-		},
+	resp, u, err := oneShot(ctx, client, q.Instructions, effort, q.Text, func(msg string) {
+		t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
 	})
-	var u model.Usage
-	if resp != nil {
-		u = resp.Usage
-	}
 	if err == nil || u != (model.Usage{}) {
 		t.countUsageAs(cfg.Model, estimated(u, a.about(q), answerBytes(resp)))
 	}
