@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"os"
 	"strconv"
 	"time"
 
@@ -112,20 +111,8 @@ func childrenOf(pid int) ([]int, bool) {
 // readAll reads every process in /proc.
 func readAll() table {
 	t := table{procs: map[int]procInfo{}, children: map[int][]int{}}
-	d, err := os.Open("/proc")
-	if err != nil {
-		return t
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, name := range names {
-		if name == "" || name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
+	all, _ := pids()
+	for _, pid := range all {
 		if p, ok := readStat(pid); ok {
 			t.procs[pid] = p
 			t.children[p.ppid] = append(t.children[p.ppid], pid)
@@ -183,20 +170,11 @@ func liveInGroup(pgid int) (alive, ok bool) {
 			return false, true
 		}
 	}
-	d, err := os.Open("/proc")
-	if err != nil {
+	all, ok := pids()
+	if !ok {
 		return false, false
 	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, name := range names {
-		if name == "" || name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
+	for _, pid := range all {
 		if p, ok := readStat(pid); ok && p.pgrp == pgid && p.live() {
 			return true, true
 		}
@@ -266,6 +244,24 @@ func markerOf(p procInfo) string {
 	return val
 }
 
+// pids lists the processes in /proc; ok is false when it cannot be read
+// at all (a listing cut short by an error gives what was read).
+func pids() (out []int, ok bool) {
+	all, err := names("/proc")
+	if err != nil && all == nil {
+		return nil, false
+	}
+	for _, name := range all {
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		if pid, err := strconv.Atoi(name); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out, true
+}
+
 // names lists folder dir (a /proc one) with open, getdents and close,
 // for the reason readWhole says.
 func names(dir string) ([]string, error) {
@@ -282,7 +278,7 @@ func names(dir string) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		if n <= 0 {
 			return out, nil
