@@ -66,7 +66,8 @@
 //     carries only kin's instructions, the prompt and the hook's input; an
 //     http hook's headers expand only the variables its entry allows, never
 //     a model key, and their values appear in no notice or error (the URL
-//     only masked).
+//     only masked). With the built binary:
+//     TestHostileProjectHTTPHookSendsOnlyOnceTrustedAndNeverTheModelKey.
 //   - Never decide whether a project's hook is trusted: the caller (package
 //     agent) checks the ledger before it runs one, by the digest Load
 //     computed from its entry and the project's script it runs.
