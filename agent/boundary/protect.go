@@ -88,8 +88,8 @@ var gitNever = []string{"config", "config.worktree", "hooks", "commondir", "gitd
 // Protect computes what commands may not change in the writable folders:
 // for each workspace root the whole tree is looked at (up to
 // ProtectMaxEntries entries and ProtectMaxFolders folders, dependency
-// folders skipped), for the other writable
-// folders (sandboxWritable, the cache) their own .git only.
+// folders skipped), for the other writable folders (sandboxWritable, the
+// cache) their own .git only.
 func (w *Workspace) Protect(extra []string) Protection {
 	p := &protector{ws: w, seen: map[string]bool{}}
 	p.all = append(p.all, w.real...)

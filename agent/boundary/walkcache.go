@@ -140,6 +140,9 @@ var minAhead = 1000 // a variable for tests
 // is reused, and a change after it shows at the next walk either way.
 func stampsAhead(top string) map[string]dirStamp {
 	readers := min(runtime.GOMAXPROCS(0), 8)
+	if readers < 2 {
+		return nil // one core: the walk reads them as fast
+	}
 	scans.Lock()
 	var dirs []string
 	for k := range scans.m {
@@ -148,17 +151,20 @@ func stampsAhead(top string) map[string]dirStamp {
 		}
 	}
 	scans.Unlock()
-	if len(dirs) < minAhead || readers < 2 {
+	if len(dirs) < minAhead {
 		return nil
 	}
-	stamps := make([]dirStamp, len(dirs))
-	read := make([]bool, len(dirs))
+	type read struct {
+		stamp dirStamp
+		ok    bool
+	}
+	reads := make([]read, len(dirs))
 	var wg sync.WaitGroup
 	for r := range readers {
 		wg.Go(func() {
 			for i := r; i < len(dirs); i += readers {
 				if fi, err := os.Lstat(dirs[i]); err == nil && fi.IsDir() {
-					stamps[i], read[i] = stampOf(dirs[i], fi)
+					reads[i].stamp, reads[i].ok = stampOf(dirs[i], fi)
 				}
 			}
 		})
@@ -166,8 +172,8 @@ func stampsAhead(top string) map[string]dirStamp {
 	wg.Wait()
 	ahead := make(map[string]dirStamp, len(dirs))
 	for i, d := range dirs {
-		if read[i] {
-			ahead[d] = stamps[i]
+		if reads[i].ok {
+			ahead[d] = reads[i].stamp
 		}
 	}
 	return ahead
