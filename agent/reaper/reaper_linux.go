@@ -27,7 +27,8 @@ var (
 	owners   = map[string]*Owner{} // started, not yet stopped, by marker
 	nextID   int
 	enabled  bool
-	instance string // set by the first tagged owner: see newInstance
+	armed    chan struct{} // closed once SIGCHLD is handled (Enable)
+	instance string        // set by the first tagged owner: see newInstance
 	self     = os.Getpid()
 )
 
@@ -50,9 +51,15 @@ func Enable() error {
 		return err
 	}
 	enabled = true
+	armed = make(chan struct{})
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGCHLD)
 	go func() {
+		// Handled from here, not before Enable returns: os/signal enables
+		// a signal with a round trip to the runtime's signal thread, which
+		// kin's start would wait for. NewOwner waits for it instead, so no
+		// owner's process exists before SIGCHLD is handled.
+		signal.Notify(sig, syscall.SIGCHLD)
+		close(armed)
 		for range sig {
 			// A child changed state: a leader may have exited (its children
 			// are re-parented to kin now, and still carry their marker) or
@@ -84,6 +91,12 @@ type Owner struct {
 // NewOwner returns an owner. A tagged owner's processes carry a marker
 // variable in their environment (see Env).
 func NewOwner(tagged bool) *Owner {
+	mu.Lock()
+	a := armed
+	mu.Unlock()
+	if a != nil {
+		<-a
+	}
 	o := &Owner{seen: map[ident]bool{}}
 	if tagged {
 		mu.Lock()

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/kin-dev/kin/rpc/acp"
 )
@@ -41,13 +38,10 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			*logLevel = "info"
 		}
 	}
-	log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
+	ctx, sigs, log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return acp.Serve(ctx, stdio{}, acp.Options{Options: serverOptions(log, trace)})
+	return acp.Serve(ctx, stdio{sigs.ready}, acp.Options{Options: serverOptions(log, trace)})
 }

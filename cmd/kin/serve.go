@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,17 +30,14 @@ func runServe(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
+	ctx, sigs, log, trace, done, ok := startProcess(*logFile, *logLevel, *traceFile, stderr)
 	if !ok {
 		return 2
 	}
 	defer done()
 	opts := serverOptions(log, trace)
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	if *listen == "" {
-		return rpc.Serve(ctx, stdio{}, opts)
+		return rpc.Serve(ctx, stdio{sigs.ready}, opts)
 	}
 	return serveTCP(ctx, *listen, opts, stderr)
 }
@@ -111,24 +106,19 @@ func checkLoopback(addr string) error {
 	return nil
 }
 
-// stdio is the editor's pipe pair.
-type stdio struct{}
-
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
-func (stdio) Close() error                { return os.Stdin.Close() }
-
-// startProcess opens the log and the trace a serving command was asked for,
-// makes a vanished reader a failed write rather than SIGPIPE, and
-// makes kin the reaper of what its commands and servers orphan (setsid,
-// double forks), so it stops them with their owner. done stops whatever is
-// left and closes the files; ok is false when a flag was wrong (said on
-// stderr).
-func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (log *zap.Logger, trace io.Writer, done func(), ok bool) {
-	log, closeLog, err := newLogger(logFile, logLevel, stderr)
+// startProcess handles the signals a serving command handles (ctx ends
+// with SIGINT or SIGTERM; see handleSignals), opens the log and the trace
+// it was asked for, and makes kin the reaper of what its commands and
+// servers orphan (setsid, double forks), so it stops them with their owner.
+// done stops whatever is left and closes the files; ok is false when a
+// flag was wrong (said on stderr).
+func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (ctx context.Context, sigs *signals, log *zap.Logger, trace io.Writer, done func(), ok bool) {
+	ctx, sigs, stop := handleSignals(context.Background())
+	log, closeLog, err := newLogger(logFile, logLevel, waitWriter{stderr, sigs.ready})
 	if err != nil {
 		fmt.Fprintf(stderr, "kin: %v\n", err)
-		return nil, nil, nil, false
+		stop()
+		return nil, nil, nil, nil, nil, false
 	}
 	var traceOut *os.File
 	if traceFile != "" {
@@ -136,21 +126,16 @@ func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (log *z
 		if err != nil {
 			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
 			closeLog()
-			return nil, nil, nil, false
+			stop()
+			return nil, nil, nil, nil, nil, false
 		}
 		trace = traceOut
 	}
-	// An editor that vanishes closes its end of stdout; the next write
-	// raises SIGPIPE, which by default kills a Go program writing to fd 1
-	// with no teardown. Asking for the signal makes the write fail with
-	// EPIPE instead, and a failed write is the editor leaving (the server
-	// tears down as for a closed stdin). Notify, not Ignore: an ignored
-	// signal stays ignored in the commands and MCP servers kin starts.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	if err := reaper.Enable(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		log.Warn("kin cannot adopt orphaned processes; those that leave their process group may outlive kin", zap.Error(err))
 	}
-	return log, trace, func() {
+	return ctx, sigs, log, trace, func() {
+		stop()
 		reaper.Shutdown(2 * time.Second)
 		if traceOut != nil {
 			traceOut.Close()
