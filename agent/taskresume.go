@@ -11,6 +11,7 @@ import (
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // TaskFollower goes on polling an MCP task that a stopped kin left running
@@ -70,7 +71,7 @@ func (s *Service) followTask(sess *Session, ot session.OpenTask) {
 	defer s.following.Delete(followKey(sess.id, ot.CallID))
 	ev := ToolCall{SessionID: sess.id, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name, Kind: tool.KindOther}
 	working := s.reportsWorking(ev)
-	working(fmt.Sprintf("kin restarted: following task %s on MCP server %s again (the call is not sent again)", clip(ot.TaskID, 100), ot.Server))
+	working(fmt.Sprintf("kin restarted: following task %s on MCP server %s again (the call is not sent again)", visible.Cut(ot.TaskID, 100), ot.Server))
 	res, r := s.taskResult(ot, sess.toolEnv(ot.TurnID, ot.CallID), working)
 	if _, err := sess.append(r); err != nil {
 		// The log was closed (kin is stopping, or the session went): the
@@ -112,13 +113,6 @@ func (s *Service) taskResult(ot session.OpenTask, env tool.Env, working func(str
 		Status: string(res.Status), Output: res.Output, Content: res.Content, Saw: res.Saw, Links: res.Links}
 }
 
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
 // followChildren follows, in the background, the tasks each subagent a
 // stopped kin left had running; its delegate call shows as working on the
 // parent's (ended) turn until they end, then ends with what they gave.
@@ -158,7 +152,7 @@ func (s *Service) followChild(sess *Session, c childTasks) {
 	fmt.Fprintf(&b, "kin stopped while this subagent (session %s) ran in %s mode, and it gave no answer. After the restart kin followed the MCP tasks it had left running (the calls were not sent again):", c.child, c.mode)
 	unknown := c.unknown
 	for _, ot := range c.tasks {
-		working(fmt.Sprintf("kin restarted: following task %s of the subagent's call %s on MCP server %s again (the call is not sent again)", clip(ot.TaskID, 100), ot.Name, ot.Server))
+		working(fmt.Sprintf("kin restarted: following task %s of the subagent's call %s on MCP server %s again (the call is not sent again)", visible.Cut(ot.TaskID, 100), ot.Name, ot.Server))
 		// Its questions are asked on the delegate call: the subagent's
 		// session is not loaded, and the delegate call is what the person
 		// sees waiting.
@@ -174,7 +168,7 @@ func (s *Service) followChild(sess *Session, c childTasks) {
 		if res.Status == tool.StatusUnknown {
 			unknown = append(unknown, ot.Name)
 		}
-		fmt.Fprintf(&b, "\n- %s ended %s: %s", ot.Name, res.Status, clip(res.Output, 4000))
+		fmt.Fprintf(&b, "\n- %s ended %s: %s", ot.Name, res.Status, visible.Cut(res.Output, 4000))
 	}
 	if err := c.log.Sync(); err != nil {
 		s.log.Error("session log sync failed", zap.String("session", c.child), zap.Error(err))

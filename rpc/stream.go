@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // MaxFrame is the largest message body kin reads. A larger frame is
@@ -161,7 +163,7 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 		}
 		if i := indexFold(line, contentLength); i > 0 {
 			if s.onBad != nil {
-				s.onBad(fmt.Errorf("dropped %d bytes before a frame header: %q", i, clip(line[:i])))
+				s.onBad(fmt.Errorf("dropped %d bytes before a frame header: %q", i, visible.Cut(line[:i], 40)))
 			}
 			line, length, problem = line[i:], -1, "" // a frame starts here
 		}
@@ -169,7 +171,7 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
 			if problem == "" {
-				problem = fmt.Sprintf("bad frame header %q: want \"Name: value\"", clip(line))
+				problem = fmt.Sprintf("bad frame header %q: want \"Name: value\"", visible.Cut(line, 40))
 			}
 			continue
 		}
@@ -202,7 +204,7 @@ func parseLength(value string) (int64, error) {
 	v := strings.TrimSpace(value)
 	n, ok := decimal(v)
 	if !ok {
-		return 0, fmt.Errorf("bad Content-Length %q", clip(v))
+		return 0, fmt.Errorf("bad Content-Length %q", visible.Cut(v, 40))
 	}
 	return n, nil
 }
@@ -384,11 +386,4 @@ func toLower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // ToolName is the tool the review turn reports findings through; MCP tools
@@ -175,7 +175,7 @@ func oneLine(s string, n int) string {
 		}
 		return r
 	}, s)), " ")
-	return clip(s, n)
+	return visible.Cut(s, n)
 }
 
 // text is s without control characters but newlines and tabs, at most n
@@ -187,14 +187,7 @@ func text(s string, n int) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, "�"))
-	return clip(strings.TrimSpace(s), n)
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return visible.Cut(strings.TrimSpace(s), n)
 }
 
 // Text is a finding for a person, in a list: "error calc.go:12  Title"

@@ -93,14 +93,22 @@ func writeEscape(b *strings.Builder, r rune) {
 	}
 }
 
-// Clip makes text one line of at most n runes for a list a person or the
-// model reads (a skill's description, a hook's command): runs of spaces
-// and line breaks become one space, and a cut ends with "…".
-func Clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+// Cut is s within n runes, a cut ending in "…": for a value quoted in a
+// message (an id, a server's error text), whose lines stay as they are.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s // no more runes than bytes
+	}
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// Clip makes text one line of at most n runes for a list a person or the
+// model reads (a skill's description, a hook's command): runs of spaces
+// and line breaks become one space, and a cut ends with "…".
+func Clip(s string, n int) string {
+	return Cut(strings.Join(strings.Fields(s), " "), n)
 }

@@ -50,3 +50,28 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestCutAndClip(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		n       int
+		cut, cl string
+	}{
+		{"short", 10, "short", "short"},
+		{"exactly10!", 10, "exactly10!", "exactly10!"},
+		{"eleven runes", 10, "eleven ru…", "eleven ru…"},
+		// runes, not bytes: never half a character
+		{"日本語のテキストです", 5, "日本語の…", "日本語の…"},
+		{"ünïcödé ünïcödé", 8, "ünïcödé…", "ünïcödé…"},
+		// Cut keeps the lines; Clip makes one line of them
+		{"a\nb  c", 10, "a\nb  c", "a b c"},
+		{"line one\nline two", 12, "line one\nli…", "line one li…"},
+	} {
+		if got := visible.Cut(tc.in, tc.n); got != tc.cut {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.cut)
+		}
+		if got := visible.Clip(tc.in, tc.n); got != tc.cl {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.cl)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/tasks"
@@ -25,7 +26,7 @@ func (t *Tool) task(ctx context.Context, env tool.Env, progress func(string), cs
 	if err != nil {
 		return Unknown(server, name, t.b.Redact(err.Error()))
 	}
-	id := clipID(catalog.Strip(t.b.Redact(tk.TaskID)))
+	id := visible.Cut(catalog.Strip(t.b.Redact(tk.TaskID)), 100)
 	say := func(s string) {
 		if progress != nil {
 			progress(s + "\n")
@@ -56,11 +57,11 @@ func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string
 	server := b.Name()
 	cs, ok := b.Session()
 	if !ok {
-		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not reach the server to look at it", clipID(catalog.Strip(b.Redact(id)))))
+		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not reach the server to look at it", visible.Cut(catalog.Strip(b.Redact(id)), 100)))
 	}
 	tk, err := tasks.Get(ctx, cs, id)
 	if err != nil {
-		label := clipID(catalog.Strip(b.Redact(id)))
+		label := visible.Cut(catalog.Strip(b.Redact(id)), 100)
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) {
 			msg := fmt.Sprintf("The call to tool %s on MCP server %s ran as task %s, which the server no longer knows (kin restarted and asked for it): %s.",
@@ -80,7 +81,7 @@ func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string
 func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.ClientSession, tk *tasks.Task, progress func(string)) tool.Result {
 	t := &Tool{b: b, def: catalog.Def{Name: name}}
 	server := b.Name()
-	id := clipID(catalog.Strip(b.Redact(tk.TaskID)))
+	id := visible.Cut(catalog.Strip(b.Redact(tk.TaskID)), 100)
 	say := func(s string) {
 		if progress != nil {
 			progress(s + "\n")
@@ -118,11 +119,4 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 		return Unknown(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending (%s); the call was not sent again", id, why))
 	}
 	return Unknown(server, name, fmt.Sprintf("it ran as task %s: %s", id, why))
-}
-
-func clipID(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "…"
-	}
-	return s
 }

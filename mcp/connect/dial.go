@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/tasks"
@@ -250,7 +251,7 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		c.proc, c.conf = p, opts.Confine
 		noise := func(line []byte) {
 			opts.Logger.Warn("mcp stdio server wrote a line that is not JSON-RPC on stdout; skipped",
-				zap.String("server", srv.Name), zap.String("line", red.String(clip(bytes.TrimSpace(line), 200))))
+				zap.String("server", srv.Name), zap.String("line", red.String(visible.Cut(string(bytes.TrimSpace(line)), 200))))
 		}
 		f := newNoiseFilter(p.stdout, noise)
 		f.order = c.Order

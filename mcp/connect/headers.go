@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // Tools whose x-mcp-header annotations are invalid (2026-07-28, SEP-2243:
@@ -53,7 +55,7 @@ func (d *dropWatch) Handle(ctx context.Context, r slog.Record) error {
 			why = "a tool with no name"
 		}
 		if _, dup := d.seen.LoadOrStore(tool+"\x00"+why, true); !dup {
-			d.report(clipString(tool, 64), clipString(why, 200))
+			d.report(visible.Cut(tool, 64), visible.Cut(why, 200))
 		}
 	}
 	if d.next.Enabled(ctx, r.Level) {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // Bounds on what a stdio server may write on stdout that is not a message,
@@ -66,7 +68,7 @@ func (f *noiseFilter) Read(p []byte) (int, error) {
 		}
 		if f.lines > maxNoiseLines || f.bytes > maxNoiseBytes {
 			f.err = fmt.Errorf("the server wrote %d lines (%d bytes) on stdout that are not JSON-RPC messages, the last %q",
-				f.lines, f.bytes, clip(bytes.TrimSpace(line), 80))
+				f.lines, f.bytes, visible.Cut(string(bytes.TrimSpace(line)), 80))
 			f.pending = nil
 		}
 	}
@@ -115,11 +117,4 @@ func isMessage(line []byte) bool {
 		return json.Unmarshal(line, &m) == nil && m.JSONRPC != nil
 	}
 	return false
-}
-
-func clip(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }

@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // Results kin does not understand are never a success.
@@ -207,11 +208,11 @@ func checkReply(msg []byte, method string, m *methods) []byte {
 	if handled(rt, method) {
 		return msg
 	}
-	rt = clipString(rt, 40)
+	rt = visible.Cut(rt, 40)
 	key := keep(&Unhandled{Method: method, ResultType: rt, Result: resp.Result})
 	what := "a request"
 	if method != "" {
-		what = clipString(method, 40)
+		what = visible.Cut(method, 40)
 	}
 	data, _ := json.Marshal(map[string]string{unhandledKey: key})
 	out, err := json.Marshal(map[string]any{
@@ -230,13 +231,6 @@ func checkReply(msg []byte, method string, m *methods) []byte {
 		out = append(out, '\n')
 	}
 	return out
-}
-
-func clipString(s string, n int) string {
-	if len(s) > n {
-		return strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
 }
 
 // requestMethod is the JSON-RPC method of an HTTP request to the server:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/connect"
@@ -25,7 +26,7 @@ func (m *Manager) FollowTask(ctx context.Context, server, taskID, exposed string
 	s := m.servers[server]
 	m.mu.Unlock()
 	if s == nil {
-		return calltool.Unknown(server, exposed, fmt.Sprintf("it ran as task %s, and after a restart kin has no MCP server named %s to look at it", clipTask(taskID), catalog.Label(server)))
+		return calltool.Unknown(server, exposed, fmt.Sprintf("it ran as task %s, and after a restart kin has no MCP server named %s to look at it", visible.Cut(catalog.Strip(taskID), 100), catalog.Label(server)))
 	}
 	// A server that waits for the person (a launch approval, a sign-in)
 	// or reconnects is given a while longer; then the call is unknown.
@@ -52,11 +53,3 @@ func (m *Manager) FollowTask(ctx context.Context, server, taskID, exposed string
 // TaskServerWait is how long a resumed task waits for its server to be
 // connected (after the servers that connect on their own have settled).
 const TaskServerWait = 2 * time.Minute
-
-func clipTask(id string) string {
-	id = catalog.Strip(id)
-	if len(id) > 100 {
-		return id[:100] + "…"
-	}
-	return id
-}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // callback is the one-shot loopback server the browser returns to. It
@@ -142,11 +144,11 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var res callbackResult
 	if e := q.Get("error"); e != "" {
-		msg := fmt.Sprintf("the authorization server ended the sign-in with %s", strconv.Quote(clip(printable(e), 60)))
+		msg := fmt.Sprintf("the authorization server ended the sign-in with %s", strconv.Quote(visible.Cut(printable(e), 60)))
 		if d := q.Get("error_description"); d != "" {
-			msg += ": " + clip(printable(d), 200)
+			msg += ": " + visible.Cut(printable(d), 200)
 		}
-		page(w, http.StatusOK, "Sign-in failed", "The sign-in to "+cb.server+" did not complete ("+clip(printable(e), 60)+"). You can close this tab and return to kin.")
+		page(w, http.StatusOK, "Sign-in failed", "The sign-in to "+cb.server+" did not complete ("+visible.Cut(printable(e), 60)+"). You can close this tab and return to kin.")
 		res.err = &Error{Kind: KindDenied, Msg: msg}
 	} else if code := q.Get("code"); code == "" {
 		page(w, http.StatusBadRequest, "Sign-in failed", "The response carried no authorization code. You can close this tab and return to kin.")

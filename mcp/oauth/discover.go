@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // discover finds the protected-resource metadata (RFC 9728) and the
@@ -45,7 +47,7 @@ func (m *Manager) discover(ctx context.Context, challenges []oauthex.Challenge, 
 	issuer := prm.AuthorizationServers[0]
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, m.client)
 	if err != nil {
-		return nil, nil, &Error{Kind: KindDiscovery, Msg: "reading the authorization server's metadata failed: " + clip(safeCause(err), 300)}
+		return nil, nil, &Error{Kind: KindDiscovery, Msg: "reading the authorization server's metadata failed: " + visible.Cut(safeCause(err), 300)}
 	}
 	if asm == nil {
 		asm = &oauthex.AuthServerMeta{

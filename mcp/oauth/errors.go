@@ -12,17 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 )
-
-// clip shortens s to at most n runes.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
 
 // printable drops control and bidi characters from text that came from a
 // server, so it cannot spoof a line.
@@ -57,10 +49,10 @@ func retrieveText(re *oauth2.RetrieveError) string {
 		msg += fmt.Sprintf(" HTTP %d", re.Response.StatusCode)
 	}
 	if re.ErrorCode != "" {
-		msg += " " + clip(printable(re.ErrorCode), 60)
+		msg += " " + visible.Cut(printable(re.ErrorCode), 60)
 	}
 	if re.ErrorDescription != "" {
-		msg += ": " + clip(printable(re.ErrorDescription), 200)
+		msg += ": " + visible.Cut(printable(re.ErrorDescription), 200)
 	}
 	return msg
 }
@@ -96,9 +88,9 @@ var registrationStatus = sync.OnceValue(func() *regexp.Regexp { return regexp.Mu
 func registrationError(err error, redirect string) *Error {
 	fix := fmt.Sprintf("set oauth.clientId to an application id registered with the provider, with the redirect URI %s (set oauth.callbackPort to its port)", redirect)
 	if ce, ok := errorsAs[*oauthex.ClientRegistrationError](err); ok {
-		detail := "HTTP 400 " + clip(printable(ce.ErrorCode), 60)
+		detail := "HTTP 400 " + visible.Cut(printable(ce.ErrorCode), 60)
 		if ce.ErrorDescription != "" {
-			detail += ": " + clip(printable(ce.ErrorDescription), 160)
+			detail += ": " + visible.Cut(printable(ce.ErrorDescription), 160)
 		}
 		return &Error{Kind: KindRegistration, Msg: "the authorization server rejected dynamic client registration (" + detail + "): " + fix}
 	}
@@ -106,7 +98,7 @@ func registrationError(err error, redirect string) *Error {
 		return &Error{Kind: KindRegistration, Msg: "the authorization server rejected dynamic client registration (HTTP " + m[1] + "); it probably does not offer it: " + fix}
 	}
 	if _, ok := errorsAs[*url.Error](err); ok {
-		return &Error{Kind: KindRegistration, Msg: "dynamic client registration failed: " + clip(safeCause(err), 200)}
+		return &Error{Kind: KindRegistration, Msg: "dynamic client registration failed: " + visible.Cut(safeCause(err), 200)}
 	}
 	// Anything else (an unreadable answer) would quote the body, which may
 	// hold a client secret: keep only the fix.
@@ -132,7 +124,7 @@ func explain(err error, redirect string, sc *scrubber) error {
 	text := sc.clean(printable(err.Error()))
 	switch {
 	case strings.Contains(text, "authorization response issuer") || strings.Contains(text, "RFC 9207"):
-		return &Error{Kind: KindIssuer, Msg: "the sign-in callback did not come from the expected authorization server (RFC 9207 iss check): " + clip(text, 300) + "; sign-in refused"}
+		return &Error{Kind: KindIssuer, Msg: "the sign-in callback did not come from the expected authorization server (RFC 9207 iss check): " + visible.Cut(text, 300) + "; sign-in refused"}
 	case strings.Contains(text, "state mismatch"):
 		return &Error{Kind: KindCallback, Msg: "the sign-in callback carried the wrong state; sign-in refused"}
 	case strings.Contains(text, "token exchange failed"):
@@ -144,12 +136,12 @@ func explain(err error, redirect string, sc *scrubber) error {
 		}
 		return &Error{Kind: KindToken, Msg: fmt.Sprintf(
 			"the authorization server did not exchange the sign-in code for a token (%s). If it reports a redirect URI mismatch, the application must be registered with exactly %s",
-			clip(cause, 300), redirect)}
+			visible.Cut(cause, 300), redirect)}
 	case strings.Contains(text, "authorization server metadata") || strings.Contains(text, "protected resource metadata") ||
 		strings.Contains(text, "GetProtectedResourceMetadata") || strings.Contains(text, "does not implement PKCE"):
-		return &Error{Kind: KindDiscovery, Msg: "discovering how to sign in failed: " + clip(text, 300)}
+		return &Error{Kind: KindDiscovery, Msg: "discovering how to sign in failed: " + visible.Cut(text, 300)}
 	case errors.Is(err, errRedirect):
 		return &Error{Kind: KindDiscovery, Msg: "the authorization server answered with a redirect, which kin does not follow"}
 	}
-	return &Error{Kind: KindToken, Msg: "sign-in failed: " + clip(text, 300)}
+	return &Error{Kind: KindToken, Msg: "sign-in failed: " + visible.Cut(text, 300)}
 }

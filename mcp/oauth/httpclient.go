@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -59,7 +60,7 @@ func (m *Manager) probe(ctx context.Context, s config.Server) (*http.Request, in
 		if errors.Is(err, errRedirect) {
 			return nil, 0, nil, &Error{Kind: KindDiscovery, Msg: errRedirect.Error()}
 		}
-		return nil, 0, nil, &Error{Kind: KindDiscovery, Msg: "could not reach the server: " + clip(safeCause(err), 200)}
+		return nil, 0, nil, &Error{Kind: KindDiscovery, Msg: "could not reach the server: " + visible.Cut(safeCause(err), 200)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()

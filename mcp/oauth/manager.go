@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -241,7 +242,7 @@ func checkServer(s config.Server) error {
 	default:
 		return &Error{Kind: KindConfig, Msg: fmt.Sprintf(
 			`oauth.callbackHost %s is not allowed: kin accepts only "127.0.0.1" or "localhost", because the redirect carries the authorization code and a non-loopback host would hand it to another machine`,
-			strconv.Quote(clip(host, 60)))}
+			strconv.Quote(visible.Cut(host, 60)))}
 	}
 	if p := callbackPort(s); p < 0 || p > 65535 {
 		return &Error{Kind: KindConfig, Msg: "oauth.callbackPort must be from 1 to 65535"}

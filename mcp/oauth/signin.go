@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -346,7 +347,7 @@ func (f *flow) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.A
 			return &auth.AuthorizationResult{Code: r.code, State: r.state, Iss: r.iss}, nil
 		case err := <-opened:
 			if err != nil && ctx.Err() == nil {
-				return nil, &Error{Kind: KindDenied, Msg: "the sign-in was not started: " + clip(f.sc.clean(safeCause(err)), 200)}
+				return nil, &Error{Kind: KindDenied, Msg: "the sign-in was not started: " + visible.Cut(f.sc.clean(safeCause(err)), 200)}
 			}
 			opened = nil
 		case <-ctx.Done():

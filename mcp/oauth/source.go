@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
 
+	"github.com/kin-dev/kin/agent/visible"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -48,7 +49,7 @@ func (p *persistingSource) Token() (*oauth2.Token, error) {
 			}
 			return nil, &refreshError{re: re}
 		}
-		return nil, &Error{Kind: KindToken, Msg: "renewing the sign-in failed: " + clip(safeCause(err), 200)}
+		return nil, &Error{Kind: KindToken, Msg: "renewing the sign-in failed: " + visible.Cut(safeCause(err), 200)}
 	}
 	p.mu.Lock()
 	changed := p.last == nil || p.last.AccessToken != t.AccessToken
@@ -79,7 +80,7 @@ func (e *refreshError) Error() string {
 	}
 	msg := fmt.Sprintf("renewing the sign-in failed: the authorization server answered HTTP %d", status)
 	if e.re.ErrorCode != "" {
-		msg += " " + clip(printable(e.re.ErrorCode), 60)
+		msg += " " + visible.Cut(printable(e.re.ErrorCode), 60)
 	}
 	return msg
 }
