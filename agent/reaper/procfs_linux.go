@@ -125,25 +125,56 @@ func readAll() table {
 // comm may hold spaces and parentheses, so fields count from the last ')'.
 // The start time is field 22, the 20th after comm.
 func readStat(pid int) (procInfo, bool) {
+	p, _, ok := readStatComm(pid)
+	return p, ok
+}
+
+// readStatComm is readStat that also gives the command name (comm, the
+// bytes between the first '(' and the last ')').
+func readStatComm(pid int) (procInfo, []byte, bool) {
 	b, err := readWhole("/proc/"+strconv.Itoa(pid)+"/stat", 512)
 	if err != nil {
-		return procInfo{}, false
+		return procInfo{}, nil, false
 	}
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procInfo{}, false
+	j := bytes.IndexByte(b, '(')
+	if i < 0 || j < 0 || j > i {
+		return procInfo{}, nil, false
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 20 || len(f[0]) == 0 {
-		return procInfo{}, false
+		return procInfo{}, nil, false
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	pgrp, err2 := strconv.Atoi(string(f[2]))
 	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil {
-		return procInfo{}, false
+		return procInfo{}, nil, false
 	}
-	return procInfo{ident: ident{pid: pid, start: start}, ppid: ppid, pgrp: pgrp, state: f[0][0]}, true
+	return procInfo{ident: ident{pid: pid, start: start}, ppid: ppid, pgrp: pgrp, state: f[0][0]}, b[j+1 : i], true
+}
+
+// Started reads when process pid started, on the wall clock, and its
+// command name (comm); ok is false when there is no such process or its
+// stat cannot be read or parsed. The kernel gives the start in clock
+// ticks after boot, rounded down: the process started within a tick
+// (1/userHZ s) after at. Boot is put on the wall clock as it stands now
+// (CLOCK_REALTIME less CLOCK_BOOTTIME, which counts suspended time as the
+// start does): a step of the wall clock since the process started moves
+// at by that step.
+func Started(pid int) (at time.Time, comm string, ok bool) {
+	p, name, ok := readStatComm(pid)
+	if !ok {
+		return time.Time{}, "", false
+	}
+	// the wall clock first: the time between the two reads then makes
+	// boot, and at, earlier, never later
+	var wall, boot unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_REALTIME, &wall) != nil || unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot) != nil {
+		return time.Time{}, "", false
+	}
+	since := time.Duration(p.start) * (time.Second / userHZ)
+	return time.Unix(wall.Unix()).Add(since - time.Duration(boot.Nano())), string(name), true
 }
 
 // ProcState reads pid's state letter (R, S, Z for a zombie, ...) and its

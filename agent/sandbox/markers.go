@@ -66,13 +66,17 @@ type others struct {
 	kinds map[string]string
 	// live are the paths a live other kin's marker records.
 	live map[string]bool
-	// dead are the markers of killed kins.
+	// dead are the markers of killed kins: no process has their pid, or
+	// the one that has it started after the marker was last written
+	// (ownerAlive).
 	dead []string
 }
 
 // readOthers reads the other kins' markers in runDir. With none there (a
 // single kin) it costs a readdir of the marker folders and one of each
-// (this process's own, a folder per key it holds), and reads no file.
+// (this process's own, a folder per key it holds), and reads no file; each
+// other kin's marker costs a kill(pid, 0) and, when its pid is in use, an
+// lstat and a read of its /proc stat (ownerAlive), besides its own read.
 func readOthers(runDir string) others {
 	o := others{kinds: map[string]string{}, live: map[string]bool{}}
 	if runDir == "" {
@@ -93,7 +97,7 @@ func readOthers(runDir string) others {
 				continue
 			}
 			name := filepath.Join(dir, m.Name())
-			alive := processAlive(pid)
+			alive := ownerAlive(pid, name)
 			if !alive {
 				o.dead = append(o.dead, name)
 			}
