@@ -72,6 +72,9 @@ func (r Runner) runAgent(ctx context.Context, h Hook, input []byte) Result {
 			res.Failure = fmt.Sprintf("its judge gave no verdict within %d model requests; it blocks nothing", MaxAgentRequests)
 			return res
 		}
+		// later checks run on the judge's time: a person answering a
+		// limit's question is not cut off (the turn's ctx), but the judge
+		// does not go on past its timeout once they answered
 		if f := notSent(ctx, j.Allow(ctx)); f != "" {
 			res.Failure = f
 			return res
