@@ -30,7 +30,8 @@ import (
 //     delegate, ask, plan or skill;
 //   - each call prepared by the tool with the session's tool.Env: the
 //     session's file access and trust boundary, so a path outside the
-//     workspace is refused as it is for the model;
+//     workspace is refused as it is for the model (and so are the folders
+//     of skills the model loaded, which the model may read);
 //   - a call that would need the person's approval (a secret's read, a
 //     tool a loaded skill's allowed-tools leave out) is denied, not asked:
 //     nothing asks the person from inside a hook. The judge reads why and
@@ -166,7 +167,10 @@ func (j *hookJudge) call(ctx context.Context, c model.Call) string {
 		args = json.RawMessage("{}")
 	}
 	j.calls++
-	env := t.sess.toolEnv(t.id, fmt.Sprintf("hook-judge-%d", j.calls))
+	// the session's files and boundary, without the read grants of the
+	// skills the model loaded: those are the model's, and a judge reads
+	// inside the workspace only
+	env := t.sess.toolEnvFor(t.id, fmt.Sprintf("hook-judge-%d", j.calls), false)
 	action, err := tl.Prepare(ctx, env, args)
 	if err != nil {
 		return tool.ModelText(string(tool.StatusFailed), err.Error())

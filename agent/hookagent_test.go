@@ -134,7 +134,8 @@ func (l mcpLookup) Prepare(context.Context, tool.Env, json.RawMessage) (*tool.Ac
 // A judge is offered no command, edit, MCP, delegate or ask tool, and a
 // call it makes to one anyway is denied: nothing runs. Its read of a
 // secret (.env) is denied, not asked, and nothing of it is sent; a path
-// outside the workspace is refused as it is for the model.
+// outside the workspace is refused as it is for the model, and so are the
+// files of a skill the model loaded (the model's grant, not the judge's).
 func TestAgentHookJudgeOnlyReadsTheWorkspace(t *testing.T) {
 	var prepared atomic.Int32
 	svc, m, rec, a, ws := hookServiceWith(t, map[string]any{"hooks": agentHooks("PreToolUse", "Read",
@@ -144,8 +145,20 @@ func TestAgentHookJudgeOnlyReadsTheWorkspace(t *testing.T) {
 	writeFile(t, filepath.Join(ws, ".env"), "SECRET_TOKEN=sk-live-CANARY\n")
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	writeFile(t, outside, "OUTSIDE-CANARY\n")
+	// a skill the model loaded, outside the workspace: the model may read
+	// its files, a judge may not
+	skill := filepath.Join(t.TempDir(), "skill")
+	writeFile(t, filepath.Join(skill, "SKILL.md"), "SKILL-CANARY\n")
+	svc.mu.Lock()
+	sess := svc.sessions[sid]
+	svc.mu.Unlock()
+	sess.loadSkill(loadedSkill{name: "s", dir: skill})
+	if tg, err := sess.toolEnv("", "").Workspace.Resolve(filepath.Join(skill, "SKILL.md")); err != nil || tg.Granted == "" {
+		t.Fatalf("the model may not read the loaded skill's files: %+v %v", tg, err)
+	}
 	m.Route(isHook,
 		modeltest.Reply{Calls: []modeltest.Call{
+			{ID: "j7", Name: "read_file", Arguments: `{"path":` + strconvQuote(filepath.Join(skill, "SKILL.md")) + `}`},
 			{ID: "j1", Name: "bash", Arguments: `{"command":"touch pwned"}`},
 			{ID: "j2", Name: "write_file", Arguments: `{"path":"pwned2","content":"x"}`},
 			{ID: "j3", Name: "mcp__srv__lookup", Arguments: `{}`},
@@ -195,8 +208,11 @@ func TestAgentHookJudgeOnlyReadsTheWorkspace(t *testing.T) {
 	if o := outs["j6"]; !strings.Contains(o, "refused") {
 		t.Errorf("the judge's read outside the workspace: %q", o)
 	}
+	if o := outs["j7"]; !strings.Contains(o, "refused") {
+		t.Errorf("the judge's read of a loaded skill's file: %q", o)
+	}
 	for _, r := range m.Requests() {
-		if txt := r.Text(); strings.Contains(txt, "sk-live-CANARY") || strings.Contains(txt, "OUTSIDE-CANARY") {
+		if txt := r.Text(); strings.Contains(txt, "sk-live-CANARY") || strings.Contains(txt, "OUTSIDE-CANARY") || strings.Contains(txt, "SKILL-CANARY") {
 			t.Error("a secret or a file outside the workspace was sent")
 		}
 	}
