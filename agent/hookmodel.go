@@ -12,8 +12,8 @@ import (
 	"github.com/kin-dev/kin/agent/spend"
 )
 
-// hookAsker sends a turn's prompt hooks to the model service the turn
-// talks to (its client, keys and base URL; the hook's model when it names
+// hookAsker sends a turn's prompt hooks (and agent hooks' judges,
+// hookagent.go) to the model service the turn talks to (its client, keys and base URL; the hook's model when it names
 // one), as compaction's summary is sent: one request, no tools, within
 // the spend limits, its usage counted as the turn's. What is sent is
 // kin's instructions and the hook's prompt with the hook's input (which
@@ -40,7 +40,13 @@ func (a hookAsker) about(q hooks.PromptRequest) int64 {
 // at its next request too).
 func (a hookAsker) Allow(ctx context.Context, q hooks.PromptRequest) error {
 	cfg, _ := a.target(q)
-	if err := a.t.withinLimitsFor(ctx, cfg.Model, a.about(q)); err != nil {
+	return a.allow(ctx, cfg.Model, a.about(q))
+}
+
+// allow is Allow for a request of about input tokens to modelID (an agent
+// hook's judge checks each of its requests).
+func (a hookAsker) allow(ctx context.Context, modelID string, about int64) error {
+	if err := a.t.withinLimitsFor(ctx, modelID, about); err != nil {
 		var ls limitStop
 		if errors.As(err, &ls) {
 			return fmt.Errorf("a spend limit: %w", err)

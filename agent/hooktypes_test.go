@@ -31,6 +31,13 @@ func promptHooks(event, matcher string, hook map[string]any) map[string]any {
 // person answers with decisions.
 func hookService(t *testing.T, cfg map[string]any, decisions ...string) (*Service, *modeltest.Server, *screen, *answerer, string) {
 	t.Helper()
+	return hookServiceWith(t, cfg, nil, decisions...)
+}
+
+// hookServiceWith is hookService whose tools are the built-in ones and
+// extra.
+func hookServiceWith(t *testing.T, cfg map[string]any, extra []tool.Tool, decisions ...string) (*Service, *modeltest.Server, *screen, *answerer, string) {
+	t.Helper()
 	home := t.TempDir()
 	m := modeltest.New()
 	t.Cleanup(m.Close)
@@ -42,7 +49,7 @@ func hookService(t *testing.T, cfg map[string]any, decisions ...string) (*Servic
 	a.gate = permission.NewGate(askpkg.New(a), mustGrants(t))
 	rec := &screen{events: events{done: make(chan TurnDone, 8)}}
 	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: m.URL(), Model: "mock"},
-		Tools: tool.Static(builtin.Tools(builtin.Options{})), Events: rec, Gate: a.gate})
+		Tools: tool.Static(append(builtin.Tools(builtin.Options{}), extra...)), Events: rec, Gate: a.gate})
 	t.Cleanup(svc.Shutdown)
 	return svc, m, rec, a, workspace(t)
 }

@@ -278,11 +278,18 @@ func (sess *Session) sessionRoots() []string {
 // folder at that path is another one (deleted and cloned again): asking
 // it for every call costs a stat per root.
 func (sess *Session) toolEnv(turnID, callID string) tool.Env {
+	return sess.toolEnvFor(turnID, callID, true)
+}
+
+// toolEnvFor is toolEnv; skills says whether the folders of the skills
+// the session loaded are granted for reading (the model's calls: yes; an
+// agent hook's judge: no, it reads the workspace only).
+func (sess *Session) toolEnvFor(turnID, callID string, skills bool) tool.Env {
 	roots := sess.sessionRoots()
 	var ws *boundary.Workspace
 	if len(roots) > 0 {
 		ws, _ = boundary.NewWorkspace(roots, sess.svc.opts.Home) // nil: the tools say why
-		if dirs := sess.skillFolders(); ws != nil && len(dirs) > 0 {
+		if dirs := sess.skillFolders(); skills && ws != nil && len(dirs) > 0 {
 			ws = ws.GrantRead(dirs...) // the loaded skills' files, for read_file
 		}
 	}

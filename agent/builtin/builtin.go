@@ -90,14 +90,15 @@ const (
 // edit_file and bash, in that order.
 func Tools(opts Options) []tool.Tool {
 	opts = opts.withDefaults()
-	return []tool.Tool{
-		readFileTool{},
-		listDirTool{},
-		searchTool{},
-		writeFileTool{},
-		editFileTool{},
-		bashTool{opts: opts},
-	}
+	return append(ReadTools(), writeFileTool{}, editFileTool{}, bashTool{opts: opts})
+}
+
+// ReadTools returns the built-in tools that only read files: read_file,
+// list_dir and search. None runs a command or changes anything; their
+// paths, secrets and file access are the call's tool.Env's, as for the
+// model. An agent hook's judge is offered these and nothing else.
+func ReadTools() []tool.Tool {
+	return []tool.Tool{readFileTool{}, listDirTool{}, searchTool{}}
 }
 
 // decodeArgs decodes a call's JSON arguments into dst (a pointer to a

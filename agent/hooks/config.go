@@ -53,23 +53,37 @@ const DefaultTimeout = 60 * time.Second
 // take when its entry names no timeout (Claude Code's default for them).
 const DefaultRequestTimeout = 30 * time.Second
 
-// Hook types kin runs; "agent" hooks are reported as not supported.
+// DefaultAgentTimeout is how long an agent hook's judge may work, all its
+// requests and reads together, when its entry names no timeout (Claude
+// Code's default for them).
+const DefaultAgentTimeout = 60 * time.Second
+
+// MaxAgentRequests is the most model requests one agent hook's judge
+// makes (Claude Code's 50 turns): without a verdict by then it fails,
+// blocking nothing.
+const MaxAgentRequests = 50
+
+// Hook types kin runs.
 const (
 	TypeCommand = "command"
 	TypePrompt  = "prompt"
 	TypeHTTP    = "http"
+	// TypeAgent is a prompt hook whose judge may read the workspace first
+	// (kin's read-only file tools) before its verdict.
+	TypeAgent = "agent"
 )
 
 // Hook is one configured hook: a command, a prompt for the session's
-// model, or an http endpoint.
+// model (answered at once, or by a judge that reads first), or an http
+// endpoint.
 type Hook struct {
 	Event   Event
 	Matcher string
-	// Type is TypeCommand, TypePrompt or TypeHTTP.
+	// Type is TypeCommand, TypePrompt, TypeAgent or TypeHTTP.
 	Type    string
 	Command string
-	// Prompt and Model are a prompt hook's text and model ("": the
-	// session's).
+	// Prompt and Model are a prompt or agent hook's text and model ("":
+	// the session's).
 	Prompt, Model string
 	// URL, Headers and AllowedEnvVars are an http hook's: where its input
 	// is POSTed, the headers sent (values may name the allowed variables
@@ -183,8 +197,9 @@ func (c *Config) read(path string, owner Owner, project string) {
 
 // digest covers the entry and the project's files its command names. A
 // command hook's is what it was before other types ran, so what a person
-// trusted stays trusted; a prompt or http hook's covers its type and every
-// field that says what it sends and where.
+// trusted stays trusted; a prompt, agent or http hook's covers its type
+// and every field that says what it sends and where (an agent hook's:
+// its type, prompt, model and timeout).
 func digest(h Hook) string {
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00%d\x00", h.File, h.Event, h.Matcher, h.Command, h.Timeout)
@@ -311,29 +326,30 @@ func (c Config) For(ev Event, tool string) []Hook {
 
 // Display is the hook as a person reads it in a notice: "PreToolUse Bash:
 // sh guard.sh", "Stop: prompt: Check that the tests…" (a prompt cut
-// short), "PreToolUse: POST https://hooks.example/check?key=●●●●".
+// short; "agent: …" for an agent hook's), "PreToolUse: POST
+// https://hooks.example/check?key=●●●●".
 func (h Hook) Display() string {
 	m := h.Matcher
 	if m != "" {
 		m = " " + m
 	}
 	d := h.Detail()
-	if h.Type == TypePrompt {
-		d = "prompt: " + clip(h.Prompt, 60)
+	if h.Type == TypePrompt || h.Type == TypeAgent {
+		d = h.Type + ": " + clip(h.Prompt, 60)
 	}
 	return string(h.Event) + m + ": " + d
 }
 
 // Detail is what the hook runs or sends, in full, for the person deciding
-// whether to trust it: its command, "prompt: <text>" (with "(model X)"
-// when it names one), or "POST <url>" with the URL's query values and
+// whether to trust it: its command, "prompt: <text>" or "agent: <text>"
+// (with "(model X)" when it names one), or "POST <url>" with the URL's query values and
 // credentials masked, the header names it sends (never their values) and
 // the environment variables it may put in them: an http hook can send
 // those off the computer, which a confined command cannot.
 func (h Hook) Detail() string {
 	switch h.Type {
-	case TypePrompt:
-		d := "prompt: " + h.Prompt
+	case TypePrompt, TypeAgent:
+		d := h.Type + ": " + h.Prompt
 		if h.Model != "" {
 			d += " (model " + h.Model + ")"
 		}

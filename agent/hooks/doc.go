@@ -31,7 +31,7 @@
 // sees Claude Code's tool name (tool_name) and kin's (kin_tool_name), and
 // for file tools tool_input.file_path beside kin's path.
 //
-// Besides commands, two of Claude Code's other hook types run. A prompt
+// Besides commands, Claude Code's other hook types run. A prompt
 // hook ({"type": "prompt", "prompt": "...", "model": "...", "timeout": s};
 // not at SessionStart) is one request to the session's model service (the
 // caller's Asker: its client, the spend limits, its usage counted), with
@@ -44,8 +44,15 @@
 // redirect, and reads a 2xx answer's body as a command's stdout with exit
 // code 0; header values expand $VAR and ${VAR} only for the names
 // allowedEnvVars lists, from the command environment (no model key).
-// Both time out at 30 seconds unless the entry says otherwise. "agent"
-// hooks are reported as not supported.
+// Both time out at 30 seconds unless the entry says otherwise. An agent
+// hook ({"type": "agent", "prompt": "...", "model": "...", "timeout": s;
+// not at SessionStart) is a prompt hook whose judge may read first: the
+// caller's AgentAsker runs a short conversation (package agent: kin's
+// read-only file tools only, within the session's trust boundary, nothing
+// that would ask the person, no hook for its own calls, nothing stored),
+// this package checks the spend limits before each request, stops it at
+// its timeout (60 seconds by default) or after MaxAgentRequests requests,
+// and reads its last answer as a prompt hook's verdict.
 //
 // What this package must never do (the trust boundary's rules, package
 // boundary, and the ledger's, package ledger):
@@ -60,11 +67,13 @@
 //     by its timeout, its process group killed when it ends.
 //   - Never block because a hook failed or hung: a failure or a timeout is
 //     reported and blocks nothing unless the hook said to block. A prompt
-//     hook's answer that is not a clear {"ok": ...}, an http hook's answer
-//     that is not 2xx (a redirect included), fail the same way.
+//     or agent hook's answer that is not a clear {"ok": ...} (or an agent
+//     hook's judge that gives none), an http hook's answer that is not 2xx
+//     (a redirect included), fail the same way.
 //   - Never send a secret the person did not name: a prompt hook's request
-//     carries only kin's instructions, the prompt and the hook's input; an
-//     http hook's headers expand only the variables its entry allows, never
+//     carries only kin's instructions, the prompt and the hook's input (an
+//     agent hook's judge also what it read, as the model may read it: no
+//     secret, nothing outside the workspace); an http hook's headers expand only the variables its entry allows, never
 //     a model key, and their values appear in no notice or error (the URL
 //     only masked). With the built binary:
 //     TestHostileProjectHTTPHookSendsOnlyOnceTrustedAndNeverTheModelKey.

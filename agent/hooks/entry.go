@@ -31,16 +31,19 @@ func (e entry) hook(ev Event) (Hook, string) {
 			return h, "a command hook without a command"
 		}
 		h.Type, h.Command, h.Timeout = TypeCommand, e.Command, DefaultTimeout
-	case TypePrompt:
+	case TypePrompt, TypeAgent:
 		if strings.TrimSpace(e.Prompt) == "" {
-			return h, "a prompt hook without a prompt"
+			return h, "a" + article(e.Type) + " " + e.Type + " hook without a prompt"
 		}
 		if ev == SessionStart {
 			// nothing to judge before the session's first question; Claude
 			// Code does not run them there either
-			return h, "prompt hooks do not run at SessionStart (they run at UserPromptSubmit, PreToolUse, PostToolUse and Stop)"
+			return h, e.Type + " hooks do not run at SessionStart (they run at UserPromptSubmit, PreToolUse, PostToolUse and Stop)"
 		}
 		h.Prompt, h.Model, h.Timeout = e.Prompt, strings.TrimSpace(e.Model), DefaultRequestTimeout
+		if e.Type == TypeAgent {
+			h.Timeout = DefaultAgentTimeout
+		}
 	case TypeHTTP:
 		if p := checkURL(e.URL); p != "" {
 			return h, p
@@ -51,15 +54,22 @@ func (e entry) hook(ev Event) (Hook, string) {
 			}
 		}
 		h.URL, h.Headers, h.AllowedEnvVars, h.Timeout = e.URL, e.Headers, e.AllowedEnvVars, DefaultRequestTimeout
-	case "agent":
-		return h, "agent hooks do not run in kin (command, prompt and http hooks do)"
 	default:
-		return h, fmt.Sprintf("kin has no %q hooks (command, prompt and http hooks run)", e.Type)
+		return h, fmt.Sprintf("kin has no %q hooks (command, prompt, agent and http hooks run)", e.Type)
 	}
 	if e.Timeout != nil && *e.Timeout > 0 {
 		h.Timeout = time.Duration(*e.Timeout * float64(time.Second))
 	}
 	return h, ""
+}
+
+// article is "n" before a type that starts with a vowel ("an agent
+// hook"), else "".
+func article(typ string) string {
+	if typ != "" && strings.ContainsRune("aeiou", rune(typ[0])) {
+		return "n"
+	}
+	return ""
 }
 
 // checkURL says why an http hook's URL cannot be used ("" when it can):

@@ -11,3 +11,6 @@ func ParseVerdict(answer string) (ok, impossible bool, reason string, err error)
 	v, err := parseVerdict(answer)
 	return v.OK, v.Impossible, v.Reason, err
 }
+
+// AgentText is what an agent hook's judge is told.
+var AgentText = &agentSystem

@@ -47,30 +47,53 @@ func (r Runner) runPrompt(ctx context.Context, h Hook, input []byte) Result {
 		return res
 	}
 	q := PromptRequest{Hook: h, Model: h.Model, Instructions: promptSystem, Text: buildPrompt(h.Prompt, input)}
-	if err := r.Ask.Allow(ctx, q); err != nil {
-		if ctx.Err() != nil {
-			res.Failure = "stopped: the turn was cancelled"
-		} else {
-			res.Failure = "its request to the model was not sent (" + err.Error() + "); it blocks nothing"
-		}
+	if f := notSent(ctx, r.Ask.Allow(ctx, q)); f != "" {
+		res.Failure = f
 		return res
 	}
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	answer, err := r.Ask.Send(tctx, q)
+	if f := failed(ctx, tctx, err, fmt.Sprintf("the model did not answer within %v", h.Timeout)); f != "" {
+		res.Failure = f
+		return res
+	}
+	return judged(res, answer)
+}
+
+// notSent is the failure of a request its check (the spend limits)
+// refused ("" when err is nil).
+func notSent(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		return "stopped: the turn was cancelled"
+	}
+	return "its request to the model was not sent (" + err.Error() + "); it blocks nothing"
+}
+
+// failed is the failure of a request that ended with err, or whose
+// context (the turn's, ctx, or the hook's timeout, tctx) ended; late says
+// the timeout's ("" when it did not fail).
+func failed(ctx, tctx context.Context, err error, late string) string {
 	switch {
 	case ctx.Err() != nil:
-		res.Failure = "stopped: the turn was cancelled"
-		return res
+		return "stopped: the turn was cancelled"
 	case tctx.Err() != nil:
-		res.Failure = fmt.Sprintf("the model did not answer within %v; it blocks nothing", h.Timeout)
-		return res
+		return late + "; it blocks nothing"
 	case err != nil:
 		// a service's error may quote its URL: a key in its query is not
 		// repeated
-		res.Failure = "the model service failed (" + boundary.MaskURLs(err.Error()) + "); it blocks nothing"
-		return res
+		return "the model service failed (" + boundary.MaskURLs(err.Error()) + "); it blocks nothing"
 	}
+	return ""
+}
+
+// judged is res with the model's final answer read as a verdict: the same
+// for a prompt hook's one answer and an agent hook's judge's last.
+func judged(res Result, answer string) Result {
+	h := res.Hook
 	v, err := parseVerdict(answer)
 	if err != nil {
 		res.Failure = `the model's answer is not {"ok": true|false, "reason": "..."} (` + err.Error() + "); it blocks nothing"
@@ -85,7 +108,7 @@ func (r Runner) runPrompt(ctx context.Context, h Hook, input []byte) Result {
 	default:
 		res.Block, res.Reason = true, v.Reason
 		if res.Reason == "" {
-			res.Reason = "blocked by a prompt hook (its model gave no reason)"
+			res.Reason = "blocked by a" + article(h.Type) + " " + h.Type + " hook (its model gave no reason)"
 		}
 		if h.Event == PreToolUse {
 			res.Decision = "deny"

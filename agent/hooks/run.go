@@ -54,7 +54,8 @@ type Runner struct {
 	// /bin/sh).
 	Shell string
 	// Ask sends a prompt hook's request to the session's model service
-	// (nil: prompt hooks fail, blocking nothing).
+	// (nil: prompt hooks fail, blocking nothing); agent hooks run when it
+	// is an AgentAsker too (else they fail, blocking nothing).
 	Ask Asker
 }
 
@@ -104,6 +105,8 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	switch h.Type {
 	case TypePrompt:
 		return r.runPrompt(ctx, h, stdin)
+	case TypeAgent:
+		return r.runAgent(ctx, h, stdin)
 	case TypeHTTP:
 		return r.runHTTP(ctx, h, stdin)
 	}

@@ -22,9 +22,9 @@ func settingsWith(event string, entries ...map[string]any) string {
 	return string(b)
 }
 
-// Prompt and http hooks are read with their fields and defaults; entries
-// kin cannot run (no prompt, no url, a URL that is not http, an agent
-// hook, a prompt hook at SessionStart) are problems, and skipped.
+// Prompt, agent and http hooks are read with their fields and defaults;
+// entries kin cannot run (no prompt, no url, a URL that is not http, a
+// prompt or agent hook at SessionStart) are problems, and skipped.
 func TestPromptAndHTTPHooksAreParsed(t *testing.T) {
 	kinHome, ws, _ := setup(t)
 	write(t, filepath.Join(kinHome, "settings.json"), settingsWith("PreToolUse",
@@ -34,17 +34,27 @@ func TestPromptAndHTTPHooksAreParsed(t *testing.T) {
 		map[string]any{"type": "http"},
 		map[string]any{"type": "http", "url": "ftp://hooks.example/x"},
 		map[string]any{"type": "http", "url": "https:///nohost"},
-		map[string]any{"type": "agent", "prompt": "verify it"},
+		map[string]any{"type": "agent", "prompt": "verify it reads $ARGUMENTS", "model": "judge-2"},
 		map[string]any{"type": "webhook", "url": "https://x"},
 		map[string]any{"type": "command", "command": "true"},
+		map[string]any{"type": "agent", "prompt": " ", "timeout": 3},
 	), 0o600)
 	write(t, filepath.Join(ws, ".kin", "hooks.json"), settingsWith("SessionStart",
-		map[string]any{"type": "prompt", "prompt": "say hello"}), 0o644)
+		map[string]any{"type": "prompt", "prompt": "say hello"}, map[string]any{"type": "agent", "prompt": "check the tree"}), 0o644)
 	c := hooks.Load(kinHome, []string{ws})
-	if len(c.Hooks) != 3 {
-		t.Fatalf("%d hooks, want 3: %+v", len(c.Hooks), c.Hooks)
+	if len(c.Hooks) != 4 {
+		t.Fatalf("%d hooks, want 4: %+v", len(c.Hooks), c.Hooks)
 	}
-	p, h, cmd := c.Hooks[0], c.Hooks[1], c.Hooks[2]
+	p, h, ag, cmd := c.Hooks[0], c.Hooks[1], c.Hooks[2], c.Hooks[3]
+	if ag.Type != hooks.TypeAgent || ag.Prompt != "verify it reads $ARGUMENTS" || ag.Model != "judge-2" || ag.Timeout != 60*time.Second {
+		t.Errorf("agent hook %+v", ag)
+	}
+	if d := ag.Detail(); d != "agent: verify it reads $ARGUMENTS (model judge-2)" {
+		t.Errorf("agent detail %q", d)
+	}
+	if d := ag.Display(); d != "PreToolUse: agent: verify it reads $ARGUMENTS" {
+		t.Errorf("agent display %q", d)
+	}
 	if p.Type != hooks.TypePrompt || p.Prompt != "Is $ARGUMENTS safe?" || p.Model != "judge-1" || p.Timeout != 5*time.Second {
 		t.Errorf("prompt hook %+v", p)
 	}
@@ -57,14 +67,15 @@ func TestPromptAndHTTPHooksAreParsed(t *testing.T) {
 	}
 	problems := strings.Join(c.Problems, "\n")
 	for _, want := range []string{"[0].hooks[2]: a prompt hook without a prompt", "[0].hooks[3]: an http hook without a url",
-		`[0].hooks[4]: an http hook's url must be http or https`, "[0].hooks[5]: an http hook's url", "[0].hooks[6]: agent hooks do not run in kin",
-		`[0].hooks[7]: kin has no "webhook" hooks`, "SessionStart[0].hooks[0]: prompt hooks do not run at SessionStart"} {
+		`[0].hooks[4]: an http hook's url must be http or https`, "[0].hooks[5]: an http hook's url",
+		`[0].hooks[7]: kin has no "webhook" hooks`, "[0].hooks[9]: an agent hook without a prompt",
+		"SessionStart[0].hooks[0]: prompt hooks do not run at SessionStart", "SessionStart[0].hooks[1]: agent hooks do not run at SessionStart"} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("no problem %q in:\n%s", want, problems)
 		}
 	}
-	if len(c.Problems) != 7 {
-		t.Errorf("%d problems, want 7:\n%s", len(c.Problems), problems)
+	if len(c.Problems) != 8 {
+		t.Errorf("%d problems, want 8:\n%s", len(c.Problems), problems)
 	}
 	// what a person is shown: what the hook is, never empty, the URL's
 	// query masked, header names but not values
@@ -92,14 +103,15 @@ func TestPromptAndHTTPDigestsCoverTheirFields(t *testing.T) {
 	base := []map[string]any{
 		{"type": "prompt", "prompt": "Is it safe?", "model": "m1", "timeout": 10},
 		{"type": "http", "url": "https://a.example/h", "headers": map[string]any{"X-T": "$T"}, "allowedEnvVars": []any{"T"}, "timeout": 10},
+		{"type": "agent", "prompt": "Is it safe?", "model": "m1", "timeout": 10},
 	}
 	digests := func(entries []map[string]any) []string {
 		write(t, filepath.Join(ws, ".kin", "hooks.json"), settingsWith("Stop", entries...), 0o644)
 		c := hooks.Load(kinHome, []string{ws})
-		if len(c.Hooks) != 2 || len(c.Problems) != 0 {
+		if len(c.Hooks) != 3 || len(c.Problems) != 0 {
 			t.Fatalf("%+v %v", c.Hooks, c.Problems)
 		}
-		return []string{c.Hooks[0].Digest, c.Hooks[1].Digest}
+		return []string{c.Hooks[0].Digest, c.Hooks[1].Digest, c.Hooks[2].Digest}
 	}
 	was := digests(base)
 	changes := []struct {
@@ -112,9 +124,10 @@ func TestPromptAndHTTPDigestsCoverTheirFields(t *testing.T) {
 		{1, "url", "https://b.example/h", "the url"}, {1, "headers", map[string]any{"X-T": "${T}"}, "a header's template"},
 		{1, "headers", map[string]any{"X-U": "$T"}, "a header's name"}, {1, "allowedEnvVars", []any{"T", "HOME"}, "allowedEnvVars"},
 		{1, "timeout", 11, "the timeout"},
+		{2, "prompt", "Is it safe now?", "an agent hook's prompt"}, {2, "model", "m2", "an agent hook's model"}, {2, "timeout", 11, "an agent hook's timeout"},
 	}
 	for _, ch := range changes {
-		entries := []map[string]any{{}, {}}
+		entries := []map[string]any{{}, {}, {}}
 		for i := range base {
 			for k, v := range base[i] {
 				entries[i][k] = v
@@ -125,8 +138,35 @@ func TestPromptAndHTTPDigestsCoverTheirFields(t *testing.T) {
 			t.Errorf("changing %s did not change the digest", ch.whatChange)
 		}
 	}
-	if now := digests(base); now[0] != was[0] || now[1] != was[1] {
+	if now := digests(base); now[0] != was[0] || now[1] != was[1] || now[2] != was[2] {
 		t.Error("the same entries have another digest")
+	}
+	// an agent hook is not the prompt hook with its fields: trusting one
+	// is not trusting the other, which reads the workspace first
+	if was[2] == was[0] {
+		t.Error("an agent hook has the digest of the prompt hook with its fields")
+	}
+}
+
+// The digests of command, prompt and http hooks are what they were before
+// agent hooks ran, byte for byte: nothing a person trusted is asked again.
+func TestDigestsOfOtherTypesAreUnchanged(t *testing.T) {
+	five := 5 * time.Second
+	cases := []struct {
+		h    hooks.Hook
+		want string
+	}{
+		{hooks.Hook{File: "/p/.kin/hooks.json", Event: hooks.PreToolUse, Matcher: "Bash", Type: hooks.TypeCommand, Command: "sh guard.sh", Timeout: 60 * time.Second},
+			"sha256:fd92e46625954b7052e69d6102919741eab27542a59f19f12daf34d36751bbb2"},
+		{hooks.Hook{File: "/p/.kin/hooks.json", Event: hooks.Stop, Type: hooks.TypePrompt, Prompt: "Were the tests run?", Model: "m1", Timeout: five},
+			"sha256:5ddf4fd56edd39e65eaa0eb860c8f976467798684c7f00bd3652fea3af1784bf"},
+		{hooks.Hook{File: "/p/.kin/hooks.json", Event: hooks.PreToolUse, Type: hooks.TypeHTTP, URL: "https://a.example/h", Headers: map[string]string{"X-T": "$T"},
+			AllowedEnvVars: []string{"T"}, Timeout: five}, "sha256:5192432f26b14fa966faa265372b13c9e6d77833fa1b966e8fa189d0bc056a6b"},
+	}
+	for _, c := range cases {
+		if got := c.h.Current(); got != c.want {
+			t.Errorf("%s hook: digest %s, want %s", c.h.Type, got, c.want)
+		}
 	}
 }
 
