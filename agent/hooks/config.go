@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // Event is when a hook runs.
@@ -335,7 +336,7 @@ func (h Hook) Display() string {
 	}
 	d := h.Detail()
 	if h.Type == TypePrompt || h.Type == TypeAgent {
-		d = h.Type + ": " + clip(h.Prompt, 60)
+		d = h.Type + ": " + visible.Clip(h.Prompt, 61)
 	}
 	return string(h.Event) + m + ": " + d
 }
@@ -371,13 +372,4 @@ func (h Hook) Detail() string {
 		return d
 	}
 	return h.Command
-}
-
-// clip is s on one line within n runes, "…" saying it was cut.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // promptSystem is what the model is told when it judges a prompt hook.
@@ -161,7 +162,7 @@ func parseVerdict(answer string) (verdict, error) {
 		}
 		var v verdict
 		if json.Unmarshal(raw, &v.OK) != nil {
-			return verdict{}, fmt.Errorf(`its "ok" is %s, not true or false`, clip(string(raw), 40))
+			return verdict{}, fmt.Errorf(`its "ok" is %s, not true or false`, visible.Clip(string(raw), 41))
 		}
 		_ = json.Unmarshal(m["reason"], &v.Reason)
 		_ = json.Unmarshal(m["impossible"], &v.Impossible)
