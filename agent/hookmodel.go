@@ -12,12 +12,13 @@ import (
 	"github.com/kin-dev/kin/agent/spend"
 )
 
-// hookAsker sends a turn's prompt hooks (and agent hooks' judges,
-// hookagent.go) to the model service the turn talks to (its client, keys and base URL; the hook's model when it names
+// hookAsker sends a turn's prompt hooks to the model service the turn
+// talks to (its client, keys and base URL; the hook's model when it names
 // one), as compaction's summary is sent: one request, no tools, within
 // the spend limits, its usage counted as the turn's. What is sent is
 // kin's instructions and the hook's prompt with the hook's input (which
-// the conversation already holds): nothing from the environment.
+// the conversation already holds): nothing from the environment. Agent
+// hooks' judges go the same way, with read-only tools (hookagent.go).
 type hookAsker struct{ t *turn }
 
 // target is the model a hook's request goes to, and its client.
