@@ -32,6 +32,7 @@ func (e events) Delta(v agent.Delta) {
 }
 
 func (e events) ToolCall(v agent.ToolCall) {
+	e.s.awaitReply(v.SessionID, NotifyTurnToolCall) // a session/resume is answered first
 	e.s.notify(NotifyTurnToolCall, TurnToolCall{SessionID: v.SessionID, TurnID: v.TurnID, CallID: v.CallID, Name: v.Name,
 		Kind: string(v.Kind), Title: v.Title, Arguments: v.Arguments, Status: v.Status, StatusMessage: v.StatusMessage, OutputDelta: v.OutputDelta,
 		Output: v.Output, Content: toolContent(v.Content), ModelSaw: modelSaw(v.Saw), Links: resourceLinks(v.Links), Sandbox: sandboxUse(v.Sandbox), Reason: v.Reason, Subagent: subagentInfo(v.Subagent), Nesting: nesting(v.Parent)})

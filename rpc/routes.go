@@ -7,9 +7,11 @@ var routes = map[string]route{
 	"initialize": {handle: handleInitialize, beforeInit: true, onLoop: true},
 	"shutdown":   {handle: handleShutdown, beforeInit: true, shutsDown: true},
 
-	"session/new":    {handle: handleSessionNew},
-	"session/list":   {handle: handleSessionList, cancellable: true, bulk: true},
-	"session/resume": {handle: handleSessionResume, order: BySession, cancellable: true, bulk: true},
+	"session/new":  {handle: handleSessionNew},
+	"session/list": {handle: handleSessionList, cancellable: true, bulk: true},
+	// A resume may go on following tasks a stopped kin left (their calls'
+	// turn/toolCall): the history they update reaches the editor first.
+	"session/resume": {handle: handleSessionResume, order: BySession, cancellable: true, bulk: true, before: NotifyTurnToolCall},
 	"session/delete": {handle: handleSessionDelete, order: BySession},
 	// session/compact asks the model for a summary, which takes a while: a
 	// later request of the session (a turn/cancel) does not wait for it.

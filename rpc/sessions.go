@@ -95,6 +95,10 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 		return nil, invalid("invalid params: limit must not be negative")
 	}
 	svc, _ := s.service()
+	// A task the resume goes on following may end at once: its call's
+	// final turn/toolCall must not overtake the history showing the call
+	// working, or the editor shows it working for ever.
+	s.hold(SessionKey(p.SessionID), NotifyTurnToolCall)
 	res, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: p.Limit, Before: p.Before, DefaultRoots: s.workspace()})
 	if err != nil {
 		return nil, err

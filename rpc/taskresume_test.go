@@ -59,6 +59,33 @@ func restarted(t *testing.T, w *world, sid string) (*rpctest.Editor, rpc.Session
 	return ed, res
 }
 
+// answeredFirst fails the test unless kin's answer to the editor's
+// request of method came before every notification of note kin sent after
+// that request: the editor has the history a follow-up updates before the
+// update (a task that ended at once would otherwise show working for ever).
+func answeredFirst(t *testing.T, wire []rpctest.Frame, method, note string) {
+	t.Helper()
+	var id json.RawMessage
+	asked := false
+	for _, f := range wire {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(f.Msg, &m)
+		switch {
+		case f.From == "editor" && m.Method == method:
+			id, asked = m.ID, true
+		case !asked || f.From != "kin":
+		case m.Method == "" && string(m.ID) == string(id):
+			return
+		case m.Method == note:
+			t.Fatalf("%s came before the answer to %s: %s", note, method, f.Msg)
+		}
+	}
+	t.Fatalf("no answer to %s", method)
+}
+
 // kin stops while a call runs as an MCP task; the next kin, on resume,
 // goes on polling the task (the call is never sent again), shows the call
 // working, and ends it with the task's result: in the session log, on the
@@ -86,6 +113,7 @@ func TestResumeGoesOnPollingATaskKinLeft(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(final["output"]), "indexed 2 files") {
 		t.Errorf("final %v", final)
 	}
+	answeredFirst(t, ed.Wire(), "session/resume", "turn/toolCall")
 	if s.Calls.Load() != 1 {
 		t.Errorf("the server saw %d calls; the task must be polled, never the call sent again", s.Calls.Load())
 	}
