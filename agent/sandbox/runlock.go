@@ -63,11 +63,12 @@ type LockError struct {
 
 func (e *LockError) Error() string {
 	who := "another kin process"
-	switch {
-	case e.PID > 0 && e.Stopped:
-		who += fmt.Sprintf(" (pid %d, stopped)", e.PID)
-	case e.PID > 0:
+	if e.PID > 0 {
 		who += fmt.Sprintf(" (pid %d)", e.PID)
+	}
+	state := "seems stopped"
+	if e.Stopped {
+		state = "is stopped"
 	}
 	if e.Cancelled {
 		return fmt.Sprintf("sandbox: cancelled while waiting for the lock on the sandbox's placeholders (%s), which %s holds", e.Name, who)
@@ -76,8 +77,8 @@ func (e *LockError) Error() string {
 	if e.PID > 0 {
 		resume = fmt.Sprintf("fg where it runs, or kill -CONT %d", e.PID)
 	}
-	return fmt.Sprintf("sandbox: the lock on the sandbox's placeholders (%s) has been held for over %s: %s seems stopped while holding it. Resume it (%s) or end it, then try again",
-		e.Name, e.Held.Round(time.Second/10), who, resume)
+	return fmt.Sprintf("sandbox: the lock on the sandbox's placeholders (%s) has been held for over %s: %s %s while holding it. Resume it (%s) or end it, then try again",
+		e.Name, e.Held.Round(time.Second/10), who, state, resume)
 }
 
 // runLock takes the lock on the markers in runDir (in this process and

@@ -58,6 +58,8 @@ func holdRunLock(t *testing.T, run string) *holder {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderHelper$")
 	cmd.Env = append(os.Environ(), lockHolderEnv+"="+run)
+	// stopped, it reads no more input: killed should the test die first
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	tell, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +141,7 @@ func ourMarker(run, ws string) string {
 // not run); a hold queued behind it does not wait the whole bound again;
 // once the kin lets go, holds work again.
 func TestAHoldGivesUpOnAStoppedKinsLock(t *testing.T) {
-	defer setLockWaits(time.Second, 50*time.Millisecond, 50*time.Millisecond)()
+	t.Cleanup(setLockWaits(time.Second, 50*time.Millisecond, 50*time.Millisecond)) // after the holder ends (cleanups run last first)
 	run, ws := t.TempDir(), t.TempDir()
 	p := filepath.Join(ws, ".mcp.json")
 	h := holdRunLock(t, run)
@@ -156,8 +158,8 @@ func TestAHoldGivesUpOnAStoppedKinsLock(t *testing.T) {
 		t.Errorf("gave up after %v, before the bound", waited)
 	}
 	msg := err.Error()
-	for _, want := range []string{filepath.Join(run, "placeholders.lock"), "another kin process", "seems stopped while holding it",
-		"pid " + strconv.Itoa(h.cmd.Process.Pid) + ", stopped", "kill -CONT " + strconv.Itoa(h.cmd.Process.Pid)} {
+	t.Log(msg)
+	for _, want := range []string{filepath.Join(run, "placeholders.lock"), "another kin process (pid " + strconv.Itoa(h.cmd.Process.Pid) + ") is stopped while holding it", "kill -CONT " + strconv.Itoa(h.cmd.Process.Pid)} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message does not say %q: %s", want, msg)
 		}
@@ -204,7 +206,7 @@ func TestAHoldGivesUpOnAStoppedKinsLock(t *testing.T) {
 // neither it nor the settle point waits past the bound; the next release
 // once the lock is free removes them.
 func TestAReleaseKeepsItsPlaceholdersWhileTheLockIsHeld(t *testing.T) {
-	defer setLockWaits(500*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond)()
+	t.Cleanup(setLockWaits(500*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond)) // after the holder ends (cleanups run last first)
 	run, ws := t.TempDir(), t.TempDir()
 	p := filepath.Join(ws, ".mcp.json")
 	release, _, err := placeholderHold(context.Background(), ws, run, p)
@@ -254,7 +256,7 @@ func TestAReleaseKeepsItsPlaceholdersWhileTheLockIsHeld(t *testing.T) {
 // A release of another key once the lock is free retries what a release
 // left when it was not: the leftover goes too.
 func TestTheNextReleaseRemovesWhatOneLeft(t *testing.T) {
-	defer setLockWaits(300*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond)()
+	t.Cleanup(setLockWaits(300*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond)) // after the holder ends (cleanups run last first)
 	run, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	p, q := filepath.Join(ws, ".mcp.json"), filepath.Join(other, ".envrc")
 	release, _, err := placeholderHold(context.Background(), ws, run, p)
@@ -287,7 +289,7 @@ func TestTheNextReleaseRemovesWhatOneLeft(t *testing.T) {
 // kin's marker and placeholder, and waits sweepWait at most: kin sweeps on
 // the way to answering initialize. The next sweep removes them.
 func TestASweepWaitsLittleAndKeepsWhatItFinds(t *testing.T) {
-	defer setLockWaits(time.Second, 50*time.Millisecond, 200*time.Millisecond)()
+	t.Cleanup(setLockWaits(time.Second, 50*time.Millisecond, 200*time.Millisecond)) // after the holder ends (cleanups run last first)
 	run, ws := t.TempDir(), t.TempDir()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -325,7 +327,7 @@ func TestASweepWaitsLittleAndKeepsWhatItFinds(t *testing.T) {
 // at once, and the next hold still waits the whole bound (a cancelled
 // wait says nothing of the other kin).
 func TestACancelledTurnStopsWaitingForTheLock(t *testing.T) {
-	defer setLockWaits(10*time.Second, 50*time.Millisecond, 50*time.Millisecond)()
+	t.Cleanup(setLockWaits(10*time.Second, 50*time.Millisecond, 50*time.Millisecond)) // after the holder ends (cleanups run last first)
 	run, ws := t.TempDir(), t.TempDir()
 	p := filepath.Join(ws, ".mcp.json")
 	holdRunLock(t, run)
@@ -375,5 +377,72 @@ func TestALockHeldForAMomentIsWaitedFor(t *testing.T) {
 	Settle()
 	if _, err := os.Stat(ourMarker(run, ws)); !os.IsNotExist(err) {
 		t.Errorf("the marker stayed: %v", err)
+	}
+}
+
+// A command set up while another kin, stopped, holds the lock does not
+// run, and leaves nothing: no placeholder made, no marker. Once the kin
+// lets go, the next command runs with its placeholders, which go after.
+func TestACommandDoesNotRunWithoutTheLock(t *testing.T) {
+	root, home, sb := confinedWorkspace(t)
+	t.Cleanup(setLockWaits(500*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond)) // after the holder ends (cleanups run last first)
+	run := filepath.Join(home, "run")
+	h := holdRunLock(t, run)
+	h.stop(t)
+	p := workspacePolicy(t, sb, root, home)
+	var err error
+	var cmd *exec.Cmd
+	returnsWithin(t, 20*time.Second, "a command's set-up", func() {
+		cmd, _, err = sb.CommandContext(context.Background(), p, root, os.Environ(), "/bin/sh", "-c", "touch ran")
+	})
+	var le *LockError
+	if !errors.As(err, &le) || cmd != nil {
+		t.Fatalf("a command set up without the lock: %v", err)
+	}
+	if !strings.Contains(err.Error(), "stopped while holding it") {
+		t.Errorf("the message: %v", err)
+	}
+	Settle()
+	if left := leftovers(root); len(left) > 0 {
+		t.Errorf("a command that did not run left %v", left)
+	}
+	if markers, _ := filepath.Glob(filepath.Join(run, "placeholders", "*", "*")); len(markers) > 0 {
+		t.Errorf("a command that did not run left markers: %v", markers)
+	}
+
+	h.letGo(t)
+	cmd, end := workspaceCommand(t, sb, root, home, "test -d AGENTS.md && touch ran")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the command once the lock was free: %v\n%s", err, out)
+	}
+	end()
+	Settle()
+	if _, err := os.Stat(filepath.Join(root, "ran")); err != nil {
+		t.Error("the command did not run once the lock was free")
+	}
+	if left := leftovers(root); len(left) > 0 {
+		t.Errorf("left after the settle point: %v", left)
+	}
+}
+
+// The word for a holder not known to be stopped (hung in a write, or not
+// found in /proc/locks) says it seems stopped, and names it when known.
+func TestLockErrorWords(t *testing.T) {
+	for _, c := range []struct {
+		e    LockError
+		want []string
+	}{
+		{LockError{Name: "/k/run/placeholders.lock", Held: 10 * time.Second},
+			[]string{"(/k/run/placeholders.lock) has been held for over 10s: another kin process seems stopped while holding it", "kill -CONT with its pid"}},
+		{LockError{Name: "/k/run/placeholders.lock", Held: 10 * time.Second, PID: 42},
+			[]string{"another kin process (pid 42) seems stopped while holding it", "kill -CONT 42"}},
+		{LockError{Name: "/k/run/placeholders.lock", PID: 42, Cancelled: true},
+			[]string{"cancelled while waiting for the lock on the sandbox's placeholders (/k/run/placeholders.lock), which another kin process (pid 42) holds"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.e.Error(), w) {
+				t.Errorf("%q lacks %q", c.e.Error(), w)
+			}
+		}
 	}
 }
