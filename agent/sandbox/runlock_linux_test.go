@@ -265,8 +265,10 @@ func TestTheNextReleaseRemovesWhatOneLeft(t *testing.T) {
 	}
 	os.Mkdir(p, 0o755)
 	h := holdRunLock(t, run)
-	release()
-	Settle()
+	returnsWithin(t, 20*time.Second, "a release and the settle point", func() {
+		release()
+		Settle()
+	})
 	h.letGo(t)
 	if _, err := os.Lstat(p); err != nil {
 		t.Fatalf("the placeholder went without the lock: %v", err)
