@@ -155,11 +155,12 @@ func commandTitle(cmd string) string {
 
 // command builds the process for a command line: confined by policy, or,
 // when policy is nil (the approval said so), unconfined in a process group
-// of its own.
-func (b bashTool) command(command, cwd string, policy *sandbox.Policy) (*exec.Cmd, func(), error) {
+// of its own. Setting up the sandbox stops waiting for another kin (a lock
+// it holds) when ctx, the turn, is cancelled.
+func (b bashTool) command(ctx context.Context, command, cwd string, policy *sandbox.Policy) (*exec.Cmd, func(), error) {
 	env := b.opts.env()
 	if policy != nil {
-		return b.opts.Sandbox.Command(*policy, cwd, env, b.opts.Shell, "-c", command)
+		return b.opts.Sandbox.CommandContext(ctx, *policy, cwd, env, b.opts.Shell, "-c", command)
 	}
 	cmd := exec.Command(b.opts.Shell, "-c", command)
 	cmd.Dir = cwd
@@ -174,7 +175,7 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	if err := ctx.Err(); err != nil {
 		return tool.Failed("bash: cancelled before the command started; it did not run")
 	}
-	cmd, cleanup, err := b.command(command, cwd, policy)
+	cmd, cleanup, err := b.command(ctx, command, cwd, policy)
 	if err != nil {
 		return tool.Failed("bash: the sandbox could not be set up, so the command did not run: " + err.Error())
 	}

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
 // Across kin processes (two editor windows on one repository), what a
@@ -21,7 +19,7 @@ import (
 // Every change to the markers, and every decision made from them (a hold
 // adopting another kin's path and checking that it still stands, a
 // release or a sweep removing paths), happens under one lock on kin's run
-// folder (runLock), so a release (remove its marker, look for other live
+// folder (runLock, runlock.go), so a release (remove its marker, look for other live
 // markers recording the path, remove the path) and an adoption (read the
 // markers, record the path, check it stands) never interleave: the
 // adopting kin sees either the path recorded and standing, then its own
@@ -30,33 +28,6 @@ import (
 // recorded under different keys by kins with different roots, and a
 // release decides from all of them. It is held for a readdir or two and a
 // few writes, and, by a release, for its removals (a few rmdirs).
-
-// runLock takes the lock on the markers in runDir (in this process and
-// across processes: flock on a fresh open of the lock file, which two
-// opens in one process contend for too) and returns its release. Without a
-// runDir, or when the lock file cannot be made (then no marker can be
-// written either), there is nothing to coordinate.
-func runLock(runDir string) func() {
-	if runDir == "" {
-		return func() {}
-	}
-	name := filepath.Join(runDir, "placeholders.lock")
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil && os.MkdirAll(runDir, 0o700) == nil {
-		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
-	}
-	if err != nil {
-		return func() {}
-	}
-	if lockedfile.LockExclusive(f) != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() {
-		lockedfile.Unlock(f)
-		f.Close()
-	}
-}
 
 // others is what the markers of other kin processes in a run folder
 // record, read under runLock.

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -119,7 +120,10 @@ func TestAReleaseRemovesWhatAMarkerOfAReusedPidRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := map[string]string{mine: ws, shared: ws}
-	release, standing := hold([]string{mine}, keys, []string{shared}, run, func(string) string { return "p" })
+	release, standing, err := hold(context.Background(), []string{mine}, keys, []string{shared}, run, func(string) string { return "p" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !standing {
 		t.Fatal("a standing placeholder counted as gone")
 	}

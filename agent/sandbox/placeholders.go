@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -35,7 +36,12 @@ var placeholders = struct {
 	// seeds are the files this process seeded, with their content
 	// (reseed).
 	seeds map[string]string
-}{keys: map[string]int{}, paths: map[string]map[string]func(string){}, seeds: map[string]string{}}
+	// leftover are keys no command holds whose removal could not take
+	// runLock (another kin stopped while holding it): their paths stay
+	// here and in this process's marker, and the next removal retries
+	// them (removeHeld).
+	leftover map[string]bool
+}{keys: map[string]int{}, paths: map[string]map[string]func(string){}, seeds: map[string]string{}, leftover: map[string]bool{}}
 
 func init() { placeholders.settled = sync.NewCond(&placeholders.Mutex) }
 
@@ -53,8 +59,9 @@ func Settle() {
 
 // holdPlaceholders notes that a command is about to hold the missing
 // entries of r, and returns what to call once it ended, and whether every
-// read-only entry of r still stands (see hold).
-func holdPlaceholders(r resolved, runDir string) (func(), bool) {
+// read-only entry of r still stands (see hold); an error (a *LockError)
+// when it holds nothing: the command must not run.
+func holdPlaceholders(ctx context.Context, r resolved, runDir string) (func(), bool, error) {
 	var paths, existing []string
 	for _, e := range r.entries {
 		switch e.kind {
@@ -64,7 +71,7 @@ func holdPlaceholders(r resolved, runDir string) (func(), bool) {
 			existing = append(existing, e.path)
 		}
 	}
-	return hold(paths, markKeys(r, append(paths[:len(paths):len(paths)], existing...)), existing, runDir, func(string) string { return "p" })
+	return hold(ctx, paths, markKeys(r, append(paths[:len(paths):len(paths)], existing...)), existing, runDir, func(string) string { return "p" })
 }
 
 // noRelease is the release of a command that holds nothing.
@@ -72,10 +79,11 @@ func noRelease() {}
 
 // holdSeeds writes the seeded files that do not exist yet (see
 // Policy.Seeded) and returns what to call once the command ended: the last
-// holder removes each while it still holds what was written.
-func holdSeeds(seeds map[string]string, runDir string) func() {
+// holder removes each while it still holds what was written. An error (a
+// *LockError) when it wrote and holds nothing: the command must not run.
+func holdSeeds(ctx context.Context, seeds map[string]string, runDir string) (func(), error) {
 	if len(seeds) == 0 {
-		return noRelease
+		return noRelease, nil
 	}
 	var paths []string
 	keys := map[string]string{}
@@ -84,13 +92,21 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 	// A file is written, and recorded in this process's marker, under
 	// one hold of runLock: another kin never sees it standing unrecorded
 	// (it would bind it holding nothing, and this kin's release remove it
-	// under that kin's command).
-	run := &runLocker{dir: runDir}
+	// under that kin's command). Taken before anything is written or
+	// noted, so that without it there is nothing to undo.
+	run := &runLocker{ctx: ctx, dir: runDir}
 	defer run.unlock()
+	for p := range seeds {
+		if _, held := placeholders.paths[filepath.Dir(p)][p]; !held {
+			if err := run.lock(); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
 	for p, content := range seeds {
 		placeholders.seeds[p] = content
 		if _, held := placeholders.paths[filepath.Dir(p)][p]; !held {
-			run.lock()
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
 				continue // there is one (made meanwhile): it is kept read-only
@@ -101,8 +117,10 @@ func holdSeeds(seeds map[string]string, runDir string) func() {
 		paths = append(paths, p)
 		keys[p] = filepath.Dir(p)
 	}
-	release, _ := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) })
-	return release
+	// runLock is held since before the first write (holdLocked fails only
+	// where it has to take it): an error here comes with nothing written
+	release, _, err := holdLocked(run, paths, keys, nil, func(p string) string { return "s\t" + digest(seeds[p]) })
+	return release, err
 }
 
 // reseed returns p's seeded files, with those added that p keeps
@@ -181,36 +199,23 @@ func markKeys(r resolved, paths []string) map[string]string {
 // gone: its removal came between the command's resolution and this hold,
 // and the command must be resolved again. Both are decided under the
 // locks removals take (this process's, and runLock across kins).
-func hold(paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string) (release func(), standing bool) {
+//
+// err (a *LockError) says runLock was not to be had (another kin seems
+// stopped while holding it; or ctx, the turn, ended while waiting): the
+// command holds nothing and must not run, since without the lock another
+// kin's release could remove what it binds while it runs.
+func hold(ctx context.Context, paths []string, keys map[string]string, existing []string, runDir string, kind func(string) string) (release func(), standing bool, err error) {
 	placeholders.Lock()
 	defer placeholders.Unlock()
-	run := &runLocker{dir: runDir}
+	run := &runLocker{ctx: ctx, dir: runDir}
 	defer run.unlock()
 	return holdLocked(run, paths, keys, existing, kind)
 }
 
-// runLocker takes runLock once, when first needed, for one hold.
-type runLocker struct {
-	dir     string
-	release func()
-}
-
-func (l *runLocker) lock() {
-	if l.release == nil {
-		l.release = runLock(l.dir)
-	}
-}
-
-func (l *runLocker) unlock() {
-	if l.release != nil {
-		l.release()
-		l.release = nil
-	}
-}
-
 // holdLocked is hold with the placeholders locked, taking runLock through
-// run when it reads or writes markers.
-func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string) (release func(), standing bool) {
+// run when it reads or writes markers. It fails, having changed nothing,
+// when runLock is not to be had.
+func holdLocked(run *runLocker, paths []string, keys map[string]string, existing []string, kind func(string) string) (release func(), standing bool, err error) {
 	runDir := run.dir
 	type rec struct {
 		path, kind string
@@ -222,15 +227,25 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		recs = append(recs, rec{p, k, remover(k)})
 	}
 	mine := map[string]bool{}
+	// fail undoes what the hold counted so far (holdRecorded: only
+	// counts; markers are written last, under the lock)
+	fail := func(err error) (func(), bool, error) {
+		for k := range mine {
+			placeholders.keys[k]--
+		}
+		return nil, false, err
+	}
 	standing = true
 	var foreign *others
-	readForeign := func() *others {
+	readForeign := func() (*others, error) {
 		if foreign == nil {
-			run.lock()
+			if err := run.lock(); err != nil {
+				return nil, err
+			}
 			o := readOthers(runDir)
 			foreign = &o
 		}
-		return foreign
+		return foreign, nil
 	}
 	var adopt []rec
 	for _, p := range existing {
@@ -238,7 +253,10 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 			continue
 		}
 		// another kin's (then held too), the person's, or gone
-		f := readForeign()
+		f, err := readForeign()
+		if err != nil {
+			return fail(err)
+		}
 		if _, err := os.Lstat(p); err != nil {
 			standing = false
 			continue
@@ -257,28 +275,35 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 	for _, r := range adopt {
 		adopting[r.path] = true
 	}
-	ancestors := func(p string) {
+	ancestors := func(p string) error {
 		for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
 			if adopting[d] {
 				continue
 			}
 			here := holdRecorded(d, mine) // one of this process's: its commands' count
-			k, ok := readForeign().kinds[d]
+			f, err := readForeign()
+			if err != nil {
+				return err
+			}
+			k, ok := f.kinds[d]
 			if here || !ok {
 				continue
 			}
 			if _, err := os.Lstat(d); err != nil {
 				standing = false // gone since the resolution: resolved again
-				return
+				return nil
 			}
 			adopting[d] = true
 			keys[d] = keys[p]
 			adopt = append(adopt, rec{d, k, remover(k)})
 		}
+		return nil
 	}
 	for _, r := range adopt[:len(adopt):len(adopt)] {
 		if standing {
-			ancestors(r.path)
+			if err := ancestors(r.path); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	checked := map[string]bool{}
@@ -291,19 +316,35 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		// bubblewrap, recorded by no one, and stay.
 		if dir := filepath.Dir(p); !checked[dir] {
 			checked[dir] = true
-			run.lock()
+			if err := run.lock(); err != nil {
+				return fail(err)
+			}
 			if _, err := os.Lstat(dir); err != nil {
 				standing = false // resolved again: the placeholder goes where the path begins to be missing
 				break
 			}
 		}
-		ancestors(p)
+		if err := ancestors(p); err != nil {
+			return fail(err)
+		}
 	}
 	if standing {
 		recs = append(recs, adopt...)
 	}
 	if len(recs) == 0 && len(mine) == 0 {
-		return noRelease, standing
+		return noRelease, standing, nil
+	}
+	// Sweep and a release remove marker folders under runLock: taken
+	// before anything is counted here when a marker is to be written (a
+	// path not recorded under its key yet, which is also the case of
+	// every key no command of this process holds)
+	for _, r := range recs {
+		if _, recorded := placeholders.paths[keys[r.path]][r.path]; !recorded {
+			if err := run.lock(); err != nil {
+				return fail(err)
+			}
+			break
+		}
 	}
 	// What this process's marker does not record yet, per key: written
 	// in one append, and a path a running command of this process already
@@ -330,9 +371,6 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 		}
 		placeholders.paths[k][r.path] = r.remove
 	}
-	if len(lines) > 0 || len(first) > 0 {
-		run.lock() // Sweep and a release remove marker folders under it
-	}
 	for k := range mine {
 		if first[k] {
 			markWith(runDir, k, lines[k])
@@ -358,7 +396,7 @@ func holdLocked(run *runLocker, paths []string, keys map[string]string, existing
 			go removeHeld(last, runDir)
 		})
 	}
-	return release, standing
+	return release, standing, nil
 }
 
 // holdRecorded counts the command (mine: the keys it holds) as a holder of
@@ -386,30 +424,50 @@ func holdRecorded(p string, mine map[string]bool) bool {
 // What killed kins recorded goes too (as Sweep). The locks are held
 // throughout: a command holding a key meanwhile, here or in another kin,
 // waits, and finds it either still held or gone.
+//
+// Without runLock (another kin seems stopped while holding it: it waits
+// lockWait at most, see runlock.go) nothing is removed: the keys stay, as
+// leftover, with their paths here and in this process's marker, so no
+// other kin removes them either; the next removal of this process retries
+// them, and once this process ended, another kin's sweep or release
+// removes them as a killed kin's.
 func removeHeld(keys []string, runDir string) {
 	placeholders.Lock()
 	defer placeholders.Unlock()
 	defer placeholders.settled.Broadcast()
 	defer func() { placeholders.pending-- }()
+	for k := range placeholders.leftover {
+		delete(placeholders.leftover, k) // held again since, or retried now
+		keys = append(keys, k)
+	}
 	var dropped []string
-	var gone []removal
+	seen := map[string]bool{}
 	for _, k := range keys {
-		held, ok := placeholders.paths[k]
-		if !ok || placeholders.keys[k] > 0 {
+		if _, ok := placeholders.paths[k]; !ok || placeholders.keys[k] > 0 || seen[k] {
 			continue
 		}
-		delete(placeholders.keys, k)
-		delete(placeholders.paths, k)
+		seen[k] = true
 		dropped = append(dropped, k)
-		for p, remove := range held {
-			gone = append(gone, removal{p, remove})
-		}
 	}
 	if len(dropped) == 0 {
 		return
 	}
-	unlock := runLock(runDir)
+	unlock, err := runLock(context.Background(), runDir, lockWait)
+	if err != nil {
+		for _, k := range dropped {
+			placeholders.leftover[k] = true
+		}
+		return
+	}
 	defer unlock()
+	var gone []removal
+	for _, k := range dropped {
+		for p, remove := range placeholders.paths[k] {
+			gone = append(gone, removal{p, remove})
+		}
+		delete(placeholders.keys, k)
+		delete(placeholders.paths, k)
+	}
 	o := readOthers(runDir)
 	for _, k := range dropped {
 		unmark(runDir, k)
@@ -482,7 +540,10 @@ func Sweep(runDir string) {
 	}
 	placeholders.Lock()
 	defer placeholders.Unlock()
-	unlock := runLock(runDir)
+	unlock, err := runLock(context.Background(), runDir, sweepWait)
+	if err != nil {
+		return // the markers stay: a later release or sweep removes what they record
+	}
 	defer unlock()
 	o := readOthers(runDir)
 	removeAll(deadRemovals(o))

@@ -24,6 +24,10 @@
 //     the next walk or Command, a turn's end, kin's exit), nor remove one
 //     another command holds, including one whose walk saw it standing,
 //     whichever kin process (sharing Config.RunDir) runs that command.
+//     Only a kin stopped while holding the lock that orders this across
+//     kins delays a removal: it stays recorded, for a later one.
+//   - Never wait without bound for another kin: a command that cannot
+//     have that lock within a bound does not run (LockError).
 //   - Never widen a policy: a writable path that cannot be resolved is left
 //     out; a hidden or read-only one always wins over a writable folder that
 //     contains it.
@@ -32,6 +36,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -297,6 +302,14 @@ var ErrUnconfined = errors.New("sandbox: commands cannot be confined here")
 // everything it starts that did not leave it; the sandbox's own process
 // namespace (where there is one) takes the rest down when it ends.
 func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*exec.Cmd, func(), error) {
+	return s.CommandContext(context.Background(), p, dir, env, argv...)
+}
+
+// CommandContext is Command for a command started on behalf of ctx (a
+// turn): setting it up stops waiting for another kin's lock on the
+// placeholders (a *LockError) once ctx ends. The command itself is not
+// bound to ctx: its caller ends it.
+func (s *Sandbox) CommandContext(ctx context.Context, p Policy, dir string, env []string, argv ...string) (*exec.Cmd, func(), error) {
 	s.probe()
 	if s.mech == nil {
 		return nil, nil, ErrUnconfined
@@ -304,7 +317,7 @@ func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*
 	if len(argv) == 0 {
 		return nil, nil, errors.New("sandbox: no command")
 	}
-	r, release, err := s.holdFor(p)
+	r, release, err := s.holdFor(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -326,14 +339,19 @@ func (s *Sandbox) Command(p Policy, dir string, env []string, argv ...string) (*
 // ended commands held goes first (Settle), so the paths are resolved as
 // they will stand; one that went between the resolution and the hold (a
 // command ending at that moment) is resolved again: bound as it stood,
-// bubblewrap would fail on it.
-func (s *Sandbox) holdFor(p Policy) (resolved, func(), error) {
+// bubblewrap would fail on it. Without the lock on kin's run folder
+// (another kin seems stopped while holding it, or ctx ended) it holds
+// nothing and returns a *LockError: the command does not run.
+func (s *Sandbox) holdFor(ctx context.Context, p Policy) (resolved, func(), error) {
 	for attempt := 1; ; attempt++ {
 		Settle()
 		q := p
 		q.Seeded = reseed(p)
 		q.ReadOnly = append([]string(nil), p.ReadOnly...)
-		unseed := holdSeeds(q.Seeded, s.cfg.RunDir)
+		unseed, err := holdSeeds(ctx, q.Seeded, s.cfg.RunDir)
+		if err != nil {
+			return resolved{}, nil, err
+		}
 		for path := range q.Seeded {
 			q.ReadOnly = append(q.ReadOnly, path) // written now: kept as it is
 		}
@@ -342,12 +360,15 @@ func (s *Sandbox) holdFor(p Policy) (resolved, func(), error) {
 			unseed()
 			return r, nil, fmt.Errorf("sandbox: the cache folder %s cannot be made", q.Cache)
 		}
-		var err error
 		if r.empty, err = s.emptyDir(); err != nil {
 			unseed()
 			return r, nil, fmt.Errorf("sandbox: no empty folder for placeholders: %v", err)
 		}
-		release, standing := holdPlaceholders(r, s.cfg.RunDir)
+		release, standing, err := holdPlaceholders(ctx, r, s.cfg.RunDir)
+		if err != nil {
+			unseed()
+			return r, nil, err
+		}
 		both := func() { release(); unseed() }
 		if standing && seedsBound(r, q.ReadOnly) {
 			return r, both, nil
