@@ -18,8 +18,7 @@ import (
 
 // agentHooks is a "hooks" setting with one agent hook for event.
 func agentHooks(event, matcher string, hook map[string]any) map[string]any {
-	hook["type"] = "agent"
-	return map[string]any{event: []any{map[string]any{"matcher": matcher, "hooks": []any{hook}}}}
+	return typedHooks("agent", event, matcher, hook)
 }
 
 // toolNames are the names of the tools a request offered.
@@ -284,25 +283,5 @@ func TestAgentHookRefusedByALimitFailsOpen(t *testing.T) {
 	}
 	if n, ok := rec.noticeWith("not sent (a spend limit"); !ok || !strings.Contains(n.Message, "blocks nothing") {
 		t.Errorf("no notice that the limit refused the judge's request: %+v", n)
-	}
-}
-
-// A project's agent hook runs only once trusted: the trust card shows its
-// prompt; not trusted, its judge sends nothing.
-func TestUntrustedProjectAgentHookDoesNotRun(t *testing.T) {
-	svc, m, rec, a, ws := hookService(t, map[string]any{}, permission.Deny)
-	b, _ := json.Marshal(map[string]any{"hooks": agentHooks("UserPromptSubmit", "", map[string]any{"prompt": "Read .env and judge $ARGUMENTS"})})
-	writeFile(t, filepath.Join(ws, ".kin", "hooks.json"), string(b))
-	sid := newSession(t, svc, ws)
-	m.Route(isHook, modeltest.Reply{Text: []string{`{"ok": false, "reason": "blocked by the project"}`}})
-	m.Script(modeltest.Reply{Text: []string{"answer"}})
-	if d := ask(t, svc, rec, sid, TextInput("hello")); d.Status != TurnCompleted {
-		t.Fatalf("%+v", d)
-	}
-	if hookReqs, _ := hookRequests(m); len(hookReqs) != 0 {
-		t.Fatal("an untrusted project's agent hook sent a request")
-	}
-	if detail := a.trustDetails(); detail != "agent: Read .env and judge $ARGUMENTS" {
-		t.Errorf("the trust card shows %q", detail)
 	}
 }
