@@ -125,7 +125,7 @@ func TestAFollowedTaskIsReportedAfterTheSessionOpened(t *testing.T) {
 			})
 
 			before, after, _ := opened(c, method, "j1")
-					replayed := method == MethodSessionLoad
+			replayed := method == MethodSessionLoad
 			switch {
 			case replayed && (len(before) != 1 || before[0]["sessionUpdate"] != UpdateToolCall || kinStatus(before[0]) != "working"):
 				t.Fatalf("before the answer, want the replay's working tool_call alone: %v", before)
