@@ -9,6 +9,7 @@ import (
 
 	"github.com/kin-dev/kin/agent"
 	kinsession "github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/rpc"
 )
 
 // events turns the agent's events into session/updates.
@@ -35,6 +36,10 @@ func (e events) ToolCall(v agent.ToolCall) {
 	if e.nested(v.Parent, subagentLine(v)) {
 		return
 	}
+	// While session/load or session/resume opens the session, its calls'
+	// updates wait for the answer: the session is remembered then, and the
+	// client has the history they update.
+	e.s.disp.AwaitReply(rpc.SessionKey(v.SessionID), heldToolCalls)
 	ss := e.session(v.SessionID)
 	if ss == nil {
 		return // a session closed on this connection meanwhile

@@ -193,8 +193,8 @@ var routes = map[string]route{
 	MethodAuthenticate:     {handle: handleAuthenticate, run: rpc.Route{Order: rpc.InGroup("auth")}},
 	MethodLogout:           {handle: handleLogout, run: rpc.Route{Order: rpc.InGroup("auth")}},
 	MethodSessionNew:       {handle: handleSessionNew},
-	MethodSessionLoad:      {handle: handleSessionLoad, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
-	MethodSessionResume:    {handle: handleSessionResume, run: rpc.Route{Order: rpc.BySession, Bulk: true}},
+	MethodSessionLoad:      {handle: handleSessionLoad, run: rpc.Route{Order: rpc.BySession, Bulk: true, Before: heldToolCalls}},
+	MethodSessionResume:    {handle: handleSessionResume, run: rpc.Route{Order: rpc.BySession, Bulk: true, Before: heldToolCalls}},
 	MethodSessionList:      {handle: handleSessionList, run: rpc.Route{Cancellable: true, Bulk: true}},
 	MethodSessionClose:     {handle: handleSessionClose, run: rpc.Route{Order: rpc.BySession}},
 	MethodSessionDelete:    {handle: handleSessionDelete, run: rpc.Route{Order: rpc.BySession}},
@@ -204,6 +204,13 @@ var routes = map[string]route{
 	MethodSessionSetConfig: {handle: handleSetConfigOption, run: rpc.Route{Order: rpc.BySession}},
 	MethodSessionSetModel:  {handle: handleSetModel, run: rpc.Route{Order: rpc.BySession}},
 }
+
+// heldToolCalls is what session/load and session/resume hold on their
+// session (rpc.Dispatcher.Hold) until they are answered: the session's
+// tool_call and tool_call_updates (events.ToolCall waits; the replay's
+// updates, sent by the handler, do not). A follow of a task a stopped kin
+// left may report at once.
+const heldToolCalls = NotifySessionUpdate + " tool_call"
 
 var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
 

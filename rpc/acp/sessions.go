@@ -195,6 +195,12 @@ func (s *Server) open(p LoadSessionRequest, page int) (*session, agent.Resumed, 
 		return nil, agent.Resumed{}, err
 	}
 	svc, _ := s.service()
+	// The resume may go on following tasks a stopped kin left (agent's
+	// followTasks): a task that ended meanwhile ends at once. Its call's
+	// updates wait for the answer (the dispatcher releases the hold once
+	// it is written, see the routes), so none is dropped for a session not
+	// remembered yet, nor comes before session/load's replay of its call.
+	s.disp.Hold(rpc.SessionKey(p.SessionID), heldToolCalls)
 	res, err := svc.Resume(p.SessionID, agent.ResumeOptions{Limit: page, DefaultRoots: roots})
 	if err != nil {
 		return nil, agent.Resumed{}, err
