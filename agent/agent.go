@@ -430,6 +430,10 @@ type Resumed struct {
 	// Findings are the session's review findings, oldest first (the
 	// latest session.MaxFindings), whatever page History is.
 	Findings []session.Finding
+	// Following says this kin follows tasks a stopped kin left running on
+	// the session (its calls', or its subagents'): their MCP servers are
+	// needed, whatever page History is.
+	Following bool
 }
 
 // Resume opens a session (taking its ownership when no other kin has it)
@@ -464,7 +468,8 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 	if o.Before == "" {
 		s.folderNotice(sess)
 	}
-	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly(), Findings: v.Findings()}
+	out := Resumed{Opened: opened, History: page.Items, Cursor: page.Cursor, ReadOnly: sess.readOnly(), Findings: v.Findings(),
+		Following: s.followsAny(id)}
 	if running != nil {
 		out.RunningTurnID = running.turnID
 	}

@@ -87,6 +87,16 @@ func (s *Service) followTask(sess *Session, ot session.OpenTask) {
 	s.opts.Events.ToolCall(ev)
 }
 
+// followsAny reports whether this kin follows a task of session id.
+func (s *Service) followsAny(id string) bool {
+	found := false
+	s.following.Range(func(k, _ any) bool {
+		found = strings.HasPrefix(k.(string), id+"\x00")
+		return !found
+	})
+	return found
+}
+
 // followKey names a call this kin follows (Service.following): one
 // follower a call, whichever way it was found.
 func followKey(sessionID, callID string) string { return sessionID + "\x00" + callID }

@@ -273,13 +273,31 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 		}
 		s.reask(q)
 	}
-	return s.opened(ss, s.loaded(ss, res)), nil
+	return s.reopened(ss, res), nil
 }
 
 // loaded is session/load's and session/resume's answer: the session's
 // modes and settings (kin's notes in _meta).
 func (s *Server) loaded(ss *session, res agent.Resumed) LoadSessionResponse {
 	return LoadSessionResponse{Modes: modeState(ss), Models: s.modelState(ss), ConfigOptions: s.configOptions(ss), Meta: readOnlyMeta(res)}
+}
+
+// reopened is opened for a session/load or session/resume, which may go
+// on following tasks a stopped kin left: kin acp starts the configured
+// servers at a session's first prompt, and a followed task waits for its
+// server (up to 2 minutes, then its call ends unknown), so they start
+// once the answer is out.
+func (s *Server) reopened(ss *session, res agent.Resumed) thenNotify {
+	out := s.opened(ss, s.loaded(ss, res))
+	if !res.Following {
+		return out
+	}
+	told := out.after
+	out.after = func() {
+		told()
+		go s.startMCP(context.Background(), ss)
+	}
+	return out
 }
 
 // opened answers a request that opened a session, then tells the client
@@ -298,7 +316,7 @@ func handleSessionResume(ctx context.Context, s *Server, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	return s.opened(ss, s.loaded(ss, res)), nil
+	return s.reopened(ss, res), nil
 }
 
 // listPage is how many sessions one session/list answer holds.

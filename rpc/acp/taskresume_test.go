@@ -113,11 +113,10 @@ func TestAFollowedTaskIsReportedAfterTheSessionOpened(t *testing.T) {
 			c := w.connect(nil)
 			c.initialize(nil)
 			c.answer("allow_once")
-			// kin acp starts the configured servers at the first prompt: one
-			// on another session has the task's server up before the crashed
-			// session opens, so the follow polls (and ends) at once.
-			w.model.Script(modeltest.Reply{Text: []string{"ok"}})
-			c.prompt(c.newSession(), text("hi"))
+			// No prompt first: kin acp starts the configured servers at a
+			// session's first prompt, and once a load or resume is answered
+			// when it goes on following a task (the follow waits for its
+			// server).
 			c.call(method, map[string]any{"sessionId": sid, "cwd": w.ws, "mcpServers": []any{}}, nil)
 			c.until("the call's final update", func() bool {
 				_, after, _ := opened(c, method, "j1")
