@@ -77,6 +77,7 @@ func run(rounds int, prev string, nSessions, turns int) error {
 		}
 	}
 	for _, b := range append(kins, floor, deps) {
+		uncache(b.path)
 		if st, err := os.Stat(b.path); err == nil {
 			fmt.Printf("%-6s %s  %.1f MB\n", b.name, b.path, float64(st.Size())/1e6)
 		}
