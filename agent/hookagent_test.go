@@ -74,17 +74,7 @@ func TestAgentHookReadsThenDenies(t *testing.T) {
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "read_file", Arguments: `{"path":"POLICY.md"}`}}, Usage: modeltest.Usage{Input: 300, Output: 10}},
 		modeltest.Reply{Text: []string{`{"ok": false, "reason": "POLICY-7 forbids deleting build/"}`}, Usage: modeltest.Usage{Input: 400, Output: 8}},
 	)
-	m.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: `{"command":"rm -rf build"}`}}, Usage: modeltest.Usage{Input: 100, Output: 10}},
-		modeltest.Reply{Text: []string{"ok, I will not."}, Usage: modeltest.Usage{Input: 200, Output: 5}},
-	)
-	d := ask(t, svc, rec, sid, TextInput("clean up"))
-	if d.Status != TurnCompleted {
-		t.Fatalf("%+v", d)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "build", "keep.txt")); err != nil {
-		t.Fatalf("the denied call ran: %v", err)
-	}
+	d := deniedCleanUp(t, svc, m, rec, sid, ws)
 	hookReqs, turnReqs := hookRequests(m)
 	if len(hookReqs) != 2 || len(turnReqs) != 2 {
 		t.Fatalf("%d hook requests and %d turn requests, want 2 and 2", len(hookReqs), len(turnReqs))

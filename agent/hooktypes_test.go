@@ -32,6 +32,24 @@ func typedHooks(typ, event, matcher string, hook map[string]any) map[string]any 
 	return map[string]any{event: []any{map[string]any{"matcher": matcher, "hooks": []any{hook}}}}
 }
 
+// deniedCleanUp runs a turn whose model calls `rm -rf build` (after its
+// hook's judge was routed), which a hook must deny: build/keep.txt stays.
+func deniedCleanUp(t *testing.T, svc *Service, m *modeltest.Server, rec *screen, sid, ws string) TurnDone {
+	t.Helper()
+	m.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: `{"command":"rm -rf build"}`}}, Usage: modeltest.Usage{Input: 100, Output: 10}},
+		modeltest.Reply{Text: []string{"ok, I will not."}, Usage: modeltest.Usage{Input: 200, Output: 5}},
+	)
+	d := ask(t, svc, rec, sid, TextInput("clean up"))
+	if d.Status != TurnCompleted {
+		t.Fatalf("%+v", d)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "build", "keep.txt")); err != nil {
+		t.Fatalf("the denied call ran: %v", err)
+	}
+	return d
+}
+
 // hookService is a service whose person's settings.json is cfg and whose
 // person answers with decisions.
 func hookService(t *testing.T, cfg map[string]any, decisions ...string) (*Service, *modeltest.Server, *screen, *answerer, string) {
@@ -86,17 +104,7 @@ func TestPromptHookDeniesACall(t *testing.T) {
 	sid := newSession(t, svc, ws)
 	writeFile(t, filepath.Join(ws, "build", "keep.txt"), "x")
 	m.Route(isHook, modeltest.Reply{Text: []string{"```json\n{\"ok\": false, \"reason\": \"no rm\"}\n```"}, Usage: modeltest.Usage{Input: 700, Output: 9}})
-	m.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: `{"command":"rm -rf build"}`}}, Usage: modeltest.Usage{Input: 100, Output: 10}},
-		modeltest.Reply{Text: []string{"ok, I will not."}, Usage: modeltest.Usage{Input: 200, Output: 5}},
-	)
-	d := ask(t, svc, rec, sid, TextInput("clean up"))
-	if d.Status != TurnCompleted {
-		t.Fatalf("%+v", d)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "build", "keep.txt")); err != nil {
-		t.Fatalf("the denied call ran: %v", err)
-	}
+	d := deniedCleanUp(t, svc, m, rec, sid, ws)
 	reqs := m.Requests()
 	if len(reqs) != 3 || !isHook(reqs[1]) {
 		t.Fatalf("%d requests, want the turn's, the hook's, the turn's", len(reqs))
