@@ -292,9 +292,7 @@ func (t *turn) compact(ctx context.Context, reason string) bool {
 	var u model.Usage
 	if err == nil {
 		t.events().Notice(compactingNotice(t.sess.id, reason, t.cfg, before, t.svc.models.Threshold()))
-		summary, u, err = summarise(ctx, t.client, t.effort, p, func(msg string) {
-			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
-		})
+		summary, u, err = summarise(ctx, t.client, t.effort, p, t.modelNotice)
 	}
 	if err == nil || u != (model.Usage{}) {
 		t.countUsage(estimated(u, spend.Estimate(len(p.transcript)+len(compactPrompt)), len(summary)))

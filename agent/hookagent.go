@@ -89,26 +89,18 @@ func (j *hookJudge) Allow(ctx context.Context) error {
 // Step sends the conversation and runs the calls the answer asks for.
 func (j *hookJudge) Step(ctx context.Context) (string, bool, error) {
 	t := j.a.t
-	effort := ""
-	if j.cfg.Model == t.cfg.Model {
-		effort = t.effort
-	}
 	// the prompt, the input and what the judge reads are the person's,
 	// the project's and the conversation's: not for kin's log above debug
 	t.svc.log.Debug("agent hook request", zap.String("session", t.sess.id), zap.String("event", string(j.q.Hook.Event)),
 		zap.String("model", j.cfg.Model), zap.Int("items", len(j.input)))
 	about := j.about()
-	resp, err := j.client.Stream(ctx, model.Request{Instructions: j.q.Instructions, Input: j.input, Tools: j.specs, Effort: effort},
-		model.Handlers{Notice: func(msg string) {
-			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
-		}})
+	resp, err := j.client.Stream(ctx, model.Request{Instructions: j.q.Instructions, Input: j.input, Tools: j.specs, Effort: j.a.effortFor(j.cfg)},
+		model.Handlers{Notice: t.modelNotice})
 	var u model.Usage
 	if resp != nil {
 		u = resp.Usage
 	}
-	if err == nil || u != (model.Usage{}) {
-		t.countUsageAs(j.cfg.Model, estimated(u, about, answerBytes(resp)))
-	}
+	j.a.charge(j.cfg, u, about, resp, err)
 	switch {
 	case err != nil:
 		return "", false, err

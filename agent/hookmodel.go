@@ -62,19 +62,11 @@ func (a hookAsker) allow(ctx context.Context, modelID string, about int64) error
 func (a hookAsker) Send(ctx context.Context, q hooks.PromptRequest) (string, error) {
 	t := a.t
 	cfg, client := a.target(q)
-	effort := ""
-	if cfg.Model == t.cfg.Model {
-		effort = t.effort
-	}
 	// the prompt's text is the person's (or the project's) and the
 	// conversation's: not for kin's log at info level
 	t.svc.log.Debug("prompt hook", zap.String("session", t.sess.id), zap.String("event", string(q.Hook.Event)), zap.String("model", cfg.Model))
-	resp, u, err := oneShot(ctx, client, q.Instructions, effort, q.Text, func(msg string) {
-		t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
-	})
-	if err == nil || u != (model.Usage{}) {
-		t.countUsageAs(cfg.Model, estimated(u, a.about(q), answerBytes(resp)))
-	}
+	resp, u, err := oneShot(ctx, client, q.Instructions, a.effortFor(cfg), q.Text, t.modelNotice)
+	a.charge(cfg, u, a.about(q), resp, err)
 	if err != nil {
 		return "", err
 	}
@@ -82,6 +74,24 @@ func (a hookAsker) Send(ctx context.Context, q hooks.PromptRequest) (string, err
 		return "", errors.New("the model refused to judge it")
 	}
 	return resp.Text, nil
+}
+
+// effortFor is the turn's reasoning effort for a hook's request to cfg:
+// none when the hook names another model, which may not take it.
+func (a hookAsker) effortFor(cfg model.Config) string {
+	if cfg.Model == a.t.cfg.Model {
+		return a.t.effort
+	}
+	return ""
+}
+
+// charge counts a hook's request's usage as the turn's, priced as cfg's
+// model, also when it failed after the service reported some (about is
+// the input it was estimated at).
+func (a hookAsker) charge(cfg model.Config, u model.Usage, about int64, resp *model.Response, err error) {
+	if err == nil || u != (model.Usage{}) {
+		a.t.countUsageAs(cfg.Model, estimated(u, about, answerBytes(resp)))
+	}
 }
 
 // hookClient is the client of a prompt hook that names a model: the

@@ -104,6 +104,13 @@ func (t *turn) events() Events {
 	return t.svc.opts.Events
 }
 
+// modelNotice tells the person what the model service said beside its
+// answer (a warning of the turn's session): the turn's requests and
+// those it sends for compaction and hooks alike.
+func (t *turn) modelNotice(msg string) {
+	t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
+}
+
 // record appends a record of this turn. After a failed save the turn writes
 // nothing more (a closing record is owed instead, see owe), so the log never
 // holds half of what happened after the failure.

@@ -82,9 +82,7 @@ func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response,
 			t.record(session.Record{Type: session.TypeReasoning, ItemID: r.ID, Summary: r.Summary, Encrypted: r.Encrypted,
 				Text: r.Text, Field: r.Field, Model: t.cfg.Model})
 		},
-		Notice: func(msg string) {
-			t.events().Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: t.sess.id})
-		},
+		Notice: t.modelNotice,
 	})
 	t.answer.end("")
 	if resp == nil || ctx.Err() != nil || (err != nil && resp.Usage == (model.Usage{})) {
