@@ -6,6 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // lockHolder names the process holding a flock on f (the kernel lists
@@ -23,9 +27,7 @@ func lockHolder(f *os.File) (pid int, stopped bool) {
 		return 0, false
 	}
 	dev := uint64(st.Dev)
-	major := (dev>>8)&0xfff | (dev>>32)&^uint64(0xfff)
-	minor := dev&0xff | (dev>>12)&^uint64(0xff)
-	want := fmt.Sprintf("%02x:%02x:%d", major, minor, st.Ino)
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), st.Ino)
 	ino := ":" + strconv.FormatUint(st.Ino, 10)
 	b, err := os.ReadFile("/proc/locks")
 	if err != nil {
@@ -59,13 +61,6 @@ func lockHolder(f *os.File) (pid int, stopped bool) {
 // isStopped reports whether process pid is stopped (by a signal, or in a
 // debugger).
 func isStopped(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] == 'T' || b[i+2] == 't'
+	state, _, ok := reaper.ProcState(pid)
+	return ok && (state == 'T' || state == 't')
 }
