@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,12 +49,7 @@ func note(name string, fields map[string]any) func(map[string]any) bool {
 // and the model gets it on the next turn.
 func TestBinaryKilledDuringATaskFollowsItOnResume(t *testing.T) {
 	var finish atomic.Bool
-	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
-		if !finish.Load() {
-			return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("step %d", n)}
-		}
-		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "deployed v2"}}}}
-	}}
+	s := &mcptest.TaskServer{State: mcptest.WorkingUntil(&finish, "step", "deployed v2")}
 	url := mcptest.ServeHTTPHandler(t, s).URL
 	home := t.TempDir()
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"jobs": map[string]any{"type": "http", "url": url}}})

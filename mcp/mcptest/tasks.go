@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -29,6 +30,17 @@ type TaskServer struct {
 
 	mu      sync.Mutex
 	answers map[string]json.RawMessage
+}
+
+// WorkingUntil is a TaskServer's State: "working" ("<step> n" at the nth
+// tasks/get) until done is set, then "completed" with text as its result.
+func WorkingUntil(done *atomic.Bool, step, text string) func(int, map[string]json.RawMessage) map[string]any {
+	return func(n int, _ map[string]json.RawMessage) map[string]any {
+		if !done.Load() {
+			return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("%s %d", step, n)}
+		}
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}}
+	}
 }
 
 // TaskID is the id of every task a TaskServer creates, unless its ID says

@@ -101,12 +101,7 @@ func TestAFollowedTaskIsReportedAfterTheSessionOpened(t *testing.T) {
 	for _, method := range []string{MethodSessionLoad, MethodSessionResume} {
 		t.Run(method, func(t *testing.T) {
 			var finish atomic.Bool
-			s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
-				if !finish.Load() {
-					return map[string]any{"status": "working", "statusMessage": fmt.Sprintf("indexing %d", n)}
-				}
-				return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
-			}}
+			s := &mcptest.TaskServer{State: mcptest.WorkingUntil(&finish, "indexing", "indexed 2 files")}
 			w, sid := crashedTask(t, s)
 			finish.Store(true)
 
