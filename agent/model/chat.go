@@ -230,12 +230,12 @@ func chatContent(d openai.ChatCompletionChunkChoiceDelta) []contentPart {
 // chatUsage is a chunk's usage: its usage field, or Groq's x_groq.usage.
 func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 	if c.JSON.Usage.Valid() {
-		return Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
-			CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens}, true
+		return counted(Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
+			CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens}), true
 	}
 	if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
 		if u := gjson.Parse(f.Raw()).Get("usage"); u.IsObject() {
-			return Usage{InputTokens: u.Get("prompt_tokens").Int(), OutputTokens: u.Get("completion_tokens").Int()}, true
+			return counted(Usage{InputTokens: u.Get("prompt_tokens").Int(), OutputTokens: u.Get("completion_tokens").Int()}), true
 		}
 	}
 	return Usage{}, false

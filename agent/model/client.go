@@ -126,6 +126,25 @@ type Usage struct {
 	Estimated bool `json:"estimated,omitempty"`
 }
 
+// MaxTokens bounds one request's reported count of tokens (about a
+// trillion): no request comes near it, and kin adds counts up (a turn, a
+// session, the day's ledger) where a sum past int64 would turn negative.
+const MaxTokens = 1 << 40
+
+// counted is a usage report as kin counts it. A report with a negative
+// count is not believed: it is taken as no report, which kin estimates
+// (counted as it stood, it would give tokens back and let a spend limit
+// pass). A count past MaxTokens is MaxTokens, and cached input is at most
+// the input.
+func counted(u Usage) Usage {
+	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CachedInputTokens < 0 {
+		return Usage{}
+	}
+	u.InputTokens, u.OutputTokens = min(u.InputTokens, MaxTokens), min(u.OutputTokens, MaxTokens)
+	u.CachedInputTokens = min(u.CachedInputTokens, u.InputTokens)
+	return u
+}
+
 // AssistantMessage is one assistant message of an answer: its text, or its refusal
 // (the model declining to answer), and its phase.
 type AssistantMessage struct {
