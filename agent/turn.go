@@ -248,6 +248,7 @@ func (t *turn) step(ctx context.Context) (string, error) {
 	if err != nil {
 		return endedBy(err), err
 	}
+	t.sess.uniqueCalls(resp.Calls)
 	t.calledDeferred(resp.Calls)
 	if len(resp.Calls) == 0 {
 		if resp.Refused() {
