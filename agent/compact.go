@@ -218,17 +218,17 @@ func oneShot(ctx context.Context, c *model.Client, instructions, effort, text st
 
 // summarise asks the model for the summary of a plan: one request, whose
 // answer is not shown.
-func summarise(ctx context.Context, c *model.Client, effort string, p compactPlan, notice func(string)) (string, model.Usage, error) {
-	resp, u, err := oneShot(ctx, c, compactPrompt, effort,
+func summarise(ctx context.Context, c *model.Client, effort string, p compactPlan, notice func(string)) (string, *model.Response, error) {
+	resp, _, err := oneShot(ctx, c, compactPrompt, effort,
 		"<conversation>\n"+p.transcript+"\n</conversation>\n\nWrite the summary now, under the four headings.", notice)
 	if err != nil {
-		return "", u, err
+		return "", resp, err
 	}
 	summary := strings.TrimSpace(resp.Text)
 	if summary == "" {
-		return "", u, errors.New("the model answered with an empty summary")
+		return "", resp, errors.New("the model answered with an empty summary")
 	}
-	return summary, u, nil
+	return summary, resp, nil
 }
 
 // compactPlanFor plans a compaction of the session's conversation.
@@ -308,13 +308,13 @@ func (t *turn) compact(ctx context.Context, reason string) bool {
 	}
 	report := t.svc.compaction(Compaction{SessionID: t.sess.id, TurnID: t.id, Reason: reason})
 	var summary string
-	var u model.Usage
+	var resp *model.Response
 	if err == nil {
 		t.events().Notice(compactingNotice(t.sess.id, reason, t.cfg, before, t.svc.models.Threshold()))
-		summary, u, err = summarise(ctx, t.client, t.effort, p, t.modelNotice)
+		summary, resp, err = summarise(ctx, t.client, t.effort, p, t.modelNotice)
 	}
-	if err == nil || u != (model.Usage{}) {
-		t.countUsage(estimated(u, spend.Estimate(len(p.transcript)+len(compactPrompt)), len(summary)))
+	if billed(resp) {
+		t.countUsage(estimated(resp.Usage, spend.Estimate(len(p.transcript)+len(compactPrompt)), answerBytes(resp)))
 	}
 	if ctx.Err() != nil {
 		report(CompactionCancelled, "", "")
@@ -404,10 +404,14 @@ func (s *Service) Compact(ctx context.Context, sessionID string, defaultRoots []
 	}
 	s.opts.Events.Notice(compactingNotice(sessionID, CompactRequested, cfg, 0, 0))
 	report := s.compaction(Compaction{SessionID: sessionID, Reason: CompactRequested})
-	summary, u, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {
+	summary, resp, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {
 		s.opts.Events.Notice(Notice{Level: "warning", Message: msg, Source: "model", SessionID: sessionID})
 	})
-	used := s.chargeCompaction(sess, cfg.Model, estimated(u, about, len(summary)), err == nil)
+	var u model.Usage
+	if resp != nil {
+		u = resp.Usage
+	}
+	used := s.chargeCompaction(sess, cfg.Model, estimated(u, about, answerBytes(resp)), billed(resp))
 	if err == nil {
 		if _, err = sess.append(session.Record{Type: session.TypeCompaction, Text: summary, FromTurn: p.fromTurn, Reason: CompactRequested, Model: cfg.Model, Usage: used}); err == nil {
 			err = sess.sync()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
@@ -59,5 +60,46 @@ func TestAnAbsurdUsageDoesNotWrapAround(t *testing.T) {
 	}
 	if d := ask(t, svc, rec, sid, TextInput("q")); d.Status != TurnLimit || len(a.limits()) != 1 {
 		t.Fatalf("second turn %+v, asked %d times", d, len(a.limits()))
+	}
+}
+
+// Attack: a service that accepts each request and streams an answer but
+// never completes it (no response.completed) reports no usage; the
+// person asks again, and again. Each request ran and is billed, so each
+// counts, at kin's estimate: before, none did, and a day's limit never
+// came near however many were sent.
+func TestAnAnswerThatNeverCompletesStillCounts(t *testing.T) {
+	svc, m, rec, a, ws := limitService(t, t.TempDir(), settings.Limits{DayTokens: 5000}, permission.Deny)
+	sid := newSession(t, svc, ws)
+	long := strings.Repeat("word ", 1000) // about 1,250 tokens of output
+	m.Script(
+		modeltest.Reply{Text: []string{long}, NoCompleted: true},
+		modeltest.Reply{Text: []string{long}, DropAfter: 3},
+		modeltest.Reply{Text: []string{"never sent"}},
+	)
+	for i := range 2 {
+		if d := ask(t, svc, rec, sid, TextInput("q")); d.Status != TurnFailed {
+			t.Fatalf("turn %d: %+v", i, d)
+		}
+	}
+	day, err := svc.UsageSummary("", spend.ScopeDay)
+	if err != nil || day.Tally.OutputTokens < 1250 || !day.Tally.Estimated {
+		t.Fatalf("the day %+v %v: the answers that never completed were not counted", day.Tally, err)
+	}
+	if d := ask(t, svc, rec, sid, TextInput("q")); d.Status != TurnLimit || len(a.limits()) != 1 {
+		t.Fatalf("third turn %+v, asked %d times", d, len(a.limits()))
+	}
+}
+
+// A request the service refused (HTTP 400: nothing ran) counts nothing.
+func TestARefusedRequestCountsNothing(t *testing.T) {
+	svc, m, rec, _, ws := limitService(t, t.TempDir(), settings.Limits{DayTokens: 1_000_000})
+	sid := newSession(t, svc, ws)
+	m.Script(modeltest.Reply{HTTPStatus: 400, ErrorMessage: "bad request"})
+	if d := ask(t, svc, rec, sid, TextInput("q")); d.Status != TurnFailed {
+		t.Fatalf("%+v", d)
+	}
+	if day, _ := svc.UsageSummary("", spend.ScopeDay); !day.Tally.Zero() {
+		t.Errorf("a refused request counted %+v", day.Tally)
 	}
 }

@@ -53,6 +53,7 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
 	defer stream.Close()
 	ans := newAnswer(h)
+	ans.out.Accepted = failure.accepted()
 	finish, err := readChat(stream, ans)
 	if err != nil {
 		return ans.response(), explain(ctx, err, failure)

@@ -162,6 +162,10 @@ type Response struct {
 	Calls     []Call
 	Reasoning []Reasoning
 	Usage     Usage
+	// Accepted says the service took the request (a success status) and
+	// began its answer: the request ran and is billed, whether or not the
+	// answer completed or its usage was reported.
+	Accepted bool
 }
 
 // Refused reports whether the model refused: a message of the answer is a

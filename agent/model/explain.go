@@ -65,6 +65,10 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	return resp, err
 }
 
+// accepted reports whether the service answered with a success status:
+// the request ran (what it used is billed however the answer ends).
+func (f *httpFailure) accepted() bool { return f.answered && f.status == 0 }
+
 // errorBody reads an error body in each form services send: OpenAI's
 // {"error":{"message","param","code"}} (OpenRouter's code is a number,
 // DashScope adds request_id beside it), the bare {"message","type","code"}

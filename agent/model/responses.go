@@ -75,6 +75,7 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	ans := newAnswer(h)
+	ans.out.Accepted = failure.accepted()
 	err = readResponses(stream, ans)
 	if err == nil {
 		err = stream.Err()
