@@ -345,6 +345,9 @@ func explainStream(err error, answered bool) error {
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL may carry a key
 	}
+	if errors.Is(err, errMayHaveArrived) {
+		return errors.New("the connection to the model service failed after kin sent the whole request, so the service may have it; nothing was retried")
+	}
 	if !answered {
 		return fmt.Errorf("kin could not reach the model service: %v; check OPENAI_BASE_URL (nothing was sent twice)", err)
 	}
