@@ -301,6 +301,7 @@ func (c *Client) Reasoning() (bool, string) {
 func (c *Client) Stream(ctx context.Context, req Request, h Handlers) (*Response, error) {
 	with, _ := c.Reasoning()
 	resp, err := c.api.stream(ctx, req, h, with)
+	err = c.keyless(err)
 	var ref *Refusal
 	if !with || !errors.As(err, &ref) || !ref.namesReasoning() {
 		return resp, err
@@ -313,5 +314,27 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handlers) (*Response
 		h.Notice("The model service refused kin's reasoning parameters for " + c.cfg.Model + " (" + ref.Detail +
 			"), so kin goes on without them: no reasoning summaries, and the model's reasoning is not carried from one request to the next.")
 	}
-	return c.api.stream(ctx, req, h, false)
+	resp, err = c.api.stream(ctx, req, h, false)
+	return resp, c.keyless(err)
+}
+
+// keyless is err without the client's API key in it. What a service
+// answers is quoted in a failure (its error message, an error body or
+// event, a failed response), and a service or a proxy may quote the key
+// it was sent there; the failure reaches the editor, the session log and
+// kin's log. A refusal keeps its type (callers read it) with the key
+// masked in its message and detail.
+func (c *Client) keyless(err error) error {
+	key := c.cfg.APIKey
+	if err == nil || len(key) < 8 || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	mask := func(s string) string { return strings.ReplaceAll(s, key, "[the API key]") }
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		r := *ref
+		r.Detail, r.msg = mask(r.Detail), mask(err.Error())
+		return &r
+	}
+	return errors.New(mask(err.Error()))
 }
