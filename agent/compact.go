@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -167,7 +168,10 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 		cut := fmt.Sprintf("[kin: %d earlier entries of the conversation are left out here: they did not fit]", drop)
 		blocks = append(append(blocks[:head:head], cut), blocks[head+drop:]...)
 	}
-	out := conversationTag().ReplaceAllStringFunc(strings.Join(blocks, "\n\n"), func(m string) string { return "&lt;" + m[1:] })
+	out := conversationTag().ReplaceAllStringFunc(strings.Join(blocks, "\n\n"), func(m string) string {
+		_, size := utf8.DecodeRuneInString(m)
+		return "&lt;" + m[size:]
+	})
 	if len(out) > max {
 		// A window too small for even the newest entries: their end.
 		out = "[kin: the start of the conversation is left out here: it did not fit]\n" + out[len(out)-max:]
@@ -184,14 +188,16 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 // reads as kin's own note from then on, would record them as the
 // person's wishes.
 var (
-	headingLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([ \t]*)#`) })
-	conversationTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<\s*/?\s*conversation\b`) })
+	// (with the look-alikes of "<" and "#" a model reads the same, as
+	// neutralise's frameTag)
+	headingLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([ \t]*)([#＃])`) })
+	conversationTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*conversation\b`) })
 )
 
 // unframed is an entry's text that is not the person's, with each line
 // that would begin a heading escaped (\#): it reads the same, and cannot
 // start an entry of its own.
-func unframed(s string) string { return headingLine().ReplaceAllString(s, `$1\#`) }
+func unframed(s string) string { return headingLine().ReplaceAllString(s, `$1\$2`) }
 
 // cutText is s within max bytes, saying how much was left out.
 func cutText(s string, max int) string {
