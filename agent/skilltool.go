@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/ledger"
@@ -386,12 +387,17 @@ func (t *turn) mcpSkillAction(m MCPSkill, file string) *tool.Action {
 	}}
 }
 
-// skillTag matches what could close a skill's frame.
-var skillTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<\s*/?\s*skill(-file)?\b`) })
+// skillTag matches what could close a skill's frame: the tag in any case,
+// with spaces, and with the look-alikes of "<" a model reads the same (as
+// the instructions frame's frameTag).
+var skillTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*skill(-file)?\b`) })
 
 // skillText keeps a skill's text from closing its frame.
 func skillText(s string) string {
-	return skillTag().ReplaceAllStringFunc(s, func(m string) string { return "&lt;" + m[1:] })
+	return skillTag().ReplaceAllStringFunc(s, func(m string) string {
+		_, size := utf8.DecodeRuneInString(m)
+		return "&lt;" + m[size:]
+	})
 }
 
 // kinTools are allowed-tools as kin's tool names: "Bash(git:*)" is bash.
