@@ -17,6 +17,9 @@ import (
 // gets one. kin sends the calls back itself (nothing is stored at the
 // service), so a new id is paired with its output wherever it goes.
 func (sess *Session) uniqueCalls(calls []model.Call) {
+	if len(calls) == 0 {
+		return
+	}
 	sess.wmu.Lock()
 	taken := map[string]bool{}
 	if c := sess.conv; c != nil {
