@@ -156,7 +156,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
-		ans.addCall(c)
+		ans.addCall(c, "")
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()

@@ -160,7 +160,7 @@ func endItem(ans *answer, it outputItem) {
 	case "message":
 		ans.endMessage(it)
 	case "function_call":
-		ans.addCall(Call{CallID: it.CallID, Name: it.Name, Arguments: it.Arguments})
+		ans.addCall(Call{CallID: it.CallID, Name: it.Name, Arguments: it.Arguments}, it.ID)
 	case "reasoning":
 		ans.endReasoning(Reasoning{ID: it.ID, Summary: it.Summary, Encrypted: it.Encrypted, Text: it.Reasoning})
 	}
