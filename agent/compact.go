@@ -17,6 +17,7 @@ import (
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/spend"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // Why a compaction ran (a compaction record's Reason).
@@ -140,7 +141,8 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 				blocks = append(blocks, text)
 			}
 		case model.FunctionCall:
-			blocks = append(blocks, fmt.Sprintf("### kin called %s\n%s", it.name, unframed(cutText(it.text, itemBytes))))
+			// the name is the model's too: one line, so it cannot start an entry
+			blocks = append(blocks, fmt.Sprintf("### kin called %s\n%s", visible.Clip(it.name, 200), unframed(cutText(it.text, itemBytes))))
 		case model.FunctionOutput:
 			out := it.text
 			if it.n > 0 {
