@@ -10,10 +10,10 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/spend"
@@ -170,10 +170,7 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 		cut := fmt.Sprintf("[kin: %d earlier entries of the conversation are left out here: they did not fit]", drop)
 		blocks = append(append(blocks[:head:head], cut), blocks[head+drop:]...)
 	}
-	out := conversationTag().ReplaceAllStringFunc(strings.Join(blocks, "\n\n"), func(m string) string {
-		_, size := utf8.DecodeRuneInString(m)
-		return "&lt;" + m[size:]
-	})
+	out := boundary.EscapeTags(strings.Join(blocks, "\n\n"), "conversation")
 	if len(out) > max {
 		// A window too small for even the newest entries: their end.
 		out = "[kin: the start of the conversation is left out here: it did not fit]\n" + out[len(out)-max:]
@@ -190,10 +187,9 @@ func transcript(items []convItem, read func(off int64, n int) (session.Record, e
 // reads as kin's own note from then on, would record them as the
 // person's wishes.
 var (
-	// (with the look-alikes of "<" and "#" a model reads the same, as
-	// neutralise's frameTag)
-	headingLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([ \t]*)([#＃])`) })
-	conversationTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*conversation\b`) })
+	// (with the look-alike of "#" a model reads the same; the tags are
+	// escaped by boundary.EscapeTags)
+	headingLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^([ \t]*)([#＃])`) })
 )
 
 // unframed is an entry's text that is not the person's, with each line

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
-	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/ledger"
 	"github.com/kin-dev/kin/agent/model"
@@ -207,21 +205,9 @@ func (t *turn) hookNote() string {
 	return b.String()
 }
 
-// hookContextTag matches what could open or close a <hook-context> frame:
-// the tag in any case, with spaces, and with the look-alikes of "<" a
-// model reads the same (as the instructions frame's frameTag).
-var hookContextTag = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*hook-context\b`)
-})
-
 // hookContextText is what a hook added, unable to close or forge its
 // frame: a hook's output may quote the repository's files.
-func hookContextText(c string) string {
-	return hookContextTag().ReplaceAllStringFunc(neutralise(c), func(m string) string {
-		_, size := utf8.DecodeRuneInString(m)
-		return "&lt;" + m[size:]
-	})
-}
+func hookContextText(c string) string { return boundary.EscapeTags(neutralise(c), "hook-context") }
 
 // hookVerdict is what PreToolUse hooks said of a call; stop is
 // continue:false, which ends the turn (and so the call does not run).

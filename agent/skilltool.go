@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"unicode/utf8"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/ledger"
 	"github.com/kin-dev/kin/agent/permission"
@@ -387,18 +385,9 @@ func (t *turn) mcpSkillAction(m MCPSkill, file string) *tool.Action {
 	}}
 }
 
-// skillTag matches what could close a skill's frame: the tag in any case,
-// with spaces, and with the look-alikes of "<" a model reads the same (as
-// the instructions frame's frameTag).
-var skillTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*skill(-file)?\b`) })
-
-// skillText keeps a skill's text from closing its frame.
-func skillText(s string) string {
-	return skillTag().ReplaceAllStringFunc(s, func(m string) string {
-		_, size := utf8.DecodeRuneInString(m)
-		return "&lt;" + m[size:]
-	})
-}
+// skillText keeps a skill's text from closing its frame (<skill>,
+// <skill-file>).
+func skillText(s string) string { return boundary.EscapeTags(s, "skill-file", "skill") }
 
 // kinTools are allowed-tools as kin's tool names: "Bash(git:*)" is bash.
 func kinTools(allowed []string) []string {
