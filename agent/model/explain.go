@@ -21,6 +21,8 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // maxSSELine is the longest event line openai-go's stream decoder reads
@@ -345,7 +347,7 @@ func explainStream(err error, answered bool) error {
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL may carry a key
 	}
-	if errors.Is(err, errMayHaveArrived) {
+	if errors.Is(err, sendonce.ErrMayHaveArrived) {
 		return errors.New("the connection to the model service failed after kin sent the whole request, so the service may have it; nothing was retried")
 	}
 	if !answered {

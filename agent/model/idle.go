@@ -2,14 +2,13 @@ package model
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // IdleError ends a model request that received nothing for Timeout: the
@@ -37,10 +36,6 @@ func (e *IdleError) Error() string {
 	return what + "; kin stopped waiting and nothing was retried (the limit is modelIdleTimeoutSeconds in $KIN_HOME/settings.json)"
 }
 
-// errMayHaveArrived ends a request whose connection failed after all of it
-// was sent: the service may have it, so it is not sent again.
-var errMayHaveArrived = errors.New("the connection failed after the whole request was sent, so it may have arrived; kin does not send it again")
-
 // idleTransport ends a request that makes no progress for idle: until the
 // response headers arrive (connecting, sending the request, waiting for the
 // service), and then while the body is read, between one byte and the next.
@@ -55,28 +50,14 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	w := &idleWatch{idle: t.idle, cancel: cancel, phase: "connecting"}
 	w.arm()
-	// wrote is set once the whole request went out: from then on it may
-	// have arrived, and it is never sent again. Go's HTTP/2 transport
-	// would send it again (up to six more times) when the service resets
-	// its stream with PROTOCOL_ERROR, rewinding the body with GetBody; a
-	// rewind before the request went out whole (a connection that died
-	// first) stays allowed, as nothing of it can have run.
-	var wrote atomic.Bool
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
-		if i.Err == nil {
-			wrote.Store(true)
-		}
-	}})
 	out := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		// sending the request is progress too: a large body on a slow link
-		// must not look like a silent service
+		// must not look like a silent service (also a body the transport
+		// rewound: base never rewinds one that went out whole, see idleClient)
 		out.Body = &progressBody{rc: req.Body, w: w}
 		if get := req.GetBody; get != nil {
 			out.GetBody = func() (io.ReadCloser, error) {
-				if wrote.Load() {
-					return nil, errMayHaveArrived
-				}
 				rc, err := get()
 				if err != nil {
 					return nil, err
@@ -242,6 +223,8 @@ func idleClient(hc *http.Client, idle time.Duration) *http.Client {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	c.Transport = &idleTransport{base: base, idle: idle}
+	// a request that went out whole is never sent again (sendonce): the
+	// HTTP/2 transport would resend it on a reset stream
+	c.Transport = &idleTransport{base: sendonce.Transport(base), idle: idle}
 	return c
 }
