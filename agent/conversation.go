@@ -259,10 +259,10 @@ func instructionsNote(changed []string) string {
 	var b strings.Builder
 	b.WriteString("[kin: the project's instructions changed since you last saw them")
 	if len(now) > 0 {
-		b.WriteString("; new or edited: " + strings.Join(now, ", "))
+		b.WriteString("; new or edited: " + strings.Join(notePaths(now), ", "))
 	}
 	if len(gone) > 0 {
-		b.WriteString("; no longer in force: " + strings.Join(gone, ", "))
+		b.WriteString("; no longer in force: " + strings.Join(notePaths(gone), ", "))
 	}
 	b.WriteString(". What is in force now is in your instructions; follow it from here on.]")
 	return b.String()

@@ -87,9 +87,9 @@ func (a hookAsker) effortFor(cfg model.Config) string {
 
 // charge counts a hook's request's usage as the turn's, priced as cfg's
 // model, also when it failed after the service reported some (about is
-// the input it was estimated at).
+// the input it was estimated at): see billed.
 func (a hookAsker) charge(cfg model.Config, u model.Usage, about int64, resp *model.Response, err error) {
-	if err == nil || u != (model.Usage{}) {
+	if billed(resp) {
 		a.t.countUsageAs(cfg.Model, estimated(u, about, answerBytes(resp)))
 	}
 }

@@ -154,6 +154,15 @@ func estimated(u model.Usage, input int64, out int) model.Usage {
 	return model.Usage{InputTokens: input, OutputTokens: spend.Estimate(out), Estimated: true}
 }
 
+// billed reports whether a request counts: the service reported what it
+// used, or it took the request (it ran, and is billed, even when the answer
+// failed, was cancelled or stopped short of its end), when kin's estimate
+// counts. A request that was refused or never reached the service counts
+// nothing.
+func billed(resp *model.Response) bool {
+	return resp != nil && (resp.Usage != (model.Usage{}) || resp.Accepted)
+}
+
 // answerBytes is how much a response brought back (what an estimate of its
 // output tokens counts).
 func answerBytes(r *model.Response) int {
@@ -457,11 +466,11 @@ func lower(s string) string {
 
 // chargeCompaction counts a compaction on request (no turn counts it) into
 // the session and the day, and returns what its record keeps (so a later
-// kin sums it into the session's usage). A failed request that reported
-// nothing counts nothing.
+// kin sums it into the session's usage). A request that is not billed
+// (ok false: see billed) counts nothing.
 func (s *Service) chargeCompaction(sess *Session, modelID string, u model.Usage, ok bool) *session.Usage {
-	if !ok && u.Estimated {
-		return nil // failed, and the service said nothing: nothing to count
+	if !ok {
+		return nil // refused, or never reached the service: nothing to count
 	}
 	sp := s.spend
 	c := sp.cfg.Charge(modelID, u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.Estimated)

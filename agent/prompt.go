@@ -56,7 +56,7 @@ func requestInstructions(base string, roots []string, set instructions.Set) stri
 		if len(set.Left) > 0 {
 			var paths []string
 			for _, l := range set.Left {
-				paths = append(paths, l.Path)
+				paths = append(paths, notePath(l.Path))
 			}
 			fmt.Fprintf(&b, "\n[kin: these instructions files were left out, since all of them together are over %d KiB: %s. Read one with read_file if you need it.]\n", instructions.MaxTotal>>10, strings.Join(paths, ", "))
 		}

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/ledger"
 	"github.com/kin-dev/kin/agent/permission"
@@ -386,13 +385,9 @@ func (t *turn) mcpSkillAction(m MCPSkill, file string) *tool.Action {
 	}}
 }
 
-// skillTag matches what could close a skill's frame.
-var skillTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<\s*/?\s*skill(-file)?\b`) })
-
-// skillText keeps a skill's text from closing its frame.
-func skillText(s string) string {
-	return skillTag().ReplaceAllStringFunc(s, func(m string) string { return "&lt;" + m[1:] })
-}
+// skillText keeps a skill's text from closing its frame (<skill>,
+// <skill-file>).
+func skillText(s string) string { return boundary.EscapeTags(s, "skill-file", "skill") }
 
 // kinTools are allowed-tools as kin's tool names: "Bash(git:*)" is bash.
 func kinTools(allowed []string) []string {

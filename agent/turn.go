@@ -248,6 +248,7 @@ func (t *turn) step(ctx context.Context) (string, error) {
 	if err != nil {
 		return endedBy(err), err
 	}
+	t.sess.uniqueCalls(resp.Calls)
 	t.calledDeferred(resp.Calls)
 	if len(resp.Calls) == 0 {
 		if resp.Refused() {
@@ -531,6 +532,14 @@ func (t *turn) runCall(ctx context.Context, tl tool.Tool, c model.Call, ev *Tool
 	}
 	if len(strings.TrimSpace(c.Arguments)) == 0 {
 		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		// A tool may read the first JSON value and ignore what follows,
+		// but hooks are handed the input as JSON: arguments that are not
+		// JSON would fail every PreToolUse hook, and the call would run
+		// past a hook that denies it.
+		return tool.Failed(fmt.Sprintf("not run: the arguments of %s are not valid JSON (%s); nothing was run or sent. Send one JSON object.",
+			c.Name, visible.Clip(c.Arguments, 200))), args
 	}
 	return t.gateAndRun(ctx, tl, c, args, ev, emit)
 }

@@ -85,10 +85,16 @@ func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response,
 		Notice: t.modelNotice,
 	})
 	t.answer.end("")
-	if resp == nil || ctx.Err() != nil || (err != nil && resp.Usage == (model.Usage{})) {
+	if !billed(resp) {
 		return resp, err
 	}
+	// A request that ran counts however it ended (cancelled, failed, cut
+	// short): a service that never completes an answer is billed all the
+	// same, and the spend limits must see it.
 	t.countUsage(estimated(resp.Usage, about, answerBytes(resp)))
+	if ctx.Err() != nil || (err != nil && resp.Usage == (model.Usage{})) {
+		return resp, err
+	}
 	t.usage.ContextWindow = t.cfg.Window()
 	if used := resp.Usage.InputTokens + resp.Usage.OutputTokens; used > 0 {
 		t.usage.ContextTokens = used

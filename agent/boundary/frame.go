@@ -14,10 +14,38 @@ import (
 // is the one place that writes such a frame and neutralises the text so
 // that it can neither close its frame nor open a kin-looking one.
 
+// lt is "<" and its look-alikes a model reads the same (fullwidth, small,
+// angle brackets), as a regular expression's class.
+const lt = `[<＜﹤‹〈⟨❮]`
+
 // untrustedTag matches what could open or close an untrusted frame inside
 // the text: "untrusted-" tags in any case, with spaces, and with the
 // look-alikes of "<" a model reads the same.
-var untrustedTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[<＜﹤‹〈⟨❮]\s*/?\s*untrusted-`) })
+var untrustedTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + lt + `\s*/?\s*untrusted-`) })
+
+// tagPatterns are EscapeTags' expressions, by the names they match.
+var tagPatterns sync.Map // string -> *regexp.Regexp
+
+// EscapeTags makes text unable to open or close a frame of one of the
+// tags named (kin's own frames of what others wrote: a skill, a hook's
+// context, a compaction's transcript): every such tag, in any case, with
+// spaces, and with the look-alikes of "<" a model reads the same, has its
+// "<" escaped (&lt;skill).
+func EscapeTags(text string, names ...string) string {
+	key := strings.Join(names, "|")
+	re, ok := tagPatterns.Load(key)
+	if !ok {
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = regexp.QuoteMeta(n)
+		}
+		re, _ = tagPatterns.LoadOrStore(key, regexp.MustCompile(`(?i)`+lt+`\s*/?\s*(?:`+strings.Join(quoted, "|")+`)\b`))
+	}
+	return re.(*regexp.Regexp).ReplaceAllStringFunc(text, func(m string) string {
+		_, size := utf8.DecodeRuneInString(m)
+		return "&lt;" + m[size:]
+	})
+}
 
 // heading matches a Markdown heading line: kin's own sections of the
 // instructions are such headings, so a framed text's are marked as its.

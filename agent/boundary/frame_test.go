@@ -25,3 +25,16 @@ func TestFrameNeutralisesAndCaps(t *testing.T) {
 		t.Fatalf("cap:\n%s", long)
 	}
 }
+
+// EscapeTags escapes every tag of the names given, in any case, with
+// spaces and with the look-alikes of "<", and nothing else.
+func TestEscapeTags(t *testing.T) {
+	in := "<skill> </SKILL > ＜/skill-file> ‹ / skill> <skills-list> <skillful <a> x < y"
+	want := "&lt;skill> &lt;/SKILL > &lt;/skill-file> &lt; / skill> <skills-list> <skillful <a> x < y"
+	if got := EscapeTags(in, "skill-file", "skill"); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := EscapeTags("a.b <a.b> <axb>", "a.b"); got != "a.b &lt;a.b> <axb>" {
+		t.Errorf("a name is not a pattern: %q", got)
+	}
+}

@@ -1,5 +1,15 @@
 package hooks
 
+import "net/http"
+
+// SetTransport puts rt in place of the http hooks' transport until the
+// returned func puts it back.
+func SetTransport(rt http.RoundTripper) (restore func()) {
+	old := hookTransport
+	hookTransport = rt
+	return func() { hookTransport = old }
+}
+
 // For the tests (package hooks_test).
 var (
 	BuildPrompt = buildPrompt

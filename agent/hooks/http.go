@@ -11,19 +11,26 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
+// hookTransport carries http hooks' requests (its connections kept
+// between them); a test puts its own in its place.
+var hookTransport http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
+
 // hookClient is the client http hooks are sent with. It follows no
-// redirect: the input would go to a URL the person did not configure.
-var hookClient = sync.OnceValue(func() *http.Client {
+// redirect: the input would go to a URL the person did not configure. It
+// sends a request that went out whole once (sendonce): the HTTP/2
+// transport would send a hook's POST again, and again, on a reset stream,
+// and each would be another event at the person's hook server.
+func hookClient() *http.Client {
 	return &http.Client{
-		Transport:     http.DefaultTransport.(*http.Transport).Clone(),
+		Transport:     sendonce.Transport(hookTransport),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-})
+}
 
 // runHTTP POSTs the hook's input to its URL. A 2xx answer's body is read
 // as a command hook's stdout with exit code 0; any other answer, a

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/hooks"
+	"github.com/kin-dev/kin/agent/sendonce/resettest"
 )
 
 // endpoint is an http hook's server: it answers status and body, and
@@ -265,5 +266,24 @@ func TestHTTPHookAnswerIsBounded(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("an endless answer took %v (the timeout is %v)", d, h.Timeout)
+	}
+}
+
+// Attack: the hook's server (or a proxy in front of it) takes the POST
+// whole and resets its HTTP/2 stream with PROTOCOL_ERROR. Go's HTTP/2
+// transport would send the POST again, and again, until the hook's
+// timeout: each one more event at the person's server. It is sent once,
+// and the hook fails (blocking nothing, as any failed http hook).
+func TestHTTPHookIsPostedOnceOnAResetStream(t *testing.T) {
+	s := resettest.New(t)
+	defer hooks.SetTransport(resettest.Transport())()
+	h := httpHook(hooks.PreToolUse, s.URL()+"/hook")
+	h.Timeout = 2 * time.Second
+	res := hooks.Runner{}.Run(context.Background(), h, bashIn)
+	if res.Failure == "" || res.Block {
+		t.Errorf("%+v", res)
+	}
+	if n := s.Arrived(); n != 1 {
+		t.Errorf("the hook's POST arrived %d times", n)
 	}
 }

@@ -23,6 +23,8 @@ type answer struct {
 	// summarised says summary or reasoning pieces streamed for the item
 	// being reasoned.
 	summarised bool
+	// items are the ids of the function call items taken (addCall).
+	items map[string]bool
 }
 
 func newAnswer(h Handlers) *answer { return &answer{h: h} }
@@ -105,8 +107,28 @@ func (a *answer) endReasoning(r Reasoning) {
 	a.h.reasoningDone(r)
 }
 
-// addCall takes a finished call.
-func (a *answer) addCall(c Call) { a.out.Calls = append(a.out.Calls, c) }
+// addCall takes a finished call; item is its output item's id ("" where
+// the API has none). A call delivered again (its item's id seen, or the
+// same call id, name and arguments as a call taken) is the same call, and
+// is taken once: a service or a proxy that replays an event must not have
+// a command run twice. Calls that differ in anything are each the model's.
+func (a *answer) addCall(c Call, item string) {
+	if item != "" {
+		if a.items[item] {
+			return
+		}
+		if a.items == nil {
+			a.items = map[string]bool{}
+		}
+		a.items[item] = true
+	}
+	for _, o := range a.out.Calls {
+		if c.CallID != "" && o == c {
+			return
+		}
+	}
+	a.out.Calls = append(a.out.Calls, c)
+}
 
 // response is the answer so far: a message still streaming counts as
 // ended (the handlers are not told; the stream ended or failed there).

@@ -53,6 +53,7 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
 	defer stream.Close()
 	ans := newAnswer(h)
+	ans.out.Accepted = failure.accepted()
 	finish, err := readChat(stream, ans)
 	if err != nil {
 		return ans.response(), explain(ctx, err, failure)
@@ -155,7 +156,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
-		ans.addCall(c)
+		ans.addCall(c, "")
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()
@@ -230,12 +231,12 @@ func chatContent(d openai.ChatCompletionChunkChoiceDelta) []contentPart {
 // chatUsage is a chunk's usage: its usage field, or Groq's x_groq.usage.
 func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 	if c.JSON.Usage.Valid() {
-		return Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
-			CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens}, true
+		return counted(Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
+			CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens}), true
 	}
 	if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
 		if u := gjson.Parse(f.Raw()).Get("usage"); u.IsObject() {
-			return Usage{InputTokens: u.Get("prompt_tokens").Int(), OutputTokens: u.Get("completion_tokens").Int()}, true
+			return counted(Usage{InputTokens: u.Get("prompt_tokens").Int(), OutputTokens: u.Get("completion_tokens").Int()}), true
 		}
 	}
 	return Usage{}, false

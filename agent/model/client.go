@@ -126,6 +126,25 @@ type Usage struct {
 	Estimated bool `json:"estimated,omitempty"`
 }
 
+// MaxTokens bounds one request's reported count of tokens (about a
+// trillion): no request comes near it, and kin adds counts up (a turn, a
+// session, the day's ledger) where a sum past int64 would turn negative.
+const MaxTokens = 1 << 40
+
+// counted is a usage report as kin counts it. A report with a negative
+// count is not believed: it is taken as no report, which kin estimates
+// (counted as it stood, it would give tokens back and let a spend limit
+// pass). A count past MaxTokens is MaxTokens, and cached input is at most
+// the input.
+func counted(u Usage) Usage {
+	if u.InputTokens < 0 || u.OutputTokens < 0 || u.CachedInputTokens < 0 {
+		return Usage{}
+	}
+	u.InputTokens, u.OutputTokens = min(u.InputTokens, MaxTokens), min(u.OutputTokens, MaxTokens)
+	u.CachedInputTokens = min(u.CachedInputTokens, u.InputTokens)
+	return u
+}
+
 // AssistantMessage is one assistant message of an answer: its text, or its refusal
 // (the model declining to answer), and its phase.
 type AssistantMessage struct {
@@ -143,6 +162,10 @@ type Response struct {
 	Calls     []Call
 	Reasoning []Reasoning
 	Usage     Usage
+	// Accepted says the service took the request (a success status) and
+	// began its answer: the request ran and is billed, whether or not the
+	// answer completed or its usage was reported.
+	Accepted bool
 }
 
 // Refused reports whether the model refused: a message of the answer is a
@@ -278,6 +301,7 @@ func (c *Client) Reasoning() (bool, string) {
 func (c *Client) Stream(ctx context.Context, req Request, h Handlers) (*Response, error) {
 	with, _ := c.Reasoning()
 	resp, err := c.api.stream(ctx, req, h, with)
+	err = c.keyless(err)
 	var ref *Refusal
 	if !with || !errors.As(err, &ref) || !ref.namesReasoning() {
 		return resp, err
@@ -290,5 +314,27 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handlers) (*Response
 		h.Notice("The model service refused kin's reasoning parameters for " + c.cfg.Model + " (" + ref.Detail +
 			"), so kin goes on without them: no reasoning summaries, and the model's reasoning is not carried from one request to the next.")
 	}
-	return c.api.stream(ctx, req, h, false)
+	resp, err = c.api.stream(ctx, req, h, false)
+	return resp, c.keyless(err)
+}
+
+// keyless is err without the client's API key in it. What a service
+// answers is quoted in a failure (its error message, an error body or
+// event, a failed response), and a service or a proxy may quote the key
+// it was sent there; the failure reaches the editor, the session log and
+// kin's log. A refusal keeps its type (callers read it) with the key
+// masked in its message and detail.
+func (c *Client) keyless(err error) error {
+	key := c.cfg.APIKey
+	if err == nil || len(key) < 8 || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	mask := func(s string) string { return strings.ReplaceAll(s, key, "[the API key]") }
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		r := *ref
+		r.Detail, r.msg = mask(r.Detail), mask(err.Error())
+		return &r
+	}
+	return errors.New(mask(err.Error()))
 }

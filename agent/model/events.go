@@ -249,7 +249,7 @@ func fromUnion(u responses.ResponseStreamEventUnion) streamEvent {
 }
 
 func usageOf(u responses.ResponseUsage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.InputTokensDetails.CachedTokens}
+	return counted(Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.InputTokensDetails.CachedTokens})
 }
 
 func outputOf(items []responses.ResponseOutputItemUnion) []outputItem {

@@ -231,6 +231,7 @@ func TestAStreamOfEveryKindReadsAsBefore(t *testing.T) {
 		Calls:     []Call{{CallID: "call_1", Name: "read_file", Arguments: `{"path":"a.go"}`}},
 		Reasoning: []Reasoning{{ID: "rs_1", Summary: []string{"one", "two"}, Encrypted: "enc-1"}},
 		Usage:     Usage{InputTokens: 12, OutputTokens: 34},
+		Accepted:  true,
 	}
 	if !reflect.DeepEqual(*resp, want) || text.String() != want.Text || summary.String() != "**Looking**\n\n" ||
 		!reflect.DeepEqual(done, want.Reasoning) {

@@ -21,6 +21,8 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // maxSSELine is the longest event line openai-go's stream decoder reads
@@ -64,6 +66,10 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	}
 	return resp, err
 }
+
+// accepted reports whether the service answered with a success status:
+// the request ran (what it used is billed however the answer ends).
+func (f *httpFailure) accepted() bool { return f.answered && f.status == 0 }
 
 // errorBody reads an error body in each form services send: OpenAI's
 // {"error":{"message","param","code"}} (OpenRouter's code is a number,
@@ -340,6 +346,9 @@ func explainStream(err error, answered bool) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL may carry a key
+	}
+	if errors.Is(err, sendonce.ErrMayHaveArrived) {
+		return errors.New("the connection to the model service failed after kin sent the whole request, so the service may have it; nothing was retried")
 	}
 	if !answered {
 		return fmt.Errorf("kin could not reach the model service: %v; check OPENAI_BASE_URL (nothing was sent twice)", err)

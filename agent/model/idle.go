@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // IdleError ends a model request that received nothing for Timeout: the
@@ -51,8 +53,18 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		// sending the request is progress too: a large body on a slow link
-		// must not look like a silent service
+		// must not look like a silent service (also a body the transport
+		// rewound: base never rewinds one that went out whole, see idleClient)
 		out.Body = &progressBody{rc: req.Body, w: w}
+		if get := req.GetBody; get != nil {
+			out.GetBody = func() (io.ReadCloser, error) {
+				rc, err := get()
+				if err != nil {
+					return nil, err
+				}
+				return &progressBody{rc: rc, w: w}, nil
+			}
+		}
 	}
 	resp, err := t.base.RoundTrip(out)
 	w.disarm()
@@ -211,6 +223,8 @@ func idleClient(hc *http.Client, idle time.Duration) *http.Client {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	c.Transport = &idleTransport{base: base, idle: idle}
+	// a request that went out whole is never sent again (sendonce): the
+	// HTTP/2 transport would resend it on a reset stream
+	c.Transport = &idleTransport{base: sendonce.Transport(base), idle: idle}
 	return c
 }

@@ -75,6 +75,7 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
 	defer stream.Close()
 	ans := newAnswer(h)
+	ans.out.Accepted = failure.accepted()
 	err = readResponses(stream, ans)
 	if err == nil {
 		err = stream.Err()
@@ -159,7 +160,7 @@ func endItem(ans *answer, it outputItem) {
 	case "message":
 		ans.endMessage(it)
 	case "function_call":
-		ans.addCall(Call{CallID: it.CallID, Name: it.Name, Arguments: it.Arguments})
+		ans.addCall(Call{CallID: it.CallID, Name: it.Name, Arguments: it.Arguments}, it.ID)
 	case "reasoning":
 		ans.endReasoning(Reasoning{ID: it.ID, Summary: it.Summary, Encrypted: it.Encrypted, Text: it.Reasoning})
 	}
