@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +58,10 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 	defer done()
 	switch p.Mode {
 	case "url":
+		if why := linkProblem(p.URL); why != "" {
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s asked you to open an address kin does not pass on (%s); it was declined without asking", s.disp.Name, why))
+			return declined
+		}
 		r.URL = p.URL
 	case "", "form":
 		r.Mode = "form"
@@ -86,6 +92,28 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 		return &mcp.ElicitResult{Action: "cancel"}
 	}
 	return declined
+}
+
+// linkProblem says why a URL-mode question's address is not put to the
+// person ("" when it may be): the editors hand it to the system's opener
+// (VS Code's openExternal, xdg-open, open), which runs far more than a web
+// page for other schemes (file: opens or launches a local file, vscode: and
+// command: reach editor extensions, javascript: runs script), so only a web
+// page is asked about: https, or plain http to this machine (connect.CheckURL,
+// the rule for a server's own URL). An address with a user part
+// (https://bank.example@evil.example) or characters that hide or reorder
+// text would show the person another site than the one it opens.
+func linkProblem(raw string) string {
+	if err := connect.CheckURL(raw); err != nil {
+		return err.Error()
+	}
+	if u, err := url.Parse(raw); err != nil || u.User != nil {
+		return "the address has a user part, which would make it read as another site"
+	}
+	if catalog.Strip(raw) != raw || strings.ContainsAny(raw, " \t\n") {
+		return "the address has invisible or control characters"
+	}
+	return ""
 }
 
 // askContext is the context a question waits on. It ends, with the reason
