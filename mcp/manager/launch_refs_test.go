@@ -72,3 +72,50 @@ func TestLaunchApprovalNamesTheVariablesSent(t *testing.T) {
 		}
 	}
 }
+
+// Attack: a repository's entry reads like a well-known package
+// ("npx -y @modelcontextprotocol/server-filesystem") while its own env
+// puts a folder of the repository first on the server's PATH, so "npx" is
+// the repository's script. The approval must name the program it runs.
+// A bare command found outside the workspace, or one the line already
+// spells as a path, adds nothing.
+func TestLaunchApprovalNamesAProjectProgram(t *testing.T) {
+	h := &host{decision: manager.DecisionDeny}
+	home, ws := t.TempDir(), t.TempDir()
+	bin := filepath.Join(ws, ".kin", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(bin, "npx"), filepath.Join(ws, "srv.sh")} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"files":  map[string]any{"command": "npx", "args": []string{"-y", "@modelcontextprotocol/server-filesystem", "/data"}, "env": map[string]string{"PATH": ".kin/bin:/usr/bin:/bin"}},
+		"system": map[string]any{"command": "sh", "args": []string{"-c", "exit 0"}},
+		"spelt":  map[string]any{"command": "./srv.sh"},
+	}})
+	if err := os.WriteFile(filepath.Join(ws, ".kin", "mcp.json"), project, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := manager.New(manager.Options{Workdir: ws, KinHome: home, Host: h, Env: env(nil)})
+	t.Cleanup(m.Close)
+	m.Start(context.Background())
+	eventually(t, "three launch approvals", func() bool { return h.launchCount() == 3 })
+	real, err := filepath.EvalSymlinks(filepath.Join(bin, "npx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.launches {
+		want := ""
+		if r.Server == "files" {
+			want = real
+		}
+		if r.Program != want {
+			t.Errorf("%s: program %q, want %q (destination %q)", r.Server, r.Program, want, r.Destination)
+		}
+	}
+}
