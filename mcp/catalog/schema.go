@@ -67,3 +67,50 @@ func sanitizeValue(v any, flagged *bool) any {
 	}
 	return v
 }
+
+// Redact passes every text of the definition the model sees through
+// redact (a server's own secrets: its env and header values, URL
+// credentials, sign-in tokens): the description, and every string of the
+// input schema at any depth (descriptions, titles, defaults, enums,
+// examples; property names are kept, a call must use them). A server that
+// writes its token into a tool's description or a parameter's default
+// would otherwise have it sent to the model service with every request, as
+// its tool results never are. The fingerprint stays that of what the
+// server sent, so grants and redefinition checks are unchanged. A schema
+// that cannot be read again is left as it was (Vet made it).
+func (d *Def) Redact(redact func(string) string) {
+	d.Description = redact(d.Description)
+	dec := json.NewDecoder(bytes.NewReader(d.Schema))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return
+	}
+	changed := false
+	v = redactValue(v, redact, &changed)
+	if !changed {
+		return
+	}
+	if b, err := json.Marshal(v); err == nil {
+		d.Schema = b
+	}
+}
+
+func redactValue(v any, redact func(string) string, changed *bool) any {
+	switch v := v.(type) {
+	case string:
+		if r := redact(v); r != v {
+			*changed = true
+			return r
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = redactValue(x, redact, changed)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = redactValue(x, redact, changed)
+		}
+	}
+	return v
+}
