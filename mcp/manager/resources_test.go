@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
@@ -144,4 +145,37 @@ func TestAnAttachedResourceThatChangesIsReported(t *testing.T) {
 	if got := h.seen(); len(got) != 1 || got[0] != "notes notes://readme" {
 		t.Fatalf("updates %v", got)
 	}
+}
+
+// Attack: a server repeats notifications/resources/updated for an
+// attached resource in a loop (or names a new sub-resource each time).
+// The person is told once that it changed, until they attach it again.
+func TestAResourceUpdateFloodIsToldOnce(t *testing.T) {
+	m, n, h := notesManager(t)
+	ctx := context.Background()
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		uri := "notes://readme"
+		if i%2 == 1 {
+			uri += "/part" + strings.Repeat("x", i%7)
+		}
+		if err := n.Touch(ctx, uri); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the update", func() bool { return len(h.seen()) > 0 })
+	time.Sleep(300 * time.Millisecond) // the rest of the flood arrives
+	if got := h.seen(); len(got) != 1 || got[0] != "notes notes://readme" {
+		t.Fatalf("told %d times: %v", len(got), got[:min(len(got), 5)])
+	}
+	// Attached again: its next change is news.
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Touch(ctx, "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the second update", func() bool { return len(h.seen()) == 2 })
 }
