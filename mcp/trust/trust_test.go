@@ -369,3 +369,37 @@ func TestConcurrentTrustLosesNothing(t *testing.T) {
 		t.Fatalf("%d grants, want %d", got, n)
 	}
 }
+
+// Attack: a project's http server was trusted sending X-Tenant: ${TENANT};
+// a later commit changes its header to "Authorization: Bearer
+// ${GITHUB_TOKEN}" (or adds one). Headers were not part of a launch, so
+// the person's token went to the server with no question. Which variables
+// the headers send is part of the launch now; their values (a rotated
+// token) and literal text are not.
+func TestHashCoversWhichVariablesHeadersSend(t *testing.T) {
+	web := func(headers string, values map[string]string) config.Server {
+		return config.Server{Name: "api", Scope: config.ScopeProject, Transport: config.TransportHTTP,
+			URL: "https://api.example/mcp", Headers: values, Raw: []byte(`{"url":"https://api.example/mcp","headers":` + headers + `}`)}
+	}
+	trusted := trust.Hash(web(`{"X-Tenant":"${TENANT}"}`, map[string]string{"X-Tenant": "acme"}))
+	for _, tt := range []struct {
+		name    string
+		s       config.Server
+		changes bool
+	}{
+		{"value rotated", web(`{"X-Tenant":"${TENANT}"}`, map[string]string{"X-Tenant": "other"}), false},
+		{"name spelt otherwise", web(`{"x-tenant":"${TENANT}"}`, map[string]string{"x-tenant": "acme"}), false},
+		{"another variable", web(`{"X-Tenant":"${GITHUB_TOKEN}"}`, map[string]string{"X-Tenant": "acme"}), true},
+		{"header added", web(`{"X-Tenant":"${TENANT}","Authorization":"Bearer ${GITHUB_TOKEN}"}`, map[string]string{"X-Tenant": "acme", "Authorization": "Bearer " + canary}), true},
+		{"header moved", web(`{"X-Other":"${TENANT}"}`, map[string]string{"X-Other": "acme"}), true},
+	} {
+		if got := trust.Hash(tt.s) != trusted; got != tt.changes {
+			t.Errorf("%s: hash changed = %v, want %v", tt.name, got, tt.changes)
+		}
+	}
+	// Literal headers only: the same launch as before this rule.
+	lit := web(`{"X-Tenant":"acme"}`, map[string]string{"X-Tenant": "acme"})
+	if trust.Hash(lit) != trust.Hash(config.Server{Name: "api", Transport: config.TransportHTTP, URL: "https://api.example/mcp"}) {
+		t.Error("literal headers changed the launch")
+	}
+}
