@@ -78,9 +78,22 @@ func (s Server) Display() Display {
 	if s.Scope == ScopeProject || s.Scope == ScopeForeign {
 		show = showValue
 	}
+	// showEnv renders an env value. A project's .kin/mcp.json holds no
+	// secret in clear (kin moves a typed value to mcp_secrets.json and
+	// writes a reference; a value written there by hand is, as the README
+	// says, one meant to be committed), and its env decides what the
+	// server runs (NODE_OPTIONS=--require ./hook.js, LD_PRELOAD, PATH):
+	// the person approving it sees the value as written, references by
+	// name. Everyone else's literals stay masked (a root .mcp.json often
+	// holds a token in clear).
+	showEnv := show
+	if s.Scope == ScopeProject {
+		showEnv = showRefs
+	}
 	if len(s.Raw) == 0 || err != nil {
 		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
 		show = func(string) string { return Mask } // literal values
+		showEnv = show
 	}
 	switch s.Transport {
 	case TransportStdio:
@@ -90,7 +103,7 @@ func (s Server) Display() Display {
 		}
 		d.Launch = strings.Join(parts, " ")
 		for _, k := range sortedKeys(e.env) {
-			d.Env = append(d.Env, quoteIfNeeded(k)+"="+quoteIfNeeded(show(e.env[k])))
+			d.Env = append(d.Env, quoteIfNeeded(k)+"="+quoteIfNeeded(showEnv(e.env[k])))
 		}
 	case TransportHTTP:
 		d.Launch = maskURL(e.url, show)

@@ -133,17 +133,20 @@ func TestMaskHeader(t *testing.T) {
 // A repository's entry (.kin/mcp.json, or a root .mcp.json listed for
 // adoption) names the variables it reads wherever its values are masked:
 // the person approving it must see that ${GITHUB_TOKEN} is sent, not
-// ●●●●. Literals and ${VAR:-default} defaults stay masked; the person's
-// own global entry keeps every value masked.
+// ●●●●. Literals and ${VAR:-default} defaults stay masked, but for the
+// env of a .kin/mcp.json entry, which holds no secret in clear and
+// decides what runs (NODE_OPTIONS=--require ./hook.js): it is shown as
+// written. The person's own global entry keeps every value masked.
 func TestDisplayNamesARepositorysVariables(t *testing.T) {
 	env := map[string]string{"GITHUB_TOKEN": canary, "HOST": "h.example"}
 	entry := `{"type":"http","url":"https://user:${GITHUB_TOKEN}@${HOST}/mcp?a=x-${GITHUB_TOKEN:-` + canary + `}&b=lit-` + canary + `#t=${GITHUB_TOKEN}",` +
 		`"headers":{"Authorization":"Bearer ${GITHUB_TOKEN}","X-Plain":"` + canary + `","X-Mix":"k-${GITHUB_TOKEN}"}}`
-	stdio := `{"command":"srv","env":{"LOG_LEVEL":"${GITHUB_TOKEN}","PLAIN":"` + canary + `"}}`
+	stdio := `{"command":"srv","env":{"LOG_LEVEL":"${GITHUB_TOKEN}","NODE_OPTIONS":"--require ./hook.js","MODE":"${MODE:-` + canary + `}"}}`
+	foreignStdio := `{"command":"srv","env":{"TOKEN":"` + canary + `","LOG_LEVEL":"${GITHUB_TOKEN}"}}`
 	workdir, home := dirs(t)
 	doc := `{"mcpServers":{"web":` + entry + `,"cli":` + stdio + `}}`
 	writeFile(t, config.ProjectPath(workdir), doc)
-	writeFile(t, config.ForeignPath(workdir), `{"mcpServers":{"other":`+entry+`}}`)
+	writeFile(t, config.ForeignPath(workdir), `{"mcpServers":{"other":`+entry+`,"theirs":`+foreignStdio+`}}`)
 	writeFile(t, config.GlobalPath(home), `{"mcpServers":{"mine":`+entry+`}}`)
 	cfg := load(t, workdir, home, env)
 	named := config.Display{Launch: "https://●●●●${GITHUB_TOKEN}@${HOST}/mcp?a=●●●●${GITHUB_TOKEN}&b=●●●●#t=${GITHUB_TOKEN}",
@@ -165,8 +168,13 @@ func TestDisplayNamesARepositorysVariables(t *testing.T) {
 			}
 		case "cli":
 			seen++
-			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "PLAIN=●●●●"}; !reflect.DeepEqual(d.Env, want) {
+			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "MODE=${MODE}", `NODE_OPTIONS="--require ./hook.js"`}; !reflect.DeepEqual(d.Env, want) {
 				t.Errorf("cli env %q, want %q", d.Env, want)
+			}
+		case "theirs":
+			seen++
+			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "TOKEN=●●●●"}; !reflect.DeepEqual(d.Env, want) {
+				t.Errorf("foreign env %q, want %q", d.Env, want)
 			}
 		case "mine":
 			seen++
@@ -175,7 +183,7 @@ func TestDisplayNamesARepositorysVariables(t *testing.T) {
 			}
 		}
 	}
-	if seen != 4 {
+	if seen != 5 {
 		t.Fatalf("displays %+v (%s)", got, warningsText(cfg))
 	}
 }
