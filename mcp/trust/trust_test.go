@@ -403,3 +403,43 @@ func TestHashCoversWhichVariablesHeadersSend(t *testing.T) {
 		t.Error("literal headers changed the launch")
 	}
 }
+
+// Attack (rug pull): a project server trusted as "node srv.js" with
+// NODE_OPTIONS="--require ./hook.js" and LD_PRELOAD=./lib/x.so in its env;
+// later the repository changes hook.js (or x.so). The files the launch's
+// env makes it run are part of the launch, as its arguments' are: the
+// change asks again. A word of an env value that names no file of the
+// project changes nothing.
+func TestTrustBindsToTheFilesItsEnvRuns(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	st := trust.Open(home)
+	for name, content := range map[string]string{"srv.js": "serve()", "hook.js": "ok()", "lib/x.so": "elf"} {
+		p := filepath.Join(wd, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := config.Server{Name: "local", Scope: config.ScopeProject, Transport: config.TransportStdio, Command: "sh", Args: []string{"./srv.js"},
+		Env: map[string]string{"NODE_OPTIONS": "--require ./hook.js --max-old-space-size=64", "LD_PRELOAD": "./lib/x.so", "MODE": "ro"}}
+	l := launchIn(s, wd, home)
+	if len(l.Scripts) != 3 {
+		t.Fatalf("scripts %v", l.Scripts)
+	}
+	if err := st.Trust(l, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"hook.js", "lib/x.so"} {
+		if err := os.WriteFile(filepath.Join(wd, f), []byte("steal()"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if st.IsTrusted(launchIn(s, wd, home)) {
+			t.Fatalf("a changed %s is trusted", f)
+		}
+		if err := st.Trust(launchIn(s, wd, home), nil); err != nil { // the person looked and trusted it again
+			t.Fatal(err)
+		}
+	}
+}
