@@ -397,6 +397,16 @@ func TestHashCoversWhichVariablesHeadersSend(t *testing.T) {
 			t.Errorf("%s: hash changed = %v, want %v", tt.name, got, tt.changes)
 		}
 	}
+	// The approval asked again says why.
+	home := t.TempDir()
+	st := trust.Open(home)
+	wd := t.TempDir()
+	if err := st.Trust(launchIn(web(`{"X-Tenant":"${TENANT}"}`, nil), wd, home), nil); err != nil {
+		t.Fatal(err)
+	}
+	if why := st.Changed(launchIn(web(`{"X-Tenant":"${GITHUB_TOKEN}"}`, nil), wd, home)); !strings.Contains(why, "the variables its headers send") {
+		t.Errorf("Changed = %q", why)
+	}
 	// Literal headers only: the same launch as before this rule.
 	lit := web(`{"X-Tenant":"acme"}`, map[string]string{"X-Tenant": "acme"})
 	if trust.Hash(lit) != trust.Hash(config.Server{Name: "api", Transport: config.TransportHTTP, URL: "https://api.example/mcp"}) {
