@@ -50,6 +50,22 @@ func (s *server) elicitComplete(_ context.Context, req *mcp.ElicitationCompleteN
 // It stops asking (the form is closed, with the reason) when what asked is
 // gone: see askContext.
 func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
+	// A server may send questions as fast as it can write them, each a
+	// form or link the person must answer or dismiss in turn: past
+	// MaxOpenQuestions open at once, one is declined without asking (a
+	// notice says so, once per flood).
+	if n := s.asking.Add(1); n > MaxOpenQuestions {
+		s.asking.Add(-1)
+		if !s.floodTold.Swap(true) {
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s asked more than %d questions at once; the others were declined without asking", s.disp.Name, MaxOpenQuestions))
+		}
+		return declined
+	}
+	defer func() {
+		if s.asking.Add(-1) == 0 {
+			s.floodTold.Store(false)
+		}
+	}()
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
@@ -93,6 +109,10 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 	}
 	return declined
 }
+
+// MaxOpenQuestions is the most questions of one server open before the
+// person at once (parallel calls of one server may each ask one).
+const MaxOpenQuestions = 8
 
 // linkProblem says why a URL-mode question's address is not put to the
 // person ("" when it may be): the editors hand it to the system's opener

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -208,5 +210,66 @@ func TestElicitURLModeOnlyWebPages(t *testing.T) {
 		if res.Action != "accept" || h.asked[len(h.asked)-1].URL != good {
 			t.Errorf("%q: %+v", good, res)
 		}
+	}
+}
+
+// blockHost holds every question until release is closed.
+type blockHost struct {
+	nopHost
+	mu      sync.Mutex
+	open    int
+	notices []string
+	release chan struct{}
+}
+
+func (h *blockHost) Elicit(ctx context.Context, _ ElicitRequest) (ElicitResult, error) {
+	h.mu.Lock()
+	h.open++
+	h.mu.Unlock()
+	<-h.release
+	return ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+}
+
+func (h *blockHost) Notice(_, msg string) {
+	h.mu.Lock()
+	h.notices = append(h.notices, msg)
+	h.mu.Unlock()
+}
+
+// Attack: a server sends 40 questions at once (each a form the person must
+// answer or dismiss in turn). At most MaxOpenQuestions are put to the
+// person; the rest are declined at once, with one notice.
+func TestElicitFloodIsBounded(t *testing.T) {
+	h := &blockHost{release: make(chan struct{})}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+	form := schema(t, `{"type":"object","properties":{"x":{"type":"string"}}}`)
+	results := make(chan string, 40)
+	for range 40 {
+		go func() {
+			res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: form}})
+			results <- res.Action
+		}()
+	}
+	for range 40 - MaxOpenQuestions {
+		select {
+		case a := <-results:
+			if a != "decline" {
+				t.Fatalf("an over-limit question was answered %q", a)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("over-limit questions were not declined at once")
+		}
+	}
+	close(h.release)
+	for range MaxOpenQuestions {
+		if a := <-results; a != "accept" {
+			t.Errorf("a question put to the person: %q", a)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open != MaxOpenQuestions || len(h.notices) != 1 || !strings.Contains(h.notices[0], "declined without asking") {
+		t.Errorf("asked %d, notices %q", h.open, h.notices)
 	}
 }

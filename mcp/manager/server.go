@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,6 +68,12 @@ type server struct {
 	// up, zero for one that may wait for a person (a sign-in).
 	settled   chan struct{}
 	connectBy time.Time
+
+	// asking counts the server's questions open before the person
+	// (elicit.go: at most MaxOpenQuestions); floodTold is set while a
+	// notice has said some were declined, until none is open.
+	asking    atomic.Int32
+	floodTold atomic.Bool
 }
 
 // inflight is a call in flight on the server (Track): what a legacy
