@@ -45,8 +45,9 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
 	}
 	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
+	red := s.redactor() // once: it reads the sign-in's tokens
 	for i := range defs {
-		defs[i].Redact(s.Redact) // what reaches the model, as its results are
+		defs[i].Redact(red.String) // what reaches the model, as its results are
 	}
 	var ev events
 	for _, name := range skipped {
