@@ -172,9 +172,10 @@ func (s *server) shown(r Resource, icons []mcp.Icon) Resource {
 	r.Server = s.cfg.Name
 	r.URI = s.Redact(catalog.Strip(r.URI))
 	r.URITemplate = s.Redact(catalog.Strip(r.URITemplate))
-	r.Name = s.Redact(catalog.Label(r.Name))
-	r.Title = s.Redact(catalog.Label(r.Title))
-	r.Description = s.Redact(catalog.Label(r.Description))
+	// redacted before Label cuts them: a secret cut in two no longer matches
+	r.Name = catalog.Label(s.Redact(r.Name))
+	r.Title = catalog.Label(s.Redact(r.Title))
+	r.Description = catalog.Label(s.Redact(r.Description))
 	r.MIMEType = catalog.Label(r.MIMEType)
 	for _, ic := range icons {
 		if i, ok := safeIcon(ic); ok {

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -178,4 +182,48 @@ func TestAResourceUpdateFloodIsToldOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the second update", func() bool { return len(h.seen()) == 2 })
+}
+
+// Attack: a server puts its own secret (the token in its Authorization
+// header) into a resource's name and description after padding, so that
+// cutting the text to 64 characters keeps the first part of it, which no
+// longer matches the redaction. The model (list_mcp_resources) and the
+// person (mcp/resources) must get none of it.
+func TestResourceTextsAreRedactedBeforeTheyAreCut(t *testing.T) {
+	const token = "tok-CANARY-5e6f7a8b9c0d"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	pad := strings.Repeat("x", 55)
+	srv.AddResource(&mcp.Resource{URI: "leaky://a", Name: pad + token, Title: pad + token, Description: pad + token, MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "leaky://a", Text: "a"}}}, nil
+		})
+	h := &host{}
+	m, _ := setup(t, h, map[string]any{
+		"leaky": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, srv), "headers": map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+	}, map[string]string{"TOKEN": token})
+	m.Start(context.Background())
+	var list tool.Tool
+	for _, tl := range m.Tools() {
+		if tl.Spec().Name == calltool.ListResourcesName {
+			list = tl
+		}
+	}
+	if list == nil {
+		t.Fatalf("no %s: %v", calltool.ListResourcesName, names(m))
+	}
+	toModel := run(t, list, `{}`).Output
+	pages, err := m.Resources(context.Background(), "leaky", "")
+	if err != nil || len(pages) != 1 || len(pages[0].Resources) != 1 {
+		t.Fatalf("%+v %v", pages, err)
+	}
+	r := pages[0].Resources[0]
+	part := token[:6] // "tok-CA": what a cut keeps of it
+	for what, s := range map[string]string{"model": toModel, "name": r.Name, "title": r.Title, "description": r.Description} {
+		if strings.Contains(s, part) {
+			t.Errorf("a part of the secret reaches the %s: %q", what, s)
+		}
+	}
+	if !strings.Contains(toModel, "leaky://a") {
+		t.Errorf("listing %q", toModel)
+	}
 }
