@@ -68,32 +68,27 @@ func sanitizeValue(v any, flagged *bool) any {
 	return v
 }
 
-// Redact passes every text of the definition the model sees through
-// redact (a server's own secrets: its env and header values, URL
-// credentials, sign-in tokens): the description, and every string of the
-// input schema at any depth (descriptions, titles, defaults, enums,
-// examples; property names are kept, a call must use them). A server that
-// writes its token into a tool's description or a parameter's default
-// would otherwise have it sent to the model service with every request, as
-// its tool results never are. The fingerprint stays that of what the
-// server sent, so grants and redefinition checks are unchanged. A schema
-// that cannot be read again is left as it was (Vet made it).
-func (d *Def) Redact(redact func(string) string) {
-	d.Description = redact(d.Description)
-	dec := json.NewDecoder(bytes.NewReader(d.Schema))
+// redactSchema passes every string of an input schema at any depth
+// through redact (descriptions, titles, defaults, enums, examples;
+// property names are kept, a call must use them). A schema that cannot be
+// read is returned as it is (objectSchema and sanitizeSchema refuse it).
+func redactSchema(schema json.RawMessage, redact func(string) string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
-		return
+		return schema
 	}
 	changed := false
 	v = redactValue(v, redact, &changed)
 	if !changed {
-		return
+		return schema
 	}
-	if b, err := json.Marshal(v); err == nil {
-		d.Schema = b
+	b, err := json.Marshal(v)
+	if err != nil {
+		return schema
 	}
+	return b
 }
 
 func redactValue(v any, redact func(string) string, changed *bool) any {

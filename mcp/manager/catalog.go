@@ -44,11 +44,8 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	if s.cfg.AllowedToolsSet {
 		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
 	}
-	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
-	red := s.redactor() // once: it reads the sign-in's tokens
-	for i := range defs {
-		defs[i].Redact(red.String) // what reaches the model, as its results are
-	}
+	// Redacted with one redactor: it reads the sign-in's tokens.
+	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names, s.redactor().String)
 	var ev events
 	for _, name := range skipped {
 		if !s.skipped[name] {

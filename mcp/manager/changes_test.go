@@ -12,6 +12,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -304,7 +305,10 @@ func TestReadOnlyToolsRunUnaskedOnlyForATrustedServer(t *testing.T) {
 // secrets masked, as its tool results do.
 func TestToolDefinitionsHaveTheServersSecretsMasked(t *testing.T) {
 	const token, key = "tok-CANARY-4c1d2e9f", "key-CANARY-77aa3b"
-	leaky := mcptest.Tool("leak", "Uses Bearer "+token+" and key "+key+".", false)
+	// (the description's token also sits past the 2 KiB cap's edge, where
+	// a cut before the redaction would leave a part of it)
+	prefix := "Uses Bearer " + token + " and key " + key + ". "
+	leaky := mcptest.Tool("leak", prefix+strings.Repeat("x", catalog.MaxDescription-len(prefix)-8)+token, false)
 	leaky["inputSchema"] = map[string]any{"type": "object", "properties": map[string]any{
 		"auth":  map[string]any{"type": "string", "default": token, "description": "defaults to " + token},
 		"key":   map[string]any{"type": "string", "enum": []any{key, "other"}, "examples": []any{"x-" + key}},
@@ -333,7 +337,7 @@ func TestToolDefinitionsHaveTheServersSecretsMasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	if params.Properties["auth"]["default"] != "●●●●" || params.Properties["count"]["default"] != float64(3) ||
-		!strings.Contains(tl.Spec().Description, "Uses ●●●● and key ●●●●.") {
+		!strings.Contains(tl.Spec().Description, "Uses ●●●● and key ●●●●.") || strings.Contains(tl.Spec().Description, token[:6]) {
 		t.Errorf("definition %s", spec)
 	}
 }
