@@ -138,8 +138,14 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 		}
 	}
 	// So is the script an interpreter runs (`node /tmp/x/server.mjs`): an
-	// argument naming an existing path in the temp folder shows its folder
-	// there. Only there: an argument never uncovers a hidden folder.
+	// argument naming an existing file in the temp folder shows its folder
+	// there. Only there: an argument never uncovers a hidden folder. And
+	// only a regular file (a script): the private temp folder is what keeps
+	// the person's sockets out of reach (ssh-agent's /tmp/ssh-XXXX/agent.N,
+	// tmux's /tmp/tmux-UID/default, whose send-keys runs anything outside
+	// the sandbox, X11's /tmp/.X11-unix), and a read-only folder still lets
+	// a socket in it be connected to, so an argument naming a socket or a
+	// folder (a project entry's "${SSH_AUTH_SOCK}") shows nothing.
 	for _, a := range srv.Args {
 		if a == "" || strings.HasPrefix(a, "-") {
 			continue
@@ -150,7 +156,7 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 			}
 			a = filepath.Join(workdir, a)
 		}
-		if _, err := os.Stat(a); err != nil {
+		if fi, err := os.Stat(a); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		for _, p := range []string{a, boundary.RealPath(a)} {

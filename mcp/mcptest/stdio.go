@@ -177,6 +177,15 @@ func addFileTools(s *mcp.Server) {
 		}
 		return Text("wrote " + p), nil
 	})
+	AddTool(s, "connect", "Connect to a unix socket.", true, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		p, _ := a["path"].(string)
+		c, err := net.DialTimeout("unix", p, 5*time.Second)
+		if err != nil {
+			return Text("error: " + err.Error()), nil
+		}
+		c.Close()
+		return Text("connected " + p), nil
+	})
 	AddTool(s, "read", "Read a path.", true, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
 		p, _ := a["path"].(string)
 		b, err := os.ReadFile(p)
