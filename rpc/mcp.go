@@ -171,6 +171,10 @@ func (h mcpHost) ApproveLaunch(ctx context.Context, r manager.LaunchRequest) (st
 	}
 	ap := tool.Approval{Title: verb + " MCP server " + r.Server, Server: r.Server, Destination: r.Destination}
 	var details []string
+	if r.Program != "" {
+		// The command line names a program the project itself holds.
+		details = append(details, "program "+r.Program+" (a file of this project, found on the server's PATH)")
+	}
 	for _, e := range r.Env {
 		details = append(details, "env "+e)
 	}

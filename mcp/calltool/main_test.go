@@ -79,7 +79,7 @@ func tools(t testing.TB, b *binding, autoAllow bool) map[string]*calltool.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, _, _ := catalog.Vet(b.name, raws, nil, catalog.NewNames())
+	defs, _, _ := catalog.Vet(b.name, raws, nil, catalog.NewNames(), b.Redact)
 	out := map[string]*calltool.Tool{}
 	for _, d := range defs {
 		out[d.Name] = calltool.New(b, d, autoAllow && d.ReadOnly)

@@ -125,15 +125,17 @@ func listOne(ctx context.Context, b Binding) string {
 			if r == nil || len(lines) >= maxResources {
 				continue
 			}
+			// Each text is redacted before Label cuts it (a secret cut in
+			// two no longer matches), the line again as a whole below.
 			line := "- " + catalog.Strip(r.URI)
 			if r.Name != "" {
-				line += " (" + catalog.Label(r.Name) + ")"
+				line += " (" + catalog.Label(b.Redact(r.Name)) + ")"
 			}
 			if r.MIMEType != "" {
 				line += " " + catalog.Label(r.MIMEType)
 			}
 			if r.Description != "" {
-				line += ": " + catalog.Label(r.Description)
+				line += ": " + catalog.Label(b.Redact(r.Description))
 			}
 			lines = append(lines, line)
 		}

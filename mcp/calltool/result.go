@@ -177,8 +177,9 @@ func Links(b Binding, content []mcp.Content) []tool.Link {
 		if !ok || l.URI == "" || len(out) >= maxLinks {
 			continue
 		}
-		out = append(out, tool.Link{Server: b.Name(), URI: b.Redact(catalog.Strip(l.URI)), Name: b.Redact(catalog.Label(l.Name)),
-			Title: b.Redact(catalog.Label(l.Title)), MIMEType: catalog.Label(l.MIMEType)})
+		// redacted before Label cuts them: a secret cut in two no longer matches
+		out = append(out, tool.Link{Server: b.Name(), URI: b.Redact(catalog.Strip(l.URI)), Name: catalog.Label(b.Redact(l.Name)),
+			Title: catalog.Label(b.Redact(l.Title)), MIMEType: catalog.Label(l.MIMEType)})
 	}
 	return out
 }

@@ -198,14 +198,14 @@ func TestVetAndCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := catalog.NewNames()
-	defs, skipped, _ := catalog.Vet("docs", raws, catalog.Allowed{"query", "lookup"}, names)
+	defs, skipped, _ := catalog.Vet("docs", raws, catalog.Allowed{"query", "lookup"}, names, nil)
 	if len(defs) != 2 || len(skipped) != 1 || skipped[0] != "secret" || !defs[1].ReadOnly {
 		t.Fatalf("defs %+v skipped %v", defs, skipped)
 	}
-	if none, _, _ := catalog.Vet("docs", raws, catalog.Allowed{}, names); len(none) != 0 {
+	if none, _, _ := catalog.Vet("docs", raws, catalog.Allowed{}, names, nil); len(none) != 0 {
 		t.Fatal("empty allowed_tools exposed tools")
 	}
-	all, _, _ := catalog.Vet("docs", raws, nil, names)
+	all, _, _ := catalog.Vet("docs", raws, nil, names, nil)
 	if len(all) != 3 {
 		t.Fatal("nil allowed_tools should allow all")
 	}
@@ -238,7 +238,7 @@ func TestVetSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, _, omitted := catalog.Vet("s", raws, nil, catalog.NewNames())
+	defs, _, omitted := catalog.Vet("s", raws, nil, catalog.NewNames(), nil)
 	if len(defs) != 2 || defs[0].Name != "find" || defs[1].Name != "ok" || len(omitted) != 2 ||
 		omitted[0].Name != "list" || !strings.Contains(omitted[0].Reason, `not an object schema (type "array"`) ||
 		omitted[1].Name != "any" || !strings.Contains(omitted[1].Reason, "type missing") {

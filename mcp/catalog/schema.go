@@ -67,3 +67,45 @@ func sanitizeValue(v any, flagged *bool) any {
 	}
 	return v
 }
+
+// redactSchema passes every string of an input schema at any depth
+// through redact (descriptions, titles, defaults, enums, examples;
+// property names are kept, a call must use them). A schema that cannot be
+// read is returned as it is (objectSchema and sanitizeSchema refuse it).
+func redactSchema(schema json.RawMessage, redact func(string) string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return schema
+	}
+	changed := false
+	v = redactValue(v, redact, &changed)
+	if !changed {
+		return schema
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return schema
+	}
+	return b
+}
+
+func redactValue(v any, redact func(string) string, changed *bool) any {
+	switch v := v.(type) {
+	case string:
+		if r := redact(v); r != v {
+			*changed = true
+			return r
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = redactValue(x, redact, changed)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = redactValue(x, redact, changed)
+		}
+	}
+	return v
+}

@@ -49,7 +49,18 @@ type Omitted struct {
 // allowed does not permit are returned in skipped, tools that no model
 // could be offered (an input schema that is not an object schema) in
 // omitted; neither gets a name.
-func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, skipped []string, omitted []Omitted) {
+//
+// redact (nil: none) removes the server's own secrets (its env and header
+// values, URL credentials, sign-in tokens) from every text the model sees,
+// the description and every string of the schema, before they are capped
+// (a secret cut in two no longer matches): a server that writes its token
+// into a description or a parameter's default would otherwise have it
+// sent to the model service with every request, as its tool results never
+// are. The fingerprint stays that of what the server sent.
+func Vet(server string, raws []Raw, allowed Allowed, names *Names, redact func(string) string) (defs []Def, skipped []string, omitted []Omitted) {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	for _, r := range raws {
 		t := r.Tool
 		if !allowed.Permits(t.Name) {
@@ -60,13 +71,13 @@ func Vet(server string, raws []Raw, allowed Allowed, names *Names) (defs []Def, 
 			omitted = append(omitted, Omitted{Name: t.Name, Reason: why})
 			continue
 		}
-		schema, schemaFlagged, err := sanitizeSchema(r.Schema)
+		schema, schemaFlagged, err := sanitizeSchema(redactSchema(r.Schema, redact))
 		if err != nil {
 			omitted = append(omitted, Omitted{Name: t.Name, Reason: "its input schema cannot be read: " + err.Error()})
 			continue
 		}
 		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-		desc, flagged := Describe(server, t.Name, t.Description)
+		desc, flagged := Describe(server, t.Name, redact(t.Description))
 		defs = append(defs, Def{
 			Server:      server,
 			Name:        t.Name,

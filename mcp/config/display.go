@@ -70,8 +70,30 @@ func (s Server) Display() Display {
 		Sandbox:         s.Sandbox.Describe(),
 	}
 	e, err := decodeEntry(s.Raw)
+	// show renders a value that may be secret (env, header, URL query or
+	// user part): masked, but for an entry a repository wrote, whose ${VAR}
+	// names show (showValue), since they say which of the person's
+	// variables its server is sent; a literal is masked all the same.
+	show := func(string) string { return Mask }
+	if s.Scope == ScopeProject || s.Scope == ScopeForeign {
+		show = showValue
+	}
+	// showEnv renders an env value. A project's .kin/mcp.json holds no
+	// secret in clear (kin moves a typed value to mcp_secrets.json and
+	// writes a reference; a value written there by hand is, as the README
+	// says, one meant to be committed), and its env decides what the
+	// server runs (NODE_OPTIONS=--require ./hook.js, LD_PRELOAD, PATH):
+	// the person approving it sees the value as written, references by
+	// name. Everyone else's literals stay masked (a root .mcp.json often
+	// holds a token in clear).
+	showEnv := show
+	if s.Scope == ScopeProject {
+		showEnv = showRefs
+	}
 	if len(s.Raw) == 0 || err != nil {
 		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
+		show = func(string) string { return Mask } // literal values
+		showEnv = show
 	}
 	switch s.Transport {
 	case TransportStdio:
@@ -81,12 +103,12 @@ func (s Server) Display() Display {
 		}
 		d.Launch = strings.Join(parts, " ")
 		for _, k := range sortedKeys(e.env) {
-			d.Env = append(d.Env, quoteIfNeeded(k)+"="+Mask)
+			d.Env = append(d.Env, quoteIfNeeded(k)+"="+quoteIfNeeded(showEnv(e.env[k])))
 		}
 	case TransportHTTP:
-		d.Launch = MaskURL(e.url)
+		d.Launch = maskURL(e.url, show)
 		for _, k := range sortedKeys(e.headers) {
-			d.Headers = append(d.Headers, quoteIfNeeded(k)+": "+MaskHeader(k, e.headers[k]))
+			d.Headers = append(d.Headers, quoteIfNeeded(k)+": "+maskHeader(k, e.headers[k], show))
 		}
 	}
 	if o := s.OAuth; o != nil {
@@ -117,12 +139,43 @@ func (s Server) Display() Display {
 // credentials masked as everywhere kin reports a URL (boundary.MaskURL:
 // userinfo removed, every query value masked, a fragment's key=value
 // values masked; an #anchor stays).
-func MaskURL(raw string) string {
+func MaskURL(raw string) string { return maskURL(raw, nil) }
+
+// maskURL is MaskURL with show rendering each credential part (nil: Mask).
+func maskURL(raw string, show func(string) string) string {
 	s := showRefs(raw)
 	if s == Mask {
 		return Mask
 	}
-	return quoteIfNeeded(boundary.MaskURL(s))
+	return quoteIfNeeded(boundary.MaskURLWith(s, show))
+}
+
+// showValue renders a value that may hold a secret: its ${VAR} references
+// by name, its literal text masked ("${TOKEN}", "●●●●${TOKEN}", "●●●●").
+// The names must show: masking "${GITHUB_TOKEN}" as ●●●● let a project's
+// entry send the person's token to its server (in env, a header or the
+// URL) while the launch approval showed only a masked value; a name is no
+// secret (it is in the file for anyone to read), a literal may be one.
+func showValue(v string) string {
+	segs, err := parseRefs(v)
+	if err != nil {
+		return Mask
+	}
+	var b strings.Builder
+	masked := false
+	for _, seg := range segs {
+		if seg.name != "" {
+			b.WriteString("${" + seg.name + "}")
+			masked = false
+		} else if !masked {
+			b.WriteString(Mask)
+			masked = true
+		}
+	}
+	if b.Len() == 0 {
+		return Mask // an empty value shows as any literal does
+	}
+	return b.String()
 }
 
 var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9._~+/-]*)\s+\S`) })
@@ -131,12 +184,19 @@ var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // Authorization or Proxy-Authorization value keeps its scheme word
 // ("Bearer ●●●●").
 func MaskHeader(name, value string) string {
+	return maskHeader(name, value, func(string) string { return Mask })
+}
+
+// maskHeader is MaskHeader with show rendering the value after the scheme
+// word ("Bearer ${API_TOKEN}" for a project's entry).
+func maskHeader(name, value string, show func(string) string) string {
 	if strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
 		if m := authScheme().FindStringSubmatch(value); m != nil {
-			return m[1] + " " + Mask
+			rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(value, " \t"), m[1]), " \t")
+			return m[1] + " " + show(rest)
 		}
 	}
-	return Mask
+	return show(value)
 }
 
 // quoteIfNeeded returns s, or s quoted with escapes when it is empty or has

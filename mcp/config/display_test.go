@@ -129,3 +129,61 @@ func TestMaskHeader(t *testing.T) {
 		}
 	}
 }
+
+// A repository's entry (.kin/mcp.json, or a root .mcp.json listed for
+// adoption) names the variables it reads wherever its values are masked:
+// the person approving it must see that ${GITHUB_TOKEN} is sent, not
+// ●●●●. Literals and ${VAR:-default} defaults stay masked, but for the
+// env of a .kin/mcp.json entry, which holds no secret in clear and
+// decides what runs (NODE_OPTIONS=--require ./hook.js): it is shown as
+// written. The person's own global entry keeps every value masked.
+func TestDisplayNamesARepositorysVariables(t *testing.T) {
+	env := map[string]string{"GITHUB_TOKEN": canary, "HOST": "h.example"}
+	entry := `{"type":"http","url":"https://user:${GITHUB_TOKEN}@${HOST}/mcp?a=x-${GITHUB_TOKEN:-` + canary + `}&b=lit-` + canary + `#t=${GITHUB_TOKEN}",` +
+		`"headers":{"Authorization":"Bearer ${GITHUB_TOKEN}","X-Plain":"` + canary + `","X-Mix":"k-${GITHUB_TOKEN}"}}`
+	stdio := `{"command":"srv","env":{"LOG_LEVEL":"${GITHUB_TOKEN}","NODE_OPTIONS":"--require ./hook.js","MODE":"${MODE:-` + canary + `}"}}`
+	foreignStdio := `{"command":"srv","env":{"TOKEN":"` + canary + `","LOG_LEVEL":"${GITHUB_TOKEN}"}}`
+	workdir, home := dirs(t)
+	doc := `{"mcpServers":{"web":` + entry + `,"cli":` + stdio + `}}`
+	writeFile(t, config.ProjectPath(workdir), doc)
+	writeFile(t, config.ForeignPath(workdir), `{"mcpServers":{"other":`+entry+`,"theirs":`+foreignStdio+`}}`)
+	writeFile(t, config.GlobalPath(home), `{"mcpServers":{"mine":`+entry+`}}`)
+	cfg := load(t, workdir, home, env)
+	named := config.Display{Launch: "https://●●●●${GITHUB_TOKEN}@${HOST}/mcp?a=●●●●${GITHUB_TOKEN}&b=●●●●#t=${GITHUB_TOKEN}",
+		Headers: []string{"Authorization: Bearer ${GITHUB_TOKEN}", "X-Mix: ●●●●${GITHUB_TOKEN}", "X-Plain: ●●●●"}}
+	var got []config.Display
+	for _, s := range append(append([]config.Server{}, cfg.Servers...), cfg.Foreign...) {
+		got = append(got, s.Display())
+	}
+	seen := 0
+	for _, d := range got {
+		if all := fmt.Sprintf("%#v", d); strings.Contains(all, canary) {
+			t.Errorf("canary leaked: %s", all)
+		}
+		switch d.Name {
+		case "web", "other":
+			seen++
+			if d.Launch != named.Launch || !reflect.DeepEqual(d.Headers, named.Headers) {
+				t.Errorf("%s: %q %q, want %q %q", d.Name, d.Launch, d.Headers, named.Launch, named.Headers)
+			}
+		case "cli":
+			seen++
+			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "MODE=${MODE}", `NODE_OPTIONS="--require ./hook.js"`}; !reflect.DeepEqual(d.Env, want) {
+				t.Errorf("cli env %q, want %q", d.Env, want)
+			}
+		case "theirs":
+			seen++
+			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "TOKEN=●●●●"}; !reflect.DeepEqual(d.Env, want) {
+				t.Errorf("foreign env %q, want %q", d.Env, want)
+			}
+		case "mine":
+			seen++
+			if d.Launch != "https://${HOST}/mcp?a=●●●●&b=●●●●#t=●●●●" || !reflect.DeepEqual(d.Headers, []string{"Authorization: Bearer ●●●●", "X-Mix: ●●●●", "X-Plain: ●●●●"}) {
+				t.Errorf("global entry: %q %q", d.Launch, d.Headers)
+			}
+		}
+	}
+	if seen != 5 {
+		t.Fatalf("displays %+v (%s)", got, warningsText(cfg))
+	}
+}

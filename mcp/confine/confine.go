@@ -1,7 +1,8 @@
 // Package confine decides how a stdio MCP server is confined: by default
 // it runs in the same sandbox as kin's commands (bubblewrap / Seatbelt,
 // package agent/sandbox), reading the workspace, writing only its own state
-// folder ($KIN_HOME/mcp-state/NAME, where its npm, uv and XDG caches are
+// folder ($KIN_HOME/mcp-state/NAME for a global server, one per project
+// for a project's: StateFolder; where its npm, uv and XDG caches are
 // pointed) and its private temp, never seeing $KIN_HOME or the person's
 // credentials (what the trust boundary hides from commands:
 // boundary.Secrets.Hidden, never a list of this package's), with network.
@@ -55,7 +56,23 @@ type Plan struct {
 	Unconfined, Refused bool
 }
 
-// StateDir is a server's state folder: $KIN_HOME/mcp-state/NAME, NAME made
+// StateFolder is the state folder of srv, a server of workspace: a global
+// server's is StateDir; a project's (or an ACP client's) is its own for
+// that project, $KIN_HOME/mcp-state/<scope>-<hash of the project>/NAME.
+// Keyed on the name alone, a repository's server named like one of the
+// person's global servers (or like another project's) shared its folder,
+// where its npm cache lives: it could plant a package in npx's _npx
+// install, which the global server (trusted, perhaps unconfined) ran the
+// next time it started, elsewhere.
+func StateFolder(kinHome, workspace string, srv config.Server) string {
+	if srv.Scope == config.ScopeGlobal {
+		return StateDir(kinHome, srv.Name)
+	}
+	sum := sha256.Sum256([]byte(string(srv.Scope) + "\x00" + boundary.RealPath(filepath.Clean(workspace))))
+	return filepath.Join(kinHome, "mcp-state", safeName(string(srv.Scope))+"-"+hex.EncodeToString(sum[:6]), safeName(srv.Name))
+}
+
+// StateDir is a global server's state folder: $KIN_HOME/mcp-state/NAME, NAME made
 // safe for a file name (and told apart by a digest when it had to be).
 func StateDir(kinHome, name string) string {
 	return filepath.Join(kinHome, "mcp-state", safeName(name))
@@ -95,7 +112,7 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 		}
 		return p
 	}
-	state := StateDir(e.KinHome, srv.Name)
+	state := StateFolder(e.KinHome, e.Workspace, srv)
 	network := srv.Sandbox == nil || srv.Sandbox.Network == nil || *srv.Sandbox.Network
 	writable := []string{state}
 	var extra []string
@@ -138,8 +155,14 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 		}
 	}
 	// So is the script an interpreter runs (`node /tmp/x/server.mjs`): an
-	// argument naming an existing path in the temp folder shows its folder
-	// there. Only there: an argument never uncovers a hidden folder.
+	// argument naming an existing file in the temp folder shows its folder
+	// there. Only there: an argument never uncovers a hidden folder. And
+	// only a regular file (a script): the private temp folder is what keeps
+	// the person's sockets out of reach (ssh-agent's /tmp/ssh-XXXX/agent.N,
+	// tmux's /tmp/tmux-UID/default, whose send-keys runs anything outside
+	// the sandbox, X11's /tmp/.X11-unix), and a read-only folder still lets
+	// a socket in it be connected to, so an argument naming a socket or a
+	// folder (a project entry's "${SSH_AUTH_SOCK}") shows nothing.
 	for _, a := range srv.Args {
 		if a == "" || strings.HasPrefix(a, "-") {
 			continue
@@ -150,7 +173,7 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 			}
 			a = filepath.Join(workdir, a)
 		}
-		if _, err := os.Stat(a); err != nil {
+		if fi, err := os.Stat(a); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		for _, p := range []string{a, boundary.RealPath(a)} {

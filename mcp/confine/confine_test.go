@@ -216,3 +216,41 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// Attack: a repository's server is named like one of the person's global
+// servers ("files"). Their state folders were one ($KIN_HOME/mcp-state/
+// files, with the npm cache where npx installs packages), so the
+// repository's confined server could plant code that the global server
+// (trusted, perhaps unconfined) ran the next time it started. A project's
+// server has a state folder of its own, per project, and cannot write the
+// global one's.
+func TestAProjectServerNamedLikeAGlobalOneHasItsOwnState(t *testing.T) {
+	w := newWorld(t)
+	global := mcptest.Stdio(t, "files", nil)
+	project := global
+	project.Scope = config.ScopeProject
+	gState := confine.StateFolder(w.home, w.work, global)
+	pState := confine.StateFolder(w.home, w.work, project)
+	other := confine.StateFolder(w.home, w.outside, project)
+	if gState != confine.StateDir(w.home, "files") || pState == gState || other == pState || !strings.HasPrefix(pState, filepath.Join(w.home, "mcp-state")+"/") {
+		t.Fatalf("state folders: global %s, project %s, another project's %s", gState, pState, other)
+	}
+	c, plan, err := w.dial(t, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.Describe, pState) {
+		t.Errorf("plan %s", plan.Describe)
+	}
+	must(t, os.MkdirAll(gState, 0o700))
+	planted := filepath.Join(gState, "npm", "_npx", "planted.js")
+	if got := call(t, c, "write", map[string]any{"path": planted, "text": "steal()"}); !strings.HasPrefix(got, "error:") {
+		t.Errorf("the project's server wrote the global server's state: %s", got)
+	}
+	if got := call(t, c, "write", map[string]any{"path": filepath.Join(pState, "kept"), "text": "ok"}); !strings.HasPrefix(got, "wrote") {
+		t.Errorf("its own state folder: %s", got)
+	}
+	if env := call(t, c, "env", nil); !strings.Contains(env, "npm_config_cache="+filepath.Join(pState, "npm")) {
+		t.Errorf("npm cache not in its own state folder: %s", env)
+	}
+}

@@ -2,6 +2,7 @@ package confine_test
 
 import (
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,44 @@ func TestAScriptInTheTempFolderIsSeenAndHiddenFoldersStayHidden(t *testing.T) {
 	for _, ro := range plan.Confine.Policy.ReadOnly {
 		if strings.HasPrefix(ro, w.home) {
 			t.Errorf("kin's home is in the read-only list: %v", plan.Confine.Policy.ReadOnly)
+		}
+	}
+}
+
+// Attack: a project's entry names a socket of the temp folder in its
+// arguments: "${SSH_AUTH_SOCK}" (/tmp/ssh-XXXX/agent.N, the person's
+// ssh-agent), "/tmp/tmux-1000/default" (their terminal sessions: tmux
+// send-keys runs anything outside the sandbox), "/tmp/.X11-unix/X0". The
+// private temp folder keeps those out of reach; an argument must not
+// bring them back. Only a script (a regular file) an argument names shows
+// its folder.
+func TestAnArgumentNeverShowsASocketOfTheTempFolder(t *testing.T) {
+	w := newWorld(t)
+	dir, err := os.MkdirTemp("", "kin-confine-ssh-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "agent.1")
+	l, err := net.Listen("unix", sock)
+	must(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	for _, arg := range []string{sock, dir} {
+		srv := mcptest.Stdio(t, "files", nil)
+		srv.Args = []string{arg}
+		c, plan, err := w.dial(t, srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := call(t, c, "connect", map[string]any{"path": sock}); !strings.HasPrefix(got, "error:") {
+			t.Errorf("argument %s: the server reached a socket of the temp folder: %s (read-only: %v)", arg, got, plan.Confine.Policy.ReadOnly)
 		}
 	}
 }

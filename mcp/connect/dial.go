@@ -251,9 +251,11 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 		c.proc, c.conf = p, opts.Confine
 		noise := func(line []byte) {
 			opts.Logger.Warn("mcp stdio server wrote a line that is not JSON-RPC on stdout; skipped",
-				zap.String("server", srv.Name), zap.String("line", red.String(visible.Cut(string(bytes.TrimSpace(line)), 200))))
+				zap.String("server", srv.Name), zap.String("line", visible.Cut(red.String(string(bytes.TrimSpace(line))), 200)))
 		}
+		// Redacted before cut: a secret cut in two is no longer found.
 		f := newNoiseFilter(p.stdout, noise)
+		f.redact = red.String
 		f.order = c.Order
 		f.sent = &methods{}
 		t = &mcp.IOTransport{Reader: f, Writer: &sentWriter{w: p.stdin, m: f.sent}, MaxLineLength: MaxMessage}

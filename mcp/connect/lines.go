@@ -31,6 +31,9 @@ type noiseFilter struct {
 	noise  func(line []byte) // called for each skipped line (not blank ones)
 	order  *PropertyOrder    // sees each message line (nil: none)
 	sent   *methods          // the methods of kin's requests, for checkReply
+	// redact removes the server's secrets from a line quoted in an error,
+	// before it is cut (a cut secret no longer matches); nil: none.
+	redact func(string) string
 
 	pending []byte // the rest of the current message line
 	lines   int    // noise since the last message
@@ -67,8 +70,12 @@ func (f *noiseFilter) Read(p []byte) (int, error) {
 			f.noise(line)
 		}
 		if f.lines > maxNoiseLines || f.bytes > maxNoiseBytes {
+			last := string(bytes.TrimSpace(line))
+			if f.redact != nil {
+				last = f.redact(last)
+			}
 			f.err = fmt.Errorf("the server wrote %d lines (%d bytes) on stdout that are not JSON-RPC messages, the last %q",
-				f.lines, f.bytes, visible.Cut(string(bytes.TrimSpace(line)), 80))
+				f.lines, f.bytes, visible.Cut(last, 80))
 			f.pending = nil
 		}
 	}

@@ -159,3 +159,31 @@ func TestStdioNoiseOnStdout(t *testing.T) {
 		t.Fatalf("a server that writes only noise: %v", err)
 	}
 }
+
+// Attack: a server prints its secret (an env value kin gave it) on stdout
+// in lines of noise, after padding, so that the log line (cut to 200
+// characters) and the connect error (the last line, cut to 80) would each
+// keep the first part of it: a cut secret no longer matches the
+// redaction. Redacted first, nothing of it is written.
+func TestStdioNoiseHidesTheServersSecretWhole(t *testing.T) {
+	const secret = "sk-CANARY-0123456789abcdefghij"
+	core, logs := observer.New(zap.WarnLevel)
+	srv := mcptest.Stdio(t, "leaky-noise", map[string]string{"KIN_MCPTEST_SECRET": secret})
+	_, err := connect.Dial(context.Background(), srv, connect.Options{Env: kinEnv, Logger: zap.New(core), Timeout: time.Minute})
+	if err == nil {
+		t.Fatal("a server that writes only noise connected")
+	}
+	written := []string{err.Error()}
+	for _, e := range logs.All() {
+		written = append(written, e.ContextMap()["line"].(string))
+	}
+	if len(written) < 10 {
+		t.Fatalf("logged %d lines", len(written))
+	}
+	part := secret[:6] // "sk-CAN": what a cut would keep of it
+	for _, w := range written {
+		if strings.Contains(w, part) {
+			t.Fatalf("a part of the secret was written: %q", w)
+		}
+	}
+}

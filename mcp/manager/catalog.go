@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -43,7 +44,8 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 	if s.cfg.AllowedToolsSet {
 		allowed = append(catalog.Allowed{}, s.cfg.AllowedTools...)
 	}
-	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names)
+	// Redacted with one redactor: it reads the sign-in's tokens.
+	defs, skipped, omitted := catalog.Vet(s.cfg.Name, raws, allowed, s.m.names, s.redactor().String)
 	var ev events
 	for _, name := range skipped {
 		if !s.skipped[name] {
@@ -193,6 +195,13 @@ func request(ch chan struct{}) {
 // refreshLoop runs fetch after each change notice pending on ch (the tool
 // list's, the prompt list's), for as long as conn lives. Notifications
 // never install anything themselves: fetch lists again and vets.
+//
+// A server may announce changes as fast as it can write them (a loop of
+// list_changed, each list different): every fetch that finds a change
+// tells the person in a notice and changes the tools the model is sent,
+// so fetches are at least RefreshGap apart. The announcements meanwhile
+// coalesce (ch holds one), and the last one is fetched after the gap, so
+// the list kin keeps is the server's latest.
 func (s *server) refreshLoop(conn *connect.Conn, ch <-chan struct{}, fetch func(*connect.Conn)) {
 	for {
 		select {
@@ -201,8 +210,19 @@ func (s *server) refreshLoop(conn *connect.Conn, ch <-chan struct{}, fetch func(
 		case <-ch:
 			fetch(conn)
 		}
+		t := time.NewTimer(RefreshGap)
+		select {
+		case <-conn.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
 	}
 }
+
+// RefreshGap is the least time between two fetches of a server's tool (or
+// prompt) list after it announced changes.
+const RefreshGap = time.Second
 
 func (s *server) refetch(conn *connect.Conn) {
 	s.mu.Lock()

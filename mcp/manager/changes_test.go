@@ -12,6 +12,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -294,5 +295,49 @@ func TestReadOnlyToolsRunUnaskedOnlyForATrustedServer(t *testing.T) {
 	}
 	if n := again.noticesWith("peek"); len(n) != 1 || !strings.Contains(n[0], "not listed when you trusted it") {
 		t.Fatalf("notices %s", again.all())
+	}
+}
+
+// Attack: a server writes the secret kin gives it (its Authorization
+// header's token, a URL key) into a tool's description and into its input
+// schema (a parameter's default, an enum, an example). Tool definitions go
+// to the model service with every request; they must carry the server's
+// secrets masked, as its tool results do.
+func TestToolDefinitionsHaveTheServersSecretsMasked(t *testing.T) {
+	const token, key = "tok-CANARY-4c1d2e9f", "key-CANARY-77aa3b"
+	// (the description's token also sits past the 2 KiB cap's edge, where
+	// a cut before the redaction would leave a part of it)
+	prefix := "Uses Bearer " + token + " and key " + key + ". "
+	leaky := mcptest.Tool("leak", prefix+strings.Repeat("x", catalog.MaxDescription-len(prefix)-8)+token, false)
+	leaky["inputSchema"] = map[string]any{"type": "object", "properties": map[string]any{
+		"auth":  map[string]any{"type": "string", "default": token, "description": "defaults to " + token},
+		"key":   map[string]any{"type": "string", "enum": []any{key, "other"}, "examples": []any{"x-" + key}},
+		"count": map[string]any{"type": "integer", "default": 3},
+	}}
+	url := mcptest.ServeHTTPHandler(t, &mcptest.Raw{Tools: func(string) ([]map[string]any, string) {
+		return []map[string]any{leaky}, ""
+	}}).URL
+	h := &host{}
+	m, _ := setup(t, h, map[string]any{
+		"leaky": map[string]any{"type": "http", "url": url + "?apikey=${KEY}", "headers": map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+	}, map[string]string{"TOKEN": token, "KEY": key})
+	m.Start(context.Background())
+	tl := toolNamed(m, "mcp__leaky__leak")
+	if tl == nil {
+		t.Fatalf("not registered: %v %+v", names(m), state(m, "leaky"))
+	}
+	spec, _ := json.Marshal(tl.Spec())
+	if strings.Contains(string(spec), token) || strings.Contains(string(spec), key) {
+		t.Fatalf("a secret reaches the model in the tool definition: %s", spec)
+	}
+	var params struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.Spec().Parameters, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params.Properties["auth"]["default"] != "●●●●" || params.Properties["count"]["default"] != float64(3) ||
+		!strings.Contains(tl.Spec().Description, "Uses ●●●● and key ●●●●.") || strings.Contains(tl.Spec().Description, token[:6]) {
+		t.Errorf("definition %s", spec)
 	}
 }

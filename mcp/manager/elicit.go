@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +50,22 @@ func (s *server) elicitComplete(_ context.Context, req *mcp.ElicitationCompleteN
 // It stops asking (the form is closed, with the reason) when what asked is
 // gone: see askContext.
 func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *mcp.ElicitResult {
+	// A server may send questions as fast as it can write them, each a
+	// form or link the person must answer or dismiss in turn: past
+	// MaxOpenQuestions open at once, one is declined without asking (a
+	// notice says so, once per flood).
+	if n := s.asking.Add(1); n > MaxOpenQuestions {
+		s.asking.Add(-1)
+		if !s.floodTold.Swap(true) {
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s asked more than %d questions at once; the others were declined without asking", s.disp.Name, MaxOpenQuestions))
+		}
+		return declined
+	}
+	defer func() {
+		if s.asking.Add(-1) == 0 {
+			s.floodTold.Store(false)
+		}
+	}()
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
@@ -56,6 +74,10 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 	defer done()
 	switch p.Mode {
 	case "url":
+		if why := linkProblem(p.URL); why != "" {
+			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s asked you to open an address kin does not pass on (%s); it was declined without asking", s.disp.Name, why))
+			return declined
+		}
 		r.URL = p.URL
 	case "", "form":
 		r.Mode = "form"
@@ -86,6 +108,32 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 		return &mcp.ElicitResult{Action: "cancel"}
 	}
 	return declined
+}
+
+// MaxOpenQuestions is the most questions of one server open before the
+// person at once (parallel calls of one server may each ask one).
+const MaxOpenQuestions = 8
+
+// linkProblem says why a URL-mode question's address is not put to the
+// person ("" when it may be): the editors hand it to the system's opener
+// (VS Code's openExternal, xdg-open, open), which runs far more than a web
+// page for other schemes (file: opens or launches a local file, vscode: and
+// command: reach editor extensions, javascript: runs script), so only a web
+// page is asked about: https, or plain http to this machine (connect.CheckURL,
+// the rule for a server's own URL). An address with a user part
+// (https://bank.example@evil.example) or characters that hide or reorder
+// text would show the person another site than the one it opens.
+func linkProblem(raw string) string {
+	if err := connect.CheckURL(raw); err != nil {
+		return err.Error()
+	}
+	if u, err := url.Parse(raw); err != nil || u.User != nil {
+		return "the address has a user part, which would make it read as another site"
+	}
+	if catalog.Strip(raw) != raw || strings.ContainsAny(raw, " \t\n") {
+		return "the address has invisible or control characters"
+	}
+	return ""
 }
 
 // askContext is the context a question waits on. It ends, with the reason

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/ask"
+	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/config"
 )
 
@@ -154,5 +157,119 @@ func TestElicitPatternIsShownAndChecked(t *testing.T) {
 	h.answer = map[string]any{"code": "ABC"}
 	if res, _ = s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, form)}}); res.Action != "accept" {
 		t.Errorf("a matching answer: %+v", res)
+	}
+}
+
+// noticeHost is an askHost that keeps the notices it is given.
+type noticeHost struct {
+	askHost
+	notices []string
+}
+
+func (h *noticeHost) Notice(_, msg string) { h.notices = append(h.notices, msg) }
+
+// Attack: a hostile server's URL-mode question (legacy elicitation/create
+// or an input request of a call) names an address the editors hand to the
+// system's opener: a local file or program, an editor's own URI handler,
+// script, or a web address dressed as another site. None of them reaches
+// the person; each is declined with a notice that says why.
+func TestElicitURLModeOnlyWebPages(t *testing.T) {
+	h := &noticeHost{}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+	for _, bad := range []string{
+		"file:///etc/passwd",
+		"file:///Applications/Calculator.app",
+		"javascript:alert(document.cookie)",
+		"vscode://vscode.git/clone?url=https://evil.example/repo.git",
+		"command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22id%22%7D",
+		"data:text/html,<script>alert(1)</script>",
+		"http://evil.example/sign-in",               // plain http off this machine
+		"https://accounts.google.com@evil.example/", // reads as google, opens evil
+		"https://evil.example/\u202egpj.exe",
+		"https://evil.example/a b",
+		"//evil.example/relative",
+	} {
+		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "sign in", URL: bad, ElicitationID: "e"}})
+		if err != nil || res.Action != "decline" {
+			t.Errorf("%q: %+v %v", bad, res, err)
+		}
+		res = s.ask(context.Background(), &tool.Env{SessionID: "sess", CallID: "c"}, &mcp.ElicitParams{Mode: "url", Message: "sign in", URL: bad, ElicitationID: "e"})
+		if res.Action != "decline" {
+			t.Errorf("input request %q: %+v", bad, res)
+		}
+	}
+	if len(h.asked) != 0 {
+		t.Fatalf("put to the person: %+v", h.asked)
+	}
+	if len(h.notices) != 22 || !strings.Contains(h.notices[0], "declined without asking") {
+		t.Errorf("notices %q", h.notices)
+	}
+	for _, good := range []string{"https://example.com/x?state=1", "http://127.0.0.1:8080/cb", "http://localhost/pay"} {
+		res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "m", URL: good, ElicitationID: "e"}})
+		if res.Action != "accept" || h.asked[len(h.asked)-1].URL != good {
+			t.Errorf("%q: %+v", good, res)
+		}
+	}
+}
+
+// blockHost holds every question until release is closed.
+type blockHost struct {
+	nopHost
+	mu      sync.Mutex
+	open    int
+	notices []string
+	release chan struct{}
+}
+
+func (h *blockHost) Elicit(ctx context.Context, _ ElicitRequest) (ElicitResult, error) {
+	h.mu.Lock()
+	h.open++
+	h.mu.Unlock()
+	<-h.release
+	return ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+}
+
+func (h *blockHost) Notice(_, msg string) {
+	h.mu.Lock()
+	h.notices = append(h.notices, msg)
+	h.mu.Unlock()
+}
+
+// Attack: a server sends 40 questions at once (each a form the person must
+// answer or dismiss in turn). At most MaxOpenQuestions are put to the
+// person; the rest are declined at once, with one notice.
+func TestElicitFloodIsBounded(t *testing.T) {
+	h := &blockHost{release: make(chan struct{})}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+	form := schema(t, `{"type":"object","properties":{"x":{"type":"string"}}}`)
+	results := make(chan string, 40)
+	for range 40 {
+		go func() {
+			res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: form}})
+			results <- res.Action
+		}()
+	}
+	for range 40 - MaxOpenQuestions {
+		select {
+		case a := <-results:
+			if a != "decline" {
+				t.Fatalf("an over-limit question was answered %q", a)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("over-limit questions were not declined at once")
+		}
+	}
+	close(h.release)
+	for range MaxOpenQuestions {
+		if a := <-results; a != "accept" {
+			t.Errorf("a question put to the person: %q", a)
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open != MaxOpenQuestions || len(h.notices) != 1 || !strings.Contains(h.notices[0], "declined without asking") {
+		t.Errorf("asked %d, notices %q", h.open, h.notices)
 	}
 }

@@ -25,6 +25,14 @@ type oauthHost struct{ m *Manager }
 // ends the sign-in. It returns when the person answered, or when ctx ends
 // (the browser came back to the callback first, or the sign-in failed).
 func (h oauthHost) OpenURL(ctx context.Context, req oauth.SignIn) error {
+	// The authorization server chose this address (its metadata's
+	// authorization_endpoint, which go-sdk lets be any scheme but
+	// javascript, data and vbscript to a "localhost" host, so
+	// file://localhost/... too): it is put to the
+	// person under the same rule as a server's own link.
+	if why := linkProblem(req.URL); why != "" {
+		return fmt.Errorf("the sign-in address is not a web page kin will ask you to open (%s)", why)
+	}
 	r := ElicitRequest{Server: req.Server, Mode: "url", Purpose: "oauth", Message: req.Message, URL: req.URL}
 	if s := h.m.server(req.Server); s != nil {
 		// A token that ran out during a tool call: name the call, and

@@ -172,9 +172,10 @@ func (s *server) shown(r Resource, icons []mcp.Icon) Resource {
 	r.Server = s.cfg.Name
 	r.URI = s.Redact(catalog.Strip(r.URI))
 	r.URITemplate = s.Redact(catalog.Strip(r.URITemplate))
-	r.Name = s.Redact(catalog.Label(r.Name))
-	r.Title = s.Redact(catalog.Label(r.Title))
-	r.Description = s.Redact(catalog.Label(r.Description))
+	// redacted before Label cuts them: a secret cut in two no longer matches
+	r.Name = catalog.Label(s.Redact(r.Name))
+	r.Title = catalog.Label(s.Redact(r.Title))
+	r.Description = catalog.Label(s.Redact(r.Description))
 	r.MIMEType = catalog.Label(r.MIMEType)
 	for _, ic := range icons {
 		if i, ok := safeIcon(ic); ok {
@@ -331,6 +332,12 @@ func (m *Manager) read(ctx context.Context, name, uri string) (*server, string, 
 type watched struct {
 	mu   sync.Mutex
 	uris map[*mcp.ClientSession]map[string]bool // a connection's subscriptions
+	// told are the subscriptions whose change the person was told of:
+	// "changed since it was attached, attach it again" is said once per
+	// attachment, however often the server repeats it (a server sending
+	// notifications/resources/updated in a loop was a notice, a toast in
+	// VS Code, for each). Attaching it again clears it.
+	told map[*mcp.ClientSession]map[string]bool
 }
 
 func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
@@ -351,6 +358,7 @@ func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
 	}
 	already := m.watch.uris[cs][uri]
 	m.watch.uris[cs][uri] = true
+	delete(m.watch.told[cs], uri) // attached again: its next change is news
 	m.watch.mu.Unlock()
 	if already {
 		return
@@ -375,13 +383,25 @@ func (s *server) resourceUpdated(_ context.Context, req *mcp.ResourceUpdatedNoti
 	uri := req.Params.URI
 	m := s.m
 	m.watch.mu.Lock()
-	subscribed := false
+	sub := ""
 	for u := range m.watch.uris[req.Session] {
 		// The update may name a sub-resource of the one subscribed to.
-		subscribed = subscribed || u == uri || strings.HasPrefix(uri, strings.TrimSuffix(u, "/")+"/")
+		if u == uri || sub == "" && strings.HasPrefix(uri, strings.TrimSuffix(u, "/")+"/") {
+			sub = u
+		}
+	}
+	told := sub != "" && m.watch.told[req.Session][sub]
+	if sub != "" && !told {
+		if m.watch.told == nil {
+			m.watch.told = map[*mcp.ClientSession]map[string]bool{}
+		}
+		if m.watch.told[req.Session] == nil {
+			m.watch.told[req.Session] = map[string]bool{}
+		}
+		m.watch.told[req.Session][sub] = true
 	}
 	m.watch.mu.Unlock()
-	if !subscribed {
+	if sub == "" || told {
 		return
 	}
 	shown := s.Redact(catalog.Strip(uri))

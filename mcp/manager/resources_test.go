@@ -6,7 +6,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/calltool"
 	"github.com/kin-dev/kin/mcp/manager"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -143,5 +148,82 @@ func TestAnAttachedResourceThatChangesIsReported(t *testing.T) {
 	eventually(t, "the update", func() bool { return len(h.seen()) > 0 })
 	if got := h.seen(); len(got) != 1 || got[0] != "notes notes://readme" {
 		t.Fatalf("updates %v", got)
+	}
+}
+
+// Attack: a server repeats notifications/resources/updated for an
+// attached resource in a loop (or names a new sub-resource each time).
+// The person is told once that it changed, until they attach it again.
+func TestAResourceUpdateFloodIsToldOnce(t *testing.T) {
+	m, n, h := notesManager(t)
+	ctx := context.Background()
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		uri := "notes://readme"
+		if i%2 == 1 {
+			uri += "/part" + strings.Repeat("x", i%7)
+		}
+		if err := n.Touch(ctx, uri); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the update", func() bool { return len(h.seen()) > 0 })
+	time.Sleep(300 * time.Millisecond) // the rest of the flood arrives
+	if got := h.seen(); len(got) != 1 || got[0] != "notes notes://readme" {
+		t.Fatalf("told %d times: %v", len(got), got[:min(len(got), 5)])
+	}
+	// Attached again: its next change is news.
+	if _, _, err := m.ReadForPerson(ctx, "notes", "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Touch(ctx, "notes://readme"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the second update", func() bool { return len(h.seen()) == 2 })
+}
+
+// Attack: a server puts its own secret (the token in its Authorization
+// header) into a resource's name and description after padding, so that
+// cutting the text to 64 characters keeps the first part of it, which no
+// longer matches the redaction. The model (list_mcp_resources) and the
+// person (mcp/resources) must get none of it.
+func TestResourceTextsAreRedactedBeforeTheyAreCut(t *testing.T) {
+	const token = "tok-CANARY-5e6f7a8b9c0d"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	pad := strings.Repeat("x", 55)
+	srv.AddResource(&mcp.Resource{URI: "leaky://a", Name: pad + token, Title: pad + token, Description: pad + token, MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "leaky://a", Text: "a"}}}, nil
+		})
+	h := &host{}
+	m, _ := setup(t, h, map[string]any{
+		"leaky": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, srv), "headers": map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+	}, map[string]string{"TOKEN": token})
+	m.Start(context.Background())
+	var list tool.Tool
+	for _, tl := range m.Tools() {
+		if tl.Spec().Name == calltool.ListResourcesName {
+			list = tl
+		}
+	}
+	if list == nil {
+		t.Fatalf("no %s: %v", calltool.ListResourcesName, names(m))
+	}
+	toModel := run(t, list, `{}`).Output
+	pages, err := m.Resources(context.Background(), "leaky", "")
+	if err != nil || len(pages) != 1 || len(pages[0].Resources) != 1 {
+		t.Fatalf("%+v %v", pages, err)
+	}
+	r := pages[0].Resources[0]
+	part := token[:6] // "tok-CA": what a cut keeps of it
+	for what, s := range map[string]string{"model": toModel, "name": r.Name, "title": r.Title, "description": r.Description} {
+		if strings.Contains(s, part) {
+			t.Errorf("a part of the secret reaches the %s: %q", what, s)
+		}
+	}
+	if !strings.Contains(toModel, "leaky://a") {
+		t.Errorf("listing %q", toModel)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,6 +68,12 @@ type server struct {
 	// up, zero for one that may wait for a person (a sign-in).
 	settled   chan struct{}
 	connectBy time.Time
+
+	// asking counts the server's questions open before the person
+	// (elicit.go: at most MaxOpenQuestions); floodTold is set while a
+	// notice has said some were declined, until none is open.
+	asking    atomic.Int32
+	floodTold atomic.Bool
 }
 
 // inflight is a call in flight on the server (Track): what a legacy
@@ -321,6 +328,9 @@ func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[strin
 		Headers:     s.disp.Headers,
 		Workdir:     l.Workdir,
 		Sandbox:     s.confinement(l).Describe,
+	}
+	if _, inProject := l.Scripts[l.Executable]; inProject && l.Executable != "" && !strings.ContainsRune(s.cfg.Command, '/') {
+		r.Program = l.Executable
 	}
 	if why := s.m.trust.Changed(l); why != "" {
 		r.Changed, r.ChangedWhy = true, why

@@ -89,6 +89,11 @@ type LaunchRequest struct {
 	ChangedWhy string
 	// Workdir is where a stdio server starts.
 	Workdir string
+	// Program is the file a stdio server runs when its command is a bare
+	// name (npx) that its PATH finds inside the workspace folder (a
+	// project entry's "env": {"PATH": ".kin/bin:/usr/bin"}): the command
+	// line alone reads as a program of the system. "" otherwise.
+	Program string
 	// Sandbox says how a stdio server is confined (package mcp/confine):
 	// sandboxed and what it may write, or unconfined and why; "" when
 	// kin confines nothing (an http server, a manager without a sandbox).

@@ -111,6 +111,19 @@ func serveStdio(name string) int {
 		fmt.Println()
 		fmt.Println(`{"level":30,"msg":"listening on stdio"}`)
 		out = chatty{os.Stdout}
+	case "leaky-noise":
+		// noise that holds the server's secret ($KIN_MCPTEST_SECRET) after
+		// 70 or 190 bytes of padding, so that a line cut to 80 or 200
+		// characters would keep a part of it
+		for i := 0; ; i++ {
+			pad := 70
+			if i%2 == 1 {
+				pad = 190
+			}
+			if _, err := fmt.Printf("%s%s\n", strings.Repeat("x", pad), os.Getenv("KIN_MCPTEST_SECRET")); err != nil {
+				return 0
+			}
+		}
 	case "garbage":
 		for i := 0; ; i++ {
 			if _, err := fmt.Printf("[%d] not a message, just noise\n", i); err != nil {
@@ -163,6 +176,15 @@ func addFileTools(s *mcp.Server) {
 			return Text("error: " + err.Error()), nil
 		}
 		return Text("wrote " + p), nil
+	})
+	AddTool(s, "connect", "Connect to a unix socket.", true, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
+		p, _ := a["path"].(string)
+		c, err := net.DialTimeout("unix", p, 5*time.Second)
+		if err != nil {
+			return Text("error: " + err.Error()), nil
+		}
+		c.Close()
+		return Text("connected " + p), nil
 	})
 	AddTool(s, "read", "Read a path.", true, func(_ context.Context, a map[string]any) (*mcp.CallToolResult, error) {
 		p, _ := a["path"].(string)

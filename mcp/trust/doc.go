@@ -13,8 +13,11 @@
 // to any of them is another launch, which asks again: the rug-pull defence,
 // and the reason a repository that copies a trusted project entry, or
 // brings its own srv.sh under a trusted launch line, is asked about
-// before anything of it runs. Timeout, disabled, allowed_tools, headers and
-// auth are not part of a launch.
+// before anything of it runs. Which of the person's variables its headers
+// send (${VAR} names as written, not their values) is part of it too, so a
+// header that starts sending another variable asks again while a rotated
+// token does not. Timeout, disabled, allowed_tools, header values and auth
+// are not part of a launch.
 //
 // A grant also keeps the read-only tools the person let run without
 // asking: those the launch approval listed, or, when kin had not seen the

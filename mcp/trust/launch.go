@@ -4,7 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/mcp/config"
@@ -74,6 +78,19 @@ func LaunchOf(s config.Server, workdir, kinHome string, lookup func(string) (str
 	if exe, err := boundary.LookPath(s.Command, path, l.Workdir); err == nil {
 		l.Executable = boundary.RealPath(filepath.Clean(exe))
 	}
-	l.Scripts = boundary.Scripts(l.Executable, s.Args, l.Workdir, workdir)
+	l.Scripts = boundary.Scripts(l.Executable, append(slices.Clone(s.Args), envWords(s.Env)...), l.Workdir, workdir)
 	return l
+}
+
+// envWords are the words of the server's env values (split at spaces and
+// colons), for boundary.Scripts to find the project's files among: a file
+// the launch's own env makes it run (NODE_OPTIONS="--require ./hook.js",
+// LD_PRELOAD=./x.so) is run as surely as one its arguments name, so a
+// grant binds to its content too, and a changed hook asks again.
+func envWords(env map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, strings.FieldsFunc(env[k], func(r rune) bool { return r == ':' || unicode.IsSpace(r) })...)
+	}
+	return out
 }

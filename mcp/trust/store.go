@@ -150,7 +150,7 @@ func (st *Store) Changed(l Launch) string {
 		case r.Hash != l.Hash:
 			// Hash covers the entry's "sandbox" field too: a person who only
 			// changed that must not be told their command changed
-			return "its command, arguments, URL, environment or sandbox setting changed since you trusted it"
+			return "its command, arguments, URL, environment, sandbox setting or the variables its headers send changed since you trusted it"
 		case r.Executable != l.Executable:
 			return fmt.Sprintf("the program it runs is now %s (it was %s when you trusted it)", l.Executable, r.Executable)
 		case r.Workdir != l.Workdir:
