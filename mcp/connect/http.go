@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // ErrRedirect is the error a refused redirect becomes.
@@ -70,6 +72,9 @@ func newHTTPClient(base http.RoundTripper, headers map[string]string, oauth bool
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
+	// A request that went out whole may have run (a tools/call): HTTP/2
+	// would send it again on its own when the stream is reset; never.
+	base = sendonce.Transport(base)
 	return &http.Client{
 		Transport: &guardTransport{base: base, headers: headers, oauth: oauth, stats: stats, listen: l, order: order},
 		CheckRedirect: func(*http.Request, []*http.Request) error {

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kin-dev/kin/agent/sendonce/resettest"
 	"github.com/kin-dev/kin/mcp/connect"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
@@ -140,4 +142,34 @@ func TestRedactor(t *testing.T) {
 			t.Errorf("%s survived: %q", s, out)
 		}
 	}
+}
+
+// A server (or a proxy before it) that resets each HTTP/2 stream once the
+// request arrived: Go's transport on its own sends the same request again
+// and again (a tools/call's side effects as often); kin sends each request
+// (server/discover, initialize, the cancel) once.
+func TestHTTPRequestThatArrivedIsNotSentAgain(t *testing.T) {
+	s := resettest.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	sent := &countingTransport{base: resettest.Transport()}
+	_, err := connect.Dial(ctx, mcptest.HTTPConfig("reset", s.URL()+"/mcp", nil), connect.Options{HTTPTransport: sent, Timeout: 3 * time.Second})
+	if err == nil {
+		t.Fatal("connected to a server that resets every stream")
+	}
+	if n, want := s.Arrived(), int(sent.n.Load()); n != want || want == 0 {
+		t.Fatalf("%d requests arrived for the %d kin sent (%v)", n, want, err)
+	}
+}
+
+// countingTransport counts the requests handed to it: each one kin sent
+// (the HTTP/2 transport's own resends happen within one RoundTrip).
+type countingTransport struct {
+	base http.RoundTripper
+	n    atomic.Int32
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.base.RoundTrip(r)
 }
