@@ -1,7 +1,7 @@
 package boundary
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -314,7 +314,10 @@ func (p *protector) gitEntry(path string) {
 		p.gitDir(path, true)
 	case fi.Mode().IsRegular():
 		p.readOnly(path)
-		if gd := gitDirOf(path); gd != "" {
+		gd, err := gitDirOf(path)
+		if err != nil {
+			p.unreadable(path, err)
+		} else if gd != "" {
 			p.gitDir(gd, false)
 		}
 	}
@@ -367,24 +370,39 @@ func (p *protector) gitDir(dir string, pin bool) {
 		}
 		p.missing(path)
 	}
-	if common := commonDirOf(dir); common != "" && common != dir {
+	common, err := commonDirOf(dir)
+	if err != nil {
+		p.unreadable(filepath.Join(dir, "commondir"), err)
+	} else if common != "" && common != dir {
 		p.gitDir(common, false)
 	}
+}
+
+// unreadable notes a file naming a git folder that kin could not read (a
+// FIFO a command made, a sparse file of a terabyte): which folder git
+// would take it for is unknown, so that folder cannot be protected.
+func (p *protector) unreadable(path string, err error) {
+	p.gap("kin could not read %s (%v), so it cannot tell which git folder it names", path, err)
 }
 
 // submodules makes the .git of every submodule .gitmodules in dir names
 // impossible to plant where it is missing (git status enters a populated
 // submodule and reads its config).
 func (p *protector) submodules(dir string) {
-	f, err := os.Open(filepath.Join(dir, ".gitmodules"))
-	if err != nil {
+	name := filepath.Join(dir, ".gitmodules")
+	b, err := readGitFileUpTo(name, maxGitmodules)
+	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if !ok || strings.TrimSpace(k) != "path" {
+	if err != nil {
+		p.gap("kin could not read %s (%v), so it cannot tell where submodules go", name, err)
+		return
+	}
+	// whole lines, however long (git's are not limited), and keys as git
+	// compares them: case-insensitively
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
 			continue
 		}
 		sub := filepath.Join(dir, filepath.FromSlash(strings.Trim(strings.TrimSpace(v), `"`)))
@@ -406,38 +424,75 @@ func isGitDir(dir string) bool {
 	return true
 }
 
-// gitDirOf reads a ".git" file ("gitdir: <path>").
-func gitDirOf(gitFile string) string {
-	b, err := os.ReadFile(gitFile)
+// gitDirOf reads a ".git" file ("gitdir: <path>"): "" when there is none
+// or it names none, an error when it is there but cannot be read.
+func gitDirOf(gitFile string) (string, error) {
+	b, err := readGitFile(gitFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	if !ok {
-		return ""
+		return "", nil
 	}
 	gd := strings.TrimSpace(rest)
 	if !filepath.IsAbs(gd) {
 		gd = filepath.Join(filepath.Dir(gitFile), gd)
 	}
-	return RealPath(filepath.Clean(gd))
+	return RealPath(filepath.Clean(gd)), nil
 }
 
-// commonDirOf reads a git folder's "commondir" (a worktree's).
-func commonDirOf(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+// commonDirOf reads a git folder's "commondir" (a worktree's): "" when
+// there is none, an error when it is there but cannot be read.
+func commonDirOf(gitDir string) (string, error) {
+	b, err := readGitFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	cd := strings.TrimSpace(string(b))
 	if !filepath.IsAbs(cd) {
 		cd = filepath.Join(gitDir, cd)
 	}
-	return RealPath(filepath.Clean(cd))
+	return RealPath(filepath.Clean(cd)), nil
 }
 
 // readsAs reports whether the file at path holds exactly content.
 func readsAs(path, content string) bool {
-	b, err := os.ReadFile(path)
+	b, err := readGitFile(path)
 	return err == nil && string(b) == content
+}
+
+// maxGitFile bounds what kin reads of a file git takes a folder's path
+// from (a .git file, a commondir): git itself refuses a .git file over
+// four times PATH_MAX.
+const maxGitFile = 4 * 4096
+
+// readGitFile reads such a file, which a command may have made in a
+// nested repository: without blocking on a FIFO (its open would wait for
+// a writer, and with it every later command's walk) and without holding a
+// sparse file of a terabyte in memory.
+func readGitFile(path string) ([]byte, error) { return readGitFileUpTo(path, maxGitFile) }
+
+// maxGitmodules bounds what kin reads of a .gitmodules: a few hundred
+// bytes a submodule.
+const maxGitmodules = 4 << 20
+
+func readGitFileUpTo(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
+	}
+	return readUpTo(f, max)
 }

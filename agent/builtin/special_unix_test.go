@@ -1,0 +1,70 @@
+//go:build unix
+
+package builtin_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kin-dev/kin/agent/tool"
+)
+
+// runWithin runs a prepared call and fails the test when it has not
+// returned 5 seconds after its context ended.
+func runWithin(t *testing.T, a *tool.Action) tool.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan tool.Result, 1)
+	go func() { done <- a.Run(ctx, nil) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still runs 5s after it was cancelled")
+		return tool.Result{}
+	}
+}
+
+// The attack: a command leaves a FIFO named .gitignore in a subfolder, or
+// a sparse terabyte there (mkfifo and truncate -s 1T need no privilege and
+// no disk). list_dir and search read every .gitignore on their way: the
+// FIFO's open blocked for good, past the turn's cancel, and the terabyte
+// was read whole into memory (kin died: "runtime: out of memory"). search
+// of the FIFO by its path blocked the same way. Now each is passed by.
+func TestWalksPassByAFIFOOrAHugeGitignore(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"a/x.txt": "TODO a\n", "b/y.txt": "TODO b\n", "b/z.log": "TODO log\n"})
+	if err := syscall.Mkfifo(filepath.Join(root, "a", ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(root, "b", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("*.log\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.Close()
+
+	r := runWithin(t, mustPrepare(t, "list_dir", env, map[string]any{"glob": "**/*.txt"}))
+	wantStatus(t, r, tool.StatusCompleted)
+	wantContains(t, r.Output, "a/x.txt", "b/y.txt")
+
+	r = runWithin(t, mustPrepare(t, "search", env, map[string]any{"pattern": "TODO"}))
+	wantStatus(t, r, tool.StatusCompleted)
+	wantContains(t, r.Output, "a/x.txt:1: TODO a", "b/y.txt:1: TODO b")
+
+	r = runWithin(t, mustPrepare(t, "search", env, map[string]any{"pattern": "TODO", "path": "pipe"}))
+	wantContains(t, r.Output, "no matches")
+}
