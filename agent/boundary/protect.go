@@ -308,10 +308,12 @@ func (p *protector) gitEntry(path string) {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		if t, err := filepath.EvalSymlinks(path); err == nil {
 			p.gitDir(t, false)
+			p.gitlinked(filepath.Dir(path), t)
 		}
 		p.gap("%s is a symlink: kin keeps git's config and hooks where it points read-only, but a command could replace the link itself", path)
 	case fi.IsDir():
 		p.gitDir(path, true)
+		p.gitlinked(filepath.Dir(path), path)
 	case fi.Mode().IsRegular():
 		p.readOnly(path)
 		gd, err := gitDirOf(path)
@@ -319,6 +321,7 @@ func (p *protector) gitEntry(path string) {
 			p.unreadable(path, err)
 		} else if gd != "" {
 			p.gitDir(gd, false)
+			p.gitlinked(filepath.Dir(path), gd)
 		}
 	}
 }
