@@ -225,6 +225,14 @@ func (p *protector) folder(dir string, tree bool) {
 			continue
 		}
 		fi, err := os.Lstat(path)
+		if err == nil {
+			// a folder along it that is a symlink (.github linked to
+			// ci/) is no mount: a command could replace it and make the
+			// path anew (missing() says so for paths that do not exist)
+			if link := symlinkAlong(dir, l.path); link != "" {
+				p.gap("%s is a symlink: kin keeps what %s leads to read-only, but a command could replace the link itself", link, path)
+			}
+		}
 		switch {
 		case err != nil:
 			if l.top {
@@ -284,6 +292,20 @@ func (p *protector) walk(dir string) bool {
 	}
 	p.entries += s.count - 1 - last
 	return p.entries <= maxEntries
+}
+
+// symlinkAlong returns the first folder along the slash-separated rel
+// below dir (rel's last name aside) that is a symlink, or "".
+func symlinkAlong(dir, rel string) string {
+	elems := strings.Split(rel, "/")
+	cur := dir
+	for _, e := range elems[:len(elems)-1] {
+		cur = filepath.Join(cur, e)
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
 }
 
 // topName reports whether a name at the top of a writable folder was
