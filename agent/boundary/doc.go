@@ -48,8 +48,8 @@
 //
 // One list of files that make things run later (runslater.go): .git (by
 // an allow-list for commands), .kin/, .mcp.json, .claude/, .agents/, .vscode/,
-// .idea/, .github/workflows/, .husky/, .gitmodules, .envrc, AGENTS.md,
-// CLAUDE.md (and ssh's authorized_keys and known_hosts). The auto-edit mode
+// .idea/, .github/workflows/, .husky/, .pre-commit-config.yaml,
+// .gitmodules, .envrc, AGENTS.md, CLAUDE.md (and ssh's authorized_keys and known_hosts). The auto-edit mode
 // and every grant always ask before kin's tools write any of them
 // (RunsLater). For commands, Protect computes once per command what the
 // sandbox renders: in every git folder (the workspace's, nested
