@@ -6,10 +6,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -67,4 +69,31 @@ func TestWalksPassByAFIFOOrAHugeGitignore(t *testing.T) {
 
 	r = runWithin(t, mustPrepare(t, "search", env, map[string]any{"pattern": "TODO", "path": "pipe"}))
 	wantContains(t, r.Output, "no matches")
+}
+
+// The attack: a command leaves a sparse terabyte that starts with lines
+// of text (a log, then truncate -s 1T: no disk), and the model
+// reads it. read_file reads the whole file to count its lines: about an
+// hour on the 2-core VM, and the turn's cancel did not stop it. Now the
+// read ends with the call's context.
+func TestReadFileOfASparseTerabyteEndsWithItsContext(t *testing.T) {
+	root, env := workspace(t)
+	p := filepath.Join(root, "huge.log")
+	// text as far as read_file looks to tell a binary file
+	files(t, root, map[string]string{"huge.log": strings.Repeat("a line of the log\n", 1000)})
+	if err := os.Truncate(p, 1<<40); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := getTool(t, "read_file", builtin.Options{}).Prepare(ctx, env, []byte(`{"path": "huge.log"}`))
+		done <- err
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("read_file still reads 9s after its context ended")
+	}
 }
