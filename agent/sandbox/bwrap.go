@@ -3,6 +3,8 @@ package sandbox
 import (
 	"path/filepath"
 	"sort"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // bwrapTmp is the private temporary directory inside a bubblewrap sandbox:
@@ -96,6 +98,14 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 // it was. A folder that is a mount point cannot be renamed or removed
 // (EBUSY). Folders inside a read-only or hidden folder are left alone:
 // they cannot be renamed anyway, and a pin would make them writable.
+//
+// Pinned are the folders above what makes things run later (git's
+// folders and internals, the boundary's list, placeholders), not above
+// what is read-only only for looking like a secret (.env): every mount
+// makes every later one of the command's start slower (bubblewrap reads
+// the mount table for each), and a workspace of 200 services with a .env
+// each took 3 times as long to start a command with them pinned; a hidden
+// path needs none (its cover goes with its folder, still covering it).
 func bwrapPinned(entries []entry) []entry {
 	at := make(map[string]kind, len(entries))
 	for _, e := range entries {
@@ -103,6 +113,9 @@ func bwrapPinned(entries []entry) []entry {
 	}
 	var pins []entry
 	for _, e := range entries {
+		if e.kind == kindHidden || e.kind == kindReadOnly && !runsLaterIn(entries, e.path) {
+			continue
+		}
 		var between []string
 		d := filepath.Dir(e.path)
 		for ; d != filepath.Dir(d); d = filepath.Dir(d) {
@@ -132,6 +145,19 @@ func bwrapPinned(entries []entry) []entry {
 		return out[i].path < out[j].path
 	})
 	return out
+}
+
+// runsLaterIn reports whether p, read-only below a writable folder of
+// entries, is so because it makes things run later (boundary.RunsLater:
+// git's internals, .github/workflows, ...), not only because its name
+// says it holds secrets.
+func runsLaterIn(entries []entry, p string) bool {
+	w := deepestWritable(entries, p)
+	if w == "" {
+		return false
+	}
+	rel, err := filepath.Rel(w, p)
+	return err == nil && boundary.RunsLater(filepath.ToSlash(rel)) != ""
 }
 
 // bwrapFixed are the mounts bwrapArgs makes besides the root: a path below

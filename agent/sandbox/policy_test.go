@@ -336,7 +336,9 @@ func TestFromSettings(t *testing.T) {
 // itself, writable), so that a command cannot rename .github and make
 // .github/workflows anew, nor a submodule's or nested repository's
 // folder. Folders inside a read-only or hidden folder get no pin (it
-// would make them writable), nor do folders outside every writable one.
+// would make them writable), nor do folders outside every writable one,
+// nor those above a file read-only only for its secret's name, or above a
+// hidden path.
 func TestBwrapPinsTheFoldersAboveProtectedPaths(t *testing.T) {
 	r := resolved{entries: []entry{
 		{path: "/home/ana/.kin", kind: kindHidden, dir: true},
@@ -349,7 +351,9 @@ func TestBwrapPinsTheFoldersAboveProtectedPaths(t *testing.T) {
 		{path: "/ws/.vscode/x/y", kind: kindHidden},
 		{path: "/ws/a/b/.git/config", kind: kindReadOnly},
 		{path: "/ws/a/b/.git/hooks/x/y", kind: kindMissing},
-		{path: "/home/ana/.kin/cache/p/q/.env", kind: kindReadOnly},
+		{path: "/home/ana/.kin/cache/p/q/.vscode", kind: kindReadOnly, dir: true},
+		{path: "/ws/svc/api/.env", kind: kindReadOnly},             // a secret's name only: no pin
+		{path: "/ws/home/.config/gh", kind: kindHidden, dir: true}, // hidden: no pin
 	}, empty: "/e"}
 	got := strings.Join(bwrapArgs(r, false, "/", []string{"true"}), " ")
 	for _, pin := range []string{"/ws/.github", "/ws/a", "/ws/a/b", "/ws/third", "/ws/third/dep",
@@ -358,7 +362,7 @@ func TestBwrapPinsTheFoldersAboveProtectedPaths(t *testing.T) {
 			t.Errorf("%s is not pinned", pin)
 		}
 	}
-	for _, not := range []string{"/ws/.vscode/x ", "/home/ana ", "/home ", "/ws/.github/workflows "} {
+	for _, not := range []string{"/ws/.vscode/x ", "/home/ana ", "/home ", "/ws/.github/workflows ", "/ws/svc ", "/ws/svc/api ", "/ws/home ", "/ws/home/.config "} {
 		if strings.Contains(got, "--bind "+not) {
 			t.Errorf("%s is bound writable", not)
 		}
