@@ -203,8 +203,33 @@ func (p *protector) gitlinked(worktree, gitDir string) {
 		if !Within(worktree, sub) || sub == worktree {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(sub, ".git")); err != nil {
-			p.missing(filepath.Join(sub, ".git"))
+		if !p.submoduleGit(sub) {
+			return
 		}
 	}
+}
+
+// maxSubmodulePlaceholders bounds the placeholders for submodules' missing
+// .git (each is a mount of the command's sandbox, and a folder kin makes
+// and removes): a repository can record tens of thousands of gitlinks at
+// no cost, and at 30,000 the sandbox's command line was too long to start
+// anything.
+const maxSubmodulePlaceholders = 200
+
+// submoduleGit keeps the .git of the submodule at sub from being planted
+// where it is missing, and reports false when there are too many to: then
+// it is a gap (the command is asked, saying why), and the rest are left.
+func (p *protector) submoduleGit(sub string) bool {
+	git := filepath.Join(sub, ".git")
+	if _, err := os.Lstat(git); err == nil || p.seen["sub:"+git] {
+		return true
+	}
+	if p.placedSubs >= maxSubmodulePlaceholders {
+		p.gap("more than %d submodules in %s are not checked out: kin keeps only the first %d from having a .git planted", maxSubmodulePlaceholders, p.writable, maxSubmodulePlaceholders)
+		return false
+	}
+	p.seen["sub:"+git] = true
+	p.placedSubs++
+	p.missing(git)
+	return true
 }

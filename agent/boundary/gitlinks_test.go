@@ -1,6 +1,7 @@
 package boundary_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,5 +78,30 @@ func TestProtectAnUnreadableIndexIsAGap(t *testing.T) {
 	p := protect(t, root)
 	if !strings.Contains(strings.Join(p.Gaps, "\n"), filepath.Join(root, ".git", "index")) {
 		t.Fatalf("no gap names the index: %v", p.Gaps)
+	}
+}
+
+// The attack: a repository names 30,000 submodules (in .gitmodules, or as
+// gitlinks in its index: free to make), none checked out. Each got a
+// placeholder, a mount of every command's sandbox: bubblewrap's command
+// line was then too long ("argument list too long") and no command ran
+// again. Past 200 the rest are a gap: the command is asked, saying why.
+func TestProtectTooManySubmodulesAreAGap(t *testing.T) {
+	root, _ := tree(t)
+	var gm strings.Builder
+	for i := range 250 {
+		mkdirs(t, filepath.Join(root, "m", fmt.Sprint(i)))
+		fmt.Fprintf(&gm, "[submodule \"s%d\"]\n\tpath = m/%d\n", i, i)
+	}
+	write(t, filepath.Join(root, ".gitmodules"), gm.String())
+	p := protect(t, root)
+	subs := 0
+	for _, m := range p.Missing {
+		if strings.HasPrefix(m, filepath.Join(root, "m")+string(filepath.Separator)) {
+			subs++
+		}
+	}
+	if subs != 200 || !strings.Contains(strings.Join(p.Gaps, "\n"), "more than 200 submodules") {
+		t.Fatalf("%d placeholders for submodules; gaps: %v", subs, p.Gaps)
 	}
 }

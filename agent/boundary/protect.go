@@ -123,6 +123,9 @@ type protector struct {
 	// ahead are the stamps of writable's kept folders, read before its
 	// walk (stampsAhead)
 	ahead map[string]dirStamp
+	// placedSubs counts the submodules' .git kept from being planted
+	// (submoduleGit)
+	placedSubs int
 }
 
 func (p *protector) readOnly(path string) {
@@ -434,8 +437,8 @@ func (p *protector) submodules(dir string) {
 		if !Within(dir, sub) || sub == dir {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(sub, ".git")); err != nil {
-			p.missing(filepath.Join(sub, ".git"))
+		if !p.submoduleGit(sub) {
+			return
 		}
 	}
 }
