@@ -61,7 +61,8 @@
 // cannot do without, is seeded with the git folder itself; a submodule's
 // missing .git cannot be planted (every gitlink an index records, which
 // git status enters whatever .gitmodules says, and every path .gitmodules
-// names: gitlinks.go); the rest of the list is read-only where
+// names: gitlinks.go; past 200 of them a gap, each placeholder being a
+// mount of the command's start); the rest of the list is read-only where
 // it exists and impossible to create where it does not; secret-looking
 // files are read-only. The walk reuses what it found in a folder whose
 // identity and times are unchanged since (walkcache.go; a folder changed
@@ -77,7 +78,8 @@
 // TestProtectSaysWhenTheWalkIsCutShort,
 // TestProtectUnreadableGitFilesFailClosed,
 // TestProtectGitlinksWhateverGitmodulesSays,
-// TestProtectAnUnreadableIndexIsAGap, and with the built binary and real
+// TestProtectAnUnreadableIndexIsAGap, TestProtectTooManySubmodulesAreAGap,
+// TestProtectASymlinkAlongAProtectedPathIsAGap, and with the built binary and real
 // bubblewrap TestHostileFinding01GitInternalsCannotRunCodeLater,
 // TestHostileGitlinkWithoutGitmodulesCannotBePlanted,
 // TestHostileRenamingTheFolderAboveAProtectedPath (package sandbox pins
