@@ -97,3 +97,26 @@ func TestReadFileOfASparseTerabyteEndsWithItsContext(t *testing.T) {
 		t.Fatal("read_file still reads 9s after its context ended")
 	}
 }
+
+// The attack: a .gitignore (the repository's, or one a command wrote) with
+// a rule of many ** and a folder chain 40 deep: every entry was matched
+// against the rule by trying every way to spread the ** over its path,
+// billions for one entry, so list_dir and search never ended (the walk
+// looks at its context only between folders). A glob the model gives
+// list_dir was matched the same way. Matching now takes time linear in
+// the pattern times the path.
+func TestWalksMatchManyDoubleStarsInLinearTime(t *testing.T) {
+	root, env := workspace(t)
+	deep := filepath.Join(root, strings.Repeat("a/", 40))
+	files(t, root, map[string]string{
+		".gitignore": strings.Repeat("**/a/", 12) + "b\n",
+		filepath.Join(strings.Repeat("a/", 40), "x.txt"): "TODO\n",
+	})
+	_ = deep
+	r := runWithin(t, mustPrepare(t, "list_dir", env, map[string]any{"glob": "**/x.txt"}))
+	wantContains(t, r.Output, "x.txt")
+	r = runWithin(t, mustPrepare(t, "search", env, map[string]any{"pattern": "TODO"}))
+	wantContains(t, r.Output, "x.txt:1: TODO")
+	r = runWithin(t, mustPrepare(t, "list_dir", env, map[string]any{"glob": strings.Repeat("**/a/", 12) + "b"}))
+	wantContains(t, r.Output, "nothing in")
+}
