@@ -71,7 +71,9 @@
 // swaps and removes between walks. Where the protection is incomplete (the walk cut
 // short at ProtectMaxEntries or ProtectMaxFolders, a protected name that is a symlink,
 // a .git file, commondir, .gitmodules or index kin cannot read: a FIFO, a
-// sparse terabyte, an index it does not know) the
+// sparse terabyte, an index it does not know; more protected paths than a
+// command's sandbox can mount, MaxProtectedMounts, secret-named files left
+// out first: bound.go) the
 // command fails closed: always asked, never by a mode or a grant, and the
 // approval says why. Tests: TestRunsLater, TestProtectGitByAllowList,
 // TestProtectNestedWorktreeSubmoduleSymlink,
@@ -79,9 +81,11 @@
 // TestProtectUnreadableGitFilesFailClosed,
 // TestProtectGitlinksWhateverGitmodulesSays,
 // TestProtectAnUnreadableIndexIsAGap, TestProtectTooManySubmodulesAreAGap,
-// TestProtectASymlinkAlongAProtectedPathIsAGap, and with the built binary and real
+// TestProtectASymlinkAlongAProtectedPathIsAGap,
+// TestProtectStaysWithinTheMountsACommandCanHave, and with the built binary and real
 // bubblewrap TestHostileFinding01GitInternalsCannotRunCodeLater,
 // TestHostileGitlinkWithoutGitmodulesCannotBePlanted,
+// TestHostileThousandsOfProtectedPathsStillLetCommandsRun,
 // TestHostileRenamingTheFolderAboveAProtectedPath (package sandbox pins
 // every folder above a protected path: a mount goes with a renamed
 // folder),

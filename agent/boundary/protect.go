@@ -107,6 +107,7 @@ func (w *Workspace) Protect(extra []string) Protection {
 	for _, e := range extra {
 		p.folder(RealPath(filepath.Clean(e)), false)
 	}
+	p.bound()
 	return p.out
 }
 
