@@ -118,4 +118,13 @@ func TestProtectUnreadableGitFilesFailClosed(t *testing.T) {
 			t.Errorf("no gap names %s:\n%s", want, gaps)
 		}
 	}
+
+	// a folder there is none to git (an empty one may be another
+	// command's placeholder, as .gitmodules at the top is while it runs):
+	// no gap
+	other, _ := tree(t)
+	mkdirs(t, filepath.Join(other, ".gitmodules"), filepath.Join(other, "d", ".gitmodules"))
+	if q := protect(t, other); len(q.Gaps) != 0 {
+		t.Errorf("a folder named .gitmodules is a gap: %v", q.Gaps)
+	}
 }
