@@ -34,7 +34,9 @@
 // every session with that folder; Open, Stat, Lstat, ReadFile, ReadDir,
 // WriteFile and Remove go through it (package files does all its disk I/O
 // here), so a symlink is followed only while it stays inside, whenever it
-// was swapped in. A path outside every folder (a write the person approved
+// was swapped in; only regular files and folders are opened (a FIFO a
+// command left is refused, never waited on), and ReadFileUpTo reads what a
+// command may have made huge with a limit (TestOpenRefusesAFIFOAndReadFileUpToAHugeFile). A path outside every folder (a write the person approved
 // as such) is resolved beneath its nearest existing folder. Undo asks
 // Unchanged first and refuses, saying so, a path that no longer names the
 // file kin changed. Tests: TestResolverRefusesASymlinkOut,
@@ -46,8 +48,8 @@
 //
 // One list of files that make things run later (runslater.go): .git (by
 // an allow-list for commands), .kin/, .mcp.json, .claude/, .agents/, .vscode/,
-// .idea/, .github/workflows/, .husky/, .gitmodules, .envrc, AGENTS.md,
-// CLAUDE.md (and ssh's authorized_keys and known_hosts). The auto-edit mode
+// .idea/, .github/workflows/, .husky/, .pre-commit-config.yaml,
+// .gitmodules, .envrc, AGENTS.md, CLAUDE.md (and ssh's authorized_keys and known_hosts). The auto-edit mode
 // and every grant always ask before kin's tools write any of them
 // (RunsLater). For commands, Protect computes once per command what the
 // sandbox renders: in every git folder (the workspace's, nested
@@ -57,19 +59,36 @@
 // hooks, gitdir, info and modules cannot be created (a read-only
 // placeholder while the command runs); commondir, whose mere existence git
 // cannot do without, is seeded with the git folder itself; a submodule's
-// missing .git cannot be planted; the rest of the list is read-only where
+// missing .git cannot be planted (every gitlink an index records, which
+// git status enters whatever .gitmodules says, and every path .gitmodules
+// names: gitlinks.go; past 200 of them a gap, each placeholder being a
+// mount of the command's start); the rest of the list is read-only where
 // it exists and impossible to create where it does not; secret-looking
 // files are read-only. The walk reuses what it found in a folder whose
 // identity and times are unchanged since (walkcache.go; a folder changed
 // within a second of being read is read again, and only file systems that
 // keep folders' times are trusted): TestAWalkSeesEveryChange plants,
 // swaps and removes between walks. Where the protection is incomplete (the walk cut
-// short at ProtectMaxEntries or ProtectMaxFolders, a protected name that is a symlink) the
+// short at ProtectMaxEntries or ProtectMaxFolders, a protected name that is a symlink,
+// a .git file, commondir, .gitmodules or index kin cannot read: a FIFO, a
+// sparse terabyte, an index it does not know; more protected paths than a
+// command's sandbox can mount, MaxProtectedMounts, secret-named files left
+// out first: bound.go) the
 // command fails closed: always asked, never by a mode or a grant, and the
 // approval says why. Tests: TestRunsLater, TestProtectGitByAllowList,
 // TestProtectNestedWorktreeSubmoduleSymlink,
-// TestProtectSaysWhenTheWalkIsCutShort, and with the built binary and real
+// TestProtectSaysWhenTheWalkIsCutShort,
+// TestProtectUnreadableGitFilesFailClosed,
+// TestProtectGitlinksWhateverGitmodulesSays,
+// TestProtectAnUnreadableIndexIsAGap, TestProtectTooManySubmodulesAreAGap,
+// TestProtectASymlinkAlongAProtectedPathIsAGap,
+// TestProtectStaysWithinTheMountsACommandCanHave, and with the built binary and real
 // bubblewrap TestHostileFinding01GitInternalsCannotRunCodeLater,
+// TestHostileGitlinkWithoutGitmodulesCannotBePlanted,
+// TestHostileThousandsOfProtectedPathsStillLetCommandsRun,
+// TestHostileRenamingTheFolderAboveAProtectedPath (package sandbox pins
+// every folder above a protected path: a mount goes with a renamed
+// folder),
 // TestHostileFinding01SymlinkedGitFailsClosed,
 // TestHostileFinding06AutoEditAsksBeforeFilesThatRunLater,
 // TestHostileFinding11MissingProtectedPathsCannotBeCreated,

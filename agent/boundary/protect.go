@@ -1,7 +1,7 @@
 package boundary
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -107,6 +107,7 @@ func (w *Workspace) Protect(extra []string) Protection {
 	for _, e := range extra {
 		p.folder(RealPath(filepath.Clean(e)), false)
 	}
+	p.bound()
 	return p.out
 }
 
@@ -123,6 +124,9 @@ type protector struct {
 	// ahead are the stamps of writable's kept folders, read before its
 	// walk (stampsAhead)
 	ahead map[string]dirStamp
+	// placedSubs counts the submodules' .git kept from being planted
+	// (submoduleGit)
+	placedSubs int
 }
 
 func (p *protector) readOnly(path string) {
@@ -225,6 +229,14 @@ func (p *protector) folder(dir string, tree bool) {
 			continue
 		}
 		fi, err := os.Lstat(path)
+		if err == nil {
+			// a folder along it that is a symlink (.github linked to
+			// ci/) is no mount: a command could replace it and make the
+			// path anew (missing() says so for paths that do not exist)
+			if link := symlinkAlong(dir, l.path); link != "" {
+				p.gap("%s is a symlink: kin keeps what %s leads to read-only, but a command could replace the link itself", link, path)
+			}
+		}
 		switch {
 		case err != nil:
 			if l.top {
@@ -286,6 +298,20 @@ func (p *protector) walk(dir string) bool {
 	return p.entries <= maxEntries
 }
 
+// symlinkAlong returns the first folder along the slash-separated rel
+// below dir (rel's last name aside) that is a symlink, or "".
+func symlinkAlong(dir, rel string) string {
+	elems := strings.Split(rel, "/")
+	cur := dir
+	for _, e := range elems[:len(elems)-1] {
+		cur = filepath.Join(cur, e)
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
+}
+
 // topName reports whether a name at the top of a writable folder was
 // handled from the list already.
 func topName(name string) bool {
@@ -308,14 +334,20 @@ func (p *protector) gitEntry(path string) {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		if t, err := filepath.EvalSymlinks(path); err == nil {
 			p.gitDir(t, false)
+			p.gitlinked(filepath.Dir(path), t)
 		}
 		p.gap("%s is a symlink: kin keeps git's config and hooks where it points read-only, but a command could replace the link itself", path)
 	case fi.IsDir():
 		p.gitDir(path, true)
+		p.gitlinked(filepath.Dir(path), path)
 	case fi.Mode().IsRegular():
 		p.readOnly(path)
-		if gd := gitDirOf(path); gd != "" {
+		gd, err := gitDirOf(path)
+		if err != nil {
+			p.unreadable(path, err)
+		} else if gd != "" {
 			p.gitDir(gd, false)
+			p.gitlinked(filepath.Dir(path), gd)
 		}
 	}
 }
@@ -367,32 +399,47 @@ func (p *protector) gitDir(dir string, pin bool) {
 		}
 		p.missing(path)
 	}
-	if common := commonDirOf(dir); common != "" && common != dir {
+	common, err := commonDirOf(dir)
+	if err != nil {
+		p.unreadable(filepath.Join(dir, "commondir"), err)
+	} else if common != "" && common != dir {
 		p.gitDir(common, false)
 	}
+}
+
+// unreadable notes a file naming a git folder that kin could not read (a
+// FIFO a command made, a sparse file of a terabyte): which folder git
+// would take it for is unknown, so that folder cannot be protected.
+func (p *protector) unreadable(path string, err error) {
+	p.gap("kin could not read %s (%v), so it cannot tell which git folder it names", path, err)
 }
 
 // submodules makes the .git of every submodule .gitmodules in dir names
 // impossible to plant where it is missing (git status enters a populated
 // submodule and reads its config).
 func (p *protector) submodules(dir string) {
-	f, err := os.Open(filepath.Join(dir, ".gitmodules"))
-	if err != nil {
+	name := filepath.Join(dir, ".gitmodules")
+	b, err := readGitFileUpTo(name, maxGitmodules)
+	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if !ok || strings.TrimSpace(k) != "path" {
+	if err != nil {
+		p.gap("kin could not read %s (%v), so it cannot tell where submodules go", name, err)
+		return
+	}
+	// whole lines, however long (git's are not limited), and keys as git
+	// compares them: case-insensitively
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
 			continue
 		}
 		sub := filepath.Join(dir, filepath.FromSlash(strings.Trim(strings.TrimSpace(v), `"`)))
 		if !Within(dir, sub) || sub == dir {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(sub, ".git")); err != nil {
-			p.missing(filepath.Join(sub, ".git"))
+		if !p.submoduleGit(sub) {
+			return
 		}
 	}
 }
@@ -406,38 +453,79 @@ func isGitDir(dir string) bool {
 	return true
 }
 
-// gitDirOf reads a ".git" file ("gitdir: <path>").
-func gitDirOf(gitFile string) string {
-	b, err := os.ReadFile(gitFile)
+// gitDirOf reads a ".git" file ("gitdir: <path>"): "" when there is none
+// or it names none, an error when it is there but cannot be read.
+func gitDirOf(gitFile string) (string, error) {
+	b, err := readGitFile(gitFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	if !ok {
-		return ""
+		return "", nil
 	}
 	gd := strings.TrimSpace(rest)
 	if !filepath.IsAbs(gd) {
 		gd = filepath.Join(filepath.Dir(gitFile), gd)
 	}
-	return RealPath(filepath.Clean(gd))
+	return RealPath(filepath.Clean(gd)), nil
 }
 
-// commonDirOf reads a git folder's "commondir" (a worktree's).
-func commonDirOf(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+// commonDirOf reads a git folder's "commondir" (a worktree's): "" when
+// there is none, an error when it is there but cannot be read.
+func commonDirOf(gitDir string) (string, error) {
+	b, err := readGitFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return ""
+		return "", err
 	}
 	cd := strings.TrimSpace(string(b))
 	if !filepath.IsAbs(cd) {
 		cd = filepath.Join(gitDir, cd)
 	}
-	return RealPath(filepath.Clean(cd))
+	return RealPath(filepath.Clean(cd)), nil
 }
 
 // readsAs reports whether the file at path holds exactly content.
 func readsAs(path, content string) bool {
-	b, err := os.ReadFile(path)
+	b, err := readGitFile(path)
 	return err == nil && string(b) == content
+}
+
+// maxGitFile bounds what kin reads of a file git takes a folder's path
+// from (a .git file, a commondir): git itself refuses a .git file over
+// four times PATH_MAX.
+const maxGitFile = 4 * 4096
+
+// readGitFile reads such a file, which a command may have made in a
+// nested repository: without blocking on a FIFO (its open would wait for
+// a writer, and with it every later command's walk) and without holding a
+// sparse file of a terabyte in memory.
+func readGitFile(path string) ([]byte, error) { return readGitFileUpTo(path, maxGitFile) }
+
+// maxGitmodules bounds what kin reads of a .gitmodules: a few hundred
+// bytes a submodule.
+const maxGitmodules = 4 << 20
+
+func readGitFileUpTo(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.IsDir() {
+		// git reads no folder as such a file (and an empty one may be
+		// another command's placeholder): there is none
+		return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
+	}
+	return readUpTo(f, max)
 }

@@ -207,3 +207,26 @@ func TestProtectSaysWhenTheWalkIsCutShort(t *testing.T) {
 		t.Fatalf("past the folders: gaps %v", p.Gaps)
 	}
 }
+
+// The attack: a repository commits .github as a symlink to ci/ (git keeps
+// symlinks), with ci/workflows in it. The walk looked at
+// .github/workflows only at its last name, found a folder and kept it
+// (ci/workflows) read-only; the link above it is no mount, so a command
+// could remove it, make .github/workflows a real folder and put a
+// workflow there. A symlink anywhere along a protected path is a gap, as
+// one at its end is.
+func TestProtectASymlinkAlongAProtectedPathIsAGap(t *testing.T) {
+	root, _ := tree(t)
+	write(t, filepath.Join(root, "ci", "workflows", "ci.yml"), "on: push\n")
+	if err := os.Symlink("ci", filepath.Join(root, ".github")); err != nil {
+		t.Fatal(err)
+	}
+	p := protect(t, root)
+	if !strings.Contains(strings.Join(p.Gaps, "\n"), filepath.Join(root, ".github")+" is a symlink") {
+		t.Fatalf("no gap for the symlinked .github: %v", p.Gaps)
+	}
+	// (the sandbox resolves it: ci/workflows is what it binds read-only)
+	if !strings.Contains(" "+rel(root, p.ReadOnly)+" ", " .github/workflows ") {
+		t.Errorf("what it leads to is not read-only: %s", rel(root, p.ReadOnly))
+	}
+}

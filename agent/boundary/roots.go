@@ -3,6 +3,7 @@ package boundary
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,11 @@ var (
 	// ErrChanged: the path no longer resolves to what kin saw (a folder
 	// along it was replaced by a symlink since).
 	ErrChanged = errors.New("no longer resolves to the file kin changed")
+	// ErrNotRegular: the path names a FIFO, a socket or a device (or a
+	// folder, where a file's content was asked for): kin reads none.
+	ErrNotRegular = errors.New("is not a regular file")
+	// ErrTooLarge: the file holds more than the reader's limit.
+	ErrTooLarge = errors.New("is too large")
 )
 
 // openRoot is one folder opened as an os.Root: every read, write, remove
@@ -130,10 +136,33 @@ func at[T any](p string, op func(root *os.Root, rel string) (T, error)) (T, erro
 	return v, unwrap(err)
 }
 
-// Open opens the file at the real absolute path p for reading, beneath its
-// folder (see the package doc): a symlink along p is followed only while
-// it stays inside; otherwise the error wraps ErrOutside.
-func Open(p string) (*os.File, error) { return at(p, (*os.Root).Open) }
+// Open opens the file (or folder) at the real absolute path p for reading,
+// beneath its folder (see the package doc): a symlink along p is followed
+// only while it stays inside; otherwise the error wraps ErrOutside. Anything
+// that is neither a regular file nor a folder (a FIFO, a socket, a device:
+// what a command may leave in the workspace) is refused with ErrNotRegular,
+// without waiting: a FIFO's open would block until something writes to it,
+// and its read after that, beyond any cancel.
+func Open(p string) (*os.File, error) { return at(p, openRegular) }
+
+// openRegular opens rel beneath root without blocking and keeps it only if
+// it is a regular file or a folder (decided on the open file, so a swap
+// between a check and the open changes nothing).
+func openRegular(root *os.Root, rel string) (*os.File, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		err = fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
 
 // Stat is os.Stat beneath p's folder.
 func Stat(p string) (fs.FileInfo, error) { return at(p, (*os.Root).Stat) }
@@ -141,8 +170,47 @@ func Stat(p string) (fs.FileInfo, error) { return at(p, (*os.Root).Stat) }
 // Lstat is os.Lstat beneath p's folder.
 func Lstat(p string) (fs.FileInfo, error) { return at(p, (*os.Root).Lstat) }
 
-// ReadFile reads the file at p beneath its folder.
-func ReadFile(p string) ([]byte, error) { return at(p, (*os.Root).ReadFile) }
+// ReadFile reads the regular file at p beneath its folder (see Open).
+func ReadFile(p string) ([]byte, error) { return ReadFileUpTo(p, -1) }
+
+// ReadFileUpTo is ReadFile of a file of at most max bytes (max < 0: no
+// limit); a larger one is ErrTooLarge, and nothing of it is read. What a
+// command may have left (a sparse file of a terabyte costs it no disk) is
+// read with a limit, or kin would try to hold it all in memory.
+func ReadFileUpTo(p string, max int64) ([]byte, error) {
+	return at(p, func(root *os.Root, rel string) ([]byte, error) {
+		f, err := openRegular(root, rel)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readUpTo(f, max)
+	})
+}
+
+// readUpTo reads the open regular file f whole, if it holds at most max
+// bytes (max < 0: no limit).
+func readUpTo(f *os.File, max int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%w (a folder)", ErrNotRegular)
+	}
+	if max >= 0 && fi.Size() > max {
+		return nil, fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, fi.Size(), max)
+	}
+	r := io.Reader(f)
+	if max >= 0 {
+		r = io.LimitReader(f, max+1) // one byte more tells a file that grew
+	}
+	b, err := io.ReadAll(r)
+	if err == nil && max >= 0 && int64(len(b)) > max {
+		err = fmt.Errorf("%w: over %d bytes", ErrTooLarge, max)
+	}
+	return b, err
+}
 
 // ReadDir lists the folder at p beneath its folder.
 func ReadDir(p string) ([]fs.DirEntry, error) {

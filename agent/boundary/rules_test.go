@@ -17,7 +17,7 @@ func TestRunsLater(t *testing.T) {
 		".git/hooks/pre-commit", ".git/config", ".git", "sub/.git/config", ".kin/mcp.json", ".mcp.json",
 		".claude/settings.json", ".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".VSCode/settings.json", ".idea/workspace.xml",
 		".github/workflows/ci.yml", ".husky/pre-commit", ".gitmodules", ".envrc", "AGENTS.md", "pkg/CLAUDE.md",
-		"home/.ssh/authorized_keys",
+		"home/.ssh/authorized_keys", ".pre-commit-config.yaml",
 	} {
 		if boundary.RunsLater(p) == "" {
 			t.Errorf("%s: not a file that runs things later", p)

@@ -32,6 +32,9 @@ var runsLater = []later{
 	{path: ".idea", dir: true, top: true, why: "JetBrains IDEs' run configurations"},
 	{path: ".github/workflows", dir: true, top: true, why: "CI workflows"},
 	{path: ".husky", dir: true, top: true, why: "git hooks (husky)"},
+	// the hooks pre-commit installed in .git/hooks run what this file
+	// lists (any command, "language: system") at every git commit
+	{path: ".pre-commit-config.yaml", top: true, why: "git hooks (pre-commit: what runs at every commit)"},
 	{path: ".gitmodules", top: true, why: "submodules (what git fetches and enters)"},
 	{path: ".envrc", top: true, why: "direnv runs it when a shell enters the folder"},
 	{path: "AGENTS.md", top: true, why: "instructions for coding agents"},

@@ -50,12 +50,12 @@ func (w *Workspace) worktreeGit() []string {
 		if !w.secrets.KinWorktree(r) {
 			continue
 		}
-		gd := gitDirOf(filepath.Join(r, ".git"))
+		gd, _ := gitDirOf(filepath.Join(r, ".git"))
 		if gd == "" || !isWorktreeGitDir(gd) {
 			continue
 		}
 		out = append(out, gd)
-		if common := commonDirOf(gd); common != "" && common != gd && isGitDir(common) {
+		if common, _ := commonDirOf(gd); common != "" && common != gd && isGitDir(common) {
 			out = append(out, common)
 		}
 	}

@@ -82,10 +82,17 @@ type ignorer struct {
 	sets []*ignoreSet
 }
 
+// maxIgnoreFile bounds a .gitignore (or .git/info/exclude) kin reads: one
+// over it is passed by, as git passes by one over 100 MiB. A command may
+// leave any file there (a sparse terabyte costs it no disk), and each
+// file's rules stay in memory while the walk is below its folder.
+const maxIgnoreFile = 8 << 20
+
 // push loads dir/.gitignore (dir being depth elements below the root), if
-// there is one, and reports whether it did.
+// there is one, and reports whether it did. Read through the boundary: a
+// FIFO there is refused, not waited on.
 func (ig *ignorer) push(dir string, depth int) bool {
-	data, err := boundary.ReadFile(filepath.Join(dir, ".gitignore"))
+	data, err := boundary.ReadFileUpTo(filepath.Join(dir, ".gitignore"), maxIgnoreFile)
 	if err != nil || len(data) == 0 {
 		return false
 	}
@@ -126,7 +133,7 @@ func (ig *ignorer) ignored(elems []string, isDir bool) bool {
 // of every directory from root down to dir, dir included.
 func newIgnorer(root, dir string) (*ignorer, []string) {
 	ig := &ignorer{}
-	if data, err := boundary.ReadFile(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+	if data, err := boundary.ReadFileUpTo(filepath.Join(root, ".git", "info", "exclude"), maxIgnoreFile); err == nil {
 		ig.sets = append(ig.sets, parseGitignore(data, 0))
 	}
 	var elems []string

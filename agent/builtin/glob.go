@@ -76,29 +76,41 @@ func splitPattern(p string) []string {
 
 // matchSegments matches pattern elements against path elements; "**"
 // matches any number of elements, but a trailing "**" at least one.
+//
+// On a mismatch it goes back only to the last "**" and lets it take one
+// element more (what an earlier "**" could take, the last one can take
+// too, so no other is ever retried): time linear in the pattern times the
+// path. Trying every way to spread the "**"s over the path was
+// exponential, and a .gitignore rule of twelve "**/a" against a folder
+// chain 40 deep kept list_dir and search from ever ending.
 func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			pat = pat[1:]
-			if len(pat) == 0 {
-				return len(name) > 0
+	p, n := 0, 0
+	star, starN := -1, 0 // the last "**" met, and where its match ends
+	for {
+		if p < len(pat) && pat[p] == "**" {
+			if p == len(pat)-1 && n < len(name) {
+				return true // a trailing "**" takes the rest, at least one
 			}
-			for i := 0; i < len(name); i++ {
-				if matchSegments(pat, name[i:]) {
-					return true
-				}
+			if p < len(pat)-1 {
+				star, starN = p, n
+				p++
+				continue
 			}
+		} else if p < len(pat) && n < len(name) {
+			if ok, _ := path.Match(pat[p], name[n]); ok {
+				p, n = p+1, n+1
+				continue
+			}
+		} else if p == len(pat) && n == len(name) {
+			return true
+		}
+		// a mismatch: the last "**" takes one element more
+		if star < 0 || starN >= len(name) {
 			return false
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		starN++
+		p, n = star+1, starN
 	}
-	return len(name) == 0
 }
 
 // expandBraces expands {a,b} alternatives (nested too).

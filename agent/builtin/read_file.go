@@ -92,7 +92,7 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	// ask an ACP client for the file again. A read error is still the
 	// call's result, reported when it runs. Nothing read reaches the model
 	// before Run, and a secret's Run waits for the person's approval.
-	out, key, err := readPage(f, t.Real, t.Disp, offset, limit)
+	out, key, err := readPage(ctx, f, t.Real, t.Disp, offset, limit)
 	f.Close()
 	return &tool.Action{Approval: secretRead(NameReadFile, ws, t, key), Run: func(context.Context, func(string)) tool.Result {
 		if err != nil {
@@ -105,8 +105,11 @@ func (readFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 // readPage reads lines [offset, offset+limit) of f (the file at p, or the
 // editor's buffer of it), streaming: only the page is kept, the rest of the
 // file is only counted. key says why the content is a secret (a private
-// key), "" when it does not look like one.
-func readPage(f *files.File, p, disp string, offset, limit int) (out, key string, err error) {
+// key), "" when it does not look like one. It stops at ctx's end: counting
+// reads the whole file, and a file may be huge (a sparse terabyte a
+// command made with truncate costs it no disk and took an hour to read,
+// past every cancel).
+func readPage(ctx context.Context, f *files.File, p, disp string, offset, limit int) (out, key string, err error) {
 	unsaved := ""
 	if f.Unsaved {
 		unsaved = fmt.Sprintf("[%s has unsaved changes in the editor: this is the editor's buffer; commands see the file on disk]\n", disp)
@@ -114,7 +117,7 @@ func readPage(f *files.File, p, disp string, offset, limit int) (out, key string
 	if f.Size == 0 {
 		return fmt.Sprintf("(%s is empty)", disp) + strings.TrimSuffix("\n"+unsaved, "\n"), "", nil
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(ctxReader{ctx, f}, 64<<10)
 	sniff, err := br.Peek(sniffLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return "", "", fmt.Errorf("%s: %v", disp, unwrapPathError(err))
@@ -242,6 +245,19 @@ func readLines(br *bufio.Reader, f *files.File, disp string, offset, limit int, 
 	}
 	out.WriteString(unsaved)
 	return out.String(), nil
+}
+
+// ctxReader is r that fails every read once ctx has ended.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // looksBinary: a NUL byte in the sniffed prefix, or more than 10% of it not

@@ -1,5 +1,12 @@
 package sandbox
 
+import (
+	"path/filepath"
+	"sort"
+
+	"github.com/kin-dev/kin/agent/boundary"
+)
+
 // bwrapTmp is the private temporary directory inside a bubblewrap sandbox:
 // a fresh tmpfs per command over /tmp, so nothing in the host's /tmp (other
 // programs' files, X11, tmux and ssh-agent sockets) is in reach, and nothing
@@ -47,11 +54,12 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 		}
 	}
 	var remount []string
-	for i, e := range r.entries {
+	entries := bwrapPinned(r.entries)
+	for i, e := range entries {
 		if depth(e.path) > 0 {
 			addFixed()
 		}
-		if bwrapCovered(r.entries, i) {
+		if bwrapCovered(entries, i) {
 			continue
 		}
 		switch {
@@ -78,6 +86,78 @@ func bwrapArgs(r resolved, userns bool, dir string, argv []string) []string {
 	}
 	args = append(args, "--chdir", dir, "--")
 	return append(args, argv...)
+}
+
+// bwrapPinned returns entries (outermost first) with every folder between
+// an entry and the writable folder around it pinned: bound onto itself,
+// writable as before. A mount goes with its folder when that folder is
+// renamed, so a command could otherwise rename the folder above a
+// protected path (.github above the read-only .github/workflows, a
+// submodule's folder above its .git placeholder, a nested repository's
+// folder above its pinned .git) and make the path anew, unprotected, where
+// it was. A folder that is a mount point cannot be renamed or removed
+// (EBUSY). Folders inside a read-only or hidden folder are left alone:
+// they cannot be renamed anyway, and a pin would make them writable.
+//
+// Pinned are the folders above what makes things run later (git's
+// folders and internals, the boundary's list, placeholders), not above
+// what is read-only only for looking like a secret (.env): every mount
+// makes every later one of the command's start slower (bubblewrap reads
+// the mount table for each), and a workspace of 200 services with a .env
+// each took 3 times as long to start a command with them pinned; a hidden
+// path needs none (its cover goes with its folder, still covering it).
+func bwrapPinned(entries []entry) []entry {
+	at := make(map[string]kind, len(entries))
+	for _, e := range entries {
+		at[e.path] = e.kind
+	}
+	var pins []entry
+	for _, e := range entries {
+		if e.kind == kindHidden || e.kind == kindReadOnly && !runsLaterIn(entries, e.path) {
+			continue
+		}
+		var between []string
+		d := filepath.Dir(e.path)
+		for ; d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, ok := at[d]; ok {
+				break
+			}
+			between = append(between, d)
+		}
+		// only below a writable folder (the innermost entry holding e)
+		if k, ok := at[d]; !ok || k != kindWritable {
+			continue
+		}
+		for _, b := range between {
+			at[b] = kindWritable
+			pins = append(pins, entry{path: b, kind: kindWritable, dir: true})
+		}
+	}
+	if len(pins) == 0 {
+		return entries
+	}
+	out := append(append(make([]entry, 0, len(entries)+len(pins)), entries...), pins...)
+	sort.SliceStable(out, func(i, j int) bool {
+		di, dj := depth(out[i].path), depth(out[j].path)
+		if di != dj {
+			return di < dj
+		}
+		return out[i].path < out[j].path
+	})
+	return out
+}
+
+// runsLaterIn reports whether p, read-only below a writable folder of
+// entries, is so because it makes things run later (boundary.RunsLater:
+// git's internals, .github/workflows, ...), not only because its name
+// says it holds secrets.
+func runsLaterIn(entries []entry, p string) bool {
+	w := deepestWritable(entries, p)
+	if w == "" {
+		return false
+	}
+	rel, err := filepath.Rel(w, p)
+	return err == nil && boundary.RunsLater(filepath.ToSlash(rel)) != ""
 }
 
 // bwrapFixed are the mounts bwrapArgs makes besides the root: a path below

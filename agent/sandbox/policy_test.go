@@ -330,3 +330,46 @@ func TestFromSettings(t *testing.T) {
 		t.Fatalf("bad file: %+v", cfg)
 	}
 }
+
+// A mount goes with its folder when the folder is renamed: every folder
+// between a writable folder and an entry inside it is pinned (bound onto
+// itself, writable), so that a command cannot rename .github and make
+// .github/workflows anew, nor a submodule's or nested repository's
+// folder. Folders inside a read-only or hidden folder get no pin (it
+// would make them writable), nor do folders outside every writable one,
+// nor those above a file read-only only for its secret's name, or above a
+// hidden path.
+func TestBwrapPinsTheFoldersAboveProtectedPaths(t *testing.T) {
+	r := resolved{entries: []entry{
+		{path: "/home/ana/.kin", kind: kindHidden, dir: true},
+		{path: "/ws", kind: kindWritable, dir: true},
+		{path: "/home/ana/.kin/cache", kind: kindWritable, dir: true},
+		{path: "/ws/.vscode", kind: kindReadOnly, dir: true},
+		{path: "/ws/.github/workflows", kind: kindReadOnly, dir: true},
+		{path: "/ws/a/b/.git", kind: kindWritable, dir: true},
+		{path: "/ws/third/dep/.git", kind: kindMissing},
+		{path: "/ws/.vscode/x/y", kind: kindHidden},
+		{path: "/ws/a/b/.git/config", kind: kindReadOnly},
+		{path: "/ws/a/b/.git/hooks/x/y", kind: kindMissing},
+		{path: "/home/ana/.kin/cache/p/q/.vscode", kind: kindReadOnly, dir: true},
+		{path: "/ws/svc/api/.env", kind: kindReadOnly},             // a secret's name only: no pin
+		{path: "/ws/home/.config/gh", kind: kindHidden, dir: true}, // hidden: no pin
+	}, empty: "/e"}
+	got := strings.Join(bwrapArgs(r, false, "/", []string{"true"}), " ")
+	for _, pin := range []string{"/ws/.github", "/ws/a", "/ws/a/b", "/ws/third", "/ws/third/dep",
+		"/ws/a/b/.git/hooks", "/ws/a/b/.git/hooks/x", "/home/ana/.kin/cache/p", "/home/ana/.kin/cache/p/q"} {
+		if !strings.Contains(got, " --bind "+pin+" "+pin+" ") {
+			t.Errorf("%s is not pinned", pin)
+		}
+	}
+	for _, not := range []string{"/ws/.vscode/x ", "/home/ana ", "/home ", "/ws/.github/workflows ", "/ws/svc ", "/ws/svc/api ", "/ws/home ", "/ws/home/.config "} {
+		if strings.Contains(got, "--bind "+not) {
+			t.Errorf("%s is bound writable", not)
+		}
+	}
+	// outermost first: a pin before what it holds
+	if strings.Index(got, "--bind /ws/a/b /ws/a/b") > strings.Index(got, "--bind /ws/a/b/.git /ws/a/b/.git") ||
+		strings.Index(got, "--bind /ws/.github ") > strings.Index(got, "--ro-bind /ws/.github/workflows ") {
+		t.Errorf("a pin comes after what it holds:\n%s", got)
+	}
+}
