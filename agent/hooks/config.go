@@ -147,8 +147,9 @@ func (c *Config) read(path string, owner Owner, project string) {
 	var err error
 	if project != "" {
 		// through the boundary's resolver: a symlink out of the project is
-		// not followed
-		data, err = boundary.ReadFile(path)
+		// not followed, and a planted FIFO or sparse terabyte is refused
+		// before it is read, not waited on or read whole
+		data, err = boundary.ReadFileUpTo(path, maxFile)
 	} else {
 		data, err = os.ReadFile(path)
 	}

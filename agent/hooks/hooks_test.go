@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,5 +198,42 @@ func TestUpdatedInputIsThePersonsOnly(t *testing.T) {
 		if res := r.Run(context.Background(), h, hooks.Input{ToolName: "Bash"}); string(res.UpdatedInput) != want {
 			t.Errorf("%s: updatedInput %q, want %q", out, res.UpdatedInput, want)
 		}
+	}
+}
+
+// A repository's hook file that is a FIFO, or a sparse terabyte, is a
+// problem named for the person: never a read that waits for ever, nor one
+// that takes the whole file into memory.
+func TestAPlantedHookFileThatCannotBeReadIsAProblem(t *testing.T) {
+	for name, plant := range map[string]func(string) error{
+		"fifo": func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"sparse terabyte": func(p string) error {
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(1 << 40)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			kinHome, ws := t.TempDir(), t.TempDir()
+			if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := plant(filepath.Join(ws, ".claude", "settings.json")); err != nil {
+				t.Skip("cannot plant it here:", err)
+			}
+			done := make(chan hooks.Config, 1)
+			go func() { done <- hooks.Load(kinHome, []string{ws}) }()
+			select {
+			case c := <-done:
+				if len(c.Problems) != 1 || len(c.Hooks) != 0 {
+					t.Fatalf("problems %q, hooks %d", c.Problems, len(c.Hooks))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("loading the project's hooks waits on its settings file")
+			}
+		})
 	}
 }

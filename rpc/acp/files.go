@@ -144,8 +144,14 @@ func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written,
 			return files.Written{}, files.ErrConflict
 		}
 	} else { // without fs/read_text_file, the disk is what the diff was shown against
-		disk, err := boundary.ReadFile(ch.Path)
+		// Read no more than the diff's old content: a file grown past it
+		// (a sparse terabyte swapped in meanwhile) is a conflict, not a
+		// read that never ends.
+		disk, err := boundary.ReadFileUpTo(ch.Path, int64(len(ch.Old)))
 		exists := err == nil
+		if errors.Is(err, boundary.ErrTooLarge) {
+			return files.Written{}, files.ErrConflict
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files.Written{}, err
 		}
