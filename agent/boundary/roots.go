@@ -164,6 +164,10 @@ func openRegular(root *os.Root, rel string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenIn is Open of rel beneath root, for a reader that holds a root of its
+// own (a skill's folder): a FIFO is refused, never waited on.
+func OpenIn(root *os.Root, rel string) (*os.File, error) { return openRegular(root, rel) }
+
 // Stat is os.Stat beneath p's folder.
 func Stat(p string) (fs.FileInfo, error) { return at(p, (*os.Root).Stat) }
 

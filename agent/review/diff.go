@@ -261,7 +261,7 @@ func readNew(r *os.Root, p string) (string, string) {
 	if st.Size() > MaxUntracked {
 		return "", fmt.Sprintf("new file over %d KiB", MaxUntracked>>10)
 	}
-	f, err := r.Open(filepath.FromSlash(p))
+	f, err := boundary.OpenIn(r, filepath.FromSlash(p)) // swapped for a FIFO since the Lstat: refused, not waited on
 	if err != nil {
 		return "", "it cannot be read"
 	}

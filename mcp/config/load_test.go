@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/mcp/config"
 )
@@ -207,5 +209,30 @@ func TestMalformedForeignFileStillNoted(t *testing.T) {
 	if len(cfg.Notices) != 1 || len(cfg.Foreign) != 0 || len(cfg.Warnings) != 1 ||
 		!strings.Contains(cfg.Warnings[0].Problem, "cannot be listed or adopted") {
 		t.Fatalf("notices %q foreign %d warnings %q", cfg.Notices, len(cfg.Foreign), warningsText(cfg))
+	}
+}
+
+// A repository's .kin/mcp.json or .mcp.json that is a FIFO (or a folder) is
+// a warning: never waited on, and your own servers still load.
+func TestARepositorysUnreadableFileIsAWarning(t *testing.T) {
+	for _, path := range []func(string) string{config.ProjectPath, config.ForeignPath} {
+		workdir, home := dirs(t)
+		writeFile(t, config.GlobalPath(home), `{"mcpServers":{"mine":{"command":"x"}}}`)
+		if err := os.MkdirAll(filepath.Dir(path(workdir)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path(workdir), 0o644); err != nil {
+			t.Skip("no FIFOs here:", err)
+		}
+		done := make(chan *config.Config, 1)
+		go func() { done <- load(t, workdir, home, nil) }()
+		select {
+		case cfg := <-done:
+			if names(cfg.Servers) != "mine@global" || !strings.Contains(warningsText(cfg), "cannot be read") {
+				t.Errorf("%s: servers %q, warnings %q", path(workdir), names(cfg.Servers), warningsText(cfg))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("loading waits on the FIFO %s", path(workdir))
+		}
 	}
 }
