@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kin-dev/kin/agent/modeltest"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,8 @@ type rawClient struct {
 	t     *testing.T
 	conn  net.Conn
 	lines chan map[string]any
+	// early are answers read while waiting for another, by id.
+	early map[string][]map[string]any
 }
 
 func (w *world) rawConnect() *rawClient {
@@ -42,7 +46,7 @@ func (w *world) rawConnect() *rawClient {
 		defer close(served)
 		Serve(ctx, a, opts)
 	}()
-	c := &rawClient{t: t, conn: b, lines: make(chan map[string]any, 4096)}
+	c := &rawClient{t: t, conn: b, lines: make(chan map[string]any, 4096), early: map[string][]map[string]any{}}
 	go func() {
 		defer close(c.lines)
 		sc := bufio.NewScanner(b)
@@ -77,10 +81,14 @@ func (c *rawClient) send(line string) {
 	}
 }
 
-// answer waits for kin's answer to id (a JSON value as written), skipping
-// every other message.
+// answer waits for kin's answer to id (a JSON value as written), keeping
+// the other answers for their turn.
 func (c *rawClient) answer(id string) map[string]any {
 	c.t.Helper()
+	if q := c.early[id]; len(q) > 0 {
+		c.early[id] = q[1:]
+		return q[0]
+	}
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
@@ -95,6 +103,7 @@ func (c *rawClient) answer(id string) map[string]any {
 			if string(got) == id {
 				return m
 			}
+			c.early[string(got)] = append(c.early[string(got)], m)
 		case <-deadline:
 			c.t.Fatalf("no answer to %s", id)
 		}
@@ -132,5 +141,62 @@ func TestARequestWithANullIDIsRefusedAndTheConnectionGoesOn(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":7,"method":"session/list","params":{}}`)
 	if a := c.answer("7"); a["error"] != nil {
 		t.Fatalf("session/list after the null ids: %v", a["error"])
+	}
+}
+
+// The person stops a prompt right after sending it (Escape in Zed): the
+// session/cancel arrives while kin still reads the prompt's attached file
+// through the editor (fs/read_text_file), before the turn began. The
+// cancel was lost: no turn was running yet, so the turn then ran to its
+// end, asking the model. It must answer cancelled, and ask nothing.
+func TestACancelBeforeThePromptsTurnBeginsStopsIt(t *testing.T) {
+	w := newWorld(t)
+	w.write("notes.txt", "some notes\n")
+	c := w.connect(nil)
+	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true}})
+	reading := make(chan struct{})
+	release := make(chan struct{})
+	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) {
+		close(reading)
+		<-release
+		return ReadTextFileResponse{Content: "some notes\n"}, nil
+	})
+	sid := c.newSession()
+	w.model.Script(modeltest.Reply{Text: []string{"an answer the person stopped"}})
+
+	answered := make(chan PromptResponse, 1)
+	failed := make(chan error, 1)
+	go func() {
+		var res PromptResponse
+		link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
+		if err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("read this"), link}}, &res); err != nil {
+			failed <- err
+			return
+		}
+		answered <- res
+	}()
+	<-reading
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
+	// session/cancel is a notification: a request after it on the session
+	// has been read once it is answered.
+	c.call(MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": "agent"}, nil)
+	close(release)
+	select {
+	case res := <-answered:
+		if res.StopReason != StopCancelled {
+			t.Errorf("the prompt the person stopped answered %q, want cancelled", res.StopReason)
+		}
+	case err := <-failed:
+		t.Fatalf("the prompt failed: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the prompt was never answered")
+	}
+	if n := len(w.model.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times for a prompt stopped before its turn", n)
+	}
+	// The next prompt is the person's new question: it runs.
+	w.model.Script(modeltest.Reply{Text: []string{"fine"}})
+	if res := c.prompt(sid, text("and now?")); res.StopReason != StopEndTurn {
+		t.Errorf("the next prompt answered %q", res.StopReason)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
@@ -29,6 +30,15 @@ const maxAttachment = 256 << 10
 // (see runCommand): kin's own answer at once (end_turn), an MCP prompt's
 // text as the turn's question.
 func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	return sessionPrompt(ctx, s, params, s.cancelsRead(params))
+}
+
+// sessionPrompt is handleSessionPrompt for a prompt read when the
+// session's session/cancels numbered seen: one more since then means the
+// client stopped it before its turn began (while its attachments were read
+// through the client, or it waited for the requests before it), and it
+// answers cancelled without asking the model.
+func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen uint64) (any, error) {
 	var p PromptRequest
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -65,14 +75,16 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	ended := make(chan struct{})
 	defer close(ended)
 	ss.mu.Lock()
-	busy, closed := ss.done != nil, ss.closed
-	if !busy && !closed {
+	busy, closed, cancelled := ss.done != nil, ss.closed, ss.cancels != seen
+	if !busy && !closed && !cancelled {
 		ss.done, ss.stopped, ss.promptEnded = done, false, ended
 	}
 	ss.mu.Unlock()
 	switch {
 	case closed:
 		return nil, &jsonrpc2.Error{Code: CodeResourceNotFound, Message: "kin: session " + ss.id + " was closed on this connection; call session/load (or session/resume) to open it again"}
+	case cancelled:
+		return PromptResponse{StopReason: StopCancelled}, nil
 	case busy:
 		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
 	}
@@ -81,7 +93,7 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
 	// came while the servers started stops the prompt before its turn.
 	ss.mu.Lock()
-	if ss.stopped || ctx.Err() != nil {
+	if ss.stopped || ss.cancels != seen || ctx.Err() != nil {
 		ss.done = nil
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
@@ -125,6 +137,34 @@ func errMeta(msg string) Meta {
 		return nil
 	}
 	return Meta{"kin": map[string]any{"message": msg}}
+}
+
+// cancelsRead is how many session/cancels were read so far for the
+// session a prompt's params name (0 for a session not open here: its
+// prompt is refused anyway). Called on the read loop, as countCancel is, so
+// the order of the two is the order the client sent them in.
+func (s *Server) cancelsRead(params json.RawMessage) uint64 {
+	s.mu.Lock()
+	ss := s.sessions[gjson.GetBytes(params, "sessionId").String()]
+	s.mu.Unlock()
+	if ss == nil {
+		return 0
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.cancels
+}
+
+// countCancel notes a session/cancel read for a session (see cancelsRead).
+func (s *Server) countCancel(sessionID string) {
+	s.mu.Lock()
+	ss := s.sessions[sessionID]
+	s.mu.Unlock()
+	if ss != nil {
+		ss.mu.Lock()
+		ss.cancels++
+		ss.mu.Unlock()
+	}
 }
 
 // cancelTurn is session/cancel: the turn stops exactly as with turn/cancel

@@ -253,6 +253,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	run := r.run
 	run.Handle = func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) }
+	if req.Method == MethodSessionPrompt {
+		// Noted here, in arrival order: a session/cancel read after this
+		// prompt stops it even if its turn has not begun yet.
+		seen := s.cancelsRead(params)
+		run.Handle = func(ctx context.Context, p json.RawMessage) (any, error) { return sessionPrompt(ctx, s, p, seen) }
+	}
 	s.disp.Dispatch(req.ID, run, params)
 }
 
@@ -264,6 +270,7 @@ func (s *Server) handleNotification(method string, params json.RawMessage) {
 			s.log.Warn("session/cancel without a sessionId")
 			return
 		}
+		s.countCancel(p.SessionID)   // here, in arrival order (see cancelsRead)
 		go s.cancelTurn(p.SessionID) // it waits for the turn to end
 	case NotifyCancelRequest:
 		var p struct {
