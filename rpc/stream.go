@@ -107,11 +107,9 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if alias, ok := aliasFor(id); ok {
-		if aliasedBody, err := withID(body, alias); err == nil {
-			body = aliasedBody
-			s.aliased.Store(true)
-		}
+	if aliased, ok := AliasID(body, id); ok {
+		body = aliased
+		s.aliased.Store(true)
 	}
 	return body, id, nil
 }

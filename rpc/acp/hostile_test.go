@@ -53,10 +53,14 @@ func (w *world) rawConnect() *rawClient {
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
 			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			var raw struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil || json.Unmarshal(sc.Bytes(), &raw) != nil {
 				t.Errorf("kin wrote a line that is not JSON: %q", sc.Text())
 				continue
 			}
+			m[rawID] = string(raw.ID) // the id exactly as kin wrote it
 			c.lines <- m
 		}
 	}()
@@ -71,6 +75,9 @@ func (w *world) rawConnect() *rawClient {
 	})
 	return c
 }
+
+// rawID is the key of a message's id as kin wrote it (the bytes).
+const rawID = "\x00rawID"
 
 // send writes one line; it fails when kin does not read it within 10 s.
 func (c *rawClient) send(line string) {
@@ -99,11 +106,11 @@ func (c *rawClient) answer(id string) map[string]any {
 			if _, isReq := m["method"]; isReq {
 				continue
 			}
-			got, _ := json.Marshal(m["id"])
-			if string(got) == id {
+			got := m[rawID].(string)
+			if got == id {
 				return m
 			}
-			c.early[string(got)] = append(c.early[string(got)], m)
+			c.early[got] = append(c.early[got], m)
 		case <-deadline:
 			c.t.Fatalf("no answer to %s", id)
 		}
@@ -198,5 +205,47 @@ func TestACancelBeforeThePromptsTurnBeginsStopsIt(t *testing.T) {
 	w.model.Script(modeltest.Reply{Text: []string{"fine"}})
 	if res := c.prompt(sid, text("and now?")); res.StopReason != StopEndTurn {
 		t.Errorf("the next prompt answered %q", res.StopReason)
+	}
+}
+
+// JSON-RPC lets a request's id be any number or string; jsonrpc2 holds a
+// uint64 or a string, so kin acp answered "id":-1 as 18446744073709551615
+// (the client waits for its answer forever) and refused 1.5 and 1e3. Every
+// id comes back as the client wrote it, as kin serve's do.
+func TestACPRequestIDsComeBackAsWritten(t *testing.T) {
+	w := newWorld(t)
+	c := w.rawConnect()
+	c.initialize()
+	for _, id := range []string{`-1`, `0`, `7`, `1.5`, `1e3`, `-0`, `18446744073709551615`, `99999999999999999999999`,
+		`"abc"`, `""`, `"\u0000kin-id:-1"`} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/list","params":{}}`)
+		if a := c.answer(id); a["error"] != nil {
+			t.Errorf("session/list with id %s: %v", id, a["error"])
+		}
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"no/such/method"}`)
+		if a := c.answer(id); a["error"] == nil || a["error"].(map[string]any)["code"] != float64(rpc.CodeMethodNotFound) {
+			t.Errorf("an unknown method with id %s: %v", id, a)
+		}
+	}
+}
+
+// $/cancel_request names a request by the id the client wrote, aliased
+// or not: a prompt sent with id -5 is stopped by it and answers cancelled
+// under -5.
+func TestCancelRequestNamesAnAliasedID(t *testing.T) {
+	w := newWorld(t)
+	c := w.rawConnect()
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"` + w.ws + `","mcpServers":[]}}`)
+	sid := c.answer(`"new"`)["result"].(map[string]any)["sessionId"].(string)
+	hold := make(chan struct{})
+	defer close(hold)
+	w.model.Script(modeltest.Reply{Text: []string{"a long ", "answer"}, Hold: hold})
+	c.send(`{"jsonrpc":"2.0","id":-5,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go on"}]}}`)
+	w.model.WaitRequests(1, 30*time.Second)
+	c.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":-5}}`)
+	a := c.answer("-5")
+	if r, _ := a["result"].(map[string]any); r == nil || r["stopReason"] != StopCancelled {
+		t.Fatalf("the prompt answered %v, want stopReason cancelled", a)
 	}
 }

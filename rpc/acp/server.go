@@ -279,8 +279,8 @@ func (s *Server) handleNotification(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
-		var id jsonrpc2.ID
-		if err := json.Unmarshal(p.RequestID, &id); err != nil {
+		id, err := rpc.RequestID(p.RequestID) // an id the framing aliased is named by its alias
+		if err != nil {
 			return
 		}
 		s.disp.Cancel(id)
