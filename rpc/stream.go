@@ -159,6 +159,12 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 			}
 			break
 		}
+		if httpRequest(line) {
+			if s.onBad != nil {
+				s.onBad(fmt.Errorf("%w: %q", errHTTPRequest, visible.Cut(line, 60)))
+			}
+			return nil, nil, errHTTPRequest
+		}
 		if i := indexFold(line, contentLength); i > 0 {
 			if s.onBad != nil {
 				s.onBad(fmt.Errorf("dropped %d bytes before a frame header: %q", i, visible.Cut(line[:i], 40)))
@@ -191,6 +197,32 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: problem + "; skipped to the next Content-Length header"}
 	}
 	return s.readBody(length)
+}
+
+// errHTTPRequest ends a connection that speaks HTTP (see httpRequest).
+var errHTTPRequest = errors.New("an HTTP request (a web page?) on kin's connection; closing it unread")
+
+// httpRequest reports whether a header line is an HTTP request's: its
+// request line ("POST /x HTTP/1.1"), or a header every browser sends and
+// no editor does. kin serve --listen has no authentication, and a web page
+// can post to a loopback port without asking anyone: an HTTP request's
+// headers end with a Content-Length and its body is the page's, so read as
+// frames the page could send kin any request it liked. Such a connection is
+// closed, not answered and skipped: what follows is still the page's.
+func httpRequest(line string) bool {
+	if f := strings.Fields(line); len(f) == 3 && strings.HasPrefix(f[2], "HTTP/") {
+		return true
+	}
+	name, _, ok := strings.Cut(line, ":")
+	if !ok {
+		return false
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "host", "origin", "referer", "user-agent", "connection", "upgrade":
+		return true
+	}
+	return strings.HasPrefix(name, "sec-fetch-")
 }
 
 // contentLength is where a frame starts; it is searched for in any case.
