@@ -249,3 +249,30 @@ func TestCancelRequestNamesAnAliasedID(t *testing.T) {
 		t.Fatalf("the prompt answered %v, want stopReason cancelled", a)
 	}
 }
+
+// Only a cancel read after a prompt stops it: a client that cancelled
+// before, then closed and loaded the session again and sent a prompt at
+// once (all in one write) gets its prompt answered.
+func TestACancelBeforeAPromptDoesNotStopIt(t *testing.T) {
+	w := newWorld(t)
+	c := w.rawConnect()
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"` + w.ws + `","mcpServers":[]}}`)
+	sid := c.answer(`"new"`)["result"].(map[string]any)["sessionId"].(string)
+	w.model.Script(modeltest.Reply{Text: []string{"answered"}})
+	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`
+	c.send(strings.Join([]string{cancel, cancel,
+		`{"jsonrpc":"2.0","id":"close","method":"session/close","params":{"sessionId":"` + sid + `"}}`,
+		`{"jsonrpc":"2.0","id":"load","method":"session/load","params":{"sessionId":"` + sid + `","cwd":"` + w.ws + `","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}}`,
+	}, "\n"))
+	for _, id := range []string{`"close"`, `"load"`} {
+		if a := c.answer(id); a["error"] != nil {
+			t.Fatalf("%s: %v", id, a["error"])
+		}
+	}
+	a := c.answer(`"p"`)
+	if r, _ := a["result"].(map[string]any); r == nil || r["stopReason"] != StopEndTurn {
+		t.Fatalf("a prompt sent after the cancels answered %v, want end_turn", a)
+	}
+}

@@ -74,8 +74,9 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	done := make(chan agent.TurnDone, 1)
 	ended := make(chan struct{})
 	defer close(ended)
+	cancelled := s.cancelsOf(ss.id) != seen // not under ss.mu: s.mu is never taken inside it
 	ss.mu.Lock()
-	busy, closed, cancelled := ss.done != nil, ss.closed, ss.cancels != seen
+	busy, closed := ss.done != nil, ss.closed
 	if !busy && !closed && !cancelled {
 		ss.done, ss.stopped, ss.promptEnded = done, false, ended
 	}
@@ -92,8 +93,9 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	// The turn id is known only once StartTurn returns, and the turn may
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
 	// came while the servers started stops the prompt before its turn.
+	cancelled = s.cancelsOf(ss.id) != seen // a cancel after this read finds the turn starting (cancelTurn)
 	ss.mu.Lock()
-	if ss.stopped || ss.cancels != seen || ctx.Err() != nil {
+	if ss.stopped || cancelled || ctx.Err() != nil {
 		ss.done = nil
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
@@ -140,30 +142,26 @@ func errMeta(msg string) Meta {
 }
 
 // cancelsRead is how many session/cancels were read so far for the
-// session a prompt's params name (0 for a session not open here: its
-// prompt is refused anyway). Called on the read loop, as countCancel is, so
-// the order of the two is the order the client sent them in.
+// session a prompt's params name. Called on the read loop, as countCancel
+// is, so the order of the two is the order the client sent them in.
 func (s *Server) cancelsRead(params json.RawMessage) uint64 {
-	s.mu.Lock()
-	ss := s.sessions[gjson.GetBytes(params, "sessionId").String()]
-	s.mu.Unlock()
-	if ss == nil {
-		return 0
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.cancels
+	return s.cancelsOf(gjson.GetBytes(params, "sessionId").String())
 }
 
-// countCancel notes a session/cancel read for a session (see cancelsRead).
+func (s *Server) cancelsOf(sessionID string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancels[sessionID]
+}
+
+// countCancel notes a session/cancel read for a session open here (one
+// for any other id is not kept: it cancels nothing, and a client's made-up
+// ids must not grow the table).
 func (s *Server) countCancel(sessionID string) {
 	s.mu.Lock()
-	ss := s.sessions[sessionID]
-	s.mu.Unlock()
-	if ss != nil {
-		ss.mu.Lock()
-		ss.cancels++
-		ss.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.sessions[sessionID] != nil {
+		s.cancels[sessionID]++
 	}
 }
 

@@ -59,7 +59,7 @@ type Server struct {
 	disp *rpc.Dispatcher
 
 	// mu guards state, conn, caps, svc, gate, asks, mcp,
-	// modelConfigured, launching, mcpStarted and sessions.
+	// modelConfigured, launching, mcpStarted, sessions and cancels.
 	mu    sync.Mutex
 	state connState
 	conn  *jsonrpc2.Conn
@@ -78,6 +78,12 @@ type Server struct {
 	launching  string
 	mcpStarted chan struct{} // closed once the configured servers settled
 	sessions   map[string]*session
+	// cancels counts the session/cancels read for each session opened on
+	// this connection (kept when it closes: a prompt read before a close
+	// and a load may run after them): a prompt notes its session's count
+	// when it is read, and a later count means the client cancelled it
+	// before its turn began (see cancelsRead).
+	cancels map[string]uint64
 }
 
 // Serve runs the protocol on rwc until the stream closes or ctx ends, then
@@ -90,7 +96,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
+	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}, cancels: map[string]uint64{}}
 	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) {
 		then, ok := res.(thenNotify)
 		if ok {

@@ -45,10 +45,6 @@ type session struct {
 	// stopped is set by a session/cancel that came before the prompt's
 	// turn started (while its MCP servers started).
 	stopped bool
-	// cancels counts the session/cancels read on this connection: a
-	// prompt notes it when it is read, and a later count means the client
-	// cancelled it before its turn began (see cancelsRead).
-	cancels uint64
 	title   string
 	// mode is the session's mode as kin last said (kin runs the session
 	// for this connection alone, so nothing else changes it).
