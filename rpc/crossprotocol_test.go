@@ -28,6 +28,8 @@ func TestAnHTTPRequestEndsTheConnection(t *testing.T) {
 		"origin only":   {"Origin: null\r\n", ""},
 		"host only":     {"Host: localhost:7777\r\n", ""},
 		"long url":      {long + "Host: 127.0.0.1:7777\r\nConnection: keep-alive\r\n", "Content-Type: text/plain\r\nSec-Fetch-Mode: no-cors\r\n"},
+		// over the reader's buffer, with a frame header in the URL past it
+		"longer url": {"POST /" + strings.Repeat("a", 70<<10) + "Content-Length:9 HTTP/1.1\r\n", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)

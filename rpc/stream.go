@@ -210,7 +210,8 @@ var errHTTPRequest = errors.New("an HTTP request (a web page?) on kin's connecti
 // frames the page could send kin any request it liked. Such a connection is
 // closed, not answered and skipped: what follows is still the page's.
 func httpRequest(line string) bool {
-	if f := strings.Fields(line); len(f) == 3 && strings.HasPrefix(f[2], "HTTP/") {
+	// The request line, or its end when a long one was skipped into.
+	if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(f[len(f)-1], "HTTP/") {
 		return true
 	}
 	name, _, ok := strings.Cut(line, ":")
