@@ -38,6 +38,9 @@ type lspFraming struct {
 	// over is the rest of a frame over MaxFrame that was answered before
 	// all of it was read (nil: none); reading skips it first.
 	over *overFrame
+	// begun is set once the stream's first bytes were looked at (an HTTP
+	// request starts with its method: see httpRequest).
+	begun bool
 }
 
 // overFrame is a frame over MaxFrame being skipped.
@@ -127,6 +130,18 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 // value ends before its Content-Length (too long) is answered, and what
 // follows it is read as the next frame rather than swallowed.
 func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
+	if !s.begun {
+		// A browser's request starts the connection with its method; a
+		// request line too long to read as a header would otherwise be
+		// skipped, with the headers after it, to the Content-Length.
+		s.begun = true
+		if b, _ := s.r.Peek(len("OPTIONS ")); httpMethod(b) {
+			if s.onBad != nil {
+				s.onBad(fmt.Errorf("%w: %q", errHTTPRequest, b))
+			}
+			return nil, nil, errHTTPRequest
+		}
+	}
 	if s.over != nil {
 		if err := s.skipOver(false); err != nil {
 			return nil, nil, err
@@ -224,6 +239,16 @@ func httpRequest(line string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "sec-fetch-")
+}
+
+// httpMethod reports whether b starts with an HTTP method and its space.
+func httpMethod(b []byte) bool {
+	for _, m := range []string{"GET ", "POST ", "PUT ", "HEAD ", "DELETE ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE "} {
+		if bytes.HasPrefix(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
 }
 
 // contentLength is where a frame starts; it is searched for in any case.
