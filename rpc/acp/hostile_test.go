@@ -276,3 +276,33 @@ func TestACancelBeforeAPromptDoesNotStopIt(t *testing.T) {
 		t.Fatalf("a prompt sent after the cancels answered %v, want end_turn", a)
 	}
 }
+
+// A client that links many files (an @-mention of a folder, or a bug that
+// links one file again and again) had kin read every one, up to 256 KiB
+// each, into one question: 4,000 links in a 400 KB line were a gigabyte in
+// kin's memory, for a question whose record keeps 2 MiB. Once the
+// attachments pass what one question holds, the prompt is refused, naming
+// the block, and nothing more is read.
+func TestAPromptsAttachmentsAreBounded(t *testing.T) {
+	w := newWorld(t)
+	path := w.write("big.txt", strings.Repeat("0123456789abcdef\n", 250<<10/17))
+	c := w.connect(nil)
+	c.initialize(nil)
+	sid := c.newSession()
+	blocks := []any{text("read these")}
+	for range 4000 {
+		blocks = append(blocks, map[string]any{"type": "resource_link", "uri": "file://" + path, "name": "big.txt"})
+	}
+	err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": blocks}, nil)
+	if code := rpcCode(t, err); code != rpc.CodeInvalidParams || !strings.Contains(err.Error(), "more than kin takes") {
+		t.Fatalf("a prompt with 4000 links: %v", err)
+	}
+	if n := len(w.model.Requests()); n != 0 {
+		t.Errorf("the model was asked %d times", n)
+	}
+	// A few attachments are still welcome.
+	w.model.Script(modeltest.Reply{Text: []string{"read"}})
+	if res := c.prompt(sid, blocks[:3]...); res.StopReason != StopEndTurn {
+		t.Errorf("a prompt with two links answered %q", res.StopReason)
+	}
+}

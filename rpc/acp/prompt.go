@@ -16,6 +16,7 @@ import (
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/builtin"
+	kinsession "github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -211,6 +212,17 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 			b.WriteString("\n\n")
 		}
 	}
+	// attached counts what the attachments put in; past what one question
+	// holds (kinsession.MaxText: the rest would be cut when recorded) the
+	// prompt is refused at once and nothing more is read, however many
+	// blocks link files.
+	attached := 0
+	tooMuch := func(i int, what string, n int) error {
+		if attached += n; attached <= kinsession.MaxText {
+			return nil
+		}
+		return invalid("invalid params: prompt[%d] (%s): the attachments are more than kin takes in one prompt (%d bytes in all); attach fewer, or ask for the files to be read", i, what, kinsession.MaxText)
+	}
 	for i, raw := range blocks {
 		var c ContentBlock
 		if err := json.Unmarshal(raw, &c); err != nil {
@@ -246,6 +258,9 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 			if !utf8.Valid(data) {
 				return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): not a text file", i, c.URI)
 			}
+			if err := tooMuch(i, "resource_link "+c.URI, len(data)); err != nil {
+				return agent.Input{}, err
+			}
 			sep()
 			attach(&b, disp, string(data))
 		case contentTypeResource:
@@ -262,12 +277,18 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 				if len(*r.Text) > maxAttachment {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): over %d bytes", i, r.URI, maxAttachment)
 				}
+				if err := tooMuch(i, "resource "+r.URI, len(*r.Text)); err != nil {
+					return agent.Input{}, err
+				}
 				sep()
 				attach(&b, name, *r.Text)
 			case r.Blob != nil:
 				data, err := base64.StdEncoding.DecodeString(*r.Blob)
 				if err != nil || !utf8.Valid(data) || len(data) > maxAttachment {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): kin takes text resources only (this one is binary, or over %d bytes)", i, r.URI, maxAttachment)
+				}
+				if err := tooMuch(i, "resource "+r.URI, len(data)); err != nil {
+					return agent.Input{}, err
 				}
 				sep()
 				attach(&b, name, string(data))
