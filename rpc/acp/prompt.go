@@ -242,6 +242,9 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 				if err != nil {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
 				}
+				if err := tooMuch(i, "resource_link "+c.URI, len(text)); err != nil {
+					return agent.Input{}, err
+				}
 				sep()
 				if server == "" {
 					fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
