@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
@@ -59,4 +60,17 @@ func TestAnHTTPRequestEndsTheConnection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A request whose id is null (JSON-RPC discourages it) was taken by
+// jsonrpc2 for a notification and never answered, though every request
+// gets exactly one answer (PROTOCOL.md): it is refused, with id null.
+func TestARequestWithANullIDIsRefused(t *testing.T) {
+	r := rawEditor(t)
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":null,"method":"session/list","params":{}}`))
+	if a := refused(t, r, "null", rpc.CodeInvalidRequest); !strings.Contains(a.Error.Message, "id") {
+		t.Errorf("the refusal does not say why: %v", a.Error)
+	}
+	r.Write(rpctest.Framed(listReq(3)))
+	answered(t, r, "3")
 }

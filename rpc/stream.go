@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/kin-dev/kin/agent/visible"
 )
 
@@ -110,11 +112,22 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if id == nil && nullIDRequest(body) {
+		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+	}
 	if aliased, ok := AliasID(body, id); ok {
 		body = aliased
 		s.aliased.Store(true)
 	}
 	return body, id, nil
+}
+
+// nullIDRequest reports whether body is a request whose id is null, which
+// jsonrpc2 would take for a notification and kin never answer. Only a
+// body without a string or number id is looked at again.
+func nullIDRequest(body []byte) bool {
+	id := gjson.GetBytes(body, "id")
+	return id.Exists() && id.Type == gjson.Null && gjson.GetBytes(body, "method").Exists()
 }
 
 // readFrame reads one frame's headers and body, and returns the body and
