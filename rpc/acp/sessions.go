@@ -399,6 +399,10 @@ func handleSessionClose(ctx context.Context, s *Server, params json.RawMessage) 
 		<-ended
 	}
 	s.forget(p.SessionID)
+	// Its log too: another kin (an editor, kin chat) may take it now.
+	if svc, _ := s.service(); svc != nil {
+		svc.Release(p.SessionID)
+	}
 	return Empty{}, nil
 }
 
