@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
@@ -304,5 +306,37 @@ func TestAPromptsAttachmentsAreBounded(t *testing.T) {
 	w.model.Script(modeltest.Reply{Text: []string{"read"}})
 	if res := c.prompt(sid, blocks[:3]...); res.StopReason != StopEndTurn {
 		t.Errorf("a prompt with two links answered %q", res.StopReason)
+	}
+}
+
+// The person stops a prompt while kin reads its attachment through the
+// editor, and the editor, told of the cancel, fails that read: the prompt
+// answered an error ("invalid params: ... the editor could not read"), as
+// if the person had sent something wrong. It answers cancelled.
+func TestACancelWhileAnAttachmentIsReadAnswersCancelled(t *testing.T) {
+	w := newWorld(t)
+	w.write("notes.txt", "some notes\n")
+	c := w.connect(nil)
+	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true}})
+	reading := make(chan struct{})
+	release := make(chan struct{})
+	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) {
+		close(reading)
+		<-release
+		return nil, &jsonrpc2.Error{Code: -32603, Message: "request cancelled by the editor"}
+	})
+	sid := c.newSession()
+	answered := make(chan error, 1)
+	var res PromptResponse
+	go func() {
+		link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
+		answered <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("read this"), link}}, &res)
+	}()
+	<-reading
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
+	c.call(MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": "agent"}, nil) // the cancel was read
+	close(release)
+	if err := <-answered; err != nil || res.StopReason != StopCancelled {
+		t.Fatalf("the stopped prompt answered %v %q, want stopReason cancelled", err, res.StopReason)
 	}
 }

@@ -57,7 +57,7 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	if cmd, isCommand, unescaped := command(p.Prompt); isCommand {
 		name, ask, review, err := s.runCommand(ctx, ss, cmd, p.Prompt)
 		if err != nil {
-			return nil, err
+			return s.stoppedOr(ctx, ss, seen, err)
 		}
 		rv = review
 		if ask == "" && rv == nil { // kin's own command: answered, no turn
@@ -69,7 +69,7 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
 		}
 		if in, err = s.promptInput(ctx, ss, p.Prompt); err != nil {
-			return nil, err
+			return s.stoppedOr(ctx, ss, seen, err)
 		}
 	}
 	done := make(chan agent.TurnDone, 1)
@@ -133,6 +133,17 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 		return PromptResponse{StopReason: StopRefusal}, nil
 	}
 	return nil, &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: end.Error}
+}
+
+// stoppedOr is a prompt's answer when preparing it failed: cancelled when
+// the client stopped it meanwhile (a session/cancel read after it, or its
+// $/cancel_request: what failed, a read through the client, say, failed
+// because of that), else the error.
+func (s *Server) stoppedOr(ctx context.Context, ss *session, seen uint64, err error) (any, error) {
+	if ctx.Err() != nil || s.cancelsOf(ss.id) != seen {
+		return PromptResponse{StopReason: StopCancelled}, nil
+	}
+	return nil, err
 }
 
 func errMeta(msg string) Meta {
