@@ -340,3 +340,32 @@ func TestACancelWhileAnAttachmentIsReadAnswersCancelled(t *testing.T) {
 		t.Fatalf("the stopped prompt answered %v %q, want stopReason cancelled", err, res.StopReason)
 	}
 }
+
+// A second prompt, or a model change, while kin works on a prompt is
+// refused in ACP's words: kin's message told the person to "wait for
+// turn/completed", a notification of kin serve's that no ACP client knows.
+func TestBusyRefusalsSpeakACP(t *testing.T) {
+	w := newWorld(t)
+	c := w.connect(nil)
+	c.initialize(nil)
+	sid := c.newSession()
+	hold := make(chan struct{})
+	w.model.Script(modeltest.Reply{Text: []string{"working ", "on it"}, Hold: hold})
+	answered := make(chan error, 1)
+	go func() {
+		answered <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("first")}}, nil)
+	}()
+	w.model.WaitRequests(1, 30*time.Second)
+	for name, err := range map[string]error{
+		"prompt":    c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("second")}}, nil),
+		"set_model": c.tryCall(MethodSessionSetModel, map[string]any{"sessionId": sid, "modelId": "gpt-5.1"}, nil),
+	} {
+		if err == nil || strings.Contains(err.Error(), "turn/") || !strings.Contains(err.Error(), "prompt") {
+			t.Errorf("%s while a prompt runs: %v", name, err)
+		}
+	}
+	close(hold)
+	if err := <-answered; err != nil {
+		t.Fatal(err)
+	}
+}

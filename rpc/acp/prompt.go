@@ -88,7 +88,7 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	case cancelled:
 		return PromptResponse{StopReason: StopCancelled}, nil
 	case busy:
-		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
+		return nil, errPromptRunning
 	}
 	s.startMCP(ctx, ss)
 	// The turn id is known only once StartTurn returns, and the turn may

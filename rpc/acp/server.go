@@ -218,6 +218,11 @@ var routes = map[string]route{
 // left may report at once.
 const heldToolCalls = NotifySessionUpdate + " tool_call"
 
+// errPromptRunning is agent.ErrTurnRunning in ACP's words: kin's own names
+// kin serve's turn/completed, which no ACP client knows.
+var errPromptRunning = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest,
+	Message: "kin is still working on a prompt in this session; cancel it (session/cancel) or wait for its answer, then try again"}
+
 var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
 
 // Handle implements jsonrpc2.Handler, inline in jsonrpc2's read loop: it
@@ -429,7 +434,9 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: err.Error()}
 	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
-	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
+	case errors.Is(err, agent.ErrTurnRunning):
+		return errPromptRunning
+	case errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: err.Error()}
 	case errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}
