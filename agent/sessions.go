@@ -156,6 +156,9 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 	}
 	sess.mu.Lock()
 	known := sess.known
+	if log == nil && known && sess.lineage == nil {
+		sess.notOwned = err // this kin may have had it before (Release)
+	}
 	sess.mu.Unlock()
 	if log == nil && known && q.Limit == 0 {
 		return nil, nil // still another kin's; nothing new to read
@@ -439,6 +442,60 @@ func (sess *Session) delete() error {
 	err := sess.log.Delete()
 	sess.log = nil
 	return err
+}
+
+// Release gives up this kin's ownership of a session the front end is
+// done with (ACP's session/close), and of its subagents' sessions: their
+// logs are closed, so another kin can take them, and the next open here
+// takes a log again when it is free, reading it anew (another kin may have
+// added to it meanwhile). A session with a turn running or starting, an
+// undo, a task followed or records still owed to its log is left as it
+// is: the connection's end closes it.
+func (s *Service) Release(id string) {
+	if s.followsAny(id) {
+		return
+	}
+	s.mu.Lock()
+	parent := s.sessions[id]
+	var all []*Session
+	for _, sess := range s.sessions {
+		all = append(all, sess)
+	}
+	s.mu.Unlock()
+	if parent == nil || !parent.release() {
+		return // its subagents' sessions stay with it
+	}
+	for _, sess := range all {
+		sess.mu.Lock()
+		child := sess.lineage != nil && sess.lineage.SessionID == id
+		sess.mu.Unlock()
+		if child {
+			sess.release()
+		}
+	}
+}
+
+// release closes the session's log unless something still writes it; it
+// reports whether the log is closed.
+func (sess *Session) release() bool {
+	// held keeps a turn from starting while the log closes.
+	if !sess.hold() {
+		return false
+	}
+	defer sess.unhold()
+	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	if sess.log == nil {
+		return true
+	}
+	if len(sess.owed) > 0 {
+		return false
+	}
+	if err := sess.log.Close(); err != nil {
+		sess.svc.log.Error("closing a session log", zap.String("session", sess.id), zap.Error(err))
+	}
+	sess.log, sess.conv = nil, nil
+	return true
 }
 
 func (sess *Session) close() {

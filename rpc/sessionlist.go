@@ -50,13 +50,9 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	start := 0
-	if p.Cursor != "" {
-		at, id, ok := parseListCursor(p.Cursor)
-		if !ok {
-			return nil, invalid("invalid params: cursor %q is not one kin handed out", p.Cursor)
-		}
-		start = sort.Search(len(all), func(i int) bool { return after(&all[i], at, id) })
+	start, ok := ListStart(all, p.Cursor)
+	if !ok {
+		return nil, invalid("invalid params: cursor %q is not one kin handed out", p.Cursor)
 	}
 	out := SessionListResult{Sessions: []SessionInfo{}}
 	for i := start; i < len(all); i++ {
@@ -115,6 +111,24 @@ func listCursor(i *session.Info) string {
 		return "0." + i.SessionID // the oldest: before every time
 	}
 	return strconv.FormatInt(i.UpdatedAt.UnixNano(), 10) + "." + i.SessionID
+}
+
+// ListCursor is the cursor of the page after row i (kin acp's session/list
+// hands out the same).
+func ListCursor(i *session.Info) string { return listCursor(i) }
+
+// ListStart is where the page after cursor starts in all (a session list,
+// newest first); "" starts at the top, and ok is false for a cursor kin
+// did not hand out.
+func ListStart(all []session.Info, cursor string) (start int, ok bool) {
+	if cursor == "" {
+		return 0, true
+	}
+	at, id, ok := parseListCursor(cursor)
+	if !ok {
+		return 0, false
+	}
+	return sort.Search(len(all), func(i int) bool { return after(&all[i], at, id) }), true
 }
 
 func parseListCursor(c string) (time.Time, string, bool) {

@@ -38,6 +38,9 @@ type lspFraming struct {
 	// over is the rest of a frame over MaxFrame that was answered before
 	// all of it was read (nil: none); reading skips it first.
 	over *overFrame
+	// begun is set once the stream's first bytes were looked at (an HTTP
+	// request starts with its method: see httpRequest).
+	begun bool
 }
 
 // overFrame is a frame over MaxFrame being skipped.
@@ -107,11 +110,12 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if alias, ok := aliasFor(id); ok {
-		if aliasedBody, err := withID(body, alias); err == nil {
-			body = aliasedBody
-			s.aliased.Store(true)
-		}
+	if id == nil && nullIDRequest(body) {
+		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+	}
+	if aliased, ok := AliasID(body, id); ok {
+		body = aliased
+		s.aliased.Store(true)
 	}
 	return body, id, nil
 }
@@ -129,6 +133,18 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 // value ends before its Content-Length (too long) is answered, and what
 // follows it is read as the next frame rather than swallowed.
 func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
+	if !s.begun {
+		// A browser's request starts the connection with its method; a
+		// request line too long to read as a header would otherwise be
+		// skipped, with the headers after it, to the Content-Length.
+		s.begun = true
+		if b, _ := s.r.Peek(len("OPTIONS ")); httpMethod(b) {
+			if s.onBad != nil {
+				s.onBad(fmt.Errorf("%w: %q", errHTTPRequest, b))
+			}
+			return nil, nil, errHTTPRequest
+		}
+	}
 	if s.over != nil {
 		if err := s.skipOver(false); err != nil {
 			return nil, nil, err
@@ -160,6 +176,12 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 				continue // stray blank line between frames
 			}
 			break
+		}
+		if httpRequest(line) {
+			if s.onBad != nil {
+				s.onBad(fmt.Errorf("%w: %q", errHTTPRequest, visible.Cut(line, 60)))
+			}
+			return nil, nil, errHTTPRequest
 		}
 		if i := indexFold(line, contentLength); i > 0 {
 			if s.onBad != nil {

@@ -53,6 +53,30 @@ func withID(body []byte, id string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// AliasID is a framing's part (kin serve's and kin acp's): the body of a
+// message just read, with its request id (as the peer wrote it) replaced by
+// an alias when jsonrpc2 would change or refuse it; ok says it was. Once a
+// body was aliased, the framing writes every message through UnaliasID.
+func AliasID(body []byte, id json.RawMessage) (_ []byte, ok bool) {
+	alias, ok := aliasFor(id)
+	if !ok {
+		return body, false
+	}
+	aliased, err := withID(body, alias)
+	if err != nil {
+		return body, false
+	}
+	return aliased, true
+}
+
+// UnaliasID puts the peer's own id back into an encoded response that
+// carries an alias (see AliasID); any other message is returned as it is.
+func UnaliasID(data []byte) []byte { return unaliasID(data) }
+
+// RequestID is the jsonrpc2.ID that stands for a request id as the peer
+// wrote it (for a cancel request naming it).
+func RequestID(raw json.RawMessage) (jsonrpc2.ID, error) { return idOf(raw) }
+
 // aliasJSON is how an alias starts once encoded: `{"id":"\u0000kin-id:`.
 // jsonrpc2 encodes a response's id first.
 var aliasJSON = func() []byte {

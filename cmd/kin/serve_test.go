@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,5 +328,47 @@ func TestBinaryHugeHeaderLineKeepsMemoryBounded(t *testing.T) {
 	p.expect(map[any]bool{nil: false, 2.0: true}) // the line refused, the request answered
 	if hwm := hwmKB(p.cmd.Process.Pid); hwm > 64<<10 {
 		t.Errorf("kin's peak memory reached %.0f MiB reading one header line", hwm/1024)
+	}
+}
+
+// A web page can post to kin serve --listen's loopback port (a text/plain
+// fetch needs no preflight). kin took the HTTP request for a frame and read
+// the frames the page put in its body: here initialize and session/new,
+// which made a session. The connection is closed unread, and kin goes on
+// serving editors.
+func TestListenClosesAnHTTPRequestUnread(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(kinBin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(stderr).ReadString('\n')
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "kin: listening on "))
+	framed := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+	body := "{}" + framed(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`) +
+		framed(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"title":"from a web page"}}`)
+	client := &http.Client{Timeout: 10 * time.Second}
+	if resp, err := client.Post("http://"+addr+"/", "text/plain;charset=UTF-8", strings.NewReader(body)); err == nil {
+		resp.Body.Close()
+		t.Errorf("kin answered an HTTP request: %s", resp.Status)
+	}
+	// kin is still there for an editor, and made nothing for the page.
+	conn, err := dialTCP(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(conn, req(1, "initialize", map[string]any{})); err != nil {
+		t.Fatal(err)
+	}
+	var resp map[string]any
+	if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(bufio.NewReader(conn), &resp); err != nil || resp["result"] == nil {
+		t.Fatalf("an editor after the page: %v %v", err, resp)
+	}
+	if logs, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl")); len(logs) > 0 {
+		t.Fatalf("the page's session/new made a session: %v", logs)
 	}
 }

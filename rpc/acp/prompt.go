@@ -10,11 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent"
 	"github.com/kin-dev/kin/agent/ask"
 	"github.com/kin-dev/kin/agent/builtin"
+	kinsession "github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
@@ -29,6 +31,15 @@ const maxAttachment = 256 << 10
 // (see runCommand): kin's own answer at once (end_turn), an MCP prompt's
 // text as the turn's question.
 func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	return sessionPrompt(ctx, s, params, s.cancelsRead(params))
+}
+
+// sessionPrompt is handleSessionPrompt for a prompt read when the
+// session's session/cancels numbered seen: one more since then means the
+// client stopped it before its turn began (while its attachments were read
+// through the client, or it waited for the requests before it), and it
+// answers cancelled without asking the model.
+func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen uint64) (any, error) {
 	var p PromptRequest
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -46,7 +57,7 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	if cmd, isCommand, unescaped := command(p.Prompt); isCommand {
 		name, ask, review, err := s.runCommand(ctx, ss, cmd, p.Prompt)
 		if err != nil {
-			return nil, err
+			return s.stoppedOr(ctx, ss, seen, err)
 		}
 		rv = review
 		if ask == "" && rv == nil { // kin's own command: answered, no turn
@@ -58,30 +69,34 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
 		}
 		if in, err = s.promptInput(ctx, ss, p.Prompt); err != nil {
-			return nil, err
+			return s.stoppedOr(ctx, ss, seen, err)
 		}
 	}
 	done := make(chan agent.TurnDone, 1)
 	ended := make(chan struct{})
 	defer close(ended)
+	cancelled := s.cancelsOf(ss.id) != seen // not under ss.mu: s.mu is never taken inside it
 	ss.mu.Lock()
 	busy, closed := ss.done != nil, ss.closed
-	if !busy && !closed {
+	if !busy && !closed && !cancelled {
 		ss.done, ss.stopped, ss.promptEnded = done, false, ended
 	}
 	ss.mu.Unlock()
 	switch {
 	case closed:
 		return nil, &jsonrpc2.Error{Code: CodeResourceNotFound, Message: "kin: session " + ss.id + " was closed on this connection; call session/load (or session/resume) to open it again"}
+	case cancelled:
+		return PromptResponse{StopReason: StopCancelled}, nil
 	case busy:
-		return nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: agent.ErrTurnRunning.Error()}
+		return nil, errPromptRunning
 	}
 	s.startMCP(ctx, ss)
 	// The turn id is known only once StartTurn returns, and the turn may
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
 	// came while the servers started stops the prompt before its turn.
+	cancelled = s.cancelsOf(ss.id) != seen // a cancel after this read finds the turn starting (cancelTurn)
 	ss.mu.Lock()
-	if ss.stopped || ctx.Err() != nil {
+	if ss.stopped || cancelled || ctx.Err() != nil {
 		ss.done = nil
 		ss.mu.Unlock()
 		return PromptResponse{StopReason: StopCancelled}, nil
@@ -120,11 +135,46 @@ func handleSessionPrompt(ctx context.Context, s *Server, params json.RawMessage)
 	return nil, &jsonrpc2.Error{Code: rpc.CodeInternalError, Message: end.Error}
 }
 
+// stoppedOr is a prompt's answer when preparing it failed: cancelled when
+// the client stopped it meanwhile (a session/cancel read after it, or its
+// $/cancel_request: what failed, a read through the client, say, failed
+// because of that), else the error.
+func (s *Server) stoppedOr(ctx context.Context, ss *session, seen uint64, err error) (any, error) {
+	if ctx.Err() != nil || s.cancelsOf(ss.id) != seen {
+		return PromptResponse{StopReason: StopCancelled}, nil
+	}
+	return nil, err
+}
+
 func errMeta(msg string) Meta {
 	if msg == "" {
 		return nil
 	}
 	return Meta{"kin": map[string]any{"message": msg}}
+}
+
+// cancelsRead is how many session/cancels were read so far for the
+// session a prompt's params name. Called on the read loop, as countCancel
+// is, so the order of the two is the order the client sent them in.
+func (s *Server) cancelsRead(params json.RawMessage) uint64 {
+	return s.cancelsOf(gjson.GetBytes(params, "sessionId").String())
+}
+
+func (s *Server) cancelsOf(sessionID string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancels[sessionID]
+}
+
+// countCancel notes a session/cancel read for a session open here (one
+// for any other id is not kept: it cancels nothing, and a client's made-up
+// ids must not grow the table).
+func (s *Server) countCancel(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[sessionID] != nil {
+		s.cancels[sessionID]++
+	}
 }
 
 // cancelTurn is session/cancel: the turn stops exactly as with turn/cancel
@@ -173,6 +223,17 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 			b.WriteString("\n\n")
 		}
 	}
+	// attached counts what the attachments put in; past what one question
+	// holds (kinsession.MaxText: the rest would be cut when recorded) the
+	// prompt is refused at once and nothing more is read, however many
+	// blocks link files.
+	attached := 0
+	tooMuch := func(i int, what string, n int) error {
+		if attached += n; attached <= kinsession.MaxText {
+			return nil
+		}
+		return invalid("invalid params: prompt[%d] (%s): the attachments are more than kin takes in one prompt (%d bytes in all); attach fewer, or ask for the files to be read", i, what, kinsession.MaxText)
+	}
 	for i, raw := range blocks {
 		var c ContentBlock
 		if err := json.Unmarshal(raw, &c); err != nil {
@@ -192,6 +253,9 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 				if err != nil {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): %v", i, c.URI, err)
 				}
+				if err := tooMuch(i, "resource_link "+c.URI, len(text)); err != nil {
+					return agent.Input{}, err
+				}
 				sep()
 				if server == "" {
 					fmt.Fprintf(&b, "[link: %s](%s)", linkName(c), c.URI)
@@ -207,6 +271,9 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 			}
 			if !utf8.Valid(data) {
 				return agent.Input{}, invalid("invalid params: prompt[%d] (resource_link %s): not a text file", i, c.URI)
+			}
+			if err := tooMuch(i, "resource_link "+c.URI, len(data)); err != nil {
+				return agent.Input{}, err
 			}
 			sep()
 			attach(&b, disp, string(data))
@@ -224,12 +291,18 @@ func (s *Server) promptInput(ctx context.Context, ss *session, blocks []json.Raw
 				if len(*r.Text) > maxAttachment {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): over %d bytes", i, r.URI, maxAttachment)
 				}
+				if err := tooMuch(i, "resource "+r.URI, len(*r.Text)); err != nil {
+					return agent.Input{}, err
+				}
 				sep()
 				attach(&b, name, *r.Text)
 			case r.Blob != nil:
 				data, err := base64.StdEncoding.DecodeString(*r.Blob)
 				if err != nil || !utf8.Valid(data) || len(data) > maxAttachment {
 					return agent.Input{}, invalid("invalid params: prompt[%d] (resource %s): kin takes text resources only (this one is binary, or over %d bytes)", i, r.URI, maxAttachment)
+				}
+				if err := tooMuch(i, "resource "+r.URI, len(data)); err != nil {
+					return agent.Input{}, err
 				}
 				sep()
 				attach(&b, name, string(data))

@@ -59,7 +59,7 @@ type Server struct {
 	disp *rpc.Dispatcher
 
 	// mu guards state, conn, caps, svc, gate, asks, mcp,
-	// modelConfigured, launching, mcpStarted and sessions.
+	// modelConfigured, launching, mcpStarted, sessions and cancels.
 	mu    sync.Mutex
 	state connState
 	conn  *jsonrpc2.Conn
@@ -78,6 +78,12 @@ type Server struct {
 	launching  string
 	mcpStarted chan struct{} // closed once the configured servers settled
 	sessions   map[string]*session
+	// cancels counts the session/cancels read for each session opened on
+	// this connection (kept when it closes: a prompt read before a close
+	// and a load may run after them): a prompt notes its session's count
+	// when it is read, and a later count means the client cancelled it
+	// before its turn began (see cancelsRead).
+	cancels map[string]uint64
 }
 
 // Serve runs the protocol on rwc until the stream closes or ctx ends, then
@@ -90,7 +96,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}}
+	s := &Server{opts: opts, log: opts.Logger, sessions: map[string]*session{}, cancels: map[string]uint64{}}
 	s.disp = rpc.NewDispatcher(func(id jsonrpc2.ID, res any, err error) {
 		then, ok := res.(thenNotify)
 		if ok {
@@ -212,6 +218,11 @@ var routes = map[string]route{
 // left may report at once.
 const heldToolCalls = NotifySessionUpdate + " tool_call"
 
+// errPromptRunning is agent.ErrTurnRunning in ACP's words: kin's own names
+// kin serve's turn/completed, which no ACP client knows.
+var errPromptRunning = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest,
+	Message: "kin is still working on a prompt in this session; cancel it (session/cancel) or wait for its answer, then try again"}
+
 var errClosed = &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "kin: the connection is closing"}
 
 // Handle implements jsonrpc2.Handler, inline in jsonrpc2's read loop: it
@@ -253,6 +264,12 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	}
 	run := r.run
 	run.Handle = func(ctx context.Context, p json.RawMessage) (any, error) { return r.handle(ctx, s, p) }
+	if req.Method == MethodSessionPrompt {
+		// Noted here, in arrival order: a session/cancel read after this
+		// prompt stops it even if its turn has not begun yet.
+		seen := s.cancelsRead(params)
+		run.Handle = func(ctx context.Context, p json.RawMessage) (any, error) { return sessionPrompt(ctx, s, p, seen) }
+	}
 	s.disp.Dispatch(req.ID, run, params)
 }
 
@@ -264,6 +281,7 @@ func (s *Server) handleNotification(method string, params json.RawMessage) {
 			s.log.Warn("session/cancel without a sessionId")
 			return
 		}
+		s.countCancel(p.SessionID)   // here, in arrival order (see cancelsRead)
 		go s.cancelTurn(p.SessionID) // it waits for the turn to end
 	case NotifyCancelRequest:
 		var p struct {
@@ -272,8 +290,8 @@ func (s *Server) handleNotification(method string, params json.RawMessage) {
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
-		var id jsonrpc2.ID
-		if err := json.Unmarshal(p.RequestID, &id); err != nil {
+		id, err := rpc.RequestID(p.RequestID) // an id the framing aliased is named by its alias
+		if err != nil {
 			return
 		}
 		s.disp.Cancel(id)
@@ -416,7 +434,9 @@ func toRPCError(err error) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: CodeAuthRequired, Message: err.Error()}
 	case errors.Is(err, agent.ErrBadCursor), errors.Is(err, agent.ErrBadParams), errors.Is(err, agent.ErrUnknownCommand):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidParams, Message: err.Error()}
-	case errors.Is(err, agent.ErrTurnRunning), errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
+	case errors.Is(err, agent.ErrTurnRunning):
+		return errPromptRunning
+	case errors.Is(err, agent.ErrSessionOwned), errors.Is(err, agent.ErrSessionReadOnly):
 		return &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: err.Error()}
 	case errors.Is(err, agent.ErrNothingToUndo):
 		return &jsonrpc2.Error{Code: CodeResourceNotFound, Message: err.Error()}

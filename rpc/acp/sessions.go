@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -327,14 +326,6 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	start := 0
-	if p.Cursor != "" {
-		n, err := strconv.Atoi(p.Cursor)
-		if err != nil || n < 0 {
-			return nil, invalid("invalid params: cursor %q is not one kin handed out", p.Cursor)
-		}
-		start = n
-	}
 	cwd := ""
 	if p.Cwd != "" {
 		cwd = filepath.Clean(p.Cwd)
@@ -347,9 +338,17 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
+	// A page goes on after the last row of the one before (kin serve's
+	// cursor), not after a count of rows: a session made or deleted
+	// meanwhile neither repeats a row nor hides one.
+	start, ok := rpc.ListStart(all, p.Cursor)
+	if !ok {
+		return nil, invalid("invalid params: cursor %q is not one kin handed out", p.Cursor)
+	}
 	out := ListSessionsResponse{Sessions: []SessionInfo{}}
-	seen := 0
-	for _, in := range all {
+	var last *kinsession.Info
+	for i := start; i < len(all); i++ {
+		in := &all[i]
 		if in.ParentID != "" {
 			continue // a subagent's: the client lists the sessions it can prompt
 		}
@@ -366,15 +365,12 @@ func handleSessionList(ctx context.Context, s *Server, params json.RawMessage) (
 		if cwd != "" && row.Cwd != cwd {
 			continue
 		}
-		seen++
-		if seen <= start {
-			continue
-		}
 		if len(out.Sessions) == listPage {
-			out.NextCursor = strconv.Itoa(start + listPage)
+			out.NextCursor = rpc.ListCursor(last)
 			break
 		}
 		out.Sessions = append(out.Sessions, row)
+		last = in
 	}
 	return out, nil
 }
@@ -403,6 +399,10 @@ func handleSessionClose(ctx context.Context, s *Server, params json.RawMessage) 
 		<-ended
 	}
 	s.forget(p.SessionID)
+	// Its log too: another kin (an editor, kin chat) may take it now.
+	if svc, _ := s.service(); svc != nil {
+		svc.Release(p.SessionID)
+	}
 	return Empty{}, nil
 }
 

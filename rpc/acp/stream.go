@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/kin-dev/kin/rpc"
 )
@@ -24,15 +25,26 @@ const MaxLine = rpc.MaxFrame
 // its session. Every message kin writes carries "jsonrpc":"2.0" (jsonrpc2
 // adds it; the official SDK rejects a message without it), and every message
 // read must carry it too.
-type lineFraming struct{ r *bufio.Reader }
+//
+// A request id jsonrpc2 cannot hold (it answered "id":-1 as
+// 18446744073709551615 and refused 1.5) travels through it as an alias and
+// is answered as the client wrote it, as in kin serve (rpc.AliasID).
+type lineFraming struct {
+	r *bufio.Reader
+	// aliased is set once a request id was carried as an alias.
+	aliased *atomic.Bool
+}
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *rpc.ObjectStream {
-	return rpc.NewObjectStream(rwc, func(r *bufio.Reader) rpc.Framing { return lineFraming{r} }, onBad, onGone)
+	return rpc.NewObjectStream(rwc, func(r *bufio.Reader) rpc.Framing { return lineFraming{r: r, aliased: new(atomic.Bool)} }, onBad, onGone)
 }
 
 // Frame implements rpc.Framing: the JSON on one line. encoding/json escapes
 // control characters in strings, so a message never holds a raw newline.
 func (f lineFraming) Frame(w *bufio.Writer, data []byte) {
+	if f.aliased.Load() {
+		data = rpc.UnaliasID(data)
+	}
 	w.Write(data)
 	w.WriteByte('\n')
 }
@@ -51,6 +63,10 @@ func (f lineFraming) Next() ([]byte, json.RawMessage, error) {
 		id, bad := check(line)
 		if bad != nil {
 			return nil, nil, bad
+		}
+		if aliased, ok := rpc.AliasID(line, id); ok {
+			line = aliased
+			f.aliased.Store(true)
 		}
 		return line, id, nil
 	}
@@ -85,6 +101,14 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 	}
 	if e.JSONRPC == nil || *e.JSONRPC != "2.0" {
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: `invalid request: "jsonrpc" must be "2.0"`, ID: answerable(e)}
+	}
+	if e.Method != nil && string(e.ID) == "null" {
+		// jsonrpc2 takes a request with a null id for a notification: kin
+		// would run it unanswered while the stream counts it as a request
+		// waiting for its answer, and after rpc.MaxUnanswered of them stop
+		// reading the connection. Refused (answered with id null, as the
+		// JSON-RPC spec answers a request whose id cannot be used).
+		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
 	}
 	return answerable(e), nil
 }

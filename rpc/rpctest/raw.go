@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"strconv"
 	"testing"
@@ -84,6 +86,26 @@ func (r *Raw) WriteBytes(p []byte) {
 		if err != nil {
 			r.t.Fatalf("writing to kin: %v", err)
 		}
+	case <-time.After(Timeout):
+		r.t.Fatal("kin stopped reading")
+	}
+}
+
+// WriteUntilClosed is Write for bytes kin may stop reading by closing the
+// connection: a write kin's close ended is not a failure.
+func (r *Raw) WriteUntilClosed(s string) {
+	r.t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.w.Write([]byte(s))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			r.t.Fatalf("writing to kin: %v", err)
+		}
+	case <-r.Done:
 	case <-time.After(Timeout):
 		r.t.Fatal("kin stopped reading")
 	}
