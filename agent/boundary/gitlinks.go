@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // A repository's index can record a submodule (a gitlink, mode 160000) at
@@ -22,16 +23,22 @@ import (
 // gitlinkMode is a gitlink's mode in the index (octal 160000).
 const gitlinkMode = 0o160000
 
-// gitlinkCache keeps each index's gitlinks while the file is unchanged
-// (its identity, size and time): the walk before every command asks, and
-// an index of a large repository takes milliseconds to read.
+// gitlinkCache keeps each index's gitlinks while the file is unchanged:
+// the walk before every command asks, and an index of a large repository
+// takes milliseconds to read. Unchanged is the walk cache's rule
+// (dirStamp): identity, mtime and ctime, read when both were older than
+// racyMargin, on a file system known to keep them. Size and mtime alone
+// would not do: a confined command may write the index (git add does), in
+// place and to the same size, and set its mtime back (touch -d); its
+// ctime it cannot set back.
 var gitlinkCache = struct {
 	sync.Mutex
 	m map[string]gitlinkEntry
 }{m: map[string]gitlinkEntry{}}
 
 type gitlinkEntry struct {
-	stamp string
+	stamp dirStamp
+	size  int64
 	links []string
 }
 
@@ -55,11 +62,12 @@ func gitlinks(index string) ([]string, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
 	}
-	stamp := fmt.Sprintf("%s %d %d", fileID(fi), fi.Size(), fi.ModTime().UnixNano())
+	read := time.Now()
+	stamp, keeps := stampOf(index, fi)
 	gitlinkCache.Lock()
 	e, ok := gitlinkCache.m[index]
 	gitlinkCache.Unlock()
-	if ok && e.stamp == stamp && fileID(fi) != "" {
+	if ok && keeps && e.stamp == stamp && e.size == fi.Size() {
 		return e.links, nil
 	}
 	// the object names are 20 bytes (SHA-1) or 32 (SHA-256); which one
@@ -76,9 +84,11 @@ func gitlinks(index string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	gitlinkCache.Lock()
-	gitlinkCache.m[index] = gitlinkEntry{stamp: stamp, links: links}
-	gitlinkCache.Unlock()
+	if keeps && stamp.trusted(read) {
+		gitlinkCache.Lock()
+		gitlinkCache.m[index] = gitlinkEntry{stamp: stamp, size: fi.Size(), links: links}
+		gitlinkCache.Unlock()
+	}
 	return links, nil
 }
 

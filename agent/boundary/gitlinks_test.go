@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // gitIn runs git in dir with no person's or system's config.
@@ -103,5 +106,60 @@ func TestProtectTooManySubmodulesAreAGap(t *testing.T) {
 	}
 	if subs != 200 || !strings.Contains(strings.Join(p.Gaps, "\n"), "more than 200 submodules") {
 		t.Fatalf("%d placeholders for submodules; gaps: %v", subs, p.Gaps)
+	}
+}
+
+// The attack on the index's cache: a confined command may write the index
+// (git add does). It rewrites it in place, to the same size, with an entry
+// turned into a gitlink, and sets its mtime back (touch -d): identity,
+// size and mtime are as before. The ctime is not, and it decides.
+func TestProtectAnIndexRewrittenWithItsOldTimesIsReadAgain(t *testing.T) {
+	defer boundary.SetRacyMargin(0)()
+	root, _ := tree(t)
+	gitIn(t, root, "init", "-q")
+	write(t, filepath.Join(root, "blob"), "x")
+	out, err := exec.Command("git", "-C", root, "hash-object", "-w", "blob").Output()
+	if err != nil {
+		t.Skip("git hash-object:", err)
+	}
+	blob := strings.TrimSpace(string(out))
+	index := filepath.Join(root, ".git", "index")
+	indexWith := func(mode string) []byte {
+		os.Remove(index)
+		gitIn(t, root, "update-index", "--add", "--cacheinfo", mode+","+blob+",vendored")
+		b, err := os.ReadFile(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plain, linked := indexWith("100644"), indexWith("160000")
+	if len(plain) != len(linked) {
+		t.Skipf("the two indexes differ in size (%d, %d): this git writes them otherwise", len(plain), len(linked))
+	}
+	if err := os.WriteFile(index, plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(index, old, old); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, filepath.Join(root, "vendored"))
+	if p := protect(t, root); strings.Contains(rel(root, p.Missing), "vendored/.git") {
+		t.Fatalf("no gitlink yet, and vendored/.git is kept: %s", rel(root, p.Missing))
+	}
+	f, err := os.OpenFile(index, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(linked, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(index, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if p := protect(t, root); !strings.Contains(" "+rel(root, p.Missing)+" ", " vendored/.git ") {
+		t.Fatalf("the gitlink written in place is not read; vendored/.git can be planted: %s", rel(root, p.Missing))
 	}
 }
