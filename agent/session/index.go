@@ -152,9 +152,20 @@ func (x *index) appendLocked(lines string) {
 		return
 	}
 	defer lf.Close()
-	f, err := os.OpenFile(x.journal(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(x.journal(), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
+	}
+	// A line torn by a crash or a power cut would take these lines into
+	// it, and the reader would drop them with it: they start a line of
+	// their own. (Appends are single writes under the shared lock, so a
+	// last byte that is not a newline is such a tear, never another kin's
+	// line half written.)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], fi.Size()-1); err == nil && last[0] != '\n' {
+			lines = "\n" + lines
+		}
 	}
 	_, _ = f.WriteString(lines)
 	f.Close()

@@ -418,3 +418,39 @@ func TestRepairsFollowingKeepTasksOpen(t *testing.T) {
 		t.Errorf("without following: %+v", all[0])
 	}
 }
+
+// A crash or a power cut may leave the index's last line torn: the next
+// kin's lines start a line of their own, so what they say (a turn ended)
+// is read, not dropped with the tear.
+func TestAnIndexLineTornByACrashTakesNoLaterLineWithIt(t *testing.T) {
+	dir := t.TempDir()
+	st := session.NewStore(dir)
+	info, log, err := st.Create("a session", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	session.NewStore(dir).List() // the index notes the folder as it is
+	f, err := os.OpenFile(filepath.Join(dir, "index.tsv"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("r\ts_torn\t2026-") // kin killed mid-line
+	f.Close()
+	log, err = session.NewStore(dir).Open(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Append(session.Record{Type: session.TypeTurn, TurnID: "t", Status: "completed"})
+	log.Close()
+	list, err := session.NewStore(dir).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range list {
+		if i.SessionID == info.SessionID && i.Turns == 1 {
+			return
+		}
+	}
+	t.Fatalf("the turn that ended after the torn line is not in the list: %+v", list)
+}
