@@ -187,7 +187,11 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	if err := startCmd(cmd); err != nil {
+	start := (*exec.Cmd).Start
+	if policy != nil {
+		start = b.opts.Sandbox.Start // in the sandbox's scope (abstract sockets)
+	}
+	if err := startCmd(cmd, start); err != nil {
 		pr.Close()
 		pw.Close()
 		return tool.Failed(fmt.Sprintf("bash: could not start %s: %v", b.opts.Shell, err))
