@@ -115,6 +115,9 @@ func (b bashTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 		var warnings []string
 		if args.Network {
 			warnings = append(warnings, "With network access: this command can connect to any host on the network and to services on this machine. Files outside the writable folders stay read-only.")
+			if st.Note != "" {
+				warnings = append(warnings, "And "+st.Note+".")
+			}
 		}
 		if len(gaps) > 0 {
 			// fail closed: what kin could not protect, it says, and it
