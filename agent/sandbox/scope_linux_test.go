@@ -406,3 +406,47 @@ func TestScopeOnlyForConfinedCommands(t *testing.T) {
 		}
 	})
 }
+
+// Concurrent starts queue on the one scoped thread: each gets its own
+// answer, and each command is scoped.
+func TestScopedStartsConcurrently(t *testing.T) {
+	sb := scopedSandbox(t)
+	bin := helperBinary(t)
+	host, conns := hostListener(t)
+	const n = 8
+	outs := make([]strings.Builder, n)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			dir := t.TempDir()
+			cmd, cleanup, err := sb.Command(Policy{Writable: []string{dir}, Network: true}, dir,
+				append(os.Environ(), "KIN_ABSTRACT_HOST="+host), bin, "-test.run=^TestAbstractHelper$")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer cleanup()
+			cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+			if err := sb.Start(cmd); err != nil {
+				errs <- err
+				return
+			}
+			errs <- cmd.Wait()
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for i := range outs {
+		if !strings.Contains(outs[i].String(), "PROBE self=ok host=refused") {
+			t.Errorf("command %d: %s", i, outs[i].String())
+		}
+	}
+	select {
+	case <-conns:
+		t.Fatal("the host's abstract socket accepted a connection from a confined command")
+	default:
+	}
+}
