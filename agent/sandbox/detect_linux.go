@@ -108,17 +108,25 @@ func detect(cfg Config) (mechanism, unavailable) {
 // probe runs `true` the way commands will run (all namespaces, network
 // off), first with the user namespace options of bwrap 0.8, then without
 // (older bwrap, or a setuid one where the kernel keeps user namespaces for
-// root). Then it decides whether commands start scoped (probeScope): the
-// same run, started on the scoped thread.
+// root). Each is tried started on the scoped thread first (scope_linux.go)
+// where nothing rules the scope out, then, should that fail, as it is: so
+// the probe decides once whether commands start scoped, and costs one run
+// where they do.
 func probe(path string) probeResult {
+	blocked := scopeBlocked(path)
 	var last string
 	for _, userns := range []bool{true, false} {
+		why := blocked
+		if why == "" {
+			err := probeRun(path, userns, startScoped)
+			if err == nil {
+				return probeResult{mech: &bwrapMech{path: path, userns: userns, scoped: true}}
+			}
+			why = "bubblewrap does not work started under the scope: " + err.Error()
+		}
 		err := probeRun(path, userns, (*exec.Cmd).Start)
 		if err == nil {
-			mech := &bwrapMech{path: path, userns: userns}
-			mech.unscoped = probeScope(path, func(start func(*exec.Cmd) error) error { return probeRun(path, userns, start) })
-			mech.scoped = mech.unscoped == ""
-			return probeResult{mech: mech}
+			return probeResult{mech: &bwrapMech{path: path, userns: userns, unscoped: unscopedNote(why)}}
 		}
 		last = err.Error()
 	}

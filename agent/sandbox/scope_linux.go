@@ -121,24 +121,19 @@ func unscopedNote(why string) string {
 	return "abstract unix sockets are not scoped (" + why + "): a confined command with network can connect to services of this machine listening on them, such as X11 or D-Bus"
 }
 
-// probeScope decides, once per bwrap, whether its commands start in the
-// scoped domain: only where the kernel has the scope, bwrap is not setuid
-// (no_new_privs would take its privileges; so would it an AppArmor profile
-// transition, which the probe run finds), and run, the probe command,
-// works started on the spawner's thread. It returns "" or the note saying
-// why the commands run without the scope.
-func probeScope(path string, run func(start func(*exec.Cmd) error) error) string {
+// scopeBlocked says why commands of the bwrap at path cannot start scoped
+// whatever the probe finds ("" when the probe may try): a kernel without
+// the scope, or a setuid bwrap (no_new_privs would take its privileges;
+// so would it an AppArmor profile transition, which only a try finds).
+func scopeBlocked(path string) string {
 	if abi := landlockABI(); abi < scopeABI {
 		if abi == 0 {
-			return unscopedNote("the kernel has no Landlock; scoping them needs Landlock ABI 6, Linux 6.12")
+			return "the kernel has no Landlock; scoping them needs Landlock ABI 6, Linux 6.12"
 		}
-		return unscopedNote(fmt.Sprintf("the kernel's Landlock ABI is %d; scoping them needs ABI 6, Linux 6.12", abi))
+		return fmt.Sprintf("the kernel's Landlock ABI is %d; scoping them needs ABI 6, Linux 6.12", abi)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSetuid != 0 {
-		return unscopedNote(path + " is setuid, and the scope's no_new_privs would take its privileges")
-	}
-	if err := run(startScoped); err != nil {
-		return unscopedNote("bubblewrap does not work started under the scope: " + err.Error())
+		return path + " is setuid, and the scope's no_new_privs would take its privileges"
 	}
 	return ""
 }
