@@ -24,6 +24,11 @@ func (s *Server) sandboxNotices() {
 		s.notify(NotifyNotice, Notice{Level: "warning", Message: "sandbox settings: " + st.Problem, Source: "sandbox"})
 	}
 	if st.Confined {
+		if st.Note != "" {
+			// confined with a gap (abstract unix sockets not scoped): said
+			// once, not on every approval
+			s.notify(NotifyNotice, Notice{Level: "info", Message: st.Summary(), Source: "sandbox"})
+		}
 		return
 	}
 	level := "warning"

@@ -115,6 +115,9 @@ func (b bashTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 		var warnings []string
 		if args.Network {
 			warnings = append(warnings, "With network access: this command can connect to any host on the network and to services on this machine. Files outside the writable folders stay read-only.")
+			if st.Note != "" {
+				warnings = append(warnings, "And "+st.Note+".")
+			}
 		}
 		if len(gaps) > 0 {
 			// fail closed: what kin could not protect, it says, and it
@@ -187,7 +190,11 @@ func (b bashTool) run(ctx context.Context, progress func(string), command, cwd s
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	if err := startCmd(cmd); err != nil {
+	start := (*exec.Cmd).Start
+	if policy != nil {
+		start = b.opts.Sandbox.Start // in the sandbox's scope (abstract sockets)
+	}
+	if err := startCmd(cmd, start); err != nil {
 		pr.Close()
 		pw.Close()
 		return tool.Failed(fmt.Sprintf("bash: could not start %s: %v", b.opts.Shell, err))

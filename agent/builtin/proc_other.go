@@ -13,7 +13,7 @@ import (
 
 func groupAttr() *syscall.SysProcAttr { return nil }
 
-func startCmd(cmd *exec.Cmd) error { return cmd.Start() }
+func startCmd(cmd *exec.Cmd, start func(*exec.Cmd) error) error { return start(cmd) }
 
 func endGroup(*os.Process, time.Duration) {}
 

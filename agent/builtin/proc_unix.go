@@ -28,12 +28,13 @@ func ownerOf(p *os.Process) *reaper.Owner {
 	return nil
 }
 
-// startCmd starts cmd with its processes tagged (a marker variable in their
+// startCmd starts cmd with start (cmd.Start, or the sandbox's Start for a
+// confined command) with its processes tagged (a marker variable in their
 // environment), so that those re-parented to kin are still known as its.
-func startCmd(cmd *exec.Cmd) error {
+func startCmd(cmd *exec.Cmd, start func(*exec.Cmd) error) error {
 	o := reaper.NewOwner(true)
 	cmd.Env = o.Env(cmd.Env)
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err
 	}
 	o.Started(cmd.Process)

@@ -115,6 +115,11 @@ type Status struct {
 	// Hint what would change that ("" when nothing obvious would).
 	Reason string
 	Hint   string
+	// Note says what confined commands can still reach that the sandbox
+	// would otherwise keep from them ("" when nothing): on Linux, the
+	// host's abstract unix sockets, for commands with network, where
+	// Landlock cannot scope them.
+	Note string
 	// Problem is a settings problem worth showing, if any.
 	Problem string
 }
@@ -133,10 +138,14 @@ func (s Status) Unconfined() string {
 }
 
 // Summary is the start-up message for a sandbox that does not confine
-// commands ("" when it does).
+// commands, or confines them with a gap (Note); "" when it confines them
+// fully.
 func (s Status) Summary() string {
 	if s.Confined {
-		return ""
+		if s.Note == "" {
+			return ""
+		}
+		return "Commands run confined (" + s.Mechanism + "), but " + s.Note + "."
 	}
 	msg := "Commands run unconfined: " + s.Reason + "."
 	if s.Refuses() {
@@ -235,6 +244,9 @@ func (s *Sandbox) probe() {
 		}
 		s.mech = mech
 		s.status.Mechanism, s.status.Confined = mech.name(), true
+		if n, ok := mech.(noter); ok {
+			s.status.Note = n.note()
+		}
 	})
 }
 

@@ -201,6 +201,9 @@ func For(e Env, srv config.Server, workdir, executable string) Plan {
 	words += " and its own temp"
 	if network {
 		words += ", and reaches the network."
+		if st.Note != "" {
+			words += " And " + st.Note + "."
+		}
 	} else {
 		words += ", and has no network."
 	}

@@ -126,7 +126,9 @@ func spawn(srv config.Server, workdir string, lookup func(string) (string, bool)
 			SysProcAttr: groupAttr(),
 		}
 	}
-	if err == nil {
+	if err == nil && conf != nil {
+		err = conf.Sandbox.Start(cmd) // in the sandbox's scope (abstract sockets)
+	} else if err == nil {
 		err = cmd.Start()
 	}
 	// The child has its own copies now (or never will).

@@ -60,6 +60,11 @@ func ServeIfAsked() {
 //	              $KIN_MCPTEST_PROBE at start and writing its name there; when
 //	              that fails it says why on stderr and exits 2 (for the
 //	              sandbox's network)
+//	abstract-or-die like echo, after connecting to an abstract unix socket
+//	              it listens on itself (when that fails it says why on
+//	              stderr and exits 2), then to the host's abstract socket
+//	              named $KIN_MCPTEST_PROBE (without its '@'), writing its
+//	              name there when it connects (for the sandbox's scope)
 func Stdio(t testing.TB, name string, env map[string]string) config.Server {
 	t.Helper()
 	exe, err := os.Executable()
@@ -104,6 +109,17 @@ func serveStdio(name string) int {
 		}
 		fmt.Fprintln(c, name)
 		c.Close()
+	case "abstract-or-die":
+		if err := abstractSelf(); err != nil {
+			fmt.Fprintln(os.Stderr, "fatal: its own abstract socket:", err)
+			return 2
+		}
+		if c, err := net.DialTimeout("unix", "@"+os.Getenv("KIN_MCPTEST_PROBE"), 5*time.Second); err == nil {
+			fmt.Fprintln(c, name)
+			c.Close()
+		} else {
+			fmt.Fprintln(os.Stderr, "the host's abstract socket:", err)
+		}
 	case "crash":
 		return 3
 	case "banner":
@@ -194,4 +210,25 @@ func addFileTools(s *mcp.Server) {
 		}
 		return Text("read: " + string(b)), nil
 	})
+}
+
+// abstractSelf listens on an abstract unix socket of a fresh name and
+// connects to it.
+func abstractSelf() error {
+	name := fmt.Sprintf("@kin-mcptest-self-%d-%d", os.Getpid(), time.Now().UnixNano())
+	l, err := net.Listen("unix", name)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	c, err := net.DialTimeout("unix", name, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }
