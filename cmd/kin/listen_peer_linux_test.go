@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,13 +20,34 @@ import (
 // The test binary doubles as the peer another user runs: with
 // KIN_TEST_PEER_DIAL set it connects there, sends initialize, and prints
 // what came back (before TestMain builds anything).
+// With KIN_TEST_PEER_LISTEN set it is the other user's server instead: it
+// listens on a loopback port, says which, and swallows what it is sent.
 func init() {
+	if os.Getenv("KIN_TEST_PEER_LISTEN") != "" {
+		squatLoopback()
+	}
 	addr := os.Getenv("KIN_TEST_PEER_DIAL")
 	if addr == "" {
 		return
 	}
 	fmt.Print(dialAndInitialize(addr))
 	os.Exit(0)
+}
+
+func squatLoopback() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			os.Exit(1)
+		}
+		go io.Copy(io.Discard, c)
+	}
 }
 
 // dialAndInitialize says "answered", "closed: why" or "open, no answer".
@@ -170,5 +192,45 @@ func waitLog(lines <-chan string, s string) string {
 		case <-timeout:
 			return ""
 		}
+	}
+}
+
+// kin chat --connect to a port another user listens on (kin serve not
+// started yet, or stopped, and the port taken) refuses it before sending a
+// byte: such a server could pose as kin and ask the person, through a form,
+// for what they would only tell kin. Without the check kin chat would wait
+// on that server's answer to initialize.
+func TestConnectRefusesAnotherUsersServer(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to listen as another user (uid 65534)")
+	}
+	squatter := exec.Command(peerBinary(t))
+	squatter.Dir = "/"
+	squatter.Env = []string{"KIN_TEST_PEER_LISTEN=1"}
+	squatter.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, _ := squatter.StdoutPipe()
+	if err := squatter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = squatter.Process.Kill(); _ = squatter.Wait() })
+	addr, _ := bufio.NewReader(out).ReadString('\n')
+	addr = strings.TrimSpace(addr)
+
+	home := t.TempDir()
+	chat := exec.Command(kinBin, "chat", "--connect", addr)
+	chat.Dir = home
+	chat.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "OPENAI_API_KEY=k"}
+	chat.Stdin = strings.NewReader("hello\n")
+	done := make(chan []byte, 1)
+	go func() { b, _ := chat.CombinedOutput(); done <- b }()
+	select {
+	case b := <-done:
+		if chat.ProcessState.Success() || !strings.Contains(string(b), "not served by your own kin") || !strings.Contains(string(b), "uid 65534") {
+			t.Errorf("kin chat --connect to uid 65534's server: %v\n%s", chat.ProcessState, b)
+		}
+	case <-time.After(20 * time.Second):
+		_ = chat.Process.Kill()
+		<-done
+		t.Fatal("kin chat --connect talked to another user's server (it waited on its answer)")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/cmd/kin/peeruid"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -67,7 +68,7 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 }
 
 // serveTCP accepts editors on a loopback address only, and on Linux from
-// the user kin runs as only (checkPeer): the protocol has no
+// the user kin runs as only (Check): the protocol has no
 // authentication, so anything else would hand the workspace to the network
 // or to the machine's other users. Where the peer cannot be checked, kin
 // does not listen unless anyUser says every local user may connect: a
@@ -78,7 +79,7 @@ func serveTCP(ctx context.Context, addr string, anyUser bool, opts rpc.Options, 
 		fmt.Fprintf(stderr, "kin: --listen %s: %v\n", addr, err)
 		return 2
 	}
-	if !peerCheckSupported && !anyUser {
+	if !peeruid.Supported && !anyUser {
 		fmt.Fprintf(stderr, "kin: --listen: on %s kin cannot tell which local user connects, so every one of them could drive kin as you; pass --any-local-user to listen anyway\n", runtime.GOOS)
 		return 2
 	}
@@ -89,7 +90,7 @@ func serveTCP(ctx context.Context, addr string, anyUser bool, opts rpc.Options, 
 	}
 	defer ln.Close()
 	fmt.Fprintf(stderr, "kin: listening on %s\n", ln.Addr())
-	if !peerCheckSupported {
+	if !peeruid.Supported {
 		opts.Logger.Warn("kin serve --listen: this system does not tell kin who connects; every local user can use the port (--any-local-user)", zap.String("addr", ln.Addr().String()))
 	}
 	go func() {
@@ -104,7 +105,7 @@ func serveTCP(ctx context.Context, addr string, anyUser bool, opts rpc.Options, 
 		// Checked before anything is read, off the accept loop so a slow
 		// /proc does not hold up the next editor.
 		go func() {
-			if err := checkPeer(c); err != nil && !(anyUser && errors.Is(err, errors.ErrUnsupported)) {
+			if err := peeruid.Check(c); err != nil && !(anyUser && errors.Is(err, errors.ErrUnsupported)) {
 				opts.Logger.Warn("kin serve --listen: closed a connection unread: only the user kin runs as may use the port",
 					zap.String("peer", c.RemoteAddr().String()), zap.Error(err))
 				c.Close()

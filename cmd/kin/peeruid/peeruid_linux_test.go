@@ -1,9 +1,10 @@
 //go:build linux
 
-package main
+package peeruid
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func TestPeerUIDReadsTheKernelsTables(t *testing.T) {
 		// for the peer's; a TIME_WAIT entry's uid 0 is nobody's.
 		{name: "the peer's socket", tcp: ourSocket + peerTW + peerSocket, tcp6: "", peer: peer, us: us, uid: 1000},
 		{name: "only ours", tcp: ourSocket, tcp6: "", peer: peer, us: us, err: "not in /proc"},
-		{name: "only TIME_WAIT", tcp: ourSocket + peerTW, tcp6: "", peer: peer, us: us, err: "already closed"},
+		{name: "only TIME_WAIT", tcp: ourSocket + peerTW, tcp6: "", peer: peer, us: us, err: "held by no process"},
 		{name: "another port", tcp: peerSocket, tcp6: "", peer: v4(54322), us: us, err: "not in /proc"},
 		{name: "IPv4-mapped in tcp6", tcp: ourSocket, tcp6: peerMapped, peer: peer, us: us, uid: 1001},
 		{name: "::1", tcp: "", tcp6: peerV6, peer: v6(54321), us: v6(8080), uid: 1002},
@@ -99,18 +100,22 @@ func TestCheckPeerOnRealSockets(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		defer dialed.Close()
+		// Until the server accepts, its socket is held by no process: the
+		// table's uid for it is not to be trusted.
+		if err := Check(dialed); !errors.Is(err, ErrNotHeld) {
+			t.Errorf("%s: before accept: %v, want ErrNotHeld", c.name, err)
+		}
 		accepted, err := ln.Accept()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer accepted.Close()
-		if err := checkPeer(accepted); err != nil {
+		if err := Check(accepted); err != nil {
 			t.Errorf("%s: own user's connection refused: %v", c.name, err)
 		}
-		// The dialer's side is the mirror: its "peer" is kin's accepted
-		// socket, which is this user's too, so it passes as well; what
-		// matters is that it is found.
-		if err := checkPeer(dialed); err != nil {
+		// The client's side (kin chat --connect): its peer is the server's
+		// accepted socket, this user's too.
+		if err := Check(dialed); err != nil {
 			t.Errorf("%s: the mirror entry: %v", c.name, err)
 		}
 	}

@@ -1,6 +1,14 @@
 //go:build linux
 
-package main
+// Package peeruid tells whether the other end of a loopback TCP connection
+// belongs to the same user. kin's protocol has no authentication, and on a
+// shared machine every local user can reach a loopback port: without this,
+// another user connecting to kin serve --listen could start turns in the
+// person's workspaces, read their sessions, or add an MCP server with a
+// command of their own to the person's settings; and one listening on the
+// port kin chat --connect names could pose as kin and ask the person for
+// secrets through a form.
+package peeruid
 
 import (
 	"bufio"
@@ -13,22 +21,25 @@ import (
 	"strings"
 )
 
-// peerCheckSupported: Linux tells kin who owns the other end of a loopback
-// connection (procNetTCP), so kin serve --listen serves its own user only.
-const peerCheckSupported = true
+// Supported: Linux tells kin who owns the other end of a loopback
+// connection (procNetTCP).
+const Supported = true
+
+// ErrNotHeld: the socket at the other end is in the kernel's table but no
+// process holds it: closed already, or (seen from a client) not accepted
+// yet by the server, which a client may wait for.
+var ErrNotHeld = errors.New("the socket at the other end is held by no process (closed, or not accepted yet); its owner is unknown")
 
 // procNetTCP is where the kernel lists this network namespace's TCP
 // sockets; a loopback peer is always in kin's own namespace.
 var procNetTCP = []string{"/proc/net/tcp", "/proc/net/tcp6"}
 
-// checkPeer lets a connection through only when the socket at its other end
-// belongs to the user kin runs as. The protocol has no authentication, and
-// on a shared machine every local user can reach a loopback port: without
-// this, another user could start turns in the person's workspaces, read
-// their sessions, or add an MCP server with a command of their own to the
-// person's settings. Whatever kin cannot establish (no entry, an unreadable
-// /proc, a peer already gone) is refused.
-func checkPeer(c net.Conn) error {
+// Check lets a loopback connection through only when the socket at its
+// other end belongs to the user this process runs as (its effective uid).
+// It works on either end: kin serve --listen checks who connected, kin chat
+// --connect checks who is listening. Whatever cannot be established (no
+// entry, an unreadable /proc, a peer already gone) is refused.
+func Check(c net.Conn) error {
 	us, ok1 := c.LocalAddr().(*net.TCPAddr)
 	peer, ok2 := c.RemoteAddr().(*net.TCPAddr)
 	if !ok1 || !ok2 {
@@ -39,7 +50,7 @@ func checkPeer(c net.Conn) error {
 		return err
 	}
 	if euid := os.Geteuid(); uid != euid {
-		return fmt.Errorf("the connecting socket belongs to uid %d, kin runs as uid %d", uid, euid)
+		return fmt.Errorf("the socket at the other end belongs to uid %d, kin runs as uid %d", uid, euid)
 	}
 	return nil
 }
@@ -48,8 +59,9 @@ func checkPeer(c net.Conn) error {
 // connection's remote address and whose remote end is our local address
 // (our accepted socket is the mirror entry, and is ours), and returns its
 // owner. An entry with inode 0 is not a socket a process holds (TIME_WAIT,
-// or one its owner has closed); such entries show uid 0, which would pass
-// for root's, so they are skipped and, alone, refused.
+// one its owner has closed, or one a listener has not accepted yet); such
+// entries may show uid 0, which would pass for root's, so they are skipped
+// and, alone, refused with ErrNotHeld.
 func peerUID(files []string, peer, us *net.TCPAddr) (int, error) {
 	var errs []error
 	closed := false
@@ -64,12 +76,12 @@ func peerUID(files []string, peer, us *net.TCPAddr) (int, error) {
 		}
 	}
 	if closed {
-		return 0, errors.New("the connecting socket was already closed; its owner is unknown")
+		return 0, ErrNotHeld
 	}
 	if len(errs) > 0 {
-		return 0, fmt.Errorf("cannot tell who connected: %w", errors.Join(errs...))
+		return 0, fmt.Errorf("cannot tell whose socket is at the other end: %w", errors.Join(errs...))
 	}
-	return 0, errors.New("cannot tell who connected: the connecting socket is not in /proc/net/tcp or tcp6")
+	return 0, errors.New("cannot tell whose socket is at the other end: it is not in /proc/net/tcp or tcp6")
 }
 
 // scanProcNet looks for the peer's socket in one /proc/net/tcp-format file.
