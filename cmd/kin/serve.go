@@ -68,7 +68,7 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 }
 
 // serveTCP accepts editors on a loopback address only, and on Linux from
-// the user kin runs as only (Check): the protocol has no
+// the user kin runs as only (peeruid.Check): the protocol has no
 // authentication, so anything else would hand the workspace to the network
 // or to the machine's other users. Where the peer cannot be checked, kin
 // does not listen unless anyUser says every local user may connect: a
