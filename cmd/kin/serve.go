@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"time"
 
 	"go.uber.org/zap"
@@ -17,6 +18,7 @@ import (
 	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/cmd/kin/peeruid"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -27,6 +29,7 @@ func runServe(args []string, stderr io.Writer) int {
 	logFile := fs.String("log-file", "", "write logs to this file (default: stderr)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	traceFile := fs.String("trace", "", "write every JSON-RPC message in and out to this file, secrets masked")
+	anyUser := fs.Bool("any-local-user", false, "with --listen on a system where kin cannot tell which local user connects (all but Linux): listen anyway, and let every local user drive kin as you")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -39,7 +42,7 @@ func runServe(args []string, stderr io.Writer) int {
 	if *listen == "" {
 		return rpc.Serve(ctx, stdio{sigs.ready}, opts)
 	}
-	return serveTCP(ctx, *listen, opts, stderr)
+	return serveTCP(ctx, *listen, *anyUser, opts, stderr)
 }
 
 // serverOptions is everything a connection needs, for stdio and TCP alike.
@@ -64,11 +67,20 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 	}
 }
 
-// serveTCP accepts editors on a loopback address only: the protocol has no
-// authentication, so anything else would hand the workspace to the network.
-func serveTCP(ctx context.Context, addr string, opts rpc.Options, stderr io.Writer) int {
+// serveTCP accepts editors on a loopback address only, and on Linux from
+// the user kin runs as only (peeruid.Check): the protocol has no
+// authentication, so anything else would hand the workspace to the network
+// or to the machine's other users. Where the peer cannot be checked, kin
+// does not listen unless anyUser says every local user may connect: a
+// careful user who moves to a Mac expects the same port to stay theirs,
+// not to become silently open.
+func serveTCP(ctx context.Context, addr string, anyUser bool, opts rpc.Options, stderr io.Writer) int {
 	if err := checkLoopback(addr); err != nil {
 		fmt.Fprintf(stderr, "kin: --listen %s: %v\n", addr, err)
+		return 2
+	}
+	if !peeruid.Supported && !anyUser {
+		fmt.Fprintf(stderr, "kin: --listen: on %s kin cannot tell which local user connects, so every one of them could drive kin as you; pass --any-local-user to listen anyway\n", runtime.GOOS)
 		return 2
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -78,6 +90,9 @@ func serveTCP(ctx context.Context, addr string, opts rpc.Options, stderr io.Writ
 	}
 	defer ln.Close()
 	fmt.Fprintf(stderr, "kin: listening on %s\n", ln.Addr())
+	if !peeruid.Supported {
+		opts.Logger.Warn("kin serve --listen: this system does not tell kin who connects; every local user can use the port (--any-local-user)", zap.String("addr", ln.Addr().String()))
+	}
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -87,7 +102,17 @@ func serveTCP(ctx context.Context, addr string, opts rpc.Options, stderr io.Writ
 		if err != nil {
 			return 0
 		}
-		go rpc.Serve(ctx, c, opts)
+		// Checked before anything is read, off the accept loop so a slow
+		// /proc does not hold up the next editor.
+		go func() {
+			if err := peeruid.Check(c); err != nil && !(anyUser && errors.Is(err, errors.ErrUnsupported)) {
+				opts.Logger.Warn("kin serve --listen: closed a connection unread: only the user kin runs as may use the port",
+					zap.String("peer", c.RemoteAddr().String()), zap.Error(err))
+				c.Close()
+				return
+			}
+			rpc.Serve(ctx, c, opts)
+		}()
 	}
 }
 

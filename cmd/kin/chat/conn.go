@@ -15,6 +15,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/kin-dev/kin/cmd/kin/peeruid"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -55,7 +56,10 @@ func connOpts(o Options) []jsonrpc2.ConnOpt {
 }
 
 // Dial connects to `kin serve --listen` on a loopback address. The protocol
-// has no authentication, so nothing else is accepted.
+// has no authentication, so nothing else is accepted; and on Linux only a
+// server run by the same user is (peeruid): on a shared machine another
+// user listening on that port (kin not started yet, or stopped) could pose
+// as kin and ask, through a form, for what the person would only tell kin.
 func Dial(addr string) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -67,7 +71,34 @@ func Dial(addr string) (net.Conn, error) {
 			return nil, errors.New("only loopback addresses are allowed (127.0.0.1, ::1 or localhost)")
 		}
 	}
-	return net.DialTimeout("tcp", addr, 10*time.Second)
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	if err := serverIsOurs(conn, 5*time.Second); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("not served by your own kin: %w", err)
+	}
+	return conn, nil
+}
+
+// serverIsOurs checks who holds the server's end of conn, waiting up to
+// wait for the server to accept it (until then the kernel's table cannot
+// say). Where the system cannot tell, kin serve --listen itself refused to
+// start without --any-local-user, so the port is taken as the person left
+// it.
+func serverIsOurs(conn net.Conn, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := peeruid.Check(conn)
+		switch {
+		case err == nil, errors.Is(err, errors.ErrUnsupported):
+			return nil
+		case !errors.Is(err, peeruid.ErrNotHeld) || time.Now().After(deadline):
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // SpawnCommand returns a Spawn that starts exe with args (kin chat uses its
