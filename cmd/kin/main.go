@@ -71,7 +71,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `kin: a coding agent behind your editor
 
 Usage:
-  kin serve [--listen 127.0.0.1:PORT] [--log-file F] [--log-level L] [--trace F]
+  kin serve [--listen 127.0.0.1:PORT [--any-local-user]] [--log-file F] [--log-level L] [--trace F]
   kin acp [--log-file F] [--log-level L] [--trace F]
   kin login [--base-url URL] [--model M]
   kin chat [--connect 127.0.0.1:PORT] [--trace F] [--rpc] [--approve-all] [QUESTION...]
