@@ -303,3 +303,51 @@ func (c *client) answer(optionID string) {
 		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": optionID}}, nil
 	})
 }
+
+// sent is a session/prompt on its way: its answer, or why it failed.
+type sent struct {
+	res chan PromptResponse
+	err chan error
+}
+
+// promptAsync sends session/prompt without waiting for its answer.
+func (c *client) promptAsync(sid string, blocks ...any) sent {
+	s := sent{res: make(chan PromptResponse, 1), err: make(chan error, 1)}
+	go func() {
+		var res PromptResponse
+		if err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": blocks}, &res); err != nil {
+			s.err <- err
+			return
+		}
+		s.res <- res
+	}()
+	return s
+}
+
+// wantCancelled waits for the prompt's answer, which must be cancelled
+// (what is the stop, for the failure's message).
+func (s sent) wantCancelled(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case res := <-s.res:
+		if res.StopReason != StopCancelled {
+			t.Errorf("the prompt answered %q after %s, want cancelled", res.StopReason, what)
+		}
+	case err := <-s.err:
+		t.Fatalf("the prompt failed after %s: %v", what, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the prompt was never answered after %s", what)
+	}
+}
+
+// holdReads makes the client's fs/read_text_file wait: reading closes when
+// kin asks, and the read answers reply's once release is closed.
+func (c *client) holdReads(reply func() (any, error)) (reading, release chan struct{}) {
+	reading, release = make(chan struct{}), make(chan struct{})
+	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) {
+		close(reading)
+		<-release
+		return reply()
+	})
+	return reading, release
+}

@@ -28,28 +28,10 @@ func TestCloseDuringAPromptAnswersItCancelled(t *testing.T) {
 	sid := c.newSession()
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_sleep", Name: "bash", Arguments: `{"command":"echo started; sleep 600"}`}}})
 
-	answered := make(chan PromptResponse, 1)
-	failed := make(chan error, 1)
-	go func() {
-		var res PromptResponse
-		if err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("wait a while")}}, &res); err != nil {
-			failed <- err
-			return
-		}
-		answered <- res
-	}()
+	p := c.promptAsync(sid, text("wait a while"))
 	c.awaitRunning("call_sleep")
 	c.call(MethodSessionClose, SessionIDRequest{SessionID: sid}, nil)
-	select {
-	case res := <-answered:
-		if res.StopReason != StopCancelled {
-			t.Errorf("the prompt answered %q", res.StopReason)
-		}
-	case err := <-failed:
-		t.Fatalf("the prompt failed: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the prompt was never answered after session/close")
-	}
+	p.wantCancelled(t, "session/close")
 	if s, meta := c.lastCallStatus("call_sleep"); s == StatusInProgress {
 		t.Errorf("the command's card still runs: %v", meta)
 	}
@@ -75,22 +57,10 @@ func TestCloseWhileThePromptIsStartingAnswersItCancelled(t *testing.T) {
 	})
 	var res NewSessionResponse
 	c.call(MethodSessionNew, map[string]any{"cwd": c.ws, "mcpServers": []any{map[string]any{"name": "never", "command": "/bin/true", "args": []any{}, "env": []any{}}}}, &res)
-	answered := make(chan PromptResponse, 1)
-	go func() {
-		var r PromptResponse
-		_ = c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": res.SessionID, "prompt": []any{text("hi")}}, &r)
-		answered <- r
-	}()
+	p := c.promptAsync(res.SessionID, text("hi"))
 	<-asked
 	c.call(MethodSessionClose, SessionIDRequest{SessionID: res.SessionID}, nil)
-	select {
-	case r := <-answered:
-		if r.StopReason != StopCancelled {
-			t.Errorf("the prompt answered %q", r.StopReason)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the starting prompt was never answered after session/close")
-	}
+	p.wantCancelled(t, "session/close while it started")
 }
 
 // Deleting a session that never existed, or one already deleted,

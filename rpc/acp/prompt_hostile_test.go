@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,43 +25,19 @@ func TestACancelBeforeThePromptsTurnBeginsStopsIt(t *testing.T) {
 	w.write("notes.txt", "some notes\n")
 	c := w.connect(nil)
 	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true}})
-	reading := make(chan struct{})
-	release := make(chan struct{})
-	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) {
-		close(reading)
-		<-release
-		return ReadTextFileResponse{Content: "some notes\n"}, nil
-	})
+	reading, release := c.holdReads(func() (any, error) { return ReadTextFileResponse{Content: "some notes\n"}, nil })
 	sid := c.newSession()
 	w.model.Script(modeltest.Reply{Text: []string{"an answer the person stopped"}})
 
-	answered := make(chan PromptResponse, 1)
-	failed := make(chan error, 1)
-	go func() {
-		var res PromptResponse
-		link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
-		if err := c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("read this"), link}}, &res); err != nil {
-			failed <- err
-			return
-		}
-		answered <- res
-	}()
+	link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
+	p := c.promptAsync(sid, text("read this"), link)
 	<-reading
 	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
 	// session/cancel is a notification: a request after it on the session
 	// has been read once it is answered.
 	c.call(MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": "agent"}, nil)
 	close(release)
-	select {
-	case res := <-answered:
-		if res.StopReason != StopCancelled {
-			t.Errorf("the prompt the person stopped answered %q, want cancelled", res.StopReason)
-		}
-	case err := <-failed:
-		t.Fatalf("the prompt failed: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the prompt was never answered")
-	}
+	p.wantCancelled(t, "session/cancel before its turn")
 	if n := len(w.model.Requests()); n != 0 {
 		t.Errorf("the model was asked %d times for a prompt stopped before its turn", n)
 	}
@@ -139,27 +114,17 @@ func TestACancelWhileAnAttachmentIsReadAnswersCancelled(t *testing.T) {
 	w.write("notes.txt", "some notes\n")
 	c := w.connect(nil)
 	c.initialize(map[string]any{"fs": map[string]any{"readTextFile": true}})
-	reading := make(chan struct{})
-	release := make(chan struct{})
-	c.on(MethodReadTextFile, func(json.RawMessage) (any, error) {
-		close(reading)
-		<-release
+	reading, release := c.holdReads(func() (any, error) {
 		return nil, &jsonrpc2.Error{Code: -32603, Message: "request cancelled by the editor"}
 	})
 	sid := c.newSession()
-	answered := make(chan error, 1)
-	var res PromptResponse
-	go func() {
-		link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
-		answered <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("read this"), link}}, &res)
-	}()
+	link := map[string]any{"type": "resource_link", "uri": "file://" + filepath.Join(w.ws, "notes.txt"), "name": "notes.txt"}
+	p := c.promptAsync(sid, text("read this"), link)
 	<-reading
 	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
 	c.call(MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": "agent"}, nil) // the cancel was read
 	close(release)
-	if err := <-answered; err != nil || res.StopReason != StopCancelled {
-		t.Fatalf("the stopped prompt answered %v %q, want stopReason cancelled", err, res.StopReason)
-	}
+	p.wantCancelled(t, "session/cancel during its attachment's read")
 }
 
 // A second prompt, or a model change, while kin works on a prompt is
