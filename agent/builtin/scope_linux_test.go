@@ -3,8 +3,6 @@
 package builtin_test
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -13,26 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/kin-dev/kin/agent/sandbox"
+	"github.com/kin-dev/kin/agent/sandbox/scopetest"
 	"github.com/kin-dev/kin/agent/tool"
 )
-
-// landlockABI is the kernel's Landlock ABI version (0: none).
-func landlockABI() int {
-	v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if e != 0 {
-		return 0
-	}
-	return int(v)
-}
-
-func abstractName(what string) string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "kin-" + what + "-" + hex.EncodeToString(b[:])
-}
 
 // TestAbstractSocketHelper is the command of the test below (the test
 // binary, run by bash inside the sandbox): it connects to an abstract
@@ -42,7 +24,7 @@ func TestAbstractSocketHelper(t *testing.T) {
 	if host == "" {
 		t.Skip("the command of TestSandboxNetworkCannotReachHostAbstractSockets")
 	}
-	self := "@" + abstractName("self")
+	self := "@" + scopetest.Name("self")
 	l, err := net.Listen("unix", self)
 	if err != nil {
 		fmt.Println("PROBE self listen:", err)
@@ -73,11 +55,11 @@ func TestAbstractSocketHelper(t *testing.T) {
 // command must not reach the host's, while its own keep working.
 func TestSandboxNetworkCannotReachHostAbstractSockets(t *testing.T) {
 	opts := confined(t, sandbox.Config{})
-	if abi := landlockABI(); abi < 6 {
+	if abi := scopetest.ABI(); abi < 6 {
 		t.Skipf("the kernel's Landlock ABI is %d: abstract unix sockets are scoped from ABI 6 on", abi)
 	}
 	if note := opts.Sandbox.Status().Note; note != "" {
-		t.Fatalf("Landlock ABI %d, yet: %s", landlockABI(), note)
+		t.Fatalf("Landlock ABI %d, yet: %s", scopetest.ABI(), note)
 	}
 	_, env := workspace(t)
 	self, err := os.Executable()
@@ -92,23 +74,7 @@ func TestSandboxNetworkCannotReachHostAbstractSockets(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	host := abstractName("host")
-	l, err := net.Listen("unix", "@"+host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	conns := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			conns <- struct{}{}
-		}
-	}()
+	host, conns := scopetest.Listen(t)
 	cmd := fmt.Sprintf("KIN_ABSTRACT_HOST=%s %s -test.run='^TestAbstractSocketHelper$' -test.v", host, bin)
 	ap, r := runIn(t, opts, env, map[string]any{"command": cmd, "network": true})
 	if !ap.Sandbox.Confined || !ap.Sandbox.Network {

@@ -4,8 +4,6 @@ package sandbox
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kin-dev/kin/agent/sandbox/scopetest"
 )
 
 // scopedSandbox is a sandbox whose commands start scoped. It skips only
@@ -42,44 +42,11 @@ func scopedSandbox(t *testing.T) *Sandbox {
 	return sb
 }
 
-// abstractName is a fresh abstract socket name (without its '@'): the
-// abstract namespace is the network namespace's, shared with the host by
-// a command with network.
-func abstractName(what string) string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "kin-" + what + "-" + hex.EncodeToString(b[:])
-}
-
-// hostListener listens on a fresh abstract socket of the host and counts
-// the connections it accepts.
-func hostListener(t *testing.T) (name string, conns <-chan struct{}) {
-	t.Helper()
-	name = abstractName("host")
-	l, err := net.Listen("unix", "@"+name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	ch := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			ch <- struct{}{}
-		}
-	}()
-	return name, ch
-}
-
 // abstractProbe is what the helper reports: whether it can connect to an
 // abstract socket it listens on itself, and to the host's.
 func abstractProbe(host string) string {
 	self := "ok"
-	name := "@" + abstractName("self")
+	name := "@" + scopetest.Name("self")
 	if l, err := net.Listen("unix", name); err != nil {
 		self = "listen: " + err.Error()
 	} else {
@@ -144,7 +111,7 @@ func helperBinary(t *testing.T) string {
 func TestScopeKeepsHostAbstractSocketsOut(t *testing.T) {
 	sb := scopedSandbox(t)
 	bin := helperBinary(t)
-	host, conns := hostListener(t)
+	host, conns := scopetest.Listen(t)
 	// the host's socket is reachable from outside the domain: the test's
 	// listener works, so a refusal below is the scope's
 	if c, err := net.Dial("unix", "@"+host); err != nil {
@@ -412,7 +379,7 @@ func TestScopeOnlyForConfinedCommands(t *testing.T) {
 func TestScopedStartsConcurrently(t *testing.T) {
 	sb := scopedSandbox(t)
 	bin := helperBinary(t)
-	host, conns := hostListener(t)
+	host, conns := scopetest.Listen(t)
 	const n = 8
 	outs := make([]strings.Builder, n)
 	errs := make(chan error, n)

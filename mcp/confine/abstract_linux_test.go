@@ -3,16 +3,11 @@
 package confine_test
 
 import (
-	"bufio"
-	"crypto/rand"
-	"encoding/hex"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/kin-dev/kin/agent/sandbox/scopetest"
 	"github.com/kin-dev/kin/mcp/mcptest"
 )
 
@@ -22,32 +17,13 @@ import (
 // when its own socket works).
 func TestServerCannotReachHostAbstractSockets(t *testing.T) {
 	w := newWorld(t)
-	if v, _, e := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION); e != 0 || v < 6 {
-		t.Skipf("the kernel's Landlock ABI is %d (%v): abstract unix sockets are scoped from ABI 6 on", v, e)
+	if v := scopetest.ABI(); v < 6 {
+		t.Skipf("the kernel's Landlock ABI is %d: abstract unix sockets are scoped from ABI 6 on", v)
 	}
 	if note := w.sb.Status().Note; note != "" {
 		t.Fatalf("the kernel has Landlock ABI 6, yet: %s", note)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	host := "kin-mcp-host-" + hex.EncodeToString(b[:])
-	l, err := net.Listen("unix", "@"+host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	lines := make(chan string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			c.Close()
-			lines <- strings.TrimSpace(line)
-		}
-	}()
+	host, lines := scopetest.Listen(t)
 	srv := mcptest.Stdio(t, "abstract-or-die", map[string]string{"KIN_MCPTEST_PROBE": host})
 	srv.Name = "abstractprobe"
 	_, plan, err := w.dial(t, srv)
