@@ -82,8 +82,11 @@ func (w *world) settings(content string) {
 	}
 }
 
-// connect starts a Server for the world and a client on it.
-func (w *world) connect(env map[string]string) *client {
+// serve starts a Server for the world (env nil: a key and the scripted
+// model) on one end of a pipe, and returns the other end, the connection's
+// context, and end: it cancels that context and waits until kin let go
+// of the connection.
+func (w *world) serve(env map[string]string) (net.Conn, context.Context, func()) {
 	t := w.t
 	if env == nil {
 		env = map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
@@ -104,6 +107,20 @@ func (w *world) connect(env map[string]string) *client {
 		defer close(served)
 		Serve(ctx, a, opts)
 	}()
+	return b, ctx, func() {
+		cancel()
+		select {
+		case <-served:
+		case <-time.After(30 * time.Second):
+			t.Error("kin did not let go of the connection 30 s after the client closed it")
+		}
+	}
+}
+
+// connect starts a Server for the world and a client on it.
+func (w *world) connect(env map[string]string) *client {
+	t := w.t
+	b, ctx, end := w.serve(env)
 	c := &client{t: t, ws: w.ws, home: w.home, methods: map[string]string{}, handlers: map[string]func(json.RawMessage) (any, error){}}
 	c.cond = sync.NewCond(&c.mu)
 	c.conn = jsonrpc2.NewConn(ctx, newStream(b, nil, nil), jsonrpc2.AsyncHandler(c),
@@ -119,12 +136,7 @@ func (w *world) connect(env map[string]string) *client {
 	c.stop = func() {
 		once.Do(func() {
 			c.conn.Close()
-			cancel()
-			select {
-			case <-served:
-			case <-time.After(30 * time.Second):
-				t.Error("kin did not let go of the connection 30 s after the client closed it")
-			}
+			end()
 		})
 	}
 	t.Cleanup(c.stop)

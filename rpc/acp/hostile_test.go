@@ -2,7 +2,6 @@ package acp
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -10,10 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kin-dev/kin/agent/builtin"
 	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/sandbox"
-	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -29,22 +25,7 @@ type rawClient struct {
 
 func (w *world) rawConnect() *rawClient {
 	t := w.t
-	env := map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": w.model.URL()}
-	sb := sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})
-	opts := Options{Options: rpc.Options{
-		Home: w.home, Cwd: w.ws, Version: "test",
-		Getenv:  func(k string) string { return env[k] },
-		Tools:   func([]string) []tool.Tool { return builtin.Tools(builtin.Options{Sandbox: sb}) },
-		Sandbox: sb,
-		MCP:     &rpc.MCPOptions{},
-	}}
-	a, b := net.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		Serve(ctx, a, opts)
-	}()
+	b, _, end := w.serve(nil)
 	c := &rawClient{t: t, conn: b, lines: make(chan map[string]any, 4096), early: map[string][]map[string]any{}}
 	go func() {
 		defer close(c.lines)
@@ -65,12 +46,7 @@ func (w *world) rawConnect() *rawClient {
 	}()
 	t.Cleanup(func() {
 		b.Close()
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(30 * time.Second):
-			t.Error("kin did not let go of the connection")
-		}
+		end()
 	})
 	return c
 }
