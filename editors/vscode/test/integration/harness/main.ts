@@ -83,12 +83,21 @@ function next(ctx: KinContext, method: string, match: (p: any) => boolean = () =
 }
 
 function tool(ctx: KinContext, callId: string): ToolEntry | undefined {
-	return ctx.chat.state.entries.find((e): e is ToolEntry => e.type === 'tool' && e.callId === callId);
+	return ctx.chat.state.entries.find((e): e is ToolEntry => e.type === 'tool' && sameCall(e.callId, callId));
 }
 
 /** The newest card of a call (the mock gives a call the same id each time it is asked again). */
 function lastTool(ctx: KinContext, callId: string): ToolEntry | undefined {
-	return ctx.chat.state.entries.filter((e): e is ToolEntry => e.type === 'tool' && e.callId === callId).pop();
+	return ctx.chat.state.entries.filter((e): e is ToolEntry => e.type === 'tool' && sameCall(e.callId, callId)).pop();
+}
+
+/**
+ * Whether kin's call id is the mock's: the mock gives a call the same id each time it is asked
+ * again, and kin gives a call id the session already has a fresh one (the mock's id, `_` and a
+ * random suffix), so that no two calls of a session share one.
+ */
+function sameCall(kins: string, mocks: string): boolean {
+	return kins === mocks || (kins.startsWith(mocks + '_') && /^[A-Za-z0-9]+$/.test(kins.slice(mocks.length + 1)));
 }
 
 /**
@@ -499,7 +508,7 @@ async function main(): Promise<void> {
 		const goOn = path.join(ws, 'go-on.txt');
 		fs.rmSync(goOn, { force: true });
 		const completed = next(ctx, 'turn/completed', () => true, 60000);
-		const firstLine = next(ctx, 'turn/toolCall', (p) => p.callId === 'call_stream' && /first-line/.test(p.outputDelta ?? ''), 60000);
+		const firstLine = next(ctx, 'turn/toolCall', (p) => sameCall(p.callId, 'call_stream') && /first-line/.test(p.outputDelta ?? ''), 60000);
 		await ctx.chat.send('run the streaming command');
 		await person({ type: 'card', contains: 'second-line', click: 'Allow once' });
 		await firstLine; // kin streams the running command's output (turn/toolCall outputDelta)
