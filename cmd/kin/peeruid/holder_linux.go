@@ -20,70 +20,68 @@ import (
 // ErrNotHeld so a client waiting for the server's accept keeps waiting.
 var ErrNoHolder = fmt.Errorf("no process of this user whose descriptors kin can read holds the socket at the other end (a sandboxed or exiting process): %w", ErrNotHeld)
 
-// procRoot is where holderNamespaces looks for processes.
+// procRoot is where sameNamespaces looks for processes.
 const procRoot = "/proc"
 
-// sameNamespaces lets the peer through only when the process holding its
-// socket is in kin's own user and pid namespaces. A command kin confines
+// sameNamespaces lets the peer through only when the processes holding its
+// socket are in kin's own user and pid namespaces. A command kin confines
 // with network (bubblewrap --share-net, confined MCP servers) runs as the
 // same uid, so the uid check lets it through; bubblewrap always gives it a
 // pid namespace of its own (--unshare-all), and a user namespace where the
 // system allows it. Without this it could drive the kin that confined it:
 // add an MCP server whose command runs outside any sandbox, say.
+//
+// Every holder kin can see must be in kin's namespaces, not just the first
+// found: a sandboxed command sharing the host's network reaches abstract
+// unix sockets, and could hand a copy of its socket (SCM_RIGHTS) to one of
+// the person's daemons, found earlier in /proc, while it keeps its own.
 func sameNamespaces(root string, inode uint64, uid int) error {
-	pid, user, pidNS, err := holder(root, inode, uid)
-	if err != nil {
-		return err
-	}
 	ourUser, err1 := os.Readlink(filepath.Join(root, "self", "ns", "user"))
 	ourPid, err2 := os.Readlink(filepath.Join(root, "self", "ns", "pid"))
 	if err := errors.Join(err1, err2); err != nil {
 		return fmt.Errorf("cannot read kin's own namespaces: %w", err)
 	}
-	if user != ourUser || pidNS != ourPid {
-		return fmt.Errorf("the socket at the other end is held by process %d in namespaces %s %s, not kin's own (%s %s): a sandboxed command", pid, user, pidNS, ourUser, ourPid)
-	}
-	return nil
-}
-
-// holder finds the first process of uid holding socket inode and returns
-// its user and pid namespaces. Only numeric entries of root owned by uid
-// are looked into: another user's process cannot be let through anyway,
-// and skipping them keeps the scan to this user's processes. Each process
-// is read through a descriptor of its /proc directory, which stays with
-// that process: if it exits and its pid is reused meanwhile, the reads
-// fail instead of describing the newcomer. Descriptors kin may not read
-// are skipped: if the holder is among them, it is not found, which
-// refuses.
-func holder(root string, inode uint64, uid int) (pid int, user, pidNS string, err error) {
 	d, err := os.Open(root)
 	if err != nil {
-		return 0, "", "", fmt.Errorf("cannot tell who holds the socket at the other end: %w", err)
+		return fmt.Errorf("cannot tell who holds the socket at the other end: %w", err)
 	}
 	names, err := d.Readdirnames(-1)
 	d.Close()
 	if err != nil {
-		return 0, "", "", fmt.Errorf("cannot tell who holds the socket at the other end: %w", err)
+		return fmt.Errorf("cannot tell who holds the socket at the other end: %w", err)
 	}
 	want := "socket:[" + strconv.FormatUint(inode, 10) + "]"
+	held := false
 	for _, name := range names {
 		p, err := strconv.Atoi(name)
 		if err != nil || p <= 0 {
 			continue
 		}
-		found, u, n, err := holderIn(filepath.Join(root, name), want, uid)
-		if found {
-			if err != nil {
-				return p, "", "", fmt.Errorf("cannot read the namespaces of process %d, which holds the socket at the other end: %w", p, err)
-			}
-			return p, u, n, nil
+		found, user, pidNS, err := holderIn(filepath.Join(root, name), want, uid)
+		switch {
+		case !found:
+			continue
+		case err != nil:
+			return fmt.Errorf("cannot read the namespaces of process %d, which holds the socket at the other end: %w", p, err)
+		case user != ourUser || pidNS != ourPid:
+			return fmt.Errorf("the socket at the other end is held by process %d in namespaces %s %s, not kin's own (%s %s): a sandboxed command", p, user, pidNS, ourUser, ourPid)
 		}
+		held = true
 	}
-	return 0, "", "", ErrNoHolder
+	if !held {
+		return ErrNoHolder
+	}
+	return nil
 }
 
 // holderIn tells whether the process at dir (a /proc/<pid>) is uid's and
-// holds want, and if so its namespaces.
+// holds want, and if so its namespaces. Only processes owned by uid are
+// looked into: another user's cannot be let through anyway, and skipping
+// them keeps the scan to this user's processes. The process is read
+// through a descriptor of its /proc directory, which stays with it: if it
+// exits and its pid is reused meanwhile, the reads fail instead of
+// describing the newcomer. Descriptors kin may not read are skipped: a
+// holder among them is not found, and with no other one, refused.
 func holderIn(dir, want string, uid int) (found bool, user, pidNS string, err error) {
 	pd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {

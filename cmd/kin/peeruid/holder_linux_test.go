@@ -4,6 +4,7 @@ package peeruid
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,14 @@ func TestSameNamespaces(t *testing.T) {
 		{name: "another user namespace", procs: map[string][]string{
 			"30": {"user:[6]", "pid:[2]", "socket:[222]"},
 		}, err: "not kin's own"},
+		// The sandboxed command handed a copy of its socket to one of the
+		// person's daemons (SCM_RIGHTS over an abstract unix socket) and
+		// kept its own: the daemon's copy does not vouch for it.
+		{name: "a copy outside, the original inside", procs: map[string][]string{
+			"10": {"user:[1]", "pid:[2]", "socket:[222]"},
+			"30": {"user:[6]", "pid:[7]", "socket:[222]"},
+			"40": {"user:[1]", "pid:[2]", "socket:[222]"},
+		}, err: "held by process 30 in namespaces user:[6] pid:[7], not kin's own"},
 		{name: "held by nobody kin can see", procs: map[string][]string{
 			"10": {"user:[1]", "pid:[2]", "socket:[22]", "socket:[2222]"},
 		}, err: "no process of this user"},
@@ -93,5 +102,41 @@ func TestSameNamespaces(t *testing.T) {
 	}
 	if err := sameNamespaces(t.TempDir(), 222, uid); err == nil {
 		t.Error("no /proc/self: accepted")
+	}
+}
+
+// BenchmarkCheck is what kin serve --listen spends per connection: the
+// kernel's tables, then this user's processes' descriptors until the
+// holder (here this process, found wherever it is in /proc's order).
+func BenchmarkCheck(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	dialed, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dialed.Close()
+	accepted, err := ln.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer accepted.Close()
+	for b.Loop() {
+		if err := Check(accepted); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNoHolder is the worst case: every process of this user looked
+// into, none holding the socket (a sandboxed peer kin cannot see into).
+func BenchmarkNoHolder(b *testing.B) {
+	for b.Loop() {
+		if err := sameNamespaces(procRoot, 1<<40, os.Geteuid()); !errors.Is(err, ErrNoHolder) {
+			b.Fatal(err)
+		}
 	}
 }

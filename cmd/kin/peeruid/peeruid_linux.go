@@ -7,7 +7,10 @@
 // person's workspaces, read their sessions, or add an MCP server with a
 // command of their own to the person's settings; and one listening on the
 // port kin chat --connect names could pose as kin and ask the person for
-// secrets through a form.
+// secrets through a form. The same goes for a command kin confined with
+// network, which runs as the same user but in namespaces of its own
+// (holder_linux.go), so the process holding the peer's socket must be in
+// kin's own user and pid namespaces too.
 package peeruid
 
 import (
