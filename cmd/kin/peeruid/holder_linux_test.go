@@ -61,14 +61,6 @@ func TestSameNamespaces(t *testing.T) {
 		{name: "another user namespace", procs: map[string][]string{
 			"30": {"user:[6]", "pid:[2]", "socket:[222]"},
 		}, err: "not kin's own"},
-		// The sandboxed command handed a copy of its socket to one of the
-		// person's daemons (SCM_RIGHTS over an abstract unix socket) and
-		// kept its own: the daemon's copy does not vouch for it.
-		{name: "a copy outside, the original inside", procs: map[string][]string{
-			"10": {"user:[1]", "pid:[2]", "socket:[222]"},
-			"30": {"user:[6]", "pid:[7]", "socket:[222]"},
-			"40": {"user:[1]", "pid:[2]", "socket:[222]"},
-		}, err: "held by process 30 in namespaces user:[6] pid:[7], not kin's own"},
 		{name: "held by nobody kin can see", procs: map[string][]string{
 			"10": {"user:[1]", "pid:[2]", "socket:[22]", "socket:[2222]"},
 		}, err: "no process of this user"},
@@ -88,8 +80,37 @@ func TestSameNamespaces(t *testing.T) {
 	if err := sameNamespaces(fakeProc(t, nil), 222, uid); !errors.Is(err, ErrNotHeld) || !errors.Is(err, ErrNoHolder) {
 		t.Errorf("no holder: %v", err)
 	}
+	// The sandboxed command handed a copy of its socket to one of the
+	// person's daemons (SCM_RIGHTS over an abstract unix socket) and kept
+	// its own: the daemon's copy, however early in /proc's order, does not
+	// vouch for it.
+	root := fakeProc(t, map[string][]string{
+		"10": {"user:[1]", "pid:[2]", "socket:[222]"},
+		"30": {"user:[1]", "pid:[2]", "socket:[222]"},
+	})
+	d, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	last := ""
+	for _, n := range names {
+		if n != "self" {
+			last = n
+		}
+	}
+	for _, ns := range []string{"user", "pid"} {
+		l := filepath.Join(root, last, "ns", ns)
+		if err := os.Remove(l); err != nil || os.Symlink(ns+":[99]", l) != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sameNamespaces(root, 222, uid); err == nil || !strings.Contains(err.Error(), "held by process "+last+" in namespaces user:[99] pid:[99], not kin's own") {
+		t.Errorf("a copy in kin's namespaces listed first, the original outside: %v", err)
+	}
 	// A holder without readable namespaces is refused.
-	root := fakeProc(t, map[string][]string{"10": {"user:[1]", "pid:[2]", "socket:[222]"}})
+	root = fakeProc(t, map[string][]string{"10": {"user:[1]", "pid:[2]", "socket:[222]"}})
 	if err := os.Remove(filepath.Join(root, "10", "ns", "pid")); err != nil {
 		t.Fatal(err)
 	}
