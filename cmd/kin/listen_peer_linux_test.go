@@ -30,6 +30,10 @@ func init() {
 	if addr == "" {
 		return
 	}
+	if to := os.Getenv("KIN_TEST_PEER_PASS"); to != "" {
+		fmt.Print(passThenInitialize(to, addr))
+		os.Exit(0)
+	}
 	fmt.Print(dialAndInitialize(addr))
 	os.Exit(0)
 }
@@ -56,13 +60,19 @@ func dialAndInitialize(addr string) string {
 	if err != nil {
 		return "dial: " + err.Error()
 	}
+	return initializeOn(conn)
+}
+
+// initializeOn sends initialize on conn and says what came back, as
+// dialAndInitialize does; it closes conn.
+func initializeOn(conn net.Conn) string {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(conn, req(1, "initialize", map[string]any{})); err != nil {
 		return "closed: writing: " + err.Error()
 	}
 	var resp map[string]any
-	err = (jsonrpc2.VSCodeObjectCodec{}).ReadObject(bufio.NewReader(conn), &resp)
+	err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(bufio.NewReader(conn), &resp)
 	switch {
 	case err == nil:
 		return fmt.Sprintf("answered: %v", resp)

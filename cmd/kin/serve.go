@@ -68,9 +68,11 @@ func serverOptions(log *zap.Logger, trace io.Writer) rpc.Options {
 }
 
 // serveTCP accepts editors on a loopback address only, and on Linux from
-// the user kin runs as only (peeruid.Check): the protocol has no
-// authentication, so anything else would hand the workspace to the network
-// or to the machine's other users. Where the peer cannot be checked, kin
+// the user kin runs as only, in kin's own user and pid namespaces
+// (peeruid.Check): the protocol has no authentication, so anything else
+// would hand the workspace to the network, to the machine's other users, or
+// to a command kin confined with network, which could then add an MCP
+// server that runs unconfined. Where the peer cannot be checked, kin
 // does not listen unless anyUser says every local user may connect: a
 // careful user who moves to a Mac expects the same port to stay theirs,
 // not to become silently open.

@@ -57,9 +57,11 @@ func connOpts(o Options) []jsonrpc2.ConnOpt {
 
 // Dial connects to `kin serve --listen` on a loopback address. The protocol
 // has no authentication, so nothing else is accepted; and on Linux only a
-// server run by the same user is (peeruid): on a shared machine another
-// user listening on that port (kin not started yet, or stopped) could pose
-// as kin and ask, through a form, for what the person would only tell kin.
+// server run by the same user in kin chat's own user and pid namespaces is
+// (peeruid): on a shared machine another user listening on that port (kin
+// not started yet, or stopped) could pose as kin and ask, through a form,
+// for what the person would only tell kin; so could a command kin confined
+// with network (bubblewrap --share-net), which runs as the person.
 func Dial(addr string) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -84,7 +86,8 @@ func Dial(addr string) (net.Conn, error) {
 
 // serverIsOurs checks who holds the server's end of conn, waiting up to
 // wait for the server to accept it (until then the kernel's table cannot
-// say). Where the system cannot tell, kin serve --listen itself refused to
+// say, and between accept and the descriptor's installation no process is
+// seen holding it: peeruid.ErrNoHolder wraps ErrNotHeld). Where the system cannot tell, kin serve --listen itself refused to
 // start without --any-local-user, so the port is taken as the person left
 // it.
 func serverIsOurs(conn net.Conn, wait time.Duration) error {

@@ -65,7 +65,7 @@ func TestPeerUIDReadsTheKernelsTables(t *testing.T) {
 		{name: "no tcp6 file", tcp: peerSocket, tcp6: "-", peer: peer, us: us, uid: 1000},
 		{name: "::1 is not 127.0.0.1", tcp: "", tcp6: peerV6, peer: peer, us: us, err: "not in /proc"},
 	} {
-		uid, err := peerUID(procFiles(t, c.tcp, c.tcp6), c.peer, c.us)
+		uid, _, err := peerUID(procFiles(t, c.tcp, c.tcp6), c.peer, c.us)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: got uid %d, %v; want an error with %q", c.name, uid, err, c.err)
@@ -74,8 +74,11 @@ func TestPeerUIDReadsTheKernelsTables(t *testing.T) {
 			t.Errorf("%s: got uid %d, %v; want %d", c.name, uid, err, c.uid)
 		}
 	}
+	if _, inode, err := peerUID(procFiles(t, ourSocket+peerSocket, ""), peer, us); err != nil || inode != 222 {
+		t.Errorf("the peer's inode: %d, %v; want 222 (not ours, 111)", inode, err)
+	}
 	// Unreadable tables refuse.
-	if _, err := peerUID([]string{t.TempDir(), filepath.Join(t.TempDir(), "none")}, peer, us); err == nil || !strings.Contains(err.Error(), "cannot tell") {
+	if _, _, err := peerUID([]string{t.TempDir(), filepath.Join(t.TempDir(), "none")}, peer, us); err == nil || !strings.Contains(err.Error(), "cannot tell") {
 		t.Errorf("unreadable /proc: %v", err)
 	}
 }
