@@ -83,37 +83,6 @@ func initializeOn(conn net.Conn) string {
 	}
 }
 
-// listenKin starts `kin serve --listen` on addr as this test's user and
-// returns the address it listens on and its log lines.
-func listenKin(t *testing.T, addr string) (string, <-chan string) {
-	t.Helper()
-	home := t.TempDir()
-	cmd := exec.Command(kinBin, "serve", "--listen", addr)
-	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan string, 100)
-	r := bufio.NewReader(stderr)
-	first, _ := r.ReadString('\n')
-	go func() {
-		for {
-			l, err := r.ReadString('\n')
-			if err != nil {
-				close(lines)
-				return
-			}
-			lines <- l
-		}
-	}()
-	if !strings.HasPrefix(first, "kin: listening on ") {
-		return "", nil
-	}
-	return strings.TrimSpace(strings.TrimPrefix(first, "kin: listening on ")), lines
-}
-
 // On a shared machine every local user can reach a loopback port, and the
 // protocol has no authentication: another user could start turns in the
 // person's workspaces or add an MCP server running their own command to
@@ -126,7 +95,7 @@ func TestListenClosesAnotherUsersConnectionUnread(t *testing.T) {
 	}
 	peer := peerBinary(t)
 	for _, listen := range []string{"127.0.0.1:0", "[::1]:0"} {
-		addr, logs := listenKin(t, listen)
+		addr, logs := listenKin(t, t.TempDir(), listen)
 		if addr == "" {
 			t.Logf("%s: kin could not listen there (no IPv6?); skipped", listen)
 			continue
@@ -218,6 +187,15 @@ func TestConnectRefusesAnotherUsersServer(t *testing.T) {
 	squatter.Dir = "/"
 	squatter.Env = []string{"KIN_TEST_PEER_LISTEN=1"}
 	squatter.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	chatRefuses(t, squatter, "another user's", "uid 65534")
+}
+
+// chatRefuses starts squatter (a test binary in KIN_TEST_PEER_LISTEN mode,
+// which prints the loopback address it listens on) and runs kin chat
+// --connect to it: kin chat must refuse the server before waiting on any
+// answer of it, naming why (want). whose names the squatter in failures.
+func chatRefuses(t *testing.T, squatter *exec.Cmd, whose string, want string) {
+	t.Helper()
 	out, _ := squatter.StdoutPipe()
 	if err := squatter.Start(); err != nil {
 		t.Fatal(err)
@@ -235,12 +213,12 @@ func TestConnectRefusesAnotherUsersServer(t *testing.T) {
 	go func() { b, _ := chat.CombinedOutput(); done <- b }()
 	select {
 	case b := <-done:
-		if chat.ProcessState.Success() || !strings.Contains(string(b), "not served by your own kin") || !strings.Contains(string(b), "uid 65534") {
-			t.Errorf("kin chat --connect to uid 65534's server: %v\n%s", chat.ProcessState, b)
+		if chat.ProcessState.Success() || !strings.Contains(string(b), "not served by your own kin") || !strings.Contains(string(b), want) {
+			t.Errorf("kin chat --connect to %s server: %v\n%s", whose, chat.ProcessState, b)
 		}
 	case <-time.After(20 * time.Second):
 		_ = chat.Process.Kill()
 		<-done
-		t.Fatal("kin chat --connect talked to another user's server (it waited on its answer)")
+		t.Fatalf("kin chat --connect talked to %s server (it waited on its answer)", whose)
 	}
 }

@@ -1,13 +1,10 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 const bwrap = "/usr/bin/bwrap"
@@ -52,7 +49,7 @@ func TestListenClosesASandboxedCommandsConnectionUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, logs := listenKin(t, "127.0.0.1:0")
+	addr, logs := listenKin(t, t.TempDir(), "127.0.0.1:0")
 	if addr == "" {
 		t.Fatal("kin serve --listen 127.0.0.1:0 did not start")
 	}
@@ -100,34 +97,5 @@ func TestConnectRefusesASandboxedCommandsServer(t *testing.T) {
 	}
 	squatter := exec.Command(bwrap, append(args, self)...)
 	squatter.Env = []string{"KIN_TEST_PEER_LISTEN=1"}
-	out, _ := squatter.StdoutPipe()
-	if err := squatter.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = squatter.Process.Kill(); _ = squatter.Wait() })
-	addr, _ := bufio.NewReader(out).ReadString('\n')
-	addr = strings.TrimSpace(addr)
-
-	home := t.TempDir()
-	chat := exec.Command(kinBin, "chat", "--connect", addr)
-	chat.Dir = home
-	chat.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "OPENAI_API_KEY=k"}
-	chat.Stdin = strings.NewReader("hello\n")
-	var output bytes.Buffer
-	chat.Stdout, chat.Stderr = &output, &output
-	if err := chat.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan []byte, 1)
-	go func() { _ = chat.Wait(); done <- output.Bytes() }()
-	select {
-	case b := <-done:
-		if chat.ProcessState.Success() || !strings.Contains(string(b), "not served by your own kin") || !strings.Contains(string(b), "not kin's own") {
-			t.Errorf("kin chat --connect to a sandboxed command's server: %v\n%s", chat.ProcessState, b)
-		}
-	case <-time.After(20 * time.Second):
-		_ = chat.Process.Kill()
-		<-done
-		t.Fatal("kin chat --connect talked to a sandboxed command's server (it waited on its answer)")
-	}
+	chatRefuses(t, squatter, "a sandboxed command's", "not kin's own")
 }

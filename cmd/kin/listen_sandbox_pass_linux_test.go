@@ -63,7 +63,7 @@ func TestListenIsNotFooledByACopyOfTheSocketOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, logs := listenKin(t, "127.0.0.1:0")
+	addr, logs := listenKin(t, t.TempDir(), "127.0.0.1:0")
 	if addr == "" {
 		t.Fatal("kin serve --listen 127.0.0.1:0 did not start")
 	}

@@ -242,19 +242,10 @@ func TestListenRefusesNonLoopback(t *testing.T) {
 }
 
 func TestListenServesOnLoopback(t *testing.T) {
-	home := t.TempDir()
-	cmd := exec.Command(kinBin, "serve", "--listen", "127.0.0.1:0")
-	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, _ := bufio.NewReader(stderr).ReadString('\n')
-	addr := strings.TrimSpace(strings.TrimPrefix(line, "kin: listening on "))
+	addr, _ := listenKin(t, t.TempDir(), "127.0.0.1:0")
 	conn, err := dialTCP(addr)
 	if err != nil {
-		t.Fatalf("%v (%q)", err, line)
+		t.Fatalf("%v (listening on %q)", err, addr)
 	}
 	defer conn.Close()
 	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(conn, req(1, "initialize", map[string]any{})); err != nil {
@@ -338,15 +329,7 @@ func TestBinaryHugeHeaderLineKeepsMemoryBounded(t *testing.T) {
 // serving editors.
 func TestListenClosesAnHTTPRequestUnread(t *testing.T) {
 	home := t.TempDir()
-	cmd := exec.Command(kinBin, "serve", "--listen", "127.0.0.1:0")
-	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, _ := bufio.NewReader(stderr).ReadString('\n')
-	addr := strings.TrimSpace(strings.TrimPrefix(line, "kin: listening on "))
+	addr, _ := listenKin(t, home, "127.0.0.1:0")
 	framed := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
 	body := "{}" + framed(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`) +
 		framed(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"title":"from a web page"}}`)
@@ -371,4 +354,35 @@ func TestListenClosesAnHTTPRequestUnread(t *testing.T) {
 	if logs, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl")); len(logs) > 0 {
 		t.Fatalf("the page's session/new made a session: %v", logs)
 	}
+}
+
+// listenKin starts `kin serve --listen` on addr as this test's user, with
+// home as KIN_HOME and HOME, and returns the address it listens on (""
+// when it did not start listening) and its log lines.
+func listenKin(t *testing.T, home, addr string) (string, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(kinBin, "serve", "--listen", addr)
+	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 100)
+	r := bufio.NewReader(stderr)
+	first, _ := r.ReadString('\n')
+	go func() {
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- l
+		}
+	}()
+	if !strings.HasPrefix(first, "kin: listening on ") {
+		return "", nil
+	}
+	return strings.TrimSpace(strings.TrimPrefix(first, "kin: listening on ")), lines
 }
