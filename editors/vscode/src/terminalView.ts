@@ -60,10 +60,10 @@ export class TerminalFilter {
 				case 'escIntermediate':
 					if (c === ESC) {
 						this.state = 'esc';
-					} else if (c >= 0x30 && c <= 0x7e) {
+					} else if ((c >= 0x30 && c <= 0x7e) || c === CAN || c === SUB || c > 0x7e) {
 						this.state = 'text';
-					} else if (c === CAN || c === SUB || c > 0x7e) {
-						this.state = 'text';
+					} else if (c < 0x20) {
+						out += this.text(ch, c, chunk, i); // a control inside an escape still acts
 					}
 					break;
 				case 'csi':

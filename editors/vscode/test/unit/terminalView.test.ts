@@ -35,6 +35,7 @@ test('links, titles, DCS/APC strings and other escapes are dropped; their text s
 	assert.equal(all('\x1b]633;E;rm -rf ~\x07x'), 'x');
 	assert.equal(all('\x1bP+q544e\x1b\\x\x1b_apc\x1b\\y\x1b^pm\x07z'), 'xyz');
 	assert.equal(all('\x1bcreset\x1b(Bplain'), 'resetplain');
+	assert.equal(all('a\x1b(\nB', '\x1b', '(', 'Bb'), 'a\r\nb'); // a control inside one still acts
 	// An unterminated string swallows what follows only until it is aborted (CAN), as a terminal's.
 	assert.equal(all('\x1b]52;c;AAAA', 'BBBB\x18after'), 'after');
 });
