@@ -311,6 +311,46 @@ describe("approvals", function()
     t.eq({ requestId = "ap_1", decision = "deny" }, responses(fake)[2])
   end)
 
+  -- The next question used to take the window (and so the keys) of the one just answered: a key
+  -- typed ahead, or pressed as kin resolved the shown question, answered a question the person
+  -- never saw (here: allowing `rm -rf ~`). The keys go back where the person came from, as the
+  -- focus goes back to the input in VS Code; the next question waits, shown, for :KinAnswer.
+  it("an answer gives the keys back: a key typed ahead never answers the question shown next", function()
+    local fake = setup()
+    vim.cmd("enew")
+    local mine = vim.api.nvim_get_current_win()
+    local rm = vim.tbl_extend("force", bash_request("ap_2"), { title = "Run rm -rf ~", command = "rm -rf ~" })
+    fake:send_many({
+      { jsonrpc = "2.0", method = "approval/request", params = bash_request("ap_1") },
+      { jsonrpc = "2.0", method = "approval/request", params = rm },
+      { jsonrpc = "2.0", method = "approval/request", params = bash_request("ap_3") },
+    })
+    t.wait_for(function()
+      return #require("kin.prompts").items() == 3
+    end, "three open questions")
+    t.press("aa") -- one answer, and the same key typed ahead
+    t.wait_for(function()
+      return #responses(fake) >= 1
+    end, "approval/respond")
+    vim.wait(200)
+    t.eq({ { requestId = "ap_1", decision = "allow_once" } }, responses(fake), "the key typed ahead answered nothing")
+    t.eq("ap_2", require("kin.prompts").current().id, "the next question is open")
+    t.wait_panel("rm -rf ~")
+    t.eq(mine, vim.api.nvim_get_current_win(), "the keys are back where the person was")
+
+    -- kin resolves the question shown while the person is in its window: the keys leave too.
+    require("kin").answer()
+    t.ok(require("kin.panel").has_focus())
+    fake:notify("approval/resolved", { requestId = "ap_2", decision = "deny", reason = "cancelled" })
+    t.wait_for(function()
+      return #require("kin.prompts").items() == 1
+    end, "ap_2 resolved")
+    t.eq(mine, vim.api.nvim_get_current_win(), "a key pressed now does not answer ap_3")
+    vim.api.nvim_feedkeys("a", "x", false)
+    vim.wait(200)
+    t.eq(1, #responses(fake))
+  end)
+
   it("closes when kin resolves the request and sends no late answer", function()
     local fake = setup()
     fake:notify("approval/request", bash_request("ap_9"))

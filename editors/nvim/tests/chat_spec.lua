@@ -60,6 +60,45 @@ describe("chat", function()
     t.eq(fake:sent("session/new")[1] and chat.state.current, chat.current().session_id)
   end)
 
+  -- A line break inside one line of text (a plan step the model wrote, an error with the body
+  -- the provider answered, a server's notice, a file name with a newline in a repository) made
+  -- nvim_buf_set_text refuse the edit: the turn's end was lost (the chat kept "running"), and a
+  -- resumed session's history stopped being drawn at that item.
+  it("text with line breaks inside one line is drawn, and what follows it too", function()
+    local fake = setup()
+    local sid = ask_first(fake, "plan it")
+    fake:send_many({
+      n("turn/started", { sessionId = sid, turnId = "t_1", input = "plan it" }),
+      n("turn/plan", { sessionId = sid, turnId = "t_1", entries = { { content = "Fix the bug\nthen test", status = "in_progress" } } }),
+      n("turn/toolCall", { sessionId = sid, turnId = "t_1", callId = "c1", name = "mcp", kind = "other", title = "read\nnotes", status = "completed", output = "ok" }),
+      n("notice", { sessionId = sid, source = "compaction", level = "info", message = "summarised\nthe start" }),
+      n("turn/completed", { sessionId = sid, turnId = "t_1", status = "failed", error = "model: 400 Bad Request\n{\"error\": \"bad\"}" }),
+    })
+    t.wait_for(function()
+      return chat_text():find("400 Bad Request", 1, true)
+    end, "the turn's end")
+    local text = chat_text()
+    t.contains(text, "Fix the bug")
+    t.contains(text, "then test")
+    t.contains(text, "read notes")
+    t.contains(text, '{"error": "bad"}')
+    t.eq(false, require("kin.chat").current().running, "the turn ended")
+
+    -- The same in a resumed history: every item after the one with a line break is drawn.
+    local tr = require("kin.transcript").new("s_nl")
+    tr:history({
+      { type = "user", text = "q", parts = { { type = "file", path = "dir\nname/a.go" } } },
+      { type = "plan", turnId = "t_1", entries = { { content = "one\ntwo", status = "pending" } } },
+      { type = "instructions", files = { { path = "sub\ndir/AGENTS.md", bytes = 3 } } },
+      { type = "turn", status = "failed", error = "first\nsecond" },
+      { type = "user", text = "after" },
+      { type = "assistant", text = "the last answer" },
+    })
+    local all = tr:text_content()
+    t.contains(all, "second")
+    t.contains(all, "the last answer")
+  end)
+
   it("writes tool calls as lines whose status updates in place", function()
     local fake = setup()
     local sid = ask_first(fake, "run the tests")

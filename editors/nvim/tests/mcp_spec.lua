@@ -73,6 +73,23 @@ describe(":KinMcp", function()
     t.eq({ scope = "global", name = "remote", config = { type = "http", url = "https://mcp.example.com/mcp", headers = { Authorization = "Bearer ${TOKEN}" } } }, p)
   end)
 
+  -- A server's own error message (what it answered the probe) reaches the explanation as it
+  -- was written, line breaks and all: the check float refused it (a buffer line cannot hold one).
+  it("a check whose explanation holds line breaks is shown, a line each", function()
+    local fake = setup({
+      ["mcp/check"] = function(p)
+        return { results = { { name = p.name, ready = false, state = "connected", explanation = "connected, but it does not answer tools/list: boom\nat line 2" } } }
+      end,
+    })
+    require("kin.mcp").check("files")
+    t.eq({ name = "files" }, wait_sent(fake, "mcp/check"))
+    t.wait_for(function()
+      return require("kin.mcp").last_check
+    end, "the check float")
+    local lines = vim.api.nvim_buf_get_lines(require("kin.mcp").last_check.buf, 0, -1, false)
+    t.eq({ "✗ files: connected — connected, but it does not answer tools/list: boom", "at line 2" }, lines)
+  end)
+
   it("disables, removes, checks, signs in, adopts and applies", function()
     local fake = setup({
       ["mcp/check"] = function(p)

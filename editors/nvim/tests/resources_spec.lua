@@ -153,6 +153,20 @@ describe("resource links", function()
     t.eq(nil, res.link_at("cut: output: too long", links))
   end)
 
+  -- kin strips a link's URI of invisible characters but keeps its line breaks (catalog.Strip):
+  -- a server's resource_link with "\n" in its URI made :KinSaw fail (a buffer line cannot hold one).
+  it("a link whose URI holds a line break is one line of :KinSaw, and <CR> on it names it", function()
+    local res = require("kin.resources")
+    local links = { { server = "notes", uri = "notes://a\nb", title = "Two\nlines" } }
+    local lines = res.saw_lines({ name = "read", callId = "c1", modelSaw = { text = "x" }, links = links })
+    for _, l in ipairs(lines) do
+      t.ok(not l:find("\n", 1, true), "one line: " .. vim.inspect(l))
+    end
+    local buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    t.eq(links[1], res.link_at(res.link_text(links[1]), links))
+  end)
+
   it("the filetype comes from the MIME type where it is obvious, else from the URI", function()
     local ft = require("kin.resources").filetype
     t.eq("markdown", ft("text/markdown; charset=utf-8", "notes://x"))

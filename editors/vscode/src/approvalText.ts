@@ -2,7 +2,7 @@
 // the card of a URL elicitation). Pure, so unit-tested (and fed every golden frame); the webview
 // draws it (src/webview/render.ts) and approvals.ts sends the choice.
 
-import type { ApprovalRequest, ElicitationRequest, FileDiff, PermissionOption, SandboxUse, TrustItem } from './protocol/types';
+import type { ApprovalRequest, ApprovalRespondParams, ElicitationRequest, FileDiff, PermissionOption, SandboxUse, TrustItem } from './protocol/types';
 import { LIMIT_HEADING } from './spend';
 
 export interface CardButton {
@@ -49,6 +49,8 @@ export interface CardDiff {
 /** A question waiting for the person, as the chat's dock shows it. */
 export interface WaitingCard {
 	requestId: string;
+	/** The request's revision this card shows (0 or absent: the first); the answer names it. */
+	revision?: number;
 	sessionId?: string;
 	/** `approval` (kin's options), or `link` (an elicitation asking to open a URL). */
 	what: 'approval' | 'link';
@@ -131,6 +133,7 @@ export function approvalCard(p: ApprovalRequest): WaitingCard {
 	}
 	const card: WaitingCard = {
 		requestId: p.requestId,
+		revision: p.revision,
 		sessionId: p.sessionId,
 		what: 'approval',
 		kind: p.kind,
@@ -149,6 +152,18 @@ export function approvalCard(p: ApprovalRequest): WaitingCard {
 		card.unconfined = !p.sandbox.confined;
 	}
 	return card;
+}
+
+/**
+ * The approval/respond of a choice on a card: only an option kin offered goes back (anything else
+ * is a deny), and with it the revision of the card the person answered (`revision`, from the page;
+ * else the one shown now). kin reads a missing revision as 0 and refuses an answer to a revision
+ * it has replaced since (PROTOCOL.md): without it every answer to a revised card was refused.
+ */
+export function respondParams(p: ApprovalRequest, optionId: string, revision: number | undefined): ApprovalRespondParams {
+	const decision = p.options.some((o) => o.optionId === optionId) ? optionId : (p.options.find((o) => o.optionId === 'deny')?.optionId ?? 'deny');
+	const answered = revision ?? p.revision;
+	return { requestId: p.requestId, decision, ...(answered ? { revision: answered } : {}) };
 }
 
 /** A URL elicitation (or an OAuth sign-in link): open it, or decline (the default). */

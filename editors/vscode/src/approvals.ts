@@ -5,7 +5,7 @@
 // When the chat is hidden a notification says something waits, and leads to the card.
 
 import * as vscode from 'vscode';
-import { approvalCard, notificationText, type WaitingCard } from './approvalText';
+import { approvalCard, notificationText, respondParams, type WaitingCard } from './approvalText';
 import type { DiffDocuments } from './diffDocuments';
 import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
@@ -110,17 +110,15 @@ export class Approvals implements vscode.Disposable {
 		}
 	}
 
-	/** The person's choice on a card: one of the request's optionIds. */
-	async answer(requestId: string, optionId: string): Promise<void> {
+	/** The person's choice on a card: one of the request's optionIds, given to the card's `revision`. */
+	async answer(requestId: string, optionId: string, revision?: number): Promise<void> {
 		const p = this.open.get(requestId)?.p;
 		if (!p || this.answering.has(requestId)) {
 			return;
 		}
-		// Only an option kin offered goes back; anything else is a deny.
-		const decision = p.options.some((o) => o.optionId === optionId) ? optionId : (p.options.find((o) => o.optionId === 'deny')?.optionId ?? 'deny');
+		const params: ApprovalRespondParams = respondParams(p, optionId, revision);
 		this.answering.add(requestId);
 		this.changed.fire(this.open.size);
-		const params: ApprovalRespondParams = { requestId, decision };
 		try {
 			await this.service.request('approval/respond', params);
 		} catch (err) {

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ToolEntry } from './chat/transcript';
 import { FINAL_TOOL_STATUSES, type ToolCallParams } from './protocol/types';
 import type { KinService } from './service';
+import { commandLineText, TerminalFilter } from './terminalView';
 
 /** What the view shows of a call: its output so far, and how it ended once it did. */
 interface View {
@@ -15,15 +16,12 @@ interface View {
 	write: vscode.EventEmitter<string>;
 	/** The output so far (to write only what the final output adds). */
 	written: string;
+	/** What of the output is written: its text and colours, never sequences that make the terminal act. */
+	filter: TerminalFilter;
 	/** The terminal is open: what is fired before is lost, so it is written on open. */
 	opened: boolean;
 	/** How the call ended, once it did. */
 	ended?: string;
-}
-
-/** Text for a terminal: its line ends as a terminal wants them. */
-export function terminalText(s: string): string {
-	return s.replace(/\r?\n/g, '\r\n');
 }
 
 export class CommandTerminals implements vscode.Disposable {
@@ -60,6 +58,7 @@ export class CommandTerminals implements vscode.Disposable {
 			terminal: undefined as unknown as vscode.Terminal,
 			write,
 			written: call.output,
+			filter: new TerminalFilter(),
 			opened: false,
 			ended: FINAL_TOOL_STATUSES.includes(call.status) ? call.status : undefined,
 		};
@@ -68,8 +67,9 @@ export class CommandTerminals implements vscode.Disposable {
 			onDidWrite: write.event,
 			open: () => {
 				view.opened = true;
-				write.fire(`\x1b[2m$ ${terminalText(command)}\r\n(kin runs this command; this is a view of its output. Ctrl+C stops the turn.)\x1b[0m\r\n`);
-				write.fire(terminalText(view.written));
+				// The command line is the model's: shown with its control characters spelled out.
+				write.fire(`\x1b[2m$ ${commandLineText(command)}\r\n(kin runs this command; this is a view of its output. Ctrl+C stops the turn.)\x1b[0m\r\n`);
+				write.fire(view.filter.push(view.written));
 				if (view.ended) {
 					this.end(view, view.ended);
 				}
@@ -105,7 +105,7 @@ export class CommandTerminals implements vscode.Disposable {
 		v.written += more;
 		if (v.opened) {
 			if (more) {
-				v.write.fire(terminalText(more));
+				v.write.fire(v.filter.push(more));
 			}
 			if (v.ended) {
 				this.end(v, v.ended);
@@ -114,7 +114,7 @@ export class CommandTerminals implements vscode.Disposable {
 	}
 
 	private end(v: View, status: string): void {
-		v.write.fire(`\r\n\x1b[2m[kin: the command ended: ${status}]\x1b[0m\r\n`);
+		v.write.fire(`\x1b[0m\r\n\x1b[2m[kin: the command ended: ${status}]\x1b[0m\r\n`);
 	}
 
 	dispose(): void {

@@ -129,8 +129,8 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 	ctx.view = new ChatViewProvider(extension.extensionUri, chat, {
 		status: viewStatus,
 		cards: () => [...approvals.cards(), ...elicitations.cards()],
-		answer: (requestId, optionId) =>
-			approvals.has(requestId) ? approvals.answer(requestId, optionId) : elicitations.answerLink(requestId, optionId),
+		answer: (requestId, optionId, revision) =>
+			approvals.has(requestId) ? approvals.answer(requestId, optionId, revision) : elicitations.answerLink(requestId, optionId),
 		openDiff: (requestId) => approvals.openDiff(requestId),
 		terminal: (callId) => {
 			const call = chat.state.entries.find((e) => e.type === 'tool' && e.callId === callId);

@@ -6,6 +6,13 @@ local M = {}
 ---@return {buf: integer, win: integer, close: fun()}
 function M.open(lines, opts)
   opts = opts or {}
+  -- A report's line may carry text with line breaks (a server's error message in mcp/check's
+  -- explanation); a buffer line cannot hold one, so each becomes lines of its own.
+  local split = {}
+  for _, l in ipairs(lines) do
+    vim.list_extend(split, vim.split(l, "\n", { plain = true }))
+  end
+  lines = split
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false

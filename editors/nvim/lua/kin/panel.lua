@@ -564,6 +564,25 @@ function M.focus()
   return true
 end
 
+--- Moves the cursor out of the panel, back where the person came from (when it is in it).
+function M.give_back()
+  local st = M.state
+  if not M.has_focus() then
+    return
+  end
+  if valid_win(st.came_from) then
+    pcall(vim.api.nvim_set_current_win, st.came_from)
+    return
+  end
+  -- The window it came from is gone: any other ordinary window of this tab page.
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if w ~= st.body_win and w ~= st.choices_win and vim.api.nvim_win_get_config(w).relative == "" then
+      pcall(vim.api.nvim_set_current_win, w)
+      return
+    end
+  end
+end
+
 --- Whether the cursor is in the panel.
 function M.has_focus()
   local cur = vim.api.nvim_get_current_win()

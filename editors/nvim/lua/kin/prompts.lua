@@ -118,11 +118,19 @@ function M.remove(id)
   if not i then
     return
   end
+  local shown = M.current() == st.items[i]
   table.remove(st.items, i)
   if i < st.index then
     st.index = st.index - 1
   end
   M.refresh()
+  -- The question the person was answering is gone (answered, or resolved by kin): the next one
+  -- is shown in the same window, so a key typed ahead, or pressed as kin resolved it, would
+  -- answer a question the person never saw. The keys go back where the person came from; the
+  -- next question waits for :KinAnswer, as a new one does.
+  if shown then
+    panel.give_back()
+  end
 end
 
 --- Sends the person's answer (approval/respond, elicitation/respond) once: a question kin

@@ -271,10 +271,16 @@ function M.cut_text(c)
   return l
 end
 
+-- A server's URI keeps its line breaks (kin strips only invisible characters), and a buffer line
+-- cannot hold one: a link is shown, and found again, with them as spaces.
+local function one_line(s)
+  return (s:gsub("\r?\n", " "))
+end
+
 --- A result's resource link on one line, `link: @server:uri title`: the mention that attaches it,
 --- and what <CR> on the line opens.
 function M.link_text(ln)
-  return ("link: @%s:%s %s"):format(ln.server, ln.uri, ln.title or ln.name or "")
+  return one_line(("link: @%s:%s %s"):format(ln.server, ln.uri, ln.title or ln.name or ""))
 end
 
 --- The link a line shows: the one of links whose line it is (the longest, as a URI may hold
@@ -283,7 +289,7 @@ end
 function M.link_at(line, links)
   local best, best_len = nil, 0
   for _, ln in ipairs(links or {}) do
-    local head = ("link: @%s:%s"):format(ln.server, ln.uri)
+    local head = one_line(("link: @%s:%s"):format(ln.server, ln.uri))
     if #head > best_len and line:sub(1, #head) == head and (#line == #head or line:sub(#head + 1, #head + 1) == " ") then
       best, best_len = ln, #head
     end

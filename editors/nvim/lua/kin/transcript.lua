@@ -63,8 +63,32 @@ function Transcript:_edit(fn)
   end
 end
 
+--- s on one line: its line breaks become spaces.
+function M.one_line(s)
+  return (tostring(s):gsub("\r?\n", " "))
+end
+
+-- Text from the model, kin or a server may hold a line break anywhere (a plan step, a tool's
+-- title, an error with the provider's body, a notice, a file name in a repository), and Neovim
+-- refuses a buffer line with one ("'replacement string' item contains newlines"): the edit was
+-- lost, and with it whatever the handler still had to do (a turn's end; the rest of a resumed
+-- history). So every line is made whole here: the first `keep` lines (a block's heading, which
+-- its fold leaves in view) stay one line each, the others become as many lines as they hold.
+local function whole_lines(lines, keep)
+  local out = {}
+  for i, l in ipairs(lines) do
+    if i <= keep then
+      out[#out + 1] = M.one_line(l)
+    else
+      vim.list_extend(out, vim.split(tostring(l), "\n", { plain = true }))
+    end
+  end
+  return out
+end
+
 --- Appends whole lines at the end.
 function Transcript:lines(lines)
+  lines = whole_lines(lines, 0)
   self:_edit(function(buf)
     if self.empty then
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -211,6 +235,7 @@ end
 ---@return integer row of the block's first line (0-based)
 function Transcript:block(key, lines, opts)
   opts = opts or {}
+  lines = whole_lines(lines, math.max(1, opts.fold_after or 0))
   local b = self.blocks[key]
   local pos = b and vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
   if not (pos and pos[1]) then
@@ -363,7 +388,7 @@ local PLAN_MARKS = { completed = "[x]", in_progress = "[~]", pending = "[ ]" }
 function M.plan_lines(entries)
   local lines = { "**Plan**" }
   for _, e in ipairs(entries or {}) do
-    local line = ("- %s %s"):format(PLAN_MARKS[e.status] or "[ ]", e.content or "")
+    local line = ("- %s %s"):format(PLAN_MARKS[e.status] or "[ ]", M.one_line(e.content or "")) -- a step is one line
     if e.priority and e.priority ~= "" then
       line = line .. " (" .. e.priority .. ")"
     end

@@ -98,7 +98,7 @@ export type PageMessage =
 	| { type: 'selectSession'; sessionId: string }
 	| { type: 'moreSessions' }
 	| { type: 'deleteSession'; sessionId: string }
-	| { type: 'answer'; requestId: string; optionId: string }
+	| { type: 'answer'; requestId: string; optionId: string; revision?: number }
 	| { type: 'openDiff'; requestId: string }
 	| { type: 'openLink'; href: string }
 	| { type: 'openFile'; path: string; line?: number }
@@ -126,7 +126,7 @@ export type PageMessage =
 export interface ViewDeps {
 	status(): ViewStatus;
 	cards(): Card[];
-	answer(requestId: string, optionId: string): Promise<void>;
+	answer(requestId: string, optionId: string, revision?: number): Promise<void>;
 	openDiff(requestId: string): Promise<void>;
 	/** Shows a command's output in a terminal view. */
 	terminal(callId: string): void;
@@ -383,7 +383,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 					return;
 				}
 				case 'answer':
-					await this.deps.answer(m.requestId, m.optionId);
+					await this.deps.answer(m.requestId, m.optionId, m.revision);
 					return;
 				case 'openDiff':
 					await this.deps.openDiff(m.requestId);

@@ -358,10 +358,12 @@ document.addEventListener('keydown', (e) => {
 
 function answer(card: HTMLElement, optionId: string): void {
 	const requestId = card.dataset.request!;
+	// The revision of the card answered: kin refuses an answer to one it has replaced since.
+	const revision = Number(card.dataset.revision) || 0;
 	for (const b of card.querySelectorAll<HTMLButtonElement>('[data-option]')) {
 		b.disabled = true;
 	}
-	vscode.postMessage({ type: 'answer', requestId, optionId });
+	vscode.postMessage({ type: 'answer', requestId, optionId, revision });
 	// Focus goes back to the input, not to whatever comes next (another card must not get keys).
 	input.focus();
 	// What the answer lets happen comes into view.

@@ -399,7 +399,7 @@ export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitl
 			.join('')}</div>`,
 	);
 	parts.push(`<div class="hint">${c.answering ? 'Sending your answer…' : `Enter or Escape: ${inlineCode(c.buttons[0].label)}. Tab moves between the choices.`}</div>`);
-	return `<section class="card ${c.what} kind-${escapeHtml(c.kind)}" data-request="${escapeHtml(c.requestId)}" tabindex="0" role="group" aria-label="${escapeHtml(
+	return `<section class="card ${c.what} kind-${escapeHtml(c.kind)}" data-request="${escapeHtml(c.requestId)}" data-revision="${Number(c.revision) || 0}" tabindex="0" role="group" aria-label="${escapeHtml(
 		`${c.heading}: ${c.title}`,
 	)}">${parts.join('')}</section>`;
 }

