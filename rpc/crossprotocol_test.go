@@ -9,6 +9,8 @@ import (
 
 	"github.com/kin-dev/kin/rpc"
 	"github.com/kin-dev/kin/rpc/rpctest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // `kin serve --listen 127.0.0.1:PORT` has no authentication: anything that
@@ -73,4 +75,31 @@ func TestARequestWithANullIDIsRefused(t *testing.T) {
 	}
 	r.Write(rpctest.Framed(listReq(3)))
 	answered(t, r, "3")
+}
+
+// A connection that ends for a reason other than its close (here an HTTP
+// request) is logged while it still stands: jsonrpc2 logged such a reason
+// itself after announcing the disconnect, when Serve may already have
+// returned (a test's logger then raced with the test's end).
+func TestAnInputEndedIsLoggedBeforeServeReturns(t *testing.T) {
+	e := newEnv(t)
+	core, logs := observer.New(zap.DebugLevel)
+	opts := e.Options()
+	opts.Logger = zap.New(core)
+	r := rpctest.StartRaw(t, opts)
+	r.WriteUntilClosed("POST / HTTP/1.1\r\nHost: 127.0.0.1:7777\r\nContent-Length: 2\r\n\r\n{}")
+	select {
+	case <-r.Done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("kin went on serving a browser's HTTP request")
+	}
+	if n := logs.FilterMessage("the connection ended").Len(); n != 1 {
+		t.Errorf("%d lines say why the connection ended by the time Serve returned, want 1: %v", n, logs.All())
+	}
+	time.Sleep(100 * time.Millisecond) // what jsonrpc2 would log comes after
+	for _, l := range logs.All() {
+		if strings.Contains(l.Message, "protocol error") {
+			t.Errorf("logged after Serve returned: %q", l.Message)
+		}
+	}
 }

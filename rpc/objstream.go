@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -313,6 +315,29 @@ func (s *ObjectStream) Close() error {
 	return s.rwc.Close()
 }
 
+// InputEnded is what onBad hears when the input ends for a reason other
+// than its close (an HTTP request on kin's connection, a broken read).
+type InputEnded struct{ Err error }
+
+func (e *InputEnded) Error() string { return "the connection ended: " + e.Err.Error() }
+func (e *InputEnded) Unwrap() error { return e.Err }
+
+// BadInput is the log message for what onBad heard.
+func BadInput(err error) string {
+	var ended *InputEnded
+	if errors.As(err, &ended) {
+		return "the connection ended"
+	}
+	return "skipped a bad message"
+}
+
+// closedInput reports whether err is the input's close: the peer's, or
+// kin's own end closed under the read (a write to a vanished peer).
+func closedInput(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed)
+}
+
 // ReadObject implements jsonrpc2.ObjectStream. Only a closed or broken
 // input ends it. It waits first while the peer is not reading what kin
 // sends (see ObjectStream: backpressure).
@@ -326,7 +351,14 @@ func (s *ObjectStream) ReadObject(v any) error {
 			continue
 		}
 		if err != nil {
-			return err
+			// jsonrpc2 logs a read error other than EOF after it has
+			// announced the disconnect, when Serve may have returned and
+			// its logger be gone (a test's): the reason is told here, while
+			// the connection still stands, and jsonrpc2 hears EOF.
+			if !closedInput(err) && s.onBad != nil {
+				s.onBad(&InputEnded{err})
+			}
+			return io.EOF
 		}
 		if err := json.Unmarshal(body, v); err != nil {
 			if json.Valid(body) {
