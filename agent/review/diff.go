@@ -95,7 +95,7 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	var exclude []string
 	for _, p := range split0(names) {
 		if why := secret(p); why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			exclude = append(exclude, ":(exclude,literal)"+p)
 			continue
 		}
@@ -126,7 +126,7 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if len(keys) > 0 {
 		d.Left = append(d.Left, keys...)
 		d.Files = slices.DeleteFunc(d.Files, func(p string) bool {
-			return slices.Contains(keys, p+" (its content is a private key)")
+			return slices.Contains(keys, Quote(p)+" (its content is a private key)")
 		})
 	}
 	if len(d.Files) == 0 {
@@ -136,8 +136,8 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	return d, nil
 }
 
-// dropKeys takes out of a patch every file whose added lines hold a
-// private key (boundary.SecretContent), naming each.
+// dropKeys takes out of a patch every file whose lines (added, removed
+// or context) hold a private key (boundary.SecretContent), naming each.
 func dropKeys(patch string) (string, []string) {
 	if !strings.Contains(patch, "PRIVATE KEY") && !strings.Contains(patch, "PuTTY-User-Key-File") {
 		return patch, nil
@@ -147,13 +147,17 @@ func dropKeys(patch string) (string, []string) {
 	for _, sec := range sections(patch) {
 		key := false
 		for _, l := range strings.Split(sec, "\n") {
-			if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") && boundary.SecretContent([]byte(l[1:])) != "" {
+			// Every line of content counts, not only added ones: a commit
+			// that removes a key committed by mistake shows it in "-"
+			// lines, and a change next to one in " " lines. (A header
+			// line, "--- a/x", is never a key either way.)
+			if l != "" && strings.ContainsRune("+- ", rune(l[0])) && boundary.SecretContent([]byte(l[1:])) != "" {
 				key = true
 				break
 			}
 		}
 		if key {
-			left = append(left, sectionPath(sec)+" (its content is a private key)")
+			left = append(left, Quote(sectionPath(sec))+" (its content is a private key)")
 			continue
 		}
 		kept.WriteString(sec)
@@ -232,7 +236,7 @@ func (d *Diff) untracked(ctx context.Context, patch *bytes.Buffer) error {
 	defer r.Close()
 	for _, p := range paths {
 		if why := secret(p); why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			continue
 		}
 		text, why := readNew(r, p)
@@ -240,7 +244,7 @@ func (d *Diff) untracked(ctx context.Context, patch *bytes.Buffer) error {
 			why = boundary.SecretContent([]byte(text))
 		}
 		if why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			continue
 		}
 		d.Files = append(d.Files, p)
