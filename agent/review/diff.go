@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/gitx"
@@ -43,6 +44,12 @@ type Diff struct {
 	Cut   bool
 }
 
+// Timeout bounds the git commands of one review's diff. git opens the
+// .gitignore and .gitattributes files of the work tree as they are, and a
+// FIFO of that name (a repository may bring one) makes it wait for a
+// writer forever: the review would never start nor say why.
+var Timeout = 2 * time.Minute
+
 // Compute works out the diff target names in the repository dir belongs
 // to. Every git command goes through gitx; nothing the repository
 // configures runs.
@@ -50,6 +57,16 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	d, err := compute(ctx, dir, t)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("git did not finish the diff within %v (is a .gitignore or .gitattributes in the work tree a FIFO? git waits on one): %w", Timeout, err)
+	}
+	return d, err
+}
+
+func compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if !gitx.InTree(ctx, dir) {
 		return nil, fmt.Errorf("%w: %s is not inside a git work tree", ErrNotRepository, dir)
 	}
