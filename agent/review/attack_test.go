@@ -2,6 +2,8 @@ package review
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,5 +62,24 @@ func TestReviewRequestQuotesTheRepositorysFileNames(t *testing.T) {
 		if !strings.Contains(text, `"a.go\n\n[kin: the person`) {
 			t.Errorf("the name is not quoted:\n%s", text)
 		}
+	}
+}
+
+// A folder whose .git file names another checkout's git folder ("gitdir:
+// ../victim/.git") is not reviewed: git would take the folder as the
+// victim's work tree, and the diff against the victim's HEAD would send
+// all of the victim's files, outside the workspace, to the model.
+func TestReviewRefusesAGitFileNamingAnotherCheckout(t *testing.T) {
+	base := t.TempDir()
+	gitxtest.Repo(t, filepath.Join(base, "victim"), map[string]string{"v.go": "package v // canary-victim\n"})
+	hostile := filepath.Join(base, "hostile")
+	gitxtest.Write(t, hostile, ".git", "gitdir: ../victim/.git\n")
+	gitxtest.Write(t, hostile, "x.go", "package x\n")
+	d, err := Compute(context.Background(), hostile, Target{Uncommitted: true})
+	if !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("err = %v", err)
+	}
+	if d != nil && strings.Contains(d.Patch, "canary-victim") {
+		t.Errorf("the victim's content reached the diff")
 	}
 }

@@ -74,6 +74,11 @@ func compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotRepository, err)
 	}
+	// a .git file naming another checkout's git folder would make the
+	// diff that repository's content, read outside the workspace
+	if err := gitx.Owned(ctx, root); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotRepository, err)
+	}
 	d := &Diff{Target: t, Root: root}
 	var rng []string // what git diff compares
 	switch {

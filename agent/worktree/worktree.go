@@ -131,8 +131,11 @@ func Check(ctx context.Context, dir, branch, sessionID string) (Plan, error) {
 	if err != nil {
 		return Plan{}, refuse(KindNotRepository, "%s: %v", dir, err)
 	}
-	if err := owned(ctx, top); err != nil {
-		return Plan{}, err
+	// a folder whose .git names another checkout's git folder would make
+	// the worktree a branch of that repository, its objects and refs
+	// writable to the session's commands
+	if err := gitx.Owned(ctx, top); err != nil {
+		return Plan{}, refuse(KindNotRepository, "%v: kin makes a worktree only of a repository whose work tree this folder is", err)
 	}
 	base, err := gitx.Output(ctx, top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
@@ -310,70 +313,4 @@ func forget(kinHome, sessionID string) error {
 	}
 	_ = os.Remove(p + ".lock")
 	return nil
-}
-
-// owned refuses a work tree whose git folder is another checkout's. A
-// folder's ".git" may be a file naming any git folder ("gitdir:
-// ../other-project/.git"), and git then takes top as the work tree of that
-// repository: a worktree session made from it would be a branch of the
-// other repository, checked out for the model, with that repository's
-// objects and refs writable to the session's commands (boundary's rule for
-// a kin worktree's common git folder). Refused: the ".git" folder of
-// another folder (unless its configuration names its work tree:
-// core.worktree, from which git resolved top), and a linked worktree's
-// folder whose "gitdir" file (git worktree add writes it) does not point
-// back at top/.git. A git folder kept apart (git init --separate-git-dir,
-// a submodule's in the superproject's .git/modules) is top's own.
-func owned(ctx context.Context, top string) error {
-	out, err := gitx.Output(ctx, top, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return refuse(KindNotRepository, "%s: %v", top, err)
-	}
-	gd := realPath(strings.TrimSpace(out))
-	dotGit := realPath(filepath.Join(top, ".git"))
-	if gd == dotGit {
-		return nil
-	}
-	other := refuse(KindNotRepository, "the .git of %s names the git folder %s, which belongs to another checkout: kin makes a worktree only of a repository whose work tree this folder is", top, gd)
-	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
-		if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
-			if !filepath.IsAbs(back) {
-				back = filepath.Join(gd, back)
-			}
-			if realPath(back) == dotGit {
-				return nil
-			}
-		}
-		return other
-	}
-	if filepath.Base(gd) == ".git" {
-		if wt, err := gitx.Output(ctx, top, "config", "--local", "core.worktree"); err == nil && strings.TrimSpace(wt) != "" {
-			return nil
-		}
-		return other
-	}
-	return nil
-}
-
-// smallFile is the trimmed content of a regular file of at most 16 KiB
-// (what git writes there is one path): a FIFO in its place is not waited
-// on.
-func smallFile(p string) (string, bool) {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4*4096 {
-		return "", false
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", false
-	}
-	return strings.TrimSpace(string(b)), true
-}
-
-// realPath is p with symlinks resolved, or p cleaned when it cannot be.
-func realPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
 }
