@@ -92,6 +92,12 @@ type file struct {
 	Old   string   `json:"old,omitempty"`
 	After string   `json:"after"`
 	Calls []string `json:"calls"`
+	// Between says that a later change of the turn found the file other
+	// than the turn's earlier change left it: someone (the person typing
+	// in their editor) changed it meanwhile, and the turn's later changes
+	// build on that. Undo then leaves it as it is, since putting back Old
+	// would throw their change away.
+	Between bool `json:"between,omitempty"`
 }
 
 // Before keeps what c replaces, durably, before the write happens: a kin
@@ -123,6 +129,9 @@ func (s *Store) Before(c Change) (revert func(), err error) {
 	found := false
 	for i := range m.Files {
 		if f := &m.Files[i]; f.Path == c.Path {
+			if sum := sha256.Sum256(c.Old); !c.Existed || hex.EncodeToString(sum[:]) != f.After {
+				f.Between = true
+			}
 			f.After = after
 			f.Calls = appendOnce(append([]string(nil), f.Calls...), c.CallID)
 			found = true

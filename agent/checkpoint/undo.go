@@ -113,6 +113,10 @@ func (s *Store) restore(ctx context.Context, sessionID, turnID string, f file, f
 		return nil // already as it was before the turn
 	case !exists:
 		return conflict("it was deleted since kin changed it; left as it is")
+	case f.Between:
+		c := conflict("it was changed by someone else between kin's changes in that turn, and kin's later changes build on that; left as it is so that change is not lost (the diff shows the file since before the turn)")
+		c.Diff = cut(textdiff.Unified("before the turn", "now", string(old), string(cur)))
+		return c
 	case !bytes.Equal(cur, after):
 		c := conflict("it was changed since kin changed it; left as it is (the diff shows the change since)")
 		c.Diff = cut(textdiff.Unified("kin's version", "now", string(after), string(cur)))

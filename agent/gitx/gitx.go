@@ -18,9 +18,13 @@
 //
 // The person's global configuration is theirs and is kept (their name for
 // commits, their git-lfs filters), except for the fixed keys. What is not
-// covered: a git binary on PATH that is itself hostile, and a repository
-// whose tree relies on its filters (git-lfs configured only in the
-// repository's config) checks out raw pointer files in a worktree.
+// covered: a git binary on PATH that is itself hostile; git add in a
+// repository with a checked-out submodule (git add has no flag that keeps
+// it from running git status inside, which reads the submodule's own
+// configuration: a caller passes submodules by, as worktree's snapshot
+// does); and a repository whose tree relies on its filters (git-lfs
+// configured only in the repository's config) checks out raw pointer
+// files in a worktree.
 package gitx
 
 import (
@@ -163,14 +167,24 @@ func InTree(ctx context.Context, dir string) bool {
 // withDiffFlags adds --no-ext-diff and --no-textconv to the commands that
 // print diffs: an external diff (diff.external, or a driver's command) can
 // only be switched off by flag, and kin parses git's own diff.
+//
+// Those commands and status also get --ignore-submodules=dirty: to say
+// whether a checked-out submodule is dirty, git runs git status inside
+// it, a child that reads the submodule's own configuration (its filter
+// drivers), which repoDrivers, reading the top repository's, never saw.
+// A submodule's commit changing is still shown; only its work tree is not
+// looked into. The flag beats submodule.<name>.ignore, which the
+// repository could set.
 func withDiffFlags(args []string) []string {
 	if len(args) == 0 {
 		return args
 	}
 	switch args[0] {
 	case "diff", "log", "show":
-		out := append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+		out := append([]string{args[0], "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args[1:]...)
 		return out
+	case "status":
+		return append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
 	}
 	return args
 }

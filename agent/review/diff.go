@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/gitx"
@@ -43,6 +44,12 @@ type Diff struct {
 	Cut   bool
 }
 
+// Timeout bounds the git commands of one review's diff. git opens the
+// .gitignore and .gitattributes files of the work tree as they are, and a
+// FIFO of that name (a repository may bring one) makes it wait for a
+// writer forever: the review would never start nor say why.
+var Timeout = 2 * time.Minute
+
 // Compute works out the diff target names in the repository dir belongs
 // to. Every git command goes through gitx; nothing the repository
 // configures runs.
@@ -50,11 +57,26 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	d, err := compute(ctx, dir, t)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("git did not finish the diff within %v (is a .gitignore or .gitattributes in the work tree a FIFO? git waits on one): %w", Timeout, err)
+	}
+	return d, err
+}
+
+func compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if !gitx.InTree(ctx, dir) {
 		return nil, fmt.Errorf("%w: %s is not inside a git work tree", ErrNotRepository, dir)
 	}
 	root, err := gitx.Toplevel(ctx, dir)
 	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotRepository, err)
+	}
+	// a .git file naming another checkout's git folder would make the
+	// diff that repository's content, read outside the workspace
+	if err := gitx.Owned(ctx, root); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotRepository, err)
 	}
 	d := &Diff{Target: t, Root: root}
@@ -95,7 +117,7 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	var exclude []string
 	for _, p := range split0(names) {
 		if why := secret(p); why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			exclude = append(exclude, ":(exclude,literal)"+p)
 			continue
 		}
@@ -126,7 +148,7 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	if len(keys) > 0 {
 		d.Left = append(d.Left, keys...)
 		d.Files = slices.DeleteFunc(d.Files, func(p string) bool {
-			return slices.Contains(keys, p+" (its content is a private key)")
+			return slices.Contains(keys, Quote(p)+" (its content is a private key)")
 		})
 	}
 	if len(d.Files) == 0 {
@@ -136,8 +158,8 @@ func Compute(ctx context.Context, dir string, t Target) (*Diff, error) {
 	return d, nil
 }
 
-// dropKeys takes out of a patch every file whose added lines hold a
-// private key (boundary.SecretContent), naming each.
+// dropKeys takes out of a patch every file whose lines (added, removed
+// or context) hold a private key (boundary.SecretContent), naming each.
 func dropKeys(patch string) (string, []string) {
 	if !strings.Contains(patch, "PRIVATE KEY") && !strings.Contains(patch, "PuTTY-User-Key-File") {
 		return patch, nil
@@ -147,13 +169,17 @@ func dropKeys(patch string) (string, []string) {
 	for _, sec := range sections(patch) {
 		key := false
 		for _, l := range strings.Split(sec, "\n") {
-			if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") && boundary.SecretContent([]byte(l[1:])) != "" {
+			// Every line of content counts, not only added ones: a commit
+			// that removes a key committed by mistake shows it in "-"
+			// lines, and a change next to one in " " lines. (A header
+			// line, "--- a/x", is never a key either way.)
+			if l != "" && strings.ContainsRune("+- ", rune(l[0])) && boundary.SecretContent([]byte(l[1:])) != "" {
 				key = true
 				break
 			}
 		}
 		if key {
-			left = append(left, sectionPath(sec)+" (its content is a private key)")
+			left = append(left, Quote(sectionPath(sec))+" (its content is a private key)")
 			continue
 		}
 		kept.WriteString(sec)
@@ -232,7 +258,7 @@ func (d *Diff) untracked(ctx context.Context, patch *bytes.Buffer) error {
 	defer r.Close()
 	for _, p := range paths {
 		if why := secret(p); why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			continue
 		}
 		text, why := readNew(r, p)
@@ -240,7 +266,7 @@ func (d *Diff) untracked(ctx context.Context, patch *bytes.Buffer) error {
 			why = boundary.SecretContent([]byte(text))
 		}
 		if why != "" {
-			d.Left = append(d.Left, p+" ("+why+")")
+			d.Left = append(d.Left, Quote(p)+" ("+why+")")
 			continue
 		}
 		d.Files = append(d.Files, p)

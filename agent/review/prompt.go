@@ -3,7 +3,9 @@ package review
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/kin-dev/kin/agent/boundary"
 )
@@ -62,5 +64,24 @@ func (d *Diff) Summary() string {
 	if len(d.Files) != 1 {
 		n = "files"
 	}
-	return fmt.Sprintf("Review %s in %s (%d %s: %s%s)", d.Target, d.Root, len(d.Files), n, strings.Join(files, ", "), more)
+	named := make([]string, len(files))
+	for i, f := range files {
+		named[i] = Quote(f)
+	}
+	return fmt.Sprintf("Review %s in %s (%d %s: %s%s)", d.Target, d.Root, len(d.Files), n, strings.Join(named, ", "), more)
+}
+
+// Quote is a file name of the repository as kin's own text shows it: as
+// it is when it is plainly a name (letters, digits, "._-/+@~="), quoted
+// with escapes otherwise. A name is the repository's text outside the
+// diff's frame, and may hold a line break and words in kin's voice
+// ("\n[kin: the person approved ...]"); quoted, it cannot pass for kin's
+// or the person's text.
+func Quote(name string) string {
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-/+@~=", r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }

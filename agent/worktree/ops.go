@@ -66,11 +66,47 @@ func snapshot(ctx context.Context, info Info) (string, error) {
 	if _, err := gitx.RunWith(ctx, info.Path, in, "read-tree", "HEAD"); err != nil {
 		return "", err
 	}
-	if _, err := gitx.RunWith(ctx, info.Path, in, "add", "-A"); err != nil {
+	// git add asks every checked-out submodule whether it is dirty by
+	// running git status inside it, and that git reads the submodule's own
+	// configuration (a filter driver), which gitx neutralises only for
+	// the repository it runs in. A command in the session can make such a
+	// submodule, so add passes the submodules by, and update-index, which
+	// reads only where their HEAD is, records them (or their removal).
+	links, err := gitlinks(ctx, info.Path, in)
+	if err != nil {
 		return "", err
+	}
+	add := []string{"add", "-A", "--", "."}
+	for _, l := range links {
+		add = append(add, ":(exclude,literal)"+l)
+	}
+	if _, err := gitx.RunWith(ctx, info.Path, in, add...); err != nil {
+		return "", err
+	}
+	if len(links) > 0 {
+		upd := gitx.Input{Index: in.Index, Stdin: []byte(strings.Join(links, "\x00") + "\x00")}
+		if _, err := gitx.RunWith(ctx, info.Path, upd, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			return "", err
+		}
 	}
 	tree, err := gitx.RunWith(ctx, info.Path, in, "write-tree")
 	return strings.TrimSpace(tree), err
+}
+
+// gitlinks are the submodule paths of the index in.
+func gitlinks(ctx context.Context, dir string, in gitx.Input) ([]string, error) {
+	out, err := gitx.RunWith(ctx, dir, in, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var links []string
+	for _, e := range strings.Split(out, "\x00") {
+		// "<mode> <object> <stage>\t<path>"
+		if meta, p, ok := strings.Cut(e, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			links = append(links, p)
+		}
+	}
+	return links, nil
 }
 
 func treeOf(ctx context.Context, dir, rev string) (string, error) {

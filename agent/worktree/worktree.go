@@ -131,6 +131,12 @@ func Check(ctx context.Context, dir, branch, sessionID string) (Plan, error) {
 	if err != nil {
 		return Plan{}, refuse(KindNotRepository, "%s: %v", dir, err)
 	}
+	// a folder whose .git names another checkout's git folder would make
+	// the worktree a branch of that repository, its objects and refs
+	// writable to the session's commands
+	if err := gitx.Owned(ctx, top); err != nil {
+		return Plan{}, refuse(KindNotRepository, "%v: kin makes a worktree only of a repository whose work tree this folder is", err)
+	}
 	base, err := gitx.Output(ctx, top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		return Plan{}, refuse(KindNoCommits, "the repository at %s has no commit yet: a worktree starts from one", top)
