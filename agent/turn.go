@@ -222,7 +222,9 @@ func (t *turn) run(ctx context.Context) {
 // when the loop should go on, or how the turn ended.
 func (t *turn) step(ctx context.Context) (string, error) {
 	specs, tools := t.offer(t.tools())
-	t.joinSteers()
+	if why, stopped := t.joinSteers(ctx); stopped {
+		return TurnCancelled, fmt.Errorf("a hook stopped the turn: %s", why)
+	}
 	if len(t.touched) > 0 {
 		t.refreshInstructions(ctx, t.touched)
 		t.touched = nil
