@@ -120,21 +120,22 @@ func (s *Service) Steer(sessionID, turnID string, in Input) error {
 // sending them while a turn runs would be the way past it. Words a hook
 // blocks are not sent (the person is told why); a hook's continue:false
 // ends the turn (stopped), and the words after them are not sent either.
-func (t *turn) joinSteers(ctx context.Context) (stop string, stopped bool) {
+// joined counts the messages that will reach the model.
+func (t *turn) joinSteers(ctx context.Context) (joined int, stop string, stopped bool) {
 	qs := t.steer.take()
 	for i, q := range qs {
 		contexts, blocks, why, halt := gather(t.runHooks(ctx, hooks.UserPromptSubmit, "", hooks.Input{Prompt: q.rec.Text}))
 		switch {
 		case ctx.Err() != nil:
 			t.unsent(qs[i:])
-			return "", false // the turn ends as cancelled (step)
+			return joined, "", false // the turn ends as cancelled (step)
 		case len(blocks) > 0:
 			t.events().Notice(Notice{Level: "warning", Source: "hooks", SessionID: t.sess.id,
 				Message: fmt.Sprintf("Your words were not sent to the model: a hook blocked them (%q): %s", titleFrom(textOf(q)), strings.Join(blocks, "; "))})
 			continue
 		case halt:
 			t.unsent(qs[i:])
-			return why, true
+			return joined, why, true
 		}
 		t.addContext(contexts...)
 		rec, ok := t.record(q.rec)
@@ -142,6 +143,7 @@ func (t *turn) joinSteers(ctx context.Context) (stop string, stopped bool) {
 			t.unsent([]question{q})
 			continue
 		}
+		joined++
 		if len(q.touched) > 0 {
 			t.mu.Lock()
 			t.touched = append(t.touched, q.touched...)
@@ -151,7 +153,7 @@ func (t *turn) joinSteers(ctx context.Context) (stop string, stopped bool) {
 			ev.Steered(Steered{SessionID: t.sess.id, TurnID: t.id, Input: rec.Text, Parts: session.AttachedParts(rec.Parts)})
 		}
 	}
-	return "", false
+	return joined, "", false
 }
 
 // textOf is a question's words as a notice names them.

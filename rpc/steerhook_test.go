@@ -61,3 +61,26 @@ func TestSteeredWordsPassTheUserPromptSubmitHook(t *testing.T) {
 		}
 	}
 }
+
+// Words steered during the final answer that a hook blocks do not make the
+// turn ask the model again for nothing: the answer stands, one request.
+func TestBlockedSteerDuringTheFinalAnswerEndsTheTurn(t *testing.T) {
+	e := newEnv(t)
+	e.settings(hooksJSON("UserPromptSubmit", "", "if grep -q 'SECRET-'; then echo 'no secrets' >&2; exit 2; fi", 0))
+	hold := make(chan struct{})
+	e.Model.Script(
+		modeltest.Reply{Text: []string{"Here", " is all"}, Hold: hold},
+		modeltest.Reply{Text: []string{"again"}},
+	)
+	ed, sid := e.editor()
+	tid := start(t, ed, sid, "explain")
+	ed.Wait("turn/delta", rpctest.Field("turnId", tid))
+	ed.MustCall("turn/steer", rpc.TurnSteerParams{SessionID: sid, TurnID: tid, Input: "SECRET-1 is the key"}, nil)
+	close(hold)
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Fatalf("turn %v", done)
+	}
+	if reqs := e.Model.Requests(); len(reqs) != 1 {
+		t.Errorf("%d requests; the blocked words alone sent another", len(reqs))
+	}
+}
