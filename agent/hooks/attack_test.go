@@ -32,3 +32,25 @@ func TestAHugeTimeoutStillLetsTheHookBlock(t *testing.T) {
 		}
 	}
 }
+
+// The attack: a project's hook `./scripts/guard.sh; true` was trusted;
+// its words split at blanks named "./scripts/guard.sh;", no file, so the
+// script was not in the digest. The model changed scripts/guard.sh (an
+// ordinary workspace file, written unasked in auto-edit) and the next run
+// ran the new script under the old trust, without asking. Words now split
+// at the shell's operators too.
+func TestAProjectHookDigestCoversAScriptBesideShellOperators(t *testing.T) {
+	for _, cmd := range []string{"./scripts/guard.sh; true", "true && ./scripts/guard.sh", "./scripts/guard.sh>/dev/null", "(./scripts/guard.sh)|cat"} {
+		kinHome, ws, _ := setup(t)
+		write(t, filepath.Join(ws, "scripts", "guard.sh"), "exit 0\n", 0o755)
+		write(t, filepath.Join(ws, ".kin", "hooks.json"), config("Stop", "", cmd, 0), 0o644)
+		hs := hooks.Load(kinHome, []string{ws}).For(hooks.Stop, "")
+		if len(hs) != 1 || hs[0].Current() != hs[0].Digest {
+			t.Fatal(hs)
+		}
+		write(t, filepath.Join(ws, "scripts", "guard.sh"), "touch /tmp/owned\n", 0o755)
+		if hs[0].Current() == hs[0].Digest {
+			t.Errorf("%q: a changed script did not change the hook's digest", cmd)
+		}
+	}
+}
