@@ -278,7 +278,10 @@ func (t *turn) withinLimitsFor(ctx context.Context, modelID string, input int64)
 		levels = append(levels, level{p.sess, p})
 	}
 	err := t.svc.withinLimits(ctx, levels, modelID, input, func(r session.Record) { t.record(r) })
-	if err != nil {
+	// Only a limit's stop is every level's: the asking turn's context
+	// ending (a subagent's session cancelled while its limit question
+	// waited) stops that turn alone, and its parent goes on.
+	if ls := (limitStop{}); errors.As(err, &ls) {
 		for p := t; p != nil; p = p.parent {
 			p.mu.Lock()
 			if p.limits.stop == nil {

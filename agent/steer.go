@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -111,14 +113,37 @@ func (s *Service) Steer(sessionID, turnID string, in Input) error {
 }
 
 // joinSteers records the words that came since the last request, so the
-// next request carries them, and shows each where it joined.
-func (t *turn) joinSteers() {
-	for _, q := range t.steer.take() {
+// next request carries them, and shows each where it joined. Steered words
+// are the person's words like a question, so they pass the
+// UserPromptSubmit hooks first, as a question does: a hook that keeps
+// secrets or other words away from the model must see these too, or
+// sending them while a turn runs would be the way past it. Words a hook
+// blocks are not sent (the person is told why); a hook's continue:false
+// ends the turn (stopped), and the words after them are not sent either.
+// joined counts the messages that will reach the model.
+func (t *turn) joinSteers(ctx context.Context) (joined int, stop string, stopped bool) {
+	qs := t.steer.take()
+	for i, q := range qs {
+		contexts, blocks, why, halt := gather(t.runHooks(ctx, hooks.UserPromptSubmit, "", hooks.Input{Prompt: q.rec.Text}))
+		switch {
+		case ctx.Err() != nil:
+			t.unsent(qs[i:])
+			return joined, "", false // the turn ends as cancelled (step)
+		case len(blocks) > 0:
+			t.events().Notice(Notice{Level: "warning", Source: "hooks", SessionID: t.sess.id,
+				Message: fmt.Sprintf("Your words were not sent to the model: a hook blocked them (%q): %s", titleFrom(textOf(q)), strings.Join(blocks, "; "))})
+			continue
+		case halt:
+			t.unsent(qs[i:])
+			return joined, why, true
+		}
+		t.addContext(contexts...)
 		rec, ok := t.record(q.rec)
 		if !ok {
 			t.unsent([]question{q})
 			continue
 		}
+		joined++
 		if len(q.touched) > 0 {
 			t.mu.Lock()
 			t.touched = append(t.touched, q.touched...)
@@ -128,15 +153,21 @@ func (t *turn) joinSteers() {
 			ev.Steered(Steered{SessionID: t.sess.id, TurnID: t.id, Input: rec.Text, Parts: session.AttachedParts(rec.Parts)})
 		}
 	}
+	return joined, "", false
+}
+
+// textOf is a question's words as a notice names them.
+func textOf(q question) string {
+	if q.rec.Text == "" {
+		return "(attachments)"
+	}
+	return q.rec.Text
 }
 
 // unsent tells the person which of their words never reached the model.
 func (t *turn) unsent(qs []question) {
 	for _, q := range qs {
-		text := q.rec.Text
-		if text == "" {
-			text = "(attachments)"
-		}
+		text := textOf(q)
 		t.events().Notice(Notice{Level: "warning", Source: "session", SessionID: t.sess.id,
 			Message: fmt.Sprintf("Your words were not sent to the model: the turn ended before its next request (%q). Send them as a new question.", titleFrom(text))})
 	}

@@ -222,7 +222,9 @@ func (t *turn) run(ctx context.Context) {
 // when the loop should go on, or how the turn ended.
 func (t *turn) step(ctx context.Context) (string, error) {
 	specs, tools := t.offer(t.tools())
-	t.joinSteers()
+	if _, why, stopped := t.joinSteers(ctx); stopped {
+		return TurnCancelled, fmt.Errorf("a hook stopped the turn: %s", why)
+	}
 	if len(t.touched) > 0 {
 		t.refreshInstructions(ctx, t.touched)
 		t.touched = nil
@@ -257,8 +259,19 @@ func (t *turn) step(ctx context.Context) (string, error) {
 		if t.stopHooks(ctx) {
 			return "", nil // a hook sent the model back to work
 		}
-		if !t.steer.closeIfEmpty() {
-			return "", nil // the person's words came while the model answered
+		// The person's words came while the model answered: the turn goes
+		// on for them, unless hooks kept every one of them from the model
+		// (then another answer would only repeat this one).
+		for !t.steer.closeIfEmpty() {
+			joined, why, stopped := t.joinSteers(ctx)
+			switch {
+			case stopped:
+				return TurnCancelled, fmt.Errorf("a hook stopped the turn: %s", why)
+			case ctx.Err() != nil:
+				return t.stopped()
+			case joined > 0:
+				return "", nil
+			}
 		}
 		return TurnCompleted, nil
 	}

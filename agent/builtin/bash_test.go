@@ -340,3 +340,39 @@ func TestBashNeverSeesKinsModelKey(t *testing.T) {
 		t.Errorf("the rest of the environment is missing:\n%s", res.Output)
 	}
 }
+
+// The attack: "always allow `git status`" (key bash:git status) answered
+// `git' 'status` and `'git status' -x`, which run a program named "git
+// status" (one word: from a PATH folder such as ./bin, a file the model can
+// write), because the key joins the scope's words with spaces. And a
+// "git\u00a0status" card reads as git status while it is another program.
+// Such words get no grant: the person is asked each time.
+func TestBashGrantKeysAreNotAmbiguous(t *testing.T) {
+	for _, cmd := range []string{
+		"git' 'status",
+		"'git status' --short",
+		`"git status"`,
+		"git 'status --short'",
+		"npm 'run test'",
+		"npm run 'test x'",
+		"git\u00a0status",
+		"git status\u200b",
+		"git\u2003status",
+		"go te\u0301st",
+	} {
+		g := builtin.BashGrant(cmd)
+		if cmd == "go te\u0301st" {
+			// a combining mark is printed: its own key, shown as it is
+			if g == nil || g.Key == "bash:go test" {
+				t.Errorf("%q: grant %+v", cmd, g)
+			}
+			continue
+		}
+		if g != nil {
+			t.Errorf("%q: grant %q; a grant key must name one program and subcommand unambiguously", cmd, g.Key)
+		}
+	}
+	if g := builtin.BashGrant("git 'status'"); g == nil || g.Key != "bash:git status" {
+		t.Errorf("a quoted word without spaces: %+v", g)
+	}
+}

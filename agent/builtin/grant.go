@@ -3,8 +3,10 @@ package builtin
 import (
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // shellWrappers are programs that run other programs (or are shells): a
@@ -85,11 +87,27 @@ func bashGrant(command string) *tool.Grant {
 			scope = append(scope, name)
 		}
 	}
+	for _, w := range scope {
+		if !plainWord(w) {
+			return nil
+		}
+	}
 	s := strings.Join(scope, " ")
 	return &tool.Grant{
 		Key:   "bash:" + s,
 		Label: "Always allow `" + s + "` commands",
 	}
+}
+
+// plainWord reports whether a word of a grant's scope reads as what it is:
+// no space in it (the key joins the words with spaces, so `'git status'`,
+// one program of that name, would otherwise get the key of `git status`
+// and be answered by its grant), and no character a person cannot see or
+// tell from a space (a "git\u00a0status" card reads as git status).
+func plainWord(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool {
+		return r == ' ' || !unicode.IsPrint(r) || visible.Hidden(r)
+	}) < 0
 }
 
 // commandGrant is the grant "always allow" gives for a command run the way

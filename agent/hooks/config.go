@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/visible"
@@ -221,7 +222,7 @@ func digest(h Hook) string {
 		return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	}
 	if h.Project != "" {
-		scripts := boundary.Scripts("", strings.Fields(expand(h.Command, h.Project)), h.Project, h.Project)
+		scripts := boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project)
 		keys := make([]string, 0, len(scripts))
 		for k := range scripts {
 			keys = append(keys, k)
@@ -244,6 +245,18 @@ func expand(cmd, project string) string {
 	r := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", project, "$CLAUDE_PROJECT_DIR", project,
 		"${KIN_PROJECT_DIR}", project, "$KIN_PROJECT_DIR", project, `"`, "", "'", "")
 	return r.Replace(cmd)
+}
+
+// commandWords are the words of a hook's shell line that may name a file
+// it runs: split at blanks and at the shell's operators too, so that
+// `./guard.sh; echo ok`, `a && ./guard.sh` or `./guard.sh>log` name
+// ./guard.sh (split at blanks alone, "./guard.sh;" named no file, the
+// script was left out of the digest, and a changed script ran under the
+// trust given to the old one).
+func commandWords(cmd string) []string {
+	return strings.FieldsFunc(cmd, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(";&|<>()`", r)
+	})
 }
 
 // ccNames are Claude Code's tool names and kin's.

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -58,7 +59,14 @@ func (e entry) hook(ev Event) (Hook, string) {
 		return h, fmt.Sprintf("kin has no %q hooks (command, prompt, agent and http hooks run)", e.Type)
 	}
 	if e.Timeout != nil && *e.Timeout > 0 {
-		h.Timeout = time.Duration(*e.Timeout * float64(time.Second))
+		h.Timeout = time.Duration(math.MaxInt64)
+		// A timeout meant as "never" (1e10 seconds) does not fit a
+		// Duration: converted, it overflows to a negative one, the hook
+		// times out at once and blocks nothing. Past the longest wait
+		// kin can keep, the longest it is.
+		if s := *e.Timeout * float64(time.Second); s < float64(math.MaxInt64) {
+			h.Timeout = time.Duration(s)
+		}
 	}
 	return h, ""
 }

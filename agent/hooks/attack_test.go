@@ -1,0 +1,56 @@
+package hooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/hooks"
+)
+
+// The attack: a person's guard hook given a timeout meant as "never time
+// out" ("timeout": 1e10 seconds) had it turned into a negative duration (the
+// float overflowed time.Duration), so the hook was stopped at once as
+// timed out and blocked nothing: every call ran past the guard. A timeout
+// too long to keep is now the longest kin can wait, and the hook decides.
+func TestAHugeTimeoutStillLetsTheHookBlock(t *testing.T) {
+	kinHome, ws, r := setup(t)
+	for _, secs := range []float64{1e10, 1e300} {
+		write(t, filepath.Join(kinHome, "settings.json"), config("PreToolUse", "Bash", "echo 'never' >&2; exit 2", secs), 0o600)
+		c := hooks.Load(kinHome, []string{ws})
+		hs := c.For(hooks.PreToolUse, "bash")
+		if len(hs) != 1 || len(c.Problems) != 0 {
+			t.Fatalf("hooks %+v problems %v", c.Hooks, c.Problems)
+		}
+		if hs[0].Timeout <= 0 {
+			t.Errorf("timeout %v s became %v", secs, hs[0].Timeout)
+		}
+		in := hooks.Input{SessionID: "s1", Cwd: ws, ToolName: "Bash", KinToolName: "bash", ToolInput: json.RawMessage(`{"command":"rm -rf /"}`)}
+		if res := r.Run(context.Background(), hs[0], in); !res.Block || res.Failure != "" {
+			t.Errorf("timeout %v s: the guard did not block: %+v", secs, res)
+		}
+	}
+}
+
+// The attack: a project's hook `./scripts/guard.sh; true` was trusted;
+// its words split at blanks named "./scripts/guard.sh;", no file, so the
+// script was not in the digest. The model changed scripts/guard.sh (an
+// ordinary workspace file, written unasked in auto-edit) and the next run
+// ran the new script under the old trust, without asking. Words now split
+// at the shell's operators too.
+func TestAProjectHookDigestCoversAScriptBesideShellOperators(t *testing.T) {
+	for _, cmd := range []string{"./scripts/guard.sh; true", "true && ./scripts/guard.sh", "./scripts/guard.sh>/dev/null", "(./scripts/guard.sh)|cat"} {
+		kinHome, ws, _ := setup(t)
+		write(t, filepath.Join(ws, "scripts", "guard.sh"), "exit 0\n", 0o755)
+		write(t, filepath.Join(ws, ".kin", "hooks.json"), config("Stop", "", cmd, 0), 0o644)
+		hs := hooks.Load(kinHome, []string{ws}).For(hooks.Stop, "")
+		if len(hs) != 1 || hs[0].Current() != hs[0].Digest {
+			t.Fatal(hs)
+		}
+		write(t, filepath.Join(ws, "scripts", "guard.sh"), "touch /tmp/owned\n", 0o755)
+		if hs[0].Current() == hs[0].Digest {
+			t.Errorf("%q: a changed script did not change the hook's digest", cmd)
+		}
+	}
+}
