@@ -89,6 +89,18 @@ func TestSteerDuringAStreamingTurnReachesTheNextRequest(t *testing.T) {
 // the turn makes one more request that carries them.
 func TestSteerDuringTheFinalAnswerKeepsTheTurnGoing(t *testing.T) {
 	e := newEnv(t)
+	steerTheFinalAnswer(t, e, "in French please")
+	reqs := e.Model.Requests()
+	if len(reqs) != 2 || !strings.Contains(reqs[1].LastUserText(), "in French please") {
+		t.Fatalf("%d requests", len(reqs))
+	}
+}
+
+// steerTheFinalAnswer steers words into a turn while its final answer
+// streams (a second answer is scripted, should the words make the turn go
+// on) and returns once the turn completed.
+func steerTheFinalAnswer(t *testing.T, e *env, words string) {
+	t.Helper()
 	hold := make(chan struct{})
 	e.Model.Script(
 		modeltest.Reply{Text: []string{"Here", " is all"}, Hold: hold},
@@ -97,12 +109,10 @@ func TestSteerDuringTheFinalAnswerKeepsTheTurnGoing(t *testing.T) {
 	ed, sid := e.editor()
 	tid := start(t, ed, sid, "explain")
 	ed.Wait("turn/delta", rpctest.Field("turnId", tid))
-	ed.MustCall("turn/steer", rpc.TurnSteerParams{SessionID: sid, TurnID: tid, Input: "in French please"}, nil)
+	ed.MustCall("turn/steer", rpc.TurnSteerParams{SessionID: sid, TurnID: tid, Input: words}, nil)
 	close(hold)
-	completed(ed, tid)
-	reqs := e.Model.Requests()
-	if len(reqs) != 2 || !strings.Contains(reqs[1].LastUserText(), "in French please") {
-		t.Fatalf("%d requests", len(reqs))
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Fatalf("turn %v", done)
 	}
 }
 

@@ -67,19 +67,7 @@ func TestSteeredWordsPassTheUserPromptSubmitHook(t *testing.T) {
 func TestBlockedSteerDuringTheFinalAnswerEndsTheTurn(t *testing.T) {
 	e := newEnv(t)
 	e.settings(hooksJSON("UserPromptSubmit", "", "if grep -q 'SECRET-'; then echo 'no secrets' >&2; exit 2; fi", 0))
-	hold := make(chan struct{})
-	e.Model.Script(
-		modeltest.Reply{Text: []string{"Here", " is all"}, Hold: hold},
-		modeltest.Reply{Text: []string{"again"}},
-	)
-	ed, sid := e.editor()
-	tid := start(t, ed, sid, "explain")
-	ed.Wait("turn/delta", rpctest.Field("turnId", tid))
-	ed.MustCall("turn/steer", rpc.TurnSteerParams{SessionID: sid, TurnID: tid, Input: "SECRET-1 is the key"}, nil)
-	close(hold)
-	if done := completed(ed, tid); done["status"] != "completed" {
-		t.Fatalf("turn %v", done)
-	}
+	steerTheFinalAnswer(t, e, "SECRET-1 is the key")
 	if reqs := e.Model.Requests(); len(reqs) != 1 {
 		t.Errorf("%d requests; the blocked words alone sent another", len(reqs))
 	}
