@@ -22,6 +22,23 @@ func bwrapArgs(t *testing.T, ns []string) []string {
 	return args
 }
 
+// confinedSelf is the command line that runs this test binary in a
+// bubblewrap sandbox with user and pid namespaces of its own and the host's
+// network, as kin runs a command with network (the test is skipped where
+// bubblewrap cannot run).
+func confinedSelf(t *testing.T) []string {
+	t.Helper()
+	args := bwrapArgs(t, []string{"--unshare-all", "--share-net", "--unshare-user"})
+	if args == nil {
+		skipWithoutBwrap(t)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(args, self)
+}
+
 func skipWithoutBwrap(t *testing.T) {
 	t.Helper()
 	if os.Getenv("KIN_REQUIRE_BWRAP") == "1" {
@@ -87,15 +104,7 @@ func TestListenClosesASandboxedCommandsConnectionUnread(t *testing.T) {
 // and ask the person, through a form, for what kin keeps from the sandbox.
 // kin chat refuses it before sending a byte, as it refuses another user's.
 func TestConnectRefusesASandboxedCommandsServer(t *testing.T) {
-	args := bwrapArgs(t, []string{"--unshare-all", "--share-net", "--unshare-user"})
-	if args == nil {
-		skipWithoutBwrap(t)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	squatter := exec.Command(bwrap, append(args, self)...)
+	squatter := exec.Command(bwrap, confinedSelf(t)...)
 	squatter.Env = []string{"KIN_TEST_PEER_LISTEN=1"}
 	chatRefuses(t, squatter, "a sandboxed command's", "not kin's own")
 }

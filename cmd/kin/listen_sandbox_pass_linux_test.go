@@ -55,14 +55,7 @@ func passThenInitialize(to, addr string) string {
 // /proc before the sandboxed peer) while it keeps and uses its own. That
 // copy does not vouch for it: every holder must be in kin's namespaces.
 func TestListenIsNotFooledByACopyOfTheSocketOutside(t *testing.T) {
-	args := bwrapArgs(t, []string{"--unshare-all", "--share-net", "--unshare-user"})
-	if args == nil {
-		skipWithoutBwrap(t)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	confined := confinedSelf(t)
 	addr, logs := listenKin(t, t.TempDir(), "127.0.0.1:0")
 	if addr == "" {
 		t.Fatal("kin serve --listen 127.0.0.1:0 did not start")
@@ -95,7 +88,7 @@ func TestListenIsNotFooledByACopyOfTheSocketOutside(t *testing.T) {
 		_, _ = c.Write([]byte{1})
 		_, _ = c.Read(make([]byte, 1)) // until the peer is done
 	}()
-	cmd := exec.Command(bwrap, append(args, self)...)
+	cmd := exec.Command(bwrap, confined...)
 	cmd.Env = []string{"KIN_TEST_PEER_DIAL=" + addr, "KIN_TEST_PEER_PASS=" + name}
 	out, err := cmd.Output()
 	if err != nil {
