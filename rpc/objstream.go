@@ -322,13 +322,14 @@ type InputEnded struct{ Err error }
 func (e *InputEnded) Error() string { return "the connection ended: " + e.Err.Error() }
 func (e *InputEnded) Unwrap() error { return e.Err }
 
-// BadInput is the log message for what onBad heard.
-func BadInput(err error) string {
+// BadInput is the log message for what onBad heard: skipped (what a
+// skipped message is called on the wire: a frame, a line), or the end.
+func BadInput(err error, skipped string) string {
 	var ended *InputEnded
 	if errors.As(err, &ended) {
 		return "the connection ended"
 	}
-	return "skipped a bad message"
+	return skipped
 }
 
 // closedInput reports whether err is the input's close: the peer's, or

@@ -127,7 +127,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	s.logs = make(chan LogMessage, 64)
 	go s.relayLogLines()
 	// Not relayed as log/message: the editor got an error reply already.
-	st := newStream(rwc, func(err error) { opts.Logger.Warn(BadInput(err), zap.Error(err)) }, s.editorGone)
+	st := newStream(rwc, func(err error) { opts.Logger.Warn(BadInput(err, "skipped a bad frame"), zap.Error(err)) }, s.editorGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(ZapLogger{s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, traceOpts(opts.Trace)...)

@@ -107,7 +107,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 			then.after()
 		}
 	}, errClosed)
-	st := newStream(rwc, func(err error) { s.log.Warn(rpc.BadInput(err), zap.Error(err)) }, s.clientGone)
+	st := newStream(rwc, func(err error) { s.log.Warn(rpc.BadInput(err, "skipped a bad line"), zap.Error(err)) }, s.clientGone)
 	connOpts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(rpc.ZapLogger{Log: s.log})}
 	if opts.Trace != nil {
 		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace, fileContent)...)
