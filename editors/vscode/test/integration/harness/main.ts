@@ -678,9 +678,17 @@ async function main(): Promise<void> {
 		const rec = recordRequests(ctx);
 		const doc = await vscode.workspace.openTextDocument({ content: '' });
 		try {
+			// The chat shows (its input focused first, so that its focus message is not still on its
+			// way when the editor takes the keyboard), then the person works in an editor.
 			await vscode.commands.executeCommand('kin.openChat');
-			await vscode.window.showTextDocument(doc);
+			await until('the chat input to have the focus', async () => {
+				const f = (await person({ type: 'chatFocus' })).focus;
+				return f.id === 'input' && f.hasFocus;
+			});
+			await vscode.window.showTextDocument(doc, { preview: false });
+			await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
 			await until('the editor to have the focus', () => vscode.window.activeTextEditor?.document === doc);
+			assert.ok(ctx.view.visible, 'the chat is shown, so the form is a card there');
 			await person({ type: 'type', text: 'a note I was writing ' });
 			await until('the first keys in the editor', () => doc.getText() === 'a note I was writing ');
 			ctx.service.dispatch('elicitation/request', {
