@@ -11,6 +11,8 @@ export interface CardButton {
 	optionId: string;
 	/** The deny option: first on every card, and what Enter and Escape choose. */
 	deny: boolean;
+	/** Neither deny nor the card's action (a form's Cancel): drawn as a plain button. */
+	quiet?: boolean;
 }
 
 export interface CardFact {
@@ -52,8 +54,11 @@ export interface WaitingCard {
 	/** The request's revision this card shows (0 or absent: the first); the answer names it. */
 	revision?: number;
 	sessionId?: string;
-	/** `approval` (kin's options), or `link` (an elicitation asking to open a URL). */
-	what: 'approval' | 'link';
+	/**
+	 * `approval` (kin's options), `link` (an elicitation asking to open a URL) or `form` (an
+	 * elicitation asking for fields: Answer… opens its inputs).
+	 */
+	what: 'approval' | 'link' | 'form';
 	kind: string;
 	heading: string;
 	title: string;
@@ -70,6 +75,8 @@ export interface WaitingCard {
 	url?: string;
 	warning?: string;
 	buttons: CardButton[];
+	/** What the card says while it is being answered (else "Sending your answer…"). */
+	answeringHint?: string;
 }
 
 /**
@@ -183,6 +190,37 @@ export function linkCard(p: ElicitationRequest): WaitingCard {
 			{ label: 'Decline', optionId: 'decline', deny: true },
 			{ label: 'Open link', optionId: 'open', deny: false },
 		],
+	};
+}
+
+/**
+ * A form (an MCP server's, or kin's own ask tool's): a card naming who asks and what, never its
+ * inputs at once (they would take the keyboard from whoever is typing elsewhere, and Enter there
+ * would send their keys as the answer). Decline is the default (Enter, Escape); Cancel dismisses
+ * it without an answer (PROTOCOL.md, elicitation/respond actions); Answer… opens the inputs.
+ */
+export function formCard(p: ElicitationRequest): WaitingCard {
+	const kin = p.source === 'kin';
+	const server = p.server || 'An MCP server';
+	const fields = (p.fields ?? []).map((f) => f.title || f.name);
+	return {
+		requestId: p.requestId,
+		sessionId: p.sessionId,
+		what: 'form',
+		kind: kin ? 'ask' : 'form',
+		heading: kin ? 'kin asks you a question' : `${server} asks you to fill in a form`,
+		title: p.message || (kin ? 'A question from the model' : 'A form'),
+		facts: [
+			{ label: 'Asked by', value: kin ? 'kin (its model, with the ask tool)' : `the MCP server ${server}` },
+			...(fields.length ? [{ label: fields.length === 1 ? 'Field' : `${fields.length} fields`, value: fields.join(', ') }] : []),
+		],
+		warning: kin ? undefined : `What you answer goes to ${server}.`,
+		buttons: [
+			{ label: 'Decline', optionId: 'decline', deny: true },
+			{ label: 'Cancel', optionId: 'cancel', deny: false, quiet: true },
+			{ label: 'Answer…', optionId: 'answer', deny: false },
+		],
+		answeringHint: 'Answer in the input at the top of the window (Escape there declines).',
 	};
 }
 

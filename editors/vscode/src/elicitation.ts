@@ -7,13 +7,18 @@
 // (to the previous field) and All fields (an overview of every field with its answer, where any
 // field can be changed, then Send). Escape declines the whole request. When kin refuses some
 // fields, only those are asked again, the rest kept; a form kin closes (its call ended, its turn
-// was cancelled, its server went away) is closed here, saying why. URL mode (and OAuth sign-in
-// links) is a card in the chat's dock showing the whole URL: Decline is its default (Enter,
-// Escape); Open link hands the URL to VS Code, which asks before opening a site the person has
-// not trusted, and only a link VS Code really opened is `accept`.
+// was cancelled, its server went away) is closed here, saying why.
+// Nothing opens by itself: every request is first a card in the chat's dock (a notification leads
+// to it when the chat is hidden), because a quick input takes the keyboard, and whoever was typing
+// in an editor would type into the form and send it with Enter. A form's card names who asks
+// (the server, or kin's model through its ask tool): Decline is its default (Enter, Escape),
+// Cancel dismisses it, Answer… opens the inputs above. URL mode (and OAuth sign-in links) is a
+// card showing the whole URL: Decline is its default; Open link hands the URL to VS Code, which
+// asks before opening a site the person has not trusted, and only a link VS Code really opened is
+// `accept`.
 
 import * as vscode from 'vscode';
-import { linkCard, notificationText, type WaitingCard } from './approvalText';
+import { formCard, linkCard, notificationText, type WaitingCard } from './approvalText';
 import type { CardHost } from './approvals';
 import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
@@ -36,8 +41,9 @@ import {
 export class Elicitations implements vscode.Disposable {
 	// open holds the unresolved requests, each with the token that closes its inputs.
 	private readonly open = new Map<string, vscode.CancellationTokenSource>();
-	// links holds the URL requests shown as cards, by requestId, oldest first.
-	private readonly links = new Map<string, ElicitationRequest>();
+	// waiting holds the requests shown as cards (forms and links), by requestId, oldest first.
+	private readonly waiting = new Map<string, ElicitationRequest>();
+	// answering holds the cards being answered: an answer on its way, or a form's inputs open.
 	private readonly answering = new Set<string>();
 	// asked holds the open form requests, to name who asked when kin closes one.
 	private readonly asked = new Map<string, ElicitationRequest>();
@@ -45,7 +51,7 @@ export class Elicitations implements vscode.Disposable {
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly changed = new vscode.EventEmitter<void>();
 	host: CardHost | undefined;
-	/** Fires when the link cards change. */
+	/** Fires when the cards change. */
 	readonly onDidChangeCards = this.changed.event;
 
 	constructor(
@@ -72,40 +78,62 @@ export class Elicitations implements vscode.Disposable {
 		}
 		const cts = new vscode.CancellationTokenSource();
 		this.open.set(p.requestId, cts);
-		if (p.mode === 'url') {
-			this.links.set(p.requestId, p);
-			this.changed.fire();
-			if (!this.host?.visible) {
-				void vscode.window.showWarningMessage(notificationText(linkCard(p)), 'Review').then((c) => {
-					if (c === 'Review' && this.links.has(p.requestId)) {
-						void this.host?.reveal(p.requestId);
-					}
-				});
-			}
-			return;
+		if (p.mode !== 'url') {
+			this.asked.set(p.requestId, p);
 		}
-		this.asked.set(p.requestId, p);
-		this.queue = this.queue
-			.then(() => this.ask(p, cts.token))
-			.catch((err) => this.output.appendLine(`[kin] elicitation ${p.requestId}: ${String(err)}`));
+		this.waiting.set(p.requestId, p);
+		this.changed.fire();
+		if (!this.host?.visible) {
+			const card = p.mode === 'url' ? linkCard(p) : formCard(p);
+			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
+			void vscode.window.showWarningMessage(notificationText(card), 'Review').then((c) => {
+				if (c === 'Review' && this.waiting.has(p.requestId)) {
+					void this.host?.reveal(p.requestId);
+				}
+			});
+		}
 	}
 
-	/** The link cards to draw, oldest first. */
+	/** The cards to draw (forms and links), oldest first. */
 	cards(): (WaitingCard & { answering: boolean })[] {
-		return [...this.links.values()].map((p) => ({ ...linkCard(p), answering: this.answering.has(p.requestId) }));
+		return [...this.waiting.values()].map((p) => ({ ...(p.mode === 'url' ? linkCard(p) : formCard(p)), answering: this.answering.has(p.requestId) }));
 	}
 
 	/**
-	 * The person's choice on a link card. `open` hands the URL to VS Code; kin hears `accept` only
-	 * when VS Code opened it (cancelling VS Code's own "open external website?" is a decline).
+	 * The person's choice on a card. A form's `answer` opens its inputs (one form at a time; the
+	 * card waits, its buttons off, until they close); `decline` and `cancel` answer so. A link's
+	 * `open` hands the URL to VS Code; kin hears `accept` only when VS Code opened it (cancelling
+	 * VS Code's own "open external website?" is a decline).
 	 */
-	async answerLink(requestId: string, choice: string): Promise<void> {
-		const p = this.links.get(requestId);
+	async answer(requestId: string, choice: string): Promise<void> {
+		const p = this.waiting.get(requestId);
 		if (!p || this.answering.has(requestId)) {
 			return;
 		}
 		this.answering.add(requestId);
 		this.changed.fire();
+		if (p.mode !== 'url') {
+			if (choice === 'answer') {
+				const token = this.open.get(requestId)!.token;
+				this.queue = this.queue
+					.then(() => this.ask(p, token))
+					.catch((err) => {
+						this.output.appendLine(`[kin] elicitation ${p.requestId}: ${String(err)}`);
+						return false;
+					})
+					.then((done) => {
+						if (!done) {
+							this.again(requestId);
+						}
+					});
+				return this.queue;
+			}
+			const ok = await this.respond(requestId, { action: choice === 'cancel' ? 'cancel' : 'decline' });
+			if (!ok) {
+				this.again(requestId);
+			}
+			return;
+		}
 		let action: 'accept' | 'decline' = 'decline';
 		if (choice === 'open' && p.url) {
 			let opened = false;
@@ -120,14 +148,20 @@ export class Elicitations implements vscode.Disposable {
 		}
 		const ok = await this.respond(requestId, { action });
 		if (!ok) {
-			this.answering.delete(requestId);
+			this.again(requestId);
+		}
+	}
+
+	/** A card whose answer did not reach kin (or whose form closed unsent) can be answered again. */
+	private again(requestId: string): void {
+		if (this.answering.delete(requestId) && this.waiting.has(requestId)) {
 			this.changed.fire();
 		}
 	}
 
 	private resolved(p: ElicitationResolved): void {
 		this.answering.delete(p.requestId);
-		if (this.links.delete(p.requestId)) {
+		if (this.waiting.delete(p.requestId)) {
 			this.changed.fire();
 		}
 		const cts = this.open.get(p.requestId);
@@ -147,9 +181,10 @@ export class Elicitations implements vscode.Disposable {
 	 * Asks a form: each field in kin's order (one step each, with Back to the previous one and an
 	 * overview of them all), then sends it. When kin refuses some fields (-32602 with data.fields),
 	 * only those are asked again, starting from what was typed, and the rest is kept. Escape
-	 * declines the whole request; a form kin resolves meanwhile closes (token).
+	 * declines the whole request; a form kin resolves meanwhile closes (token). Returns whether
+	 * the request is done with (false: kin did not take the answer, and its card is live again).
 	 */
-	private async ask(p: ElicitationRequest, token: vscode.CancellationToken): Promise<void> {
+	private async ask(p: ElicitationRequest, token: vscode.CancellationToken): Promise<boolean> {
 		const fields = p.fields ?? [];
 		const content: Record<string, unknown> = {};
 		let problems = new Map<string, string>();
@@ -157,19 +192,18 @@ export class Elicitations implements vscode.Disposable {
 		for (;;) {
 			const outcome = await this.fill(p, todo, content, problems, token);
 			if (outcome === 'closed' || token.isCancellationRequested) {
-				return;
+				return true;
 			}
 			if (outcome === 'decline') {
-				await this.respond(p.requestId, { action: 'decline' });
-				return;
+				return this.respond(p.requestId, { action: 'decline' });
 			}
 			const sent = await this.send(p.requestId, { action: 'accept', content: answered(fields, content) });
 			if (sent === true || token.isCancellationRequested) {
-				return;
+				return true;
 			}
 			const refused = refusedFields(p, sent);
 			if (refused.redo.length === 0) {
-				return; // kin refused it otherwise (said already); the request stays open on kin's side
+				return false; // kin refused it otherwise (said already); the request stays open on kin's side: its card can be answered again
 			}
 			problems = refused.problems;
 			todo = fields.filter((f) => problems.has(f.name));

@@ -130,7 +130,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		status: viewStatus,
 		cards: () => [...approvals.cards(), ...elicitations.cards()],
 		answer: (requestId, optionId, revision) =>
-			approvals.has(requestId) ? approvals.answer(requestId, optionId, revision) : elicitations.answerLink(requestId, optionId),
+			approvals.has(requestId) ? approvals.answer(requestId, optionId, revision) : elicitations.answer(requestId, optionId),
 		openDiff: (requestId) => approvals.openDiff(requestId),
 		terminal: (callId) => {
 			const call = chat.state.entries.find((e) => e.type === 'tool' && e.callId === callId);

@@ -2,7 +2,7 @@
 // does. It keeps nothing but a draft of the input (webview state) across reloads; the session
 // itself is restored by the extension (workspaceState + session/resume).
 //
-// Waiting cards (approvals, links) sit in the dock between the transcript and the input. A card
+// Waiting cards (approvals, forms, links) sit in the dock between the transcript and the input. A card
 // never takes focus by itself (typing elsewhere must never answer it); inside a card, Escape and
 // Enter (anywhere but on another button) choose its deny option, and Tab reaches every choice.
 

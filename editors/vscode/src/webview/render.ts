@@ -144,7 +144,7 @@ export function renderEntry(e: Entry): string {
 			return `<div class="entry waiting" data-request="${escapeHtml(e.requestId)}">${icon('bell-dot')} <span class="badge">${
 				e.what === 'approval' ? 'approval needed' : 'input needed'
 			}</span> <span class="title">${escapeHtml(e.title)}</span><div class="hint">${
-				e.what === 'approval' ? 'Answer in the card below.' : 'Answer in the input at the top of the window (or the card below for a link).'
+				'Answer in the card below.'
 			}</div></div>`;
 		case 'decision':
 			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${inlineCode(
@@ -358,7 +358,7 @@ export function renderDiff(unified: string): string {
 export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitle?: string): string {
 	const parts: string[] = [];
 	parts.push(
-		`<div class="card-head">${icon(c.what === 'link' ? 'link-external' : c.unconfined ? 'unlock' : 'shield')} <span class="heading">${escapeHtml(c.heading)}</span>${
+		`<div class="card-head">${icon(c.what === 'link' ? 'link-external' : c.what === 'form' ? 'question' : c.unconfined ? 'unlock' : 'shield')} <span class="heading">${escapeHtml(c.heading)}</span>${
 			sessionTitle ? ` <span class="session">in ${escapeHtml(sessionTitle)}</span>` : ''
 		}</div>`,
 	);
@@ -395,10 +395,10 @@ export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitl
 	const disabled = c.answering ? ' disabled' : '';
 	parts.push(
 		`<div class="buttons">${c.buttons
-			.map((b) => `<button class="${b.deny ? 'deny' : 'allow'}" data-option="${escapeHtml(b.optionId)}"${b.deny ? ' data-default="true"' : ''}${disabled}>${inlineCode(b.label)}</button>`)
+			.map((b) => `<button class="${b.deny ? 'deny' : b.quiet ? 'secondary' : 'allow'}" data-option="${escapeHtml(b.optionId)}"${b.deny ? ' data-default="true"' : ''}${disabled}>${inlineCode(b.label)}</button>`)
 			.join('')}</div>`,
 	);
-	parts.push(`<div class="hint">${c.answering ? 'Sending your answer…' : `Enter or Escape: ${inlineCode(c.buttons[0].label)}. Tab moves between the choices.`}</div>`);
+	parts.push(`<div class="hint">${c.answering ? escapeHtml(c.answeringHint ?? 'Sending your answer…') : `Enter or Escape: ${inlineCode(c.buttons[0].label)}. Tab moves between the choices.`}</div>`);
 	return `<section class="card ${c.what} kind-${escapeHtml(c.kind)}" data-request="${escapeHtml(c.requestId)}" data-revision="${Number(c.revision) || 0}" tabindex="0" role="group" aria-label="${escapeHtml(
 		`${c.heading}: ${c.title}`,
 	)}">${parts.join('')}</section>`;

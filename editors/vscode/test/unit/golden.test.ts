@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
-import { approvalCard, linkCard } from '../../src/approvalText';
+import { approvalCard, formCard, linkCard } from '../../src/approvalText';
 import { fromHistory, initialState, reduce, type Action, type TranscriptState } from '../../src/chat/transcript';
 import { choiceItems, fieldTitle, overviewItems, refusedFields } from '../../src/elicitationFields';
 import { escapeHtml, renderCard, renderEntry, renderGauge } from '../../src/webview/render';
@@ -388,6 +388,22 @@ test("every golden approval's card shows kin's options by name, deny first, and 
 		const c = linkCard(p);
 		assert.equal(c.url, p.url);
 		assert.equal(c.buttons[0].deny, true);
+	}
+	// A form is a card first (its inputs open only on Answer…), naming who asks, Decline the default.
+	const forms = payloads<ElicitationRequest>('elicitation/request').filter((x) => x.mode === 'form');
+	assert.ok(forms.length > 0, 'a golden form');
+	for (const p of forms) {
+		const c = formCard(p);
+		assert.equal(c.what, 'form');
+		assert.deepEqual(
+			c.buttons.map((b) => [b.optionId, b.deny]),
+			[
+				['decline', true],
+				['cancel', false],
+				['answer', false],
+			],
+		);
+		assert.ok(c.heading.includes(p.source === 'kin' ? 'kin' : p.server!), `${p.requestId}: the card names who asks`);
 	}
 });
 

@@ -605,6 +605,10 @@ async function main(): Promise<void> {
 					{ name: 'b', title: 'Second', type: 'string' },
 				],
 			});
+			// The form is a card first; Answer… opens its inputs.
+			const card = await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
+			assert.deepEqual(card.buttons, ['Decline', 'Cancel', 'Answer…']);
+			assert.equal(card.defaultButton, 'Decline');
 			await person({ type: 'quickInput', titleContains: '(1/2): First', value: 'x' });
 			await person({ type: 'quickInput', titleContains: '(2/2): Second', escape: true });
 			const sent = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond'));
@@ -659,12 +663,66 @@ async function main(): Promise<void> {
 			});
 			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: waiting for your answer' });
 			// Escape declines the form (its inputs are elicitation.ts's; only the status is looked at here).
+			await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
 			await person({ type: 'quickInput', titleContains: 'First', escape: true });
 			await until('the form declined', () => rec.calls.some((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_wait_2'));
 			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_wait_2', action: 'decline', reason: 'person' });
 			await person({ type: 'pageText', selector: '.statusbar', contains: 'kin: connected' });
 		} finally {
 			rec.stop();
+		}
+		return 'synthesized';
+	});
+
+	await it('typing in an editor while a form arrives goes on into the editor: no input opens, nothing answers (synthesized request)', async () => {
+		const rec = recordRequests(ctx);
+		const doc = await vscode.workspace.openTextDocument({ content: '' });
+		try {
+			// The chat shows (its input focused first, so that its focus message is not still on its
+			// way when the editor takes the keyboard), then the person works in an editor.
+			await vscode.commands.executeCommand('kin.openChat');
+			await until('the chat input to have the focus', async () => {
+				const f = (await person({ type: 'chatFocus' })).focus;
+				return f.id === 'input' && f.hasFocus;
+			});
+			await vscode.window.showTextDocument(doc, { preview: false });
+			await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+			await until('the editor to have the focus', () => vscode.window.activeTextEditor?.document === doc);
+			assert.ok(ctx.view.visible, 'the chat is shown, so the form is a card there');
+			await person({ type: 'type', text: 'a note I was writing ' });
+			await until('the first keys in the editor', () => doc.getText() === 'a note I was writing ');
+			ctx.service.dispatch('elicitation/request', {
+				requestId: 'el_typing_1',
+				sessionId: ctx.chat.sessionId,
+				server: 'everything',
+				mode: 'form',
+				message: 'Your name, please',
+				fields: [{ name: 'a', title: 'First', type: 'string' }],
+			});
+			await person({ type: 'card', contains: 'everything asks you to fill in a form' });
+			// The card is on the page: the keys that follow, Enter among them (which would have sent
+			// them as the answer in an input box), go on into the editor.
+			await person({ type: 'type', text: 'when the form came, y and n ' });
+			await person({ type: 'key', key: 'Enter' });
+			await person({ type: 'type', text: 'and more' });
+			await until('every key in the editor', () => doc.getText() === 'a note I was writing when the form came, y and n \nand more', 10000).catch(() => {
+				throw new Error(`the editor holds ${JSON.stringify(doc.getText())}`);
+			});
+			await person({ type: 'quickInputGone', timeoutMs: 1000 });
+			assert.equal(vscode.window.activeTextEditor?.document, doc, 'the editor keeps the focus');
+			assert.equal(rec.calls.filter((c) => c.method === 'elicitation/respond').length, 0, 'nothing answered the form');
+			assert.equal(ctx.elicitations.cards().length, 1, 'the form still waits');
+			// Answered from its card, when the person chooses to.
+			await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
+			await person({ type: 'quickInput', titleContains: 'everything asks (1/1): First', value: 'Ana' });
+			const sent = await until('elicitation/respond', () => rec.calls.find((c) => c.method === 'elicitation/respond' && c.params.requestId === 'el_typing_1'));
+			assert.deepEqual(sent.params, { requestId: 'el_typing_1', action: 'accept', content: { a: 'Ana' } });
+			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_typing_1', action: 'accept', reason: 'person' });
+			await until('its card to go', () => ctx.elicitations.cards().length === 0);
+		} finally {
+			rec.stop();
+			await vscode.window.showTextDocument(doc);
+			await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 		}
 		return 'synthesized';
 	});
@@ -766,6 +824,7 @@ async function main(): Promise<void> {
 		assert.equal(req.server, 'elicit');
 		assert.deepEqual(req.fields?.map((f: any) => f.name), ['name', 'age', 'email', 'color', 'subscribe'], "the server's order");
 		await person({ type: 'webviewText', contains: 'elicit asks for input' });
+		await person({ type: 'card', contains: 'elicit asks you to fill in a form', click: 'Answer…' });
 		const name = await person({ type: 'quickInput', titleContains: 'elicit asks (1/5): Name', expectText: 'Your full name', value: 'Ana' });
 		assert.match(name.shown, /Your full name/, 'the description is shown');
 		await person({ type: 'quickInput', titleContains: '(2/5): Age', value: '31' });
@@ -841,6 +900,7 @@ async function main(): Promise<void> {
 		const call = await person({ type: 'card', contains: 'ask_details', click: 'Allow once' });
 		recordDeny('mcp', areq, call);
 		await elicited;
+		await person({ type: 'card', contains: 'patient asks you to fill in a form', click: 'Answer…' });
 		await person({ type: 'quickInput', titleContains: 'patient asks (1/5): Name', value: 'Ana' });
 		await sleep(4000); // the person reads, thinks: well past the server's timeout
 		await person({ type: 'quickInput', titleContains: '(2/5): Age', value: '31' });
@@ -870,6 +930,7 @@ async function main(): Promise<void> {
 					{ name: 'check', title: 'Boolean', description: 'I agree to the terms', type: 'boolean' },
 				],
 			});
+			await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
 			await person({ type: 'quickInput', titleContains: 'everything asks (1/4): Name', value: 'Ann' });
 			await person({ type: 'quickInput', titleContains: '(2/4): Age', button: 'Back' });
 			// Back on Name, with what was typed: corrected.
@@ -905,10 +966,12 @@ async function main(): Promise<void> {
 					{ name: 'b', title: 'Second', type: 'string' },
 				],
 			});
+			await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
 			await person({ type: 'quickInput', titleContains: '(1/2): First', value: 'x' });
 			await person({ type: 'quickInput', titleContains: '(2/2): Second', expectText: 'Details', look: true });
 			ctx.service.dispatch('elicitation/resolved', { requestId: 'el_test_6', action: 'cancel', reason: 'call_ended' });
 			await person({ type: 'quickInputGone' });
+			await until('its card to go', () => ctx.elicitations.cards().length === 0);
 			const note = await person({ type: 'notification', contains: 'kin closed the question from everything' });
 			assert.match(note.text, /the tool call that asked ended without it/);
 			assert.equal(rec.calls.filter((c) => c.method === 'elicitation/respond').length, 0, 'nothing was sent');
@@ -937,6 +1000,7 @@ async function main(): Promise<void> {
 			};
 			ctx.service.dispatch('elicitation/request', params);
 			await person({ type: 'webviewText', contains: 'everything asks for input' });
+			await person({ type: 'card', contains: 'everything asks you to fill in a form', click: 'Answer…' });
 			await person({ type: 'quickInput', titleContains: 'everything asks (1/4): Name', value: 'Ana' });
 			const age = await person({ type: 'quickInput', titleContains: '(2/4): Age', value: '200', expectValidation: 'At most 150', thenValue: '31' });
 			assert.match(age.validation, /At most 150/);
@@ -1230,13 +1294,16 @@ async function main(): Promise<void> {
 		return card.buttons.join(' | ');
 	});
 
-	await it('kin asks the person (its ask tool) in a quick pick headed "kin asks"', async () => {
+	await it('kin asks the person (its ask tool) in a card, whose Answer… opens a quick pick headed "kin asks"', async () => {
 		const completed = next(ctx, 'turn/completed');
 		const asked = next(ctx, 'elicitation/request');
 		await ctx.chat.send('ask me which database');
 		const req = await asked;
 		assert.equal(req.source, 'kin');
 		await person({ type: 'webviewText', contains: 'kin asks for input' });
+		const card = await person({ type: 'card', contains: 'kin asks you a question', click: 'Answer…' });
+		assert.match(card.text, /Which database should the tests use\?/);
+		assert.match(card.text, /kin \(its model, with the ask tool\)/);
 		await person({ type: 'quickInput', titleContains: 'kin asks (1/1): Which database should the tests use?', pick: 'sqlite' });
 		assert.equal((await completed).status, 'completed');
 		assert.match(tool(ctx, 'call_ask')?.output ?? '', /sqlite/);
