@@ -5,9 +5,9 @@ import "net/http"
 // SetTransport puts rt in place of the http hooks' transport until the
 // returned func puts it back.
 func SetTransport(rt http.RoundTripper) (restore func()) {
-	old := hookTransport
-	hookTransport = rt
-	return func() { hookTransport = old }
+	old := testTransport
+	testTransport = rt
+	return func() { testTransport = old }
 }
 
 // For the tests (package hooks_test).

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,14 +12,19 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/sendonce"
 )
 
 // hookTransport carries http hooks' requests (its connections kept
-// between them); a test puts its own in its place.
-var hookTransport http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
+// between them), made at the first hook, not at every kin's start; a test
+// puts its own in its place (testTransport).
+var hookTransport = sync.OnceValue(func() http.RoundTripper { return http.DefaultTransport.(*http.Transport).Clone() })
+
+// testTransport, when set, carries http hooks' requests instead.
+var testTransport http.RoundTripper
 
 // hookClient is the client http hooks are sent with. It follows no
 // redirect: the input would go to a URL the person did not configure. It
@@ -27,7 +33,7 @@ var hookTransport http.RoundTripper = http.DefaultTransport.(*http.Transport).Cl
 // and each would be another event at the person's hook server.
 func hookClient() *http.Client {
 	return &http.Client{
-		Transport:     sendonce.Transport(hookTransport),
+		Transport:     sendonce.Transport(cmp.Or(testTransport, hookTransport())),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
