@@ -100,32 +100,8 @@ func TestAnotherKinsReleaseLeavesOurCommandProtected(t *testing.T) {
 	if err := os.Mkdir(own, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	other := exec.Command(os.Args[0], "-test.run=^TestOtherKinHelper$", "-test.v")
-	other.Env = append(os.Environ(), otherKinEnv+"="+root, "KIN_SANDBOX_OTHER_HOME="+home)
-	tell, err := other.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := other.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other.Stderr = os.Stderr
-	if err := other.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer other.Process.Kill()
-	said := bufio.NewScanner(out)
-	await := func(word string) {
-		t.Helper()
-		for said.Scan() {
-			if said.Text() == word {
-				return
-			}
-		}
-		t.Fatalf("the other kin ended before saying %q", word)
-	}
-	await("held")
+	other := startChild(t, "TestOtherKinHelper", otherKinEnv+"="+root, "KIN_SANDBOX_OTHER_HOME="+home)
+	other.await(t, "held")
 
 	// our walk sees the other kin's placeholders standing
 	ours, endOurs := workspaceCommand(t, sb, root, home,
@@ -138,10 +114,10 @@ func TestAnotherKinsReleaseLeavesOurCommandProtected(t *testing.T) {
 	defer ours.Process.Kill()                    // should the test end early
 	waitFor(t, filepath.Join(root, "ours-runs")) // bound as it stood
 	os.Remove(filepath.Join(root, "ours-runs"))
-	io.WriteString(tell, "release\n")
-	await("released")
-	go io.Copy(io.Discard, out)
-	if err := other.Wait(); err != nil {
+	io.WriteString(other.tell, "release\n")
+	other.await(t, "released")
+	go io.Copy(io.Discard, other.out)
+	if err := other.cmd.Wait(); err != nil {
 		t.Fatalf("the other kin: %v", err)
 	}
 	for _, p := range []string{"AGENTS.md", ".mcp.json", ".git/info", ".github/workflows"} {

@@ -44,10 +44,7 @@ func TestLockHolderHelper(t *testing.T) {
 }
 
 // holder is another process holding run's lock.
-type holder struct {
-	cmd  *exec.Cmd
-	tell io.WriteCloser
-}
+type holder struct{ *child }
 
 // holdRunLock starts a process holding run's lock until letGo (or the
 // test's end).
@@ -56,9 +53,28 @@ func holdRunLock(t *testing.T, run string) *holder {
 	if err := os.MkdirAll(run, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderHelper$")
-	cmd.Env = append(os.Environ(), lockHolderEnv+"="+run)
-	// stopped, it reads no more input: killed should the test die first
+	h := &holder{startChild(t, "TestLockHolderHelper", lockHolderEnv+"="+run)}
+	h.await(t, "locked")
+	go io.Copy(io.Discard, h.out)
+	return h
+}
+
+// child is this test binary run as one of its helpers (a test that only
+// acts when its variable is set): tell is its input, said its output.
+type child struct {
+	cmd  *exec.Cmd
+	tell io.WriteCloser
+	out  io.Reader
+	said *bufio.Scanner
+}
+
+// startChild starts the helper test name with env added, killed when the
+// test ends (and should the test die first: a stopped child reads no
+// more input).
+func startChild(t *testing.T, name string, env ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	tell, err := cmd.StdinPipe()
 	if err != nil {
@@ -72,17 +88,20 @@ func holdRunLock(t *testing.T, run string) *holder {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &holder{cmd, tell}
-	t.Cleanup(func() { h.cmd.Process.Kill(); h.cmd.Wait() })
-	said := bufio.NewScanner(out)
-	for said.Scan() {
-		if said.Text() == "locked" {
-			go io.Copy(io.Discard, out)
-			return h
+	c := &child{cmd: cmd, tell: tell, out: out, said: bufio.NewScanner(out)}
+	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
+	return c
+}
+
+// await reads the child's output up to the line word.
+func (c *child) await(t *testing.T, word string) {
+	t.Helper()
+	for c.said.Scan() {
+		if c.said.Text() == word {
+			return
 		}
 	}
-	t.Fatal("the lock holder ended before it held the lock")
-	return nil
+	t.Fatalf("%s ended before saying %q", c.cmd.Args[1], word)
 }
 
 // stop stops the holder (as Ctrl-Z would), with the lock held.
