@@ -1,51 +1,26 @@
 package confine_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kin-dev/kin/agent/sandbox/scopetest"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/confine"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/mcp/trust"
 )
 
-// listener is a loopback TCP listener that records the first line each
-// connection sends.
-func listener(t *testing.T) (addr string, lines <-chan string) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	ch := make(chan string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			c.Close()
-			ch <- strings.TrimSpace(line)
-		}
-	}()
-	return l.Addr().String(), ch
-}
-
 // A confined server reaches the network by default; with "network": false
 // it cannot connect even to a loopback listener of the host, and the
 // status kin gives names the sandbox and the setting to widen.
 func TestNoNetworkServerCannotConnectOut(t *testing.T) {
 	w := newWorld(t)
-	addr, lines := listener(t)
+	addr, lines := scopetest.Lines(t, "tcp", "127.0.0.1:0")
 	srv := mcptest.Stdio(t, "dial-or-die", map[string]string{"KIN_MCPTEST_PROBE": addr})
 	srv.Name = "netprobe"
 

@@ -1,16 +1,10 @@
 //go:build linux
 
-// Package scopetest gives the tests of the Landlock scope (agent/sandbox,
-// the bash tool, confined MCP servers) the host's side: an abstract unix
-// socket outside every sandbox, and the kernel's Landlock ABI.
 package scopetest
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -35,28 +29,11 @@ func Name(what string) string {
 	return "kin-" + what + "-" + hex.EncodeToString(b[:])
 }
 
-// Listen listens on a fresh abstract socket of the host, closed when the
-// test ends; each connection it accepts sends the first line it wrote (""
-// when it wrote none before closing) on accepted.
+// Listen listens on a fresh abstract socket of the host (see Lines); its
+// name is without the '@'.
 func Listen(t testing.TB) (name string, accepted <-chan string) {
 	t.Helper()
 	name = Name("host")
-	l, err := net.Listen("unix", "@"+name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	ch := make(chan string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			line, _ := bufio.NewReader(c).ReadString('\n')
-			c.Close()
-			ch <- strings.TrimSpace(line)
-		}
-	}()
-	return name, ch
+	_, accepted = Lines(t, "unix", "@"+name)
+	return name, accepted
 }
