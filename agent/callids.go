@@ -20,22 +20,25 @@ func (sess *Session) uniqueCalls(calls []model.Call) {
 	if len(calls) == 0 {
 		return
 	}
+	// The session's ids are those answered (every result kin recorded,
+	// compacted or not) and the calls it still shows without a result (a
+	// kin stopped before recording one): looked up where they are, not
+	// copied into a set at every step of a long session.
 	sess.wmu.Lock()
+	defer sess.wmu.Unlock()
+	var answered map[string]bool
 	taken := map[string]bool{}
 	if c := sess.conv; c != nil {
-		for id := range c.answered {
-			taken[id] = true
-		}
+		answered = c.answered
 		for _, it := range c.items {
-			if it.kind == model.FunctionCall {
+			if it.kind == model.FunctionCall && !answered[it.callID] {
 				taken[it.callID] = true
 			}
 		}
 	}
-	sess.wmu.Unlock()
 	for i := range calls {
 		id := calls[i].CallID
-		for id == "" || taken[id] {
+		for id == "" || answered[id] || taken[id] {
 			id = freshCallID(calls[i].CallID)
 		}
 		taken[id] = true
