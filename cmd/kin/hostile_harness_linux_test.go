@@ -329,6 +329,19 @@ func call(id, name string, args map[string]any) modeltest.Call {
 	return modeltest.Call{ID: id, Name: name, Arguments: string(b)}
 }
 
+// unasked runs scripts as one command the model calls, each after an echo
+// of its name and with its output kept, and returns that output; the
+// command must run without asking anyone (a mode that runs confined
+// commands unasked, or a grant).
+func (h *hostile) unasked(scripts []string) string {
+	h.t.Helper()
+	asked, calls := h.turn(nil, replies(bash("c1", strings.Join(scripts, "; ")))...)
+	if len(asked) != 0 {
+		h.t.Fatalf("asked %v", asked)
+	}
+	return fmt.Sprint(calls["c1"]["output"])
+}
+
 // replies puts each call in a reply of its own (the model calls them one
 // after the other).
 func replies(calls ...modeltest.Call) []modeltest.Reply {
