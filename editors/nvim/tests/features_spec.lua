@@ -101,6 +101,8 @@ describe("kin's features", function()
     require("kin").ask("please ask me")
     t.wait_panel("kin asks: ", 20000)
     t.contains(t.panel_body(), "Which database should the tests use?")
+    -- The model may ask for anything: the form says its answer goes to the model.
+    t.contains(t.panel_body(), "What you answer goes to the model")
     t.press("a")
     t.wait_for(turn_over, "the turn to end", 20000)
     t.contains(text(), "Thanks for the answer.")

@@ -193,6 +193,9 @@ export function linkCard(p: ElicitationRequest): WaitingCard {
 	};
 }
 
+/** Where an answer to kin's ask tool goes: the model reads it as the tool's output. */
+export const ASK_TOOL_WARNING = 'What you answer goes to the model and stays in this session. Never type a password, key or token here.';
+
 /**
  * A form (an MCP server's, or kin's own ask tool's): a card naming who asks and what, never its
  * inputs at once (they would take the keyboard from whoever is typing elsewhere, and Enter there
@@ -214,7 +217,8 @@ export function formCard(p: ElicitationRequest): WaitingCard {
 			{ label: 'Asked by', value: kin ? 'kin (its model, with the ask tool)' : `the MCP server ${server}` },
 			...(fields.length ? [{ label: fields.length === 1 ? 'Field' : `${fields.length} fields`, value: fields.join(', ') }] : []),
 		],
-		warning: kin ? undefined : `What you answer goes to ${server}.`,
+		// The model may ask for anything, a password included: say plainly where the answer goes.
+		warning: kin ? ASK_TOOL_WARNING : `What you answer goes to ${server}.`,
 		buttons: [
 			{ label: 'Decline', optionId: 'decline', deny: true },
 			{ label: 'Cancel', optionId: 'cancel', deny: false, quiet: true },

@@ -106,6 +106,15 @@ function M.asker(p)
   return p.server or "mcp"
 end
 
+--- Where the answer goes. The model may ask for anything through kin's ask tool, a password
+--- included, so its forms say plainly that the model reads the answer.
+function M.destination(p)
+  if p.source == "kin" then
+    return "What you answer goes to the model and stays in this session. Never type a password, key or token here."
+  end
+  return ("What you answer goes to %s."):format(p.server or "the MCP server")
+end
+
 --- The options of an enum or multi_select field: { value, label } with kin's titles.
 function M.choice_items(f)
   local items = {}
@@ -676,6 +685,8 @@ function M.view(item)
     end } }
   else
     add(("# %s asks%s"):format(M.asker(p), p.message and p.message ~= "" and (": " .. p.message) or ""), "KinTitle")
+    add("")
+    add(M.destination(p), "KinWarning")
     add("")
     local redo = item.state.redo
     if redo then

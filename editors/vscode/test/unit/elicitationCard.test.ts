@@ -130,6 +130,7 @@ test("a form's card says who asks and what, Decline first and the default", () =
 	assert.equal(c.heading, 'kin asks you a question');
 	assert.equal(c.title, 'Which database should the tests use?');
 	assert.deepEqual(c.facts[0], { label: 'Asked by', value: 'kin (its model, with the ask tool)' });
+	assert.match(c.warning ?? '', /goes to the model .*Never type a password/);
 	assert.equal(notificationText(c), 'kin: kin asks you a question: Which database should the tests use?');
 	const s = formCard({ requestId: 'el_2', server: 'docs', mode: 'form', message: 'Which branch?', fields: [{ name: 'b', type: 'string', title: 'Branch' }] } as ElicitationRequest);
 	assert.equal(s.heading, 'docs asks you to fill in a form');
@@ -137,6 +138,7 @@ test("a form's card says who asks and what, Decline first and the default", () =
 		{ label: 'Asked by', value: 'the MCP server docs' },
 		{ label: 'Field', value: 'Branch' },
 	]);
+	assert.equal(s.warning, 'What you answer goes to docs.');
 	const html = renderCard(s);
 	assert.match(html, /<button class="deny" data-option="decline" data-default="true">Decline<\/button><button class="secondary" data-option="cancel">Cancel<\/button><button class="allow" data-option="answer">Answer…<\/button>/);
 	assert.match(renderCard({ ...s, answering: true }), /Answer in the input at the top of the window/);
