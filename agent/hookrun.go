@@ -57,7 +57,10 @@ func (t *turn) runHooksEach(ctx context.Context, ev hooks.Event, toolName string
 	in.SessionID, in.Cwd, in.PermissionMode = t.sess.id, env.Roots[0], claudeMode(t.mode())
 	var out []hooks.Result
 	for _, h := range hs {
-		if h.Owner == hooks.Project && !t.hookTrusted(ctx, h) {
+		if bound, ok := h.InProject(env.Roots[0]); ok {
+			h = bound // the project's file appeared since the session began
+		}
+		if h.RunsProjectContent() && !t.hookTrusted(ctx, h) {
 			continue
 		}
 		res := runner.Run(ctx, h, in)
@@ -71,9 +74,10 @@ func (t *turn) runHooksEach(ctx context.Context, ev hooks.Event, toolName string
 	return out
 }
 
-// hookTrusted says whether a project's hook may run now: trusted with its
-// current content, or trusted now by the person, asked because it changed
-// (or appeared) since the turn began.
+// hookTrusted says whether a project's hook (or the person's that runs a
+// project's file) may run now: trusted with its current content, or
+// trusted now by the person, asked because it changed (or appeared) since
+// the turn began.
 func (t *turn) hookTrusted(ctx context.Context, h hooks.Hook) bool {
 	it := hookItem(h)
 	st := t.svc.ledger.Status(it)
@@ -85,7 +89,11 @@ func (t *turn) hookTrusted(ctx context.Context, h hooks.Hook) bool {
 	if t.sess.allDeclined([]pending{p}) {
 		return false
 	}
-	if t.askTrust(ctx, []pending{p}, "This hook of the project is about to run, and it is not trusted with its current content.") {
+	why := "This hook of the project is about to run, and it is not trusted with its current content."
+	if h.Owner == hooks.Person {
+		why = "Your hook is about to run a file of the project, and that file is not trusted with its current content."
+	}
+	if t.askTrust(ctx, []pending{p}, why) {
 		return true
 	}
 	t.sess.decline([]pending{p})

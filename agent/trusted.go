@@ -77,7 +77,7 @@ func (s *Service) brought(roots []string, instr []instructions.File) brought {
 			Digest: sk.Digest, Detail: skills.Clip(sk.Description, 200)})
 	}
 	for _, h := range b.hooks.Hooks {
-		if h.Owner != hooks.Project {
+		if !h.RunsProjectContent() {
 			continue
 		}
 		items = append(items, hookItem(h))

@@ -98,7 +98,9 @@ type Hook struct {
 	// File is the configuration file it is in; Where its place there
 	// ("PreToolUse[0].hooks[1]").
 	File, Where string
-	// Project is the workspace folder (real) of a project's hook.
+	// Project is the workspace folder (real) of a project's hook, and of
+	// the person's command hook that runs a file of that project
+	// (InProject).
 	Project string
 	// Digest is "sha256:<hex>" over the entry (event, matcher, type, what
 	// it runs or sends and where, timeout) and every file of the project a
@@ -122,6 +124,13 @@ func Load(kinHome string, roots []string) Config {
 	var c Config
 	if kinHome != "" {
 		c.read(filepath.Join(kinHome, "settings.json"), Person, "")
+		if len(roots) > 0 {
+			for i, h := range c.Hooks {
+				if bound, ok := h.InProject(roots[0]); ok {
+					c.Hooks[i] = bound
+				}
+			}
+		}
 	}
 	for _, r := range roots {
 		real := boundary.RealPath(r)
@@ -234,6 +243,33 @@ func digest(h Hook) string {
 	}
 	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 }
+
+// InProject is the person's command hook as it runs in a session whose
+// first folder is root. When its command names a file of that project
+// (`$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh`, as people copy hooks from
+// Claude Code), the repository decides what the person's hook runs: the
+// hook is bound to the project (Project set, so the file is in its digest)
+// and runs only once the person trusts that content, as a project's hook
+// does (RunsProjectContent). It keeps the person's powers (it may allow a
+// call): the person trusted exactly that content. ok is false for every
+// other hook, and when the command names no file of the project.
+func (h Hook) InProject(root string) (Hook, bool) {
+	if h.Owner != Person || h.Type != TypeCommand || h.Project != "" || root == "" {
+		return h, false
+	}
+	real := boundary.RealPath(root)
+	if len(boundary.Scripts("", commandWords(expand(h.Command, real)), real, real)) == 0 {
+		return h, false
+	}
+	h.Project = real
+	h.Digest = digest(h)
+	return h, true
+}
+
+// RunsProjectContent says whether the hook runs only once the person
+// trusts it (the ledger, by Digest): a project's hook, and the person's
+// hook that runs a file of the project (InProject).
+func (h Hook) RunsProjectContent() bool { return h.Owner == Project || h.Project != "" }
 
 // Current is the hook's digest now (its scripts may have changed since
 // Load).
@@ -385,5 +421,22 @@ func (h Hook) Detail() string {
 		}
 		return d
 	}
+	if h.Owner == Person && h.Project != "" {
+		return h.Command + " (your hook; it runs the project's " + strings.Join(h.projectFiles(), ", ") + ")"
+	}
 	return h.Command
+}
+
+// projectFiles are the project's files the command runs, relative to the
+// project, sorted.
+func (h Hook) projectFiles() []string {
+	var out []string
+	for p := range boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project) {
+		if rel, err := filepath.Rel(h.Project, p); err == nil {
+			p = filepath.ToSlash(rel)
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
