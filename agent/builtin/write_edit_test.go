@@ -199,6 +199,28 @@ func TestEditFileErrors(t *testing.T) {
 	}
 }
 
+// A CRLF file keeps CRLF line ends whatever the model writes: read_file
+// shows it lines without their CR, so a replacement that adds a line
+// (old_string one line, new_string two) came in with LF and left the file
+// with mixed line ends; an LF old_string with a CRLF new_string got
+// "\r\r\n". A file that already mixes them is left as the model wrote.
+func TestEditFileKeepsCRLFLineEnds(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"w.txt": "one\r\ntwo\r\nthree\r\n", "m.txt": "a\nb\r\n"})
+	for _, c := range []struct{ file, old, new, want string }{
+		{"w.txt", "two", "two\nand a half", "one\r\ntwo\r\nand a half\r\nthree\r\n"},
+		{"w.txt", "one\ntwo", "uno\r\ndos", "uno\r\ndos\r\nthree\r\n"},
+		{"w.txt", "one\r\ntwo", "uno\ndos\r\n2", "uno\r\ndos\r\n2\r\nthree\r\n"},
+		{"w.txt", "three", "3\n", "one\r\ntwo\r\n3\r\n\r\n"},
+		{"m.txt", "a", "x\ny", "x\ny\nb\r\n"},
+	} {
+		a := mustPrepare(t, "edit_file", env, map[string]any{"path": c.file, "old_string": c.old, "new_string": c.new})
+		if got := a.Approval.Diffs[0].NewText; got != c.want {
+			t.Errorf("%s: %q -> %q: new text %q, want %q", c.file, c.old, c.new, got, c.want)
+		}
+	}
+}
+
 func TestWriteChangedSincePrepare(t *testing.T) {
 	root, env := workspace(t)
 	p := filepath.Join(root, "f.txt")
