@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -217,6 +218,40 @@ func TestEditFileKeepsCRLFLineEnds(t *testing.T) {
 		a := mustPrepare(t, "edit_file", env, map[string]any{"path": c.file, "old_string": c.old, "new_string": c.new})
 		if got := a.Approval.Diffs[0].NewText; got != c.want {
 			t.Errorf("%s: %q -> %q: new text %q, want %q", c.file, c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// Two approved edits of one file running side by side (delegated
+// subagents share the workspace and run at once) each found the content
+// they were prepared against and each replaced the file: one change was
+// lost and both were reported done. Whatever is reported done is in the
+// file; the other edit finds it changed and says so.
+func TestConcurrentEditsOfOneFileLoseNothing(t *testing.T) {
+	root, env := workspace(t)
+	p := filepath.Join(root, "m.go")
+	for i := range 20 {
+		must(t, os.WriteFile(p, []byte("a\nb\n"), 0o644))
+		edits := []*tool.Action{
+			mustPrepare(t, "edit_file", env, map[string]any{"path": "m.go", "old_string": "a\n", "new_string": "a\nA\n"}),
+			mustPrepare(t, "edit_file", env, map[string]any{"path": "m.go", "old_string": "b\n", "new_string": "b\nB\n"}),
+		}
+		results := make([]tool.Result, len(edits))
+		var wg sync.WaitGroup
+		for j, a := range edits {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[j] = a.Run(context.Background(), nil)
+			}()
+		}
+		wg.Wait()
+		got, err := os.ReadFile(p)
+		must(t, err)
+		for j, line := range []string{"A\n", "B\n"} {
+			if results[j].Status == tool.StatusCompleted && !strings.Contains(string(got), line) {
+				t.Fatalf("round %d: edit %d was reported done (%s) but the file is %q", i, j+1, results[j].Output, got)
+			}
 		}
 	}
 }
