@@ -102,7 +102,7 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	// every line of the file ends in CRLF (a Windows file): the lines a
 	// replacement adds end so too, or the file comes out with mixed line
 	// ends (git shows ^M, editors flag it)
-	allCRLF := crlf && strings.Count(content, "\n") == strings.Count(content, "\r\n")
+	allCRLF := isCRLF(content)
 	for i, e := range edits {
 		nth := ""
 		if len(edits) > 1 {
@@ -137,6 +137,12 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	}
 	fc.new = []byte(content)
 	return fc.action("Edit")
+}
+
+// isCRLF reports whether every line of s ends in CRLF (and one does).
+func isCRLF(s string) bool {
+	n := strings.Count(s, "\r\n")
+	return n > 0 && n == strings.Count(s, "\n")
 }
 
 // toCRLF ends every line of s in CRLF, whether it ended in LF or CRLF.

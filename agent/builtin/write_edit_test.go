@@ -222,6 +222,29 @@ func TestEditFileKeepsCRLFLineEnds(t *testing.T) {
 	}
 }
 
+// write_file of a CRLF file with the LF text read_file showed keeps the
+// file's CRLF line ends: the diff the person approves is the change made,
+// not every line; a file with any CR in the new text is written as given.
+func TestWriteFileKeepsCRLFLineEnds(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"w.txt": "one\r\ntwo\r\n", "lf.txt": "one\ntwo\n"})
+	for _, c := range []struct{ file, content, want string }{
+		{"w.txt", "one\n2\n", "one\r\n2\r\n"},
+		{"w.txt", "one\r\n2\n", "one\r\n2\n"},
+		{"lf.txt", "one\n2\n", "one\n2\n"},
+		{"new.txt", "one\n", "one\n"},
+	} {
+		a := mustPrepare(t, "write_file", env, map[string]any{"path": c.file, "content": c.content})
+		d := a.Approval.Diffs[0]
+		if d.NewText != c.want {
+			t.Errorf("%s: new text %q, want %q", c.file, d.NewText, c.want)
+		}
+		if c.file == "w.txt" && c.content == "one\n2\n" && strings.Contains(d.Unified, "-one") {
+			t.Errorf("%s: the diff changes an unchanged line:\n%s", c.file, d.Unified)
+		}
+	}
+}
+
 // Two approved edits of one file running side by side (delegated
 // subagents share the workspace and run at once) each found the content
 // they were prepared against and each replaced the file: one change was
