@@ -99,6 +99,10 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	}
 	content := string(fc.old)
 	crlf := strings.Contains(content, "\r\n")
+	// every line of the file ends in CRLF (a Windows file): the lines a
+	// replacement adds end so too, or the file comes out with mixed line
+	// ends (git shows ^M, editors flag it)
+	allCRLF := isCRLF(content)
 	for i, e := range edits {
 		nth := ""
 		if len(edits) > 1 {
@@ -116,8 +120,12 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 			// the file has CRLF line ends, the model wrote LF
 			o := strings.ReplaceAll(oldS, "\n", "\r\n")
 			if m := countOccurrences(content, o); m > 0 {
-				oldS, newS, n = o, strings.ReplaceAll(newS, "\n", "\r\n"), m
+				oldS, newS, n = o, toCRLF(newS), m
 			}
+		} else if n > 0 && allCRLF && !strings.Contains(strings.ReplaceAll(oldS, "\r\n", ""), "\n") {
+			// matched as given (one line, or CRLF already): a line break
+			// the new text adds is still the model's LF
+			newS = toCRLF(newS)
 		}
 		switch {
 		case n == 0:
@@ -129,6 +137,17 @@ func (editFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	}
 	fc.new = []byte(content)
 	return fc.action("Edit")
+}
+
+// isCRLF reports whether every line of s ends in CRLF (and one does).
+func isCRLF(s string) bool {
+	n := strings.Count(s, "\r\n")
+	return n > 0 && n == strings.Count(s, "\n")
+}
+
+// toCRLF ends every line of s in CRLF, whether it ended in LF or CRLF.
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // countOccurrences counts s's occurrences of sub, overlapping ones too: an

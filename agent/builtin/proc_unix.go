@@ -12,9 +12,15 @@ import (
 	"github.com/kin-dev/kin/agent/reaper"
 )
 
-// groupAttr starts a command as the leader of a new process group, so that
-// everything it starts can be signalled at once.
-func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// groupAttr starts a command as the leader of a new session, and so of a
+// new process group (everything it starts can be signalled at once) with no
+// controlling terminal, as a confined command is: kin serve may run in the
+// person's terminal's session (under kin chat, or an editor started from a
+// shell), and there a command's /dev/tty was that terminal. A password
+// prompt (ssh, sudo, a gpg pinentry) was written over the person's screen
+// and its read, from a background process group, stopped the command
+// (SIGTTIN) until the timeout; without a terminal it fails at once.
+func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // owners holds each running command's reaper.Owner by the leader's pid: what
 // the command starts that leaves its process group (setsid, a double fork)

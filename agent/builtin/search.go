@@ -136,6 +136,7 @@ func (searchTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessage
 		}
 	}
 	s.pattern = args.Pattern
+	s.dollar = strings.Contains(args.Pattern, "$")
 	return &tool.Action{Approval: ap, Run: func(ctx context.Context, _ func(string)) tool.Result {
 		return s.run(ctx)
 	}}, nil
@@ -154,6 +155,7 @@ type searcher struct {
 	pattern string
 	re      *regexp.Regexp // per line
 	quick   *regexp.Regexp // per file, to skip files without a match fast
+	dollar  bool           // the pattern may anchor at a line's end ($)
 	glob    *glob
 	max     int
 }
@@ -334,7 +336,9 @@ func (s *searcher) searchFile(abs, disp string, buf []byte) (fileHits, []byte) {
 		s.skipped.Add(1)
 		return fileHits{}, buf
 	}
-	if s.quick != nil && !s.quick.Match(data) {
+	// The prefilter's $ matches before "\n" only: in a file with CRLF line
+	// ends it would pass by the matches a line's $ finds (see below).
+	if s.quick != nil && !(s.dollar && bytes.IndexByte(data, '\r') >= 0) && !s.quick.Match(data) {
 		return fileHits{}, buf
 	}
 	var h fileHits
@@ -345,6 +349,10 @@ func (s *searcher) searchFile(abs, disp string, buf []byte) (fileHits, []byte) {
 		} else {
 			data = nil
 		}
+		// a line without its newline, "\r\n" included: `\{$` finds the
+		// lines of a CRLF file too (read_file shows them without the CR,
+		// so the model cannot tell it should allow for one)
+		line = trimCR(line)
 		loc := s.re.FindIndex(line)
 		if loc == nil {
 			continue

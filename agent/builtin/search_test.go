@@ -107,3 +107,17 @@ func TestSearchMultipleRoots(t *testing.T) {
 	r = call(t, "read_file", env, map[string]any{"path": filepath.Join(other, "b.txt")})
 	wantContains(t, r.Output, "needle")
 }
+
+// "Matched against each line without its newline": a CRLF line's newline
+// is "\r\n", so a pattern that ends a line with $ finds it. The CR stayed
+// in the line matched (and the whole-file prefilter's $ stops before "\n"
+// only), so in a Windows file `\{$` found nothing and search said there
+// were no matches.
+func TestSearchAnchorsAtTheEndOfCRLFLines(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"w.go": "package w\r\n\r\nfunc Main() {\r\n}\r\n", "u.go": "func U() {\n}\n"})
+	r := call(t, "search", env, map[string]any{"pattern": `\{$`})
+	wantContains(t, r.Output, "w.go:3: func Main() {", "u.go:1: func U() {")
+	r = call(t, "search", env, map[string]any{"pattern": `^$`, "path": "w.go"})
+	wantContains(t, r.Output, "w.go:2: ")
+}

@@ -120,3 +120,30 @@ func TestWalksMatchManyDoubleStarsInLinearTime(t *testing.T) {
 	r = runWithin(t, mustPrepare(t, "list_dir", env, map[string]any{"glob": strings.Repeat("**/a/", 12) + "b"}))
 	wantContains(t, r.Output, "nothing in")
 }
+
+// A file write_file creates gets the person's umask, as a file any
+// program makes does: kin created it 0644 whatever the umask (0600, then
+// a Chmod to 0644, which the umask does not touch), so a person whose
+// umask is 077 found the files kin made world-readable (a config with a
+// token, a .env approved as such). A replaced file keeps its own mode.
+func TestWriteFileNewFileHonoursUmask(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"run.sh": "#!/bin/sh\n"})
+	must(t, os.Chmod(filepath.Join(root, "run.sh"), 0o751))
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	for _, c := range []struct {
+		path string
+		want os.FileMode
+	}{{"notes/token.txt", 0o600}, {"run.sh", 0o751}} {
+		a := mustPrepare(t, "write_file", env, map[string]any{"path": c.path, "content": "x\n"})
+		wantStatus(t, a.Run(context.Background(), nil), tool.StatusCompleted)
+		fi, err := os.Stat(filepath.Join(root, c.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != c.want {
+			t.Errorf("%s: mode %v, want %v", c.path, fi.Mode().Perm(), c.want)
+		}
+	}
+}

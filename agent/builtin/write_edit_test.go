@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/tool"
@@ -196,6 +197,85 @@ func TestEditFileErrors(t *testing.T) {
 	a := mustPrepare(t, "edit_file", env, map[string]any{"path": "crlf.txt", "old_string": "one\ntwo", "new_string": "uno\ndos"})
 	if a.Approval.Diffs[0].NewText != "uno\r\ndos\r\n" {
 		t.Fatalf("crlf edit: %q", a.Approval.Diffs[0].NewText)
+	}
+}
+
+// A CRLF file keeps CRLF line ends whatever the model writes: read_file
+// shows it lines without their CR, so a replacement that adds a line
+// (old_string one line, new_string two) came in with LF and left the file
+// with mixed line ends; an LF old_string with a CRLF new_string got
+// "\r\r\n". A file that already mixes them is left as the model wrote.
+func TestEditFileKeepsCRLFLineEnds(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"w.txt": "one\r\ntwo\r\nthree\r\n", "m.txt": "a\nb\r\n"})
+	for _, c := range []struct{ file, old, new, want string }{
+		{"w.txt", "two", "two\nand a half", "one\r\ntwo\r\nand a half\r\nthree\r\n"},
+		{"w.txt", "one\ntwo", "uno\r\ndos", "uno\r\ndos\r\nthree\r\n"},
+		{"w.txt", "one\r\ntwo", "uno\ndos\r\n2", "uno\r\ndos\r\n2\r\nthree\r\n"},
+		{"w.txt", "three", "3\n", "one\r\ntwo\r\n3\r\n\r\n"},
+		{"m.txt", "a", "x\ny", "x\ny\nb\r\n"},
+	} {
+		a := mustPrepare(t, "edit_file", env, map[string]any{"path": c.file, "old_string": c.old, "new_string": c.new})
+		if got := a.Approval.Diffs[0].NewText; got != c.want {
+			t.Errorf("%s: %q -> %q: new text %q, want %q", c.file, c.old, c.new, got, c.want)
+		}
+	}
+}
+
+// write_file of a CRLF file with the LF text read_file showed keeps the
+// file's CRLF line ends: the diff the person approves is the change made,
+// not every line; a file with any CR in the new text is written as given.
+func TestWriteFileKeepsCRLFLineEnds(t *testing.T) {
+	root, env := workspace(t)
+	files(t, root, map[string]string{"w.txt": "one\r\ntwo\r\n", "lf.txt": "one\ntwo\n"})
+	for _, c := range []struct{ file, content, want string }{
+		{"w.txt", "one\n2\n", "one\r\n2\r\n"},
+		{"w.txt", "one\r\n2\n", "one\r\n2\n"},
+		{"lf.txt", "one\n2\n", "one\n2\n"},
+		{"new.txt", "one\n", "one\n"},
+	} {
+		a := mustPrepare(t, "write_file", env, map[string]any{"path": c.file, "content": c.content})
+		d := a.Approval.Diffs[0]
+		if d.NewText != c.want {
+			t.Errorf("%s: new text %q, want %q", c.file, d.NewText, c.want)
+		}
+		if c.file == "w.txt" && c.content == "one\n2\n" && strings.Contains(d.Unified, "-one") {
+			t.Errorf("%s: the diff changes an unchanged line:\n%s", c.file, d.Unified)
+		}
+	}
+}
+
+// Two approved edits of one file running side by side (delegated
+// subagents share the workspace and run at once) each found the content
+// they were prepared against and each replaced the file: one change was
+// lost and both were reported done. Whatever is reported done is in the
+// file; the other edit finds it changed and says so.
+func TestConcurrentEditsOfOneFileLoseNothing(t *testing.T) {
+	root, env := workspace(t)
+	p := filepath.Join(root, "m.go")
+	for i := range 20 {
+		must(t, os.WriteFile(p, []byte("a\nb\n"), 0o644))
+		edits := []*tool.Action{
+			mustPrepare(t, "edit_file", env, map[string]any{"path": "m.go", "old_string": "a\n", "new_string": "a\nA\n"}),
+			mustPrepare(t, "edit_file", env, map[string]any{"path": "m.go", "old_string": "b\n", "new_string": "b\nB\n"}),
+		}
+		results := make([]tool.Result, len(edits))
+		var wg sync.WaitGroup
+		for j, a := range edits {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[j] = a.Run(context.Background(), nil)
+			}()
+		}
+		wg.Wait()
+		got, err := os.ReadFile(p)
+		must(t, err)
+		for j, line := range []string{"A\n", "B\n"} {
+			if results[j].Status == tool.StatusCompleted && !strings.Contains(string(got), line) {
+				t.Fatalf("round %d: edit %d was reported done (%s) but the file is %q", i, j+1, results[j].Output, got)
+			}
+		}
 	}
 }
 

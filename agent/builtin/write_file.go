@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"strings"
 
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -42,5 +43,11 @@ func (writeFileTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMess
 		return nil, err
 	}
 	fc.new = []byte(args.Content)
+	if fc.existed && isCRLF(string(fc.old)) && !strings.Contains(args.Content, "\r") {
+		// read_file shows a CRLF file's lines without their CR, so the
+		// model writes it back with LF: every line would change (a diff
+		// that shows nothing) and the file would stop being a Windows one
+		fc.new = []byte(toCRLF(args.Content))
+	}
 	return fc.action("Write")
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
+	"sync"
 
 	"github.com/kin-dev/kin/agent/boundary"
 )
@@ -65,11 +67,27 @@ func (Disk) Buffer(string) ([]byte, bool) { return nil, false }
 // Plan implements Access: every write goes to disk.
 func (Disk) Plan(context.Context, string) (Via, error) { return ViaDisk, nil }
 
+// writeLocks serialise kin's own compare-and-replace of a file (Write,
+// Remove), by the file's path: two calls running side by side (delegated
+// subagents, in the same workspace) that both found the content they
+// expected would each replace it, one change lost and both reported done.
+// Striped, so that kin holds no lock per file it ever wrote.
+var writeLocks [64]sync.Mutex
+
+func lockPath(p string) func() {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(p))
+	mu := &writeLocks[h.Sum32()%uint32(len(writeLocks))]
+	mu.Lock()
+	return mu.Unlock
+}
+
 // Write replaces the file atomically if it still holds c.Old.
 func (Disk) Write(ctx context.Context, c Change) (Written, error) {
 	if err := ctx.Err(); err != nil {
 		return Written{}, fmt.Errorf("cancelled before writing: %w", err)
 	}
+	defer lockPath(c.Path)()
 	cur, err := boundary.ReadFile(c.Path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -119,6 +137,7 @@ func (Disk) Remove(ctx context.Context, path string, old []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("cancelled before removing: %w", err)
 	}
+	defer lockPath(path)()
 	fi, err := boundary.Lstat(path)
 	if err != nil {
 		return err

@@ -58,10 +58,15 @@ func Replace(root *os.Root, name string, data []byte, o Options) (err error) {
 	if perm == 0 {
 		perm = FileMode
 	}
-	mode := perm
+	// A new file is created with perm, less the process's umask, as any
+	// program's new file is (a person whose umask is 077 does not get
+	// world-readable files); a kept mode is the replaced file's, exactly.
+	create, keep, kept := perm, fs.FileMode(0), false
 	if o.KeepMode {
 		if fi, serr := root.Lstat(name); serr == nil && fi.Mode().IsRegular() {
-			mode = fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
+			// made private, then given the kept mode (Chmod, which the
+			// umask does not touch) once written
+			create, keep, kept = 0o600, fi.Mode().Perm()|fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), true
 		}
 	}
 	if o.MkdirAll && dir != "." {
@@ -72,7 +77,7 @@ func Replace(root *os.Root, name string, data []byte, o Options) (err error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(dir, "."+base+".kin-"+hex.EncodeToString(rnd[:]))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, create)
 	if err != nil {
 		return unwrap(err)
 	}
@@ -85,8 +90,8 @@ func Replace(root *os.Root, name string, data []byte, o Options) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return unwrap(err)
 	}
-	if mode != 0o600 {
-		if err = f.Chmod(mode); err != nil {
+	if kept && keep != create {
+		if err = f.Chmod(keep); err != nil {
 			return unwrap(err)
 		}
 	}

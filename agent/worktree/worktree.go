@@ -154,7 +154,10 @@ func Check(ctx context.Context, dir, branch, sessionID string) (Plan, error) {
 	if branch == "" {
 		branch = "kin/" + ShortID(sessionID)
 	}
-	if _, err := gitx.Output(ctx, top, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+	// --branch prints the name a branch would get, expanding "@{-1}" to the
+	// branch checked out before: a name that is not itself is refused, or
+	// the branch made and the one recorded (and later removed) would differ
+	if out, err := gitx.Output(ctx, top, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") || strings.TrimSpace(out) != branch {
 		return Plan{}, refuse(KindBadBranch, "%q is not a valid branch name", branch)
 	}
 	if _, err := gitx.Output(ctx, top, "rev-parse", "--verify", "-q", "refs/heads/"+branch); err == nil {

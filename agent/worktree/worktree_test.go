@@ -162,6 +162,35 @@ func TestCreateApplyRemove(t *testing.T) {
 	}
 }
 
+// A branch name is the name of the branch made, or refused: git's
+// check-ref-format --branch expands "@{-1}" (the branch checked out before
+// this one) and said it was valid, so Check passed it. worktree add -b then
+// failed on the earlier branch's name ("already exists", not a refusal
+// saying why) or, that branch being deleted since, made a branch of that
+// name while the record said "@{-1}": worktree/remove looked for
+// refs/heads/@{-1}, found nothing, and left the branch behind.
+func TestCheckRefusesABranchNameGitWouldExpand(t *testing.T) {
+	ctx := context.Background()
+	dir, _, git := repo(t)
+	home := t.TempDir()
+	git("checkout", "-q", "-b", "earlier")
+	git("checkout", "-q", "main")
+	git("branch", "-D", "earlier")
+	plan, err := Check(ctx, dir, "@{-1}", sid)
+	if kind(err) == KindBadBranch {
+		return
+	}
+	if err != nil {
+		t.Fatalf("Check: %v, want a %s refusal", err, KindBadBranch)
+	}
+	info, err := Create(ctx, home, sid, plan)
+	if err != nil {
+		t.Fatalf("Check passed @{-1}, and Create failed: %v", err)
+	}
+	_, _ = Remove(ctx, home, info, true)
+	t.Errorf("Check passed @{-1}; the worktree's branch after its removal: %q", strings.TrimSpace(git("branch", "--list", "earlier")))
+}
+
 func TestCheckRefusesAndCreatesNothing(t *testing.T) {
 	ctx := context.Background()
 	dir, _, git := repo(t)

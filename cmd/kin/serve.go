@@ -134,7 +134,7 @@ func checkLoopback(addr string) error {
 }
 
 // startProcess handles the signals a serving command handles (ctx ends
-// with SIGINT or SIGTERM; see handleSignals), opens the log and the trace
+// with SIGINT, SIGTERM or SIGHUP; see handleSignals), opens the log and the trace
 // it was asked for, and makes kin the reaper of what its commands and
 // servers orphan (setsid, double forks), so it stops them with their owner.
 // done stops whatever is left and closes the files; ok is false when a

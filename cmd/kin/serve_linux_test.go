@@ -160,6 +160,29 @@ func TestBinaryAnEditorGoneBeforeTheFirstAnswerIsNoSIGPIPE(t *testing.T) {
 	}
 }
 
+// SIGHUP is the end of kin serve with the same teardown. An editor in a
+// terminal (Neovim's vim.system) starts kin in its own process group, so
+// closing the terminal window sends kin the hangup too; its default action
+// killed kin on the spot, and the command it was running (unconfined, so
+// no --die-with-parent) and every process below kin went on without it.
+func TestBinarySIGHUPTearsDown(t *testing.T) {
+	p, home, sid, turnID, pgid := tickingForever(t)
+	go io.Copy(io.Discard, p.out)
+
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(); code != 0 {
+		t.Errorf("kin exited with %d (%s), want 0 after tearing down", code, p.cmd.ProcessState)
+	}
+	if alive := groupMembers(pgid); len(alive) > 0 {
+		t.Errorf("the command's process group survived kin: %v", alive)
+	}
+	if !hasTurnEnd(t, filepath.Join(home, "sessions", sid+".jsonl"), turnID) {
+		t.Error("the session log has no end record for the turn")
+	}
+}
+
 // SIGTERM (and SIGINT alike) is the end of kin serve, with the teardown a
 // closed stdin gets: the running command's process group is killed, the
 // turn's end is on record and kin exits 0.

@@ -19,7 +19,7 @@ type signals struct {
 	// reader would kill kin with no teardown. kin starts nothing before
 	// it answers the editor's first request, a write that waits.
 	ready chan struct{}
-	// armed is closed once SIGINT and SIGTERM are handled too, a moment
+	// armed is closed once SIGINT, SIGTERM and SIGHUP are handled too, a moment
 	// later. Until then they end kin as they end any program.
 	armed chan struct{}
 	ints  chan os.Signal
@@ -28,7 +28,10 @@ type signals struct {
 // handleSignals starts handling them: SIGPIPE makes a write to a vanished
 // reader fail with EPIPE instead of killing kin (a failed write is the
 // editor leaving; the server tears down as for a closed stdin), and
-// SIGINT or SIGTERM ends ctx. Notify, not Ignore, for SIGPIPE: an ignored
+// SIGINT, SIGTERM or SIGHUP ends ctx. SIGHUP too: an editor in a terminal
+// (Neovim) runs kin in its own process group, which gets the hangup when
+// the terminal closes, and its default action ended kin with no teardown,
+// leaving its unconfined commands and what was below kin running. Notify, not Ignore, for SIGPIPE: an ignored
 // signal stays ignored in the commands and MCP servers kin starts.
 func handleSignals(parent context.Context) (ctx context.Context, s *signals, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
@@ -36,7 +39,7 @@ func handleSignals(parent context.Context) (ctx context.Context, s *signals, sto
 	go func() {
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		close(s.ready)
-		signal.Notify(s.ints, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(s.ints, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		close(s.armed)
 		select {
 		case <-s.ints:
