@@ -434,17 +434,24 @@ func (sess *Session) skillFolders() []string {
 // narrowedBy names the loaded skill whose allowed-tools leave the tool out
 // ("" when none does): such a call is asked of the person, whatever a
 // grant or the mode would do. kin's own plan, ask and use_skill are never
-// narrowed.
+// narrowed. A running subagent works for its parents, under the skills
+// they loaded: their allowed-tools narrow its calls too (else handing the
+// work to a subagent would get round them).
 func (sess *Session) narrowedBy(toolName string) string {
 	if toolName == SkillToolName || toolName == PlanToolName || toolName == AskToolName {
 		return ""
 	}
 	sess.mu.Lock()
-	defer sess.mu.Unlock()
+	parent := sess.parent
 	for _, l := range sess.loaded {
 		if len(l.allowed) > 0 && !slices.Contains(l.allowed, toolName) {
+			sess.mu.Unlock()
 			return l.name
 		}
+	}
+	sess.mu.Unlock()
+	if parent != nil {
+		return parent.narrowedBy(toolName)
 	}
 	return ""
 }
