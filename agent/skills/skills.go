@@ -172,6 +172,12 @@ func mergeClashes(in []Clash) []Clash {
 // single hyphens, 1 to 64 characters, no hyphen at either end.
 var nameRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
+// ValidName reports whether name follows the Agent Skills naming rule: a
+// skill's name goes into the model's instructions and names a command,
+// so whoever wrote it (a repository, an MCP server) writes no more there
+// than a name.
+func ValidName(name string) bool { return len(name) <= 64 && nameRule().MatchString(name) }
+
 // Read reads the skill in dir: its front matter, its files and digest.
 func Read(dir string, source Source, project string) (Skill, error) {
 	real := realPath(dir)
@@ -194,7 +200,7 @@ func Read(dir string, source Source, project string) (Skill, error) {
 	switch {
 	case s.Name == "":
 		return s, fmt.Errorf("skill %s: SKILL.md's front matter has no name", dir)
-	case len(s.Name) > 64 || !nameRule().MatchString(s.Name):
+	case !ValidName(s.Name):
 		return s, fmt.Errorf("skill %s: the name %q is not a skill name (lowercase letters, digits and hyphens, at most 64)", dir, s.Name)
 	case s.Description == "":
 		return s, fmt.Errorf("skill %s: SKILL.md's front matter has no description", dir)

@@ -144,6 +144,11 @@ func vetSkill(server, launch string, e skillEntry) (Skill, error) {
 	if path.Base(sk.Root()) != sk.Name {
 		return sk, fmt.Errorf("the skill %q: its URI does not end in its name", e.URI)
 	}
+	// the name goes into the model's instructions and names a command: a
+	// server's follows the rule a skill on disk does
+	if !skills.ValidName(sk.Name) {
+		return sk, fmt.Errorf("the skill %q: its name is not a skill name (lowercase letters, digits and hyphens, at most 64)", e.URI)
+	}
 	switch v := e.Frontmatter["allowed-tools"].(type) {
 	case string:
 		sk.AllowedTools = strings.Fields(strings.ReplaceAll(v, ",", " "))
