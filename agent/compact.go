@@ -307,8 +307,8 @@ func (t *turn) compact(ctx context.Context, reason string) bool {
 	}
 	// The summary is a model request too: the spend limits hold before it
 	// (a stop here stops the turn at its next request).
-	release, err2 := t.withinLimits(ctx, spend.Estimate(len(p.transcript)+len(compactPrompt)))
-	if err2 != nil {
+	release, stop := t.withinLimits(ctx, spend.Estimate(len(p.transcript)+len(compactPrompt)))
+	if stop != nil {
 		return false
 	}
 	defer release() // after its usage is counted (limits.go)
