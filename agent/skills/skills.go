@@ -249,17 +249,26 @@ func Split(data []byte) (FrontMatter, string, error) {
 	fm.Name, _ = fields["name"].(string)
 	fm.Description, _ = fields["description"].(string)
 	fm.License, _ = fields["license"].(string)
-	switch v := fields["allowed-tools"].(type) {
+	fm.AllowedTools = AllowedTools(fields["allowed-tools"])
+	return fm, body, nil
+}
+
+// AllowedTools reads a front matter's allowed-tools as written: a string
+// ("Bash(git add:*) Read, Grep") or a list of names. A skill on disk and
+// a server's entry are read alike, so either form narrows.
+func AllowedTools(v any) []string {
+	var out []string
+	switch v := v.(type) {
 	case string:
-		fm.AllowedTools = splitTools(v)
+		out = splitTools(v)
 	case []any:
 		for _, x := range v {
 			if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
-				fm.AllowedTools = append(fm.AllowedTools, strings.TrimSpace(s))
+				out = append(out, strings.TrimSpace(s))
 			}
 		}
 	}
-	return fm, body, nil
+	return out
 }
 
 // splitTools splits an allowed-tools string on spaces and commas outside

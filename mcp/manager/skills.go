@@ -149,10 +149,7 @@ func vetSkill(server, launch string, e skillEntry) (Skill, error) {
 	if !skills.ValidName(sk.Name) {
 		return sk, fmt.Errorf("the skill %q: its name is not a skill name (lowercase letters, digits and hyphens, at most 64)", e.URI)
 	}
-	switch v := e.Frontmatter["allowed-tools"].(type) {
-	case string:
-		sk.AllowedTools = strings.Fields(strings.ReplaceAll(v, ",", " "))
-	}
+	sk.AllowedTools = skills.AllowedTools(e.Frontmatter["allowed-tools"]) // as a SKILL.md on disk: a string or a list
 	var dynamic string
 	if json.Unmarshal(e.Resources, &dynamic) == nil {
 		if dynamic != "dynamic" {
