@@ -81,6 +81,10 @@ type Clash struct {
 type Found struct {
 	Skills  []Skill // by name
 	Clashes []Clash
+	// Shadowed are the skills a nearer one of the same name passed over,
+	// farthest first: the one to use instead while the nearer one is not
+	// trusted (package agent decides).
+	Shadowed []Skill
 	// Problems are skills that could not be read, for a person.
 	Problems []string
 }
@@ -139,6 +143,7 @@ func Discover(places []Place) Found {
 			}
 			if i, ok := byName[s.Name]; ok {
 				f.Clashes = append(f.Clashes, Clash{Name: s.Name, Winner: s.Dir, Shadows: []string{f.Skills[i].Dir}})
+				f.Shadowed = append(f.Shadowed, f.Skills[i])
 				f.Skills[i] = s
 				continue
 			}
