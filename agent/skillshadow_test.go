@@ -51,6 +51,18 @@ func TestAnUntrustedRepositorySkillDoesNotHideThePersonsOwn(t *testing.T) {
 	if out := reqs[1].Text(); !strings.Contains(out, "PERSONAL DEPLOY STEPS") || strings.Contains(out, "REPOSITORY DEPLOY STEPS") {
 		t.Errorf("use_skill deploy loaded: %s", out)
 	}
+	// the clash's notice names the one used
+	rec.mu.Lock()
+	said := false
+	for _, n := range rec.notices {
+		if n.Source == "skills" && strings.Contains(n.Message, "skill deploy: "+realDir(t, mine)+" is used") {
+			said = true
+		}
+	}
+	rec.mu.Unlock()
+	if !said {
+		t.Errorf("no notice says the person's deploy is used: %+v", rec.notices)
+	}
 	// skills/list shows the person's in use, the repository's passed over
 	list, err := svc.Skills(sid, nil)
 	if err != nil || len(list) != 1 || list[0].Path != realDir(t, mine) || !list[0].Trusted || len(list[0].Shadows) != 1 ||
