@@ -307,9 +307,11 @@ func (t *turn) compact(ctx context.Context, reason string) bool {
 	}
 	// The summary is a model request too: the spend limits hold before it
 	// (a stop here stops the turn at its next request).
-	if t.withinLimits(ctx, spend.Estimate(len(p.transcript)+len(compactPrompt))) != nil {
+	release, stop := t.withinLimits(ctx, spend.Estimate(len(p.transcript)+len(compactPrompt)))
+	if stop != nil {
 		return false
 	}
+	defer release() // after its usage is counted (limits.go)
 	report := t.svc.compaction(Compaction{SessionID: t.sess.id, TurnID: t.id, Reason: reason})
 	var summary string
 	var resp *model.Response
@@ -399,13 +401,15 @@ func (s *Service) Compact(ctx context.Context, sessionID string, defaultRoots []
 	_, effort := sess.choice()
 	// The spend limits hold before the summary's request too (limits.go).
 	about := spend.Estimate(len(p.transcript) + len(compactPrompt))
-	if err := s.withinLimits(cctx, []level{{sess: sess}}, cfg.Model, about, func(r session.Record) {
+	release, err := s.withinLimits(cctx, []level{{sess: sess}}, cfg.Model, about, func(r session.Record) {
 		if _, err := sess.append(r); err != nil {
 			s.log.Warn("recording a limit decision", zap.String("session", sessionID), zap.Error(err))
 		}
-	}); err != nil {
+	})
+	if err != nil {
 		return false, err
 	}
+	defer release() // after its usage is counted (limits.go)
 	s.opts.Events.Notice(compactingNotice(sessionID, CompactRequested, cfg, 0, 0))
 	report := s.compaction(Compaction{SessionID: sessionID, Reason: CompactRequested})
 	summary, resp, err := summarise(cctx, s.client(cfg), effort, p, func(msg string) {

@@ -47,13 +47,20 @@ func (a hookAsker) Allow(ctx context.Context, q hooks.PromptRequest) error {
 // allow is Allow for a request of about input tokens to modelID (an agent
 // hook's judge checks each of its requests).
 func (a hookAsker) allow(ctx context.Context, modelID string, about int64) error {
-	if err := a.t.withinLimitsFor(ctx, modelID, about); err != nil {
+	release, err := a.t.withinLimitsFor(ctx, modelID, about)
+	if err != nil {
 		var ls limitStop
 		if errors.As(err, &ls) {
 			return fmt.Errorf("a spend limit: %w", err)
 		}
 		return err
 	}
+	// A hook's check and its request are two calls of package hooks, and
+	// a judge may stop between them (its timeout): the hook's request is
+	// checked with what others hold but holds nothing itself, so a hook
+	// beside other requests (a subagent's, next to another's) can pass a
+	// limit by that one hook request's input.
+	release()
 	return nil
 }
 

@@ -24,6 +24,13 @@ import (
 // the service's report (kin's estimate where there is none): into the day,
 // the session that made it and every session it works for (a subagent's
 // parents), and, through addSubagentUsage, every turn it works for.
+//
+// A request on its way holds its estimated input against every limit it
+// counts towards (its turn and the turns it works for, their sessions,
+// the day) until its usage is counted: requests that go at once (the
+// subagents of one answer run side by side) each see the others', so
+// together they cannot pass a limit that each alone fits under without
+// the person being asked. The check and the hold are one step (hold).
 
 // spending is the service's spend state.
 type spending struct {
@@ -35,9 +42,16 @@ type spending struct {
 	store *session.Store
 	log   *zap.Logger
 
-	// mu guards sessions.
+	// hold makes a request's check and the hold of its estimate one step:
+	// two requests checked at once would each pass without the other's.
+	hold sync.Mutex
+
+	// mu guards sessions and dayHeld.
 	mu       sync.Mutex
 	sessions map[string]*sessionSpend
+	// dayHeld is what this kin's requests on their way hold against the
+	// day's limits.
+	dayHeld spend.Tally
 }
 
 // sessionSpend is one session's spend in this process.
@@ -50,6 +64,9 @@ type sessionSpend struct {
 	mu     sync.Mutex
 	loaded bool
 	total  spend.Tally
+	// held is what the requests on their way for this session (its own,
+	// its subagents') hold against its limits.
+	held spend.Tally
 	// raised are the limits the person raised for this session, by name.
 	raised map[string]float64
 	// said are the notes already given once in this session (unpriced,
@@ -64,6 +81,9 @@ type turnLimits struct {
 	// stop is why the turn stops at a limit: every later request of it
 	// (and of the turns it works for) is not sent.
 	stop error
+	// held is what the requests on their way for this turn (its own, its
+	// subagents') hold against its limits.
+	held spend.Tally
 }
 
 func newSpending(home string, l settings.Limits, store *session.Store, log *zap.Logger) *spending {
@@ -122,6 +142,20 @@ func (ss *sessionSpend) get() spend.Tally {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.total
+}
+
+// counted is what the session's limits count: what it used and what its
+// requests on their way hold.
+func (ss *sessionSpend) counted() (used, held spend.Tally) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.total, ss.held
+}
+
+// unhold takes a request's hold h off t.
+func unhold(t *spend.Tally, h spend.Tally) {
+	t.InputTokens -= h.InputTokens
+	t.Cost -= h.Cost
 }
 
 // max is a limit as it holds for the session (raised or not).
@@ -261,23 +295,24 @@ type crossing struct {
 }
 
 // withinLimits is the check before each model request of the turn: input
-// is the request's estimated input tokens. It returns nil when the request
-// may be sent, else the error the turn stops with.
-func (t *turn) withinLimits(ctx context.Context, input int64) error {
+// is the request's estimated input tokens. It returns the request's hold
+// when it may be sent (release it once the request's usage is counted, or
+// when it is not sent after all), else the error the turn stops with.
+func (t *turn) withinLimits(ctx context.Context, input int64) (release func(), err error) {
 	return t.withinLimitsFor(ctx, t.cfg.Model, input)
 }
 
 // withinLimitsFor is withinLimits for a request to modelID (a prompt
 // hook's may name its own).
-func (t *turn) withinLimitsFor(ctx context.Context, modelID string, input int64) error {
+func (t *turn) withinLimitsFor(ctx context.Context, modelID string, input int64) (func(), error) {
 	var levels []level
 	for p := t; p != nil; p = p.parent {
 		if err := p.stopped0(); err != nil {
-			return err
+			return nil, err
 		}
 		levels = append(levels, level{p.sess, p})
 	}
-	err := t.svc.withinLimits(ctx, levels, modelID, input, func(r session.Record) { t.record(r) })
+	release, err := t.svc.withinLimits(ctx, levels, modelID, input, func(r session.Record) { t.record(r) })
 	// Only a limit's stop is every level's: the asking turn's context
 	// ending (a subagent's session cancelled while its limit question
 	// waited) stops that turn alone, and its parent goes on.
@@ -290,7 +325,7 @@ func (t *turn) withinLimitsFor(ctx context.Context, modelID string, input int64)
 			p.mu.Unlock()
 		}
 	}
-	return err
+	return release, err
 }
 
 func (t *turn) stopped0() error {
@@ -302,42 +337,86 @@ func (t *turn) stopped0() error {
 // withinLimits checks the limits of levels (the asking session first)
 // before a request to modelID of about input tokens, asking the person at
 // each limit it would pass; record keeps each decision in the asking
-// session.
-func (s *Service) withinLimits(ctx context.Context, levels []level, modelID string, input int64, record func(session.Record)) error {
+// session. When the request may go, its estimate is held against every
+// level's limits and the day's until release is called.
+func (s *Service) withinLimits(ctx context.Context, levels []level, modelID string, input int64, record func(session.Record)) (release func(), err error) {
 	sp := s.spend
 	if !sp.active() {
-		return nil
+		return func() {}, nil
 	}
 	if sp.bad != nil {
-		return limitStop{sp.bad.Error() + "; kin sends no model request until this is fixed."}
+		return nil, limitStop{sp.bad.Error() + "; kin sends no model request until this is fixed."}
 	}
 	next := spend.Tally{InputTokens: input, Cost: sp.cfg.InputCost(modelID, input)}
 	root := sp.of(levels[len(levels)-1].sess.id)
 	once := map[string]bool{} // "continue" where no turn keeps it (a compaction on request)
 	for {
-		c, err := s.crossing(levels, next, once)
+		release, c, err := s.holdWithin(levels, next, once)
 		if err != nil || c == nil {
-			return err
+			return release, err
 		}
 		// One question at a time for a session and its subagents; once
 		// this one may ask, what is crossed is looked at again (another
-		// question may have settled it).
+		// question may have settled it, or a request on its way ended).
 		select {
 		case root.asking <- struct{}{}:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		c, err = s.crossing(levels, next, once)
 		if err != nil || c == nil {
 			<-root.asking
-			return err
+			if err != nil {
+				return nil, err
+			}
+			continue // hold it (holdWithin), unless another request took the room meanwhile
 		}
 		err = s.askLimit(ctx, levels[0], *c, record, once)
 		<-root.asking
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
+}
+
+// holdWithin is one step: the first limit the next request would pass
+// (with what the requests on their way hold), or, when it passes none,
+// the request's own hold on each level, the day included, and how to let
+// it go (once; later calls do nothing).
+func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]bool) (func(), *crossing, error) {
+	sp := s.spend
+	sp.hold.Lock()
+	defer sp.hold.Unlock()
+	c, err := s.crossing(levels, next, once)
+	if err != nil || c != nil {
+		return nil, c, err
+	}
+	change := func(add bool) {
+		apply := func(t *spend.Tally) {
+			if add {
+				t.Add(next)
+			} else {
+				unhold(t, next)
+			}
+		}
+		for _, at := range levels {
+			if at.t != nil {
+				at.t.mu.Lock()
+				apply(&at.t.limits.held)
+				at.t.mu.Unlock()
+			}
+			ss := sp.of(at.sess.id)
+			ss.mu.Lock()
+			apply(&ss.held)
+			ss.mu.Unlock()
+		}
+		sp.mu.Lock()
+		apply(&sp.dayHeld)
+		sp.mu.Unlock()
+	}
+	change(true)
+	var done sync.Once
+	return func() { done.Do(func() { change(false) }) }, nil, nil
 }
 
 // crossing is the first limit the next request would pass that nobody
@@ -353,12 +432,14 @@ func (s *Service) crossing(levels []level, next spend.Tally, once map[string]boo
 		defer at.t.mu.Unlock()
 		return at.t.limits.waived[name]
 	}
-	check := func(at level, l spend.Limit, used spend.Tally) *crossing {
+	// used is what the scope used, held what its requests on their way
+	// hold (holdWithin)
+	check := func(at level, l spend.Limit, used, held spend.Tally) *crossing {
 		if waived(at, l.Name()) {
 			return nil
 		}
 		l.Max = sp.of(at.sess.id).max(l)
-		if c, over := spend.Cross(l, l.Used(used), l.Used(next)); over {
+		if c, over := spend.CrossHeld(l, l.Used(used), l.Used(held), l.Used(next)); over {
 			return &crossing{Crossing: c, at: at}
 		}
 		return nil
@@ -367,16 +448,17 @@ func (s *Service) crossing(levels []level, next spend.Tally, once map[string]boo
 		if at.t != nil {
 			at.t.mu.Lock()
 			used := spend.Tally{InputTokens: at.t.usage.InputTokens, OutputTokens: at.t.usage.OutputTokens, Cost: at.t.usage.Cost}
+			held := at.t.limits.held
 			at.t.mu.Unlock()
 			for _, l := range cfg.Limits(spend.ScopeTurn) {
-				if c := check(at, l, used); c != nil {
+				if c := check(at, l, used, held); c != nil {
 					return c, nil
 				}
 			}
 		}
-		used := sp.of(at.sess.id).get()
+		used, held := sp.of(at.sess.id).counted()
 		for _, l := range cfg.Limits(spend.ScopeSession) {
-			if c := check(at, l, used); c != nil {
+			if c := check(at, l, used, held); c != nil {
 				return c, nil
 			}
 		}
@@ -386,9 +468,12 @@ func (s *Service) crossing(levels []level, next spend.Tally, once map[string]boo
 		if err != nil {
 			return nil, limitStop{err.Error() + "; kin sends no model request while it cannot count the day's usage."}
 		}
+		sp.mu.Lock()
+		held := sp.dayHeld
+		sp.mu.Unlock()
 		root := levels[len(levels)-1]
 		for _, l := range day {
-			if c := check(root, l, used); c != nil {
+			if c := check(root, l, used, held); c != nil {
 				return c, nil
 			}
 		}

@@ -89,7 +89,9 @@ type SkillInfo struct {
 	// current content (a repository's, an MCP server's).
 	Trusted      bool
 	AllowedTools []string
-	// Shadows are the folders of skills with the same name it wins over.
+	// Shadows are the folders of the other skills of its name, not used
+	// (it wins over them, or is the person's own where the nearest is a
+	// repository's not trusted).
 	Shadows []string
 }
 
@@ -112,12 +114,23 @@ func (s *Service) skillsIn(roots []string) []SkillInfo {
 	set := s.loader.Load(s.opts.Home, roots, nil)
 	b := s.brought(roots, set.Files)
 	out := []SkillInfo{}
+	used := map[string]skills.Skill{}
+	for _, sk := range b.usable() {
+		used[sk.Name] = sk
+	}
 	for _, sk := range b.skills.Skills {
+		if u, ok := used[sk.Name]; ok {
+			sk = u // the person's own, where the nearest is a repository's not trusted
+		}
 		info := SkillInfo{Name: sk.Name, Description: sk.Description, Source: string(sk.Source), Path: sk.Dir, AllowedTools: sk.AllowedTools,
 			Trusted: sk.Personal() || b.trusts(skillItem(sk))}
 		for _, c := range b.skills.Clashes {
-			if c.Winner == sk.Dir {
-				info.Shadows = c.Shadows
+			if c.Name == sk.Name {
+				for _, d := range append([]string{c.Winner}, c.Shadows...) {
+					if d != sk.Dir {
+						info.Shadows = append(info.Shadows, d)
+					}
+				}
 			}
 		}
 		out = append(out, info)
@@ -177,13 +190,31 @@ func mcpSkillItem(m MCPSkill) ledger.Item {
 	return ledger.Item{Kind: ledger.KindMCPSkill, Path: m.Launch + "|" + m.URI, Name: m.Command(), Digest: m.Digest, Display: m.Description}
 }
 
-// visibleSkills are the skills the model is told of: the person's, the
-// repository's the person trusted, the MCP servers' (whose loading asks).
-func (t *turn) visibleSkills() []skills.Skill {
+// visibleSkills are the skills on disk the model is told of: the
+// person's, the repository's the person trusted (usable).
+func (t *turn) visibleSkills() []skills.Skill { return t.ext.usable() }
+
+// usable are the skills in use, one of each name: the nearest, when it is
+// the person's own or trusted with its content; else the nearest of the
+// person's own that it passed over. A repository's skill that is not
+// trusted is not used, so it takes the place of nothing: planted under
+// the name of one of the person's skills, it would otherwise hide theirs
+// until the person trusted the repository.
+func (b brought) usable() []skills.Skill {
 	var out []skills.Skill
-	for _, sk := range t.ext.skills.Skills {
-		if sk.Personal() || t.ext.trusts(skillItem(sk)) {
+	for _, sk := range b.skills.Skills {
+		if sk.Personal() || b.trusts(skillItem(sk)) {
 			out = append(out, sk)
+			continue
+		}
+		mine := -1
+		for i, s := range b.skills.Shadowed { // farthest first: the last is the nearest
+			if s.Name == sk.Name && s.Personal() {
+				mine = i
+			}
+		}
+		if mine >= 0 {
+			out = append(out, b.skills.Shadowed[mine])
 		}
 	}
 	return out
@@ -269,7 +300,9 @@ func (st skillTool) Prepare(ctx context.Context, env tool.Env, raw json.RawMessa
 	if args.File != "" {
 		return nil, fmt.Errorf("%s: file is for skills of MCP servers; read this skill's files with read_file", SkillToolName)
 	}
-	for _, sk := range t.ext.skills.Skills {
+	// the skill in use of that name; else the repository's, not trusted
+	// (loading it asks the person)
+	for _, sk := range append(t.ext.usable(), t.ext.skills.Skills...) {
 		if sk.Name == args.Name {
 			return &tool.Action{Run: func(ctx context.Context, _ func(string)) tool.Result { return t.loadSkill(ctx, sk) }}, nil
 		}
@@ -434,17 +467,24 @@ func (sess *Session) skillFolders() []string {
 // narrowedBy names the loaded skill whose allowed-tools leave the tool out
 // ("" when none does): such a call is asked of the person, whatever a
 // grant or the mode would do. kin's own plan, ask and use_skill are never
-// narrowed.
+// narrowed. A running subagent works for its parents, under the skills
+// they loaded: their allowed-tools narrow its calls too (else handing the
+// work to a subagent would get round them).
 func (sess *Session) narrowedBy(toolName string) string {
 	if toolName == SkillToolName || toolName == PlanToolName || toolName == AskToolName {
 		return ""
 	}
 	sess.mu.Lock()
-	defer sess.mu.Unlock()
+	parent := sess.parent
 	for _, l := range sess.loaded {
 		if len(l.allowed) > 0 && !slices.Contains(l.allowed, toolName) {
+			sess.mu.Unlock()
 			return l.name
 		}
+	}
+	sess.mu.Unlock()
+	if parent != nil {
+		return parent.narrowedBy(toolName)
 	}
 	return ""
 }

@@ -291,8 +291,22 @@ func (t *turn) reportProblems(b brought) {
 	var lines []string
 	lines = append(lines, b.skills.Problems...)
 	lines = append(lines, b.hooks.Problems...)
+	used := map[string]string{}
+	for _, sk := range b.usable() {
+		used[sk.Name] = sk.Dir
+	}
 	for _, c := range b.skills.Clashes {
-		lines = append(lines, fmt.Sprintf("skill %s: %s is used; also found in %s", c.Name, c.Winner, strings.Join(c.Shadows, ", ")))
+		in, others := c.Winner, c.Shadows
+		if d, ok := used[c.Name]; ok && d != c.Winner {
+			// the person's own, while the repository's is not trusted
+			in, others = d, nil
+			for _, o := range append([]string{c.Winner}, c.Shadows...) {
+				if o != d {
+					others = append(others, o)
+				}
+			}
+		}
+		lines = append(lines, fmt.Sprintf("skill %s: %s is used; also found in %s", c.Name, in, strings.Join(others, ", ")))
 	}
 	t.sayOnce(&t.sess.extSaid, strings.Join(lines, "\n"), Notice{Level: "warning", Source: "skills", SessionID: t.sess.id, Message: strings.Join(lines, "; ")})
 }

@@ -26,9 +26,13 @@ func (t *turn) request(ctx context.Context, specs []tool.Spec) (*model.Response,
 	// Spend limits hold before every request (limits.go); about is the
 	// request's input as kin estimates it.
 	about := t.sess.estimate(len(t.instructions), v.budget)
-	if err := t.withinLimits(ctx, about); err != nil {
+	release, err := t.withinLimits(ctx, about)
+	if err != nil {
 		return nil, err
 	}
+	// the request holds its estimate against the limits until its usage
+	// is counted (countUsage, below) or it is not sent after all
+	defer release()
 	input, err := t.sess.input(v)
 	if err != nil {
 		return nil, fmt.Errorf("reading the session log: %w", err)

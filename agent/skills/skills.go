@@ -81,6 +81,10 @@ type Clash struct {
 type Found struct {
 	Skills  []Skill // by name
 	Clashes []Clash
+	// Shadowed are the skills a nearer one of the same name passed over,
+	// farthest first: the one to use instead while the nearer one is not
+	// trusted (package agent decides).
+	Shadowed []Skill
 	// Problems are skills that could not be read, for a person.
 	Problems []string
 }
@@ -139,6 +143,7 @@ func Discover(places []Place) Found {
 			}
 			if i, ok := byName[s.Name]; ok {
 				f.Clashes = append(f.Clashes, Clash{Name: s.Name, Winner: s.Dir, Shadows: []string{f.Skills[i].Dir}})
+				f.Shadowed = append(f.Shadowed, f.Skills[i])
 				f.Skills[i] = s
 				continue
 			}
@@ -172,6 +177,12 @@ func mergeClashes(in []Clash) []Clash {
 // single hyphens, 1 to 64 characters, no hyphen at either end.
 var nameRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
+// ValidName reports whether name follows the Agent Skills naming rule: a
+// skill's name goes into the model's instructions and names a command,
+// so whoever wrote it (a repository, an MCP server) writes no more there
+// than a name.
+func ValidName(name string) bool { return len(name) <= 64 && nameRule().MatchString(name) }
+
 // Read reads the skill in dir: its front matter, its files and digest.
 func Read(dir string, source Source, project string) (Skill, error) {
 	real := realPath(dir)
@@ -194,7 +205,7 @@ func Read(dir string, source Source, project string) (Skill, error) {
 	switch {
 	case s.Name == "":
 		return s, fmt.Errorf("skill %s: SKILL.md's front matter has no name", dir)
-	case len(s.Name) > 64 || !nameRule().MatchString(s.Name):
+	case !ValidName(s.Name):
 		return s, fmt.Errorf("skill %s: the name %q is not a skill name (lowercase letters, digits and hyphens, at most 64)", dir, s.Name)
 	case s.Description == "":
 		return s, fmt.Errorf("skill %s: SKILL.md's front matter has no description", dir)
@@ -243,17 +254,26 @@ func Split(data []byte) (FrontMatter, string, error) {
 	fm.Name, _ = fields["name"].(string)
 	fm.Description, _ = fields["description"].(string)
 	fm.License, _ = fields["license"].(string)
-	switch v := fields["allowed-tools"].(type) {
+	fm.AllowedTools = AllowedTools(fields["allowed-tools"])
+	return fm, body, nil
+}
+
+// AllowedTools reads a front matter's allowed-tools as written: a string
+// ("Bash(git add:*) Read, Grep") or a list of names. A skill on disk and
+// a server's entry are read alike, so either form narrows.
+func AllowedTools(v any) []string {
+	var out []string
+	switch v := v.(type) {
 	case string:
-		fm.AllowedTools = splitTools(v)
+		out = splitTools(v)
 	case []any:
 		for _, x := range v {
 			if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
-				fm.AllowedTools = append(fm.AllowedTools, strings.TrimSpace(s))
+				out = append(out, strings.TrimSpace(s))
 			}
 		}
 	}
-	return fm, body, nil
+	return out
 }
 
 // splitTools splits an allowed-tools string on spaces and commas outside

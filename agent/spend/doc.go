@@ -15,8 +15,11 @@
 // count that restarts at zero would let a day's limit be passed.
 //
 // What is not covered: a request's output cannot be known before it is
-// sent, so a limit is checked against what was used plus the next
-// request's estimated input; the answer to that request may pass the limit
-// by its own output (bounded by the model's output budget). Prices are the
-// person's; kin never looks them up or converts currencies.
+// sent, so a limit is checked against what was used, what the requests on
+// their way hold (their estimated input, until their usage is counted:
+// subagents run side by side) and the next request's estimated input; the
+// answers to the requests on their way may pass the limit by their output
+// (each bounded by the model's output budget). Requests of another kin
+// process on the same day are counted once they are in the ledger. Prices
+// are the person's; kin never looks them up or converts currencies.
 package spend

@@ -59,22 +59,29 @@ func (c Config) Limits(scope string) []Limit {
 }
 
 // Crossing is a limit the next request would pass: Used so far over the
-// limit's scope, Next what the request is estimated to add (its input).
+// limit's scope, Held what requests already on their way are estimated to
+// add (their input, until their usage is counted), Next what the request
+// is estimated to add (its input).
 type Crossing struct {
 	Limit
-	Used, Next float64
+	Used, Held, Next float64
 }
 
 // Cross reports whether a request adding next to used would pass l (whose
 // Max may have been raised for the session).
 func Cross(l Limit, used, next float64) (Crossing, bool) {
-	return Crossing{Limit: l, Used: used, Next: next}, used+next > l.Max
+	return CrossHeld(l, used, 0, next)
+}
+
+// CrossHeld is Cross while requests on their way hold held of the limit.
+func CrossHeld(l Limit, used, held, next float64) (Crossing, bool) {
+	return Crossing{Limit: l, Used: used, Held: held, Next: next}, used+held+next > l.Max
 }
 
 // Raised is the limit "raise the limit for this session" sets: what is
-// used, the next request, and the limit once more on top.
+// used and held, the next request, and the limit once more on top.
 func (c Crossing) Raised(original float64) float64 {
-	return c.Used + c.Next + original
+	return c.Used + c.Held + c.Next + original
 }
 
 func (c Crossing) whose() string {
@@ -90,10 +97,13 @@ func (c Crossing) whose() string {
 // Title says which limit the next request would pass, in the person's
 // words: what was used, the limit, and what the request adds.
 func (c Crossing) Title(currency string) string {
-	next := ""
+	held, next := "", ""
+	if c.Held > 0 {
+		held = fmt.Sprintf("; requests on their way add about %s", c.Amount(c.Held, currency))
+	}
 	if c.Next > 0 {
 		next = fmt.Sprintf("; the next model request adds about %s", c.Amount(c.Next, currency))
 	}
-	return fmt.Sprintf("%s has used %s of its limit of %s (limits.%s)%s", c.whose(),
-		c.Amount(c.Used, currency), c.Amount(c.Max, currency), c.Name(), next)
+	return fmt.Sprintf("%s has used %s of its limit of %s (limits.%s)%s%s", c.whose(),
+		c.Amount(c.Used, currency), c.Amount(c.Max, currency), c.Name(), held, next)
 }

@@ -104,6 +104,17 @@ func TestLimitsAreCheckedSmallestScopeFirstAndCrossWithTheNextRequest(t *testing
 		t.Errorf("raised to %v", c.Raised(100))
 	}
 	cost := cfg.Limits(ScopeSession)[0]
+	// what requests on their way hold counts, is said, and is raised over
+	if _, over := CrossHeld(turn, 80, 10, 10); over {
+		t.Error("80 used, 10 held and 10 next pass a limit of 100")
+	}
+	c, over = CrossHeld(turn, 80, 11, 10)
+	if !over || c.Raised(100) != 201 {
+		t.Fatalf("%+v %v", c, over)
+	}
+	if got := c.Title("USD"); got != "This turn has used 80 tokens of its limit of 100 tokens (limits.turnTokens); requests on their way add about 11 tokens; the next model request adds about 10 tokens" {
+		t.Error(got)
+	}
 	c, _ = Cross(cost, 1.995, 0.005)
 	if got := c.Title("USD"); !strings.Contains(got, "2.00 USD of its limit of 2.00 USD") || !strings.Contains(got, "0.0050 USD") {
 		t.Errorf("cost title %q", got)

@@ -144,10 +144,12 @@ func vetSkill(server, launch string, e skillEntry) (Skill, error) {
 	if path.Base(sk.Root()) != sk.Name {
 		return sk, fmt.Errorf("the skill %q: its URI does not end in its name", e.URI)
 	}
-	switch v := e.Frontmatter["allowed-tools"].(type) {
-	case string:
-		sk.AllowedTools = strings.Fields(strings.ReplaceAll(v, ",", " "))
+	// the name goes into the model's instructions and names a command: a
+	// server's follows the rule a skill on disk does
+	if !skills.ValidName(sk.Name) {
+		return sk, fmt.Errorf("the skill %q: its name is not a skill name (lowercase letters, digits and hyphens, at most 64)", e.URI)
 	}
+	sk.AllowedTools = skills.AllowedTools(e.Frontmatter["allowed-tools"]) // as a SKILL.md on disk: a string or a list
 	var dynamic string
 	if json.Unmarshal(e.Resources, &dynamic) == nil {
 		if dynamic != "dynamic" {
