@@ -9,9 +9,13 @@ import (
 	"github.com/kin-dev/kin/agent/reaper"
 )
 
-// groupAttr starts a stdio server as the leader of a new process group, so
-// that everything it starts can be signalled at once.
-func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// groupAttr starts a stdio server as the leader of a new session, and so of
+// a new process group (everything it starts can be signalled at once) with
+// no controlling terminal, as a command is (package builtin): under kin
+// chat a server's prompt on /dev/tty would be drawn over the person's
+// screen and its read would stop the server; without a terminal it fails
+// at once.
+func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // signalGroup sends sig to the whole process group led by p, or to p alone
 // when there is no such group.

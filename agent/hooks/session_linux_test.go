@@ -1,0 +1,32 @@
+package hooks_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kin-dev/kin/agent/hooks"
+	"github.com/kin-dev/kin/agent/sandbox"
+)
+
+// An unconfined hook leads a session of its own, and so has no controlling
+// terminal: under kin chat (kin serve in the person's terminal's session)
+// a hook that prompts on /dev/tty wrote over the person's screen, and its
+// read stopped it until its timeout.
+func TestAnUnconfinedHookLeadsASessionOfItsOwn(t *testing.T) {
+	kinHome, ws, r := setup(t)
+	r.Sandbox = sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})
+	// /proc/$$/stat after the command's name: state, ppid, pgrp, session
+	write(t, filepath.Join(kinHome, "settings.json"), config("UserPromptSubmit", "",
+		`set -- $(sed 's/.*) //' /proc/$$/stat); echo "pid=$$ session=$4"`, 0), 0o600)
+	hs := hooks.Load(kinHome, []string{ws}).For(hooks.UserPromptSubmit, "")
+	if len(hs) != 1 {
+		t.Fatal(hs)
+	}
+	res := r.Run(context.Background(), hs[0], hooks.Input{SessionID: "s1", Cwd: ws, Prompt: "hi"})
+	pid, session, ok := strings.Cut(strings.TrimPrefix(res.Context, "pid="), " session=")
+	if !ok || pid == "" || pid != session {
+		t.Fatalf("the hook is not a session leader: %+v", res)
+	}
+}
