@@ -74,6 +74,23 @@ func TestSecrets(t *testing.T) {
 		boundary.SecretContent([]byte("-----BEGIN CERTIFICATE-----\n")) != "" {
 		t.Error("private keys by content")
 	}
+	// a key below other lines: OpenSSL's "Bag Attributes" (openssl pkcs12
+	// -nodes), a server's combined PEM (certificates, then the key), a
+	// numbered page of read_file; a source line that names the marker is
+	// not a key
+	for _, key := range []string{
+		"Bag Attributes\n    localKeyID: 01 02\nKey Attributes: <No Attributes>\n-----BEGIN PRIVATE KEY-----\nMIIE...",
+		"-----BEGIN CERTIFICATE-----\nMIID...\n-----END CERTIFICATE-----\n-----BEGIN RSA PRIVATE KEY-----\nMIIE...",
+		"     1\tBag Attributes\n     2\t-----BEGIN ENCRYPTED PRIVATE KEY-----\n",
+		"notes\r\nPuTTY-User-Key-File-3: ssh-ed25519\r\n",
+	} {
+		if boundary.SecretContent([]byte(key)) == "" {
+			t.Errorf("a private key not found in %q", key)
+		}
+	}
+	if why := boundary.SecretContent([]byte("const header = \"-----BEGIN RSA PRIVATE KEY-----\"\n")); why != "" {
+		t.Errorf("a source line naming the marker: %s", why)
+	}
 	// what a command may not read: kin's home and the credentials that exist
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)

@@ -240,20 +240,43 @@ func hasElems(elems, want []string, atEnd bool) bool {
 	return false
 }
 
-// SecretContent says why content (the start of a file) is a secret: a
-// private key ("" when it is not).
-func SecretContent(head []byte) string {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if bytes.HasPrefix(head, []byte("-----BEGIN ")) {
-		line, _, _ := bytes.Cut(head, []byte("\n"))
-		if bytes.Contains(line, []byte("PRIVATE KEY")) {
-			return "its content is a private key"
-		}
-	}
-	if bytes.HasPrefix(head, []byte("PuTTY-User-Key-File")) {
+// SecretContent says why content is a secret: a private key ("" when it
+// is not). A key is found on any line of content, not only its first:
+// OpenSSL writes "Bag Attributes" above a key it takes out of a PKCS#12
+// file, and a server's combined PEM holds its certificates first, then
+// the key. A line is read after its leading blanks and digits, so a
+// numbered page (read_file's "    12\t...") is read as its file.
+func SecretContent(content []byte) string {
+	// Looked up by marker, not line by line: search runs this over every
+	// file it reads.
+	if keyMarker(content, "-----BEGIN ", "PRIVATE KEY") || keyMarker(content, "PuTTY-User-Key-File", "") {
 		return "its content is a private key"
 	}
 	return ""
+}
+
+// keyMarker says whether a line of content begins with marker (after
+// blanks and digits) and holds also after it.
+func keyMarker(content []byte, marker, also string) bool {
+	for off := 0; ; {
+		i := bytes.Index(content[off:], []byte(marker))
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		off = at + len(marker)
+		start := bytes.LastIndexByte(content[:at], '\n') + 1
+		if len(bytes.TrimLeft(content[start:at], " \t0123456789")) != 0 {
+			continue
+		}
+		line := content[off:]
+		if end := bytes.IndexByte(line, '\n'); end >= 0 {
+			line = line[:end]
+		}
+		if bytes.Contains(line, []byte(also)) {
+			return true
+		}
+	}
 }
 
 // Hidden lists what a confined command may not read: $KIN_HOME and the

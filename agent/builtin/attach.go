@@ -35,7 +35,7 @@ func ReadAttachment(ctx context.Context, env tool.Env, path string, max int64) (
 	if err != nil {
 		return nil, t.Disp, fmt.Errorf("%s: %w", t.Disp, err)
 	}
-	if why := boundary.SecretContent(data[:min(len(data), sniffLen)]); why != "" {
+	if why := boundary.SecretContent(data); why != "" {
 		return nil, t.Disp, fmt.Errorf("%s may hold a secret (%s): kin does not attach it", t.Disp, why)
 	}
 	return data, t.Disp, nil

@@ -127,6 +127,10 @@ func readPage(ctx context.Context, f *files.File, p, disp string, offset, limit 
 		return fmt.Sprintf("%s: binary file, %d bytes, %s; not shown", disp, f.Size, guessType(p, sniff)), key, nil
 	}
 	out, err = readLines(br, f, disp, offset, limit, unsaved)
+	if key == "" {
+		// a key further down than the sniff, on the page asked for
+		key = boundary.SecretContent([]byte(out))
+	}
 	return out, key, err
 }
 

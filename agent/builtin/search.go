@@ -332,7 +332,7 @@ func (s *searcher) searchFile(abs, disp string, buf []byte) (fileHits, []byte) {
 	if looksBinaryFast(data) {
 		return fileHits{}, buf
 	}
-	if !s.asked && boundary.SecretContent(data[:min(len(data), sniffLen)]) != "" {
+	if !s.asked && boundary.SecretContent(data) != "" {
 		s.skipped.Add(1)
 		return fileHits{}, buf
 	}
