@@ -162,7 +162,7 @@ func TestRefreshErrorHidesTheBody(t *testing.T) {
 	defer srv.Close()
 	m := New(Options{KinHome: t.TempDir()})
 	ep := &endpoint{key: "k"}
-	ps := m.newSource(ep, testServer(), &tokenRecord{AccessToken: "at", RefreshToken: "rt-canary-value", ClientID: "c", TokenURL: srv.URL, Expiry: time.Now().Add(-time.Hour)})
+	ps := m.newSource(ep, testServer(), &tokenRecord{AccessToken: "at", RefreshToken: "rt-canary-value", ClientID: "c", TokenURL: srv.URL, Expiry: time.Now().Add(-time.Hour)}, "")
 	ep.ts = ps
 	_, err := ps.Token()
 	if err == nil || strings.Contains(err.Error(), "canary") || !strings.Contains(err.Error(), "invalid_grant") {
