@@ -33,3 +33,24 @@ func TestTwoProcessesNeverSpendOneRefreshToken(t *testing.T) {
 		t.Errorf("counts = %+v: want no spent refresh token sent again and one sign-in", c)
 	}
 }
+
+// TestRenewalNamesTheResource: the MCP spec wants the resource parameter
+// (RFC 8707) in every token request, renewals included, so a token is
+// bound to the server it is for. A renewal without it gets, from a
+// provider with a default audience, a token for that audience: one the
+// MCP server refuses (and one it could replay at the provider's other
+// resources). kin must name the resource when it renews.
+func TestRenewalNamesTheResource(t *testing.T) {
+	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 5 * time.Second, DefaultAudience: true}, oauthtest.ResourceOptions{})
+	s := w.server("api", nil, nil)
+	h := newHost(t)
+	cs := mustConnect(t, w.manager(h), s)
+	whoami(t, cs)
+	whoami(t, cs) // due: renewed
+	if c := w.as.Counts(); c.Refreshes == 0 || c.Authorizes != 1 {
+		t.Errorf("counts = %+v: want renewals and one sign-in", c)
+	}
+	if got := accessToken(w.record(t, s)); w.as.Verify(got) == nil || w.as.Verify(got).Resource != w.rs.URL {
+		t.Errorf("the renewed token is not bound to the MCP server: %+v", w.as.Verify(got))
+	}
+}

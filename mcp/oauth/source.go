@@ -99,7 +99,7 @@ func (r *renewer) Token() (*oauth2.Token, error) {
 			rerr = &Error{Kind: KindToken, Msg: "the sign-in expired and there is no refresh token to renew it with"}
 			return false, nil
 		}
-		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, p.m.client)
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, withResource(p.m.client, tr.TokenURL, tr.Resource))
 		tok, err := tr.config().TokenSource(ctx, &oauth2.Token{RefreshToken: rt}).Token()
 		if err != nil {
 			rerr = err // kept whole: the caller tells invalid_grant apart

@@ -49,6 +49,12 @@ type AuthOptions struct {
 	// token issued from the same sign-in (RFC 9700 section 4.14.2: reuse
 	// detection, as Auth0, Okta and Keycloak offer).
 	RevokeOnReuse bool
+	// DefaultAudience makes a refresh that names no resource (RFC 8707)
+	// get a token for the server's default audience, which the MCP server
+	// refuses, as providers with a default audience answer; a refresh that
+	// names another resource than the sign-in's is refused
+	// (invalid_target) either way.
+	DefaultAudience bool
 }
 
 // Client is a registered client.
@@ -369,7 +375,15 @@ func (as *AuthServer) refreshToken(w http.ResponseWriter, r *http.Request, c *Cl
 		tokenError(w, http.StatusBadRequest, "invalid_grant")
 		return
 	}
-	as.issue(w, c.ID, g.resource, g.scope, g.family)
+	resource := g.resource
+	switch named := r.PostForm.Get("resource"); {
+	case named == "" && as.opts.DefaultAudience:
+		resource = as.URL + "/default-audience"
+	case named != "" && named != g.resource:
+		tokenError(w, http.StatusBadRequest, "invalid_target")
+		return
+	}
+	as.issue(w, c.ID, resource, g.scope, g.family)
 }
 
 // revokeFamily forgets every live token of a sign-in (as.mu held).
