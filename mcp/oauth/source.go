@@ -42,11 +42,16 @@ func (p *persistingSource) Token() (*oauth2.Token, error) {
 	t, err := p.base.Token()
 	if err != nil {
 		if re, ok := errorsAs[*oauth2.RetrieveError](err); ok {
+			// (A renewer's refreshError that says "again" unwraps to
+			// invalid_grant: the provider forgot the registered client.)
 			if re.ErrorCode == "invalid_grant" {
 				// The refresh token is dead (revoked, expired): drop the
 				// sign-in. The transport sends the request without a token
 				// and the 401 starts a fresh sign-in.
 				p.m.drop(p.ep, p, "the authorization server no longer accepts the refresh token")
+			}
+			if rf, ok := errorsAs[*refreshError](err); ok {
+				return nil, rf
 			}
 			return nil, &refreshError{re: re}
 		}
@@ -103,7 +108,18 @@ func (r *renewer) Token() (*oauth2.Token, error) {
 		tok, err := tr.config().TokenSource(ctx, &oauth2.Token{RefreshToken: rt}).Token()
 		if err != nil {
 			rerr = err // kept whole: the caller tells invalid_grant apart
-			if re, ok := errorsAs[*oauth2.RetrieveError](err); ok && re.ErrorCode == "invalid_grant" && rec.Token != nil && rec.Token.RefreshToken == rt {
+			re, _ := errorsAs[*oauth2.RetrieveError](err)
+			switch {
+			case re == nil:
+			case re.ErrorCode == "invalid_client" && rec.Client != nil && rec.Client.ClientID == tr.ClientID:
+				// The provider no longer knows kin's dynamic
+				// registration (one kept in memory, restarted): every
+				// sign-in with it would fail too. The next registers
+				// again.
+				rec.Client, rec.Token = nil, nil
+				rerr = &refreshError{re: re, again: true}
+				return true, nil
+			case re.ErrorCode == "invalid_grant" && rec.Token != nil && rec.Token.RefreshToken == rt:
 				rec.Token = nil // dead for every process: none tries it again
 				return true, nil
 			}
@@ -142,8 +158,14 @@ func (p *persistingSource) current() *oauth2.Token {
 
 // refreshError is a refused renewal. It unwraps to the oauth2.RetrieveError
 // (go-sdk's transport treats invalid_grant as "sign in again") but its text
-// carries only the status and error code, never the response body.
-type refreshError struct{ re *oauth2.RetrieveError }
+// carries only the status and error code, never the response body. With
+// again set, it unwraps to an invalid_grant whatever the provider said:
+// go-sdk sends the request without a token (so that the 401 starts a
+// sign-in) for that code only, and a forgotten client needs the same.
+type refreshError struct {
+	re    *oauth2.RetrieveError
+	again bool
+}
 
 func (e *refreshError) Error() string {
 	status := 0
@@ -157,7 +179,14 @@ func (e *refreshError) Error() string {
 	return msg
 }
 
-func (e *refreshError) Unwrap() error { return e.re }
+func (e *refreshError) Unwrap() error {
+	if e.again && e.re.ErrorCode != "invalid_grant" {
+		re := *e.re
+		re.ErrorCode = "invalid_grant"
+		return &re
+	}
+	return e.re
+}
 
 // newSource builds the token source for a stored sign-in. reject is an
 // access token the server refused ("" for none), which a renewal must not

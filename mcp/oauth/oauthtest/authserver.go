@@ -465,6 +465,22 @@ func (as *AuthServer) RevokeAll() {
 	clear(as.refresh)
 }
 
+// Restart forgets every dynamically registered client and every token, as
+// a provider that keeps its registrations in memory does when it restarts
+// (pre-registered clients stay).
+func (as *AuthServer) Restart() {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	clear(as.clients)
+	for _, c := range as.opts.Clients {
+		c := c
+		as.clients[c.ID] = &c
+	}
+	clear(as.codes)
+	clear(as.access)
+	clear(as.refresh)
+}
+
 // ExpireAccessTokens makes every access token invalid while keeping the
 // refresh tokens.
 func (as *AuthServer) ExpireAccessTokens() {
