@@ -1,9 +1,14 @@
 package oauth_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kin-dev/kin/mcp/oauth"
 	"github.com/kin-dev/kin/mcp/oauth/oauthtest"
 )
 
@@ -52,5 +57,35 @@ func TestRenewalNamesTheResource(t *testing.T) {
 	}
 	if got := accessToken(w.record(t, s)); w.as.Verify(got) == nil || w.as.Verify(got).Resource != w.rs.URL {
 		t.Errorf("the renewed token is not bound to the MCP server: %+v", w.as.Verify(got))
+	}
+}
+
+// TestALogoutIsNotUndoneByAnotherProcess: the person signs kin out of a
+// server in one editor window (mcp/logout forgets the stored sign-in; the
+// provider offers no revocation, as many do not), while another kin on the
+// same KIN_HOME still holds the sign-in in memory. At its next renewal that
+// kin wrote the renewed sign-in back to the file: the logout was undone,
+// and every later launch signed in silently again. A renewal must not
+// bring back a sign-in the file no longer has; the other kin asks the
+// person instead.
+func TestALogoutIsNotUndoneByAnotherProcess(t *testing.T) {
+	w := newWorld(t, oauthtest.AuthOptions{AccessTTL: 5 * time.Second, NoRevocation: true}, oauthtest.ResourceOptions{})
+	s := w.server("api", nil, nil)
+	h := newHost(t)
+	cs := mustConnect(t, w.manager(h), s)
+	whoami(t, cs)
+
+	if err := w.manager(refuseHost{t}).Logout(s); err != nil {
+		t.Fatal(err)
+	}
+	h.open = func(context.Context, oauth.SignIn) error { return errors.New("the person declines") }
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if tok := accessToken(w.record(t, s)); tok != "" {
+		t.Errorf("the sign-in is back in the file after the logout (counts %+v)", w.as.Counts())
+	}
+	if len(h.SignIns()) != 2 {
+		t.Errorf("sign-ins asked: %d, want the person asked again", len(h.SignIns()))
 	}
 }

@@ -91,7 +91,17 @@ func (r *renewer) Token() (*oauth2.Token, error) {
 	var rerr error
 	err := p.m.store.locked(p.ep.key, func(rec *record) (bool, error) {
 		rt, tr := r.refresh, p.rec
-		if st := rec.Token; st != nil && st.ClientID == tr.ClientID && st.TokenURL == tr.TokenURL {
+		if rec.Token == nil {
+			// The file no longer has the sign-in: the person signed out
+			// (mcp/logout, mcp/login's restart) here or in another kin,
+			// or a renewal found it dead. Renewing with the token in
+			// memory would write it back and undo that; a sign-in asks
+			// instead.
+			rerr = &refreshError{msg: "the sign-in was removed (signed out, or renewed elsewhere and refused)", again: true,
+				re: &oauth2.RetrieveError{ErrorCode: "invalid_grant"}}
+			return false, nil
+		}
+		if st := rec.Token; st.ClientID == tr.ClientID && st.TokenURL == tr.TokenURL {
 			if tok := st.token(); tok.Valid() && tok.AccessToken != r.reject {
 				out = tok // another process renewed: use its token
 				return false, nil
@@ -165,9 +175,13 @@ func (p *persistingSource) current() *oauth2.Token {
 type refreshError struct {
 	re    *oauth2.RetrieveError
 	again bool
+	msg   string // when set, what happened (kin refused to renew)
 }
 
 func (e *refreshError) Error() string {
+	if e.msg != "" {
+		return "renewing the sign-in failed: " + e.msg
+	}
 	status := 0
 	if e.re.Response != nil {
 		status = e.re.Response.StatusCode

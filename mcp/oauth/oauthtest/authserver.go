@@ -55,6 +55,9 @@ type AuthOptions struct {
 	// names another resource than the sign-in's is refused
 	// (invalid_target) either way.
 	DefaultAudience bool
+	// NoRevocation leaves revocation_endpoint (RFC 7009) out of the
+	// metadata, as many providers do.
+	NoRevocation bool
 }
 
 // Client is a registered client.
@@ -149,7 +152,6 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 		"issuer":                                as.URL,
 		"authorization_endpoint":                as.URL + "/authorize",
 		"token_endpoint":                        as.URL + "/token",
-		"revocation_endpoint":                   as.URL + "/revoke",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
@@ -157,6 +159,9 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !as.opts.NoRegistration {
 		m["registration_endpoint"] = as.URL + "/register"
+	}
+	if !as.opts.NoRevocation {
+		m["revocation_endpoint"] = as.URL + "/revoke"
 	}
 	if len(as.opts.ScopesSupported) > 0 {
 		m["scopes_supported"] = as.opts.ScopesSupported
