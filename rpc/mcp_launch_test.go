@@ -36,7 +36,7 @@ func TestMCPLaunchApprovalShowsWhatTheProjectRuns(t *testing.T) {
 	launch := ed.Wait("approval/request", rpctest.All(rpctest.Field("kind", "server_launch"), rpctest.Field("server", "files")))
 	respond(ed, launch, "deny")
 	args, _ := launch["arguments"].(string)
-	for _, want := range []string{"program " + filepath.Join(bin, "npx") + " (a file of this project", "env LOG_LEVEL=${GITHUB_TOKEN}", "env PATH=.kin/bin:/usr/bin:/bin", `env NODE_OPTIONS="--require ./hook.js"`} {
+	for _, want := range []string{"program " + filepath.Join(bin, "npx") + " (a file of this project", "env LOG_LEVEL=${GITHUB_TOKEN:-info}", "env PATH=.kin/bin:/usr/bin:/bin", `env NODE_OPTIONS="--require ./hook.js"`} {
 		if !strings.Contains(args, want) {
 			t.Errorf("the approval's arguments lack %q:\n%s", want, args)
 		}

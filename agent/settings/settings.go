@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -115,12 +116,17 @@ type ModelEntry struct {
 // Path is where the file lives under home.
 func Path(home string) string { return filepath.Join(home, "settings.json") }
 
+// MaxBytes bounds the file: settings are a few KiB, and a sparse or
+// growing file must not be read into memory whole.
+const MaxBytes = 4 << 20
+
 // Load reads the file under home. A missing file is the zero Settings; one
-// that cannot be read or parsed is an error naming the file.
+// that cannot be read or parsed, is not a regular file or is over MaxBytes
+// is an error naming the file.
 func Load(home string) (Settings, error) {
 	var s Settings
 	path := Path(home)
-	b, err := os.ReadFile(path)
+	b, err := read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
@@ -156,4 +162,49 @@ type Price struct {
 	Input       float64 `json:"input"`
 	CachedInput float64 `json:"cachedInput,omitempty"`
 	Output      float64 `json:"output"`
+}
+
+// checkFile refuses a settings file that is there but is not a regular
+// file of at most MaxBytes (a FIFO would block every reader in open(2) and
+// /dev/zero never ends: kin would hang at start). Links are followed, so a
+// file kept in a dotfiles repository works. A missing file is
+// os.ErrNotExist.
+func checkFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "a special file"
+		switch t := fi.Mode().Type(); {
+		case t&os.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case t&os.ModeDevice != 0:
+			what = "a device"
+		case t&os.ModeDir != 0:
+			what = "a folder"
+		}
+		return fmt.Errorf("it is %s, not a file; replace it with a JSON file", what)
+	}
+	if fi.Size() > MaxBytes {
+		return fmt.Errorf("it is %d bytes, over the %d kin reads", fi.Size(), MaxBytes)
+	}
+	return nil
+}
+
+// read is the file's content, after checkFile, bounded to MaxBytes.
+func read(path string) ([]byte, error) {
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err == nil && len(b) > MaxBytes {
+		err = fmt.Errorf("it grew over the %d bytes kin reads", MaxBytes)
+	}
+	return b, err
 }

@@ -3,7 +3,9 @@ package settings
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/kin-dev/kin/agent/lockedfile"
 )
@@ -24,6 +26,9 @@ type Model struct {
 // object is left alone and reported, never overwritten.
 func SaveModel(home string, m Model) error {
 	path := Path(home)
+	if err := checkFile(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("kin: saving %s: %w", path, err)
+	}
 	err := lockedfile.Update(path, func(data []byte, exists bool) ([]byte, error) {
 		doc := map[string]json.RawMessage{}
 		if exists && len(bytes.TrimSpace(data)) > 0 {
@@ -62,6 +67,11 @@ func SaveModel(home string, m Model) error {
 // no key; a file that is not a JSON object is left alone and reported.
 func ForgetKey(home string) (bool, error) {
 	path := Path(home)
+	if err := checkFile(path); errors.Is(err, os.ErrNotExist) {
+		return false, nil // no file, no key
+	} else if err != nil {
+		return false, fmt.Errorf("kin: forgetting the key in %s: %w", path, err)
+	}
 	removed := false
 	err := lockedfile.Update(path, func(data []byte, exists bool) ([]byte, error) {
 		if !exists || len(bytes.TrimSpace(data)) == 0 {

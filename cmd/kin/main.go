@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -35,6 +34,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	switch args[0] {
+	case "serve", "acp", "login", "chat", "mcp", "grants", "trust":
+		if kinHome() == "" {
+			fmt.Fprintln(stderr, "kin: neither KIN_HOME nor HOME is set, so kin does not know where your settings, sign-ins and trust live; set KIN_HOME (such as KIN_HOME=/home/you/.kin)")
+			return 2
+		}
 	}
 	switch args[0] {
 	case "serve", "acp", "chat":
@@ -88,16 +94,14 @@ Environment:
 `)
 }
 
-// kinHome is where configuration and state live.
+// kinHome is where configuration and state live: $KIN_HOME, else ~/.kin,
+// else "" (run refuses the commands that need it). Never ".kin" relative to
+// the working directory: an editor starts kin in the repository, whose
+// .kin/ would then be the person's settings (the model service the key is
+// sent to), servers, grants and trust, and `kin login` would write the key
+// into the working tree.
 func kinHome() string {
-	if h := os.Getenv("KIN_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".kin"
-	}
-	return filepath.Join(home, ".kin")
+	return boundary.DefaultKinHome()
 }
 
 // scrubKeys erases kin's model keys from this process's original

@@ -86,27 +86,40 @@ func (s Server) Display() Display {
 	// the person approving it sees the value as written, references by
 	// name. Everyone else's literals stay masked (a root .mcp.json often
 	// holds a token in clear).
+	//
+	// refs renders what decides what runs and where (the command line,
+	// the URL before its credentials): a repository's ${VAR:-default}
+	// runs its default whenever the person has no such variable, so the
+	// default, the repository's own text, shows as written ("node
+	// ${SRV:-./evil.js}"); dropped, the approval showed "node ${SRV}"
+	// for a launch the repository chose. The person's own entries keep
+	// dropping defaults (one may be a secret they typed).
+	refs := showRefs
+	if s.Scope == ScopeProject || s.Scope == ScopeForeign {
+		refs = asWritten
+	}
 	showEnv := show
 	if s.Scope == ScopeProject {
-		showEnv = showRefs
+		showEnv = asWritten
 	}
 	if len(s.Raw) == 0 || err != nil {
 		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
 		show = func(string) string { return Mask } // literal values
 		showEnv = show
+		refs = showRefs
 	}
 	switch s.Transport {
 	case TransportStdio:
-		parts := []string{quoteIfNeeded(showRefs(e.command))}
+		parts := []string{quoteIfNeeded(refs(e.command))}
 		for _, a := range e.args {
-			parts = append(parts, quoteIfNeeded(showRefs(a)))
+			parts = append(parts, quoteIfNeeded(refs(a)))
 		}
 		d.Launch = strings.Join(parts, " ")
 		for _, k := range sortedKeys(e.env) {
 			d.Env = append(d.Env, quoteIfNeeded(k)+"="+quoteIfNeeded(showEnv(e.env[k])))
 		}
 	case TransportHTTP:
-		d.Launch = maskURL(e.url, show)
+		d.Launch = maskURLRefs(e.url, refs, show)
 		for _, k := range sortedKeys(e.headers) {
 			d.Headers = append(d.Headers, quoteIfNeeded(k)+": "+maskHeader(k, e.headers[k], show))
 		}
@@ -143,11 +156,27 @@ func MaskURL(raw string) string { return maskURL(raw, nil) }
 
 // maskURL is MaskURL with show rendering each credential part (nil: Mask).
 func maskURL(raw string, show func(string) string) string {
-	s := showRefs(raw)
+	return maskURLRefs(raw, showRefs, show)
+}
+
+// maskURLRefs is maskURL with refs rendering the references first (show
+// then renders each credential part: the userinfo, a query value, a
+// fragment's value, wherever a default put it).
+func maskURLRefs(raw string, refs, show func(string) string) string {
+	s := refs(raw)
 	if s == Mask {
 		return Mask
 	}
 	return quoteIfNeeded(boundary.MaskURLWith(s, show))
+}
+
+// asWritten renders a repository's value as it is written, defaults
+// included (unparseable text masked, as showRefs does).
+func asWritten(s string) string {
+	if _, err := parseRefs(s); err != nil {
+		return Mask
+	}
+	return s
 }
 
 // showValue renders a value that may hold a secret: its ${VAR} references

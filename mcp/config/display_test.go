@@ -136,12 +136,13 @@ func TestMaskHeader(t *testing.T) {
 // ●●●●. Literals and ${VAR:-default} defaults stay masked, but for the
 // env of a .kin/mcp.json entry, which holds no secret in clear and
 // decides what runs (NODE_OPTIONS=--require ./hook.js): it is shown as
-// written. The person's own global entry keeps every value masked.
+// written, defaults included (TestARepositorysDefaultsShowInItsLaunch).
+// The person's own global entry keeps every value masked.
 func TestDisplayNamesARepositorysVariables(t *testing.T) {
 	env := map[string]string{"GITHUB_TOKEN": canary, "HOST": "h.example"}
 	entry := `{"type":"http","url":"https://user:${GITHUB_TOKEN}@${HOST}/mcp?a=x-${GITHUB_TOKEN:-` + canary + `}&b=lit-` + canary + `#t=${GITHUB_TOKEN}",` +
 		`"headers":{"Authorization":"Bearer ${GITHUB_TOKEN}","X-Plain":"` + canary + `","X-Mix":"k-${GITHUB_TOKEN}"}}`
-	stdio := `{"command":"srv","env":{"LOG_LEVEL":"${GITHUB_TOKEN}","NODE_OPTIONS":"--require ./hook.js","MODE":"${MODE:-` + canary + `}"}}`
+	stdio := `{"command":"srv","env":{"LOG_LEVEL":"${GITHUB_TOKEN}","NODE_OPTIONS":"--require ./hook.js","MODE":"${MODE:-debug}"}}`
 	foreignStdio := `{"command":"srv","env":{"TOKEN":"` + canary + `","LOG_LEVEL":"${GITHUB_TOKEN}"}}`
 	workdir, home := dirs(t)
 	doc := `{"mcpServers":{"web":` + entry + `,"cli":` + stdio + `}}`
@@ -168,7 +169,7 @@ func TestDisplayNamesARepositorysVariables(t *testing.T) {
 			}
 		case "cli":
 			seen++
-			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "MODE=${MODE}", `NODE_OPTIONS="--require ./hook.js"`}; !reflect.DeepEqual(d.Env, want) {
+			if want := []string{"LOG_LEVEL=${GITHUB_TOKEN}", "MODE=${MODE:-debug}", `NODE_OPTIONS="--require ./hook.js"`}; !reflect.DeepEqual(d.Env, want) {
 				t.Errorf("cli env %q, want %q", d.Env, want)
 			}
 		case "theirs":

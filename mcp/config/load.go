@@ -139,7 +139,11 @@ func (cfg *Config) readDoc(path, consequence string, yours bool) (*document, err
 	// Bounded and through the boundary: a repository's .mcp.json may be a
 	// FIFO (refused, never waited on) or a sparse terabyte (refused by its
 	// size, never read whole).
-	data, err := boundary.ReadFileUpTo(path, maxDoc)
+	read := boundary.ReadFileUpTo
+	if yours {
+		read = readYours
+	}
+	data, err := read(path, maxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -162,6 +166,22 @@ func (cfg *Config) readDoc(path, consequence string, yours bool) (*document, err
 			"server %q appears more than once; the last entry is used", name)})
 	}
 	return doc, nil
+}
+
+// readYours reads one of the person's own files in KIN_HOME, which may be
+// a symlink into a dotfiles repository (the Store writes through it too):
+// the link is resolved first, then the file read bounded and
+// non-blocking like any other. (The boundary's read refuses a link out of
+// the file's folder, the rule for a repository's files.)
+func readYours(path string, max int64) ([]byte, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return boundary.ReadFileUpTo(abs, max)
 }
 
 // add records err as a warning for the entry and reports whether it was nil.

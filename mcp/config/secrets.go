@@ -63,7 +63,10 @@ func projectKey(workdir string) string {
 // what is not set.
 func projectSecrets(kinHome, workdir string) map[string]map[string]string {
 	path := SecretsPath(kinHome)
-	data, err := os.ReadFile(path)
+	// Bounded and non-blocking, as the configuration files are read: a
+	// FIFO here would otherwise hold up every load, the global scope's
+	// servers included.
+	data, err := readYours(path, maxDoc)
 	if err != nil {
 		return nil
 	}
@@ -98,8 +101,13 @@ func (st *Store) updateSecrets(server string, keep func(string) bool, set map[st
 		return fmt.Errorf("%w: no KIN_HOME to keep this server's secret values out of the project file; write them as ${VAR} references", ErrScope)
 	}
 	path := SecretsPath(st.kinHome)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && len(set) == 0 {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) && len(set) == 0 {
 		return nil // nothing stored, nothing to store
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		// lockedfile.Update would wait on a FIFO for good.
+		return fmt.Errorf("%s is not a regular file (%v); fix or delete it", path, fi.Mode().Type())
 	}
 	project := projectKey(st.workdir)
 	return lockedfile.Update(path, func(data []byte, _ bool) ([]byte, error) {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/lockedfile"
 )
 
@@ -203,8 +204,13 @@ func (st *Store) Adopt(name string) error {
 	if st.workdir == "" {
 		return fmt.Errorf("%w: no workdir", ErrScope)
 	}
-	path := ForeignPath(st.workdir)
-	data, err := os.ReadFile(path)
+	path, err := filepath.Abs(ForeignPath(st.workdir))
+	if err != nil {
+		return fmt.Errorf("adopt %q: %w", name, err)
+	}
+	// The repository's file: bounded, and a FIFO refused, never waited on
+	// (as Load reads it).
+	data, err := boundary.ReadFileUpTo(path, maxDoc)
 	if err != nil {
 		return fmt.Errorf("adopt %q: %w", name, err)
 	}
@@ -229,6 +235,11 @@ func (st *Store) edit(scope Scope, fn func(*document) error) error {
 	if err != nil {
 		return err
 	}
+	if scope == ScopeProject {
+		if err := st.insideProject(path); err != nil {
+			return err
+		}
+	}
 	return lockedfile.Update(path, func(data []byte, _ bool) ([]byte, error) {
 		doc, err := parseDocument(data)
 		if err != nil {
@@ -247,6 +258,24 @@ func (st *Store) edit(scope Scope, fn func(*document) error) error {
 		}
 		return out, nil
 	})
+}
+
+// insideProject refuses a project file that a symlink (.kin, or
+// .kin/mcp.json, as a repository may commit them) leads out of the project
+// folder: lockedfile.Update follows a link, which for the person's own
+// global file is a dotfiles repository, but for a repository's is
+// anything, such as another harness's global MCP configuration, whose
+// servers start without a question. A link that stays inside is followed.
+func (st *Store) insideProject(path string) error {
+	abs, err := filepath.Abs(st.workdir)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrScope, err)
+	}
+	root := boundary.RealPath(filepath.Clean(abs))
+	if real := boundary.RealPath(filepath.Join(abs, ".kin", "mcp.json")); !boundary.Within(root, real) {
+		return fmt.Errorf("%w: %s leads out of the project folder (to %s) through a symlink; kin writes a project's servers only inside it", ErrScope, path, real)
+	}
+	return nil
 }
 
 // checkRaw validates an entry for writing: its shape, not the environment.

@@ -113,3 +113,55 @@ func withClientAuth(c *http.Client, tokenURL, method, clientID, secret string) *
 	cc.Transport = &clientAuthTransport{base: base, tokenURL: tokenURL, method: method, clientID: clientID, secret: secret}
 	return &cc
 }
+
+// resourceTransport names the resource (RFC 8707) in renewals: oauth2
+// sends a refresh_token grant with no way to add a parameter, and the MCP
+// spec wants the resource in every token request, so that the token stays
+// bound to the server it is for (a provider with a default audience
+// otherwise answers with a token for that audience). Only refresh_token
+// POSTs to the token endpoint that name no resource are touched.
+type resourceTransport struct {
+	base     http.RoundTripper
+	tokenURL string
+	resource string
+}
+
+func (t *resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || !sameEndpoint(req.URL, t.tokenURL) || req.Body == nil ||
+		!strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return t.base.RoundTrip(req)
+	}
+	data, err := io.ReadAll(io.LimitReader(req.Body, maxTokenForm))
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	form, err := url.ParseQuery(string(data))
+	if err != nil {
+		return nil, err
+	}
+	if form.Get("grant_type") == "refresh_token" && form.Get("resource") == "" {
+		form.Set("resource", t.resource)
+	}
+	body := []byte(form.Encode())
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return t.base.RoundTrip(r)
+}
+
+// withResource returns a copy of c whose renewals at tokenURL name
+// resource ("" leaves c as it is).
+func withResource(c *http.Client, tokenURL, resource string) *http.Client {
+	if resource == "" {
+		return c
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc := *c
+	cc.Transport = &resourceTransport{base: base, tokenURL: tokenURL, resource: resource}
+	return &cc
+}

@@ -162,7 +162,11 @@ func TestRefreshErrorHidesTheBody(t *testing.T) {
 	defer srv.Close()
 	m := New(Options{KinHome: t.TempDir()})
 	ep := &endpoint{key: "k"}
-	ps := m.newSource(ep, testServer(), &tokenRecord{AccessToken: "at", RefreshToken: "rt-canary-value", ClientID: "c", TokenURL: srv.URL, Expiry: time.Now().Add(-time.Hour)})
+	tr := &tokenRecord{AccessToken: "at", RefreshToken: "rt-canary-value", ClientID: "c", TokenURL: srv.URL, Expiry: time.Now().Add(-time.Hour)}
+	if err := m.store.update(ep.key, func(r *record) error { r.Token = tr; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ps := m.newSource(ep, testServer(), tr, "")
 	ep.ts = ps
 	_, err := ps.Token()
 	if err == nil || strings.Contains(err.Error(), "canary") || !strings.Contains(err.Error(), "invalid_grant") {

@@ -87,6 +87,10 @@ type flow struct {
 	asm      *oauthex.AuthServerMeta
 	method   string // the client's token endpoint authentication ("" unknown)
 	obtained *oauth2.Token
+	ctx      context.Context
+	// reused is the client id of the stored registration the sign-in
+	// uses ("" for any other client).
+	reused string
 }
 
 func (m *Manager) runSignIn(ctx context.Context, s config.Server, ep *endpoint, a signInArgs) error {
@@ -104,7 +108,7 @@ func (m *Manager) runSignIn(ctx context.Context, s config.Server, ep *endpoint, 
 	defer cancel()
 	start := time.Now()
 
-	f := &flow{m: m, s: s, ep: ep, message: "Sign in to " + s.Name + " to connect it"}
+	f := &flow{m: m, s: s, ep: ep, ctx: ctx, message: "Sign in to " + s.Name + " to connect it"}
 	if noRefresh {
 		f.message = "Sign in to " + s.Name + " again: the provider issued no refresh token, so kin must ask at every expiry. Add the scope that grants one (such as offline_access) to oauth.scopes"
 	}
@@ -207,6 +211,15 @@ func (f *flow) fail(err error) error {
 	}
 	e = &Error{Kind: e.Kind, Msg: f.sc.clean(e.Msg)}
 	f.m.log.Warn("mcp oauth: sign-in failed", zap.String("server", f.s.Name), zap.String("endpoint", shortKey(f.ep.key)), zap.String("error", e.Msg))
+	if f.reused != "" && !errors.Is(f.ctx.Err(), context.Canceled) {
+		// A provider that forgot the registration (one that keeps them
+		// in memory, restarted) shows the person an error page the
+		// browser never comes back from: kin cannot tell that from a
+		// sign-in left unfinished, and a registration kept for good
+		// would fail every sign-in after it. The next one registers
+		// again.
+		f.m.forgetClient(f.ep, f.reused, "a sign-in with it failed")
+	}
 	f.ep.mu.Lock()
 	f.ep.lastErr = e.Msg
 	f.ep.mu.Unlock()
@@ -267,6 +280,7 @@ func (f *flow) client(ctx context.Context) (*chosenClient, error) {
 				case err == nil:
 					f.cb = cb
 					m.log.Info("mcp oauth: reusing the stored client registration", zap.String("server", s.Name), zap.String("client", c.ClientID))
+					f.reused = c.ClientID
 					return chosen(c), nil
 				case port != 0:
 					return nil, err
@@ -311,6 +325,23 @@ func (f *flow) client(ctx context.Context) (*chosenClient, error) {
 	}
 	m.log.Info("mcp oauth: client registered", zap.String("server", s.Name), zap.String("client", c.ClientID), zap.String("redirect", c.RedirectURI))
 	return chosen(c), nil
+}
+
+// forgetClient removes the stored registration with clientID, so that the
+// next sign-in registers again. A sign-in made with it stays: a step-up
+// the person declined must not cost them the one they have.
+func (m *Manager) forgetClient(ep *endpoint, clientID, why string) {
+	err := m.store.update(ep.key, func(r *record) error {
+		if r.Client != nil && r.Client.ClientID == clientID {
+			r.Client = nil
+		}
+		return nil
+	})
+	if err != nil {
+		m.log.Warn("mcp oauth: forgetting a client registration failed", zap.String("endpoint", shortKey(ep.key)), zap.String("error", err.Error()))
+		return
+	}
+	m.log.Info("mcp oauth: client registration forgotten", zap.String("endpoint", shortKey(ep.key)), zap.String("client", clientID), zap.String("reason", why))
 }
 
 // chosen is a registered client, authenticating as it was registered.

@@ -116,6 +116,13 @@ func (st *store) read(key string) (*record, error) {
 // update applies fn to the endpoint's record under the file lock and
 // writes the result (0600, in a 0700 folder).
 func (st *store) update(key string, fn func(r *record) error) error {
+	return st.locked(key, func(r *record) (bool, error) { return true, fn(r) })
+}
+
+// locked runs fn on the endpoint's record under the file lock, and writes
+// the record when fn says so: a renewal looks at what other kin processes
+// stored and spends the refresh token inside the lock.
+func (st *store) locked(key string, fn func(r *record) (write bool, err error)) error {
 	if err := os.MkdirAll(st.dir, 0o700); err != nil {
 		return storeError("create", err)
 	}
@@ -129,7 +136,7 @@ func (st *store) update(key string, fn func(r *record) error) error {
 		if !exists || json.Unmarshal(data, r) != nil {
 			r = &record{}
 		}
-		if err := fn(r); err != nil {
+		if write, err := fn(r); err != nil || !write {
 			return nil, err
 		}
 		r.Version = 1

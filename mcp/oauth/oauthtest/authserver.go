@@ -45,6 +45,19 @@ type AuthOptions struct {
 	Clients []Client
 	// Deny makes the authorize endpoint redirect with error=access_denied.
 	Deny bool
+	// RevokeOnReuse makes a spent refresh token, sent again, revoke every
+	// token issued from the same sign-in (RFC 9700 section 4.14.2: reuse
+	// detection, as Auth0, Okta and Keycloak offer).
+	RevokeOnReuse bool
+	// DefaultAudience makes a refresh that names no resource (RFC 8707)
+	// get a token for the server's default audience, which the MCP server
+	// refuses, as providers with a default audience answer; a refresh that
+	// names another resource than the sign-in's is refused
+	// (invalid_target) either way.
+	DefaultAudience bool
+	// NoRevocation leaves revocation_endpoint (RFC 7009) out of the
+	// metadata, as many providers do.
+	NoRevocation bool
 }
 
 // Client is a registered client.
@@ -70,6 +83,7 @@ type Token struct {
 
 type refreshGrant struct {
 	clientID, resource, scope string
+	family                    string // the sign-in it descends from
 }
 
 // AuthServer is an in-process authorization server on a loopback httptest
@@ -87,6 +101,9 @@ type AuthServer struct {
 	codes         map[string]*codeGrant
 	access        map[string]*Token
 	refresh       map[string]*refreshGrant
+	spent         map[string]string // a rotated refresh token -> its family
+	accessFamily  map[string]string // an access token -> its family
+	reuses        int
 	secrets       []string // every token, code and client secret issued
 	registrations int
 	authorizes    int
@@ -107,6 +124,9 @@ func NewAuthServer(t testing.TB, opts AuthOptions) *AuthServer {
 		codes:   map[string]*codeGrant{},
 		access:  map[string]*Token{},
 		refresh: map[string]*refreshGrant{},
+		spent:   map[string]string{},
+
+		accessFamily: map[string]string{},
 	}
 	for _, c := range opts.Clients {
 		c := c
@@ -132,7 +152,6 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 		"issuer":                                as.URL,
 		"authorization_endpoint":                as.URL + "/authorize",
 		"token_endpoint":                        as.URL + "/token",
-		"revocation_endpoint":                   as.URL + "/revoke",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
@@ -140,6 +159,9 @@ func (as *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !as.opts.NoRegistration {
 		m["registration_endpoint"] = as.URL + "/register"
+	}
+	if !as.opts.NoRevocation {
+		m["revocation_endpoint"] = as.URL + "/revoke"
 	}
 	if len(as.opts.ScopesSupported) > 0 {
 		m["scopes_supported"] = as.opts.ScopesSupported
@@ -335,7 +357,7 @@ func (as *AuthServer) exchange(w http.ResponseWriter, r *http.Request, c *Client
 		tokenError(w, http.StatusBadRequest, "invalid_target")
 		return
 	}
-	as.issue(w, c.ID, g.resource, g.scope)
+	as.issue(w, c.ID, g.resource, g.scope, "")
 }
 
 func (as *AuthServer) refreshToken(w http.ResponseWriter, r *http.Request, c *Client) {
@@ -344,17 +366,51 @@ func (as *AuthServer) refreshToken(w http.ResponseWriter, r *http.Request, c *Cl
 	g := as.refresh[rt]
 	if g != nil && g.clientID == c.ID {
 		delete(as.refresh, rt) // refresh tokens rotate
+		as.spent[rt] = g.family
 		as.refreshes++
+	}
+	if fam, ok := as.spent[rt]; g == nil && ok {
+		as.reuses++
+		if as.opts.RevokeOnReuse {
+			as.revokeFamily(fam)
+		}
 	}
 	as.mu.Unlock()
 	if g == nil || g.clientID != c.ID {
 		tokenError(w, http.StatusBadRequest, "invalid_grant")
 		return
 	}
-	as.issue(w, c.ID, g.resource, g.scope)
+	resource := g.resource
+	switch named := r.PostForm.Get("resource"); {
+	case named == "" && as.opts.DefaultAudience:
+		resource = as.URL + "/default-audience"
+	case named != "" && named != g.resource:
+		tokenError(w, http.StatusBadRequest, "invalid_target")
+		return
+	}
+	as.issue(w, c.ID, resource, g.scope, g.family)
 }
 
-func (as *AuthServer) issue(w http.ResponseWriter, clientID, resource, scope string) {
+// revokeFamily forgets every live token of a sign-in (as.mu held).
+func (as *AuthServer) revokeFamily(fam string) {
+	for rt, g := range as.refresh {
+		if g.family == fam {
+			delete(as.refresh, rt)
+		}
+	}
+	for at, f := range as.accessFamily {
+		if f == fam {
+			delete(as.access, at)
+		}
+	}
+}
+
+// issue answers with new tokens; family is the sign-in they descend from
+// ("": a new one).
+func (as *AuthServer) issue(w http.ResponseWriter, clientID, resource, scope, family string) {
+	if family == "" {
+		family = "fam-" + random()
+	}
 	at := "at-" + random()
 	resp := map[string]any{
 		"access_token": at,
@@ -366,10 +422,11 @@ func (as *AuthServer) issue(w http.ResponseWriter, clientID, resource, scope str
 	}
 	as.mu.Lock()
 	as.access[at] = &Token{ClientID: clientID, Resource: resource, Scopes: strings.Fields(scope), Expiry: time.Now().Add(as.opts.AccessTTL)}
+	as.accessFamily[at] = family
 	as.secrets = append(as.secrets, at)
 	if !as.opts.NoRefreshToken {
 		rt := "rt-" + random()
-		as.refresh[rt] = &refreshGrant{clientID: clientID, resource: resource, scope: scope}
+		as.refresh[rt] = &refreshGrant{clientID: clientID, resource: resource, scope: scope, family: family}
 		as.secrets = append(as.secrets, rt)
 		resp["refresh_token"] = rt
 	}
@@ -413,6 +470,22 @@ func (as *AuthServer) RevokeAll() {
 	clear(as.refresh)
 }
 
+// Restart forgets every dynamically registered client and every token, as
+// a provider that keeps its registrations in memory does when it restarts
+// (pre-registered clients stay).
+func (as *AuthServer) Restart() {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	clear(as.clients)
+	for _, c := range as.opts.Clients {
+		c := c
+		as.clients[c.ID] = &c
+	}
+	clear(as.codes)
+	clear(as.access)
+	clear(as.refresh)
+}
+
 // ExpireAccessTokens makes every access token invalid while keeping the
 // refresh tokens.
 func (as *AuthServer) ExpireAccessTokens() {
@@ -432,13 +505,15 @@ func (as *AuthServer) Secrets() []string {
 // Counts is how often each endpoint did its work.
 type Counts struct {
 	Registrations, Authorizes, Exchanges, Refreshes, Revocations int
+	// Reuses counts refresh tokens sent again after they were spent.
+	Reuses int
 }
 
 // Counts returns the endpoint counters.
 func (as *AuthServer) Counts() Counts {
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.revocations}
+	return Counts{as.registrations, as.authorizes, as.exchanges, as.refreshes, as.revocations, as.reuses}
 }
 
 func loopbackURI(raw string) bool {
