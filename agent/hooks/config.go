@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/settings"
 	"github.com/kin-dev/kin/agent/visible"
 )
 
@@ -161,7 +161,9 @@ func (c *Config) read(path string, owner Owner, project string) {
 		// before it is read, not waited on or read whole
 		data, err = boundary.ReadFileUpTo(path, maxFile)
 	} else {
-		data, err = os.ReadFile(path)
+		// the person's settings.json, read as package settings reads it:
+		// a FIFO or /dev/zero there is an error, not a hang
+		data, err = settings.ReadFile(path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return

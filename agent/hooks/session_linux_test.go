@@ -4,7 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/hooks"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -28,5 +30,24 @@ func TestAnUnconfinedHookLeadsASessionOfItsOwn(t *testing.T) {
 	pid, session, ok := strings.Cut(strings.TrimPrefix(res.Context, "pid="), " session=")
 	if !ok || pid == "" || pid != session {
 		t.Fatalf("the hook is not a session leader: %+v", res)
+	}
+}
+
+// The person's settings.json as a FIFO is a problem with the hooks, not a
+// hang: kin read it with os.ReadFile, which waits in open(2) for a writer.
+func TestAPersonsSettingsFileThatIsAFIFOIsAProblemNotAHang(t *testing.T) {
+	kinHome, ws, _ := setup(t)
+	if err := syscall.Mkfifo(filepath.Join(kinHome, "settings.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan hooks.Config, 1)
+	go func() { done <- hooks.Load(kinHome, []string{ws}) }()
+	select {
+	case c := <-done:
+		if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "named pipe") {
+			t.Fatalf("problems %q", c.Problems)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading the hooks waits on the FIFO")
 	}
 }

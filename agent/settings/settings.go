@@ -126,7 +126,7 @@ const MaxBytes = 4 << 20
 func Load(home string) (Settings, error) {
 	var s Settings
 	path := Path(home)
-	b, err := read(path)
+	b, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
@@ -192,8 +192,10 @@ func checkFile(path string) error {
 	return nil
 }
 
-// read is the file's content, after checkFile, bounded to MaxBytes.
-func read(path string) ([]byte, error) {
+// ReadFile is the content of a settings file at path, after checkFile,
+// bounded to MaxBytes: what every reader of the person's settings.json
+// uses (the hooks in it too), so a FIFO or /dev/zero there hangs none.
+func ReadFile(path string) ([]byte, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
