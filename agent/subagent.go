@@ -92,7 +92,14 @@ func (sess *Session) parentRef() Parent {
 	if sess.lineage == nil {
 		return Parent{}
 	}
-	return Parent{SessionID: sess.lineage.SessionID, TurnID: sess.lineage.TurnID, CallID: sess.lineage.CallID}
+	p := Parent{SessionID: sess.lineage.SessionID, TurnID: sess.lineage.TurnID, CallID: sess.lineage.CallID}
+	if sess.parent != nil {
+		// the sessions above, while they run here (a grandchild's
+		// question is the person's session's too; its grants are that
+		// session's)
+		p.Above = sess.parent.parentRef().Sessions()
+	}
+	return p
 }
 
 // depth is how deep the session is nested: 0 for a person's session.
@@ -106,10 +113,11 @@ func (sess *Session) depth() int {
 }
 
 // grantSession is the session whose grants answer the session's calls and
-// keep "always allow in this session": a subagent's parent's.
+// keep "always allow in this session": for a subagent's, the person's
+// session it works for (permission.Call.GrantSession).
 func (sess *Session) grantSession() string {
-	if p := sess.parentRef(); p.SessionID != "" {
-		return p.SessionID
+	if r := sess.parentRef().Root(); r != "" {
+		return r
 	}
 	return sess.id
 }

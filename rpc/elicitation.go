@@ -52,7 +52,7 @@ func Elicit(ctx context.Context, b *ask.Broker, svc *agent.Service, r manager.El
 	q := ask.Question{Kind: ask.KindElicitation, SessionID: r.SessionID, Body: r}
 	if svc != nil && r.SessionID != "" {
 		// A subagent's call's question is its parent session's too.
-		q.ParentSessionID = svc.ParentOf(r.SessionID).SessionID
+		q.Ancestors = svc.ParentOf(r.SessionID).Sessions()
 	}
 	q, ans := b.Ask(ctx, q, ElicitPolicy(r))
 	if svc != nil && r.SessionID != "" {

@@ -687,3 +687,46 @@ func TestNarrowingTheParentNarrowsItsRunningSubagent(t *testing.T) {
 		t.Errorf("main.go = %q", b)
 	}
 }
+
+// A grandchild subagent's approval is the person's session's too: a
+// reloaded editor showing that session gets it (it was the middle
+// subagent's only, so the person's session listed nothing while its turn
+// waited on it), and "always allow in this session" given there is kept
+// for the person's session (it was kept for the middle subagent, whose
+// grants nothing else reads).
+func TestAGrandchildsApprovalIsThePersonsSession(t *testing.T) {
+	e := newEnv(t)
+	e.settings(`{"subagents":{"maxDepth":2}}`)
+	const question, task, subtask = "make two notes", "Delegate the first note.", "Create one.txt holding 1."
+	e.Model.Route(modeltest.FirstUser(subtask),
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c_w1", Name: "write_file", Arguments: `{"path":"one.txt","content":"1\n"}`}}},
+		modeltest.Reply{Text: []string{"wrote one.txt"}})
+	e.Model.Route(modeltest.FirstUser(task),
+		modeltest.Reply{Calls: []modeltest.Call{delegateCall("call_d2", subtask, "agent")}},
+		modeltest.Reply{Text: []string{"delegated"}})
+	e.Model.Route(modeltest.FirstUser(question),
+		modeltest.Reply{Calls: []modeltest.Call{delegateCall("call_d1", task, "agent")}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c_w2", Name: "write_file", Arguments: `{"path":"two.txt","content":"2\n"}`}}},
+		modeltest.Reply{Text: []string{"both written"}})
+	ed, sid := e.editor()
+	tid := start(t, ed, sid, question)
+	req := ed.Wait("approval/request", rpctest.Field("callId", "c_w1"))
+	var res rpc.SessionResumeResult
+	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
+	if len(res.Pending) != 1 || res.Pending[0].Approval == nil || res.Pending[0].Approval.RequestID != req["requestId"] {
+		t.Fatalf("the person's session lists %+v while its turn waits on the grandchild's approval", res.Pending)
+	}
+	ed.MustCall("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: "allow_always"}, nil)
+	if done := completed(ed, tid); done["status"] != "completed" {
+		t.Fatalf("%v", done)
+	}
+	// the person's own next write of the session ran under that grant
+	if n := len(ed.Notes("approval/request")); n != 1 {
+		t.Errorf("%d approvals asked, want 1 (the grant given to the grandchild's call is the session's)", n)
+	}
+	for name, want := range map[string]string{"one.txt": "1\n", "two.txt": "2\n"} {
+		if b, err := os.ReadFile(filepath.Join(e.WS, name)); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v", name, b, err)
+		}
+	}
+}

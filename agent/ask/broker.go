@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -53,15 +54,23 @@ type Ended struct{ Reason string }
 
 func (e *Ended) Error() string { return "the question is no longer asked: " + e.Reason }
 
+// Of says whether the question is sessionID's: asked in it, or in a
+// subagent's session working for it.
+func (q Question) Of(sessionID string) bool {
+	return q.SessionID == sessionID || slices.Contains(q.Ancestors, sessionID)
+}
+
 // Question is one thing the person is asked.
 type Question struct {
 	ID        string // set by Ask
 	Kind      Kind
 	SessionID string // "" for a question of no session (a server launch, a sign-in)
-	// ParentSessionID is, for a subagent's question, the session the
-	// subagent works for: the question is that session's too (Pending,
-	// RefuseAll), so an editor showing it shows the question.
-	ParentSessionID string
+	// Ancestors are, for a subagent's question, the sessions the subagent
+	// works for, nearest first, up to the person's: the question is
+	// theirs too (Pending, RefuseAll), so an editor showing any of them
+	// shows it (a grandchild's question was its parent subagent's only,
+	// missing from the person's session).
+	Ancestors []string
 	// Body is what the front end shows (for example a permission.Request);
 	// the broker never looks inside.
 	Body any
@@ -273,7 +282,7 @@ func (b *Broker) RefuseAll(sessionID, reason string) {
 
 func (b *Broker) refuseLocked(sessionID, reason string) {
 	for id, p := range b.pend {
-		if sessionID == "" || p.q.SessionID == sessionID || p.q.ParentSessionID == sessionID {
+		if sessionID == "" || p.q.Of(sessionID) {
 			delete(b.pend, id)
 			p.answer <- Answer{Choice: p.pol.Refusal, Reason: reason, Revision: p.q.Revision}
 		}
@@ -301,7 +310,7 @@ func (b *Broker) Pending(sessionID string) []Question {
 	b.mu.Lock()
 	var es []entry
 	for _, p := range b.pend {
-		if p.q.SessionID == "" || p.q.SessionID == sessionID || p.q.ParentSessionID == sessionID {
+		if p.q.SessionID == "" || p.q.Of(sessionID) {
 			es = append(es, entry{p.q, p.seq}) // a copy: a revision replaces p.q
 		}
 	}

@@ -96,10 +96,11 @@ type Call struct {
 	// counts them). The caller keeps what each revision would run.
 	Revise <-chan tool.Approval
 	// Parent is set for a subagent's call. Its mode is never wider than
-	// its parent's (the caller clamps it), and the grants it uses are its
-	// parent session's: the person gave them for the work that session
+	// its parent's (the caller clamps it), and the grants it uses are the
+	// person's session's (Parent.Root; a grandchild's too, not its
+	// parent subagent's): the person gave them for the work that session
 	// does, and "always allow in this session" given to the subagent's
-	// call is kept for the parent session.
+	// call is kept for that session.
 	Parent Parent
 }
 
@@ -129,11 +130,11 @@ func (g *Gate) Decide(ctx context.Context, c Call, asking func()) Outcome {
 }
 
 // GrantSession is the session whose grants answer the call, and keep the
-// person's "always allow in this session": its own, or a subagent's
-// parent session's.
+// person's "always allow in this session": its own, or for a subagent's
+// call the person's session it works for, however deep.
 func (c Call) GrantSession() string {
-	if c.Parent.SessionID != "" {
-		return c.Parent.SessionID
+	if r := c.Parent.Root(); r != "" {
+		return r
 	}
 	return c.SessionID
 }

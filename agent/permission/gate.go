@@ -82,6 +82,28 @@ type Option struct {
 // the subagent works for (zero for a call of a person's session).
 type Parent struct {
 	SessionID, TurnID, CallID string
+	// Above are the sessions above SessionID, nearest first, up to the
+	// person's session (a grandchild subagent's: its parent's parent and
+	// so on), as far as they run in this kin.
+	Above []string
+}
+
+// Sessions are every session the subagent works for, nearest first:
+// SessionID, then Above (none for a person's session).
+func (p Parent) Sessions() []string {
+	if p.SessionID == "" {
+		return nil
+	}
+	return append([]string{p.SessionID}, p.Above...)
+}
+
+// Root is the person's session the subagent works for: the last of
+// Sessions ("" for a person's session).
+func (p Parent) Root() string {
+	if s := p.Sessions(); len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return ""
 }
 
 // Request is what the person is asked to approve: the Body of an
@@ -204,7 +226,7 @@ func (g *Gate) ask(ctx context.Context, req Request, revise <-chan tool.Approval
 		}()
 		pol.Revise = bodies
 	}
-	q, a := g.broker.Ask(ctx, ask.Question{Kind: ask.KindApproval, SessionID: req.SessionID, ParentSessionID: req.Parent.SessionID, Body: req}, pol)
+	q, a := g.broker.Ask(ctx, ask.Question{Kind: ask.KindApproval, SessionID: req.SessionID, Ancestors: req.Parent.Sessions(), Body: req}, pol)
 	return Outcome{RequestID: q.ID, Decision: a.Choice, Reason: a.Reason, Revision: a.Revision}
 }
 

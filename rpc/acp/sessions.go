@@ -263,7 +263,7 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 		}
 	}
 	for _, q := range s.broker().Pending(p.SessionID) {
-		if q.SessionID != p.SessionID && q.ParentSessionID == p.SessionID {
+		if q.SessionID != p.SessionID && q.Of(p.SessionID) {
 			// A subagent's question, kept under the subagent's session:
 			// asked again as it was first asked, in this session (its
 			// card included, which the replay does not carry).
