@@ -325,6 +325,10 @@ func (p *pager) add(r Record, off int64) {
 			}
 			return
 		}
+	case TypeRollback:
+		// Like a result, it changes items before it: an older page (its
+		// record after the cursor) marks its turns' items all the same.
+		p.markRolledBack(r.Rollback)
 	}
 	if p.before >= 0 && off >= p.before {
 		if r.Type == TypeAssist {
@@ -379,7 +383,6 @@ func (p *pager) add(r Record, off int64) {
 	case TypeSteer:
 		it = HistoryItem{Type: TypeSteer, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
 	case TypeRollback:
-		p.markRolledBack(r.Rollback)
 		it = HistoryItem{Type: TypeRollback, Rollback: r.Rollback}
 	case TypeFork:
 		it = HistoryItem{Type: TypeFork, Fork: r.Fork}
