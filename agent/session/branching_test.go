@@ -53,3 +53,56 @@ func TestEveryPageMarksTheTurnsARollbackTookOut(t *testing.T) {
 		t.Fatalf("%d pages: the turn does not span pages", pages)
 	}
 }
+
+// Attack: a call's result recorded after a later turn ended (an MCP task
+// that a restarted kin followed, a subagent's delegate call closed late).
+// The view took the last turn-bound record's turn for the open one, so
+// the next kin to open the session "closed" that long-ended turn again:
+// a second end record, failed with "kin stopped during this turn", shown
+// to the person and counted as one more turn.
+func TestALateResultDoesNotReopenItsEndedTurn(t *testing.T) {
+	dir := t.TempDir()
+	st := session.NewStore(dir)
+	info, log, err := st.Create("x", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: "run the job"},
+		{Type: session.TypeCall, TurnID: "t1", CallID: "j1", Name: "mcp__jobs__job"},
+		{Type: session.TypeDecision, TurnID: "t1", CallID: "j1", Decision: "allow_once"},
+		{Type: session.TypeTask, TurnID: "t1", CallID: "j1", Server: "jobs", TaskID: "task-1"},
+		{Type: session.TypeTurn, TurnID: "t1", Status: "failed", Error: session.StoppedDuringTurn},
+		{Type: session.TypeUser, TurnID: "t2", Text: "meanwhile"},
+		{Type: session.TypeTurn, TurnID: "t2", Status: "completed"},
+		{Type: session.TypeResult, TurnID: "t1", CallID: "j1", Name: "mcp__jobs__job", Status: "completed", Output: "done"},
+	} {
+		if _, _, err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	v, err := st.View(info.SessionID, session.Query{Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open := v.OpenTurn(); open != "" {
+		t.Errorf("open turn %q after every turn ended", open)
+	}
+	if r := v.Repairs(); len(r) != 0 {
+		t.Errorf("repairs of a session nothing left open: %+v", r)
+	}
+	if v.Info.Turns != 2 {
+		t.Errorf("%d turns", v.Info.Turns)
+	}
+	// A turn still open after it is still found.
+	log, err = st.Open(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Append(session.Record{Type: session.TypeUser, TurnID: "t3", Text: "cut short"})
+	log.Close()
+	if v, _ = st.View(info.SessionID, session.Query{}); v.OpenTurn() != "t3" {
+		t.Errorf("open turn %q, want t3", v.OpenTurn())
+	}
+}

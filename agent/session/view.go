@@ -44,7 +44,11 @@ type View struct {
 	callSeq  []string            // their ids, in order
 	lastTurn string              // the turn of the latest turn-bound record
 	ended    bool                // whether lastTurn has its end record
-	unknown  []Unknown
+	// endedTurns are the turns with an end record: a result recorded
+	// after a later turn (a task a restarted kin followed) is not a turn
+	// left open.
+	endedTurns map[string]bool
+	unknown    []Unknown
 
 	// The latest configure and instructions records' content.
 	model, effort string
@@ -151,7 +155,11 @@ func (v *View) Add(r Record, off int64) {
 			if r.TurnID == v.lastTurn {
 				v.ended = true
 			}
-		} else if r.TurnID != v.lastTurn {
+			if v.endedTurns == nil {
+				v.endedTurns = map[string]bool{}
+			}
+			v.endedTurns[r.TurnID] = true
+		} else if r.TurnID != v.lastTurn && !v.endedTurns[r.TurnID] {
 			v.lastTurn, v.ended = r.TurnID, false
 		}
 	}
