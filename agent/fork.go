@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/tool"
 )
 
 // Fork makes a new session whose history is the original's up to and
@@ -75,10 +76,14 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 			ended[r.TurnID] = true
 		}
 	}
+	copied := make([]session.Record, 0, cut)
 	for _, r := range recs[:cut] {
-		if !forkCopies(r, ended) {
-			continue
+		if forkCopies(r, ended) {
+			copied = append(copied, r)
 		}
+	}
+	copied = append(copied, closeCopiedCalls(sessionID, copied, recs[cut:], ended)...)
+	for _, r := range copied {
 		if r.Type == session.TypePlan {
 			sess.plan = r.Entries
 		}
@@ -118,4 +123,46 @@ func forkCopies(r session.Record, ended map[string]bool) bool {
 		return false
 	}
 	return r.TurnID == "" || ended[r.TurnID]
+}
+
+// closeCopiedCalls are the results a fork adds for the calls it copied
+// without one. A call of an ended turn can get its result later (an MCP
+// task a restarted kin followed, a subagent's delegate call): a result
+// recorded after the fork's cut is the call's own, and is taken; a call
+// still waiting is closed as unknown, since its task is the original's to
+// follow (no kin follows it for the fork, and one following it again after
+// a restart would poll the original's task twice).
+func closeCopiedCalls(from string, copied, after []session.Record, ended map[string]bool) []session.Record {
+	var calls []session.Record
+	answered := map[string]bool{}
+	for _, r := range copied {
+		switch r.Type {
+		case session.TypeCall:
+			calls = append(calls, r)
+		case session.TypeResult:
+			answered[r.CallID] = true
+		}
+	}
+	var out []session.Record
+	open := map[string]bool{}
+	for _, c := range calls {
+		if !answered[c.CallID] {
+			open[c.CallID] = true
+		}
+	}
+	for _, r := range after {
+		if r.Type == session.TypeResult && open[r.CallID] && ended[r.TurnID] {
+			out = append(out, r)
+			delete(open, r.CallID)
+		}
+	}
+	for _, c := range calls {
+		if open[c.CallID] {
+			delete(open, c.CallID)
+			out = append(out, session.Record{Type: session.TypeResult, TurnID: c.TurnID, CallID: c.CallID, Name: c.Name,
+				Status: string(tool.StatusUnknown),
+				Output: "this call was still running in session " + from + " when kin forked it; its result is that session's, not this fork's: it may have happened"})
+		}
+	}
+	return out
 }
