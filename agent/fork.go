@@ -62,12 +62,6 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	if title != "" {
 		title += " (fork)"
 	}
-	info, log, err := s.store.Create(title, roots, string(mode), "")
-	if err != nil {
-		return Opened{}, err
-	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: title,
-		mode: mode, model: cfg.Model, effort: effort, created: true}
 	// Only turns that ended are copied: a turn running here or in another
 	// kin (or left open by a stopped one) is not the fork's.
 	ended := map[string]bool{}
@@ -76,26 +70,28 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 			ended[r.TurnID] = true
 		}
 	}
-	copied := make([]session.Record, 0, cut)
+	copied := make([]session.Record, 0, cut+1)
+	var plan []session.PlanEntry
 	for _, r := range recs[:cut] {
-		if forkCopies(r, ended) {
-			copied = append(copied, r)
+		if !forkCopies(r, ended) {
+			continue
+		}
+		copied = append(copied, r)
+		if r.Type == session.TypePlan {
+			plan = r.Entries
 		}
 	}
 	copied = append(copied, closeCopiedCalls(sessionID, copied, recs[cut:], ended)...)
-	for _, r := range copied {
-		if r.Type == session.TypePlan {
-			sess.plan = r.Entries
-		}
-		if _, err := sess.append(r); err != nil {
-			log.Delete()
-			return Opened{}, err
-		}
-	}
-	if _, err := sess.append(session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}}); err != nil {
-		log.Delete()
+	copied = append(copied, session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
+	// Written whole before it is a session: a kin stopped while copying
+	// leaves no session holding half the history without its fork record.
+	info, log, err := s.store.CreateWith(title, roots, string(mode), copied)
+	if err != nil {
 		return Opened{}, err
 	}
+	// (its conversation is read from the log at its first turn)
+	sess := &Session{id: info.SessionID, svc: s, log: log, known: true, roots: roots, title: title,
+		mode: mode, plan: plan, model: cfg.Model, effort: effort, created: true}
 	// the fork has the original's roots, so it works in the original's
 	// worktree: recorded, so worktree/status and apply answer from it and
 	// removing the worktree from either session sees the other

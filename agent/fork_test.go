@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,6 +90,88 @@ func TestAForkTakesACallsLateResultOrClosesIt(t *testing.T) {
 			if it.Kind == model.FunctionOutput && strings.Contains(it.Output, "which kin follows") {
 				t.Errorf("arrived=%v: the fork's model is told kin follows the task: %q", arrived, it.Output)
 			}
+		}
+	}
+}
+
+// Attack: kin stopped while a fork copies a long session. The fork was a
+// session from its first record on, and its copy grew record by record:
+// a kin stopped halfway left a session "… (fork)" holding part of the
+// history, cut anywhere (a turn half copied, its end repaired as "kin
+// stopped during this turn"), without its fork record (so its copied
+// turns counted as its own). Whoever looks at the sessions folder while a
+// fork is made must never find such a session.
+func TestAForkIsNeverASessionBeforeItIsWhole(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "sessions")
+	st := session.NewStore(dir)
+	info, log, err := st.Create("long", []string{t.TempDir()}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1500; i++ {
+		turn := "t" + strconv.Itoa(i)
+		for _, r := range []session.Record{
+			{Type: session.TypeUser, TurnID: turn, Text: "question " + turn},
+			{Type: session.TypeAssist, TurnID: turn, Text: "answer"},
+			{Type: session.TypeTurn, TurnID: turn, Status: TurnCompleted},
+		} {
+			if _, _, err := log.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	log.Close()
+	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
+		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
+	defer svc.Shutdown()
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Fork(info.SessionID, "", nil)
+		done <- err
+	}()
+	looks := 0
+	for finished := false; !finished; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished = true
+		default:
+		}
+		names, _ := filepath.Glob(filepath.Join(dir, "s_*.jsonl"))
+		for _, name := range names {
+			if strings.Contains(name, info.SessionID) {
+				continue
+			}
+			recs, _, err := session.ReadRecords(name)
+			if err != nil || len(recs) == 0 {
+				continue
+			}
+			looks++
+			forked := false
+			for _, r := range recs {
+				forked = forked || r.Type == session.TypeFork
+			}
+			if !forked {
+				t.Fatalf("a session holds part of a fork (%d records, no fork record)", len(recs))
+			}
+		}
+	}
+	if looks == 0 {
+		t.Log("the fork was never seen while it was made")
+	}
+	if parts, _ := filepath.Glob(filepath.Join(dir, ".*")); len(parts) != 0 {
+		t.Errorf("left behind: %v", parts)
+	}
+	list, err := svc.ListSessions()
+	if err != nil || len(list) != 2 {
+		t.Fatalf("sessions %d, %v", len(list), err)
+	}
+	for _, in := range list {
+		if in.Turns != 1500 {
+			t.Errorf("%s lists %d turns", in.SessionID, in.Turns)
 		}
 	}
 }
