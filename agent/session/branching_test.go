@@ -2,8 +2,12 @@ package session_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/kin-dev/kin/agent/lockedfile"
 	"github.com/kin-dev/kin/agent/session"
 )
 
@@ -104,5 +108,43 @@ func TestALateResultDoesNotReopenItsEndedTurn(t *testing.T) {
 	log.Close()
 	if v, _ = st.View(info.SessionID, session.Query{}); v.OpenTurn() != "t3" {
 		t.Errorf("open turn %q, want t3", v.OpenTurn())
+	}
+}
+
+// What a kin stopped while writing a fork left (a hidden part, see
+// Store.CreateWith) goes when a list next looks at the folder; a part a
+// kin still writes (it holds the lock) stays, and neither is a session.
+func TestAStalePartOfAForkIsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	st := session.NewStore(dir)
+	if _, err := st.List(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, ".s_20260101T000000_aaaaaa.jsonl.part")
+	held := filepath.Join(dir, ".s_20260101T000000_bbbbbb.jsonl.part")
+	for _, p := range []string{stale, held} {
+		if err := os.WriteFile(p, []byte(`{"type":"session","sessionId":"x"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(p, old, old)
+	}
+	f, err := os.OpenFile(held, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockedfile.TryLock(f); err != nil {
+		t.Fatal(err)
+	}
+	list, err := session.NewStore(dir).List()
+	if err != nil || len(list) != 0 {
+		t.Fatalf("list %v, %v", list, err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale part stays: %v", err)
+	}
+	if _, err := os.Stat(held); err != nil {
+		t.Errorf("the part a kin holds went: %v", err)
 	}
 }

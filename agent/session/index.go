@@ -374,6 +374,10 @@ func (x *index) reconcile(dt time.Time) error {
 	added := 0
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
+		if isPart(name) {
+			removeStalePart(filepath.Join(x.dir, name))
+			continue
+		}
 		id, ok := strings.CutSuffix(name, ".jsonl")
 		if !ok || !validID(id) {
 			continue
@@ -442,3 +446,33 @@ func (x *index) rewrite() {
 		}
 	}
 }
+
+// isPart reports whether name is a session still being written whole
+// (Store.CreateWith): a hidden name a reader never takes for a session.
+func isPart(name string) bool {
+	id, ok := strings.CutSuffix(strings.TrimPrefix(name, "."), ".jsonl.part")
+	return ok && strings.HasPrefix(name, ".") && validID(id)
+}
+
+// removeStalePart removes what a kin stopped while writing a session whole
+// left: a part no kin holds (its writer holds its lock to the end) and
+// that nothing wrote for a while (a writer takes the lock just after
+// making the file).
+func removeStalePart(path string) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || time.Since(st.ModTime()) < stalePart {
+		return
+	}
+	if lockedfile.TryLock(f) != nil {
+		return
+	}
+	defer lockedfile.Unlock(f)
+	_ = os.Remove(path)
+}
+
+// stalePart is how long a part nobody holds stays before it is removed.
+const stalePart = time.Minute
