@@ -99,12 +99,14 @@ func TestALateResultDoesNotReopenItsEndedTurn(t *testing.T) {
 	if v.Info.Turns != 2 {
 		t.Errorf("%d turns", v.Info.Turns)
 	}
-	// A turn still open after it is still found.
+	// A turn kin stopped during, with a late result recorded in it, is
+	// the one left open (it was never closed: the repair went to t1).
 	log, err = st.Open(info.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log.Append(session.Record{Type: session.TypeUser, TurnID: "t3", Text: "cut short"})
+	log.Append(session.Record{Type: session.TypeResult, TurnID: "t1", CallID: "j2", Status: "completed"})
 	log.Close()
 	if v, _ = st.View(info.SessionID, session.Query{}); v.OpenTurn() != "t3" {
 		t.Errorf("open turn %q, want t3", v.OpenTurn())
