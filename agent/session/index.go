@@ -463,15 +463,18 @@ func removeStalePart(path string) {
 	if err != nil {
 		return
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || time.Since(st.ModTime()) < stalePart {
+	if st, err := f.Stat(); err != nil || time.Since(st.ModTime()) < stalePart || lockedfile.TryLock(f) != nil {
+		f.Close()
 		return
 	}
-	if lockedfile.TryLock(f) != nil {
-		return
+	if lockedfile.RemoveWhileLocked {
+		_ = os.Remove(path)
 	}
-	defer lockedfile.Unlock(f)
-	_ = os.Remove(path)
+	lockedfile.Unlock(f)
+	f.Close()
+	if !lockedfile.RemoveWhileLocked {
+		_ = os.Remove(path) // (Windows deletes no open file)
+	}
 }
 
 // stalePart is how long a part nobody holds stays before it is removed.

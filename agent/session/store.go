@@ -241,10 +241,7 @@ func (s *Store) createWith(first Record, rest []Record, prepare func(id string) 
 		err = log.Sync()
 	}
 	if err == nil && rest != nil {
-		// The lock is the file's: it stays taken under the new name.
-		if err = os.Rename(name, p); err == nil {
-			log.path = p
-		}
+		err = log.rename(p)
 	}
 	if err != nil {
 		log.Delete()
