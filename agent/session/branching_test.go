@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -148,5 +149,45 @@ func TestAStalePartOfAForkIsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(held); err != nil {
 		t.Errorf("the part a kin holds went: %v", err)
+	}
+}
+
+// Attack: a session log copied in from elsewhere (or edited) whose first
+// record names a parent with a line break in its id. Summarising the log
+// for the index wrote that id into the index's journal as it was, so the
+// log could add lines of its own: here a row for a session that does not
+// exist, and the deletion of another session's row.
+func TestAPlantedParentIDCannotWriteTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	st := session.NewStore(dir)
+	victim, log, err := st.Create("victim", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	evil := "s_20260101T000000_e0e0e0"
+	parent := "s_p\nr\ts_20260101T000000_f4f4f4\t1\t1\t0\t\"\"\t\"forged\"\nd\t" + victim.SessionID
+	line := `{"type":"session","time":"2026-01-01T00:00:00Z","sessionId":"` + evil + `","title":"planted","parent":{"sessionId":` + strconv.Quote(parent) + `,"turnId":"t","callId":"c","depth":1}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, evil+".jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Second)
+	os.Chtimes(dir, later, later)
+	if _, err := session.NewStore(dir).List(); err != nil {
+		t.Fatal(err)
+	}
+	list, err := session.NewStore(dir).List() // a fresh kin replays the journal
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, in := range list {
+		seen[in.SessionID] = in.Title
+	}
+	if _, ok := seen["s_20260101T000000_f4f4f4"]; ok {
+		t.Errorf("the planted log added a row: %v", seen)
+	}
+	if _, ok := seen[victim.SessionID]; !ok {
+		t.Errorf("the planted log removed a session from the list: %v", seen)
 	}
 }

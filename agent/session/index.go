@@ -74,7 +74,7 @@ func (x *index) dirTime() time.Time {
 func rowLine(i Info) string {
 	f := []string{"r", i.SessionID, nanos(i.CreatedAt), nanos(i.UpdatedAt), strconv.Itoa(i.Turns),
 		strconv.Quote(strings.Join(i.roots(), "\x00")), strconv.Quote(i.Title)}
-	if i.ParentID != "" {
+	if validID(i.ParentID) {
 		// An eighth field: a kin that knows only seven skips the row, so
 		// it lists no subagent's session among the person's.
 		f = append(f, i.ParentID)

@@ -59,7 +59,8 @@ func (i *Info) add(r Record) {
 	case TypeSession:
 		i.Title, i.CreatedAt, i.Mode, i.Origin = r.Title, r.Time, r.Mode, r.Origin
 		i.setRoots(r.Roots)
-		if r.Parent != nil {
+		if r.Parent != nil && validID(r.Parent.SessionID) {
+			// (only an id: it is written into the index's lines as it is)
 			i.ParentID = r.Parent.SessionID
 		}
 	case TypeMode:
