@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
 )
@@ -16,17 +17,11 @@ import (
 // given "for this session" in the original do not carry over. A fork of a
 // worktree session works in the same worktree (worktrees.go).
 func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened, error) {
-	src, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	src, err := s.forkSource(sessionID, defaultRoots)
 	if err != nil {
 		return Opened{}, err
 	}
-	src.mu.Lock()
-	lineage, running := src.lineage, ""
-	if src.running != nil {
-		running = src.running.turnID
-	}
-	title, roots, mode := src.title, src.roots, src.mode
-	src.mu.Unlock()
+	lineage, running, title, roots, mode := src.lineage, src.running, src.title, src.roots, src.mode
 	if lineage != nil {
 		return Opened{}, fmt.Errorf("%w: %s is a subagent's session; fork its parent %s instead", ErrBadParams, sessionID, lineage.SessionID)
 	}
@@ -50,8 +45,7 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 			return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
 		}
 	}
-	m, effort := src.choice()
-	cfg, effort, err := s.choose(m, effort, "")
+	cfg, effort, err := s.choose(src.model, src.effort, "")
 	if err != nil {
 		// The original's model is gone from settings: the fork takes the
 		// default, as a resumed session would.
@@ -119,6 +113,50 @@ func forkCopies(r session.Record, ended map[string]bool) bool {
 		return false
 	}
 	return r.TurnID == "" || ended[r.TurnID]
+}
+
+// forkFrom is what a fork takes from its original.
+type forkFrom struct {
+	title, model, effort string
+	roots                []string
+	mode                 permission.Mode
+	lineage              *session.Lineage
+	running              string // the turn this kin runs on it ("": none)
+}
+
+// forkSource reads the original as it is now: from the session when this
+// kin has it open, else from its log. A fork only reads: opening the
+// original here would take its ownership (another window could then
+// only read it, as long as this kin runs), write its repairs, and follow
+// the MCP tasks a stopped kin left in it.
+func (s *Service) forkSource(id string, defaultRoots []string) (forkFrom, error) {
+	s.mu.Lock()
+	src := s.sessions[id]
+	s.mu.Unlock()
+	if src != nil {
+		src.mu.Lock()
+		f := forkFrom{title: src.title, model: src.model, effort: src.effort, roots: src.roots, mode: src.mode, lineage: src.lineage}
+		if src.running != nil {
+			f.running = src.running.turnID
+		}
+		known := src.known
+		src.mu.Unlock()
+		if known {
+			return f, nil
+		}
+	}
+	v, err := s.store.View(id, session.Query{})
+	if err != nil {
+		return forkFrom{}, err
+	}
+	f := forkFrom{title: v.Info.Title, model: v.Model(), effort: v.Effort(), roots: v.Roots(), lineage: v.Parent()}
+	if f.roots == nil {
+		f.roots = defaultRoots
+	}
+	if f.mode, err = permission.ParseMode(v.Info.Mode); err != nil {
+		f.mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	return f, nil
 }
 
 // closeCopiedCalls are the results a fork adds for the calls it copied

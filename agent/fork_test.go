@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -173,5 +174,57 @@ func TestAForkIsNeverASessionBeforeItIsWhole(t *testing.T) {
 		if in.Turns != 1500 {
 			t.Errorf("%s lists %d turns", in.SessionID, in.Turns)
 		}
+	}
+}
+
+// Attack: two editor windows, two kins. In one, the person forks a
+// session that window never opened. Fork opened the original to read it,
+// which took its ownership for as long as that kin ran: the other window
+// could then only read the original ("open in another kin"), and the
+// fork wrote repairs into the original's log (closing a turn a stopped kin
+// left) although the original is only read.
+func TestAForkLeavesTheOriginalToOtherKins(t *testing.T) {
+	home := t.TempDir()
+	st := session.NewStore(filepath.Join(home, "sessions"))
+	info, log, err := st.Create("original", []string{t.TempDir()}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: "first"},
+		{Type: session.TypeAssist, TurnID: "t1", Text: "one"},
+		{Type: session.TypeTurn, TurnID: "t1", Status: TurnCompleted},
+		{Type: session.TypeUser, TurnID: "t2", Text: "cut short"}, // a stopped kin left it open
+	} {
+		if _, _, err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	path := filepath.Join(home, "sessions", info.SessionID+".jsonl")
+	before, _ := os.ReadFile(path)
+	kin := func() *Service {
+		svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
+			Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
+		t.Cleanup(svc.Shutdown)
+		return svc
+	}
+	one, other := kin(), kin()
+	opened, err := one.Fork(info.SessionID, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened.Info.Turns != 1 {
+		t.Errorf("the fork has %d turns, want the one that ended", opened.Info.Turns)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the fork wrote into the original's log:\n%s", after[len(before):])
+	}
+	res, err := other.Resume(info.SessionID, ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ReadOnly != nil {
+		t.Errorf("the other window gets the original read-only: %v", res.ReadOnly)
 	}
 }
