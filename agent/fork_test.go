@@ -174,6 +174,10 @@ func TestAForkIsNeverASessionBeforeItIsWhole(t *testing.T) {
 		if in.Turns != 1500 {
 			t.Errorf("%s lists %d turns", in.SessionID, in.Turns)
 		}
+		// The fork holds what the original holds: only its owner reads it.
+		if st, err := os.Stat(filepath.Join(dir, in.SessionID+".jsonl")); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v", in.SessionID, st.Mode(), err)
+		}
 	}
 }
 
