@@ -79,6 +79,12 @@ func (c *convo) rollback(rb *session.Rollback) {
 	if rb == nil {
 		return
 	}
+	if c.rolled == nil {
+		c.rolled = map[string]bool{}
+	}
+	for _, t := range rb.Turns {
+		c.rolled[t] = true
+	}
 	gone := func(turn string) bool { return turn != "" && slices.Contains(rb.Turns, turn) }
 	c.items = slices.DeleteFunc(c.items, func(it convItem) bool { return gone(it.turn) })
 	c.turns = slices.DeleteFunc(c.turns, gone)

@@ -8,6 +8,7 @@ import (
 	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // ContextBudget bounds how many bytes of tool output the model is sent per
@@ -67,6 +68,9 @@ type convo struct {
 	turns      []string
 	copied     map[string]bool
 	forkedFrom string
+	// rolled are the turns a rollback took out: a result of theirs that
+	// comes later (a task a restarted kin followed) stays out too.
+	rolled map[string]bool
 }
 
 type convItem struct {
@@ -161,6 +165,20 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		c.items = append(c.items, convItem{kind: model.FunctionCall, turn: r.TurnID, callID: r.CallID, name: r.Name, text: r.Arguments, same: r.Cont})
 	case session.TypeResult:
 		c.answered[r.CallID] = true
+		if c.callIndex(r.CallID) < 0 {
+			// Its call left the conversation before the result came (a task
+			// a restarted kin followed ended after its turn was rolled back
+			// or summarised), or was never recorded: an output without its
+			// call is refused by the services, in every request from then
+			// on, so it is never sent as one.
+			if !c.rolled[r.TurnID] {
+				c.items = append(c.items, convItem{kind: model.Message, role: "user", text: lateResultNote(r)})
+			}
+			if r.Status == string(tool.StatusUnknown) {
+				c.unknown = append(c.unknown, session.Unknown{CallID: r.CallID, Name: r.Name, TurnID: r.TurnID, Output: tail(r.Output, unknownOutputKeep)})
+			}
+			break
+		}
 		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n}
 		prefix := outputPrefix(r.Status)
 		it.outLen = len(prefix) + len(r.Output)
@@ -224,17 +242,30 @@ func (c *convo) add(r session.Record, off int64, n int) {
 	}
 }
 
+// callIndex is where the latest call with id is in the items (-1: none).
+func (c *convo) callIndex(id string) int {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		if c.items[i].kind == model.FunctionCall && c.items[i].callID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// lateResultNote tells the model that a call it no longer sees whole (a
+// summary covers it) has ended. Only kin's words: the output is a tool's,
+// which a note in the person's voice must not carry.
+func lateResultNote(r session.Record) string {
+	return fmt.Sprintf("[kin: the call %s (id %s), which the conversation above no longer shows whole, has ended %s. Its output is in the session for the person, not here; call the tool again if you need what it gave.]",
+		visible.Clip(r.Name, 200), visible.Clip(r.CallID, 200), visible.Clip(r.Status, 40))
+}
+
 // outputAt is where the output of call id goes: at the end, as outputs
 // come, unless a question came after the run of calls and outputs its call
 // is in (a task a restarted kin followed ended later): then at the end of
 // that run, so the output stays next to its call.
 func (c *convo) outputAt(id string) int {
-	i := len(c.items) - 1
-	for ; i >= 0; i-- {
-		if c.items[i].kind == model.FunctionCall && c.items[i].callID == id {
-			break
-		}
-	}
+	i := c.callIndex(id)
 	if i < 0 {
 		return len(c.items)
 	}

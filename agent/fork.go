@@ -3,7 +3,9 @@ package agent
 import (
 	"fmt"
 
+	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
+	"github.com/kin-dev/kin/agent/tool"
 )
 
 // Fork makes a new session whose history is the original's up to and
@@ -15,17 +17,11 @@ import (
 // given "for this session" in the original do not carry over. A fork of a
 // worktree session works in the same worktree (worktrees.go).
 func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened, error) {
-	src, _, err := s.open(sessionID, defaultRoots, session.Query{})
+	src, err := s.forkSource(sessionID, defaultRoots)
 	if err != nil {
 		return Opened{}, err
 	}
-	src.mu.Lock()
-	lineage, running := src.lineage, ""
-	if src.running != nil {
-		running = src.running.turnID
-	}
-	title, roots, mode := src.title, src.roots, src.mode
-	src.mu.Unlock()
+	lineage, running, title, roots, mode := src.lineage, src.running, src.title, src.roots, src.mode
 	if lineage != nil {
 		return Opened{}, fmt.Errorf("%w: %s is a subagent's session; fork its parent %s instead", ErrBadParams, sessionID, lineage.SessionID)
 	}
@@ -49,8 +45,7 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 			return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
 		}
 	}
-	m, effort := src.choice()
-	cfg, effort, err := s.choose(m, effort, "")
+	cfg, effort, err := s.choose(src.model, src.effort, "")
 	if err != nil {
 		// The original's model is gone from settings: the fork takes the
 		// default, as a resumed session would.
@@ -61,12 +56,6 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	if title != "" {
 		title += " (fork)"
 	}
-	info, log, err := s.store.Create(title, roots, string(mode), "")
-	if err != nil {
-		return Opened{}, err
-	}
-	sess := &Session{id: info.SessionID, svc: s, log: log, conv: newConvo(), known: true, roots: roots, title: title,
-		mode: mode, model: cfg.Model, effort: effort, created: true}
 	// Only turns that ended are copied: a turn running here or in another
 	// kin (or left open by a stopped one) is not the fork's.
 	ended := map[string]bool{}
@@ -75,22 +64,28 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 			ended[r.TurnID] = true
 		}
 	}
+	copied := make([]session.Record, 0, cut+1)
+	var plan []session.PlanEntry
 	for _, r := range recs[:cut] {
 		if !forkCopies(r, ended) {
 			continue
 		}
+		copied = append(copied, r)
 		if r.Type == session.TypePlan {
-			sess.plan = r.Entries
-		}
-		if _, err := sess.append(r); err != nil {
-			log.Delete()
-			return Opened{}, err
+			plan = r.Entries
 		}
 	}
-	if _, err := sess.append(session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}}); err != nil {
-		log.Delete()
+	copied = append(copied, closeCopiedCalls(sessionID, copied, recs[cut:], ended)...)
+	copied = append(copied, session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
+	// Written whole before it is a session: a kin stopped while copying
+	// leaves no session holding half the history without its fork record.
+	info, log, err := s.store.CreateWith(title, roots, string(mode), copied)
+	if err != nil {
 		return Opened{}, err
 	}
+	// (its conversation is read from the log at its first turn)
+	sess := &Session{id: info.SessionID, svc: s, log: log, known: true, roots: roots, title: title,
+		mode: mode, plan: plan, model: cfg.Model, effort: effort, created: true}
 	// the fork has the original's roots, so it works in the original's
 	// worktree: recorded, so worktree/status and apply answer from it and
 	// removing the worktree from either session sees the other
@@ -118,4 +113,90 @@ func forkCopies(r session.Record, ended map[string]bool) bool {
 		return false
 	}
 	return r.TurnID == "" || ended[r.TurnID]
+}
+
+// forkFrom is what a fork takes from its original.
+type forkFrom struct {
+	title, model, effort string
+	roots                []string
+	mode                 permission.Mode
+	lineage              *session.Lineage
+	running              string // the turn this kin runs on it ("": none)
+}
+
+// forkSource reads the original as it is now: from the session when this
+// kin has it open, else from its log. A fork only reads: opening the
+// original here would take its ownership (another window could then
+// only read it, as long as this kin runs), write its repairs, and follow
+// the MCP tasks a stopped kin left in it.
+func (s *Service) forkSource(id string, defaultRoots []string) (forkFrom, error) {
+	s.mu.Lock()
+	src := s.sessions[id]
+	s.mu.Unlock()
+	if src != nil {
+		src.mu.Lock()
+		f := forkFrom{title: src.title, model: src.model, effort: src.effort, roots: src.roots, mode: src.mode, lineage: src.lineage}
+		if src.running != nil {
+			f.running = src.running.turnID
+		}
+		known := src.known
+		src.mu.Unlock()
+		if known {
+			return f, nil
+		}
+	}
+	v, err := s.store.View(id, session.Query{})
+	if err != nil {
+		return forkFrom{}, err
+	}
+	f := forkFrom{title: v.Info.Title, model: v.Model(), effort: v.Effort(), roots: v.Roots(), lineage: v.Parent()}
+	if f.roots == nil {
+		f.roots = defaultRoots
+	}
+	if f.mode, err = permission.ParseMode(v.Info.Mode); err != nil {
+		f.mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	return f, nil
+}
+
+// closeCopiedCalls are the results a fork adds for the calls it copied
+// without one. A call of an ended turn can get its result later (an MCP
+// task a restarted kin followed, a subagent's delegate call): a result
+// recorded after the fork's cut is the call's own, and is taken; a call
+// still waiting is closed as unknown, since its task is the original's to
+// follow (no kin follows it for the fork, and one following it again after
+// a restart would poll the original's task twice).
+func closeCopiedCalls(from string, copied, after []session.Record, ended map[string]bool) []session.Record {
+	var calls []session.Record
+	answered := map[string]bool{}
+	for _, r := range copied {
+		switch r.Type {
+		case session.TypeCall:
+			calls = append(calls, r)
+		case session.TypeResult:
+			answered[r.CallID] = true
+		}
+	}
+	var out []session.Record
+	open := map[string]bool{}
+	for _, c := range calls {
+		if !answered[c.CallID] {
+			open[c.CallID] = true
+		}
+	}
+	for _, r := range after {
+		if r.Type == session.TypeResult && open[r.CallID] && ended[r.TurnID] {
+			out = append(out, r)
+			delete(open, r.CallID)
+		}
+	}
+	for _, c := range calls {
+		if open[c.CallID] {
+			delete(open, c.CallID)
+			out = append(out, session.Record{Type: session.TypeResult, TurnID: c.TurnID, CallID: c.CallID, Name: c.Name,
+				Status: string(tool.StatusUnknown),
+				Output: "this call was still running in session " + from + " when kin forked it; its result is that session's, not this fork's: it may have happened"})
+		}
+	}
+	return out
 }

@@ -132,8 +132,9 @@ func Fit(r Record) Record {
 }
 
 // encode is the line (with its newline) of a record already through Fit
-// (Log.Append fits it). A record still too long after Fit carries a large call content or approval: their texts are
-// cut, and dropped with a note as a last resort.
+// (Log.Append fits it). A record still too long after Fit carries a large
+// call content or approval, or the diffs of an undo's or a rollback's
+// conflicts: their texts are cut, and dropped with a note as a last resort.
 func encode(r Record) ([]byte, error) {
 	b, err := json.Marshal(r)
 	if err != nil || len(b) < MaxRecord {
@@ -141,6 +142,11 @@ func encode(r Record) ([]byte, error) {
 	}
 	r.Content = cutContent(r.Content, maxShown)
 	r.Approved = cutApproval(r.Approved, maxShown)
+	// An undo or a rollback of many files changed since carries a diff per
+	// file: together they share half a record.
+	if n := conflicts(r); n > 0 {
+		r.Undo, r.Rollback = cutConflicts(r.Undo, r.Rollback, max(1<<10, MaxRecord/2/n))
+	}
 	if b, err = json.Marshal(r); err != nil || len(b) < MaxRecord {
 		return append(b, '\n'), err
 	}
@@ -152,6 +158,9 @@ func encode(r Record) ([]byte, error) {
 		a.Diffs, a.Arguments = nil, ""
 		a.Warning = Cut(a.Warning, maxSmall) + "\n[kin: what was shown for this decision was too large to record]"
 		r.Approved = &a
+	}
+	if conflicts(r) > 0 {
+		r.Undo, r.Rollback = cutConflicts(r.Undo, r.Rollback, 0)
 	}
 	if b, err = json.Marshal(r); err != nil || len(b) < MaxRecord {
 		return append(b, '\n'), err
@@ -195,4 +204,53 @@ func cutApproval(a *tool.Approval, max int) *tool.Approval {
 func cutDiff(d tool.Diff, max int) tool.Diff {
 	d.OldText, d.NewText, d.Unified = Cut(d.OldText, max), Cut(d.NewText, max), Cut(d.Unified, max)
 	return d
+}
+
+// conflicts counts the files an undo or a rollback record left as they were.
+func conflicts(r Record) int {
+	n := 0
+	if r.Undo != nil {
+		n += len(r.Undo.Conflicts)
+	}
+	if r.Rollback != nil {
+		for _, u := range r.Rollback.Undos {
+			n += len(u.Conflicts)
+		}
+	}
+	return n
+}
+
+// cutConflicts are copies of an undo and a rollback with each conflict's
+// diff cut to max bytes, or left out (max 0), saying so; paths and reasons
+// stay whole.
+func cutConflicts(u *Undo, rb *Rollback, max int) (*Undo, *Rollback) {
+	fit := func(u Undo) Undo {
+		cs := make([]UndoConflict, len(u.Conflicts))
+		for i, c := range u.Conflicts {
+			switch {
+			case c.Diff == "":
+			case max > 0:
+				c.Diff = Cut(c.Diff, max)
+			default:
+				c.Diff = ""
+				c.Reason += " [kin: its diff was not recorded: the record was too large]"
+			}
+			cs[i] = c
+		}
+		u.Conflicts = cs
+		return u
+	}
+	if u != nil {
+		c := fit(*u)
+		u = &c
+	}
+	if rb != nil {
+		c := *rb
+		c.Undos = make([]Undo, len(rb.Undos))
+		for i, x := range rb.Undos {
+			c.Undos[i] = fit(x)
+		}
+		rb = &c
+	}
+	return u, rb
 }

@@ -65,3 +65,59 @@ func TestCutAddsUpAndFitsItsCap(t *testing.T) {
 		t.Errorf("a short text was changed: %q", got)
 	}
 }
+
+// Attack: roll back turns that changed many files someone has reformatted
+// since (a formatter over the repository): every file is a conflict with
+// its diff (each up to the 64 KiB undo cuts it to). Rollback and undo
+// records were not fitted, so the record passed MaxRecord, could not be
+// written, and the rollback was reported failed after the files went back
+// while the model still saw the turns. Such records are written, every
+// conflict's path and reason kept, diffs cut or left out saying so.
+func TestARollbackWithManyLargeConflictsIsRecorded(t *testing.T) {
+	diff := strings.Repeat("-old line\n+new \"line\"\n", 3000) // about 64 KiB, more when encoded
+	conflicts := func(turn string, n int) []session.UndoConflict {
+		var out []session.UndoConflict
+		for i := 0; i < n; i++ {
+			out = append(out, session.UndoConflict{Path: "/w/" + turn + "/f" + strconv.Itoa(i) + ".go", Reason: "it was changed since kin changed it", Diff: diff})
+		}
+		return out
+	}
+	rb := session.Rollback{}
+	for _, turn := range []string{"t4", "t3", "t2", "t1"} {
+		rb.Turns = append(rb.Turns, turn)
+		rb.Undos = append(rb.Undos, session.Undo{TurnID: turn, Restored: []string{}, Conflicts: conflicts(turn, 40)})
+	}
+	undo := session.Undo{TurnID: "t9", Restored: []string{}, Conflicts: conflicts("t9", 160)}
+	dir := t.TempDir()
+	info, log, err := session.NewStore(dir).Create("x", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []session.Record{{Type: session.TypeRollback, Rollback: &rb}, {Type: session.TypeUndo, Undo: &undo}} {
+		if _, n, err := log.Append(r); err != nil || n > session.MaxRecord {
+			t.Fatalf("%s record: %d bytes, %v", r.Type, n, err)
+		}
+	}
+	log.Close()
+	recs, bad, err := session.ReadRecords(dir + "/" + info.SessionID + ".jsonl")
+	if err != nil || bad != 0 || len(recs) != 3 {
+		t.Fatalf("read back: %d records, %d bad, %v", len(recs), bad, err)
+	}
+	got := recs[1].Rollback
+	if got == nil || len(got.Undos) != 4 || len(got.Turns) != 4 {
+		t.Fatalf("rollback read back: %+v", got)
+	}
+	for _, u := range append(got.Undos, *recs[2].Undo) {
+		if len(u.Conflicts) != 40 && len(u.Conflicts) != 160 {
+			t.Fatalf("turn %s: %d conflicts", u.TurnID, len(u.Conflicts))
+		}
+		for _, c := range u.Conflicts {
+			if c.Path == "" || !strings.HasPrefix(c.Reason, "it was changed since") {
+				t.Fatalf("conflict %+v", c)
+			}
+			if c.Diff != diff && !strings.Contains(c.Diff, "not recorded") && !strings.Contains(c.Reason, "not recorded") {
+				t.Fatalf("a diff was changed without saying so: %q", session.Prefix(c.Diff, 200))
+			}
+		}
+	}
+}

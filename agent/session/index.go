@@ -74,7 +74,7 @@ func (x *index) dirTime() time.Time {
 func rowLine(i Info) string {
 	f := []string{"r", i.SessionID, nanos(i.CreatedAt), nanos(i.UpdatedAt), strconv.Itoa(i.Turns),
 		strconv.Quote(strings.Join(i.roots(), "\x00")), strconv.Quote(i.Title)}
-	if i.ParentID != "" {
+	if validID(i.ParentID) {
 		// An eighth field: a kin that knows only seven skips the row, so
 		// it lists no subagent's session among the person's.
 		f = append(f, i.ParentID)
@@ -374,6 +374,10 @@ func (x *index) reconcile(dt time.Time) error {
 	added := 0
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
+		if isPart(name) {
+			removeStalePart(filepath.Join(x.dir, name))
+			continue
+		}
 		id, ok := strings.CutSuffix(name, ".jsonl")
 		if !ok || !validID(id) {
 			continue
@@ -442,3 +446,36 @@ func (x *index) rewrite() {
 		}
 	}
 }
+
+// isPart reports whether name is a session still being written whole
+// (Store.CreateWith): a hidden name a reader never takes for a session.
+func isPart(name string) bool {
+	id, ok := strings.CutSuffix(strings.TrimPrefix(name, "."), ".jsonl.part")
+	return ok && strings.HasPrefix(name, ".") && validID(id)
+}
+
+// removeStalePart removes what a kin stopped while writing a session whole
+// left: a part no kin holds (its writer holds its lock to the end) and
+// that nothing wrote for a while (a writer takes the lock just after
+// making the file).
+func removeStalePart(path string) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	if st, err := f.Stat(); err != nil || time.Since(st.ModTime()) < stalePart || lockedfile.TryLock(f) != nil {
+		f.Close()
+		return
+	}
+	if lockedfile.RemoveWhileLocked {
+		_ = os.Remove(path)
+	}
+	lockedfile.Unlock(f)
+	f.Close()
+	if !lockedfile.RemoveWhileLocked {
+		_ = os.Remove(path) // (Windows deletes no open file)
+	}
+}
+
+// stalePart is how long a part nobody holds stays before it is removed.
+const stalePart = time.Minute

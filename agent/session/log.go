@@ -272,6 +272,41 @@ func (l *Log) Close() error {
 	return err
 }
 
+// rename gives the log the name p, still owned. Where a locked file can be
+// removed it can be renamed, and the lock (the file's) stays taken under
+// the new name; elsewhere (Windows renames no open file) the log is
+// closed, renamed, and opened and locked again.
+func (l *Log) rename(p string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return errors.New("session log closed")
+	}
+	if lockedfile.RemoveWhileLocked {
+		if err := os.Rename(l.path, p); err != nil {
+			return err
+		}
+		l.path = p
+		return nil
+	}
+	lockedfile.Unlock(l.f)
+	l.f.Close()
+	l.f = nil // what fails below is left to the stale part's removal, or to the kin that took it
+	if err := os.Rename(l.path, p); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if err := lockedfile.TryLock(f); err != nil {
+		f.Close()
+		return err
+	}
+	l.f, l.path = f, p
+	return nil
+}
+
 // Delete removes the log, still holding its lock where the system allows,
 // so no other kin can open it halfway through.
 func (l *Log) Delete() error {

@@ -59,7 +59,8 @@ func (i *Info) add(r Record) {
 	case TypeSession:
 		i.Title, i.CreatedAt, i.Mode, i.Origin = r.Title, r.Time, r.Mode, r.Origin
 		i.setRoots(r.Roots)
-		if r.Parent != nil {
+		if r.Parent != nil && validID(r.Parent.SessionID) {
+			// (only an id: it is written into the index's lines as it is)
 			i.ParentID = r.Parent.SessionID
 		}
 	case TypeMode:
@@ -169,12 +170,21 @@ func (s *Store) CreatePrepared(title string, mode, origin string, prepare func(i
 	if !ValidOrigin(origin) {
 		return Info{}, nil, fmt.Errorf("origin %q is not a short name of lower-case letters, digits and dashes", origin)
 	}
-	return s.createWith(Record{Type: TypeSession, Title: title, Mode: mode, Origin: origin}, prepare)
+	return s.createWith(Record{Type: TypeSession, Title: title, Mode: mode, Origin: origin}, nil, prepare)
 }
 
-func (s *Store) create(first Record) (Info, *Log, error) { return s.createWith(first, nil) }
+func (s *Store) create(first Record) (Info, *Log, error) { return s.createWith(first, nil, nil) }
 
-func (s *Store) createWith(first Record, prepare func(id string) ([]string, func(), error)) (_ Info, _ *Log, err error) {
+// CreateWith is Create for a session that starts with records (a fork's
+// copy of another session's history): the log gets its session's name
+// only once they are all written and durable, so a kin stopped halfway
+// leaves no session holding part of them (only a hidden file, which no
+// reader takes for a session).
+func (s *Store) CreateWith(title string, roots []string, mode string, recs []Record) (Info, *Log, error) {
+	return s.createWith(Record{Type: TypeSession, Title: title, Roots: roots, Mode: mode}, recs, nil)
+}
+
+func (s *Store) createWith(first Record, rest []Record, prepare func(id string) ([]string, func(), error)) (_ Info, _ *Log, err error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Info{}, nil, err
 	}
@@ -196,7 +206,11 @@ func (s *Store) createWith(first Record, prepare func(id string) ([]string, func
 	}
 	p, _ := s.path(id)
 	before := s.idx.dirTime()
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	name := p
+	if rest != nil {
+		name = filepath.Join(s.dir, "."+id+".jsonl.part") // not a session's name until whole
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return Info{}, nil, err
 	}
@@ -204,21 +218,37 @@ func (s *Store) createWith(first Record, prepare func(id string) ([]string, func
 		f.Close()
 		return Info{}, nil, err
 	}
-	log := &Log{id: id, path: p, idx: s.idx, f: f}
+	log := &Log{id: id, path: name, idx: s.idx, f: f}
 	first.Time, first.SessionID = now, id
-	rec := Fit(first)
-	_, _, err = log.Append(rec)
+	var info Info
+	info.SessionID = id
+	for _, r := range append([]Record{first}, rest...) {
+		// Written as Append writes, but without its notes to the index:
+		// the index hears of the session once, whole, below.
+		if r.Time.IsZero() {
+			r.Time = now
+		}
+		r = Fit(r)
+		var b []byte
+		if b, err = encode(r); err == nil {
+			_, err = log.write(b)
+		}
+		if err != nil {
+			break
+		}
+		info.add(r)
+	}
 	if err == nil {
 		err = log.Sync()
+	}
+	if err == nil && rest != nil {
+		err = log.rename(p)
 	}
 	if err != nil {
 		log.Delete()
 		return Info{}, nil, err
 	}
 	syncDir(s.dir)
-	var info Info
-	info.SessionID = id
-	info.add(rec)
 	s.idx.created(info, before)
 	return info, log, nil
 }

@@ -44,7 +44,11 @@ type View struct {
 	callSeq  []string            // their ids, in order
 	lastTurn string              // the turn of the latest turn-bound record
 	ended    bool                // whether lastTurn has its end record
-	unknown  []Unknown
+	// endedTurns are the turns with an end record: a result recorded
+	// after a later turn (a task a restarted kin followed) is not a turn
+	// left open.
+	endedTurns map[string]bool
+	unknown    []Unknown
 
 	// The latest configure and instructions records' content.
 	model, effort string
@@ -151,7 +155,11 @@ func (v *View) Add(r Record, off int64) {
 			if r.TurnID == v.lastTurn {
 				v.ended = true
 			}
-		} else if r.TurnID != v.lastTurn {
+			if v.endedTurns == nil {
+				v.endedTurns = map[string]bool{}
+			}
+			v.endedTurns[r.TurnID] = true
+		} else if r.TurnID != v.lastTurn && !v.endedTurns[r.TurnID] {
 			v.lastTurn, v.ended = r.TurnID, false
 		}
 	}
@@ -325,6 +333,10 @@ func (p *pager) add(r Record, off int64) {
 			}
 			return
 		}
+	case TypeRollback:
+		// Like a result, it changes items before it: an older page (its
+		// record after the cursor) marks its turns' items all the same.
+		p.markRolledBack(r.Rollback)
 	}
 	if p.before >= 0 && off >= p.before {
 		if r.Type == TypeAssist {
@@ -379,7 +391,6 @@ func (p *pager) add(r Record, off int64) {
 	case TypeSteer:
 		it = HistoryItem{Type: TypeSteer, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
 	case TypeRollback:
-		p.markRolledBack(r.Rollback)
 		it = HistoryItem{Type: TypeRollback, Rollback: r.Rollback}
 	case TypeFork:
 		it = HistoryItem{Type: TypeFork, Fork: r.Fork}
