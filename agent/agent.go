@@ -167,8 +167,9 @@ type Service struct {
 
 	turns sync.WaitGroup
 	// following holds the MCP tasks this kin follows after a restart
-	// (session id + call id), so a session owned again does not follow
-	// one twice (taskresume.go).
+	// (session id + call id, each with the cancel of its following), so a
+	// session owned again does not follow one twice, and a deleted one
+	// follows none (taskresume.go).
 	following sync.Map
 }
 
@@ -509,6 +510,7 @@ func (s *Service) DeleteSession(id string) error {
 	if g := s.opts.Gate; g != nil {
 		g.Grants().DropSession(id)
 	}
+	s.stopFollowing(id)
 	s.deleteSubagents(id)
 	return nil
 }

@@ -60,19 +60,55 @@ func (s *Service) followsTasks(v *session.View, writable bool) bool {
 // request carries it.
 func (s *Service) followTasks(sess *Session, open []session.OpenTask) {
 	for _, ot := range open {
-		if _, dup := s.following.LoadOrStore(followKey(sess.id, ot.CallID), true); dup {
+		ctx, ok := s.startFollowing(sess.id, ot.CallID)
+		if !ok {
 			continue // this kin already follows it
 		}
-		go s.followTask(sess, ot)
+		go s.followTask(ctx, sess, ot)
 	}
 }
 
-func (s *Service) followTask(sess *Session, ot session.OpenTask) {
-	defer s.following.Delete(followKey(sess.id, ot.CallID))
+// startFollowing marks the call as followed by this kin, with the context
+// its following runs under: ended when the session is deleted
+// (stopFollowing). ok is false when this kin follows it already.
+func (s *Service) startFollowing(sessionID, callID string) (context.Context, bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, dup := s.following.LoadOrStore(followKey(sessionID, callID), context.CancelFunc(cancel)); dup {
+		cancel()
+		return nil, false
+	}
+	return ctx, true
+}
+
+// doneFollowing ends what startFollowing began.
+func (s *Service) doneFollowing(sessionID, callID string) {
+	if v, ok := s.following.LoadAndDelete(followKey(sessionID, callID)); ok {
+		v.(context.CancelFunc)()
+	}
+}
+
+// stopFollowing stops following every task of session id: it was deleted.
+// Following a task ends as a cancelled call's does (tasks/cancel is sent):
+// a deleted session's task asks the person nothing more, and its result
+// has no log to go to.
+func (s *Service) stopFollowing(id string) {
+	s.following.Range(func(k, v any) bool {
+		if strings.HasPrefix(k.(string), id+"\x00") {
+			v.(context.CancelFunc)()
+		}
+		return true
+	})
+}
+
+func (s *Service) followTask(ctx context.Context, sess *Session, ot session.OpenTask) {
+	defer s.doneFollowing(sess.id, ot.CallID)
 	ev := ToolCall{SessionID: sess.id, TurnID: ot.TurnID, CallID: ot.CallID, Name: ot.Name, Kind: tool.KindOther}
 	working := s.reportsWorking(ev)
 	working(fmt.Sprintf("kin restarted: following task %s on MCP server %s again (the call is not sent again)", visible.Cut(ot.TaskID, 100), ot.Server))
-	res, r := s.taskResult(ot, sess.toolEnv(ot.TurnID, ot.CallID), working)
+	res, r := s.taskResult(ctx, ot, sess.toolEnv(ot.TurnID, ot.CallID), working)
+	if ctx.Err() != nil {
+		return // the session was deleted
+	}
 	if _, err := sess.append(r); err != nil {
 		// The log was closed (kin is stopping, or the session went): the
 		// call stays open with its task, for the next kin to follow.
@@ -113,8 +149,8 @@ func (s *Service) reportsWorking(ev ToolCall) func(msg string) {
 // taskResult follows task ot to its end (working reports its statuses;
 // env is the call's whose questions the task asks) and is its result, cut
 // to size, with the record that closes ot's call in its log.
-func (s *Service) taskResult(ot session.OpenTask, env tool.Env, working func(string)) (tool.Result, session.Record) {
-	res := s.opts.Tasks.FollowTask(context.Background(), ot.Server, ot.TaskID, ot.Name, env, working)
+func (s *Service) taskResult(ctx context.Context, ot session.OpenTask, env tool.Env, working func(string)) (tool.Result, session.Record) {
+	res := s.opts.Tasks.FollowTask(ctx, ot.Server, ot.TaskID, ot.Name, env, working)
 	if res.Status == "" {
 		res.Status = tool.StatusCompleted
 	}
@@ -131,11 +167,12 @@ func (s *Service) followChildren(sess *Session, waiting []childTasks) {
 		if c.log == nil {
 			continue
 		}
-		if _, dup := s.following.LoadOrStore(followKey(sess.id, c.call.CallID), true); dup {
+		ctx, ok := s.startFollowing(sess.id, c.call.CallID)
+		if !ok {
 			c.log.Close()
 			continue
 		}
-		go s.followChild(sess, c)
+		go s.followChild(ctx, sess, c)
 	}
 }
 
@@ -145,8 +182,8 @@ func (s *Service) followChildren(sess *Session, waiting []childTasks) {
 // it gives no answer: the delegate call ends failed with what its tasks
 // gave, or unknown when one of the subagent's calls has an unknown outcome
 // (it may have changed things).
-func (s *Service) followChild(sess *Session, c childTasks) {
-	defer s.following.Delete(followKey(sess.id, c.call.CallID))
+func (s *Service) followChild(ctx context.Context, sess *Session, c childTasks) {
+	defer s.doneFollowing(sess.id, c.call.CallID)
 	closed := false
 	closeLog := func() {
 		if !closed {
@@ -166,7 +203,10 @@ func (s *Service) followChild(sess *Session, c childTasks) {
 		// Its questions are asked on the delegate call: the subagent's
 		// session is not loaded, and the delegate call is what the person
 		// sees waiting.
-		res, r := s.taskResult(ot, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
+		res, r := s.taskResult(ctx, ot, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
+		if ctx.Err() != nil {
+			return // the session was deleted
+		}
 		r.Time = time.Now().UTC()
 		if _, _, err := c.log.Append(session.Fit(r)); err != nil {
 			// The call stays open with its task, and so does the delegate

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/mcp/calltool"
@@ -383,4 +384,33 @@ func acceptsTheTasksQuestion(t *testing.T, ed *rpctest.Editor, sid, callID strin
 		go ed.Call("elicitation/respond", map[string]any{"requestId": req["requestId"], "action": "accept", "content": map[string]any{"ok": true}}, nil)
 	})
 	return &asked
+}
+
+// A session deleted while this kin follows a task a stopped kin left:
+// kin stops following it as it stops a cancelled call's (tasks/cancel),
+// so the deleted session's task polls, reports and asks no more (it went
+// on until it ended, asking the person in a session that was gone).
+func TestDeletingASessionStopsFollowingItsTask(t *testing.T) {
+	var finish atomic.Bool
+	s := &mcptest.TaskServer{State: mcptest.WorkingUntil(&finish, "indexing", "indexed 2 files")}
+	w, sid := crashedTask(t, s)
+	ed, _ := restarted(t, w, sid)
+	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), func(m map[string]any) bool {
+		return strings.HasPrefix(fmt.Sprint(m["statusMessage"]), "task working: indexing")
+	}))
+	ed.MustCall("session/delete", rpc.SessionIDParams{SessionID: sid}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Cancels.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s.Cancels.Load() != 1 {
+		t.Fatalf("tasks/cancel sent %d times after the session was deleted", s.Cancels.Load())
+	}
+	time.Sleep(100 * time.Millisecond) // a status already on its way
+	j1 := rpctest.Field("callId", "j1")
+	seen := ed.Count("turn/toolCall", j1)
+	time.Sleep(300 * time.Millisecond) // thirty poll intervals
+	if n := ed.Count("turn/toolCall", j1); n != seen {
+		t.Errorf("the deleted session's task reported %d more times", n-seen)
+	}
 }
