@@ -75,8 +75,14 @@ func (f *httpFailure) accepted() bool { return f.answered && f.status == 0 }
 // {"error":{"message","param","code"}} (OpenRouter's code is a number,
 // DashScope adds request_id beside it), the bare {"message","type","code"}
 // of vLLM and Mistral (whose message may be an object), FastAPI's
-// {"detail": ...}, and {"error": "text"} (LM Studio, Ollama).
+// {"detail": ...}, {"error": "text"} (LM Studio, Ollama, xAI), and any of
+// them as the one element of a list (Gemini's OpenAI-compatible endpoint
+// answers [{"error":{"code":400,"message":...,"status":...}}]).
 func errorBody(body []byte) (message, param, code string) {
+	var list []json.RawMessage
+	if json.Unmarshal(body, &list) == nil && len(list) > 0 {
+		body = list[0]
+	}
 	var e struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
