@@ -60,7 +60,7 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	}
 	switch finish {
 	case "":
-		return ans.response(), failure.unfinished("finishing it (no finish_reason)")
+		return ans.response(), failure.unfinished("finishing it (no finish_reason)", ans.heard)
 	case "length":
 		return ans.response(), errors.New("the model service stopped the answer at its length limit (finish_reason length); nothing was retried")
 	case "content_filter":
@@ -101,6 +101,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 	}
 	finish := ""
 	for stream.Next() {
+		ans.heard = true
 		chunk := stream.Current()
 		if u, ok := chatUsage(chunk); ok {
 			ans.out.Usage = u

@@ -41,6 +41,8 @@ type httpFailure struct {
 	body       string        // otherwise, what the body was (see describeBody)
 	retryAfter time.Duration // 0: the service did not say
 	tail       *tail         // the end of a successful answer's body
+	// contentType is a successful answer's Content-Type.
+	contentType string
 }
 
 func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -50,6 +52,7 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	}
 	f.answered = true
 	if resp.StatusCode < 400 {
+		f.contentType = resp.Header.Get("Content-Type")
 		f.tail = &tail{rc: resp.Body}
 		resp.Body = f.tail
 		return resp, err
@@ -200,12 +203,49 @@ func (t *tail) errorLine() string {
 
 // unfinished is the failure of a stream that ended without its terminal
 // event (how, in what): with what the service said, when it said it on a
-// line of its own.
-func (f *httpFailure) unfinished(what string) error {
+// line of its own, or what it sent instead of a stream, when heard says no
+// event came.
+func (f *httpFailure) unfinished(what string, heard bool) error {
 	if msg := f.tail.errorLine(); msg != "" {
 		return fmt.Errorf("the model service reported an error mid-answer: %s; nothing was retried", msg)
 	}
+	if !heard {
+		if err := f.notAStream(); err != nil {
+			return err
+		}
+	}
 	return fmt.Errorf("the model service ended the answer without %s; nothing was retried", what)
+}
+
+// notAStream explains a success status whose body is not an event stream
+// (nil when it is one, or is empty): an error body sent with HTTP 200 (LM
+// Studio answers a path it does not serve, /v1/responses on a version
+// without it or a base URL without /v1, with 200 and {"error":"Unexpected
+// endpoint or method. (POST /responses)"}), or a web page (a base URL that
+// points at a web UI or a login portal). Said as an answer that "ended
+// without finishing", the person would look at the model, not at the URL.
+func (f *httpFailure) notAStream() error {
+	mt, _, _ := mime.ParseMediaType(f.contentType)
+	if f.tail == nil || mt == "text/event-stream" {
+		return nil
+	}
+	body := bytes.TrimSpace(f.tail.buf)
+	if len(body) == 0 {
+		return nil
+	}
+	if m, _, _ := errorBody(body); m != "" {
+		return fmt.Errorf("the model service answered with an error instead of a stream (HTTP 200): %s; check KIN_MODEL and OPENAI_BASE_URL (nothing was retried)", clean(m, 500))
+	}
+	what := fmt.Sprintf("%q", clean(string(body), 200))
+	if strings.Contains(mt, "html") || body[0] == '<' {
+		what = "an HTML page"
+		if m := htmlTitle().FindSubmatch(body); m != nil {
+			if title := clean(string(m[1]), 80); title != "" {
+				what = fmt.Sprintf("an HTML page titled %q", title)
+			}
+		}
+	}
+	return fmt.Errorf("the model service answered (HTTP 200) with %s, not an event stream: check OPENAI_BASE_URL, which should name the API (usually ending in /v1); nothing was retried", what)
 }
 
 // retryAfter reads how long the service asks to wait: Retry-After-Ms (the

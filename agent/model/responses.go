@@ -84,7 +84,7 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		}
 	}
 	if errors.Is(err, errNotCompleted) {
-		err = failure.unfinished("completing it (no response.completed)")
+		err = failure.unfinished("completing it (no response.completed)", ans.heard)
 	}
 	return ans.response(), err
 }
@@ -102,6 +102,7 @@ func readResponses(stream *ssestream.Stream[streamEvent], ans *answer) error {
 	// whose output holds what never streamed is read from there.
 	items := 0
 	for stream.Next() {
+		ans.heard = true
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
