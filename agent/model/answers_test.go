@@ -359,3 +359,35 @@ func TestParallelCallsGoBackAsOneAssistantMessage(t *testing.T) {
 		t.Fatalf("messages %s", b)
 	}
 }
+
+// TestCallArgumentsThatAreNotAnObjectGoBackAsOne: a call whose arguments
+// are not a JSON object goes back as {} in both APIs (servers that parse
+// every call of the conversation refuse the whole request otherwise); a
+// JSON object goes back byte for byte.
+func TestCallArgumentsThatAreNotAnObjectGoBackAsOne(t *testing.T) {
+	sent := map[string]string{
+		`{"path":"internal/st`: `{}`, `{"a":1} trailing`: `{}`, `[1,2]`: `{}`, `"a.go"`: `{}`, ``: `{}`,
+		`{ "path": "a.go" }`: `{ "path": "a.go" }`,
+	}
+	for args, want := range sent {
+		in := []Item{{Role: "user", Text: "read it"},
+			{Kind: FunctionCall, CallID: "call_a", Name: "read_file", Arguments: args},
+			{Kind: FunctionOutput, CallID: "call_a", Output: "not run: the arguments are not valid JSON"}}
+		cl, s := newService(t, APIChat, []string{chunk(`{"content":"ok"}`, "stop")})
+		if _, err := ask(t, cl, Handlers{}, in...); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.request(0).Get("messages.1.tool_calls.0.function.arguments").Str; got != want {
+			t.Errorf("chat: %q went back as %q, want %q", args, got, want)
+		}
+		cl, s = newService(t, APIResponses, []string{
+			`{"type":"response.output_text.delta","delta":"ok"}`,
+			`{"type":"response.completed","response":{"output":[],"usage":{"input_tokens":1,"output_tokens":1}}}`})
+		if _, err := ask(t, cl, Handlers{}, in...); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.request(0).Get(`input.#(type=="function_call").arguments`).Str; got != want {
+			t.Errorf("responses: %q went back as %q, want %q", args, got, want)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessagePar
 			}
 			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: orEmptyObject(it.Arguments)}}})
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: sentArguments(it.Arguments)}}})
 		case FunctionOutput:
 			lastAssistant = nil
 			out = append(out, openai.ToolMessage(it.Output, it.CallID))
@@ -327,8 +327,18 @@ func chatParts(cs []Content) []openai.ChatCompletionContentPartUnionParam {
 	return out
 }
 
-func orEmptyObject(args string) string {
-	if args == "" {
+// sentArguments are a call's arguments as a request carries them back: as
+// the model sent them when they are a JSON object, else an empty object.
+// The servers that turn the conversation into a chat template parse every
+// call's arguments and refuse the whole request when one does not parse
+// (Ollama: "invalid tool call arguments", HTTP 400, and "failed to parse
+// function call arguments" on /v1/responses; llama-server: "Failed to parse
+// tool call arguments as JSON", HTTP 500). A local model's one malformed
+// call (kin ran nothing and told it so in the call's output, which quotes
+// what it sent) would otherwise make every later request of the session
+// fail, the conversation only growing.
+func sentArguments(args string) string {
+	if !gjson.Valid(args) || !gjson.Parse(args).IsObject() {
 		return "{}"
 	}
 	return args

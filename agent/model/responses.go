@@ -216,7 +216,7 @@ func inputItems(items []Item, reasoning bool) responses.ResponseInputParam {
 			}
 			out = append(out, m)
 		case FunctionCall:
-			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
+			out = append(out, responses.ResponseInputItemParamOfFunctionCall(sentArguments(it.Arguments), it.CallID, it.Name))
 		case FunctionOutput:
 			o := responses.ResponseInputItemParamOfFunctionCallOutput(it.Output)
 			o.OfFunctionCallOutput.CallID = param.NewOpt(it.CallID)
