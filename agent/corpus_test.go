@@ -110,7 +110,11 @@ func sent(r modeltest.Request) string {
 				line = append(line, fmt.Sprintf("reasoning_content=%q", r.Str))
 			}
 			for _, c := range m.Get("tool_calls").Array() {
-				line = append(line, "call="+c.Get("id").Str+" "+c.Get("function.name").Str+" "+c.Get("function.arguments").Str)
+				call := "call=" + c.Get("id").Str + " " + c.Get("function.name").Str + " " + c.Get("function.arguments").Str
+				if e := c.Get("extra_content"); e.Exists() {
+					call += " extra_content=" + e.Raw
+				}
+				line = append(line, call)
 			}
 			lines = append(lines, strings.Join(line, " "))
 		}
@@ -386,6 +390,13 @@ tool call_wr1te`},
 		next:  "user: hi\nassistant: call=call_40282196 run_tests {\"package\":\"./internal/store\",\"verbose\":true}\ntool call_40282196"},
 	{file: "xai-http-400-prompt-length.http", api: model.APIChat,
 		status: TurnFailed, err: "refused the request (HTTP 400): This model's maximum prompt length is 131072 but the request contains 145003 tokens.; the conversation is longer"},
+	{file: "gemini-chat-thought-signature-calls.http", api: model.APIChat,
+		calls: []string{`read_file {"path":"go.mod"}`, `read_file {"path":"go.sum"}`},
+		usage: model.Usage{InputTokens: 1208, OutputTokens: 46},
+		next: `user: hi
+assistant: call=k3Vq9TzB read_file {"path":"go.mod"} extra_content={"google":{"thought_signature":"EpQECpEEAdHtim9xR2aZk0c7Lq+Vf3hT1o8mJ6y4bW2sN5uE0rD9iQ=="}} call=Xw7Lp2Hd read_file {"path":"go.sum"}
+tool k3Vq9TzB
+tool Xw7Lp2Hd`},
 	{file: "gemini-http-400-token-count.http", api: model.APIChat,
 		status: TurnFailed, err: "refused the request (HTTP 400): The input token count (1200345) exceeds the maximum number of tokens allowed (1048576).; the conversation is longer"},
 	{file: "lmstudio-responses-reasoning-text.http", api: model.APIResponses,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -27,16 +28,19 @@ type chatAPI struct {
 	model string
 	// cacheKey: the service takes prompt_cache_key (takesPromptCacheKey).
 	cacheKey bool
+	// extras are the extra_content of the calls this service streamed.
+	extras *callExtras
 }
 
 func newChat(c Config, hc *http.Client) *chatAPI {
-	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model, cacheKey: takesPromptCacheKey(c.BaseURL)}
+	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model, cacheKey: takesPromptCacheKey(c.BaseURL),
+		extras: &callExtras{}}
 }
 
 func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning bool) (*Response, error) {
 	params := openai.ChatCompletionNewParams{
 		Model:         a.model,
-		Messages:      chatMessages(req, reasoning),
+		Messages:      chatMessages(req, reasoning, a.extras),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
 	if reasoning && req.Effort != "" {
@@ -54,7 +58,7 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()
-	finish, err := readChat(stream, ans)
+	finish, err := readChat(stream, ans, a.extras)
 	if err != nil {
 		return ans.response(), explain(ctx, err, failure)
 	}
@@ -80,13 +84,15 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 // chatReasoning), or as thinking parts of the content (Mistral); a call's
 // arguments come in pieces, numbered by index (a server that numbers every
 // call 0 names each with its own id); usage comes in a chunk of its own,
-// with the last choice, or in x_groq (Groq).
-func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer) (string, error) {
+// with the last choice, or in x_groq (Groq). A call's extra_content goes
+// to extras.
+func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer, extras *callExtras) (string, error) {
 	// A call's arguments come in pieces, like the text: built linearly
 	// (a write_file's content would otherwise be copied on every delta).
 	type pending struct {
-		call Call
-		args strings.Builder
+		call  Call
+		args  strings.Builder
+		extra json.RawMessage
 	}
 	var calls []*pending
 	byIndex := map[int64]*pending{}
@@ -145,6 +151,9 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 				c.call.Name = tc.Function.Name
 			}
 			c.args.WriteString(tc.Function.Arguments)
+			if f, ok := tc.JSON.ExtraFields["extra_content"]; ok && gjson.Parse(f.Raw()).IsObject() {
+				c.extra = json.RawMessage(strings.Clone(f.Raw()))
+			}
 		}
 		if ch.FinishReason != "" {
 			finish = ch.FinishReason
@@ -157,6 +166,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
+		extras.put(c.CallID, p.extra)
 		ans.addCall(c, "")
 	}
 	ans.flushMessage(true)
@@ -250,8 +260,9 @@ func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 // goes back as the assistant's refusal; reasoning streamed as
 // reasoning_content goes back on the assistant message it led to (DeepSeek's
 // thinking mode refuses a tool-call message without it), and once any does,
-// every assistant message with calls carries the field.
-func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessageParamUnion {
+// every assistant message with calls carries the field. A call the service
+// hung extra_content on (extras) carries it back.
+func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.ChatCompletionMessageParamUnion {
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Input)+1)
 	if req.Instructions != "" {
 		out = append(out, openai.SystemMessage(req.Instructions))
@@ -297,9 +308,12 @@ func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessagePar
 				assistant(m.OfAssistant)
 				out = append(out, m)
 			}
-			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: sentArguments(it.Arguments)}}})
+			tc := &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: sentArguments(it.Arguments)}}
+			if raw, ok := extras.get(it.CallID); ok {
+				tc.SetExtraFields(map[string]any{"extra_content": raw})
+			}
+			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: tc})
 		case FunctionOutput:
 			lastAssistant = nil
 			out = append(out, openai.ToolMessage(it.Output, it.CallID))
