@@ -504,6 +504,11 @@ tool fc_0b1e0f4e-5e8b-4d7a-9a1c-2f3e4d5c6b7a`},
 	// extra_forbidden): kin goes on without reasoning parameters, with a
 	// notice, and the new request answers.
 	{file: "mistral-http-422.http", api: model.APIChat, text: "ok", retried: true},
+	{file: "baseten-chat-events-without-blank-line.http", api: model.APIChat,
+		text:  "Reading it.",
+		calls: []string{`read_file {"path": "cmd/main.go"}`},
+		usage: model.Usage{InputTokens: 3012, OutputTokens: 27},
+		next:  "user: hi\nassistant: Reading it. call=call_b1e4f0c27d read_file {\"path\": \"cmd/main.go\"}\ntool call_b1e4f0c27d"},
 	{file: "chat-done-variants.http", api: model.APIChat,
 		text:  "Line one, line two.",
 		usage: model.Usage{InputTokens: 5, OutputTokens: 6},

@@ -54,7 +54,12 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 		}
 	}
 	var failure httpFailure
-	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
+	// The request NewStreaming makes, with its body handed to openai-go's
+	// SSE decoder through splitJoined.
+	var raw *http.Response
+	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
+		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](splitJoined(ssestream.NewDecoder(raw)), err)
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()

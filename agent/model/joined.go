@@ -1,0 +1,69 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/openai/openai-go/v3/packages/ssestream"
+)
+
+// joinedEvents is openai-go's SSE decoder with one repair: two events a
+// server wrote without the blank line between them ("data: {...}\ndata:
+// {...}", as Baseten's GLM endpoint streams tool calls: anomalyco/opencode
+// issue 27365 and the issues it lists) reach the SDK as one event whose
+// data is both JSON values on two lines, which no JSON decoder takes: the
+// whole answer failed as "an event that is not valid JSON". Such an event
+// is handed on as the events it joins. The SSE framing stays the SDK's; an
+// event whose data lines make one JSON value (a server may split one
+// across data lines) is never split.
+type joinedEvents struct {
+	ssestream.Decoder
+	cur  ssestream.Event
+	rest []ssestream.Event
+}
+
+// splitJoined is dec with joined events handed on one by one (nil stays
+// nil: the request failed).
+func splitJoined(dec ssestream.Decoder) ssestream.Decoder {
+	if dec == nil {
+		return nil
+	}
+	return &joinedEvents{Decoder: dec}
+}
+
+func (d *joinedEvents) Next() bool {
+	if len(d.rest) > 0 {
+		d.cur, d.rest = d.rest[0], d.rest[1:]
+		return true
+	}
+	if !d.Decoder.Next() {
+		return false
+	}
+	d.cur = d.Decoder.Event()
+	if parts := joined(d.cur); len(parts) > 1 {
+		d.cur, d.rest = parts[0], parts[1:]
+	}
+	return true
+}
+
+func (d *joinedEvents) Event() ssestream.Event { return d.cur }
+
+// joined is the events an event's data joins, one a data line, when it has
+// more than one line, is not one JSON value, and each line is one (or
+// [DONE]); nil otherwise. Only an event of several lines is looked at, so
+// the usual one-line event costs one byte search.
+func joined(ev ssestream.Event) []ssestream.Event {
+	data := bytes.TrimSuffix(ev.Data, []byte("\n")) // the decoder ends every data line so
+	if bytes.IndexByte(data, '\n') < 0 || json.Valid(data) {
+		return nil
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	out := make([]ssestream.Event, 0, len(lines))
+	for _, l := range lines {
+		if !json.Valid(l) && !bytes.Equal(bytes.TrimSpace(l), []byte("[DONE]")) {
+			return nil
+		}
+		out = append(out, ssestream.Event{Type: ev.Type, Data: append(bytes.Clone(l), '\n')})
+	}
+	return out
+}
