@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -388,6 +389,39 @@ func TestCallArgumentsThatAreNotAnObjectGoBackAsOne(t *testing.T) {
 		}
 		if got := s.request(0).Get(`input.#(type=="function_call").arguments`).Str; got != want {
 			t.Errorf("responses: %q went back as %q, want %q", args, got, want)
+		}
+	}
+}
+
+// TestNoFinishReasonFinishesOnlyWholeCallsBeforeDone: a Chat stream with no
+// finish_reason that the server ended with [DONE] finished its calls when
+// each is whole; text alone, or a call whose arguments were cut, is still
+// an unfinished answer (nothing runs).
+func TestNoFinishReasonFinishesOnlyWholeCallsBeforeDone(t *testing.T) {
+	call := func(args string) string {
+		return chunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":`+strconv.Quote(args)+`}}]}`, "")
+	}
+	cases := []struct {
+		name   string
+		chunks []string
+		ok     bool
+	}{
+		{"whole call", []string{call(`{"path":"a.go"}`)}, true},
+		{"call without arguments", []string{call(``)}, true},
+		{"cut call", []string{call(`{"path":"a.`)}, false},
+		{"text alone", []string{chunk(`{"content":"The first half"}`, "")}, false},
+	}
+	for _, c := range cases {
+		cl, _ := newService(t, APIChat, c.chunks)
+		resp, err := ask(t, cl, Handlers{}, Item{Role: "user", Text: "hi"})
+		if c.ok != (err == nil) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if c.ok && len(resp.Calls) != 1 {
+			t.Errorf("%s: calls %+v", c.name, resp.Calls)
+		}
+		if !c.ok && err != nil && !strings.Contains(err.Error(), "no finish_reason") {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

@@ -59,13 +59,23 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	var raw *http.Response
 	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
 		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
-	stream := ssestream.NewStream[openai.ChatCompletionChunk](splitJoined(ssestream.NewDecoder(raw)), err)
+	dec := splitJoined(ssestream.NewDecoder(raw))
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](dec, err)
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()
 	finish, err := readChat(stream, ans, a.extras)
 	if err != nil {
 		return ans.response(), explain(ctx, err, failure)
+	}
+	if finish == "" && endedWithDone(dec) && callsWhole(ans.out.Calls) {
+		// Kimi K2.5 through OpenRouter ends its tool calls with no
+		// finish_reason at all, then its usage and [DONE]
+		// (OpenRouterTeam/ai-sdk-provider issue 420): a stream the server
+		// closed with [DONE], whose every call is whole, finished with its
+		// calls. A stream cut by a closed connection still has no finish,
+		// and neither has an answer of text alone.
+		finish = "tool_calls"
 	}
 	switch finish {
 	case "":
@@ -176,6 +186,17 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()
+}
+
+// callsWhole reports whether there are calls, each with arguments that are
+// one JSON object (or none at all).
+func callsWhole(calls []Call) bool {
+	for _, c := range calls {
+		if c.Arguments != "" && sentArguments(c.Arguments) != c.Arguments {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 // fieldReasoningContent is the field DeepSeek (and vLLM, llama.cpp, Qwen,

@@ -20,6 +20,9 @@ type joinedEvents struct {
 	ssestream.Decoder
 	cur  ssestream.Event
 	rest []ssestream.Event
+	// done says the server ended the stream with its [DONE] event, not
+	// by closing it (see endedWithDone).
+	done bool
 }
 
 // splitJoined is dec with joined events handed on one by one (nil stays
@@ -32,18 +35,27 @@ func splitJoined(dec ssestream.Decoder) ssestream.Decoder {
 }
 
 func (d *joinedEvents) Next() bool {
-	if len(d.rest) > 0 {
+	switch {
+	case len(d.rest) > 0:
 		d.cur, d.rest = d.rest[0], d.rest[1:]
-		return true
-	}
-	if !d.Decoder.Next() {
+	case !d.Decoder.Next():
 		return false
+	default:
+		d.cur = d.Decoder.Event()
+		if parts := joined(d.cur); len(parts) > 1 {
+			d.cur, d.rest = parts[0], parts[1:]
+		}
 	}
-	d.cur = d.Decoder.Event()
-	if parts := joined(d.cur); len(parts) > 1 {
-		d.cur, d.rest = parts[0], parts[1:]
-	}
+	// The SDK's stream ends at an event that starts so.
+	d.done = d.done || bytes.HasPrefix(d.cur.Data, []byte("[DONE]"))
 	return true
+}
+
+// endedWithDone reports whether the stream dec decoded ended with the
+// server's [DONE] event.
+func endedWithDone(dec ssestream.Decoder) bool {
+	j, ok := dec.(*joinedEvents)
+	return ok && j.done
 }
 
 func (d *joinedEvents) Event() ssestream.Event { return d.cur }
