@@ -109,6 +109,9 @@ func sent(r modeltest.Request) string {
 			if r := m.Get("reasoning_content"); r.Exists() {
 				line = append(line, fmt.Sprintf("reasoning_content=%q", r.Str))
 			}
+			if r := m.Get("reasoning_details"); r.Exists() {
+				line = append(line, "reasoning_details="+r.Raw)
+			}
 			for _, c := range m.Get("tool_calls").Array() {
 				call := "call=" + c.Get("id").Str + " " + c.Get("function.name").Str + " " + c.Get("function.arguments").Str
 				if e := c.Get("extra_content"); e.Exists() {
@@ -480,6 +483,13 @@ tool fc_0b1e0f4e-5e8b-4d7a-9a1c-2f3e4d5c6b7a`},
 		reasoning: "Checking the lock order.", text: "The cache takes mu before ioMu; keep that order.",
 		usage: model.Usage{InputTokens: 530, OutputTokens: 61},
 		next:  "user: hi\nassistant: The cache takes mu before ioMu; keep that order.\nuser: and then?"},
+	{file: "openrouter-chat-gemini-reasoning-details-call.http", api: model.APIChat,
+		reasoning: "**Finding the module**\n\nThe module path is in go.mod.",
+		calls:     []string{`read_file {"path":"go.mod"}`},
+		usage:     model.Usage{InputTokens: 1840, OutputTokens: 96},
+		next: `user: hi
+assistant: reasoning_details=[{"data":"CiQBjz1rX4tYp9wq2LmN8vB3cF6hJ0kR5sT7uV9xZ1aC3eG5iK7m","format":"google-gemini-v1","id":"tool_read_file_Qm3vX8sKp2","index":0,"type":"reasoning.encrypted"}] call=tool_read_file_Qm3vX8sKp2 read_file {"path":"go.mod"}
+tool tool_read_file_Qm3vX8sKp2`},
 	{file: "openrouter-chat-midstream-error.http", api: model.APIChat,
 		text: "Starting", status: TurnFailed, err: "reported an error mid-answer: Provider disconnected unexpectedly"},
 	{file: "openrouter-chat-calls-without-finish-reason.http", api: model.APIChat,

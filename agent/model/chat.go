@@ -111,6 +111,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	}
 	var calls []*pending
 	byIndex := map[int64]*pending{}
+	var details reasoningDetails
 	// field is the reasoning field of the reasoning being streamed ("":
 	// none is).
 	field := ""
@@ -132,6 +133,9 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 		}
 		ch := chunk.Choices[0]
 		d := ch.Delta
+		if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
+			details.add(f.Raw())
+		}
 		if s, f := chatReasoning(d.JSON.ExtraFields); s != "" {
 			ans.addReasoning(s, true)
 			field = f
@@ -175,13 +179,18 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 		}
 	}
 	endReasoning()
-	for _, p := range calls {
+	answerDetails := details.sent()
+	for i, p := range calls {
 		c := p.call
 		c.Arguments = p.args.String()
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
-		extras.put(c.CallID, p.extra)
+		e := callExtra{content: p.extra}
+		if i == 0 {
+			e.details = answerDetails // the answer's, once: on its assistant message
+		}
+		extras.put(c.CallID, e)
 		ans.addCall(c, "")
 	}
 	ans.flushMessage(true)
@@ -287,7 +296,8 @@ func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 // reasoning_content goes back on the assistant message it led to (DeepSeek's
 // thinking mode refuses a tool-call message without it), and once any does,
 // every assistant message with calls carries the field. A call the service
-// hung extra_content on (extras) carries it back.
+// hung extra_content on (extras) carries it back, and the assistant message
+// of an answer whose reasoning_details OpenRouter streamed carries them.
 func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.ChatCompletionMessageParamUnion {
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Input)+1)
 	if req.Instructions != "" {
@@ -336,8 +346,16 @@ func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.Chat
 			}
 			tc := &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
 				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: sentArguments(it.Arguments)}}
-			if raw, ok := extras.get(it.CallID); ok {
-				tc.SetExtraFields(map[string]any{"extra_content": raw})
+			e := extras.get(it.CallID)
+			if e.content != nil {
+				tc.SetExtraFields(map[string]any{"extra_content": e.content})
+			}
+			if e.details != nil && len(lastAssistant.ToolCalls) == 0 {
+				fields := map[string]any{"reasoning_details": e.details}
+				for k, v := range lastAssistant.ExtraFields() {
+					fields[k] = v
+				}
+				lastAssistant.SetExtraFields(fields)
 			}
 			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: tc})
 		case FunctionOutput:
