@@ -158,12 +158,18 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 		for _, tc := range d.ToolCalls {
 			endReasoning()
 			c := byIndex[tc.Index]
-			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID) {
+			// Another id at an index names another call when it comes with
+			// its function's name, as a call's first piece does (vLLM and
+			// Grok number parallel calls 0 each). Without one it is a piece
+			// of the call being streamed: Poolside sends every piece after
+			// the first under an id of its own (poolsideai/pool issue 9),
+			// and the call keeps its first.
+			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID && tc.Function.Name != "") {
 				c = &pending{}
 				byIndex[tc.Index] = c
 				calls = append(calls, c)
 			}
-			if tc.ID != "" {
+			if c.call.CallID == "" {
 				c.call.CallID = tc.ID
 			}
 			if tc.Function.Name != "" {
