@@ -39,3 +39,25 @@ func TestJoinedEventsAreSplitOnlyWhenEachLineIsOne(t *testing.T) {
 		}
 	}
 }
+
+// TestANullErrorIsNoError: a top-level "error": null leaves an event (the
+// rest of it as it came); an error with anything in it, or a null error
+// deeper down, is left for the SDK.
+func TestANullErrorIsNoError(t *testing.T) {
+	cases := map[string]string{
+		`{"id":"c","error":null,"choices":[]}`:      `{"id":"c","choices":[]}`,
+		`{"id":"c","choices":[],"error":null}`:      `{"id":"c","choices":[]}`,
+		`{"error" : null , "id":"c"}`:               `{ "id":"c"}`,
+		`{"error":null}`:                            `{}`,
+		`{"id":"c","error":{"message":"boom"}}`:     `{"id":"c","error":{"message":"boom"}}`,
+		`{"id":"c","error":"boom"}`:                 `{"id":"c","error":"boom"}`,
+		`{"response":{"error":null},"type":"x"}`:    `{"response":{"error":null},"type":"x"}`,
+		`{"id":"c","error":null,"error":{"m":"x"}}`: `{"id":"c","error":{"m":"x"}}`,
+		`[DONE]`: `[DONE]`,
+	}
+	for in, want := range cases {
+		if got := string(withoutNullError([]byte(in))); got != want {
+			t.Errorf("%s became %s, want %s", in, got, want)
+		}
+	}
+}
