@@ -21,6 +21,7 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/tidwall/gjson"
 
 	"github.com/kin-dev/kin/agent/sendonce"
 )
@@ -180,25 +181,29 @@ func (t *tail) Read(p []byte) (int, error) {
 func (t *tail) Close() error { return t.rc.Close() }
 
 // errorLine is the message of the last "error:" line of the body's end,
-// or "".
-func (t *tail) errorLine() string {
+// or "", and the HTTP status the line names as its code (0: none).
+func (t *tail) errorLine() (string, int) {
 	if t == nil {
-		return ""
+		return "", 0
 	}
-	msg := ""
+	msg, status := "", 0
 	for _, line := range strings.Split(string(t.buf), "\n") {
 		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "error:")
 		if !ok {
 			continue
 		}
 		v = strings.TrimSpace(v)
+		status = 0
+		if c := gjson.Get(v, "code"); c.Type == gjson.Number && c.Int() >= 400 && c.Int() < 600 && float64(c.Int()) == c.Num {
+			status = int(c.Int())
+		}
 		if m, _, _ := errorBody([]byte(`{"error":` + v + `}`)); m != "" {
 			msg = m
 		} else if v != "" {
 			msg = v
 		}
 	}
-	return clean(msg, 500)
+	return clean(msg, 500), status
 }
 
 // unfinished is the failure of a stream that ended without its terminal
@@ -206,7 +211,15 @@ func (t *tail) errorLine() string {
 // line of its own, or what it sent instead of a stream, when heard says no
 // event came.
 func (f *httpFailure) unfinished(what string, heard bool) error {
-	if msg := f.tail.errorLine(); msg != "" {
+	if msg, status := f.tail.errorLine(); msg != "" {
+		if !heard && status >= 400 && status < 500 {
+			// Nothing streamed before the line: llama-server (before it
+			// answered such requests with an error status) refused the
+			// request as a whole on that line, its code the status it
+			// would have sent ("the request exceeds the available context
+			// size", 400). A refusal, so that an overflow compacts.
+			return refusal(status, "", "", msg)
+		}
 		return fmt.Errorf("the model service reported an error mid-answer: %s; nothing was retried", msg)
 	}
 	if !heard {
@@ -364,11 +377,17 @@ func explain(ctx context.Context, err error, f httpFailure) error {
 		}
 		return with(fmt.Sprintf("the model service failed (HTTP %d %s): %s", code, http.StatusText(code), hint))
 	}
-	ref := &Refusal{Status: code, Param: f.param, Code: f.code, Detail: clean(detail, 500)}
+	return refusal(code, f.param, f.code, detail)
+}
+
+// refusal is the Refusal of a request the service refused with status
+// (4xx), naming param and code, saying detail.
+func refusal(status int, param, code, detail string) *Refusal {
+	ref := &Refusal{Status: status, Param: param, Code: code, Detail: clean(detail, 500)}
 	if detail == "" {
-		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d)", code)
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d)", status)
 	} else {
-		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d): %s", code, detail)
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d): %s", status, detail)
 	}
 	if ref.Overflow() {
 		ref.msg += "; the conversation is longer than the model's context window (contextWindow in $KIN_HOME/settings.json says how long it may be)"
