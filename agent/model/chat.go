@@ -28,7 +28,8 @@ type chatAPI struct {
 	model string
 	// cacheKey: the service takes prompt_cache_key (takesPromptCacheKey).
 	cacheKey bool
-	// extras are the extra_content of the calls this service streamed.
+	// extras are what this service streamed with its calls and wants
+	// back: their extra_content, their answer's reasoning_details.
 	extras *callExtras
 }
 
@@ -99,8 +100,8 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 // chatReasoning), or as thinking parts of the content (Mistral); a call's
 // arguments come in pieces, numbered by index (a server that numbers every
 // call 0 names each with its own id); usage comes in a chunk of its own,
-// with the last choice, or in x_groq (Groq). A call's extra_content goes
-// to extras.
+// with the last choice, or in x_groq (Groq). A call's extra_content, and
+// the answer's reasoning_details (with its first call), go to extras.
 func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer, extras *callExtras) (string, error) {
 	// A call's arguments come in pieces, like the text: built linearly
 	// (a write_file's content would otherwise be copied on every delta).
