@@ -429,6 +429,11 @@ tool call_9ad0tmrn`},
 assistant: call=call_ab12cd34 read_file {"path":"go.mod"} call=call_ef56gh78 read_file {"path":"go.sum"}
 tool call_ab12cd34
 tool call_ef56gh78`},
+	{file: "ollama-responses-thinking-call.http", api: model.APIResponses,
+		reasoning: "The user wants the module path.",
+		calls:     []string{`read_file {"path":"go.mod"}`},
+		usage:     model.Usage{InputTokens: 412, OutputTokens: 38},
+		next:      "user: hi\nreasoning The user wants the module path.\ncall call_k2v9x7q1 read_file {\"path\":\"go.mod\"}\noutput call_k2v9x7q1"},
 	{file: "ollama-http-404-model.http", api: model.APIChat,
 		status: TurnFailed, err: `does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (model "qwen3:32b" not found, try pulling it first)`},
 	{file: "vllm-chat-reasoning-tool-call.http", api: model.APIChat,
