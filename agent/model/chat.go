@@ -156,7 +156,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 			endReasoning()
 			ans.addRefusal(d.Refusal)
 		}
-		for _, tc := range d.ToolCalls {
+		for _, tc := range chatToolCalls(d) {
 			endReasoning()
 			c := byIndex[tc.Index]
 			// Another id at an index names another call when it comes with
@@ -202,6 +202,27 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()
+}
+
+// chatToolCalls is a delta's tool calls: its list, or the one call
+// text-generation-inference (before 3.2) sends as an object in its place
+// (huggingface/text-generation-inference pull requests 2949 and 3086:
+// "ToolCalls in streaming case should be a list of tool calls, TGI outputs
+// singular tool call"), which openai-go, expecting a list, drops: every
+// call was lost and the answer ended "with nothing in it".
+func chatToolCalls(d openai.ChatCompletionChunkChoiceDelta) []openai.ChatCompletionChunkChoiceDeltaToolCall {
+	if len(d.ToolCalls) > 0 {
+		return d.ToolCalls
+	}
+	raw := d.JSON.ToolCalls.Raw()
+	if !gjson.Parse(raw).IsObject() {
+		return nil
+	}
+	var one openai.ChatCompletionChunkChoiceDeltaToolCall
+	if json.Unmarshal([]byte(raw), &one) != nil {
+		return nil
+	}
+	return []openai.ChatCompletionChunkChoiceDeltaToolCall{one}
 }
 
 // callsWhole reports whether there are calls, each with arguments that are
