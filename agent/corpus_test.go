@@ -109,8 +109,15 @@ func sent(r modeltest.Request) string {
 			if r := m.Get("reasoning_content"); r.Exists() {
 				line = append(line, fmt.Sprintf("reasoning_content=%q", r.Str))
 			}
+			if r := m.Get("reasoning_details"); r.Exists() {
+				line = append(line, "reasoning_details="+r.Raw)
+			}
 			for _, c := range m.Get("tool_calls").Array() {
-				line = append(line, "call="+c.Get("id").Str+" "+c.Get("function.name").Str+" "+c.Get("function.arguments").Str)
+				call := "call=" + c.Get("id").Str + " " + c.Get("function.name").Str + " " + c.Get("function.arguments").Str
+				if e := c.Get("extra_content"); e.Exists() {
+					call += " extra_content=" + e.Raw
+				}
+				line = append(line, call)
 			}
 			lines = append(lines, strings.Join(line, " "))
 		}
@@ -384,11 +391,26 @@ tool call_wr1te`},
 		calls: []string{`run_tests {"package":"./internal/store","verbose":true}`},
 		usage: model.Usage{InputTokens: 412, OutputTokens: 31},
 		next:  "user: hi\nassistant: call=call_40282196 run_tests {\"package\":\"./internal/store\",\"verbose\":true}\ntool call_40282196"},
+	{file: "xai-http-400-prompt-length.http", api: model.APIChat,
+		status: TurnFailed, err: "refused the request (HTTP 400): This model's maximum prompt length is 131072 but the request contains 145003 tokens.; the conversation is longer"},
+	{file: "gemini-chat-thought-signature-calls.http", api: model.APIChat,
+		calls: []string{`read_file {"path":"go.mod"}`, `read_file {"path":"go.sum"}`},
+		usage: model.Usage{InputTokens: 1208, OutputTokens: 46},
+		next: `user: hi
+assistant: call=k3Vq9TzB read_file {"path":"go.mod"} extra_content={"google":{"thought_signature":"EpQECpEEAdHtim9xR2aZk0c7Lq+Vf3hT1o8mJ6y4bW2sN5uE0rD9iQ=="}} call=Xw7Lp2Hd read_file {"path":"go.sum"}
+tool k3Vq9TzB
+tool Xw7Lp2Hd`},
+	{file: "gemini-http-400-token-count.http", api: model.APIChat,
+		status: TurnFailed, err: "refused the request (HTTP 400): The input token count (1200345) exceeds the maximum number of tokens allowed (1048576).; the conversation is longer"},
 	{file: "lmstudio-responses-reasoning-text.http", api: model.APIResponses,
 		reasoning: "Need the file list; call list_dir.", text: "Listing it.",
 		calls: []string{`list_dir {"path":"."}`},
 		usage: model.Usage{InputTokens: 198, OutputTokens: 41},
 		next:  "user: hi\nassistant: Listing it.\ncall call_839201746 list_dir {\"path\":\".\"}\noutput call_839201746"},
+	{file: "lmstudio-http-200-unexpected-endpoint.http", api: model.APIResponses,
+		status: TurnFailed, err: "answered with an error instead of a stream (HTTP 200): Unexpected endpoint or method. (POST /responses); check KIN_MODEL and OPENAI_BASE_URL"},
+	{file: "lmstudio-chat-http-200-unexpected-endpoint.http", api: model.APIChat,
+		status: TurnFailed, err: "answered with an error instead of a stream (HTTP 200): Unexpected endpoint or method. (POST /chat/completions); check KIN_MODEL and OPENAI_BASE_URL"},
 	{file: "lmstudio-chat-reasoning.http", api: model.APIChat,
 		reasoning: "Okay, the user wants a greeting.", text: "Hello! How can I help?",
 		usage: model.Usage{InputTokens: 14, OutputTokens: 25},
@@ -407,6 +429,11 @@ tool call_9ad0tmrn`},
 assistant: call=call_ab12cd34 read_file {"path":"go.mod"} call=call_ef56gh78 read_file {"path":"go.sum"}
 tool call_ab12cd34
 tool call_ef56gh78`},
+	{file: "ollama-responses-thinking-call.http", api: model.APIResponses,
+		reasoning: "The user wants the module path.",
+		calls:     []string{`read_file {"path":"go.mod"}`},
+		usage:     model.Usage{InputTokens: 412, OutputTokens: 38},
+		next:      "user: hi\nreasoning The user wants the module path.\ncall call_k2v9x7q1 read_file {\"path\":\"go.mod\"}\noutput call_k2v9x7q1"},
 	{file: "ollama-http-404-model.http", api: model.APIChat,
 		status: TurnFailed, err: `does not know this model or endpoint (HTTP 404): check KIN_MODEL and OPENAI_BASE_URL (model "qwen3:32b" not found, try pulling it first)`},
 	{file: "vllm-chat-reasoning-tool-call.http", api: model.APIChat,
@@ -420,12 +447,23 @@ tool chatcmpl-tool-4f0c9e8a7b6d`},
 		text: "Partial", status: TurnFailed, err: "reported an error mid-answer: The engine encountered an error and was stopped."},
 	{file: "vllm-http-400-context-length.http", api: model.APIChat,
 		status: TurnFailed, err: "(HTTP 400): This model's maximum context length is 32768 tokens."},
+	{file: "llamacpp-responses-reasoning-call.http", api: model.APIResponses,
+		reasoning: "Need go.mod.", text: "Reading it.",
+		calls: []string{`read_file {"path":"go.mod"}`},
+		usage: model.Usage{InputTokens: 310, OutputTokens: 22},
+		next:  "user: hi\nassistant: Reading it.\ncall call_Ab1 read_file {\"path\":\"go.mod\"}\noutput call_Ab1"},
 	{file: "llamacpp-chat-reasoning-content.http", api: model.APIChat,
 		reasoning: "Short question; short answer.", text: "Yes, it is atomic.",
 		usage: model.Usage{InputTokens: 41, OutputTokens: 14},
 		next:  "user: hi\nassistant: Yes, it is atomic. reasoning_content=\"Short question; short answer.\"\nuser: and then?"},
+	{file: "llamacpp-chat-tool-call-malformed-arguments.http", api: model.APIChat,
+		calls: []string{`read_file {"path":"internal/store/store.go`},
+		usage: model.Usage{InputTokens: 902, OutputTokens: 21},
+		next:  "user: hi\nassistant: call=Rb3nV8kQ2mZ7xW1pL5tY9cH4 read_file {}\ntool Rb3nV8kQ2mZ7xW1pL5tY9cH4"},
 	{file: "llamacpp-chat-error-line.http", api: model.APIChat,
-		status: TurnFailed, err: "reported an error mid-answer: the request exceeds the available context size, try increasing it"},
+		status: TurnFailed, err: "refused the request (HTTP 400): the request exceeds the available context size, try increasing it; the conversation is longer than the model's context window"},
+	{file: "llamacpp-http-400-context-size.http", api: model.APIChat,
+		status: TurnFailed, err: "exceeds the available context size (8192 tokens), try increasing it; the conversation is longer than the model's context window"},
 	{file: "deepseek-chat-thinking-tool-call.http", api: model.APIChat,
 		reasoning: "I need tomorrow's date first.",
 		calls:     []string{`get_date {}`},
@@ -455,8 +493,19 @@ tool fc_0b1e0f4e-5e8b-4d7a-9a1c-2f3e4d5c6b7a`},
 		reasoning: "Checking the lock order.", text: "The cache takes mu before ioMu; keep that order.",
 		usage: model.Usage{InputTokens: 530, OutputTokens: 61},
 		next:  "user: hi\nassistant: The cache takes mu before ioMu; keep that order.\nuser: and then?"},
+	{file: "openrouter-chat-gemini-reasoning-details-call.http", api: model.APIChat,
+		reasoning: "**Finding the module**\n\nThe module path is in go.mod.",
+		calls:     []string{`read_file {"path":"go.mod"}`},
+		usage:     model.Usage{InputTokens: 1840, OutputTokens: 96},
+		next: `user: hi
+assistant: reasoning_details=[{"data":"CiQBjz1rX4tYp9wq2LmN8vB3cF6hJ0kR5sT7uV9xZ1aC3eG5iK7m","format":"google-gemini-v1","id":"tool_read_file_Qm3vX8sKp2","index":0,"type":"reasoning.encrypted"}] call=tool_read_file_Qm3vX8sKp2 read_file {"path":"go.mod"}
+tool tool_read_file_Qm3vX8sKp2`},
 	{file: "openrouter-chat-midstream-error.http", api: model.APIChat,
 		text: "Starting", status: TurnFailed, err: "reported an error mid-answer: Provider disconnected unexpectedly"},
+	{file: "openrouter-chat-calls-without-finish-reason.http", api: model.APIChat,
+		calls: []string{`list_dir {"path":"internal"}`},
+		usage: model.Usage{InputTokens: 2210, OutputTokens: 19},
+		next:  "user: hi\nassistant: call=functions.list_dir:0 list_dir {\"path\":\"internal\"}\ntool functions.list_dir:0"},
 	{file: "openrouter-http-402-credits.http", api: model.APIChat,
 		status: TurnFailed, err: "refused the request (HTTP 402): This request requires more credits, or fewer max_tokens."},
 	{file: "openrouter-http-502-provider.http", api: model.APIChat,
@@ -479,10 +528,29 @@ tool fc_0b1e0f4e-5e8b-4d7a-9a1c-2f3e4d5c6b7a`},
 	// extra_forbidden): kin goes on without reasoning parameters, with a
 	// notice, and the new request answers.
 	{file: "mistral-http-422.http", api: model.APIChat, text: "ok", retried: true},
+	{file: "baseten-chat-events-without-blank-line.http", api: model.APIChat,
+		text:  "Reading it.",
+		calls: []string{`read_file {"path": "cmd/main.go"}`},
+		usage: model.Usage{InputTokens: 3012, OutputTokens: 27},
+		next:  "user: hi\nassistant: Reading it. call=call_b1e4f0c27d read_file {\"path\": \"cmd/main.go\"}\ntool call_b1e4f0c27d"},
+	{file: "poolside-chat-call-id-changes.http", api: model.APIChat,
+		calls: []string{`grep {"pattern": "TODO"}`},
+		usage: model.Usage{InputTokens: 980, OutputTokens: 17},
+		next:  "user: hi\nassistant: call=call_pZ3kQ8wN grep {\"pattern\": \"TODO\"}\ntool call_pZ3kQ8wN"},
+	{file: "foundrylocal-chat-error-null.http", api: model.APIChat,
+		text: "Use a temp file.",
+		next: "user: hi\nassistant: Use a temp file.\nuser: and then?"},
+	{file: "tgi-chat-tool-call-object.http", api: model.APIChat,
+		calls:    []string{`read_file {"path":"a.go"}`},
+		nextLike: `user: hi\nassistant: call=(call_[0-9a-f]{16}) read_file \{"path":"a\.go"\}\ntool call_[0-9a-f]{16}`},
 	{file: "chat-done-variants.http", api: model.APIChat,
 		text:  "Line one, line two.",
 		usage: model.Usage{InputTokens: 5, OutputTokens: 6},
 		next:  "user: hi\nassistant: Line one, line two.\nuser: and then?"},
+	{file: "chat-data-null-between-chunks.http", api: model.APIChat,
+		reasoning: "The user wants the test command.", text: "Run `go test ./...`.",
+		usage: model.Usage{InputTokens: 40, OutputTokens: 18},
+		next:  "user: hi\nassistant: Run `go test ./...`. reasoning_content=\"The user wants the test command.\"\nuser: and then?"},
 	{file: "chat-no-done.http", api: model.APIChat,
 		text: "No [DONE] here.", usage: model.Usage{InputTokens: 3, OutputTokens: 4}},
 	{file: "chat-cut-before-finish.http", api: model.APIChat,

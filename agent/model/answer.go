@@ -25,6 +25,8 @@ type answer struct {
 	summarised bool
 	// items are the ids of the function call items taken (addCall).
 	items map[string]bool
+	// heard says an event of the stream was read.
+	heard bool
 }
 
 func newAnswer(h Handlers) *answer { return &answer{h: h} }

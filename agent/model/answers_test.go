@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -357,5 +358,70 @@ func TestParallelCallsGoBackAsOneAssistantMessage(t *testing.T) {
 	if strings.Join(roles, " ") != "user assistant tool tool" || m.Get("content").Str != "Checking both." || strings.Join(calls, " ") != "call_a call_b" {
 		b, _ := json.Marshal(s.request(0).Get("messages").Value())
 		t.Fatalf("messages %s", b)
+	}
+}
+
+// TestCallArgumentsThatAreNotAnObjectGoBackAsOne: a call whose arguments
+// are not a JSON object goes back as {} in both APIs (servers that parse
+// every call of the conversation refuse the whole request otherwise); a
+// JSON object goes back byte for byte.
+func TestCallArgumentsThatAreNotAnObjectGoBackAsOne(t *testing.T) {
+	sent := map[string]string{
+		`{"path":"internal/st`: `{}`, `{"a":1} trailing`: `{}`, `[1,2]`: `{}`, `"a.go"`: `{}`, ``: `{}`,
+		`{ "path": "a.go" }`: `{ "path": "a.go" }`,
+	}
+	for args, want := range sent {
+		in := []Item{{Role: "user", Text: "read it"},
+			{Kind: FunctionCall, CallID: "call_a", Name: "read_file", Arguments: args},
+			{Kind: FunctionOutput, CallID: "call_a", Output: "not run: the arguments are not valid JSON"}}
+		cl, s := newService(t, APIChat, []string{chunk(`{"content":"ok"}`, "stop")})
+		if _, err := ask(t, cl, Handlers{}, in...); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.request(0).Get("messages.1.tool_calls.0.function.arguments").Str; got != want {
+			t.Errorf("chat: %q went back as %q, want %q", args, got, want)
+		}
+		cl, s = newService(t, APIResponses, []string{
+			`{"type":"response.output_text.delta","delta":"ok"}`,
+			`{"type":"response.completed","response":{"output":[],"usage":{"input_tokens":1,"output_tokens":1}}}`})
+		if _, err := ask(t, cl, Handlers{}, in...); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.request(0).Get(`input.#(type=="function_call").arguments`).Str; got != want {
+			t.Errorf("responses: %q went back as %q, want %q", args, got, want)
+		}
+	}
+}
+
+// TestNoFinishReasonFinishesOnlyWholeCallsBeforeDone: a Chat stream with no
+// finish_reason that the server ended with [DONE] finished its calls when
+// each is whole; text alone, or a call whose arguments were cut, is still
+// an unfinished answer (nothing runs).
+func TestNoFinishReasonFinishesOnlyWholeCallsBeforeDone(t *testing.T) {
+	call := func(args string) string {
+		return chunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":`+strconv.Quote(args)+`}}]}`, "")
+	}
+	cases := []struct {
+		name   string
+		chunks []string
+		ok     bool
+	}{
+		{"whole call", []string{call(`{"path":"a.go"}`)}, true},
+		{"call without arguments", []string{call(``)}, true},
+		{"cut call", []string{call(`{"path":"a.`)}, false},
+		{"text alone", []string{chunk(`{"content":"The first half"}`, "")}, false},
+	}
+	for _, c := range cases {
+		cl, _ := newService(t, APIChat, c.chunks)
+		resp, err := ask(t, cl, Handlers{}, Item{Role: "user", Text: "hi"})
+		if c.ok != (err == nil) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if c.ok && len(resp.Calls) != 1 {
+			t.Errorf("%s: calls %+v", c.name, resp.Calls)
+		}
+		if !c.ok && err != nil && !strings.Contains(err.Error(), "no finish_reason") {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -27,16 +28,20 @@ type chatAPI struct {
 	model string
 	// cacheKey: the service takes prompt_cache_key (takesPromptCacheKey).
 	cacheKey bool
+	// extras are what this service streamed with its calls and wants
+	// back: their extra_content, their answer's reasoning_details.
+	extras *callExtras
 }
 
 func newChat(c Config, hc *http.Client) *chatAPI {
-	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model, cacheKey: takesPromptCacheKey(c.BaseURL)}
+	return &chatAPI{svc: openai.NewChatCompletionService(requestOptions(c, hc)...), model: c.Model, cacheKey: takesPromptCacheKey(c.BaseURL),
+		extras: &callExtras{}}
 }
 
 func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning bool) (*Response, error) {
 	params := openai.ChatCompletionNewParams{
 		Model:         a.model,
-		Messages:      chatMessages(req, reasoning),
+		Messages:      chatMessages(req, reasoning, a.extras),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
 	if reasoning && req.Effort != "" {
@@ -50,17 +55,32 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 		}
 	}
 	var failure httpFailure
-	stream := a.svc.NewStreaming(ctx, params, option.WithMiddleware(failure.capture))
+	// The request NewStreaming makes, with its body handed to openai-go's
+	// SSE decoder through splitJoined.
+	var raw *http.Response
+	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
+		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
+	dec := splitJoined(ssestream.NewDecoder(raw))
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](dec, err)
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()
-	finish, err := readChat(stream, ans)
+	finish, err := readChat(stream, ans, a.extras)
 	if err != nil {
 		return ans.response(), explain(ctx, err, failure)
 	}
+	if finish == "" && endedWithDone(dec) && callsWhole(ans.out.Calls) {
+		// Kimi K2.5 through OpenRouter ends its tool calls with no
+		// finish_reason at all, then its usage and [DONE]
+		// (OpenRouterTeam/ai-sdk-provider issue 420): a stream the server
+		// closed with [DONE], whose every call is whole, finished with its
+		// calls. A stream cut by a closed connection still has no finish,
+		// and neither has an answer of text alone.
+		finish = "tool_calls"
+	}
 	switch finish {
 	case "":
-		return ans.response(), failure.unfinished("finishing it (no finish_reason)")
+		return ans.response(), failure.unfinished("finishing it (no finish_reason)", ans.heard)
 	case "length":
 		return ans.response(), errors.New("the model service stopped the answer at its length limit (finish_reason length); nothing was retried")
 	case "content_filter":
@@ -80,16 +100,19 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 // chatReasoning), or as thinking parts of the content (Mistral); a call's
 // arguments come in pieces, numbered by index (a server that numbers every
 // call 0 names each with its own id); usage comes in a chunk of its own,
-// with the last choice, or in x_groq (Groq).
-func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer) (string, error) {
+// with the last choice, or in x_groq (Groq). A call's extra_content, and
+// the answer's reasoning_details (with its first call), go to extras.
+func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer, extras *callExtras) (string, error) {
 	// A call's arguments come in pieces, like the text: built linearly
 	// (a write_file's content would otherwise be copied on every delta).
 	type pending struct {
-		call Call
-		args strings.Builder
+		call  Call
+		args  strings.Builder
+		extra json.RawMessage
 	}
 	var calls []*pending
 	byIndex := map[int64]*pending{}
+	var details reasoningDetails
 	// field is the reasoning field of the reasoning being streamed ("":
 	// none is).
 	field := ""
@@ -101,6 +124,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 	}
 	finish := ""
 	for stream.Next() {
+		ans.heard = true
 		chunk := stream.Current()
 		if u, ok := chatUsage(chunk); ok {
 			ans.out.Usage = u
@@ -110,6 +134,9 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 		}
 		ch := chunk.Choices[0]
 		d := ch.Delta
+		if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
+			details.add(f.Raw())
+		}
 		if s, f := chatReasoning(d.JSON.ExtraFields); s != "" {
 			ans.addReasoning(s, true)
 			field = f
@@ -129,37 +156,84 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer)
 			endReasoning()
 			ans.addRefusal(d.Refusal)
 		}
-		for _, tc := range d.ToolCalls {
+		for _, tc := range chatToolCalls(d) {
 			endReasoning()
 			c := byIndex[tc.Index]
-			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID) {
+			// Another id at an index names another call when it comes with
+			// its function's name, as a call's first piece does (vLLM and
+			// Grok number parallel calls 0 each). Without one it is a piece
+			// of the call being streamed: Poolside sends every piece after
+			// the first under an id of its own (poolsideai/pool issue 9),
+			// and the call keeps its first.
+			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID && tc.Function.Name != "") {
 				c = &pending{}
 				byIndex[tc.Index] = c
 				calls = append(calls, c)
 			}
-			if tc.ID != "" {
+			if c.call.CallID == "" {
 				c.call.CallID = tc.ID
 			}
 			if tc.Function.Name != "" {
 				c.call.Name = tc.Function.Name
 			}
 			c.args.WriteString(tc.Function.Arguments)
+			if f, ok := tc.JSON.ExtraFields["extra_content"]; ok && gjson.Parse(f.Raw()).IsObject() {
+				c.extra = json.RawMessage(strings.Clone(f.Raw()))
+			}
 		}
 		if ch.FinishReason != "" {
 			finish = ch.FinishReason
 		}
 	}
 	endReasoning()
-	for _, p := range calls {
+	answerDetails := details.sent()
+	for i, p := range calls {
 		c := p.call
 		c.Arguments = p.args.String()
 		if c.CallID == "" {
 			c.CallID = newCallID() // some servers number calls without naming them
 		}
+		e := callExtra{content: p.extra}
+		if i == 0 {
+			e.details = answerDetails // the answer's, once: on its assistant message
+		}
+		extras.put(c.CallID, e)
 		ans.addCall(c, "")
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()
+}
+
+// chatToolCalls is a delta's tool calls: its list, or the one call
+// text-generation-inference (before 3.2) sends as an object in its place
+// (huggingface/text-generation-inference pull requests 2949 and 3086:
+// "ToolCalls in streaming case should be a list of tool calls, TGI outputs
+// singular tool call"), which openai-go, expecting a list, drops: every
+// call was lost and the answer ended "with nothing in it".
+func chatToolCalls(d openai.ChatCompletionChunkChoiceDelta) []openai.ChatCompletionChunkChoiceDeltaToolCall {
+	if len(d.ToolCalls) > 0 {
+		return d.ToolCalls
+	}
+	raw := d.JSON.ToolCalls.Raw()
+	if !gjson.Parse(raw).IsObject() {
+		return nil
+	}
+	var one openai.ChatCompletionChunkChoiceDeltaToolCall
+	if json.Unmarshal([]byte(raw), &one) != nil {
+		return nil
+	}
+	return []openai.ChatCompletionChunkChoiceDeltaToolCall{one}
+}
+
+// callsWhole reports whether there are calls, each with arguments that are
+// one JSON object (or none at all).
+func callsWhole(calls []Call) bool {
+	for _, c := range calls {
+		if c.Arguments != "" && sentArguments(c.Arguments) != c.Arguments {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 // fieldReasoningContent is the field DeepSeek (and vLLM, llama.cpp, Qwen,
@@ -249,8 +323,10 @@ func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 // goes back as the assistant's refusal; reasoning streamed as
 // reasoning_content goes back on the assistant message it led to (DeepSeek's
 // thinking mode refuses a tool-call message without it), and once any does,
-// every assistant message with calls carries the field.
-func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessageParamUnion {
+// every assistant message with calls carries the field. A call the service
+// hung extra_content on (extras) carries it back, and the assistant message
+// of an answer whose reasoning_details OpenRouter streamed carries them.
+func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.ChatCompletionMessageParamUnion {
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Input)+1)
 	if req.Instructions != "" {
 		out = append(out, openai.SystemMessage(req.Instructions))
@@ -296,9 +372,20 @@ func chatMessages(req Request, reasoning bool) []openai.ChatCompletionMessagePar
 				assistant(m.OfAssistant)
 				out = append(out, m)
 			}
-			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: orEmptyObject(it.Arguments)}}})
+			tc := &openai.ChatCompletionMessageFunctionToolCallParam{ID: it.CallID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: sentArguments(it.Arguments)}}
+			e := extras.get(it.CallID)
+			if e.content != nil {
+				tc.SetExtraFields(map[string]any{"extra_content": e.content})
+			}
+			if e.details != nil && len(lastAssistant.ToolCalls) == 0 {
+				fields := map[string]any{"reasoning_details": e.details}
+				for k, v := range lastAssistant.ExtraFields() {
+					fields[k] = v
+				}
+				lastAssistant.SetExtraFields(fields)
+			}
+			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: tc})
 		case FunctionOutput:
 			lastAssistant = nil
 			out = append(out, openai.ToolMessage(it.Output, it.CallID))
@@ -326,8 +413,18 @@ func chatParts(cs []Content) []openai.ChatCompletionContentPartUnionParam {
 	return out
 }
 
-func orEmptyObject(args string) string {
-	if args == "" {
+// sentArguments are a call's arguments as a request carries them back: as
+// the model sent them when they are a JSON object, else an empty object.
+// The servers that turn the conversation into a chat template parse every
+// call's arguments and refuse the whole request when one does not parse
+// (Ollama: "invalid tool call arguments", HTTP 400, and "failed to parse
+// function call arguments" on /v1/responses; llama-server: "Failed to parse
+// tool call arguments as JSON", HTTP 500). A local model's one malformed
+// call (kin ran nothing and told it so in the call's output, which quotes
+// what it sent) would otherwise make every later request of the session
+// fail, the conversation only growing.
+func sentArguments(args string) string {
+	if !gjson.Valid(args) || !gjson.Parse(args).IsObject() {
 		return "{}"
 	}
 	return args

@@ -44,6 +44,10 @@ func TestFailuresSayWhatHappened(t *testing.T) {
 			[]string{"HTTP 502", "empty body"}, []string{"()"}},
 		{"500 plain text", modeltest.Reply{HTTPStatus: 500, ErrorBody: "upstream\a timed\u202e out\n"},
 			[]string{"HTTP 500", `"upstream timed out"`}, []string{"\a", "\u202e"}},
+		// A base URL that names a web UI, not its API: the page answers 200.
+		{"200 web page", modeltest.Reply{Recorded: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" +
+			"<!doctype html><html><head><title>Open WebUI</title></head><body><div id=\"app\"></div></body></html>\n")},
+			[]string{`(HTTP 200) with an HTML page titled "Open WebUI", not an event stream`, "OPENAI_BASE_URL"}, []string{"<", "without finishing"}},
 		{"dropped mid-answer", modeltest.Reply{Text: []string{"a", "b", "c"}, DropAfter: 4},
 			[]string{"connection to the model service broke mid-answer", "nothing was retried"}, nil},
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/tidwall/gjson"
 
 	"github.com/kin-dev/kin/agent/sendonce"
 )
@@ -41,6 +42,8 @@ type httpFailure struct {
 	body       string        // otherwise, what the body was (see describeBody)
 	retryAfter time.Duration // 0: the service did not say
 	tail       *tail         // the end of a successful answer's body
+	// contentType is a successful answer's Content-Type.
+	contentType string
 }
 
 func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -50,6 +53,7 @@ func (f *httpFailure) capture(req *http.Request, next option.MiddlewareNext) (*h
 	}
 	f.answered = true
 	if resp.StatusCode < 400 {
+		f.contentType = resp.Header.Get("Content-Type")
 		f.tail = &tail{rc: resp.Body}
 		resp.Body = f.tail
 		return resp, err
@@ -75,8 +79,14 @@ func (f *httpFailure) accepted() bool { return f.answered && f.status == 0 }
 // {"error":{"message","param","code"}} (OpenRouter's code is a number,
 // DashScope adds request_id beside it), the bare {"message","type","code"}
 // of vLLM and Mistral (whose message may be an object), FastAPI's
-// {"detail": ...}, and {"error": "text"} (LM Studio, Ollama).
+// {"detail": ...}, {"error": "text"} (LM Studio, Ollama, xAI), and any of
+// them as the one element of a list (Gemini's OpenAI-compatible endpoint
+// answers [{"error":{"code":400,"message":...,"status":...}}]).
 func errorBody(body []byte) (message, param, code string) {
+	var list []json.RawMessage
+	if json.Unmarshal(body, &list) == nil && len(list) > 0 {
+		body = list[0]
+	}
 	var e struct {
 		Error   json.RawMessage `json:"error"`
 		Message json.RawMessage `json:"message"`
@@ -171,35 +181,84 @@ func (t *tail) Read(p []byte) (int, error) {
 func (t *tail) Close() error { return t.rc.Close() }
 
 // errorLine is the message of the last "error:" line of the body's end,
-// or "".
-func (t *tail) errorLine() string {
+// or "", and the HTTP status the line names as its code (0: none).
+func (t *tail) errorLine() (string, int) {
 	if t == nil {
-		return ""
+		return "", 0
 	}
-	msg := ""
+	msg, status := "", 0
 	for _, line := range strings.Split(string(t.buf), "\n") {
 		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "error:")
 		if !ok {
 			continue
 		}
 		v = strings.TrimSpace(v)
+		status = 0
+		if c := gjson.Get(v, "code"); c.Type == gjson.Number && c.Int() >= 400 && c.Int() < 600 && float64(c.Int()) == c.Num {
+			status = int(c.Int())
+		}
 		if m, _, _ := errorBody([]byte(`{"error":` + v + `}`)); m != "" {
 			msg = m
 		} else if v != "" {
 			msg = v
 		}
 	}
-	return clean(msg, 500)
+	return clean(msg, 500), status
 }
 
 // unfinished is the failure of a stream that ended without its terminal
 // event (how, in what): with what the service said, when it said it on a
-// line of its own.
-func (f *httpFailure) unfinished(what string) error {
-	if msg := f.tail.errorLine(); msg != "" {
+// line of its own, or what it sent instead of a stream, when heard says no
+// event came.
+func (f *httpFailure) unfinished(what string, heard bool) error {
+	if msg, status := f.tail.errorLine(); msg != "" {
+		if !heard && status >= 400 && status < 500 {
+			// Nothing streamed before the line: llama-server (before it
+			// answered such requests with an error status) refused the
+			// request as a whole on that line, its code the status it
+			// would have sent ("the request exceeds the available context
+			// size", 400). A refusal, so that an overflow compacts.
+			return refusal(status, "", "", msg)
+		}
 		return fmt.Errorf("the model service reported an error mid-answer: %s; nothing was retried", msg)
 	}
+	if !heard {
+		if err := f.notAStream(); err != nil {
+			return err
+		}
+	}
 	return fmt.Errorf("the model service ended the answer without %s; nothing was retried", what)
+}
+
+// notAStream explains a success status whose body is not an event stream
+// (nil when it is one, or is empty): an error body sent with HTTP 200 (LM
+// Studio answers a path it does not serve, /v1/responses on a version
+// without it or a base URL without /v1, with 200 and {"error":"Unexpected
+// endpoint or method. (POST /responses)"}), or a web page (a base URL that
+// points at a web UI or a login portal). Said as an answer that "ended
+// without finishing", the person would look at the model, not at the URL.
+func (f *httpFailure) notAStream() error {
+	mt, _, _ := mime.ParseMediaType(f.contentType)
+	if f.tail == nil || mt == "text/event-stream" {
+		return nil
+	}
+	body := bytes.TrimSpace(f.tail.buf)
+	if len(body) == 0 {
+		return nil
+	}
+	if m, _, _ := errorBody(body); m != "" {
+		return fmt.Errorf("the model service answered with an error instead of a stream (HTTP 200): %s; check KIN_MODEL and OPENAI_BASE_URL (nothing was retried)", clean(m, 500))
+	}
+	what := fmt.Sprintf("%q", clean(string(body), 200))
+	if strings.Contains(mt, "html") || body[0] == '<' {
+		what = "an HTML page"
+		if m := htmlTitle().FindSubmatch(body); m != nil {
+			if title := clean(string(m[1]), 80); title != "" {
+				what = fmt.Sprintf("an HTML page titled %q", title)
+			}
+		}
+	}
+	return fmt.Errorf("the model service answered (HTTP 200) with %s, not an event stream: check OPENAI_BASE_URL, which should name the API (usually ending in /v1); nothing was retried", what)
 }
 
 // retryAfter reads how long the service asks to wait: Retry-After-Ms (the
@@ -318,11 +377,17 @@ func explain(ctx context.Context, err error, f httpFailure) error {
 		}
 		return with(fmt.Sprintf("the model service failed (HTTP %d %s): %s", code, http.StatusText(code), hint))
 	}
-	ref := &Refusal{Status: code, Param: f.param, Code: f.code, Detail: clean(detail, 500)}
+	return refusal(code, f.param, f.code, detail)
+}
+
+// refusal is the Refusal of a request the service refused with status
+// (4xx), naming param and code, saying detail.
+func refusal(status int, param, code, detail string) *Refusal {
+	ref := &Refusal{Status: status, Param: param, Code: code, Detail: clean(detail, 500)}
 	if detail == "" {
-		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d)", code)
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d)", status)
 	} else {
-		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d): %s", code, detail)
+		ref.msg = fmt.Sprintf("the model service refused the request (HTTP %d): %s", status, detail)
 	}
 	if ref.Overflow() {
 		ref.msg += "; the conversation is longer than the model's context window (contextWindow in $KIN_HOME/settings.json says how long it may be)"

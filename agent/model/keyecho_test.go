@@ -10,8 +10,9 @@ import (
 )
 
 // Attack: a service (or a proxy in front of it) quotes the key it was
-// sent in its error: as the error body of a refused request, in an error
-// event mid-answer, or in a failed response. The failure kin reports goes
+// sent in its error: as the error body of a refused request, as the body
+// of a 200 that is no stream, in an error event mid-answer, or in a failed
+// response. The failure kin reports goes
 // to the editor, the session log (the turn's error) and kin's log: the
 // key must not be in it.
 func TestAKeyTheServiceEchoesIsNotReported(t *testing.T) {
@@ -30,6 +31,14 @@ func TestAKeyTheServiceEchoesIsNotReported(t *testing.T) {
 		"error event": func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprintf(w, "data: {\"type\":\"error\",\"message\":\"bad key %s\"}\n\n", key)
+		},
+		"200 error body": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"error":"Unexpected key %s"}`, key)
+		},
+		"200 page": func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "login required (sent %s)", key)
 		},
 		"failed": func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "text/event-stream")

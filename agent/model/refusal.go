@@ -65,13 +65,27 @@ func (r *Refusal) Overflow() bool {
 		return true
 	}
 	m := strings.ToLower(r.Detail)
-	for _, w := range []string{"context length", "context window", "maximum context", "context_length", "prompt is too long", "too many tokens"} {
+	for _, w := range overflowWords {
 		if strings.Contains(m, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// overflowWords are the words of the services' messages for a request
+// longer than the model's window (a service that sends no
+// context_length_exceeded code says it only in words): OpenAI's, vLLM's,
+// DeepSeek's, Mistral's and LM Studio's ("maximum context length", "greater
+// than the context length"), Anthropic's ("prompt is too long"), llama.cpp's
+// ("request (13392 tokens) exceeds the available context size (8192
+// tokens)"), Gemini's ("The input token count (1200345) exceeds the maximum
+// number of tokens allowed (1048576).") and xAI's ("This model's maximum
+// prompt length is 131072 but the request contains 145003 tokens."). A
+// message kin does not recognise fails the turn where a compaction would
+// have let it go on, turn after turn, as the conversation only grows.
+var overflowWords = []string{"context length", "context window", "maximum context", "context_length", "prompt is too long",
+	"too many tokens", "available context size", "exceeds the maximum number of tokens", "maximum prompt length"}
 
 // IsOverflow reports whether err is a refusal of a conversation longer
 // than the model's window.

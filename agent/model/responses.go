@@ -67,12 +67,12 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 	}
 	var failure httpFailure
 	// The request NewStreaming makes, with the body handed to openai-go's
-	// SSE stream as it is, so that each event is decoded into a
-	// streamEvent (events.go) rather than the SDK's full event union.
+	// SSE stream (through splitJoined), so that each event is decoded into
+	// a streamEvent (events.go) rather than the SDK's full event union.
 	var raw *http.Response
 	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
 		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
-	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), err)
+	stream := ssestream.NewStream[streamEvent](splitJoined(ssestream.NewDecoder(raw)), err)
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()
@@ -84,7 +84,7 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 		}
 	}
 	if errors.Is(err, errNotCompleted) {
-		err = failure.unfinished("completing it (no response.completed)")
+		err = failure.unfinished("completing it (no response.completed)", ans.heard)
 	}
 	return ans.response(), err
 }
@@ -102,6 +102,7 @@ func readResponses(stream *ssestream.Stream[streamEvent], ans *answer) error {
 	// whose output holds what never streamed is read from there.
 	items := 0
 	for stream.Next() {
+		ans.heard = true
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
@@ -215,7 +216,7 @@ func inputItems(items []Item, reasoning bool) responses.ResponseInputParam {
 			}
 			out = append(out, m)
 		case FunctionCall:
-			out = append(out, responses.ResponseInputItemParamOfFunctionCall(it.Arguments, it.CallID, it.Name))
+			out = append(out, responses.ResponseInputItemParamOfFunctionCall(sentArguments(it.Arguments), it.CallID, it.Name))
 		case FunctionOutput:
 			o := responses.ResponseInputItemParamOfFunctionCallOutput(it.Output)
 			o.OfFunctionCallOutput.CallID = param.NewOpt(it.CallID)
