@@ -71,10 +71,15 @@ func (Disk) Plan(context.Context, string) (Via, error) { return ViaDisk, nil }
 // Remove), by the file's path: two calls running side by side (delegated
 // subagents, in the same workspace) that both found the content they
 // expected would each replace it, one change lost and both reported done.
-// Striped, so that kin holds no lock per file it ever wrote.
+// Striped, so that kin holds no lock per file it ever wrote. LockPath is
+// exported for the Accesses that write through someone else (an ACP
+// client's fs/write_text_file): their compare-and-replace is kin's too.
 var writeLocks [64]sync.Mutex
 
-func lockPath(p string) func() {
+// LockPath holds the write lock of path p until the returned func is
+// called. It is not reentrant: never call Disk.Write or Disk.Remove of
+// the same path while holding it.
+func LockPath(p string) func() {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(p))
 	mu := &writeLocks[h.Sum32()%uint32(len(writeLocks))]
@@ -87,7 +92,7 @@ func (Disk) Write(ctx context.Context, c Change) (Written, error) {
 	if err := ctx.Err(); err != nil {
 		return Written{}, fmt.Errorf("cancelled before writing: %w", err)
 	}
-	defer lockPath(c.Path)()
+	defer LockPath(c.Path)()
 	cur, err := boundary.ReadFile(c.Path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -137,7 +142,7 @@ func (Disk) Remove(ctx context.Context, path string, old []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("cancelled before removing: %w", err)
 	}
-	defer lockPath(path)()
+	defer LockPath(path)()
 	fi, err := boundary.Lstat(path)
 	if err != nil {
 		return err

@@ -119,14 +119,20 @@ func (c clientFiles) Plan(ctx context.Context, path string) (files.Via, error) {
 
 // Write implements files.Access: the file is read again through the
 // client (ErrConflict when it no longer holds what the diff was shown
-// against), then fs/write_text_file is sent once.
+// against), then fs/write_text_file is sent once. The path's write lock
+// (files.LockPath, the one files.Disk holds) is kept from that read to the
+// client's answer: two of kin's writes of one file running side by side
+// (an answer's delegate calls, each subagent writing through its parent's
+// client) would otherwise both find the old content and both write, one
+// change lost and both reported done.
 func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written, error) {
 	if !c.write {
-		return files.Disk{}.Write(ctx, ch)
+		return files.Disk{}.Write(ctx, ch) // which holds the lock itself
 	}
 	if err := beneath(ch.Path); err != nil {
 		return files.Written{}, err
 	}
+	defer files.LockPath(ch.Path)()
 	if c.read {
 		now, err := c.readText(ctx, ch.Path)
 		exists := err == nil
