@@ -39,7 +39,8 @@
 // command may have made huge with a limit (TestOpenRefusesAFIFOAndReadFileUpToAHugeFile). A path outside every folder (a write the person approved
 // as such) is resolved beneath its nearest existing folder. Undo asks
 // Unchanged first and refuses, saying so, a path that no longer names the
-// file kin changed. Tests: TestResolverRefusesASymlinkOut,
+// file kin changed; a write handed to an ACP client (which follows
+// symlinks) asks StillReal first, TestStillReal. Tests: TestResolverRefusesASymlinkOut,
 // TestResolverFollowsSymlinksThatStayInside,
 // TestResolverHoldsWhileASymlinkIsSwapped, TestRootThatIsASymlink,
 // TestResolveConfinesLexicallyAndThroughSymlinks, TestUnchanged,

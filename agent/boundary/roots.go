@@ -287,6 +287,46 @@ func Unchanged(p string) error {
 	return nil
 }
 
+// StillReal reports (ErrChanged) when the real absolute path p of a file
+// about to be written is no longer real: p itself is a symlink (a dangling
+// one included), or a folder along it now leads elsewhere through one.
+// Folders still missing are fine: the write makes them. What is asked
+// before a write is handed to someone who follows symlinks wherever they
+// stay (an ACP client's fs/write_text_file): WriteFile replaces a symlink
+// at p and the tools resolved p before the person approved it, so a
+// symlink swapped in since would carry the write to another file of the
+// workspace (one that makes things run later, which must always ask).
+// Only the moment between this check and the other's write stays open.
+func StillReal(p string) error {
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s is now a symlink", ErrChanged, p)
+	}
+	dir := filepath.Dir(p)
+	for {
+		fi, err := os.Lstat(dir)
+		switch {
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%w: %s is now a symlink", ErrChanged, dir)
+		case err == nil:
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrChanged, unwrap(err))
+			}
+			if real != dir {
+				return fmt.Errorf("%w: %s now leads to %s through a symlink", ErrChanged, dir, real)
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%w: %v", ErrChanged, unwrap(err))
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
+}
+
 // RealPath resolves the symlinks along the longest existing prefix of the
 // clean absolute path p and appends the rest unchanged: the key under
 // which the tools and the editor's buffers name a file.

@@ -243,6 +243,28 @@ func TestUnchanged(t *testing.T) {
 	}
 }
 
+// StillReal tells a path about to be written by someone who follows
+// symlinks (an ACP client) from one made a symlink since, at the path or
+// at a folder along it, dangling or not; folders still missing are fine.
+func TestStillReal(t *testing.T) {
+	root, outside := tree(t)
+	for _, p := range []string{filepath.Join(root, "a.txt"), filepath.Join(root, "new", "dir", "f")} {
+		if err := boundary.StillReal(p); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	for name, target := range map[string]string{"link": "AGENTS.md", "out": outside, "dir": "."} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(root, "link"), filepath.Join(root, "out", "f"), filepath.Join(root, "dir", "new", "f")} {
+		if err := boundary.StillReal(p); !errors.Is(err, boundary.ErrChanged) {
+			t.Errorf("%s: %v, want ErrChanged", p, err)
+		}
+	}
+}
+
 // A write outside every workspace folder (approved as such) is done
 // beneath its own folder.
 func TestWriteOutsideTheRootsStaysInItsFolder(t *testing.T) {

@@ -165,6 +165,13 @@ func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written,
 			return files.Written{}, files.ErrConflict
 		}
 	}
+	// The client follows a symlink at the path, or a folder along it
+	// swapped for one, where kin's own write (boundary.WriteFile) would
+	// not: the path must still be the file the person approved. Checked
+	// last, the moment before the client is asked.
+	if err := boundary.StillReal(ch.Path); err != nil {
+		return files.Written{}, fmt.Errorf("refused: %w", err)
+	}
 	wctx, cancel := context.WithTimeout(ctx, fileTimeout)
 	defer cancel()
 	err := c.s.call(wctx, "fs", MethodWriteTextFile, WriteTextFileRequest{SessionID: c.sessionID, Path: ch.Path, Content: string(ch.New)}, nil)
