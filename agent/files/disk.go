@@ -93,6 +93,13 @@ func (Disk) Write(ctx context.Context, c Change) (Written, error) {
 		return Written{}, fmt.Errorf("cancelled before writing: %w", err)
 	}
 	defer LockPath(c.Path)()
+	// The resolver keeps the write inside the folder, following a symlink
+	// that stays inside: a folder along the approved path swapped since for
+	// one (to .git, say) would carry it to a file that makes things run
+	// later. The path must still be the real one the person approved.
+	if err := boundary.StillReal(c.Path); err != nil {
+		return Written{}, err
+	}
 	cur, err := boundary.ReadFile(c.Path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
