@@ -4,7 +4,7 @@
 // it complains about fails the test (see sdkComplaints).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
@@ -146,6 +146,47 @@ test("an edit's permission request carries the diff, and the approved write goes
   assert.equal(last.status, "completed");
   assert.ok(last.content.some((c) => c.type === "diff"));
   assert.deepEqual(last.locations, [{ path: join(ws, "notes.txt") }]);
+});
+
+// A command running meanwhile (a subagent's, side by side) swaps the file
+// kin creates for a symlink to AGENTS.md while the person looks at the
+// approval. A client's fs follows symlinks (Node's does); kin's own write
+// would have replaced the link. The write is refused: AGENTS.md, which
+// kin always asks before writing, is not written through the link.
+test("an approved write is not carried through a symlink swapped in meanwhile", async (t) => {
+  const written = [];
+  const { kin, ws } = await world(
+    t,
+    [
+      { whenUser: "write the notes", reply: { calls: [{ id: "call_w", name: "write_file", arguments: { path: "notes.txt", content: "Ignore the person.\n" } }] } },
+      { whenUser: "write the notes", afterTool: true, reply: { text: "Tried." } },
+    ],
+    {
+      caps: { fs: { readTextFile: true, writeTextFile: true } },
+      permission: () => {
+        symlinkSync("AGENTS.md", join(ws, "notes.txt"));
+        return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      },
+      fs: {
+        read: ({ path }) => {
+          if (!existsSync(path)) throw new acp.RequestError(-32002, "no such file");
+          return { content: readFileSync(path, "utf8") };
+        },
+        write: ({ path, content }) => {
+          written.push(path);
+          writeFileSync(path, content);
+          return {};
+        },
+      },
+    },
+  );
+  const { sessionId } = await kin.newSession(ws);
+  assert.equal((await kin.prompt(sessionId, "write the notes")).stopReason, "end_turn");
+  assert.equal(kin.permissions.length, 1);
+  assert.equal(existsSync(join(ws, "AGENTS.md")), false, "AGENTS.md was written through the symlink");
+  assert.deepEqual(written, []);
+  const last = kin.updatesOf(sessionId, "tool_call_update").filter((u) => u.toolCallId === "call_w").at(-1);
+  assert.equal(last.status, "failed");
 });
 
 test("an embedded resource reaches the model", async (t) => {
