@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -79,10 +80,34 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 	}
 	if _, err := sess.append(session.Record{Type: session.TypeRollback, Rollback: &rb}); err != nil {
 		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
-		return rb, fmt.Errorf("the files were put back as reported, but kin could not record the rollback, so the model still sees those turns: %w", err)
+		// The answer carries only this error (turn/rollback answers one or
+		// the other), so it says itself which files went back.
+		return rb, fmt.Errorf("kin put back %s, but could not record the rollback, so the model still sees those turns: %w", restoredText(rb), err)
 	}
 	if err := sess.sync(); err != nil {
 		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 	}
 	return rb, nil
+}
+
+// restoredText names the files a rollback put back, for a person reading
+// its error: "no file", "1 file (a.go)", "12 files (a.go, b.go, … and 2
+// more)".
+func restoredText(rb session.Rollback) string {
+	var paths []string
+	for _, u := range rb.Undos {
+		paths = append(paths, u.Restored...)
+	}
+	switch {
+	case len(paths) == 0:
+		return "no file"
+	case len(paths) == 1:
+		return "1 file (" + paths[0] + ")"
+	}
+	const shown = 10
+	list := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		list += fmt.Sprintf(", … and %d more", len(paths)-shown)
+	}
+	return fmt.Sprintf("%d files (%s)", len(paths), list)
 }

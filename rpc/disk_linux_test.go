@@ -3,6 +3,7 @@
 package rpc_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -100,5 +101,33 @@ func TestAReadOnlyHomeStillShowsHistory(t *testing.T) {
 	}
 	if code, msg := ed2.CallErr("turn/start", rpc.TurnStartParams{SessionID: sid, Input: "more"}); code != rpc.CodeBusy || !strings.Contains(msg, "cannot be written") {
 		t.Errorf("turn/start: %d %q", code, msg)
+	}
+}
+
+// A rollback kin cannot record (the disk is full) puts the files back and
+// says which, in the one error turn/rollback answers: it said "put back as
+// reported", with nothing reported.
+func TestARollbackKinCannotRecordNamesTheFilesPutBack(t *testing.T) {
+	e := newEnv(t)
+	e.Home = disktest.Small(t, "1m")
+	// enough files that the rollback's record needs a page the full disk
+	// no longer has
+	var calls []modeltest.Call
+	var paths []string
+	for i := range 40 {
+		name := fmt.Sprintf("file-%02d-%s.txt", i, strings.Repeat("n", 100))
+		paths = append(paths, e.Write(name, "old\n"))
+		calls = append(calls, modeltest.Call{ID: fmt.Sprintf("e%d", i), Name: "write_file", Arguments: args(map[string]any{"path": name, "content": "new\n"})})
+	}
+	e.Model.Script(modeltest.Reply{Calls: calls}, modeltest.Reply{Text: []string{"changed"}})
+	ed, sid := e.editor()
+	answerApprovals(ed, func(map[string]any) string { return "allow_once" })
+	completed(ed, start(t, ed, sid, "change the files"))
+	free := disktest.Fill(t, e.Home, "filler")
+	defer free()
+	_, msg := ed.CallErr("turn/rollback", rpc.TurnRollbackParams{SessionID: sid, Turns: 1})
+	if !strings.Contains(msg, "kin put back 40 files ("+paths[0]+", ") || !strings.Contains(msg, "… and 30 more") ||
+		!strings.Contains(msg, "no space left on device") {
+		t.Fatalf("turn/rollback on a full disk answered %q", msg)
 	}
 }
