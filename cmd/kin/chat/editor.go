@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ergochat/readline"
 
@@ -470,8 +472,29 @@ func (c *completer) modelWords(typed string) []string {
 }
 
 // Do is readline.AutoCompleter's: the endings of what may complete the
-// word before the cursor, and how long that word is.
+// word before the cursor, and how long that word is. The editor writes
+// them to the terminal as they are (the list, and the line once one is
+// taken), and they are not kin chat's words: file names of the workspace
+// (a cloned repository's), an MCP server's resources and values, the
+// service's commands and models. One that clean would change (an escape
+// sequence, a C1 control, a bidirectional override, a newline or tab) or
+// that is not UTF-8 (read as U+FFFD) is not offered: it could drive the
+// terminal (set the clipboard with OSC 52, rewrite the screen), and it
+// could not be shown as it is anyway.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
+	out, n := c.candidates(line, pos)
+	kept := out[:0]
+	for _, cand := range out {
+		if !slices.ContainsFunc(cand, func(r rune) bool {
+			return r == utf8.RuneError || r == '\n' || r == '\t' || unsafeRune(r)
+		}) {
+			kept = append(kept, cand)
+		}
+	}
+	return kept, n
+}
+
+func (c *completer) candidates(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
 	c.mu.Lock()
 	q := c.question
