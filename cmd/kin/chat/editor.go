@@ -55,12 +55,21 @@ type editor struct {
 	// escKey: the read under way ends at a lone Esc (set by the editor
 	// goroutine, read by the key reader's).
 	escKey atomic.Bool
+	// reading is the read under way's seq (set by the editor goroutine,
+	// read where the editor asks the terminal where its cursor is).
+	reading atomic.Int64
 
 	// The editor goroutine's (the input filter and the listener run on it).
 	cur    readSpec
 	action rune // a private key the listener is to carry out
 	how    int  // how the line under way ends
 	draft  string
+	// unseen: the read is an ask's, and the terminal has not shown it yet
+	// (keyShown). Until then it takes no key: what was typed before the
+	// person could see the question (a line typed for the question prompt,
+	// the rest of a paste) never answers it. A question's read takes every
+	// key.
+	unseen bool
 }
 
 // readSpec is a read the UI wants.
@@ -112,7 +121,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 		events: make(chan editEvent, 4),
 		reqs:   make(chan readSpec, 1),
 	}
-	cq := &cursorQuery{w: out, feed: e.in}
+	cq := &cursorQuery{w: out, feed: e.in, seq: func() int { return int(e.reading.Load()) }}
 	e.rl, err = readline.NewFromConfig(&readline.Config{
 		Stdin:                  e.in,
 		Stdout:                 cq,
@@ -141,7 +150,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 	scr.w, scr.live, scr.width = e.rl.Stdout(), true, t.width
 	scr.height = func() int { _, h := t.size(); return h }
 	_, _ = io.WriteString(out, "\x1b[?2004h") // bracketed paste
-	kr := &keyReader{out: e.in, answered: cq.answered, escKey: e.escKey.Load}
+	kr := &keyReader{out: e.in, answer: cq.answer, escKey: e.escKey.Load}
 	kr.suspend = func() {
 		t.suspend(func() { _, _ = io.WriteString(out, "\x1b[?2004l") }, func() {
 			_, _ = io.WriteString(out, "\x1b[?2004h")
@@ -273,6 +282,8 @@ func (e *editor) ended(seq int) (readSpec, bool) {
 func (e *editor) loop() {
 	for spec := range e.reqs {
 		e.cur, e.action, e.how, e.draft = spec, 0, howEnter, ""
+		e.unseen = spec.ask != ""
+		e.reading.Store(int64(spec.seq))
 		e.mu.Lock()
 		cfg := e.rl.GetConfig()
 		cfg.Prompt = e.prompt
@@ -331,6 +342,13 @@ func (e *editor) filter(r rune) (rune, bool) {
 		return r >= base && r <= base+seqMask && int(r-base) == e.cur.seq&seqMask
 	}
 	switch {
+	case r >= keyShown && r <= keyShown+seqMask:
+		e.unseen = e.unseen && !mine(keyShown)
+		return 0, false
+	case e.unseen && r != keyInterrupt && !mine(keyClear) && !mine(keyCancel):
+		// Typed before the ask was on screen (Ctrl-C still counts: it
+		// only ever refuses, and the UI's own keys end the read).
+		return 0, false
 	case r == '\r' || r == '\n':
 		e.scr.echoed()
 		e.how = howEnter

@@ -105,7 +105,11 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 				_, _ = term.raw.Write(buf[:n])
 				_, _ = term.vt.Write(buf[:n])
 				if r := term.vt.takeReply(); len(r) > 0 && !e.mute {
-					_, _ = master.Write(r)
+					if e.slow > 0 {
+						time.AfterFunc(e.slow, func() { _, _ = master.Write(r) })
+					} else {
+						_, _ = master.Write(r)
+					}
 				}
 			}
 			if err != nil {
