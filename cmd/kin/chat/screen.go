@@ -271,8 +271,15 @@ func stripSGR(s string) string {
 	return b.String()
 }
 
+// runeWidth is how many columns a terminal gives r. Where terminals
+// differ it errs low: kin chat goes up as many rows as it counts to redraw
+// a plan or fold the reasoning, and the words are the model's, so a count
+// too high erased kin chat's own lines above them (which command ran). So
+// Hangul's medial vowels and final consonants, which join the syllable
+// before them (no column in xterm's wcwidth, glibc, VTE), count none.
 func runeWidth(r rune) int {
-	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cc, unicode.Cf) {
+	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cc, unicode.Cf) ||
+		(r >= 0x1160 && r <= 0x11ff) || (r >= 0xd7b0 && r <= 0xd7ff) {
 		return 0
 	}
 	switch width.LookupRune(r).Kind() {
