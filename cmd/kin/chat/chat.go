@@ -828,7 +828,7 @@ func (u *ui) toolCall(c toolCall) {
 		// tool line.
 		return
 	}
-	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
+	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), oneLine(st.name), oneLine(first(st.title, st.name)))
 	if c.Status == "working" {
 		// An MCP task: each new status or message on a line of its own.
 		if key := "working:" + c.StatusMessage; st.last != key {

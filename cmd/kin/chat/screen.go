@@ -451,9 +451,9 @@ func (s *screen) indented(text string, max int) {
 	}
 }
 
-// diff prints a unified diff, coloured on a terminal.
+// diff prints a unified diff, coloured on a terminal, its tabs as spaces.
 func (s *screen) diff(unified string) {
-	for _, l := range strings.Split(strings.TrimRight(clean(unified), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(expandTabs(clean(unified), 0), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 			s.line(s.bold(l))
@@ -491,6 +491,35 @@ func clean(s string) string {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// expandTabs turns the tabs of text written from column col into the
+// spaces a terminal would move over (to the next multiple of 8). A tab is
+// never written where what follows must be seen whole: a terminal's tab
+// stops at the last column and does not wrap, so each character after
+// tabs that reach the margin is drawn over the one before, and an
+// approval showed "echo hello" of "echo hello<tabs>;<tab>.<tab>z<tab> ".
+// Spaces wrap like any text.
+func expandTabs(text string, col int) string {
+	if !strings.Contains(text, "\t") {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		case '\n':
+			col = 0
+		default:
+			col += runeWidth(r)
 		}
 		b.WriteRune(r)
 	}
