@@ -243,6 +243,9 @@ type ui struct {
 	// pending are the lines of a multi-line question so far (the editor:
 	// a trailing backslash, Alt-Enter, a paste).
 	pending []string
+	// joinNext: the last of pending goes on in the next line typed (a
+	// long pasted line comes in pieces, keys.go).
+	joinNext bool
 	// queued are questions typed while a turn ran: each is sent when the
 	// turn before it ends (commands run at once).
 	queued []string
@@ -501,7 +504,7 @@ func (u *ui) editorEvent(ev editEvent) {
 	switch ev.kind {
 	case evInterrupt:
 		if len(u.pending) > 0 {
-			u.pending = nil
+			u.pending, u.joinNext = nil, false
 			u.scr.line(u.scr.dim("(the question's lines above are dropped)"))
 			return
 		}
@@ -538,10 +541,16 @@ func (u *ui) editorEvent(ev editEvent) {
 // typed is a line typed at the question prompt: the last of a question, or
 // one that goes on in the next.
 func (u *ui) typed(text string, how int) {
-	more := how == howNewline || how == howPaste
+	more := how == howNewline || how == howPaste || how == howJoin
 	if how == howEnter && strings.HasSuffix(text, `\`) {
 		text, more = text[:len(text)-1], true
 	}
+	if u.joinNext && len(u.pending) > 0 {
+		// the piece before was part of this line (a long pasted one)
+		text = u.pending[len(u.pending)-1] + text
+		u.pending = u.pending[:len(u.pending)-1]
+	}
+	u.joinNext = how == howJoin
 	if more {
 		u.pending = append(u.pending, text)
 		return

@@ -103,6 +103,7 @@ const (
 	howPaste   // a newline inside a paste: the same
 	howCancel  // ended by the UI; text is the draft
 	howEscape  // Esc, at a read that takes it (readSpec.esc)
+	howJoin    // inside a long pasted line: the line goes on in the next read
 )
 
 // newEditor takes over the terminal. in and out must be the terminal.
@@ -358,6 +359,13 @@ func (e *editor) filter(r rune) (rune, bool) {
 		if r == keyPasteNewline {
 			e.how = howPaste
 		}
+		return readline.CharEnter, true
+	case r == keyPasteJoin:
+		if e.cur.ask != "" {
+			return 0, false // an answer is one line, however long
+		}
+		e.scr.echoed()
+		e.how = howJoin
 		return readline.CharEnter, true
 	case r == keyInterrupt:
 		e.action = keyInterrupt

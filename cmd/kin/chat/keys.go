@@ -20,6 +20,7 @@ const (
 	keyDeleteWord                          // Alt-d, Ctrl-Delete
 	keyBackspaceWord                       // Alt-Backspace
 	keyEscape                              // a lone Esc, where the read under way takes it (keyReader.escKey)
+	keyPasteJoin                           // inside a long line of a paste: the line goes on in the next read, joined without a newline
 
 	// keyShown+seq: the terminal has shown read seq's question (it
 	// answered the read's cursor query, cursorQuery); the keys before it
@@ -176,6 +177,9 @@ type keyReader struct {
 	escKey func() bool
 
 	esc []byte // an escape sequence being read
+	// pasteCol counts the characters of the paste's line so far: a line
+	// is handed to the editor pasteChunk characters at a time.
+	pasteCol int
 	// partial is the start of a character whose end the terminal has not
 	// sent yet (a read ended inside it): it is put with its end, never
 	// alone, so that a cursor report cannot come between them.
@@ -289,7 +293,7 @@ func (k *keyReader) escape(c byte) []byte {
 		params := string(s[2 : len(s)-1])
 		switch {
 		case params == "200" && c == '~':
-			k.paste, k.cr = true, false
+			k.paste, k.cr, k.pasteCol = true, false, 0
 			return nil
 		case params == "201" && c == '~':
 			return nil
@@ -333,19 +337,35 @@ func (k *keyReader) pasted(c byte) []byte {
 	k.cr = c == '\r'
 	switch {
 	case c == '\r':
+		k.pasteCol = 0
 		return utf8.AppendRune(nil, keyPasteNewline)
 	case c == '\n':
+		k.pasteCol = 0
 		if wasCR {
 			return nil
 		}
 		return utf8.AppendRune(nil, keyPasteNewline)
-	case c == '\t':
-		return []byte{c}
-	case c < 0x20 || c == 0x7f:
+	case c < 0x20 && c != '\t' || c == 0x7f:
 		return nil
+	case !utf8.RuneStart(c):
+		return []byte{c}
+	}
+	// The editor does work in proportion to the line for every character
+	// added (it copies the line for kin chat's listener, and measures all
+	// of it for the right margin): a 40,000-character line of minified
+	// code took it 25 s, during which kin chat answered nothing. Pasted
+	// lines go to it in pieces, joined again without a newline.
+	k.pasteCol++
+	if k.pasteCol > pasteChunk {
+		k.pasteCol = 1
+		return append(utf8.AppendRune(nil, keyPasteJoin), c)
 	}
 	return []byte{c}
 }
+
+// pasteChunk is how many characters of a pasted line the editor takes in
+// one read.
+const pasteChunk = 1000
 
 // cursorQuery is the editor's writer to the terminal. Before each prompt
 // the editor asks the terminal where its cursor is (DSR 6) and waits for

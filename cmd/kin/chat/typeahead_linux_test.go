@@ -112,3 +112,22 @@ func TestBinaryEditorLongPaste(t *testing.T) {
 	}
 	term.quit()
 }
+
+// A pasted line of 40,000 characters (minified code, a long log line): the
+// editor's work for each character grows with the line, and it took 25 s
+// and more (kin chat answering nothing meanwhile). The line goes to the
+// editor in pieces and to the model whole, as pasted.
+func TestBinaryEditorLongPastedLine(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(modeltest.Reply{Text: []string{"Read it."}})
+	term := e.terminal(t)
+	term.awaitPrompt("You> ")
+	line := "start " + strings.Repeat("0123456789abcdé,", 2500) + " end"
+	term.typeIn("look: \x1b[200~" + line + "\x1b[201~\r")
+	term.await("Assistant> Read it.", 1)
+	if q := e.lastQuestion(t); q != "look: "+line {
+		t.Errorf("the model was asked %d bytes, not the question (%d)", len(q), len("look: "+line))
+	}
+	term.awaitPrompt("You> ")
+	term.quit()
+}
