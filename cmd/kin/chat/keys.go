@@ -180,6 +180,7 @@ type keyReader struct {
 	// pasteCol counts the characters of the paste's line so far: a line
 	// is handed to the editor pasteChunk characters at a time.
 	pasteCol int
+	c2       bool // the paste's last byte was 0xC2, which may start a C1 control
 	// partial is the start of a character whose end the terminal has not
 	// sent yet (a read ended inside it): it is put with its end, never
 	// alone, so that a cursor report cannot come between them.
@@ -316,6 +317,17 @@ func (k *keyReader) escape(c byte) []byte {
 
 // pasted takes one byte of a paste.
 func (k *keyReader) pasted(c byte) []byte {
+	if k.c2 {
+		// The editor echoes a paste as it comes: a C1 control in it
+		// (U+0080-U+009F, which xterm acts on: U+009B is CSI) would
+		// drive the terminal, and could hide part of what is sent (a
+		// web page puts what it likes in what is copied from it).
+		k.c2 = false
+		if c >= 0x80 && c < 0xa0 {
+			return nil
+		}
+		return append(k.char(0xc2), k.pasted(c)...)
+	}
 	if k.esc != nil || c == 0x1b {
 		// Only the end of the paste is read as a sequence; any other is
 		// dropped.
@@ -347,7 +359,16 @@ func (k *keyReader) pasted(c byte) []byte {
 		return utf8.AppendRune(nil, keyPasteNewline)
 	case c < 0x20 && c != '\t' || c == 0x7f:
 		return nil
-	case !utf8.RuneStart(c):
+	case c == 0xc2:
+		k.c2 = true
+		return nil
+	}
+	return k.char(c)
+}
+
+// char passes on a byte of a paste that is text.
+func (k *keyReader) char(c byte) []byte {
+	if !utf8.RuneStart(c) {
 		return []byte{c}
 	}
 	// The editor does work in proportion to the line for every character

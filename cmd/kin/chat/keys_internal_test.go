@@ -93,3 +93,19 @@ func TestCursorReportComesFirst(t *testing.T) {
 		t.Errorf("the editor read %q, want %q", got, want)
 	}
 }
+
+// A paste is text: the editor echoes it as it comes, so a C1 control in
+// it (U+0080-U+009F as UTF-8, which xterm acts on: U+009B is CSI) would
+// drive the terminal, and hide part of what is sent (a web page can put
+// anything in what is copied from it). They are dropped, like C0 ones.
+func TestPasteDropsC1Controls(t *testing.T) {
+	in := newFeed()
+	kr := &keyReader{out: in}
+	kr.write([]byte("\x1b[200~a\u009b2Kb\xc2"))
+	kr.write([]byte("\x9dc\u00e9\u00a0d\x1b[201~"))
+	in.close()
+	raw, _ := io.ReadAll(in)
+	if string(raw) != "a2Kbc\u00e9\u00a0d" {
+		t.Errorf("the editor got %q", raw)
+	}
+}
