@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) int {
 	if u.ed == nil {
 		stopInput := make(chan struct{})
 		defer close(stopInput)
-		lines := make(chan string)
+		lines := make(chan inputLine)
 		go readLines(o.In, lines, stopInput)
 		u.lines = lines
 	}
@@ -176,14 +176,20 @@ func (h handler) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Req
 	h.q.push(note{method: req.Method, params: params})
 }
 
-func readLines(r io.Reader, out chan<- string, stop <-chan struct{}) {
+// inputLine is a line read without the editor, and when it was read.
+type inputLine struct {
+	text string
+	at   time.Time
+}
+
+func readLines(r io.Reader, out chan<- inputLine, stop <-chan struct{}) {
 	defer close(out)
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
 		if line != "" {
 			select {
-			case out <- strings.TrimRight(line, "\r\n"):
+			case out <- inputLine{strings.TrimRight(line, "\r\n"), time.Now()}:
 			case <-stop:
 				return
 			}
@@ -225,8 +231,11 @@ type ui struct {
 	rwc          io.ReadWriteCloser
 	notes        *queue
 	scr          *screen
-	lines        <-chan string // without the editor
-	ed           *editor
+	lines        <-chan inputLine // without the editor
+	// askedAt is when the first ask was shown (without the editor): a
+	// line read before it was typed before the question.
+	askedAt time.Time
+	ed      *editor
 
 	// sessionsCursor is session/list's cursor after the last page
 	// /sessions listed ("" when that was the last).
@@ -295,7 +304,7 @@ func (u *ui) run() int {
 			break
 		}
 		u.showPrompt()
-		var lines <-chan string
+		var lines <-chan inputLine
 		switch {
 		case u.inputDone || u.quitAfterTurn:
 		case u.oneShot:
@@ -408,7 +417,7 @@ func (u *ui) showPrompt() {
 		if !u.headShown {
 			u.scr.endLine()
 			a.show(u)
-			u.headShown, u.askPrompt = true, ""
+			u.headShown, u.askPrompt, u.askedAt = true, "", time.Now()
 		}
 		if u.ed != nil {
 			if u.askPrompt == "" {
@@ -479,14 +488,25 @@ func (u *ui) questionSpec() readSpec {
 }
 
 // input is one line read without the editor.
-func (u *ui) input(line string) {
+func (u *ui) input(in inputLine) {
+	line := in.text
 	u.interrupts = 0
 	if u.o.Interactive {
 		u.scr.afterInput()
 	}
-	if len(u.asks) > 0 {
+	if len(u.asks) > 0 && (!u.o.Interactive || in.at.After(u.askedAt)) {
 		u.answerAsk(line)
 		return
+	}
+	if len(u.asks) > 0 {
+		// Read before the question's prompt was shown: typed before it
+		// (a question for the turn, read while a notification with the
+		// approval waited beside it), never its answer. It is what it
+		// was typed as; a one-shot run takes no questions.
+		u.scr.line(u.scr.dim("(typed before this question: not its answer)"))
+		if u.oneShot {
+			return
+		}
 	}
 	u.take(line)
 }
