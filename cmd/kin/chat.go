@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/kin-dev/kin/cmd/kin/chat"
 	"github.com/kin-dev/kin/rpc"
@@ -130,7 +132,30 @@ func runChat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	opts.Interrupt = interrupt
-	return chat.Run(context.Background(), opts)
+	// SIGTERM (kill, a supervisor, timeout(1)) and SIGHUP end kin chat
+	// through Run's way out, which gives the terminal back as it was: it
+	// is raw while kin chat runs, and a kin chat they simply killed left
+	// the person's shell without echo. The exit code is the signal's, as
+	// for a process it ended.
+	ended := make(chan os.Signal, 1)
+	signal.Notify(ended, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(ended)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var endedBy atomic.Value
+	go func() {
+		select {
+		case s := <-ended:
+			endedBy.Store(s)
+			cancel()
+		case <-done:
+		}
+	}()
+	code := chat.Run(ctx, opts)
+	if s, ok := endedBy.Load().(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return code
 }
 
 // chatLogFile is where the spawned service logs: $KIN_HOME/logs, or nowhere

@@ -70,33 +70,33 @@ func renderApproval(s *screen, r approvalRequest) {
 	subagentOrigin(s, r)
 	switch r.Kind {
 	case "server_launch":
-		s.line(s.bold(fmt.Sprintf("[Server launch: %s]", cleanLine(r.Server))) + " " + cleanLine(r.Title))
+		s.line(s.bold(fmt.Sprintf("[Server launch: %s]", oneLine(r.Server))) + " " + oneLine(r.Title))
 		if r.Transport != "" {
-			s.line("Transport: " + cleanLine(r.Transport))
+			s.line("Transport: " + oneLine(r.Transport))
 		}
 		if r.Destination != "" {
 			if r.Transport == "stdio" {
-				s.line("Command: " + cleanLine(r.Destination))
+				s.line("Command: " + oneLine(r.Destination))
 			} else {
-				s.line("URL: " + cleanLine(r.Destination))
+				s.line("URL: " + oneLine(r.Destination))
 			}
 		}
 		if r.Scope != "" {
-			s.line("Scope: " + cleanLine(r.Scope))
+			s.line("Scope: " + oneLine(r.Scope))
 		}
 		if r.Arguments != "" {
 			// The env and header names it is given, values masked.
-			s.line("Settings: " + cleanLine(r.Arguments))
+			s.line("Settings: " + oneLine(r.Arguments))
 		}
 		if r.Warning != "" {
-			s.line(s.yellow(cleanLine(r.Warning)))
+			s.line(s.yellow(oneLine(r.Warning)))
 		}
 		return
 	case "acknowledge_unknown":
 		// An acknowledgement, not an approval: what kin knows of each
 		// call, line by line.
-		s.line(s.bold(fmt.Sprintf("[Unknown outcome: %s]", cleanLine(r.Tool))) + " " + cleanLine(r.Title))
-		for _, l := range strings.Split(strings.TrimRight(clean(r.Warning), "\n"), "\n") {
+		s.line(s.bold(fmt.Sprintf("[Unknown outcome: %s]", oneLine(r.Tool))) + " " + oneLine(r.Title))
+		for _, l := range strings.Split(strings.TrimRight(expandTabs(clean(r.Warning), 0), "\n"), "\n") {
 			if l != "" {
 				l = s.yellow(l)
 			}
@@ -105,7 +105,7 @@ func renderApproval(s *screen, r approvalRequest) {
 		return
 	case "continue":
 		// The turn reached its limit of tool calls (maxToolCallsPerTurn).
-		s.line(s.bold("[Call limit]") + " " + cleanLine(r.Title))
+		s.line(s.bold("[Call limit]") + " " + oneLine(r.Title))
 		return
 	case rpc.KindLimit:
 		renderLimit(s, r) // usage.go
@@ -116,37 +116,37 @@ func renderApproval(s *screen, r approvalRequest) {
 	}
 	if r.Server != "" || r.Destination != "" {
 		// An MCP call: where the arguments go, exactly as spec 000 shows.
-		s.line(s.bold(fmt.Sprintf("[Tool: %s]", cleanLine(r.Tool))))
+		s.line(s.bold(fmt.Sprintf("[Tool: %s]", oneLine(r.Tool))))
 		s.line("Server: " + strconv.Quote(r.Server))
 		s.line("Destination: " + strconv.Quote(r.Destination))
 		s.line("Tool: " + strconv.Quote(mcpToolName(r)))
 		s.line("Arguments: " + strconv.Quote(r.Arguments))
 		if r.Warning != "" {
-			s.line(s.yellow(cleanLine(r.Warning)))
+			s.line(s.yellow(oneLine(r.Warning)))
 		}
 	} else {
-		head := s.bold(fmt.Sprintf("[Tool: %s]", cleanLine(r.Tool)))
+		head := s.bold(fmt.Sprintf("[Tool: %s]", oneLine(r.Tool)))
 		if r.Title != "" {
-			head += " " + cleanLine(r.Title)
+			head += " " + oneLine(r.Title)
 		}
 		s.line(head)
 		shown := false
 		if r.Command != "" {
 			cmd := strings.Split(strings.TrimRight(clean(r.Command), "\n"), "\n")
-			s.line("Command: " + cmd[0])
+			s.line("Command: " + expandTabs(cmd[0], 9))
 			for _, l := range cmd[1:] {
-				s.line("         " + l)
+				s.line("         " + expandTabs(l, 9))
 			}
 			shown = true
 		}
 		if r.Cwd != "" {
-			s.line("Cwd: " + cleanLine(r.Cwd))
+			s.line("Cwd: " + oneLine(r.Cwd))
 		}
 		if sb := r.Sandbox; sb != nil {
 			s.line("Sandbox: " + sandboxLine(*sb))
 		}
 		for _, d := range r.Diffs {
-			s.line("File: " + cleanLine(d.Path))
+			s.line("File: " + oneLine(d.Path))
 			if d.Unified != "" {
 				s.diff(d.Unified)
 			} else {
@@ -158,7 +158,7 @@ func renderApproval(s *screen, r approvalRequest) {
 			s.line("Arguments: " + strconv.Quote(r.Arguments))
 		}
 		if r.Warning != "" {
-			s.line(s.yellow(cleanLine(r.Warning)))
+			s.line(s.yellow(oneLine(r.Warning)))
 		}
 	}
 	if r.AlwaysAsk && r.Warning == "" {
@@ -171,27 +171,32 @@ func renderApproval(s *screen, r approvalRequest) {
 func renderTrust(s *screen, r approvalRequest) {
 	head := "[Trust this folder's skills, hooks and instructions?]"
 	if r.Kind == rpc.KindMCPSkill {
-		head = fmt.Sprintf("[Skill from MCP server %s]", cleanLine(r.Server))
+		head = fmt.Sprintf("[Skill from MCP server %s]", oneLine(r.Server))
 	}
-	s.line(s.bold(head) + " " + cleanLine(r.Title))
+	s.line(s.bold(head) + " " + oneLine(r.Title))
 	for _, it := range r.Items {
-		line := fmt.Sprintf("  %s %s", cleanLine(it.Kind), cleanLine(it.Path))
+		line := fmt.Sprintf("  %s %s", oneLine(it.Kind), oneLine(it.Path))
 		if it.Name != "" && it.Kind != "instructions" {
-			line += " (" + cleanLine(it.Name) + ")"
+			line += " (" + oneLine(it.Name) + ")"
 		}
 		if it.Changed {
 			line += s.yellow(" changed since you trusted it")
 		}
 		s.line(line)
 		if it.Detail != "" {
-			s.line("      " + cleanLine(it.Detail))
+			s.line("      " + oneLine(it.Detail))
 		}
-		s.line("      " + cleanLine(it.Digest))
+		s.line("      " + oneLine(it.Digest))
 	}
 	if r.Warning != "" {
-		s.line(s.yellow(cleanLine(r.Warning)))
+		s.line(s.yellow(oneLine(r.Warning)))
 	}
 }
+
+// oneLine is text from outside for one line of an approval: cleaned, and
+// with its tabs as spaces (expandTabs): what the person reads there is
+// what runs, every character of it.
+func oneLine(s string) string { return expandTabs(cleanLine(s), 0) }
 
 // sandboxLine says how a command runs, in a few words (the warning that
 // follows it says the rest).

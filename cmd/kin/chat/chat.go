@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) int {
 	if u.ed == nil {
 		stopInput := make(chan struct{})
 		defer close(stopInput)
-		lines := make(chan string)
+		lines := make(chan inputLine)
 		go readLines(o.In, lines, stopInput)
 		u.lines = lines
 	}
@@ -176,14 +176,20 @@ func (h handler) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Req
 	h.q.push(note{method: req.Method, params: params})
 }
 
-func readLines(r io.Reader, out chan<- string, stop <-chan struct{}) {
+// inputLine is a line read without the editor, and when it was read.
+type inputLine struct {
+	text string
+	at   time.Time
+}
+
+func readLines(r io.Reader, out chan<- inputLine, stop <-chan struct{}) {
 	defer close(out)
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
 		if line != "" {
 			select {
-			case out <- strings.TrimRight(line, "\r\n"):
+			case out <- inputLine{strings.TrimRight(line, "\r\n"), time.Now()}:
 			case <-stop:
 				return
 			}
@@ -225,8 +231,11 @@ type ui struct {
 	rwc          io.ReadWriteCloser
 	notes        *queue
 	scr          *screen
-	lines        <-chan string // without the editor
-	ed           *editor
+	lines        <-chan inputLine // without the editor
+	// askedAt is when the first ask was shown (without the editor): a
+	// line read before it was typed before the question.
+	askedAt time.Time
+	ed      *editor
 
 	// sessionsCursor is session/list's cursor after the last page
 	// /sessions listed ("" when that was the last).
@@ -243,6 +252,9 @@ type ui struct {
 	// pending are the lines of a multi-line question so far (the editor:
 	// a trailing backslash, Alt-Enter, a paste).
 	pending []string
+	// joinNext: the last of pending goes on in the next line typed (a
+	// long pasted line comes in pieces, keys.go).
+	joinNext bool
 	// queued are questions typed while a turn ran: each is sent when the
 	// turn before it ends (commands run at once).
 	queued []string
@@ -292,7 +304,7 @@ func (u *ui) run() int {
 			break
 		}
 		u.showPrompt()
-		var lines <-chan string
+		var lines <-chan inputLine
 		switch {
 		case u.inputDone || u.quitAfterTurn:
 		case u.oneShot:
@@ -405,7 +417,7 @@ func (u *ui) showPrompt() {
 		if !u.headShown {
 			u.scr.endLine()
 			a.show(u)
-			u.headShown, u.askPrompt = true, ""
+			u.headShown, u.askPrompt, u.askedAt = true, "", time.Now()
 		}
 		if u.ed != nil {
 			if u.askPrompt == "" {
@@ -476,14 +488,25 @@ func (u *ui) questionSpec() readSpec {
 }
 
 // input is one line read without the editor.
-func (u *ui) input(line string) {
+func (u *ui) input(in inputLine) {
+	line := in.text
 	u.interrupts = 0
 	if u.o.Interactive {
 		u.scr.afterInput()
 	}
-	if len(u.asks) > 0 {
+	if len(u.asks) > 0 && (!u.o.Interactive || in.at.After(u.askedAt)) {
 		u.answerAsk(line)
 		return
+	}
+	if len(u.asks) > 0 {
+		// Read before the question's prompt was shown: typed before it
+		// (a question for the turn, read while a notification with the
+		// approval waited beside it), never its answer. It is what it
+		// was typed as; a one-shot run takes no questions.
+		u.scr.line(u.scr.dim("(typed before this question: not its answer)"))
+		if u.oneShot {
+			return
+		}
 	}
 	u.take(line)
 }
@@ -501,7 +524,7 @@ func (u *ui) editorEvent(ev editEvent) {
 	switch ev.kind {
 	case evInterrupt:
 		if len(u.pending) > 0 {
-			u.pending = nil
+			u.pending, u.joinNext = nil, false
 			u.scr.line(u.scr.dim("(the question's lines above are dropped)"))
 			return
 		}
@@ -538,10 +561,16 @@ func (u *ui) editorEvent(ev editEvent) {
 // typed is a line typed at the question prompt: the last of a question, or
 // one that goes on in the next.
 func (u *ui) typed(text string, how int) {
-	more := how == howNewline || how == howPaste
+	more := how == howNewline || how == howPaste || how == howJoin
 	if how == howEnter && strings.HasSuffix(text, `\`) {
 		text, more = text[:len(text)-1], true
 	}
+	if u.joinNext && len(u.pending) > 0 {
+		// the piece before was part of this line (a long pasted one)
+		text = u.pending[len(u.pending)-1] + text
+		u.pending = u.pending[:len(u.pending)-1]
+	}
+	u.joinNext = how == howJoin
 	if more {
 		u.pending = append(u.pending, text)
 		return
@@ -828,7 +857,7 @@ func (u *ui) toolCall(c toolCall) {
 		// tool line.
 		return
 	}
-	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), cleanLine(st.name), cleanLine(first(st.title, st.name)))
+	label := fmt.Sprintf("%s %s: %s", u.scr.cyan("[tool]"), oneLine(st.name), oneLine(first(st.title, st.name)))
 	if c.Status == "working" {
 		// An MCP task: each new status or message on a line of its own.
 		if key := "working:" + c.StatusMessage; st.last != key {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -47,7 +48,7 @@ func connOpts(o Options) []jsonrpc2.ConnOpt {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(o.Err, "%s %s\n", arrow, rpc.MaskSecrets(b))
+		fmt.Fprintf(o.Err, "%s %s\n", arrow, escapeControls(rpc.MaskSecrets(b)))
 	}
 	return append(opts,
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { show("<--", req, resp) }),
@@ -209,4 +210,30 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// escapeControls writes, in a JSON message for the terminal, what clean
+// would not print as it is (DEL, C1 controls, which xterm acts on: U+009B
+// is CSI, U+009D OSC; bidirectional overrides) and bytes that are not
+// UTF-8 as \u escapes: JSON escapes only C0 controls, and the messages
+// hold the model's words. Outside strings a message is ASCII, so this is
+// the same JSON.
+func escapeControls(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if unsafeRune(r) || (r == utf8.RuneError && n == 1) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else if out != nil {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }

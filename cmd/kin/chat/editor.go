@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ergochat/readline"
 
@@ -53,12 +55,21 @@ type editor struct {
 	// escKey: the read under way ends at a lone Esc (set by the editor
 	// goroutine, read by the key reader's).
 	escKey atomic.Bool
+	// reading is the read under way's seq (set by the editor goroutine,
+	// read where the editor asks the terminal where its cursor is).
+	reading atomic.Int64
 
 	// The editor goroutine's (the input filter and the listener run on it).
 	cur    readSpec
 	action rune // a private key the listener is to carry out
 	how    int  // how the line under way ends
 	draft  string
+	// unseen: the read is an ask's, and the terminal has not shown it yet
+	// (keyShown). Until then it takes no key: what was typed before the
+	// person could see the question (a line typed for the question prompt,
+	// the rest of a paste) never answers it. A question's read takes every
+	// key.
+	unseen bool
 }
 
 // readSpec is a read the UI wants.
@@ -92,6 +103,7 @@ const (
 	howPaste   // a newline inside a paste: the same
 	howCancel  // ended by the UI; text is the draft
 	howEscape  // Esc, at a read that takes it (readSpec.esc)
+	howJoin    // inside a long pasted line: the line goes on in the next read
 )
 
 // newEditor takes over the terminal. in and out must be the terminal.
@@ -110,7 +122,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 		events: make(chan editEvent, 4),
 		reqs:   make(chan readSpec, 1),
 	}
-	cq := &cursorQuery{w: out, feed: e.in}
+	cq := &cursorQuery{w: out, feed: e.in, seq: func() int { return int(e.reading.Load()) }}
 	e.rl, err = readline.NewFromConfig(&readline.Config{
 		Stdin:                  e.in,
 		Stdout:                 cq,
@@ -139,7 +151,7 @@ func newEditor(in, out *os.File, historyFile, cwd string, scr *screen) (*editor,
 	scr.w, scr.live, scr.width = e.rl.Stdout(), true, t.width
 	scr.height = func() int { _, h := t.size(); return h }
 	_, _ = io.WriteString(out, "\x1b[?2004h") // bracketed paste
-	kr := &keyReader{out: e.in, answered: cq.answered, escKey: e.escKey.Load}
+	kr := &keyReader{out: e.in, answer: cq.answer, escKey: e.escKey.Load}
 	kr.suspend = func() {
 		t.suspend(func() { _, _ = io.WriteString(out, "\x1b[?2004l") }, func() {
 			_, _ = io.WriteString(out, "\x1b[?2004h")
@@ -271,6 +283,8 @@ func (e *editor) ended(seq int) (readSpec, bool) {
 func (e *editor) loop() {
 	for spec := range e.reqs {
 		e.cur, e.action, e.how, e.draft = spec, 0, howEnter, ""
+		e.unseen = spec.ask != ""
+		e.reading.Store(int64(spec.seq))
 		e.mu.Lock()
 		cfg := e.rl.GetConfig()
 		cfg.Prompt = e.prompt
@@ -329,6 +343,13 @@ func (e *editor) filter(r rune) (rune, bool) {
 		return r >= base && r <= base+seqMask && int(r-base) == e.cur.seq&seqMask
 	}
 	switch {
+	case r >= keyShown && r <= keyShown+seqMask:
+		e.unseen = e.unseen && !mine(keyShown)
+		return 0, false
+	case e.unseen && r != keyInterrupt && !mine(keyClear) && !mine(keyCancel):
+		// Typed before the ask was on screen (Ctrl-C still counts: it
+		// only ever refuses, and the UI's own keys end the read).
+		return 0, false
 	case r == '\r' || r == '\n':
 		e.scr.echoed()
 		e.how = howEnter
@@ -338,6 +359,13 @@ func (e *editor) filter(r rune) (rune, bool) {
 		if r == keyPasteNewline {
 			e.how = howPaste
 		}
+		return readline.CharEnter, true
+	case r == keyPasteJoin:
+		if e.cur.ask != "" {
+			return 0, false // an answer is one line, however long
+		}
+		e.scr.echoed()
+		e.how = howJoin
 		return readline.CharEnter, true
 	case r == keyInterrupt:
 		e.action = keyInterrupt
@@ -470,8 +498,29 @@ func (c *completer) modelWords(typed string) []string {
 }
 
 // Do is readline.AutoCompleter's: the endings of what may complete the
-// word before the cursor, and how long that word is.
+// word before the cursor, and how long that word is. The editor writes
+// them to the terminal as they are (the list, and the line once one is
+// taken), and they are not kin chat's words: file names of the workspace
+// (a cloned repository's), an MCP server's resources and values, the
+// service's commands and models. One that clean would change (an escape
+// sequence, a C1 control, a bidirectional override, a newline or tab) or
+// that is not UTF-8 (read as U+FFFD) is not offered: it could drive the
+// terminal (set the clipboard with OSC 52, rewrite the screen), and it
+// could not be shown as it is anyway.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
+	out, n := c.candidates(line, pos)
+	kept := out[:0]
+	for _, cand := range out {
+		if !slices.ContainsFunc(cand, func(r rune) bool {
+			return r == utf8.RuneError || r == '\n' || r == '\t' || unsafeRune(r)
+		}) {
+			kept = append(kept, cand)
+		}
+	}
+	return kept, n
+}
+
+func (c *completer) candidates(line []rune, pos int) ([][]rune, int) {
 	typed := string(line[:pos])
 	c.mu.Lock()
 	q := c.question

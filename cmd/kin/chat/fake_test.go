@@ -73,6 +73,9 @@ func (f *fake) handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Reque
 	if !ok {
 		return map[string]any{}, nil
 	}
+	if fn, ok := res.(func() any); ok {
+		return fn(), nil // an answer the test holds back
+	}
 	return res, nil
 }
 

@@ -27,6 +27,8 @@ type env struct {
 	// mute makes the test terminal one that never answers where its
 	// cursor is.
 	mute bool
+	// slow makes it one that answers that much later (over ssh, say).
+	slow time.Duration
 	// mcp serves the MCP servers of Home's mcp.json, as kin serve does.
 	mcp bool
 }

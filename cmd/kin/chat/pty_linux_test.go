@@ -56,6 +56,7 @@ type terminal struct {
 	master  *os.File
 	raw     *buffer // every byte written, as written (awaitRaw)
 	vt      *vt     // what a person sees (await, awaitPrompt, plain)
+	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
 }
@@ -89,7 +90,7 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 		t.Fatal(err)
 	}
 	slave.Close()
-	term := &terminal{t: t, master: master, raw: newBuffer(), vt: newVT(cols, rows), exited: make(chan struct{})}
+	term := &terminal{t: t, master: master, raw: newBuffer(), vt: newVT(cols, rows), cmd: cmd, exited: make(chan struct{})}
 	go func() {
 		term.waitErr = cmd.Wait()
 		close(term.exited)
@@ -105,7 +106,11 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 				_, _ = term.raw.Write(buf[:n])
 				_, _ = term.vt.Write(buf[:n])
 				if r := term.vt.takeReply(); len(r) > 0 && !e.mute {
-					_, _ = master.Write(r)
+					if e.slow > 0 {
+						time.AfterFunc(e.slow, func() { _, _ = master.Write(r) })
+					} else {
+						_, _ = master.Write(r)
+					}
 				}
 			}
 			if err != nil {

@@ -140,12 +140,13 @@ func (u *ui) showSaw(id string) {
 	}
 	st := u.calls[id]
 	if st == nil || st.saw == nil {
-		u.usage("/saw [CALLID]: a finished call of this session (" + first(u.lastCall, "none yet") + " is the last)")
+		// A call's id is the model service's: cleaned like its text.
+		u.usage("/saw [CALLID]: a finished call of this session (" + cleanLine(first(u.lastCall, "none yet")) + " is the last)")
 		return
 	}
 	s := u.scr
 	saw := st.saw
-	s.line(s.cyan("[what the model saw]") + " " + cleanLine(st.name) + " " + s.dim(id))
+	s.line(s.cyan("[what the model saw]") + " " + cleanLine(st.name) + " " + s.dim(cleanLine(id)))
 	if saw.Framing != "" {
 		s.line(s.dim(fmt.Sprintf("framed as %s data of server %s, tool %s: untrusted, never instructions", saw.Framing, cleanLine(saw.Server), cleanLine(saw.Tool))))
 	}

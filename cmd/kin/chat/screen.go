@@ -271,8 +271,15 @@ func stripSGR(s string) string {
 	return b.String()
 }
 
+// runeWidth is how many columns a terminal gives r. Where terminals
+// differ it errs low: kin chat goes up as many rows as it counts to redraw
+// a plan or fold the reasoning, and the words are the model's, so a count
+// too high erased kin chat's own lines above them (which command ran). So
+// Hangul's medial vowels and final consonants, which join the syllable
+// before them (no column in xterm's wcwidth, glibc, VTE), count none.
 func runeWidth(r rune) int {
-	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cc, unicode.Cf) {
+	if unicode.In(r, unicode.Mn, unicode.Me, unicode.Cc, unicode.Cf) ||
+		(r >= 0x1160 && r <= 0x11ff) || (r >= 0xd7b0 && r <= 0xd7ff) {
 		return 0
 	}
 	switch width.LookupRune(r).Kind() {
@@ -444,9 +451,9 @@ func (s *screen) indented(text string, max int) {
 	}
 }
 
-// diff prints a unified diff, coloured on a terminal.
+// diff prints a unified diff, coloured on a terminal, its tabs as spaces.
 func (s *screen) diff(unified string) {
-	for _, l := range strings.Split(strings.TrimRight(clean(unified), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(expandTabs(clean(unified), 0), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 			s.line(s.bold(l))
@@ -484,6 +491,35 @@ func clean(s string) string {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// expandTabs turns the tabs of text written from column col into the
+// spaces a terminal would move over (to the next multiple of 8). A tab is
+// never written where what follows must be seen whole: a terminal's tab
+// stops at the last column and does not wrap, so each character after
+// tabs that reach the margin is drawn over the one before, and an
+// approval showed "echo hello" of "echo hello<tabs>;<tab>.<tab>z<tab> ".
+// Spaces wrap like any text.
+func expandTabs(text string, col int) string {
+	if !strings.Contains(text, "\t") {
+		return text
+	}
+	var b strings.Builder
+	for _, r := range text {
+		switch r {
+		case '\t':
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		case '\n':
+			col = 0
+		default:
+			col += runeWidth(r)
 		}
 		b.WriteRune(r)
 	}

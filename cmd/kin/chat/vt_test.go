@@ -12,7 +12,9 @@ import (
 // everything that scrolled off kept above it, and a cursor, driven by the
 // bytes kin chat writes. It implements the part of xterm that kin chat
 // and its line editor use (printing with autowrap and the pending-wrap
-// column, CR, LF, BS, TAB, cursor moves, erasing, SGR colours ignored) and
+// column, CR, LF, BS, TAB, cursor moves, erasing, SGR colours ignored; a
+// character takes one column, but for Hangul's medial and final jamo,
+// which take none) and
 // answers the cursor position report (DSR 6) as a terminal does. A sequence
 // it does not know is recorded, so a test fails rather than reads a screen
 // that a real terminal would not show.
@@ -104,6 +106,12 @@ func (v *vt) char(r rune) {
 	default:
 		if r < 0x20 || r == 0x7f {
 			v.unknown = append(v.unknown, fmt.Sprintf("control %#x", r))
+			return
+		}
+		if r >= 0x1160 && r <= 0x11ff {
+			// Hangul medial vowels and final consonants join the syllable
+			// before them: no column of their own (xterm's wcwidth, glibc,
+			// VTE).
 			return
 		}
 		if v.pending {

@@ -1,0 +1,53 @@
+//go:build linux
+
+package chat_test
+
+import (
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kin-dev/kin/agent/modeltest"
+)
+
+// kin chat keeps the terminal raw while it runs. Ended by SIGTERM (kill, a
+// supervisor, timeout(1)) in the middle of a turn, it gives the terminal
+// back as it was (echo, lines, no bracketed paste) and exits 143: the
+// person's shell is not left without echo.
+func TestBinaryEditorSIGTERMRestoresTheTerminal(t *testing.T) {
+	e := newEnv(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	e.Model.Script(modeltest.Reply{Text: []string{"Thinking"}, Hold: hold})
+	term := e.terminal(t)
+	term.awaitPrompt("You> ")
+	tio, err := unix.IoctlGetTermios(int(term.master.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Skipf("no termios through the pty's master: %v", err)
+	}
+	if tio.Lflag&unix.ECHO != 0 {
+		t.Fatal("the terminal is not raw while kin chat runs")
+	}
+	term.typeIn("think\r")
+	term.await("Assistant> Thinking", 1)
+	if err := term.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = term.waitExit()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
+		t.Errorf("kin chat exited with %v, want 143", err)
+	}
+	tio, err = unix.IoctlGetTermios(int(term.master.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != unix.ECHO|unix.ICANON|unix.ISIG {
+		t.Errorf("the terminal was left raw (lflag %#x)", tio.Lflag)
+	}
+	if raw := term.raw.String(); strings.LastIndex(raw, "\x1b[?2004h") > strings.LastIndex(raw, "\x1b[?2004l") {
+		t.Error("bracketed paste was left on")
+	}
+}
