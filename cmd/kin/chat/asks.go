@@ -370,7 +370,18 @@ func renderElicitation(s *screen, r elicitationRequest) {
 		s.line("URL: " + cleanLine(r.URL))
 		return
 	}
+	s.line(answerGoesTo(r))
 	s.line(clean("(Enter on an empty required field, or /cancel, declines the whole request.)"))
+}
+
+// answerGoesTo says where a form's answer goes: the model may ask for
+// anything through kin's ask tool, a password included, so its form says
+// plainly that the model reads the answer.
+func answerGoesTo(r elicitationRequest) string {
+	if r.Source == "kin" {
+		return "What you answer goes to the model and stays in this session. Never type a password, key or token here."
+	}
+	return "What you answer goes to MCP server " + cleanLine(r.Server) + "."
 }
 
 func (a *elicitAsk) prompt(u *ui) string {

@@ -118,6 +118,7 @@ func TestElicitationForm(t *testing.T) {
 			{"name": "subscribe", "title": "Subscribe", "type": "boolean", "default": false},
 		}})
 	s.out.waitFor(t, "[MCP server everything asks] Please provide your details")
+	s.out.waitFor(t, "What you answer goes to MCP server everything.")
 	s.out.waitFor(t, "Name (required): ")
 	s.send("Ana")
 	s.out.waitFor(t, "Age (whole number 0–150, optional): ")

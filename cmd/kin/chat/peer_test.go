@@ -97,6 +97,8 @@ func TestKinQuestionIsAskedInTheTerminal(t *testing.T) {
 	s.out.waitFor(t, "You> ")
 	s.send("set up the tests")
 	s.out.waitFor(t, "[kin asks] Which database?")
+	// the model may ask for anything: the form says its answer goes there
+	s.out.waitFor(t, "What you answer goes to the model and stays in this session.")
 	s.out.waitFor(t, "Which database?")
 	s.send("2")
 	s.out.waitFor(t, "Assistant> sqlite then.")
