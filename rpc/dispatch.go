@@ -176,8 +176,8 @@ func (d *Dispatcher) Refuse() {
 }
 
 // Stop refuses later requests and ends every request's context: one
-// still waiting behind an earlier one of its key, or cancellable, is
-// answered cancelled; any other runs to its end.
+// still waiting behind an earlier one of its key, or cancellable, stops
+// and is answered the closed error; any other runs to its end.
 func (d *Dispatcher) Stop() {
 	d.Refuse()
 	d.stop()
