@@ -44,3 +44,30 @@ func TestBinaryARequestSentJustBeforeShutdownIsDone(t *testing.T) {
 		}
 	}
 }
+
+// Over real stdio: a request kin refused as unreadable (an id that is
+// true) must not run when the next message is a response; on main the
+// session/delete it carried ran as id 0 and the session was gone.
+func TestBinaryARefusedRequestNeverRuns(t *testing.T) {
+	p := startServe(t)
+	p.send(req(1, "initialize", map[string]any{}))
+	p.until(idIs(1))
+	p.send(req(2, "session/new", nil))
+	sid := p.until(idIs(2))["result"].(map[string]any)["session"].(map[string]any)["sessionId"].(string)
+	bad := `{"jsonrpc":"2.0","id":true,"method":"session/delete","params":{"sessionId":"` + sid + `"}}`
+	stray := `{"jsonrpc":"2.0","id":77,"result":{"applied":true}}`
+	p.sendRaw("Content-Length: " + strconv.Itoa(len(bad)) + "\r\n\r\n" + bad + "Content-Length: " + strconv.Itoa(len(stray)) + "\r\n\r\n" + stray)
+	p.send(req(4, "session/list", nil))
+	for {
+		m := p.next()
+		if m["id"] == float64(0) {
+			t.Fatalf("the refused request ran as id 0: %v", m)
+		}
+		if m["id"] == float64(4) {
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.home, "sessions", sid+".jsonl")); err != nil {
+		t.Fatalf("a refused session/delete ran: %v", err)
+	}
+}
