@@ -167,15 +167,17 @@ func NewDispatcher(reply func(id jsonrpc2.ID, res any, err error), closedErr *js
 // Base is the context every request's derives from; it ends with Stop.
 func (d *Dispatcher) Base() context.Context { return d.base }
 
-// Refuse makes every request not yet running (and every later one) answer
-// the closed error; running ones go on.
+// Refuse makes every later request answer the closed error; those
+// dispatched before it go on (see run).
 func (d *Dispatcher) Refuse() {
 	d.mu.Lock()
 	d.closed = true
 	d.mu.Unlock()
 }
 
-// Stop refuses what has not run and ends every request's context.
+// Stop refuses later requests and ends every request's context: one
+// still waiting behind an earlier one of its key, or cancellable, stops
+// and is answered the closed error; any other runs to its end.
 func (d *Dispatcher) Stop() {
 	d.Refuse()
 	d.stop()
@@ -215,14 +217,23 @@ func (d *Dispatcher) Dispatch(id jsonrpc2.ID, r Route, params json.RawMessage) {
 			d.mu.Unlock()
 			req.cancel()
 		}()
+		// A request with nothing before it on its key has come to run: a
+		// cancel or teardown that ends its context before its goroutine
+		// is scheduled finds it running, not waiting (select would pick
+		// either at random).
 		select {
 		case <-wait:
-		case <-req.ctx.Done():
-			// Cancelled before it ran: nothing was done, so say so now,
-			// but keep later requests of its key behind the earlier ones.
-			d.reply(id, nil, d.cancelledErr())
-			<-wait
-			return
+		default:
+			select {
+			case <-wait:
+			case <-req.ctx.Done():
+				// Cancelled before it ran: nothing was done, so say so
+				// now, but keep later requests of its key behind the
+				// earlier ones.
+				d.reply(id, nil, d.cancelledErr())
+				<-wait
+				return
+			}
 		}
 		if r.StartsInOrder {
 			done() // it waited for the earlier ones; later ones need not wait for it
@@ -245,10 +256,12 @@ func (d *Dispatcher) run(req *inflight, r Route, params json.RawMessage) (any, e
 			return nil, d.cancelledErr()
 		}
 	}
-	d.mu.Lock()
-	down := d.closed
-	d.mu.Unlock()
-	if down || req.ctx.Err() != nil {
+	// Its turn has come: it runs, though shutdown (Refuse) or teardown
+	// (Stop) came since it arrived; only one that can stop cleanly is
+	// stopped now. Shutdown refuses the requests that arrive after it,
+	// in Dispatch: one the editor sent before it (a grants/revoke as the
+	// person closes the editor) is done, not refused.
+	if r.Cancellable && req.ctx.Err() != nil {
 		return nil, d.cancelledErr()
 	}
 	// A request that changes things runs to its end once started and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -360,6 +361,13 @@ func (s *ObjectStream) ReadObject(v any) error {
 				s.onBad(&InputEnded{err})
 			}
 			return io.EOF
+		}
+		// Each message into a zero value: jsonrpc2 fills in a request's
+		// method and params before it finds its id unreadable, and a
+		// skipped request left in v would be taken, with the next
+		// message (a response), for a new one and run.
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv.Elem().SetZero()
 		}
 		if err := json.Unmarshal(body, v); err != nil {
 			if json.Valid(body) {

@@ -184,8 +184,12 @@ func (s *lspFraming) readFrame() ([]byte, json.RawMessage, error) {
 			return nil, nil, errHTTPRequest
 		}
 		if i := indexFold(line, contentLength); i > 0 {
+			// Only the count: these bytes are the end of the body before
+			// (its Content-Length too short, as an editor that counts
+			// characters makes it), the last thing it wrote, such as an
+			// mcp/add's env; the log is no place for them.
 			if s.onBad != nil {
-				s.onBad(fmt.Errorf("dropped %d bytes before a frame header: %q", i, visible.Cut(line[:i], 40)))
+				s.onBad(fmt.Errorf("dropped %d bytes before a frame header", i))
 			}
 			line, length, problem = line[i:], -1, "" // a frame starts here
 		}

@@ -126,9 +126,58 @@ func maskDocumentText(doc []byte) []byte {
 	return out
 }
 
-// traceOpts write every message in and out as one JSON line.
+// questionMethods are the requests whose input may attach what the
+// person's buffers and files hold (turn/start's and turn/steer's parts).
+var questionMethods = map[string]bool{"turn/start": true, MethodTurnSteer: true}
+
+// maskAttached replaces what a question's parts attach (the "text" of a
+// file, selection or resource part, the "data" of an image: what history
+// and turn/started leave out) by its length. Text parts are the person's
+// words and stay, as a string input does.
+func maskAttached(doc []byte) []byte {
+	var msg, params map[string]json.RawMessage
+	if json.Unmarshal(doc, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil {
+		return doc
+	}
+	for _, key := range []string{"input", "parts"} {
+		var parts []map[string]any
+		if json.Unmarshal(params[key], &parts) != nil {
+			continue // a string input, or none
+		}
+		for _, part := range parts {
+			if part["type"] == "text" {
+				continue
+			}
+			for _, k := range []string{"text", "data"} {
+				if s, ok := part[k].(string); ok {
+					part[k] = fmt.Sprintf("<%d bytes>", len(s))
+				}
+			}
+		}
+		params[key], _ = json.Marshal(parts)
+	}
+	msg["params"], _ = json.Marshal(params)
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return doc
+	}
+	return out
+}
+
+// traceOpts write every message in and out as one JSON line: buffer text
+// left out (documentText), and what a question attaches.
 func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
-	return TraceOpts(w, func(req *jsonrpc2.Request) bool { return req != nil && documentText[req.Method] })
+	return traceMasked(w, func(req *jsonrpc2.Request) func([]byte) []byte {
+		switch {
+		case req == nil:
+			return nil
+		case documentText[req.Method]:
+			return maskDocumentText
+		case questionMethods[req.Method]:
+			return maskAttached
+		}
+		return nil
+	})
 }
 
 // TraceOpts are the connection options that write every message in and
@@ -137,6 +186,18 @@ func traceOpts(w io.Writer) []jsonrpc2.ConnOpt {
 // files (given the request, also for its response): their text is
 // replaced by its length.
 func TraceOpts(w io.Writer, hide func(req *jsonrpc2.Request) bool) []jsonrpc2.ConnOpt {
+	return traceMasked(w, func(req *jsonrpc2.Request) func([]byte) []byte {
+		if hide(req) {
+			return maskDocumentText
+		}
+		return nil
+	})
+}
+
+// traceMasked is TraceOpts with mask giving, for a request (and its
+// response), what to leave out of it (nil: nothing) before secrets are
+// masked.
+func traceMasked(w io.Writer, mask func(req *jsonrpc2.Request) func([]byte) []byte) []jsonrpc2.ConnOpt {
 	var mu sync.Mutex
 	write := func(dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
 		var msg any = req
@@ -148,8 +209,8 @@ func TraceOpts(w io.Writer, hide func(req *jsonrpc2.Request) bool) []jsonrpc2.Co
 			return
 		}
 		b = unaliasID(b) // the id as the editor wrote it
-		if hide(req) {
-			b = maskDocumentText(b)
+		if m := mask(req); m != nil {
+			b = m(b)
 		}
 		line, _ := json.Marshal(struct {
 			Time string          `json:"time"`

@@ -149,7 +149,7 @@ func startProcess(logFile, logLevel, traceFile string, stderr io.Writer) (ctx co
 	}
 	var traceOut *os.File
 	if traceFile != "" {
-		traceOut, err = os.OpenFile(traceFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		traceOut, err = openPrivate(traceFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "kin: --trace: %v\n", err)
 			closeLog()
@@ -180,7 +180,7 @@ func newLogger(path, level string, stderr io.Writer) (*zap.Logger, func(), error
 	var ws zapcore.WriteSyncer = zapcore.AddSync(stderr)
 	closeFn := func() {}
 	if path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := openPrivate(path)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--log-file: %v", err)
 		}
@@ -190,4 +190,29 @@ func newLogger(path, level string, stderr io.Writer) (*zap.Logger, func(), error
 	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	log := zap.New(zapcore.NewCore(enc, zapcore.Lock(ws), lvl))
 	return log, func() { _ = log.Sync(); closeFn() }, nil
+}
+
+// openPrivate opens a trace or log file to append to it, readable by the
+// person alone (README: the trace is "a 0600 file"). A file that already
+// exists keeps its mode through O_CREATE: one made by touch (0644), or put
+// in /tmp by another user (0666), would let other local users read what
+// tools read and the model wrote. A regular file is narrowed to 0600, and
+// one kin cannot narrow (another user's) is refused; a pipe or terminal
+// named on purpose (/dev/stderr) is left as it is.
+func openPrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+		if err = f.Chmod(0o600); err != nil {
+			err = fmt.Errorf("%s is readable by others and kin cannot make it private: %w", path, err)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
