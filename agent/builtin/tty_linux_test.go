@@ -12,7 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
+
+	"github.com/kin-dev/kin/agent/ptytest"
 )
 
 // A command runs with no controlling terminal, confined or not. kin chat
@@ -28,7 +29,7 @@ func TestBashHasNoControllingTerminal(t *testing.T) {
 	if os.Getenv("KIN_TEST_TTY_HELPER") == "1" {
 		return // the helper's run is TestBashHasNoControllingTerminalHelper
 	}
-	master, slave := openPTY(t)
+	master, slave := ptytest.Open(t)
 	defer master.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBashHasNoControllingTerminalHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "KIN_TEST_TTY_HELPER=1")
@@ -70,31 +71,6 @@ func TestBashHasNoControllingTerminalHelper(t *testing.T) {
 	r, _ := runBash(t, context.Background(), unconfined, map[string]any{
 		"command": "echo prompt-on-the-terminal >/dev/tty; read x </dev/tty", "timeout": 5})
 	fmt.Printf("HELPER-RESULT %s\n%s\n", r.Status, r.Output)
-}
-
-// openPTY opens a pseudo-terminal pair with nothing but the syscall package.
-func openPTY(t testing.TB) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	var unlock int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
-		m.Close()
-		t.Skipf("unlockpt: %v", errno)
-	}
-	var n uint32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
-		m.Close()
-		t.Skipf("ptsname: %v", errno)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Skipf("open pts: %v", err)
-	}
-	return m, s
 }
 
 type lockedBuffer struct {

@@ -43,23 +43,17 @@ func authStyle(method string) oauth2.AuthStyle {
 	return oauth2.AuthStyleAutoDetect
 }
 
-// clientAuthTransport makes the code exchange authenticate the client the
-// way it was registered. go-sdk picks the token endpoint's client
-// authentication from the methods the authorization server advertises, not
-// from the client's registration, so a public client ("none") can end up
-// sending an empty Basic password, which strict servers refuse. Only POSTs
-// to the token endpoint are touched: their credentials are moved to where
-// the method puts them (none: client_id in the form and nothing else;
-// client_secret_post: both in the form; client_secret_basic: the header).
-type clientAuthTransport struct {
+// formTransport rewrites the form of every POST to the token endpoint
+// tokenURL with edit (which may change the request's headers too), and
+// passes every other request on untouched: oauth2 and go-sdk build token
+// requests with no way to change them otherwise.
+type formTransport struct {
 	base     http.RoundTripper
 	tokenURL string
-	method   string
-	clientID string
-	secret   string
+	edit     func(r *http.Request, form url.Values)
 }
 
-func (t *clientAuthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *formTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost || !sameEndpoint(req.URL, t.tokenURL) || req.Body == nil ||
 		!strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		return t.base.RoundTrip(req)
@@ -74,23 +68,24 @@ func (t *clientAuthTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		return nil, err
 	}
 	r := req.Clone(req.Context())
-	r.Header.Del("Authorization")
-	form.Del("client_secret")
-	switch t.method {
-	case methodNone:
-		form.Set("client_id", t.clientID)
-	case methodPost:
-		form.Set("client_id", t.clientID)
-		form.Set("client_secret", t.secret)
-	case methodBasic:
-		form.Del("client_id")
-		r.SetBasicAuth(url.QueryEscape(t.clientID), url.QueryEscape(t.secret))
-	}
+	t.edit(r, form)
 	body := []byte(form.Encode())
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return t.base.RoundTrip(r)
+}
+
+// withForm returns a copy of c whose token requests at tokenURL go
+// through edit.
+func withForm(c *http.Client, tokenURL string, edit func(*http.Request, url.Values)) *http.Client {
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc := *c
+	cc.Transport = &formTransport{base: base, tokenURL: tokenURL, edit: edit}
+	return &cc
 }
 
 func sameEndpoint(u *url.URL, raw string) bool {
@@ -99,69 +94,48 @@ func sameEndpoint(u *url.URL, raw string) bool {
 		strings.TrimSuffix(u.Path, "/") == strings.TrimSuffix(v.Path, "/")
 }
 
-// withClientAuth returns a copy of c whose token requests authenticate as
-// the method says ("" leaves c as it is).
+// withClientAuth returns a copy of c whose token requests authenticate the
+// client the way it was registered ("" leaves c as it is). go-sdk picks
+// the token endpoint's client authentication from the methods the
+// authorization server advertises, not from the client's registration, so
+// a public client ("none") can end up sending an empty Basic password,
+// which strict servers refuse. The credentials are moved to where the
+// method puts them (none: client_id in the form and nothing else;
+// client_secret_post: both in the form; client_secret_basic: the header).
 func withClientAuth(c *http.Client, tokenURL, method, clientID, secret string) *http.Client {
 	if method == "" {
 		return c
 	}
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	cc := *c
-	cc.Transport = &clientAuthTransport{base: base, tokenURL: tokenURL, method: method, clientID: clientID, secret: secret}
-	return &cc
-}
-
-// resourceTransport names the resource (RFC 8707) in renewals: oauth2
-// sends a refresh_token grant with no way to add a parameter, and the MCP
-// spec wants the resource in every token request, so that the token stays
-// bound to the server it is for (a provider with a default audience
-// otherwise answers with a token for that audience). Only refresh_token
-// POSTs to the token endpoint that name no resource are touched.
-type resourceTransport struct {
-	base     http.RoundTripper
-	tokenURL string
-	resource string
-}
-
-func (t *resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodPost || !sameEndpoint(req.URL, t.tokenURL) || req.Body == nil ||
-		!strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
-		return t.base.RoundTrip(req)
-	}
-	data, err := io.ReadAll(io.LimitReader(req.Body, maxTokenForm))
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	form, err := url.ParseQuery(string(data))
-	if err != nil {
-		return nil, err
-	}
-	if form.Get("grant_type") == "refresh_token" && form.Get("resource") == "" {
-		form.Set("resource", t.resource)
-	}
-	body := []byte(form.Encode())
-	r := req.Clone(req.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return t.base.RoundTrip(r)
+	return withForm(c, tokenURL, func(r *http.Request, form url.Values) {
+		r.Header.Del("Authorization")
+		form.Del("client_secret")
+		switch method {
+		case methodNone:
+			form.Set("client_id", clientID)
+		case methodPost:
+			form.Set("client_id", clientID)
+			form.Set("client_secret", secret)
+		case methodBasic:
+			form.Del("client_id")
+			r.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+		}
+	})
 }
 
 // withResource returns a copy of c whose renewals at tokenURL name
-// resource ("" leaves c as it is).
+// resource (RFC 8707; "" leaves c as it is): oauth2 sends a refresh_token
+// grant with no way to add a parameter, and the MCP spec wants the
+// resource in every token request, so that the token stays bound to the
+// server it is for (a provider with a default audience otherwise answers
+// with a token for that audience). Only renewals that name no resource
+// are touched.
 func withResource(c *http.Client, tokenURL, resource string) *http.Client {
 	if resource == "" {
 		return c
 	}
-	base := c.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	cc := *c
-	cc.Transport = &resourceTransport{base: base, tokenURL: tokenURL, resource: resource}
-	return &cc
+	return withForm(c, tokenURL, func(_ *http.Request, form url.Values) {
+		if form.Get("grant_type") == "refresh_token" && form.Get("resource") == "" {
+			form.Set("resource", resource)
+		}
+	})
 }

@@ -19,34 +19,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/ptytest"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
-
-// openPTY opens a pseudo-terminal pair with nothing but the syscall package.
-func openPTY(t testing.TB) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	var unlock int32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); errno != 0 {
-		m.Close()
-		t.Skipf("unlockpt: %v", errno)
-	}
-	var n uint32
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); errno != 0 {
-		m.Close()
-		t.Skipf("ptsname: %v", errno)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Skipf("open pts: %v", err)
-	}
-	return m, s
-}
 
 // terminal is the real kin binary running `kin chat` at a pseudo-terminal,
 // as its controlling terminal: typed Ctrl-C is a real SIGINT from the
@@ -77,7 +53,7 @@ func (e *env) terminalSized(t testing.TB, cols, rows int, args ...string) *termi
 
 func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...string) *terminal {
 	t.Helper()
-	master, slave := openPTY(t)
+	master, slave := ptytest.Open(t)
 	ws := struct{ rows, cols, x, y uint16 }{uint16(rows), uint16(cols), 0, 0}
 	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws))); errno != 0 {
 		t.Fatalf("TIOCSWINSZ: %v", errno)
