@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,7 +114,10 @@ type Input struct {
 	// alone. Every other GIT_* variable would undo this package's rules.
 	Index string
 	// Stdin is what git reads (a patch for git apply).
-	Stdin []byte
+	Stdin io.Reader
+	// Stdout, when set, takes what git writes (RunWith then returns ""):
+	// a patch as large as a worktree's files goes to a file, not memory.
+	Stdout io.Writer
 }
 
 // RunWith is Output with in's index and stdin.
@@ -128,11 +132,12 @@ func RunWith(ctx context.Context, dir string, in Input, args ...string) (string,
 		}
 		cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+in.Index)
 	}
-	if in.Stdin != nil {
-		cmd.Stdin = bytes.NewReader(in.Stdin)
-	}
+	cmd.Stdin = in.Stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if in.Stdout != nil {
+		cmd.Stdout = in.Stdout
+	}
 	if err := cmd.Run(); err != nil {
 		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}

@@ -115,16 +115,16 @@ func TestRunWithIndexAndStdin(t *testing.T) {
 	if _, err := gitx.Output(ctx, repo, "checkout", "--", "a.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gitx.RunWith(ctx, repo, gitx.Input{Stdin: []byte(patch)}, "apply", "--check", "-"); err != nil {
+	if _, err := gitx.RunWith(ctx, repo, gitx.Input{Stdin: strings.NewReader(patch)}, "apply", "--check", "-"); err != nil {
 		t.Fatalf("apply --check: %v", err)
 	}
-	if _, err := gitx.RunWith(ctx, repo, gitx.Input{Stdin: []byte(patch)}, "apply", "-"); err != nil {
+	if _, err := gitx.RunWith(ctx, repo, gitx.Input{Stdin: strings.NewReader(patch)}, "apply", "-"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(b) != "two\n" {
 		t.Errorf("a.txt after apply = %q", b)
 	}
-	_, err = gitx.RunWith(ctx, repo, gitx.Input{Stdin: []byte(patch)}, "apply", "--check", "-")
+	_, err = gitx.RunWith(ctx, repo, gitx.Input{Stdin: strings.NewReader(patch)}, "apply", "--check", "-")
 	if err == nil || gitx.ExitCode(err) != 1 || !strings.Contains(err.Error(), "a.txt") {
 		t.Errorf("a second apply --check = %v (exit %d), want a failure naming a.txt", err, gitx.ExitCode(err))
 	}

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,7 +85,7 @@ func snapshot(ctx context.Context, info Info) (string, error) {
 		return "", err
 	}
 	if len(links) > 0 {
-		upd := gitx.Input{Index: in.Index, Stdin: []byte(strings.Join(links, "\x00") + "\x00")}
+		upd := gitx.Input{Index: in.Index, Stdin: strings.NewReader(strings.Join(links, "\x00") + "\x00")}
 		if _, err := gitx.RunWith(ctx, info.Path, upd, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			return "", err
 		}
@@ -187,11 +188,29 @@ func Apply(ctx context.Context, kinHome string, info Info) (Applied, error) {
 	if len(files) == 0 {
 		return Applied{Files: []File{}}, nil
 	}
-	patch, err := gitx.Output(ctx, info.Path, "diff", "--binary", "--full-index", "--no-renames", info.Base, tree)
+	// The patch goes through a private temporary file, never kin's memory:
+	// held as a string (and copied for each git apply), a worktree with a
+	// large file of its own (a build output, a dataset) took several times
+	// its size in base85 and could end kin for want of memory.
+	patch, err := os.CreateTemp("", "kin-worktree-*.patch")
 	if err != nil {
 		return Applied{}, err
 	}
-	in := gitx.Input{Stdin: []byte(patch)}
+	defer func() {
+		patch.Close()
+		os.Remove(patch.Name())
+	}()
+	if _, err := gitx.RunWith(ctx, info.Path, gitx.Input{Stdout: patch}, "diff", "--binary", "--full-index", "--no-renames", info.Base, tree); err != nil {
+		return Applied{}, err
+	}
+	from := func() (gitx.Input, error) {
+		_, err := patch.Seek(0, io.SeekStart)
+		return gitx.Input{Stdin: patch}, err
+	}
+	in, err := from()
+	if err != nil {
+		return Applied{}, err
+	}
 	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--check", "--binary", "-"); err != nil {
 		if gitx.ExitCode(err) < 0 {
 			return Applied{}, err
@@ -202,6 +221,9 @@ func Apply(ctx context.Context, kinHome string, info Info) (Applied, error) {
 			e.Message += ": " + strings.Join(e.Paths, ", ") + " conflict"
 		}
 		return Applied{}, e
+	}
+	if in, err = from(); err != nil {
+		return Applied{}, err
 	}
 	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--binary", "-"); err != nil {
 		return Applied{}, err
