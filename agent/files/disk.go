@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"os"
-	"sync"
 
 	"github.com/kin-dev/kin/agent/boundary"
 )
@@ -74,17 +73,29 @@ func (Disk) Plan(context.Context, string) (Via, error) { return ViaDisk, nil }
 // Striped, so that kin holds no lock per file it ever wrote. LockPath is
 // exported for the Accesses that write through someone else (an ACP
 // client's fs/write_text_file): their compare-and-replace is kin's too.
-var writeLocks [64]sync.Mutex
+// Each is a channel of one slot, not a mutex, so that a write waiting
+// behind another (an ACP client's, which may take its client's 30 seconds)
+// ends with its call's context.
+var writeLocks = func() (l [64]chan struct{}) {
+	for i := range l {
+		l[i] = make(chan struct{}, 1)
+	}
+	return l
+}()
 
 // LockPath holds the write lock of path p until the returned func is
-// called. It is not reentrant: never call Disk.Write or Disk.Remove of
-// the same path while holding it.
-func LockPath(p string) func() {
+// called, or fails when ctx ends first. It is not reentrant: never call
+// Disk.Write or Disk.Remove of the same path while holding it.
+func LockPath(ctx context.Context, p string) (unlock func(), err error) {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(p))
-	mu := &writeLocks[h.Sum32()%uint32(len(writeLocks))]
-	mu.Lock()
-	return mu.Unlock
+	slot := writeLocks[h.Sum32()%uint32(len(writeLocks))]
+	select {
+	case slot <- struct{}{}:
+		return func() { <-slot }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cancelled while another write of the file went on: %w", ctx.Err())
+	}
 }
 
 // Write replaces the file atomically if it still holds c.Old.
@@ -92,7 +103,11 @@ func (Disk) Write(ctx context.Context, c Change) (Written, error) {
 	if err := ctx.Err(); err != nil {
 		return Written{}, fmt.Errorf("cancelled before writing: %w", err)
 	}
-	defer LockPath(c.Path)()
+	unlock, err := LockPath(ctx, c.Path)
+	if err != nil {
+		return Written{}, err
+	}
+	defer unlock()
 	// The resolver keeps the write inside the folder, following a symlink
 	// that stays inside: a folder along the approved path swapped since for
 	// one (to .git, say) would carry it to a file that makes things run
@@ -149,7 +164,11 @@ func (Disk) Remove(ctx context.Context, path string, old []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("cancelled before removing: %w", err)
 	}
-	defer LockPath(path)()
+	unlock, err := LockPath(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	fi, err := boundary.Lstat(path)
 	if err != nil {
 		return err

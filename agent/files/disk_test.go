@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
 )
@@ -38,5 +39,37 @@ func TestDiskWriteDoesNotFollowAFolderSwappedForASymlink(t *testing.T) {
 	p := filepath.Join(ws, "src", "new.go")
 	if _, err := (Disk{}).Write(context.Background(), Change{Path: p, New: []byte("package src\n")}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A write waiting behind another write of its file (an ACP client's,
+// which may take its client's 30 seconds) ends when its call is
+// cancelled, instead of waiting the other out.
+func TestAWriteWaitingForItsFileEndsWithItsCall(t *testing.T) {
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	p := filepath.Join(ws, "a.txt")
+	unlock, err := LockPath(context.Background(), p) // the other write, under way
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Disk{}.Write(ctx, Change{Path: p, New: []byte("x\n")})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the write is past its first check, waiting
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v, want cancelled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled write still waits for the other")
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("the cancelled write wrote")
 	}
 }

@@ -132,7 +132,11 @@ func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written,
 	if err := beneath(ch.Path); err != nil {
 		return files.Written{}, err
 	}
-	defer files.LockPath(ch.Path)()
+	unlock, err := files.LockPath(ctx, ch.Path)
+	if err != nil {
+		return files.Written{}, err
+	}
+	defer unlock()
 	if c.read {
 		now, err := c.readText(ctx, ch.Path)
 		exists := err == nil
@@ -174,7 +178,7 @@ func (c clientFiles) Write(ctx context.Context, ch files.Change) (files.Written,
 	}
 	wctx, cancel := context.WithTimeout(ctx, fileTimeout)
 	defer cancel()
-	err := c.s.call(wctx, "fs", MethodWriteTextFile, WriteTextFileRequest{SessionID: c.sessionID, Path: ch.Path, Content: string(ch.New)}, nil)
+	err = c.s.call(wctx, "fs", MethodWriteTextFile, WriteTextFileRequest{SessionID: c.sessionID, Path: ch.Path, Content: string(ch.New)}, nil)
 	var re *jsonrpc2.Error
 	switch {
 	case err == nil:
