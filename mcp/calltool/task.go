@@ -69,7 +69,7 @@ func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string
 			out, _ := Frame(server, name, msg)
 			return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
 		}
-		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not look at it: %s", label, catalog.Strip(b.Redact(err.Error()))))
+		return UnknownSaid(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not look at it", label), b.Redact(err.Error()))
 	}
 	if tk.TaskID == "" {
 		tk.TaskID = id
@@ -116,7 +116,8 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 			catalog.Label(name), catalog.Label(server), id, why)
 		return tool.Result{Status: tool.StatusDenied, Output: msg, Content: []tool.Content{{Type: "text", Text: msg}}}
 	case tasks.Pending:
-		return Unknown(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending (%s); the call was not sent again", id, why))
+		// why may end in the server's error message (tasks/get, tasks/update).
+		return UnknownSaid(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending; the call was not sent again", id), why)
 	}
 	return Unknown(server, name, fmt.Sprintf("it ran as task %s: %s", id, why))
 }
