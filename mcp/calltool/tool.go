@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -58,14 +59,23 @@ type Binding interface {
 type Tool struct {
 	b         Binding
 	def       catalog.Def
-	autoAllow bool
+	autoAllow atomic.Bool
 }
 
 // New returns the tool for def. autoAllow must be set only for a tool the
 // approved server declared read-only in its initial list, unchanged since.
 func New(b Binding, def catalog.Def, autoAllow bool) *Tool {
-	return &Tool{b: b, def: def, autoAllow: autoAllow}
+	t := &Tool{b: b, def: def}
+	t.autoAllow.Store(autoAllow)
+	return t
 }
+
+// Revoke ends the tool's running unasked, for good: its server redefined
+// or dropped it, or the connection it was listed on ended. A turn takes
+// its tools once per model request and calls them for as long as the
+// answer's calls take, so the copy it holds must stop answering for a
+// definition that is no longer the one the person trusted.
+func (t *Tool) Revoke() { t.autoAllow.Store(false) }
 
 // Def is the vetted definition the tool was built from.
 func (t *Tool) Def() catalog.Def { return t.def }
@@ -73,7 +83,7 @@ func (t *Tool) Def() catalog.Def { return t.def }
 // ReadOnly implements tool.ReadOnlyTool: only a tool the approved server
 // declared read-only in its initial list counts as changing nothing (the
 // ask mode offers it); every other MCP tool may change anything.
-func (t *Tool) ReadOnly() bool { return t.autoAllow }
+func (t *Tool) ReadOnly() bool { return t.autoAllow.Load() }
 
 // Spec implements tool.Tool.
 func (t *Tool) Spec() tool.Spec {
@@ -110,7 +120,7 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 			Fingerprint: t.def.Fingerprint,
 			Label:       fmt.Sprintf("Always allow %s on %s", catalog.Label(t.def.Name), catalog.Label(server)),
 		},
-		AutoAllow: t.autoAllow,
+		AutoAllow: t.autoAllow.Load(),
 	}
 	return &tool.Action{
 		Approval: ap,

@@ -564,6 +564,9 @@ func (s *server) stop(report bool) {
 // tells the Host, without locks. Call with s.mu held.
 func (s *server) detach() (hadPrompts bool) {
 	hadPrompts = len(s.prompts) > 0
+	for _, t := range s.tools {
+		t.Revoke() // a turn may still hold it; the next connection lists its own
+	}
 	s.conn, s.defs, s.tools, s.resources, s.prompts = nil, nil, nil, false, nil
 	return hadPrompts
 }
