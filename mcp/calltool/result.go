@@ -1,6 +1,7 @@
 package calltool
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -50,7 +51,7 @@ func render(res *mcp.CallToolResult) (string, *tool.Saw) {
 		if saw == nil {
 			saw = &tool.Saw{}
 		}
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		b, err := indented(res.StructuredContent)
 		if err != nil {
 			b, _ = json.Marshal(fmt.Sprintf("[structured content kin could not serialise: %v]", err))
 		}
@@ -216,4 +217,54 @@ func mergeCuts(saw *tool.Saw, cuts []tool.Cut) *tool.Saw {
 		saw = saw.AddCut(c)
 	}
 	return saw
+}
+
+// maxIndentDepth is the deepest nesting structured content is indented to.
+// Indenting writes two spaces per level on every line: a 2 kB value nested
+// 990 deep became 2 MB, and a 100 kB reply of fifty of them 1 GB of kin's
+// memory (a 1 MiB reply, about ten times that) before the text was cut
+// to what the model may get.
+const maxIndentDepth = 16
+
+// indented is v serialised for the model: indented when it is at most
+// tool.MaxOutput bytes compact and nested at most maxIndentDepth deep (its
+// indented form is then bounded), compact, as the server sent it,
+// otherwise.
+func indented(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(b) > tool.MaxOutput || depth(b) > maxIndentDepth {
+		return b, err
+	}
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return b, nil
+	}
+	return out.Bytes(), nil
+}
+
+// depth is the deepest nesting of objects and arrays in the JSON b.
+func depth(b []byte) int {
+	d, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			d++
+			most = max(most, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
 }
