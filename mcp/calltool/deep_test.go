@@ -37,3 +37,27 @@ func TestDeepStructuredContentIsNotIndented(t *testing.T) {
 		t.Fatalf("%s %.300q", r.Status, r.Output)
 	}
 }
+
+// Attack: a model steered by a result calls a tool with arguments nested
+// 5,000 deep (10 kB). Indenting them for the approval took 335 MB, to show
+// its first 2 kB.
+func TestDeepArgumentsAreNotIndented(t *testing.T) {
+	d := mcptest.NewDocs()
+	b := dial(t, mcptest.HTTPConfig("docs", mcptest.ServeHTTP(t, d.Server), nil))
+	tl := tools(t, b, false)["query-docs"]
+	args := `{"query":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	a := prepare(t, tl, args)
+	runtime.ReadMemStats(&ms)
+	if n := ms.TotalAlloc - before; n > 8<<20 {
+		t.Fatalf("the approval took %d MB of memory", n>>20)
+	}
+	if !strings.HasPrefix(a.Approval.Arguments, `{"query":[[[`) {
+		t.Fatalf("arguments shown %.100q", a.Approval.Arguments)
+	}
+	if a := prepare(t, tl, `{"query":"x"}`); a.Approval.Arguments != "{\n  \"query\": \"x\"\n}" {
+		t.Fatalf("shallow arguments not indented: %q", a.Approval.Arguments)
+	}
+}
