@@ -35,6 +35,10 @@ type Binding interface {
 	// Identity is the server's launch identity (trust.Hash: what the
 	// person approved to start or contact), the first half of a grant key.
 	Identity() string
+	// Trusted reports whether the person's trust in the server's launch
+	// stands now (read again at each call: a trust revoked while the
+	// server stays connected ends its read-only tools' running unasked).
+	Trusted() bool
 	// Session returns the live session, or false when not connected.
 	Session() (*mcp.ClientSession, bool)
 	// Destination is where arguments go: the masked URL or the command line.
@@ -126,7 +130,9 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 			Fingerprint: t.def.Fingerprint,
 			Label:       fmt.Sprintf("Always allow %s on %s", catalog.Label(t.def.Name), catalog.Label(server)),
 		},
-		AutoAllow: t.autoAllow.Load(),
+		// The trust may have been revoked since the tools were listed
+		// (kin grants revoke trust:NAME, in an editor or another kin).
+		AutoAllow: t.autoAllow.Load() && t.b.Trusted(),
 	}
 	return &tool.Action{
 		Approval: ap,

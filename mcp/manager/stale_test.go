@@ -10,6 +10,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/mcp/trust"
 )
 
 // A turn takes the tools once per model request and runs the calls of the
@@ -52,3 +53,24 @@ func TestARedefinedToolsOldCopyNoLongerRunsUnasked(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The notice that a trusted server's read-only tools run without asking
+// says how to stop it: kin grants revoke trust:NAME (grants/revoke in an
+// editor). Revoked while the server stays connected, the tools still ran
+// unasked until kin restarted: the allowance was fixed when the tools were
+// listed.
+func TestRevokingTrustStopsReadOnlyToolsRunningUnasked(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)
+	mcptest.AddTool(srv, "lookup", "Look things up.", true, okHandler)
+	m, home := setup(t, &host{}, map[string]any{"docs": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, srv)}}, nil)
+	m.Start(context.Background())
+	if !approval(t, m, "mcp__docs__lookup").AutoAllow {
+		t.Fatal("the read-only tool of a trusted server should run unasked")
+	}
+	if err := trust.Open(home).Revoke("docs"); err != nil {
+		t.Fatal(err)
+	}
+	if approval(t, m, "mcp__docs__lookup").AutoAllow {
+		t.Fatal("a read-only tool runs unasked after the person revoked the server's trust")
+	}
+}
