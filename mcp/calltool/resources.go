@@ -212,22 +212,22 @@ func (r *readResource) Prepare(_ context.Context, _ tool.Env, args json.RawMessa
 // was cut or summarised.
 func ResourceText(contents []*mcp.ResourceContents) (string, *tool.Saw) {
 	var parts []string
-	var saw *tool.Saw
+	var cuts []tool.Cut
 	for _, c := range contents {
 		s, text := resourceContents(c)
 		if !text && c != nil {
-			saw = saw.AddCut(tool.Cut{What: "resource", Bytes: len(c.Blob),
+			cuts = append(cuts, tool.Cut{What: "resource", Bytes: len(c.Blob),
 				Why: "binary content is summarised for the model (kind and length), never decoded"})
 		}
 		if len(s) > maxResourceText {
 			n := len(s)
 			s, _ = tool.Head(s, maxResourceText)
-			saw = saw.AddCut(tool.Cut{What: "output", Bytes: n, Kept: len(s) - len(truncMarker(s)),
+			cuts = append(cuts, tool.Cut{What: "output", Bytes: n, Kept: len(s) - len(truncMarker(s)),
 				Why: fmt.Sprintf("a resource's text is cut at %d bytes; the model got the first part and was told it was cut", maxResourceText)})
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, "\n"), saw
+	return strings.Join(parts, "\n"), mergeCuts(nil, cuts)
 }
 
 // Codes a server answers a read of a resource it does not have with:

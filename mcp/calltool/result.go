@@ -1,6 +1,7 @@
 package calltool
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -29,7 +30,7 @@ func Render(res *mcp.CallToolResult) string {
 // structured content follows the blocks, labelled.
 func render(res *mcp.CallToolResult) (string, *tool.Saw) {
 	var parts []string
-	var saw *tool.Saw
+	var cuts []tool.Cut
 	hasText := false
 	var texts []string
 	for _, c := range res.Content {
@@ -41,15 +42,16 @@ func render(res *mcp.CallToolResult) (string, *tool.Saw) {
 			}
 		}
 		if cut, ok := omitted(c); ok {
-			saw = saw.AddCut(cut)
+			cuts = append(cuts, cut)
 		}
 		parts = append(parts, s)
 	}
+	saw := mergeCuts(nil, cuts)
 	if res.StructuredContent != nil {
 		if saw == nil {
 			saw = &tool.Saw{}
 		}
-		b, err := json.MarshalIndent(res.StructuredContent, "", "  ")
+		b, err := indented(res.StructuredContent)
 		if err != nil {
 			b, _ = json.Marshal(fmt.Sprintf("[structured content kin could not serialise: %v]", err))
 		}
@@ -182,4 +184,87 @@ func Links(b Binding, content []mcp.Content) []tool.Link {
 			Title: catalog.Label(b.Redact(l.Title)), MIMEType: catalog.Label(l.MIMEType)})
 	}
 	return out
+}
+
+// mergeCuts adds cuts to saw (made when nil and there are any) as one cut
+// per kind (the same What and Why), in the order each kind first came:
+// Bytes and Kept are summed, and Why says how many parts it stands for.
+// saw is recorded with the call and sent to the editor, and a result of
+// 60,000 empty audio blocks (1 MiB, all a server may send) was 60,000 cuts,
+// 6 MB in the session log and in a notification, for every such call.
+func mergeCuts(saw *tool.Saw, cuts []tool.Cut) *tool.Saw {
+	type kind struct{ what, why string }
+	at := map[kind]int{}
+	var merged []tool.Cut
+	var n []int
+	for _, c := range cuts {
+		k := kind{c.What, c.Why}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(merged)
+			merged = append(merged, c)
+			n = append(n, 1)
+			continue
+		}
+		merged[i].Bytes += c.Bytes
+		merged[i].Kept += c.Kept
+		n[i]++
+	}
+	for i, c := range merged {
+		if n[i] > 1 {
+			c.Why = fmt.Sprintf("%d %s parts: %s", n[i], c.What, c.Why)
+		}
+		saw = saw.AddCut(c)
+	}
+	return saw
+}
+
+// maxIndentDepth is the deepest nesting structured content is indented to.
+// Indenting writes two spaces per level on every line: a 2 kB value nested
+// 990 deep became 2 MB, and a 100 kB reply of fifty of them 1 GB of kin's
+// memory (a 1 MiB reply, about ten times that) before the text was cut
+// to what the model may get.
+const maxIndentDepth = 16
+
+// indented is v serialised for the model: indented when it is at most
+// tool.MaxOutput bytes compact and nested at most maxIndentDepth deep (its
+// indented form is then bounded), compact, as the server sent it,
+// otherwise.
+func indented(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(b) > tool.MaxOutput || depth(b) > maxIndentDepth {
+		return b, err
+	}
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return b, nil
+	}
+	return out.Bytes(), nil
+}
+
+// depth is the deepest nesting of objects and arrays in the JSON b.
+func depth(b []byte) int {
+	d, most := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			d++
+			most = max(most, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
 }

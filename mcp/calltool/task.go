@@ -49,6 +49,10 @@ func (t *Tool) task(ctx context.Context, env tool.Env, progress func(string), cs
 // MaxTaskID is the longest task id kin records to follow after a restart.
 const MaxTaskID = 256
 
+// MaxStatusMessage is how many characters of a task's status message kin
+// passes on (one line).
+const MaxStatusMessage = 500
+
 // Resume goes on following task id, which a call of tool name on b's
 // server became in a kin that has since stopped (see agent.TaskFollower).
 // The call is never sent again. A server that no longer knows the task
@@ -69,7 +73,7 @@ func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string
 			out, _ := Frame(server, name, msg)
 			return tool.Result{Status: tool.StatusFailed, Output: out, Content: []tool.Content{{Type: "text", Text: msg}}}
 		}
-		return Unknown(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not look at it: %s", label, catalog.Strip(b.Redact(err.Error()))))
+		return UnknownSaid(server, name, fmt.Sprintf("it ran as task %s, and kin, after a restart, could not look at it", label), b.Redact(err.Error()))
 	}
 	if tk.TaskID == "" {
 		tk.TaskID = id
@@ -89,9 +93,12 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 	}
 	end := tasks.Follow(ctx, cs, tk, tasks.Hooks{
 		Status: func(status, msg string) {
-			line := "task " + catalog.Strip(status)
+			// A status is a word and its message one line: each new one
+			// goes to the editor as the call's status (or its output), and
+			// a server may change it at every poll.
+			line := "task " + visible.Clip(catalog.Strip(status), 40)
 			if msg != "" {
-				line += ": " + catalog.Strip(t.b.Redact(msg))
+				line += ": " + visible.Clip(catalog.Strip(t.b.Redact(msg)), MaxStatusMessage)
 			}
 			if !tool.Working(ctx, line) {
 				say(line) // no "working" status to show it: as output
@@ -116,7 +123,8 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 			catalog.Label(name), catalog.Label(server), id, why)
 		return tool.Result{Status: tool.StatusDenied, Output: msg, Content: []tool.Content{{Type: "text", Text: msg}}}
 	case tasks.Pending:
-		return Unknown(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending (%s); the call was not sent again", id, why))
+		// why may end in the server's error message (tasks/get, tasks/update).
+		return UnknownSaid(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending; the call was not sent again", id), why)
 	}
 	return Unknown(server, name, fmt.Sprintf("it ran as task %s: %s", id, why))
 }

@@ -219,3 +219,27 @@ func TestTaskIDTooLongIsNotRecorded(t *testing.T) {
 		t.Errorf("an id of %d bytes: recorded %d, progress %q", calltool.MaxTaskID, recorded, progress)
 	}
 }
+
+// A task whose status message is a new 100 kB, many-line text at every
+// poll reaches the editor as one short line per status, not as the text.
+func TestTaskStatusMessageIsOneShortLine(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		if n < 4 {
+			return map[string]any{"status": "working", "statusMessage": strings.Repeat(string(rune('a'+n))+"\n", 50000)}
+		}
+		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}}
+	}}
+	tl, _ := taskTool(t, s)
+	r, progress := run(context.Background(), t, tl)
+	if r.Status != tool.StatusCompleted {
+		t.Fatalf("%+v", r)
+	}
+	for _, l := range strings.Split(progress, "\n") {
+		if len(l) > calltool.MaxStatusMessage+100 {
+			t.Fatalf("a status line of %d bytes: %.200q", len(l), l)
+		}
+	}
+	if len(progress) > 10*(calltool.MaxStatusMessage+100) || !strings.Contains(progress, "task working: b b b") {
+		t.Fatalf("progress of %d bytes: %.300q", len(progress), progress)
+	}
+}

@@ -114,6 +114,19 @@ func (s *server) install(raws []catalog.Raw, initial bool) events {
 		keep[d.Name] = true
 	}
 	s.m.names.Release(s.cfg.Name, keep)
+	// A turn may still hold the tools this listing replaces: those whose
+	// definition no longer runs unasked stop doing so (see Tool.Revoke).
+	unasked := map[string]string{}
+	for _, t := range tools {
+		if t.ReadOnly() {
+			unasked[t.Def().Name] = t.Def().Fingerprint
+		}
+	}
+	for _, t := range s.tools {
+		if unasked[t.Def().Name] != t.Def().Fingerprint {
+			t.Revoke()
+		}
+	}
 	s.defs, s.tools = defs, tools
 	return ev
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kin-dev/kin/agent/tool"
+	"github.com/kin-dev/kin/mcp/catalog"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/connect"
 )
@@ -56,8 +57,14 @@ func (s *server) takeInstructions(conn *connect.Conn) {
 		text = r.Instructions
 	}
 	in := instructions{}
+	// What the person cannot see is removed before the text is shown,
+	// hashed (the hash they accept) or sent: Unicode tag characters, an
+	// escape sequence concealing the rest of a terminal line or bidi
+	// controls would otherwise give the model instructions the person
+	// read and accepted without seeing. Redacted after: a secret split by
+	// a hidden character is whole again once it is stripped.
+	text = s.Redact(catalog.Strip(text))
 	if text != "" {
-		text = s.Redact(text)
 		if len(text) > MaxInstructions {
 			text = strings.ToValidUTF8(text[:MaxInstructions], "")
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -340,6 +341,10 @@ type watched struct {
 	told map[*mcp.ClientSession]map[string]bool
 }
 
+// SubscribeWait bounds how long reading a resource for a question waits
+// for the server to accept the subscription to it.
+const SubscribeWait = 5 * time.Second
+
 func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
 	cs, ok := s.Session()
 	if !ok {
@@ -363,7 +368,11 @@ func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
 	if already {
 		return
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.Timeout())
+	// The question waits for this, which only lets kin say later that the
+	// attachment went stale: a server that never answers must not hold it
+	// for the server's whole timeout (minutes for one configured for long
+	// calls, past turn/start's own bound on a resource).
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(s.Timeout(), SubscribeWait))
 	defer cancel()
 	if err := cs.Subscribe(sctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		m.watch.mu.Lock()

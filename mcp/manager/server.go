@@ -111,6 +111,15 @@ func (s *server) Name() string        { return s.cfg.Name }
 func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
 
+// Trusted implements calltool.Binding: the launch this connection was
+// approved as is trusted, and still is in the trust ledger, read now.
+func (s *server) Trusted() bool {
+	s.mu.Lock()
+	l, trusted := s.launch, s.trusted
+	s.mu.Unlock()
+	return trusted && s.m.trust.IsTrusted(l)
+}
+
 // Redact removes the server's secrets from t: its env and header values,
 // URL credentials, and the OAuth tokens of its current sign-in.
 func (s *server) Redact(t string) string {
@@ -564,6 +573,9 @@ func (s *server) stop(report bool) {
 // tells the Host, without locks. Call with s.mu held.
 func (s *server) detach() (hadPrompts bool) {
 	hadPrompts = len(s.prompts) > 0
+	for _, t := range s.tools {
+		t.Revoke() // a turn may still hold it; the next connection lists its own
+	}
 	s.conn, s.defs, s.tools, s.resources, s.prompts = nil, nil, nil, false, nil
 	return hadPrompts
 }

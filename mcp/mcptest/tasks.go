@@ -25,6 +25,9 @@ type TaskServer struct {
 	// Gone makes tasks/get answer that the task is not known (it expired
 	// and the server dropped it).
 	Gone atomic.Bool
+	// GoneMessage is the message of that answer ("": "unknown task <id>
+	// (it expired)").
+	GoneMessage string
 	// ID is the id of the task it creates (empty: TaskID).
 	ID string
 
@@ -95,6 +98,9 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		n := int(s.Gets.Add(1))
 		if s.Gone.Load() {
 			rpcErr = &RPCError{Code: -32602, Message: "unknown task " + id + " (it expired)"}
+			if s.GoneMessage != "" {
+				rpcErr.Message = s.GoneMessage
+			}
 			break
 		}
 		s.mu.Lock()
