@@ -11,6 +11,7 @@ import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
 import { ApprovalRequest, ApprovalRespondParams, ApprovalResolved, ErrorCodes } from './protocol/types';
 import type { KinService } from './service';
+import { showError, showWarning } from './notify';
 
 /** What the chat view offers the approvals: whether a person can see it, and a way to show a card. */
 export interface CardHost {
@@ -94,7 +95,7 @@ export class Approvals implements vscode.Disposable {
 		}
 		if (!this.host?.visible) {
 			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
-			void vscode.window.showWarningMessage(notificationText(card), 'Review').then((c) => {
+			void showWarning(notificationText(card), 'Review').then((c) => {
 				if (c === 'Review' && this.open.has(p.requestId)) {
 					void this.host?.reveal(p.requestId);
 				}
@@ -128,7 +129,7 @@ export class Approvals implements vscode.Disposable {
 			this.answering.delete(requestId);
 			this.changed.fire(this.open.size);
 			this.output.appendLine(`[kin] approval ${requestId}: ${String(err)}`);
-			void vscode.window.showErrorMessage(errorText(err));
+			void showError(errorText(err));
 		}
 	}
 

@@ -24,6 +24,7 @@ import { errorText } from './errorText';
 import { RpcError } from './protocol/connection';
 import { ElicitationAnswerError, ElicitationField, ElicitationRequest, ElicitationResolved, ElicitationRespondParams, ErrorCodes } from './protocol/types';
 import type { KinService } from './service';
+import { noLinks, showError, showWarning } from './notify';
 import {
 	asker,
 	choiceItems,
@@ -86,7 +87,7 @@ export class Elicitations implements vscode.Disposable {
 		if (!this.host?.visible) {
 			const card = p.mode === 'url' ? linkCard(p) : formCard(p);
 			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
-			void vscode.window.showWarningMessage(notificationText(card), 'Review').then((c) => {
+			void showWarning(notificationText(card), 'Review').then((c) => {
 				if (c === 'Review' && this.waiting.has(p.requestId)) {
 					void this.host?.reveal(p.requestId);
 				}
@@ -172,7 +173,7 @@ export class Elicitations implements vscode.Disposable {
 			cts.cancel(); // closes an input still open for it
 			cts.dispose();
 			if (form && p.reason !== 'person') {
-				void vscode.window.showWarningMessage(`kin closed the question from ${asker(form)}: ${reasonText(p.reason)}`);
+				void showWarning(`kin closed the question from ${asker(form)}: ${reasonText(p.reason)}`);
 			}
 		}
 	}
@@ -208,7 +209,7 @@ export class Elicitations implements vscode.Disposable {
 			problems = refused.problems;
 			todo = fields.filter((f) => problems.has(f.name));
 			const lines = [...problems].map(([name, why]) => `${fields.find((f) => f.name === name)?.title || name} ${why}`);
-			void vscode.window.showWarningMessage(`kin refused part of your answer (the rest is kept): ${lines.join('; ')}`);
+			void showWarning(`kin refused part of your answer (the rest is kept): ${lines.join('; ')}`);
 		}
 	}
 
@@ -263,7 +264,7 @@ export class Elicitations implements vscode.Disposable {
 				if (missing.length === 0) {
 					return 'send';
 				}
-				void vscode.window.showWarningMessage(`Still to answer: ${missing.map((f) => f.title || f.name).join(', ')}`);
+				void showWarning(`Still to answer: ${missing.map((f) => f.title || f.name).join(', ')}`);
 				continue;
 			}
 			const f = fields.find((x) => x.name === pick.field);
@@ -302,7 +303,7 @@ export class Elicitations implements vscode.Disposable {
 			if (err instanceof RpcError && err.code === ErrorCodes.InvalidParams && err.data) {
 				return err.data as ElicitationAnswerError;
 			}
-			void vscode.window.showErrorMessage(errorText(err));
+			void showError(errorText(err));
 			return false;
 		}
 	}
@@ -382,12 +383,17 @@ function askField(
 			const box = vscode.window.createInputBox();
 			w = box;
 			box.value = initial !== undefined ? String(initial) : '';
-			box.prompt = prompt;
-			box.validationMessage = problem ? `${title} ${problem}` : undefined;
+			// VS Code makes links of `[label](command:…)` in both (notify.ts): the texts are the asker's.
+			const check = (v: string) => {
+				const m = validateField(f, v);
+				return m === undefined ? undefined : noLinks(m);
+			};
+			box.prompt = prompt === undefined ? undefined : noLinks(prompt);
+			box.validationMessage = problem ? noLinks(`${title} ${problem}`) : undefined;
 			subs.push(
-				box.onDidChangeValue((v) => (box.validationMessage = validateField(f, v))),
+				box.onDidChangeValue((v) => (box.validationMessage = check(v))),
 				box.onDidAccept(() => {
-					const m = validateField(f, box.value);
+					const m = check(box.value);
 					if (m) {
 						box.validationMessage = m;
 						return;
@@ -430,7 +436,7 @@ function askField(
 						const bad = values.length === 0 && !f.required ? undefined : validateChoices(f, values);
 						if (bad) {
 							qp.placeholder = `${title}: ${bad}`;
-							void vscode.window.showWarningMessage(errorText(`${title}: ${bad}`));
+							void showWarning(errorText(`${title}: ${bad}`));
 							return;
 						}
 						finish({ kind: 'value', value: values.length === 0 && !f.required ? undefined : values });

@@ -24,6 +24,7 @@ import { KinService } from './service';
 import { StatusBar } from './statusBar';
 import { TurnEdits } from './turnEdits';
 import * as worktree from './worktree';
+import { showError, showInfo, showWarning } from './notify';
 
 /** Everything the extension holds, in one place. */
 export interface KinContext {
@@ -83,7 +84,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 	extension.subscriptions.push(
 		review,
 		vscode.commands.registerCommand('kin.review', () =>
-			review.start().catch((err) => void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && output.show(true))),
+			review.start().catch((err) => void showError(errorText(err), 'Show Logs').then((c) => c && output.show(true))),
 		),
 		vscode.commands.registerCommand('kin.clearReview', () => review.clear()),
 	);
@@ -218,7 +219,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		service.onDidBecomeReady((r) => {
 			const dropped = service.launch?.droppedKeys ?? [];
 			if (dropped.length) {
-				void vscode.window.showWarningMessage(droppedKeysText(dropped), 'Set API Key').then((c) => {
+				void showWarning(droppedKeysText(dropped), 'Set API Key').then((c) => {
 					if (c) {
 						void vscode.commands.executeCommand('kin.setApiKey', dropped[0]);
 					}
@@ -226,7 +227,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 			}
 			if (r.model && !r.model.configured) {
 				// The first run: the key (Set API Key) and the service (kin.env) are set here, in VS Code.
-				void vscode.window.showWarningMessage(notConfiguredText(r.model.missing), 'Set API Key', 'Open kin.env', 'Show Logs').then((c) => {
+				void showWarning(notConfiguredText(r.model.missing), 'Set API Key', 'Open kin.env', 'Show Logs').then((c) => {
 					if (c === 'Set API Key') {
 						void vscode.commands.executeCommand('kin.setApiKey');
 					} else if (c === 'Open kin.env') {
@@ -239,7 +240,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 		}),
 		vscode.workspace.onDidChangeConfiguration((e) => {
 			if (e.affectsConfiguration('kin.path') || e.affectsConfiguration('kin.args') || e.affectsConfiguration('kin.env') || e.affectsConfiguration('kin.trace')) {
-				void vscode.window.showInformationMessage('kin: restart the service to use the new settings.', 'Restart Service').then((c) => {
+				void showInfo('kin: restart the service to use the new settings.', 'Restart Service').then((c) => {
 					if (c) {
 						void vscode.commands.executeCommand('kin.restartService');
 					}
@@ -251,7 +252,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<KinA
 	refresh();
 
 	service.start().catch((err) => {
-		void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && output.show(true));
+		void showError(errorText(err), 'Show Logs').then((c) => c && output.show(true));
 	});
 	return { ctx };
 }
@@ -269,7 +270,7 @@ const COMMANDS: Record<string, CommandFactory> = {
 	'kin.focusApproval': (ctx) => async () => {
 		const first = [...ctx.approvals.cards(), ...ctx.elicitations.cards()][0];
 		if (!first) {
-			void vscode.window.showInformationMessage('kin: nothing waits for your answer.');
+			void showInfo('kin: nothing waits for your answer.');
 			return;
 		}
 		await ctx.view.reveal(first.requestId);
@@ -293,7 +294,7 @@ const COMMANDS: Record<string, CommandFactory> = {
 	'kin.cancelTurn': (ctx) => async () => {
 		const cancelled = await ctx.chat.cancel();
 		if (!cancelled) {
-			void vscode.window.showInformationMessage('kin: no turn is running in this session.');
+			void showInfo('kin: no turn is running in this session.');
 		}
 	},
 	'kin.rollback': (ctx) => async () => {
@@ -309,20 +310,20 @@ const COMMANDS: Record<string, CommandFactory> = {
 		try {
 			const r = await ctx.chat.rollback(Number(n.trim()));
 			if (!r) {
-				void vscode.window.showInformationMessage('kin: no session is shown.');
+				void showInfo('kin: no session is shown.');
 			}
 		} catch (err) {
-			void vscode.window.showErrorMessage(`kin: rollback: ${(err as Error).message}`);
+			void showError(`kin: rollback: ${(err as Error).message}`);
 		}
 	},
 	'kin.fork': (ctx) => async (turnId?: unknown) => {
 		try {
 			const r = await ctx.chat.fork(typeof turnId === 'string' ? turnId : undefined);
 			if (!r) {
-				void vscode.window.showInformationMessage('kin: no session is shown.');
+				void showInfo('kin: no session is shown.');
 			}
 		} catch (err) {
-			void vscode.window.showErrorMessage(`kin: fork: ${(err as Error).message}`);
+			void showError(`kin: fork: ${(err as Error).message}`);
 		}
 	},
 	'kin.mcpList': (ctx) => () => ctx.mcp.list(),
@@ -392,7 +393,7 @@ async function setApiKey(ctx: KinContext, preset?: string): Promise<void> {
 	}
 	await ctx.keys.set(name, key.trim());
 	if (process.env[name]) {
-		void vscode.window.showWarningMessage(`kin: ${name} is set in the environment VS Code was started with, and that one is used.`);
+		void showWarning(`kin: ${name} is set in the environment VS Code was started with, and that one is used.`);
 	}
 	await ctx.service.restart();
 	void vscode.window.setStatusBarMessage(`kin: ${name} ${key.trim() ? 'stored' : 'removed'}; kin restarted`, 5000);
@@ -406,7 +407,7 @@ function registerCommands(ctx: KinContext): void {
 				try {
 					return await run(...args);
 				} catch (err) {
-					void vscode.window.showErrorMessage(errorText(err), 'Show Logs').then((c) => c && ctx.output.show(true));
+					void showError(errorText(err), 'Show Logs').then((c) => c && ctx.output.show(true));
 				}
 			}),
 		);
@@ -416,7 +417,7 @@ function registerCommands(ctx: KinContext): void {
 async function revokeGrants(ctx: KinContext): Promise<void> {
 	const r = await ctx.service.request<GrantsListResult>('grants/list', {});
 	if (!r.grants?.length) {
-		void vscode.window.showInformationMessage('kin: there are no grants.');
+		void showInfo('kin: there are no grants.');
 		return;
 	}
 	const picks = await vscode.window.showQuickPick(
@@ -429,12 +430,12 @@ async function revokeGrants(ctx: KinContext): Promise<void> {
 	for (const p of picks) {
 		await ctx.service.request('grants/revoke', { id: p.id });
 	}
-	void vscode.window.showInformationMessage(`kin: revoked ${picks.length} grant${picks.length > 1 ? 's' : ''}.`);
+	void showInfo(`kin: revoked ${picks.length} grant${picks.length > 1 ? 's' : ''}.`);
 }
 
 function showNotice(p: Notice, output: vscode.OutputChannel): void {
 	output.appendLine(`[notice ${p.level}] ${p.message}`);
-	const show = p.level === 'error' ? vscode.window.showErrorMessage : p.level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+	const show = p.level === 'error' ? showError : p.level === 'warning' ? showWarning : showInfo;
 	void show(errorText(p.message));
 }
 

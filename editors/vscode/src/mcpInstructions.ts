@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { KinService } from './service';
 import type { McpAcceptInstructionsResult, McpServerRow } from './protocol/types';
 import { acceptParams, instructionsText } from './mcpInstructionsText';
+import { showInfo } from './notify';
 
 export async function showInstructions(service: KinService, s: McpServerRow): Promise<void> {
 	const doc = await vscode.workspace.openTextDocument({ content: instructionsText(s), language: 'markdown' });
@@ -24,6 +25,6 @@ export async function showInstructions(service: KinService, s: McpServerRow): Pr
 	}
 	const r = await service.request<McpAcceptInstructionsResult>('mcp/acceptInstructions', params);
 	if (r.accepted) {
-		void vscode.window.showInformationMessage(`kin: ${s.name}'s instructions accepted; the model gets them from the next request on.`);
+		void showInfo(`kin: ${s.name}'s instructions accepted; the model gets them from the next request on.`);
 	}
 }

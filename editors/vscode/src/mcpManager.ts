@@ -8,6 +8,7 @@ import type { McpAddParams, McpAdoptParams, McpCheckResult, McpListResult, McpLo
 import { foreignItem, noteItems, serverItem, shadowedItem } from './mcpText';
 import { maskedNames, splitArgs } from './shellWords';
 import { showInstructions } from './mcpInstructions';
+import { showError, showInfo } from './notify';
 
 type Pick<T> = vscode.QuickPickItem & { value?: T };
 
@@ -57,7 +58,7 @@ export class McpManager {
 				try {
 					await pick.value();
 				} catch (err) {
-					void vscode.window.showErrorMessage(`kin: ${(err as Error).message}`);
+					void showError(`kin: ${(err as Error).message}`);
 				}
 			}
 		}
@@ -127,7 +128,7 @@ export class McpManager {
 		// Each server's state only: kin's own notice ("MCP server x: 15 tools from …") already says
 		// what a server that connected brought, and saying it twice reads as two servers.
 		const summary = (r.servers ?? []).map((s) => `${s.name} ${s.state}`).join(', ');
-		void vscode.window.showInformationMessage(`kin: MCP configuration applied${summary ? `: ${summary}` : '; no servers'}.`);
+		void showInfo(`kin: MCP configuration applied${summary ? `: ${summary}` : '; no servers'}.`);
 	}
 
 	async login(name?: string): Promise<void> {
@@ -135,7 +136,7 @@ export class McpManager {
 			const list = await this.service.request<McpListResult>('mcp/list', {});
 			const http = list.servers.filter((s) => s.transport === 'http');
 			if (!http.length) {
-				void vscode.window.showInformationMessage('kin: no http MCP server to sign in to.');
+				void showInfo('kin: no http MCP server to sign in to.');
 				return;
 			}
 			const pick = await vscode.window.showQuickPick(
@@ -151,7 +152,7 @@ export class McpManager {
 			{ location: vscode.ProgressLocation.Notification, title: `kin: signing in to ${name}… (answer the sign-in link)`, cancellable: true },
 			(_p, token) => this.service.request<McpLoginResult>('mcp/login', { name }, abortOn(token)),
 		);
-		void vscode.window.showInformationMessage(`kin: ${name} is ${r.state}.`);
+		void showInfo(`kin: ${name} is ${r.state}.`);
 	}
 
 	/** The guided Add Server flow; `existing` turns it into an edit of that row. */

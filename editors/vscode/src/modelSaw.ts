@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { resourceRows, sawLines, type ResourceRow } from './chat/resources';
 import type { McpResourceUpdated, McpResourcesResult, McpStatus, ToolCallParams } from './protocol/types';
 import type { KinService } from './service';
+import { showInfo } from './notify';
 
 /** How many finished calls the view offers (the newest). */
 const KEEP = 200;
@@ -26,7 +27,7 @@ export class ModelSaw implements vscode.Disposable {
 				}
 			}),
 			service.onNotification('mcp/resourceUpdated', (p: McpResourceUpdated) => {
-				void vscode.window.showInformationMessage(`kin: ${p.server}: ${p.uri} changed since it was attached; attach it again to send the new content.`);
+				void showInfo(`kin: ${p.server}: ${p.uri} changed since it was attached; attach it again to send the new content.`);
 			}),
 		);
 	}
@@ -61,7 +62,7 @@ export class ModelSaw implements vscode.Disposable {
 		if (!call) {
 			const items = [...this.calls.values()].reverse().map((c) => ({ label: c.title || c.name, description: `${c.status} · ${c.callId}`, call: c }));
 			if (!items.length) {
-				void vscode.window.showInformationMessage('kin: no tool call has finished yet.');
+				void showInfo('kin: no tool call has finished yet.');
 				return;
 			}
 			call = (await vscode.window.showQuickPick(items, { title: 'kin: what the model saw', placeHolder: 'Pick a tool call' }))?.call;

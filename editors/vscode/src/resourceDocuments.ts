@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { cutsMessage, readErrorText, readResourceDocument, resourceFileName, resourceLanguage, resourceOfQuery, resourceQuery } from './chat/resources';
 import type { Requester } from './protocol/connection';
 import type { ResourceLink } from './protocol/types';
+import { showError, showInfo } from './notify';
 
 export const RESOURCE_SCHEME = 'kin-resource';
 
@@ -46,7 +47,7 @@ export class ResourceDocuments implements vscode.TextDocumentContentProvider, vs
 		try {
 			doc = await readResourceDocument(this.rpc, link);
 		} catch (err) {
-			void vscode.window.showErrorMessage(readErrorText(link, err));
+			void showError(readErrorText(link, err));
 			return;
 		}
 		const query = resourceQuery(link);
@@ -61,7 +62,7 @@ export class ResourceDocuments implements vscode.TextDocumentContentProvider, vs
 		await vscode.window.showTextDocument(td, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 		const cuts = cutsMessage(link, doc.cuts);
 		if (cuts) {
-			void vscode.window.showInformationMessage(cuts);
+			void showInfo(cuts);
 		}
 	}
 

@@ -16,6 +16,7 @@ import { firstWords, turnChanges, type UserEntry } from './chat/transcript';
 import type { DiffDocuments } from './diffDocuments';
 import { Hunk, hunkKey, hunks, lines, locate } from './lineDiff';
 import type { KinService } from './service';
+import { showInfo, showWarning } from './notify';
 
 /** One file's review: kin's hunks of the last turn that changed it, and those settled since. */
 interface Review {
@@ -93,7 +94,7 @@ export class TurnEdits implements vscode.CodeLensProvider, vscode.Disposable {
 	async openTurnDiff(turnId: string, file: string): Promise<void> {
 		const c = turnChanges(this.chat.state.entries, turnId).find((x) => x.path === file);
 		if (!c) {
-			void vscode.window.showInformationMessage(`kin: the transcript no longer has the change of ${file}.`);
+			void showInfo(`kin: the transcript no longer has the change of ${file}.`);
 			return;
 		}
 		const q = this.chat.state.entries.find((e): e is UserEntry => e.type === 'user' && e.turnId === turnId)?.text;
@@ -159,7 +160,7 @@ export class TurnEdits implements vscode.CodeLensProvider, vscode.Disposable {
 		const r = this.located(doc);
 		const targets = (r?.at ?? []).filter((x) => key === undefined || hunkKey(x.hunk) === key);
 		if (!r || !targets.length) {
-			void vscode.window.showWarningMessage('kin: that change is not there any more (changed since), so it was not undone.');
+			void showWarning('kin: that change is not there any more (changed since), so it was not undone.');
 			return false;
 		}
 		const edit = new vscode.WorkspaceEdit();
@@ -167,7 +168,7 @@ export class TurnEdits implements vscode.CodeLensProvider, vscode.Disposable {
 			replaceLines(edit, doc, t.line, t.hunk.newLines.length, t.hunk.oldLines);
 		}
 		if (!(await vscode.workspace.applyEdit(edit))) {
-			void vscode.window.showWarningMessage('kin: VS Code refused the edit; nothing was undone.');
+			void showWarning('kin: VS Code refused the edit; nothing was undone.');
 			return false;
 		}
 		for (const t of targets) {

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { SessionInfo, WorktreeApplyResult, WorktreeRemoveResult, WorktreeStatusResult } from './protocol/types';
 import { appliedText, describeWorktree, fileItems, nextStep, removedText, statusSummary, worktreeError } from './worktreeText';
+import { showInfo, showWarning } from './notify';
 
 /** What the commands need of the extension. */
 export interface WorktreeHost {
@@ -22,7 +23,7 @@ async function refused(what: string, err: unknown, root?: string): Promise<void>
 	}
 	const msg = [e.message, nextStep(e.kind)].filter(Boolean).join(' ');
 	const open = e.paths.length && root ? 'Show Files' : undefined;
-	const pick = await vscode.window.showWarningMessage(`kin: ${what}: ${msg}${e.paths.length ? ` (${e.paths.join(', ')})` : ''}`, ...(open ? [open] : []));
+	const pick = await showWarning(`kin: ${what}: ${msg}${e.paths.length ? ` (${e.paths.join(', ')})` : ''}`, ...(open ? [open] : []));
 	if (pick && root) {
 		const p = await vscode.window.showQuickPick(e.paths, { title: `kin: ${e.kind}` });
 		if (p) {
@@ -34,7 +35,7 @@ async function refused(what: string, err: unknown, root?: string): Promise<void>
 function current(host: WorktreeHost): string | undefined {
 	const sid = host.sessionId();
 	if (!sid) {
-		void vscode.window.showInformationMessage('kin: no session is shown; "kin: New Session in a Worktree" starts one.');
+		void showInfo('kin: no session is shown; "kin: New Session in a Worktree" starts one.');
 	}
 	return sid;
 }
@@ -87,7 +88,7 @@ export async function apply(host: WorktreeHost): Promise<void> {
 	try {
 		repo = (await host.request<WorktreeStatusResult>('worktree/status', { sessionId: sid })).repo;
 		const r = await host.request<WorktreeApplyResult>('worktree/apply', { sessionId: sid });
-		void (r.runsLater?.length ? vscode.window.showWarningMessage(appliedText(r)) : vscode.window.showInformationMessage(appliedText(r)));
+		void (r.runsLater?.length ? showWarning(appliedText(r)) : showInfo(appliedText(r)));
 	} catch (err) {
 		await refused('not applied', err, repo);
 	}
@@ -100,7 +101,7 @@ export async function remove(host: WorktreeHost): Promise<void> {
 	}
 	try {
 		const r = await host.request<WorktreeRemoveResult>('worktree/remove', { sessionId: sid });
-		void vscode.window.showInformationMessage(removedText(r));
+		void showInfo(removedText(r));
 	} catch (err) {
 		const e = worktreeError(err);
 		if (e.kind !== 'unapplied' && e.kind !== 'shared') {
@@ -115,7 +116,7 @@ export async function remove(host: WorktreeHost): Promise<void> {
 		);
 		if (force) {
 			const r = await host.request<WorktreeRemoveResult>('worktree/remove', { sessionId: sid, force: true });
-			void vscode.window.showInformationMessage(removedText(r));
+			void showInfo(removedText(r));
 		}
 	}
 }

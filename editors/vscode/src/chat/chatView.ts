@@ -15,6 +15,7 @@ import { diagnosticsPart, fileMentionPart, filePart, selectionPart } from './att
 import type { ChatController } from './chatController';
 import { resourcePart, resourceWords, templateOf, templateWords, type ResourceRow } from './resources';
 import type { TranscriptState } from './transcript';
+import { showError, showInfo, showWarning } from '../notify';
 
 export const CHAT_VIEW_ID = 'kin.chat';
 
@@ -403,7 +404,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 					return;
 			}
 		} catch (err) {
-			void vscode.window.showErrorMessage(errorText(err));
+			void showError(errorText(err));
 		}
 	}
 
@@ -411,7 +412,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 	async attach(what: 'file' | 'selection' | 'problems'): Promise<void> {
 		const ed = vscode.window.activeTextEditor && isWorkspaceDoc(vscode.window.activeTextEditor.document) ? vscode.window.activeTextEditor : this.lastEditor;
 		if (!ed || ed.document.isClosed) {
-			void vscode.window.showWarningMessage('Open a file of the workspace in an editor first.');
+			void showWarning('Open a file of the workspace in an editor first.');
 			return;
 		}
 		const base = this.chat.state.session?.cwd;
@@ -421,13 +422,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 		} else if (what === 'selection') {
 			part = selectionPart(ed.document, ed.selection, base);
 			if (!part) {
-				void vscode.window.showWarningMessage('Select some text in the editor first.');
+				void showWarning('Select some text in the editor first.');
 				return;
 			}
 		} else {
 			part = diagnosticsPart(ed.document.uri, vscode.languages.getDiagnostics(ed.document.uri), base);
 			if (!part) {
-				void vscode.window.showInformationMessage(`${vscode.workspace.asRelativePath(ed.document.uri)} has no problems.`);
+				void showInfo(`${vscode.workspace.asRelativePath(ed.document.uri)} has no problems.`);
 				return;
 			}
 		}
@@ -572,7 +573,7 @@ async function openLink(href: string): Promise<void> {
 		return;
 	}
 	if (!['http', 'https', 'mailto'].includes(uri.scheme)) {
-		void vscode.window.showWarningMessage(`kin: not opening a ${uri.scheme}: link from an answer (${href}).`);
+		void showWarning(`kin: not opening a ${uri.scheme}: link from an answer (${href}).`);
 		return;
 	}
 	await vscode.env.openExternal(uri);
@@ -586,7 +587,7 @@ async function openFile(p: string, line: number | undefined, cwd: string | undef
 	try {
 		await vscode.workspace.fs.stat(uri);
 	} catch {
-		void vscode.window.showWarningMessage(`kin: there is no file ${abs}.`);
+		void showWarning(`kin: there is no file ${abs}.`);
 		return;
 	}
 	const pos = line && line > 0 ? new vscode.Position(line - 1, 0) : undefined;
@@ -596,7 +597,7 @@ async function openFile(p: string, line: number | undefined, cwd: string | undef
 async function insertAtCursor(text: string): Promise<void> {
 	const ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'file');
 	if (!ed) {
-		void vscode.window.showWarningMessage('kin: open an editor to insert the code into.');
+		void showWarning('kin: open an editor to insert the code into.');
 		return;
 	}
 	await ed.edit((b) => {
