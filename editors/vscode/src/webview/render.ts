@@ -21,6 +21,34 @@ export function inlineCode(s: string): string {
 	return escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
+// Characters that render as nothing or rearrange the text around them: zero-width characters,
+// bidi controls (U+202E shows "rm -rf ~ \u202e#pmt/dliub/." as "rm -rf ~ ./build/tmp#"), Unicode
+// tag characters, other format and control characters (a lone CR, ESC), line and paragraph
+// separators. Newline and tab are text. The same set as kin's agent/visible (approvals) and its
+// terminal chat.
+const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\u2028\u2029\ufeff]|\r(?!\n)|[^\P{Cc}\n\t\r]|\p{Cf}/gu;
+
+/**
+ * Text from the model, a tool or a server with its hidden characters spelled out as kin writes
+ * them (\u202e, \x1b, \U000e0041): the chat shows what is there, and a code block's Copy and
+ * Insert take exactly what was shown. Text without them is returned as it is.
+ */
+export function visibleText(s: string): string {
+	return s.replace(HIDDEN, (c) => {
+		const n = c.codePointAt(0)!;
+		return n <= 0xff ? `\\x${hex(n, 2)}` : n <= 0xffff ? `\\u${hex(n, 4)}` : `\\U${hex(n, 8)}`;
+	});
+}
+
+function hex(n: number, width: number): string {
+	return n.toString(16).padStart(width, '0');
+}
+
+/** visibleText, escaped for HTML. */
+function shown(s: string): string {
+	return escapeHtml(visibleText(s));
+}
+
 export function icon(name: string, extra = ''): string {
 	return `<i class="codicon codicon-${name}${extra ? ` ${extra}` : ''}" aria-hidden="true"></i>`;
 }
@@ -39,6 +67,16 @@ const md = new MarkdownIt({
 	},
 });
 
+// Every text of the answer (prose, inline code, code blocks) shows its hidden characters.
+md.core.ruler.push('visible', (state) => {
+	for (const t of state.tokens) {
+		t.content = visibleText(t.content);
+		for (const c of t.children ?? []) {
+			c.content = visibleText(c.content);
+		}
+	}
+});
+
 // Links open through the extension (openExternal, which asks before opening an untrusted site):
 // the page intercepts the click; the title shows where a link goes.
 const defaultLink = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
@@ -54,7 +92,7 @@ md.renderer.rules.fence = (tokens, idx, options) => {
 	const body = options.highlight ? options.highlight(t.content, lang, '') : escapeHtml(t.content);
 	return (
 		`<div class="code-block"><div class="code-actions">` +
-		(lang ? `<span class="lang">${escapeHtml(lang)}</span>` : '') +
+		(lang ? `<span class="lang">${shown(lang)}</span>` : '') +
 		`<button class="icon-button" data-action="copy" title="Copy">${icon('copy')}</button>` +
 		`<button class="icon-button" data-action="insert" title="Insert at the cursor">${icon('insert')}</button></div>` +
 		`<pre><code class="hljs${lang ? ` language-${escapeHtml(lang)}` : ''}">${body}</code></pre></div>\n`
@@ -125,9 +163,7 @@ export function renderEntry(e: Entry): string {
 				`<div class="body">${escapeHtml(e.text).replace(/\n/g, '<br>')}</div>${e.parts?.length ? renderParts(e.parts) : ''}</div>`;
 		case 'reasoning':
 			// Folded: the person opens it when they want to see how kin got there.
-			return `<div class="entry reasoning" data-turn="${escapeHtml(e.turnId)}"><details><summary>${icon('lightbulb')} Reasoning <span class="first-line">${escapeHtml(
-				firstLine(e.text),
-			)}</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
+			return `<div class="entry reasoning" data-turn="${escapeHtml(e.turnId)}"><details><summary>${icon('lightbulb')} Reasoning <span class="first-line">${shown(firstLine(e.text))}</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
 		case 'compaction':
 			return `<div class="entry compaction"><details><summary>${icon('fold')} Earlier conversation summarised for the model <span class="reason">(${escapeHtml(
 				e.reason,
@@ -156,7 +192,7 @@ export function renderEntry(e: Entry): string {
 					? `<span class="undone">${icon('discard')} file changes undone</span>`
 					: `<button class="secondary small" data-action="undo" data-turn="${escapeHtml(e.turnId)}" title="Put back the files kin changed in this turn">${icon('discard')} Undo file changes</button>`
 				: '';
-			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${escapeHtml(e.error)}` : ''}`;
+			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${shown(e.error)}` : ''}`;
 			const files = e.files?.length ? renderChangedFiles(e.turnId, e.files) : '';
 			return `<div class="entry turn-end ${escapeHtml(e.status)}" data-turn="${escapeHtml(e.turnId)}">${what}${files}${undo ? `<div class="turn-actions">${undo}</div>` : ''}</div>`;
 		}
@@ -165,7 +201,7 @@ export function renderEntry(e: Entry): string {
 		case 'undo':
 			return renderUndo(e.result, e.question);
 		case 'command':
-			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${escapeHtml(e.text)}</pre></div>`;
+			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${shown(e.text)}</pre></div>`;
 		case 'notice':
 			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${escapeHtml(e.message)}</div>`;
 	}
@@ -246,9 +282,7 @@ export function renderPlan(steps: PlanEntry[]): string {
 	const items = steps
 		.map(
 			(x) =>
-				`<li class="step ${escapeHtml(x.status)}" aria-label="${escapeHtml(`${STEP_LABEL[x.status] ?? x.status}: ${x.content}`)}">${icon(STEP_ICON[x.status] ?? 'circle-large-outline')}<span class="content">${escapeHtml(
-					x.content,
-				)}</span>${x.priority ? ` <span class="priority ${escapeHtml(x.priority)}">${escapeHtml(x.priority)}</span>` : ''}</li>`,
+				`<li class="step ${escapeHtml(x.status)}" aria-label="${escapeHtml(`${STEP_LABEL[x.status] ?? x.status}: ${x.content}`)}">${icon(STEP_ICON[x.status] ?? 'circle-large-outline')}<span class="content">${shown(x.content)}</span>${x.priority ? ` <span class="priority ${escapeHtml(x.priority)}">${escapeHtml(x.priority)}</span>` : ''}</li>`,
 		)
 		.join('');
 	return `<div class="entry plan"><div class="entry-head">${icon('checklist')} Plan <span class="progress">${done}/${steps.length}</span></div><ul class="checklist">${items}</ul></div>`;
@@ -292,7 +326,7 @@ function renderTool(e: ToolEntry): string {
 	const diffs = (e.content ?? []).filter((c) => c.type === 'diff');
 	const parts: string[] = [];
 	if (args) {
-		parts.push(`<div class="label">Arguments</div><pre>${escapeHtml(args)}</pre>`);
+		parts.push(`<div class="label">Arguments</div><pre>${shown(args)}</pre>`);
 	}
 	for (const c of diffs) {
 		if (c.type === 'diff') {
@@ -303,7 +337,7 @@ function renderTool(e: ToolEntry): string {
 		parts.push(renderSubagent(e.subagent));
 	}
 	if (e.output) {
-		parts.push(`<div class="label">Output</div><pre>${escapeHtml(e.output)}</pre>`);
+		parts.push(`<div class="label">Output</div><pre>${shown(e.output)}</pre>`);
 	}
 	const open = e.status === 'running' || e.status === 'working' || e.status === 'failed' ? ' open' : '';
 	// An MCP task: where it stands, next to the status.
@@ -314,11 +348,9 @@ function renderTool(e: ToolEntry): string {
 			? `<button class="icon-button" data-action="terminal" data-call="${escapeHtml(e.callId)}" title="Show the output in a terminal" aria-label="Show the output in a terminal">${icon('terminal')}</button>`
 			: '';
 	// A refusal says why (kin's words, such as ask mode's) without opening the card.
-	const why = e.status === 'denied' && e.output ? `<div class="why">${icon('info')} ${escapeHtml(e.output.trim().split('\n')[0])}</div>` : '';
+	const why = e.status === 'denied' && e.output ? `<div class="why">${icon('info')} ${shown(e.output.trim().split('\n')[0])}</div>` : '';
 	return `<div class="entry tool status-${escapeHtml(e.status)}" data-call="${escapeHtml(e.callId)}">
-<details${open}><summary>${icon(KIND_ICON[e.kind ?? 'other'] ?? 'tools', 'kind')} <span class="title">${escapeHtml(
-		e.title,
-	)}</span>${terminal} <span class="status">${escapeHtml((STATUS_LABEL[e.status] ?? e.status) + standing)}</span></summary>
+<details${open}><summary>${icon(KIND_ICON[e.kind ?? 'other'] ?? 'tools', 'kind')} <span class="title">${shown(e.title)}</span>${terminal} <span class="status">${shown((STATUS_LABEL[e.status] ?? e.status) + standing)}</span></summary>
 <div class="tool-body">${parts.join('')}</div></details>${e.links?.length ? renderResourceLinks(e.links) : ''}${showsSubagent(e.subagent) ? renderSubagentLine(e.subagent) : e.waitingSlot ? renderSlotLine() : ''}${why}</div>`;
 }
 
@@ -348,7 +380,7 @@ export function renderDiff(unified: string): string {
 	const body = lines
 		.map((l) => {
 			const cls = l.startsWith('+++') || l.startsWith('---') ? 'file' : l.startsWith('@@') ? 'hunk' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : 'ctx';
-			return `<span class="line ${cls}">${escapeHtml(l) || ' '}</span>`;
+			return `<span class="line ${cls}">${shown(l) || ' '}</span>`;
 		})
 		.join('');
 	return `<pre class="diff" tabindex="0" aria-label="diff, ${lines.length} lines">${body}</pre>`;
