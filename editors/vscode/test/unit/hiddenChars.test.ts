@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderDiff, renderEntry, renderMarkdown, visibleText } from '../../src/webview/render';
+import { renderSubagent } from '../../src/webview/subagentRender';
 
 const RLO = '\u202e';
 const HIDDEN = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\u2060\ufeff\u{e0000}-\u{e007f}\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/u;
@@ -34,6 +35,7 @@ test('hidden characters in the answer, its inline code, reasoning, and a tool ca
 		renderEntry({ type: 'reasoning', key: 'r', turnId: 't_1', text: sneaky } as any),
 		renderEntry({ type: 'tool', key: 'c', callId: 'c_1', name: 'bash', kind: 'execute', title: `Run ${sneaky}`, arguments: JSON.stringify({ command: sneaky }), output: sneaky, status: 'failed' } as any),
 		renderDiff(`+${sneaky}`),
+		renderSubagent({ sessionId: 's_2', status: 'running', calls: [{ callId: 'c_2', title: `Run ${sneaky}`, status: 'running' }], text: sneaky } as any),
 	]) {
 		assert.doesNotMatch(html, HIDDEN);
 		assert.match(html, /\\u202e/);
