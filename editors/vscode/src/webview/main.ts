@@ -11,7 +11,7 @@ import type { Entry } from '../chat/transcript';
 import type { CommandInfo } from '../protocol/types';
 import { CompletionItem, mentionAt, placeFilled, slashCompletions, type TemplatePending } from './completion';
 import { nestSessions, subagentLabel, type SubagentMap } from '../chat/subagents';
-import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts } from './render';
+import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts, visibleText } from './render';
 
 declare function acquireVsCodeApi(): {
 	postMessage(m: PageMessage): void;
@@ -513,7 +513,7 @@ function draw(m: StateMessage): void {
 		...nestSessions(sessions).map(
 			({ session: s, depth }) =>
 				`<option value="${escapeHtml(s.sessionId)}"${s.sessionId === current ? ' selected' : ''}>${'\u00a0\u00a0'.repeat(depth)}${depth ? '↳ subagent: ' : ''}${escapeHtml(
-					s.title || s.sessionId,
+					visibleText(s.title || s.sessionId),
 				)}${s.turns !== undefined ? ` (${s.turns})` : ''}</option>`,
 		),
 		...(m.moreSessions ? [`<option value="${MORE_SESSIONS}">Load more sessions…</option>`] : []),

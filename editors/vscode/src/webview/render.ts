@@ -156,13 +156,13 @@ export function renderEntry(e: Entry): string {
 		case 'waiting':
 			return `<div class="entry waiting" data-request="${escapeHtml(e.requestId)}">${icon('bell-dot')} <span class="badge">${
 				e.what === 'approval' ? 'approval needed' : 'input needed'
-			}</span> <span class="title">${escapeHtml(e.title)}</span><div class="hint">${
+			}</span> <span class="title">${shown(e.title)}</span><div class="hint">${
 				'Answer in the card below.'
 			}</div></div>`;
 		case 'decision':
 			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${inlineCode(
 				e.label ?? decisionText(e.decision, e.approvalKind),
-			)}: ${escapeHtml(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
+			)}: ${shown(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
 		case 'turnEnd': {
 			const undo = e.changedFiles
 				? e.undone
@@ -180,7 +180,7 @@ export function renderEntry(e: Entry): string {
 		case 'command':
 			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${shown(e.text)}</pre></div>`;
 		case 'notice':
-			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${escapeHtml(e.message)}</div>`;
+			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${shown(e.message)}</div>`;
 	}
 }
 
@@ -276,7 +276,7 @@ export function renderUndo(r: TurnUndoResult, question = r.question): string {
 		parts.push(`<div class="conflict">${icon('warning')} ${fileLink(c.path, undefined, escapeHtml(c.path))}: ${escapeHtml(c.reason)}</div>${c.diff ? renderDiff(c.diff) : ''}`);
 	}
 	for (const n of r.notUndoable ?? []) {
-		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${escapeHtml(n.title || n.name)}: ${escapeHtml(n.reason)}</div>`);
+		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${shown(n.title || n.name)}: ${shown(n.reason)}</div>`);
 	}
 	return `<div class="entry undo">${parts.join('')}</div>`;
 }
@@ -368,7 +368,7 @@ export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitl
 	const parts: string[] = [];
 	parts.push(
 		`<div class="card-head">${icon(c.what === 'link' ? 'link-external' : c.what === 'form' ? 'question' : c.unconfined ? 'unlock' : 'shield')} <span class="heading">${escapeHtml(c.heading)}</span>${
-			sessionTitle ? ` <span class="session">in ${escapeHtml(sessionTitle)}</span>` : ''
+			sessionTitle ? ` <span class="session">in ${shown(sessionTitle)}</span>` : ''
 		}</div>`,
 	);
 	if (c.title) {

@@ -35,6 +35,8 @@ test('hidden characters in the answer, its inline code, reasoning, and a tool ca
 		renderEntry({ type: 'reasoning', key: 'r', turnId: 't_1', text: sneaky } as any),
 		renderEntry({ type: 'tool', key: 'c', callId: 'c_1', name: 'bash', kind: 'execute', title: `Run ${sneaky}`, arguments: JSON.stringify({ command: sneaky }), output: sneaky, status: 'failed' } as any),
 		renderDiff(`+${sneaky}`),
+		renderEntry({ type: 'notice', key: 'n', level: 'warning', message: `MCP server docs: ${sneaky}` } as any),
+		renderEntry({ type: 'decision', key: 'd', requestId: 'ap_1', decision: 'allow_once', title: `Run ${sneaky}` } as any),
 		renderSubagent({ sessionId: 's_2', status: 'running', calls: [{ callId: 'c_2', title: `Run ${sneaky}`, status: 'running' }], text: sneaky } as any),
 	]) {
 		assert.doesNotMatch(html, HIDDEN);
