@@ -428,10 +428,10 @@ type ResourceHost interface {
 }
 
 // ResourceOwner names the connected server uri belongs to: one that lists
-// it on its first page, else one with a template whose fixed beginning
-// (up to its first variable) uri starts with, a fixed beginning of only
-// http://, https:// or file:// claiming nothing. "" when
-// none does; the first server by name wins.
+// it on its first page, else one with a template that claims it
+// (templateClaims: the web's and files' links only below a whole host or a
+// folder the template fixes). "" when none does; the first server by name
+// wins.
 func (m *Manager) ResourceOwner(ctx context.Context, uri string) string {
 	ss, _ := m.resourceServer("")
 	var byTemplate string
@@ -443,15 +443,35 @@ func (m *Manager) ResourceOwner(ctx context.Context, uri string) string {
 			}
 		}
 		for _, t := range page.Templates {
-			fixed, _, _ := strings.Cut(t.URITemplate, "{")
-			scheme, rest, ok := strings.Cut(fixed, "://")
-			// A template that fixes only the scheme claims that scheme's
-			// URIs, never the web's or files' (every link would be).
-			web := scheme == "http" || scheme == "https" || scheme == "file"
-			if byTemplate == "" && ok && scheme != "" && (rest != "" || !web) && strings.HasPrefix(uri, fixed) {
+			if byTemplate == "" && templateClaims(t.URITemplate, uri) {
 				byTemplate = s.cfg.Name
 			}
 		}
 	}
 	return byTemplate
+}
+
+// templateClaims says whether a server's resource template claims uri: its
+// fixed part (before the first "{") begins uri. A template that fixes only
+// its scheme claims that scheme's URIs (notes://{id}), but never the web's
+// or files' with less than a whole host or a folder below the root fixed:
+// "https://{host}/x", "https://g{x}" or "file:///{path}" would claim every
+// link of the web or every file, and a server claiming them is sent the
+// links a person attaches and answers their reads.
+func templateClaims(template, uri string) bool {
+	fixed, _, _ := strings.Cut(template, "{")
+	scheme, rest, ok := strings.Cut(fixed, "://")
+	if !ok || scheme == "" || !strings.HasPrefix(uri, fixed) {
+		return false
+	}
+	switch scheme {
+	case "http", "https":
+		host, _, whole := strings.Cut(rest, "/")
+		return whole && host != ""
+	case "file":
+		_, path, _ := strings.Cut(rest, "/")
+		dir, _, whole := strings.Cut(path, "/")
+		return whole && dir != ""
+	}
+	return true
 }
