@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/manager"
 )
@@ -32,7 +33,13 @@ func mcpShow(wd, home, name, accept string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	h := &showHost{stderr: stderr}
-	m := manager.New(manager.Options{Workdir: wd, KinHome: home, Host: h, Version: version, Fixed: []config.Server{sc}})
+	// In the command sandbox, as kin serve starts it: the person trusted
+	// the launch its approval described (confined, writing only its state
+	// folder and what its "sandbox" field adds; not started at all where
+	// settings.json requires a sandbox there is none of). Without one the
+	// manager runs a stdio server unconfined.
+	sb := sandbox.New(sandbox.FromSettings(home))
+	m := manager.New(manager.Options{Workdir: wd, KinHome: home, Host: h, Version: version, Fixed: []config.Server{sc}, Sandbox: sb})
 	defer m.Close()
 	m.Start(context.Background())
 	var row manager.Row
