@@ -61,12 +61,37 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	url := fs.String("url", "", "the endpoint of an http server")
 	oauth := fs.Bool("oauth", false, "sign in with OAuth (http servers)")
 	timeout := fs.Int("timeout", 0, "per-call timeout in milliseconds")
+	acceptHash := fs.String("accept", "", "show: accept the changed instructions whose hash this is")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
 	rest := fs.Args()
-	if len(rest) > 1 && rest[1] == "--" { // NAME -- COMMAND ARGS...
+	// Flags may follow the name too, up to "--" (kin mcp add files --env
+	// K=V -- npx srv, the order other MCP clients take). The flag package
+	// stops at the name: the rest became the server's command and
+	// arguments, and the value typed for --env, --header or --url went
+	// into .kin/mcp.json as a plain argument, a secret in a file people
+	// commit. Not after a "--" before the name: everything there is
+	// positional.
+	if len(rest) > 0 && !(len(rest) < len(args)-1 && args[len(args)-len(rest)-1] == "--") {
+		name := rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		rest = append([]string{name}, fs.Args()...)
+	} else if len(rest) > 1 && rest[1] == "--" { // -- NAME -- COMMAND ARGS...
 		rest = append(rest[:1], rest[2:]...)
+	}
+	// A flag another form of the subcommand takes, or a second name, is
+	// refused rather than dropped: dropped, --env beside --url (or
+	// --header without it) left a server without the secret the person
+	// typed, and "remove a b" removed a alone.
+	extra := func(max int) bool {
+		if len(rest) > max {
+			fmt.Fprintf(stderr, "kin mcp %s: unexpected arguments %q\n\n%s", args[0], rest[max:], mcpUsage)
+			return true
+		}
+		return false
 	}
 	needName := func() (string, bool) {
 		if len(rest) == 0 || rest[0] == "" {
@@ -78,30 +103,36 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 
 	switch args[0] {
 	case "list":
+		if extra(0) {
+			return 2
+		}
 		return mcpList(wd, home, stdout, stderr)
 	case "get":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		return mcpGet(wd, home, name, stdout, stderr)
 	case "show":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
-		accept := ""
-		if len(rest) == 3 && rest[1] == "--accept" {
-			accept = rest[2]
-		}
-		return mcpShow(wd, home, name, accept, stdout, stderr)
+		return mcpShow(wd, home, name, *acceptHash, stdout, stderr)
 	case "add":
 		name, ok := needName()
 		if !ok {
 			return 2
 		}
+		if *url != "" && len(envs) > 0 || *url == "" && (len(headers) > 0 || *oauth) {
+			fmt.Fprintf(stderr, "kin mcp add: --env is for a stdio server (a command after --), --header and --oauth for an http one (--url)\n\n%s", mcpUsage)
+			return 2
+		}
 		entry := map[string]any{}
 		if *url != "" {
+			if extra(1) {
+				return 2
+			}
 			entry["type"] = "http"
 			entry["url"] = *url
 			if len(headers) > 0 {
@@ -139,7 +170,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "remove":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		sc, err := scopeOf(wd, home, *scope, name)
@@ -153,7 +184,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "enable", "disable":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		if err := store.SetEnabled(config.Scope(*scope), name, args[0] == "enable"); err != nil {
@@ -163,7 +194,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "adopt":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		if err := store.Adopt(name); err != nil {

@@ -128,3 +128,57 @@ func TestMCPGetShowsSandbox(t *testing.T) {
 		}
 	}
 }
+
+// Flags after the server's name are flags (as other MCP clients take
+// them), not the server's command: read as the command and its arguments,
+// "files --env TOKEN=... -- npx srv" made a server running "--env" whose
+// first argument, the secret, went into .kin/mcp.json in clear, and
+// "remove files --scope global" removed the project's entry instead. A flag
+// for the other transport is refused, not dropped.
+func TestMCPCommandTakesFlagsAfterTheName(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	run := func(want int, args ...string) string {
+		t.Helper()
+		out, code := kinCLI(t, ws, home, args...)
+		if code != want {
+			t.Fatalf("kin %q: exit %d, want %d\n%s", args, code, want, out)
+		}
+		return out
+	}
+	run(0, "mcp", "add", "files", "--env", "TOKEN=sk-env-canary", "--", "npx", "-y", "srv")
+	run(0, "mcp", "add", "api", "--url", "https://example.com/mcp?key=sk-query-canary", "--header", "Authorization=Bearer sk-header-canary")
+	project, _ := os.ReadFile(filepath.Join(ws, ".kin", "mcp.json"))
+	for _, secret := range []string{"sk-env-canary", "sk-query-canary", "sk-header-canary"} {
+		if strings.Contains(string(project), secret) {
+			t.Errorf("%s went into the project file:\n%s", secret, project)
+		}
+	}
+	if list := run(0, "mcp", "list"); !strings.Contains(list, "files (project, stdio): npx -y srv") || !strings.Contains(list, "api (project, http): https://example.com/mcp") {
+		t.Errorf("list:\n%s", list)
+	}
+	if get := run(0, "mcp", "get", "files"); !strings.Contains(get, "env:       TOKEN=${TOKEN}") {
+		t.Errorf("get:\n%s", get)
+	}
+
+	run(0, "mcp", "add", "files", "--scope", "global", "--", "node", "global.js")
+	run(0, "mcp", "remove", "files", "--scope", "global")
+	if get := run(0, "mcp", "get", "files"); !strings.Contains(get, "scope:     project") {
+		t.Errorf("the project's entry went:\n%s", get)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "mcp.json")); strings.Contains(string(b), "global.js") {
+		t.Errorf("the global entry stayed:\n%s", b)
+	}
+
+	before, _ := os.ReadFile(filepath.Join(ws, ".kin", "mcp.json"))
+	run(2, "mcp", "add", "x", "--url", "https://example.com/mcp", "--env", "K=sk-dropped")
+	run(2, "mcp", "add", "y", "--header", "A=b", "--", "node")
+	run(2, "mcp", "remove", "files", "api")
+	if after, _ := os.ReadFile(filepath.Join(ws, ".kin", "mcp.json")); string(after) != string(before) {
+		t.Errorf("a refused command wrote:\n%s", after)
+	}
+	// after "--", a command may look like a flag
+	run(0, "mcp", "add", "h", "--", "--help")
+	if get := run(0, "mcp", "get", "h"); !strings.Contains(get, "launch:    --help") {
+		t.Errorf("get h:\n%s", get)
+	}
+}
