@@ -262,7 +262,8 @@ func mcpList(wd, home string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s  [shadowed by the project entry]\n", s.Display().Line())
 	}
 	for _, s := range cfg.Foreign {
-		fmt.Fprintf(stdout, "%s  [foreign, not loaded: kin mcp adopt %s]\n", s.Display().Line(), s.Name)
+		d := s.Display() // its Name quoted as needed: a repository's .mcp.json wrote it
+		fmt.Fprintf(stdout, "%s  [foreign, not loaded: kin mcp adopt %s]\n", d.Line(), d.Name)
 	}
 	return 0
 }
