@@ -182,3 +182,35 @@ func TestMCPCommandTakesFlagsAfterTheName(t *testing.T) {
 		t.Errorf("get h:\n%s", get)
 	}
 }
+
+// kin mcp get shows the program a bare command runs when PATH finds it in
+// the project, as the launch approval does: "launch: eslint-mcp" alone
+// reads as a program of the system, and it is the repository's file.
+func TestMCPGetShowsAProgramOfTheProject(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	bin := filepath.Join(ws, "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "eslint-mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".kin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".kin", "mcp.json"), []byte(`{"mcpServers":{"lint":{"command":"eslint-mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// a relative PATH entry, as JavaScript developers often have
+	cmd := exec.Command(kinBin, "mcp", "get", "lint")
+	cmd.Dir = ws
+	cmd.Env = []string{"KIN_HOME=" + home, "HOME=" + home, "PATH=node_modules/.bin:" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	real, _ := filepath.EvalSymlinks(filepath.Join(bin, "eslint-mcp"))
+	if err != nil || !strings.Contains(string(out), "program:   "+real) {
+		t.Errorf("%v:\n%s", err, out)
+	}
+	if out, _ := kinCLI(t, ws, home, "mcp", "get", "lint"); strings.Contains(out, "program:") {
+		t.Errorf("without the relative PATH entry, nothing of the project runs:\n%s", out)
+	}
+}
