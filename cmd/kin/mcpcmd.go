@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/trust"
@@ -128,6 +129,10 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kin mcp add: --env is for a stdio server (a command after --), --header and --oauth for an http one (--url)\n\n%s", mcpUsage)
 			return 2
 		}
+		if bad := badArg(append([]string{name, *url}, rest[1:]...), append(envs, headers...)); bad != "" {
+			fmt.Fprintf(stderr, "kin mcp add: %s; nothing was written\n", bad)
+			return 2
+		}
 		entry := map[string]any{}
 		if *url != "" {
 			if extra(1) {
@@ -223,6 +228,27 @@ func scopeOf(wd, home, scope, name string) (config.Scope, error) {
 		return s.Scope, nil
 	}
 	return "", fmt.Errorf("%w: no server named %q (see kin mcp list)", config.ErrNotFound, name)
+}
+
+// badArg says what is wrong with the first of args or pairs kin mcp add
+// cannot store as typed ("" when none): bytes that are not UTF-8, which
+// JSON turns into U+FFFD (the server would run another path than the one
+// typed, and a secret would be stored altered).
+// A KEY=VALUE pair's value may be a secret: only its key is named.
+func badArg(args, pairs []string) string {
+	const why = "is not valid UTF-8, which an MCP configuration file (JSON) cannot hold as typed"
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			return fmt.Sprintf("%q %s", a, why)
+		}
+	}
+	for _, kv := range pairs {
+		if !utf8.ValidString(kv) {
+			k, _, _ := strings.Cut(kv, "=")
+			return fmt.Sprintf("the value given for %q %s", k, why)
+		}
+	}
+	return ""
 }
 
 func pairs(kvs []string) map[string]string {

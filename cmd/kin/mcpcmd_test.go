@@ -214,3 +214,22 @@ func TestMCPGetShowsAProgramOfTheProject(t *testing.T) {
 		t.Errorf("without the relative PATH entry, nothing of the project runs:\n%s", out)
 	}
 }
+
+// An argument that is not UTF-8 is refused, not stored as U+FFFD: JSON
+// cannot hold it, and the server would run another path than the one
+// typed (or get an altered secret). The value of a pair is not echoed.
+func TestMCPAddRefusesArgumentsThatAreNotUTF8(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{
+		{"mcp", "add", "x", "--", "node", "/data/\xff\xfe.js"},
+		{"mcp", "add", "y", "--env", "K=sk-canary\xff", "--", "node"},
+	} {
+		out, code := kinCLI(t, ws, home, args...)
+		if code != 2 || !strings.Contains(out, "not valid UTF-8") || strings.Contains(out, "sk-canary") {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".kin", "mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("something was written: %v", err)
+	}
+}
