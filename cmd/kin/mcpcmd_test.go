@@ -233,3 +233,26 @@ func TestMCPAddRefusesArgumentsThatAreNotUTF8(t *testing.T) {
 		t.Errorf("something was written: %v", err)
 	}
 }
+
+// A repository may commit .kin/mcp.json.lock as a symlink to a file
+// outside it: kin mcp add (as every project write: mcp/add, enable,
+// adopt) took its lock by opening that name with O_CREATE, creating a file
+// wherever the link pointed. The lock is opened beneath its folder now:
+// the write is refused and nothing outside is created.
+func TestMCPAddDoesNotFollowALockSymlinkOutOfTheProject(t *testing.T) {
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "created-by-kin")
+	if err := os.MkdirAll(filepath.Join(ws, ".kin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(ws, ".kin", "mcp.json.lock")); err != nil {
+		t.Fatal(err)
+	}
+	out, code := kinCLI(t, ws, home, "mcp", "add", "x", "--", "node", "srv.js")
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatalf("kin created %s through the repository's symlink (exit %d)\n%s", target, code, out)
+	}
+	if code != 1 || !strings.Contains(out, "mcp.json.lock") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
