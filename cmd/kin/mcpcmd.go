@@ -129,7 +129,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kin mcp add: --env is for a stdio server (a command after --), --header and --oauth for an http one (--url)\n\n%s", mcpUsage)
 			return 2
 		}
-		if bad := badArg(append([]string{name, *url}, rest[1:]...), append(envs, headers...)); bad != "" {
+		if bad := badArg(append([]string{*url}, rest[1:]...), append(envs, headers...)); bad != "" { // the name: Store.Add says what a name may be
 			fmt.Fprintf(stderr, "kin mcp add: %s; nothing was written\n", bad)
 			return 2
 		}
