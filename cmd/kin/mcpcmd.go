@@ -129,7 +129,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kin mcp add: --env is for a stdio server (a command after --), --header and --oauth for an http one (--url)\n\n%s", mcpUsage)
 			return 2
 		}
-		if bad := badArg(append([]string{*url}, rest[1:]...), append(envs, headers...)); bad != "" { // the name: Store.Add says what a name may be
+		if bad := badArg(rest[1:], append([]string{"--url=" + *url}, append(envs, headers...)...)); bad != "" { // the name: Store.Add says what a name may be
 			fmt.Fprintf(stderr, "kin mcp add: %s; nothing was written\n", bad)
 			return 2
 		}
@@ -234,7 +234,8 @@ func scopeOf(wd, home, scope, name string) (config.Scope, error) {
 // cannot store as typed ("" when none): bytes that are not UTF-8, which
 // JSON turns into U+FFFD (the server would run another path than the one
 // typed, and a secret would be stored altered).
-// A KEY=VALUE pair's value may be a secret: only its key is named.
+// A KEY=VALUE pair's value may be a secret (as a URL's query or password
+// may: it goes as "--url=URL"): only its key is named.
 func badArg(args, pairs []string) string {
 	const why = "is not valid UTF-8, which an MCP configuration file (JSON) cannot hold as typed"
 	for _, a := range args {
