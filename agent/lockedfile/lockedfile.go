@@ -97,9 +97,17 @@ func resolve(path string) string {
 }
 
 // lock takes an exclusive lock on the named lock file, creating it if
-// needed. The returned func releases it.
+// needed. The returned func releases it. The lock is opened beneath its
+// folder (os.Root), as Replace writes: a symlink at its name that leads out
+// of the folder (a repository's .kin/mcp.json.lock -> ~/anywhere) is
+// refused, where O_CREATE through it created a file at its target.
 func lock(name string) (unlock func(), err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, FileMode)
+	root, err := os.OpenRoot(filepath.Dir(name))
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", name, err)
+	}
+	defer root.Close()
+	f, err := root.OpenFile(filepath.Base(name), os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", name, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,8 +23,10 @@ func runGrants(args []string, stdout, stderr io.Writer) int {
 	tr := trust.Open(home)
 	if len(args) == 0 || args[0] == "list" {
 		n := 0
+		// a server's name is what a repository wrote: printed as quoted,
+		// the rest as oneLine (see shown.go)
 		for _, g := range grants.List() {
-			fmt.Fprintf(stdout, "%s\t%s\t%s\n", g.ID, g.Type, g.Label)
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", oneLine(g.ID), oneLine(g.Type), oneLine(g.Label))
 			n++
 		}
 		// a project server trusted in several projects has a line per
@@ -31,9 +34,9 @@ func runGrants(args []string, stdout, stderr io.Writer) int {
 		for _, e := range tr.List() {
 			where := ""
 			if e.Project != "" {
-				where = " in " + e.Project
+				where = " in " + oneLine(e.Project)
 			}
-			fmt.Fprintf(stdout, "trust:%s\ttrust\tMCP server %s (%s)%s\n", e.Name, e.Name, e.Display, where)
+			fmt.Fprintf(stdout, "trust:%s\ttrust\tMCP server %s (%s)%s\n", quoted(e.Name), quoted(e.Name), oneLine(e.Display), where)
 			n++
 		}
 		if n == 0 {
@@ -47,11 +50,15 @@ func runGrants(args []string, stdout, stderr io.Writer) int {
 	}
 	id := args[1]
 	if name, ok := strings.CutPrefix(id, "trust:"); ok {
-		if err := tr.Revoke(name); err != nil {
+		err := tr.Revoke(name)
+		if u, quoted := unquoteName(name); quoted && errors.Is(err, trust.ErrNotFound) {
+			name, err = u, tr.Revoke(u) // the id as kin grants list showed it
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "kin grants revoke: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "revoked trust in %s: it asks again before it starts\n", name)
+		fmt.Fprintf(stdout, "revoked trust in %s: it asks again before it starts\n", quoted(name))
 		return 0
 	}
 	found, err := grants.Revoke(id)

@@ -64,3 +64,27 @@ func TestLoginRefusesAnEmptyKeyAndAKeyAsArgument(t *testing.T) {
 		t.Errorf("settings.json was written: %v", err)
 	}
 }
+
+// A relative KIN_HOME ("~/.kin" from an editor's or a service's env
+// setting, which expands no ~; ".kin") was taken from the folder kin starts
+// in, the repository for an editor's kin: as with no home at all
+// (TestNoHomeNeverMakesTheRepositoryKinsHome), the repository's files were
+// the person's settings, servers and trust, and kin login wrote the key
+// into its working tree. kin refuses instead and writes nothing.
+func TestRelativeKinHomeIsRefused(t *testing.T) {
+	for _, home := range []string{"~/.kin", ".kin", "kin-home"} {
+		for _, c := range []struct {
+			args  []string
+			stdin string
+		}{{[]string{"login"}, "sk-relative-canary\n"}, {[]string{"mcp", "add", "x", "--", "node"}, ""}, {[]string{"trust", "list"}, ""}} {
+			repo := t.TempDir()
+			out, code := kinCLIWithInput(t, repo, home, c.stdin, c.args...)
+			if code != 2 || !strings.Contains(out, "absolute path") {
+				t.Errorf("KIN_HOME=%s kin %q: exit %d, want a refusal:\n%s", home, c.args, code, out)
+			}
+			if ents, _ := os.ReadDir(repo); len(ents) != 0 {
+				t.Errorf("KIN_HOME=%s kin %q wrote into the repository: %v", home, c.args, ents)
+			}
+		}
+	}
+}

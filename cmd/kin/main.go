@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/sandbox"
@@ -37,8 +38,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "serve", "acp", "login", "chat", "mcp", "grants", "trust":
-		if kinHome() == "" {
+		home := kinHome()
+		if home == "" {
 			fmt.Fprintln(stderr, "kin: neither KIN_HOME nor HOME is set, so kin does not know where your settings, sign-ins and trust live; set KIN_HOME (such as KIN_HOME=/home/you/.kin)")
+			return 2
+		}
+		// A relative home is the no-home case again (see kinHome): taken
+		// from the folder kin starts in, the repository for an editor's
+		// kin. "~/.kin" is one: an editor's or a service's env setting
+		// does not expand the ~ a shell would.
+		if !filepath.IsAbs(home) {
+			fmt.Fprintf(stderr, "kin: your settings, sign-ins and trust would live in %q, a relative path: kin would take it from the folder it starts in, which an editor makes the repository; set KIN_HOME to an absolute path (such as KIN_HOME=/home/you/.kin; a ~ is expanded only by a shell)\n", home)
 			return 2
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/trust"
@@ -61,12 +62,37 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	url := fs.String("url", "", "the endpoint of an http server")
 	oauth := fs.Bool("oauth", false, "sign in with OAuth (http servers)")
 	timeout := fs.Int("timeout", 0, "per-call timeout in milliseconds")
+	acceptHash := fs.String("accept", "", "show: accept the changed instructions whose hash this is")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
 	rest := fs.Args()
-	if len(rest) > 1 && rest[1] == "--" { // NAME -- COMMAND ARGS...
+	// Flags may follow the name too, up to "--" (kin mcp add files --env
+	// K=V -- npx srv, the order other MCP clients take). The flag package
+	// stops at the name: the rest became the server's command and
+	// arguments, and the value typed for --env, --header or --url went
+	// into .kin/mcp.json as a plain argument, a secret in a file people
+	// commit. Not after a "--" before the name: everything there is
+	// positional.
+	if len(rest) > 0 && !(len(rest) < len(args)-1 && args[len(args)-len(rest)-1] == "--") {
+		name := rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return 2
+		}
+		rest = append([]string{name}, fs.Args()...)
+	} else if len(rest) > 1 && rest[1] == "--" { // -- NAME -- COMMAND ARGS...
 		rest = append(rest[:1], rest[2:]...)
+	}
+	// A flag another form of the subcommand takes, or a second name, is
+	// refused rather than dropped: dropped, --env beside --url (or
+	// --header without it) left a server without the secret the person
+	// typed, and "remove a b" removed a alone.
+	extra := func(max int) bool {
+		if len(rest) > max {
+			fmt.Fprintf(stderr, "kin mcp %s: unexpected arguments %q\n\n%s", args[0], rest[max:], mcpUsage)
+			return true
+		}
+		return false
 	}
 	needName := func() (string, bool) {
 		if len(rest) == 0 || rest[0] == "" {
@@ -78,30 +104,40 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 
 	switch args[0] {
 	case "list":
+		if extra(0) {
+			return 2
+		}
 		return mcpList(wd, home, stdout, stderr)
 	case "get":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		return mcpGet(wd, home, name, stdout, stderr)
 	case "show":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
-		accept := ""
-		if len(rest) == 3 && rest[1] == "--accept" {
-			accept = rest[2]
-		}
-		return mcpShow(wd, home, name, accept, stdout, stderr)
+		return mcpShow(wd, home, name, *acceptHash, stdout, stderr)
 	case "add":
 		name, ok := needName()
 		if !ok {
 			return 2
 		}
+		if *url != "" && len(envs) > 0 || *url == "" && (len(headers) > 0 || *oauth) {
+			fmt.Fprintf(stderr, "kin mcp add: --env is for a stdio server (a command after --), --header and --oauth for an http one (--url)\n\n%s", mcpUsage)
+			return 2
+		}
+		if bad := badArg(rest[1:], append([]string{"--url=" + *url}, append(envs, headers...)...)); bad != "" { // the name: Store.Add says what a name may be
+			fmt.Fprintf(stderr, "kin mcp add: %s; nothing was written\n", bad)
+			return 2
+		}
 		entry := map[string]any{}
 		if *url != "" {
+			if extra(1) {
+				return 2
+			}
 			entry["type"] = "http"
 			entry["url"] = *url
 			if len(headers) > 0 {
@@ -139,7 +175,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "remove":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		sc, err := scopeOf(wd, home, *scope, name)
@@ -153,7 +189,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "enable", "disable":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		if err := store.SetEnabled(config.Scope(*scope), name, args[0] == "enable"); err != nil {
@@ -163,7 +199,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "adopt":
 		name, ok := needName()
-		if !ok {
+		if !ok || extra(1) {
 			return 2
 		}
 		if err := store.Adopt(name); err != nil {
@@ -192,6 +228,28 @@ func scopeOf(wd, home, scope, name string) (config.Scope, error) {
 		return s.Scope, nil
 	}
 	return "", fmt.Errorf("%w: no server named %q (see kin mcp list)", config.ErrNotFound, name)
+}
+
+// badArg says what is wrong with the first of args or pairs kin mcp add
+// cannot store as typed ("" when none): bytes that are not UTF-8, which
+// JSON turns into U+FFFD (the server would run another path than the one
+// typed, and a secret would be stored altered).
+// A KEY=VALUE pair's value may be a secret (as a URL's query or password
+// may: it goes as "--url=URL"): only its key is named.
+func badArg(args, pairs []string) string {
+	const why = "is not valid UTF-8, which an MCP configuration file (JSON) cannot hold as typed"
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			return fmt.Sprintf("%q %s", a, why)
+		}
+	}
+	for _, kv := range pairs {
+		if !utf8.ValidString(kv) {
+			k, _, _ := strings.Cut(kv, "=")
+			return fmt.Sprintf("the value given for %q %s", k, why)
+		}
+	}
+	return ""
 }
 
 func pairs(kvs []string) map[string]string {
@@ -231,7 +289,8 @@ func mcpList(wd, home string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s  [shadowed by the project entry]\n", s.Display().Line())
 	}
 	for _, s := range cfg.Foreign {
-		fmt.Fprintf(stdout, "%s  [foreign, not loaded: kin mcp adopt %s]\n", s.Display().Line(), s.Name)
+		d := s.Display() // its Name quoted as needed: a repository's .mcp.json wrote it
+		fmt.Fprintf(stdout, "%s  [foreign, not loaded: kin mcp adopt %s]\n", d.Line(), d.Name)
 	}
 	return 0
 }
@@ -255,7 +314,15 @@ func mcpGet(wd, home, name string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	d := s.Display()
+	l := trust.LaunchOf(s, wd, home, os.LookupEnv)
 	fmt.Fprintf(stdout, "name:      %s\nscope:     %s\ntransport: %s\nlaunch:    %s\n", d.Name, d.Scope, d.Transport, d.Launch)
+	// As the launch approval says it (manager's launchRequest): a bare
+	// command that PATH finds inside the project (its env's PATH, or a
+	// relative entry of yours, "node_modules/.bin") runs the repository's
+	// file, which the launch line alone reads as a program of the system.
+	if _, inProject := l.Scripts[l.Executable]; inProject && l.Executable != "" && !strings.ContainsRune(s.Command, '/') {
+		fmt.Fprintf(stdout, "program:   %s (a file of this project, found by PATH)\n", oneLine(l.Executable))
+	}
 	if len(d.Env) > 0 {
 		fmt.Fprintf(stdout, "env:       %s\n", strings.Join(d.Env, ", "))
 	}
@@ -274,6 +341,6 @@ func mcpGet(wd, home, name string, stdout, stderr io.Writer) int {
 	if d.Sandbox != "" {
 		fmt.Fprintf(stdout, "sandbox:   %s\n", d.Sandbox) // how it differs from the default confinement
 	}
-	fmt.Fprintf(stdout, "enabled:   %v\ntrusted:   %v\nfile:      %s\n", !d.Disabled, trust.Open(home).IsTrusted(trust.LaunchOf(s, wd, home, os.LookupEnv)), s.File)
+	fmt.Fprintf(stdout, "enabled:   %v\ntrusted:   %v\nfile:      %s\n", !d.Disabled, trust.Open(home).IsTrusted(l), s.File)
 	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/mcp/config"
 	"github.com/kin-dev/kin/mcp/manager"
 )
@@ -32,7 +33,13 @@ func mcpShow(wd, home, name, accept string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	h := &showHost{stderr: stderr}
-	m := manager.New(manager.Options{Workdir: wd, KinHome: home, Host: h, Version: version, Fixed: []config.Server{sc}})
+	// In the command sandbox, as kin serve starts it: the person trusted
+	// the launch its approval described (confined, writing only its state
+	// folder and what its "sandbox" field adds; not started at all where
+	// settings.json requires a sandbox there is none of). Without one the
+	// manager runs a stdio server unconfined.
+	sb := sandbox.New(sandbox.FromSettings(home))
+	m := manager.New(manager.Options{Workdir: wd, KinHome: home, Host: h, Version: version, Fixed: []config.Server{sc}, Sandbox: sb})
 	defer m.Close()
 	m.Start(context.Background())
 	var row manager.Row
@@ -46,7 +53,9 @@ func mcpShow(wd, home, name, accept string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "instructions: (not read: the server is not trusted; kin starts it only once you approve it in an editor or kin chat)")
 		return 0
 	case row.State != manager.StateConnected:
-		fmt.Fprintf(stdout, "instructions: (not read: %s %s)\n", row.State, row.LastError)
+		// the error is the server's own text, often (a JSON-RPC error's
+		// message): oneLine, as the notices (showHost.Notice)
+		fmt.Fprintf(stdout, "instructions: (not read: %s %s)\n", row.State, oneLine(row.LastError))
 		return 0
 	case row.Instructions == "":
 		fmt.Fprintln(stdout, "instructions: (none)")
@@ -54,7 +63,7 @@ func mcpShow(wd, home, name, accept string, stdout, stderr io.Writer) int {
 	}
 	status := "accepted: sent to the model, framed as the server's untrusted text"
 	if row.InstructionsPending {
-		status = "CHANGED since you trusted it: withheld from the model until you accept them (kin mcp show " + name + " --accept " + row.InstructionsHash + ")"
+		status = "CHANGED since you trusted it: withheld from the model until you accept them (kin mcp show " + sc.Display().Name + " --accept " + row.InstructionsHash + ")"
 	}
 	fmt.Fprintf(stdout, "instructions: %s\nhash:         %s\n\n%s\n", status, row.InstructionsHash, indent(row.Instructions))
 	if accept == "" {
@@ -89,7 +98,10 @@ func (h *showHost) Elicit(context.Context, manager.ElicitRequest) (manager.Elici
 func (h *showHost) Status(manager.Status) {}
 func (h *showHost) Notice(level, msg string) {
 	if level != manager.LevelInfo {
-		fmt.Fprintln(h.stderr, msg)
+		// a notice quotes what the server answered (an error's message,
+		// its tools' names): kin chat and the editors filter it, a
+		// terminal would run its escape sequences
+		fmt.Fprintln(h.stderr, oneLine(msg))
 	}
 }
 func (h *showHost) RevokeGrant(string, string) bool { return false }

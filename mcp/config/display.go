@@ -65,9 +65,17 @@ func (s Server) Display() Display {
 		Auth:            s.Auth,
 		Disabled:        s.Disabled,
 		TimeoutMS:       s.TimeoutMS,
-		AllowedTools:    s.AllowedTools,
 		AllowedToolsSet: s.AllowedToolsSet,
 		Sandbox:         s.Sandbox.Describe(),
+	}
+	// the allowlist is the repository's text as much as the command line
+	// is: an escape sequence or a line break in a tool's name otherwise
+	// reached kin mcp get's terminal as written
+	if s.AllowedTools != nil {
+		d.AllowedTools = make([]string, len(s.AllowedTools))
+		for i, t := range s.AllowedTools {
+			d.AllowedTools[i] = quoteIfNeeded(t)
+		}
 	}
 	e, err := decodeEntry(s.Raw)
 	// show renders a value that may be secret (env, header, URL query or
