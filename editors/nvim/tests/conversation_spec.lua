@@ -111,6 +111,41 @@ describe("the conversation", function()
     t.contains(require("kin.status").text(tr()), "2.1k/400k 1%")
   end)
 
+  it("a long reasoning stream is drawn piece by piece, not rewritten whole at each piece (no freeze)", function()
+    -- Attack: a model streams a long reasoning, a token at a time. Each piece rewrote the whole
+    -- block (and its highlights): n pieces cost n² and 16,000 of them froze Neovim for over
+    -- half a minute. The rewritten lines are counted: they grow with the stream, not its square.
+    local fake = setup()
+    require("kin").ask("think long")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local rewritten = 0
+    vim.api.nvim_buf_attach(tr().buf, false, {
+      on_lines = function(_, _, _, first, _, new_last)
+        rewritten = rewritten + (new_last - first)
+      end,
+    })
+    local pieces, msgs = 4000, {}
+    for i = 1, pieces do
+      msgs[#msgs + 1] = { jsonrpc = "2.0", method = "turn/reasoning", params = { sessionId = sid, turnId = "t_1", text = i % 8 == 0 and ("w" .. i .. "\n") or ("w" .. i .. " ") } }
+    end
+    fake:send_many(msgs)
+    fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
+    t.wait_for(function()
+      return tr().last == "end"
+    end, "the turn to end", 60000)
+    local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
+    local at = vim.fn.index(lines, "_reasoning_ (500 lines)") + 1
+    t.ok(at > 0, "the reasoning's heading counts its lines")
+    t.eq("  ┊ w1 w2 w3 w4 w5 w6 w7 w8", lines[at + 1])
+    t.eq("  ┊ w3993 w3994 w3995 w3996 w3997 w3998 w3999 w4000", lines[at + 500])
+    local marks = vim.api.nvim_buf_get_extmarks(tr().buf, require("kin.transcript").dim_ns, 0, -1, {})
+    t.eq(501, #marks, "each line of the reasoning is dimmed once")
+    t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
+  end)
+
   it("a call an MCP server runs as a task shows working and where it stands", function()
     local fake = setup()
     require("kin").ask("run the job")

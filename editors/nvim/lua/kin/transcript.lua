@@ -79,6 +79,8 @@ local function whole_lines(lines, keep)
   for i, l in ipairs(lines) do
     if i <= keep then
       out[#out + 1] = M.one_line(l)
+    elseif type(l) == "string" and not l:find("\n", 1, true) then
+      out[#out + 1] = l -- most lines: no split (a streamed block passes all its lines each time)
     else
       vim.list_extend(out, vim.split(tostring(l), "\n", { plain = true }))
     end
@@ -253,9 +255,24 @@ function Transcript:block(key, lines, opts)
   -- The block's new extent is known before the edit: Neovim evaluates 'foldexpr' for the
   -- changed lines while they change, so a block drawn whole at once (from history, a
   -- compaction) is folded only if the fold rows already count it.
-  local old_n = b.n
+  local old_n, old = b.n, b.lines
   b.n = #lines
+  b.lines = lines
   b.fold_after = opts.fold_after
+  -- A streamed block (reasoning, a command's output) grows at its end and its heading changes
+  -- (a count, a status): only the lines that changed are rewritten. Rewriting the whole block
+  -- at each piece made a stream of n pieces cost n² (16,000 pieces of reasoning froze Neovim
+  -- for over half a minute). from: the first line (1-based, after the heading) rewritten; the
+  -- block's last old line is always among them, so the edit ends where the block ends.
+  local from = 1
+  if old and #old == old_n then
+    from = 2
+    local lim = math.min(old_n, #lines)
+    while from < lim and old[from] == lines[from] do
+      from = from + 1
+    end
+    from = math.min(from, old_n, #lines)
+  end
   self.fold_tick = nil
   self:_edit(function(buf)
     -- The text is replaced up to the end of the block's last line, not up to the start of the
@@ -263,11 +280,19 @@ function Transcript:block(key, lines, opts)
     -- would pull that mark up to this block's first line (the next rewrite of that block would
     -- then overwrite this one).
     local last = vim.api.nvim_buf_get_lines(buf, row + old_n - 1, row + old_n, true)[1]
-    vim.api.nvim_buf_set_text(buf, row, 0, row + old_n - 1, #last, lines)
+    if from >= 2 then
+      if old[1] ~= lines[1] then
+        local head = vim.api.nvim_buf_get_lines(buf, row, row + 1, true)[1]
+        vim.api.nvim_buf_set_text(buf, row, 0, row, #head, { lines[1] })
+      end
+      vim.api.nvim_buf_set_text(buf, row + from - 1, 0, row + old_n - 1, #last, vim.list_slice(lines, from))
+    else
+      vim.api.nvim_buf_set_text(buf, row, 0, row + old_n - 1, #last, lines)
+    end
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
   self.fold_tick = nil
-  return row
+  return row, from
 end
 
 -- Rewrites a call's header and output block in place.
@@ -323,25 +348,39 @@ function Transcript:reasoning(text)
   end
   if self.last ~= "reasoning" or not self.reasoning_block then
     self.reasoning_n = (self.reasoning_n or 0) + 1
-    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, text = "" }
+    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, parts = { "" }, shown = {}, dim = {} }
   end
   local r = self.reasoning_block
-  r.text = r.text .. text
-  local body = vim.split((r.text:gsub("\n+$", "")), "\n", { plain = true })
-  local lines = { ("_reasoning_ (%d line%s)"):format(#body, #body == 1 and "" or "s") }
-  for _, l in ipairs(body) do
-    lines[#lines + 1] = M.REASONING_PREFIX .. l
+  -- The text's lines, kept piece by piece (the last one grows): re-splitting all of it at each
+  -- piece made a long stream quadratic. shown: the body's lines as drawn, with their prefix.
+  local parts = r.parts
+  local tail = table.remove(parts)
+  local first = #parts + 1
+  vim.list_extend(parts, vim.split(tail .. text, "\n", { plain = true }))
+  local n = #parts
+  while n > 1 and parts[n] == "" do -- trailing line breaks are not drawn
+    n = n - 1
   end
-  local row = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
-  -- One highlight per line of the block, redrawn with it.
-  for _, id in ipairs(r.dim or {}) do
-    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, id)
+  for i = #r.shown, n + 1, -1 do
+    r.shown[i] = nil
   end
-  r.dim = {}
-  for i = 0, #lines - 1 do
+  for i = math.min(first, #r.shown + 1), n do
+    r.shown[i] = M.REASONING_PREFIX .. parts[i]
+  end
+  local lines = { ("_reasoning_ (%d line%s)"):format(n, n == 1 and "" or "s") }
+  vim.list_extend(lines, r.shown)
+  local row, from = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
+  -- One highlight per line of the block; the lines the block rewrote get theirs again (their
+  -- old ones were pulled to the rewrite's start), the others keep theirs.
+  local keep = from - 1
+  for i = #r.dim, keep + 1, -1 do
+    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, r.dim[i])
+    r.dim[i] = nil
+  end
+  for i = keep, #lines - 1 do
     local ok, id = pcall(vim.api.nvim_buf_set_extmark, self.buf, M.dim_ns, row + i, 0, { line_hl_group = "KinReasoning" })
     if ok then
-      r.dim[#r.dim + 1] = id
+      r.dim[i + 1] = id
     end
   end
   self.reasoning_open = true
