@@ -259,35 +259,57 @@ function Transcript:block(key, lines, opts)
   b.n = #lines
   b.lines = lines
   b.fold_after = opts.fold_after
-  -- A streamed block (reasoning, a command's output) grows at its end and its heading changes
-  -- (a count, a status): only the lines that changed are rewritten. Rewriting the whole block
-  -- at each piece made a stream of n pieces cost n² (16,000 pieces of reasoning froze Neovim
-  -- for over half a minute). from: the first line (1-based, after the heading) rewritten; the
-  -- block's last old line is always among them, so the edit ends where the block ends.
-  local from = 1
+  -- A streamed block (reasoning, a command's output, a subagent's answer under its call) grows
+  -- at its end while a line or two above change (a heading's count or status, a subagent's
+  -- summary): only the lines that changed are rewritten. Rewriting the whole block at each piece
+  -- made a stream of n pieces cost n² (16,000 pieces of reasoning froze Neovim for over half a
+  -- minute). edits: {first, last} old lines replaced by the new ones at the same places, each run
+  -- of changed lines apart; when the number of lines changes, the last edit runs to the block's
+  -- last old line, so the edit ends where the block ends.
+  local edits = { { 1, old_n, #lines } }
   if old and #old == old_n then
-    from = 2
-    local lim = math.min(old_n, #lines)
-    while from < lim and old[from] == lines[from] do
-      from = from + 1
+    edits = {}
+    local m = math.min(old_n, #lines)
+    local i = 1
+    while i < m do
+      if old[i] ~= lines[i] then
+        local j = i
+        while j + 1 < m and old[j + 1] ~= lines[j + 1] do
+          j = j + 1
+        end
+        edits[#edits + 1] = { i, j, j }
+        i = j + 1
+      else
+        i = i + 1
+      end
     end
-    from = math.min(from, old_n, #lines)
+    if old_n ~= #lines or old[m] ~= lines[m] then
+      local a = m
+      if #edits > 0 and edits[#edits][2] == m - 1 then
+        a = table.remove(edits)[1]
+      end
+      edits[#edits + 1] = { a, old_n, #lines }
+    end
+  end
+  -- from: the first line (1-based) whose row was part of a wider rewrite (its own marks were
+  -- pulled to the rewrite's start); a heading replaced alone keeps its row and its marks.
+  local from = #lines + 1
+  for _, e in ipairs(edits) do
+    if not (e[1] == 1 and e[2] == 1 and e[3] == 1) then
+      from = math.min(from, e[1])
+    end
   end
   self.fold_tick = nil
   self:_edit(function(buf)
-    -- The text is replaced up to the end of the block's last line, not up to the start of the
-    -- line after it: that is where the next block's mark sits, and a replaced range ending there
-    -- would pull that mark up to this block's first line (the next rewrite of that block would
-    -- then overwrite this one).
-    local last = vim.api.nvim_buf_get_lines(buf, row + old_n - 1, row + old_n, true)[1]
-    if from >= 2 then
-      if old[1] ~= lines[1] then
-        local head = vim.api.nvim_buf_get_lines(buf, row, row + 1, true)[1]
-        vim.api.nvim_buf_set_text(buf, row, 0, row, #head, { lines[1] })
-      end
-      vim.api.nvim_buf_set_text(buf, row + from - 1, 0, row + old_n - 1, #last, vim.list_slice(lines, from))
-    else
-      vim.api.nvim_buf_set_text(buf, row, 0, row + old_n - 1, #last, lines)
+    -- The text is replaced up to the end of an edit's last line, not up to the start of the
+    -- line after it: for the block's last line that is where the next block's mark sits, and a
+    -- replaced range ending there would pull that mark up to this block's first line (the next
+    -- rewrite of that block would then overwrite this one). Bottom up: an edit that changes the
+    -- number of lines is the last one, and moves none of the others.
+    for k = #edits, 1, -1 do
+      local a, z, nz = edits[k][1], edits[k][2], edits[k][3]
+      local last = vim.api.nvim_buf_get_lines(buf, row + z - 1, row + z, true)[1]
+      vim.api.nvim_buf_set_text(buf, row + a - 1, 0, row + z - 1, #last, vim.list_slice(lines, a, nz))
     end
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
