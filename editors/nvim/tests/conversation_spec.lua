@@ -146,6 +146,40 @@ describe("the conversation", function()
     t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
   end)
 
+  it("a long session's folded outputs do not slow each streamed piece of an answer", function()
+    -- Every folded row of the transcript (each call's output) was listed again at each change
+    -- of the buffer, for 'foldexpr': a piece of an answer cost the whole session's output, so
+    -- after 400 calls of 1,000 lines 1,000 pieces took 15 s (and each call drawn more).
+    local T = require("kin.transcript")
+    local tr = T.new("s_long")
+    vim.cmd("botright split")
+    local win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, tr.buf)
+    T.fold_window(win)
+    local out = {}
+    for i = 1, 1000 do
+      out[i] = "output line " .. i
+    end
+    out = table.concat(out, "\n")
+    tr:user("go on")
+    for c = 1, 400 do
+      tr:tool({ callId = "call_" .. c, name = "bash", kind = "execute", title = "Run c" .. c, status = "completed", output = out })
+    end
+    local t0 = vim.uv.hrtime()
+    for i = 1, 1000 do
+      tr:text("w" .. i .. " ")
+    end
+    local secs = (vim.uv.hrtime() - t0) / 1e9
+    t.ok(secs < 2, ("1000 pieces took %.1f s"):format(secs))
+    -- The outputs are still folded, each apart; the answer is not.
+    local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    local row = vim.fn.index(lines, "[tool] bash: Run c400 — completed") + 2
+    t.eq("  │ output line 1", lines[row])
+    t.eq(tostring(row), vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+"), "folded")
+    t.eq(tostring(row + 999), vim.fn.win_execute(win, "echo foldclosedend(" .. row .. ")"):match("%d+"), "to the output's end")
+    t.eq("-1", vim.fn.win_execute(win, "echo foldclosed(" .. #lines .. ")"):match("%-?%d+"), "the answer is not folded")
+  end)
+
   it("a call an MCP server runs as a task shows working and where it stands", function()
     local fake = setup()
     require("kin").ask("run the job")

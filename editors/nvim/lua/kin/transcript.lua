@@ -29,7 +29,7 @@ function M.new(session_id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
-  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, empty = true }, Transcript)
+  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, by_mark = {}, empty = true }, Transcript)
   M.by_buf[buf] = tr
   return tr
 end
@@ -110,8 +110,8 @@ function Transcript:clear()
   self.empty = true
   self.tools = {}
   self.blocks = {}
+  self.by_mark = {}
   self.last = nil
-  self.fold_tick = nil
   self.reasoning_block, self.reasoning_n = nil, 0
 end
 
@@ -248,6 +248,7 @@ function Transcript:block(key, lines, opts)
     local row = vim.api.nvim_buf_line_count(self.buf) - 1
     b = { mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }), n = 1 }
     self.blocks[key] = b
+    self.by_mark[b.mark] = b
     self.last = opts.kind or "block"
     pos = { row }
   end
@@ -299,7 +300,6 @@ function Transcript:block(key, lines, opts)
       from = math.min(from, e[1])
     end
   end
-  self.fold_tick = nil
   self:_edit(function(buf)
     -- The text is replaced up to the end of an edit's last line, not up to the start of the
     -- line after it: for the block's last line that is where the next block's mark sits, and a
@@ -313,7 +313,6 @@ function Transcript:block(key, lines, opts)
     end
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
-  self.fold_tick = nil
   return row, from
 end
 
@@ -498,25 +497,15 @@ function Transcript:command(input, c)
   self:block("command:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = #lines > 4 and 1 or nil, kind = "meta" })
 end
 
--- The rows (1-based) of output blocks, for folding; cached per change of the buffer.
-function Transcript:_output_rows()
-  local tick = vim.api.nvim_buf_get_changedtick(self.buf)
-  if self.fold_tick == tick and self.fold_rows then
-    return self.fold_rows
-  end
-  local rows = {}
-  for _, b in pairs(self.blocks) do
-    if b.fold_after and b.n > b.fold_after then
-      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
-      if pos and pos[1] then
-        for r = pos[1] + 1 + b.fold_after, pos[1] + b.n do
-          rows[r] = true
-        end
-      end
-    end
-  end
-  self.fold_tick, self.fold_rows = tick, rows
-  return rows
+-- Whether row lnum (1-based) is in the folded part of a block (a call's output): the block is the
+-- one whose mark is the last at or above the row, found in the marks' tree. All the folded rows
+-- of the transcript used to be listed again at each change of the buffer (for the first row
+-- Neovim asked about after it): each streamed piece then cost the whole session's output, so a
+-- long session (hundreds of calls) made every piece of an answer take tens of milliseconds.
+function Transcript:_folded(lnum)
+  local m = vim.api.nvim_buf_get_extmarks(self.buf, ns, { lnum - 1, 0 }, 0, { limit = 1 })[1]
+  local b = m and self.by_mark[m[1]]
+  return b ~= nil and b.fold_after ~= nil and lnum >= m[2] + 1 + b.fold_after and lnum <= m[2] + b.n
 end
 
 M.by_buf = setmetatable({}, { __mode = "v" })
@@ -524,7 +513,7 @@ M.by_buf = setmetatable({}, { __mode = "v" })
 --- 'foldexpr' of transcript windows: a call's output is one fold.
 function M.foldexpr(lnum)
   local tr = M.by_buf[vim.api.nvim_get_current_buf()]
-  if tr and tr:_output_rows()[lnum] then
+  if tr and tr:_folded(lnum) then
     return 1
   end
   return 0
