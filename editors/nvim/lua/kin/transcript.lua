@@ -255,7 +255,7 @@ function Transcript:block(key, lines, opts)
   local row = pos[1]
   -- The block's new extent is known before the edit: Neovim evaluates 'foldexpr' for the
   -- changed lines while they change, so a block drawn whole at once (from history, a
-  -- compaction) is folded only if the fold rows already count it.
+  -- compaction) is folded only if its extent (read by _folded) already counts it.
   local old_n, old = b.n, b.lines
   b.n = #lines
   b.lines = lines
