@@ -351,6 +351,33 @@ describe("approvals", function()
     t.eq(1, #responses(fake))
   end)
 
+  -- A newer revision of the card shown (the file changed while the person decided) took its
+  -- place under the person's keys: a key typed ahead, or pressed as the new card came, allowed a
+  -- diff they never saw (one made on the new text: it may undo what they just typed), and kin
+  -- took that answer, which named the new revision. The keys leave, as when the card is resolved.
+  it("a newer revision of the card shown gives the keys back: a key pressed as it came answers nothing", function()
+    local fake = setup()
+    vim.cmd("enew")
+    local mine = vim.api.nvim_get_current_win()
+    local first = vim.deepcopy(KINDS.edit)
+    fake:notify("approval/request", first)
+    t.wait_panel("func main() { run() }")
+    require("kin").answer()
+    t.ok(require("kin.panel").has_focus(), "the person is in kin's window")
+    local revised = vim.tbl_extend("force", vim.deepcopy(KINDS.edit), {
+      revision = 1,
+      diffs = { { path = "/a/main.go", unified = "--- a/main.go\n+++ b/main.go\n@@ -1,2 +1 @@\n-// typed while kin asked\n func main() {}\n" } },
+    })
+    fake:notify("approval/request", revised)
+    t.wait_panel("kin updated this request")
+    vim.api.nvim_feedkeys("a", "x", false)
+    vim.wait(200)
+    t.eq({}, responses(fake), "a key pressed as the new card came answered nothing")
+    t.eq(mine, vim.api.nvim_get_current_win(), "the keys are back where the person was")
+    t.press("a")
+    t.eq({ requestId = "k_edit", decision = "allow_once", revision = 1 }, one_response(fake))
+  end)
+
   it("closes when kin resolves the request and sends no late answer", function()
     local fake = setup()
     fake:notify("approval/request", bash_request("ap_9"))

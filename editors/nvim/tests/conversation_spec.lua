@@ -111,6 +111,75 @@ describe("the conversation", function()
     t.contains(require("kin.status").text(tr()), "2.1k/400k 1%")
   end)
 
+  it("a long reasoning stream is drawn piece by piece, not rewritten whole at each piece (no freeze)", function()
+    -- Attack: a model streams a long reasoning, a token at a time. Each piece rewrote the whole
+    -- block (and its highlights): n pieces cost n² and 16,000 of them froze Neovim for over
+    -- half a minute. The rewritten lines are counted: they grow with the stream, not its square.
+    local fake = setup()
+    require("kin").ask("think long")
+    t.wait_for(function()
+      return #fake:sent("turn/start") == 1
+    end, "turn/start")
+    local sid = fake:sent("turn/start")[1].params.sessionId
+    local rewritten = 0
+    vim.api.nvim_buf_attach(tr().buf, false, {
+      on_lines = function(_, _, _, first, _, new_last)
+        rewritten = rewritten + (new_last - first)
+      end,
+    })
+    local pieces, msgs = 4000, {}
+    for i = 1, pieces do
+      msgs[#msgs + 1] = { jsonrpc = "2.0", method = "turn/reasoning", params = { sessionId = sid, turnId = "t_1", text = i % 8 == 0 and ("w" .. i .. "\n") or ("w" .. i .. " ") } }
+    end
+    fake:send_many(msgs)
+    fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
+    t.wait_for(function()
+      return tr().last == "end"
+    end, "the turn to end", 60000)
+    local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
+    local at = vim.fn.index(lines, "_reasoning_ (500 lines)") + 1
+    t.ok(at > 0, "the reasoning's heading counts its lines")
+    t.eq("  ┊ w1 w2 w3 w4 w5 w6 w7 w8", lines[at + 1])
+    t.eq("  ┊ w3993 w3994 w3995 w3996 w3997 w3998 w3999 w4000", lines[at + 500])
+    local marks = vim.api.nvim_buf_get_extmarks(tr().buf, require("kin.transcript").dim_ns, 0, -1, {})
+    t.eq(501, #marks, "each line of the reasoning is dimmed once")
+    t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
+  end)
+
+  it("a long session's folded outputs do not slow each streamed piece of an answer", function()
+    -- Every folded row of the transcript (each call's output) was listed again at each change
+    -- of the buffer, for 'foldexpr': a piece of an answer cost the whole session's output, so
+    -- after 400 calls of 1,000 lines 1,000 pieces took 15 s (and each call drawn more).
+    local T = require("kin.transcript")
+    local tr = T.new("s_long")
+    vim.cmd("botright split")
+    local win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, tr.buf)
+    T.fold_window(win)
+    local out = {}
+    for i = 1, 1000 do
+      out[i] = "output line " .. i
+    end
+    out = table.concat(out, "\n")
+    tr:user("go on")
+    for c = 1, 400 do
+      tr:tool({ callId = "call_" .. c, name = "bash", kind = "execute", title = "Run c" .. c, status = "completed", output = out })
+    end
+    local t0 = vim.uv.hrtime()
+    for i = 1, 1000 do
+      tr:text("w" .. i .. " ")
+    end
+    local secs = (vim.uv.hrtime() - t0) / 1e9
+    t.ok(secs < 2, ("1000 pieces took %.1f s"):format(secs))
+    -- The outputs are still folded, each apart; the answer is not.
+    local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    local row = vim.fn.index(lines, "[tool] bash: Run c400 — completed") + 2
+    t.eq("  │ output line 1", lines[row])
+    t.eq(tostring(row), vim.fn.win_execute(win, "echo foldclosed(" .. row .. ")"):match("%d+"), "folded")
+    t.eq(tostring(row + 999), vim.fn.win_execute(win, "echo foldclosedend(" .. row .. ")"):match("%d+"), "to the output's end")
+    t.eq("-1", vim.fn.win_execute(win, "echo foldclosed(" .. #lines .. ")"):match("%-?%d+"), "the answer is not folded")
+  end)
+
   it("a call an MCP server runs as a task shows working and where it stands", function()
     local fake = setup()
     require("kin").ask("run the job")

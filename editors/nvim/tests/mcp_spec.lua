@@ -75,6 +75,21 @@ describe(":KinMcp", function()
 
   -- A server's own error message (what it answered the probe) reaches the explanation as it
   -- was written, line breaks and all: the check float refused it (a buffer line cannot hold one).
+  -- Shown twice (the window still open), a server's instructions failed with "Failed to rename
+  -- buffer" (a buffer of that name existed) and left an empty buffer behind.
+  it("a server's instructions shown again replace the view shown before", function()
+    local instr = require("kin.mcpinstr")
+    local row = { name = "files", instructions = "Use the search tool first.", instructionsHash = "h1" }
+    instr.show(row)
+    local bufs = #vim.api.nvim_list_bufs()
+    row.instructions, row.instructionsHash = "Use the read tool first.", "h2"
+    instr.show(row)
+    t.eq("kin://mcp/files/instructions", vim.api.nvim_buf_get_name(0))
+    local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+    t.eq("Use the read tool first.", lines[#lines], "the text shown now")
+    t.eq(bufs, #vim.api.nvim_list_bufs(), "no buffer left behind")
+  end)
+
   it("a check whose explanation holds line breaks is shown, a line each", function()
     local fake = setup({
       ["mcp/check"] = function(p)

@@ -104,6 +104,21 @@ describe("resource links", function()
     t.eq(2, #fake:sent("mcp/readResource"))
   end)
 
+  -- :KinSaw for a call whose view was still open failed ("Failed to rename buffer": a buffer of
+  -- that name exists) and left an empty buffer behind.
+  it(":KinSaw for a call already shown goes to its view", function()
+    local fake = setup({ ["mcp/readResource"] = read_handler })
+    finished_call(fake)
+    vim.cmd("KinSaw call_r1")
+    local view = vim.api.nvim_get_current_win()
+    local bufs = #vim.api.nvim_list_bufs()
+    vim.cmd("wincmd p")
+    vim.cmd("KinSaw call_r1")
+    t.eq(view, vim.api.nvim_get_current_win(), "the view shown")
+    t.eq("kin://saw/call_r1", vim.api.nvim_buf_get_name(0))
+    t.eq(bufs, #vim.api.nvim_list_bufs(), "no buffer left behind")
+  end)
+
   it(":KinResource {server} {uri} opens it; opened again, the same buffer shows the server's text now", function()
     local text = "first"
     local fake = setup({

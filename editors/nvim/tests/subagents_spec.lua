@@ -77,6 +77,37 @@ describe("subagents", function()
     end, "the question no longer waits")
   end)
 
+  it("a subagent's long answer streams under its call without freezing Neovim", function()
+    -- Attack: a subagent's model streams a long answer a token at a time. At each piece the
+    -- summary looked for the answer's last line with a pattern that tried every position of the
+    -- whole answer, and the delegate call's block was rewritten whole: 8,000 pieces (1,000
+    -- lines) blocked Neovim for 35 s. The rewritten lines are counted, and the time is bounded
+    -- far above what it takes now (3 s) and far below what it took (38 s for these 6,000).
+    local fake = setup()
+    local tr = start(fake)
+    local rewritten = 0
+    vim.api.nvim_buf_attach(tr.buf, false, {
+      on_lines = function(_, _, _, first, _, new_last)
+        rewritten = rewritten + (new_last - first)
+      end,
+    })
+    local pieces, msgs = 6000, {}
+    for i = 1, pieces do
+      msgs[#msgs + 1] = { jsonrpc = "2.0", method = "turn/delta", params = nested({ sessionId = C, turnId = "t_3", text = i % 8 == 0 and ("w" .. i .. "\n") or ("w" .. i .. " ") }) }
+    end
+    local t0 = vim.uv.hrtime()
+    fake:send_many(msgs)
+    t.wait_for(function()
+      return lines(tr):find("w6000", 1, true)
+    end, "the answer's last piece", 60000)
+    local secs = (vim.uv.hrtime() - t0) / 1e9
+    local all = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    t.eq("    ┊ w5993 w5994 w5995 w5996 w5997 w5998 w5999 w6000", all[#all])
+    t.contains(lines(tr), "subagent running: no calls yet · w5993 w5994 w5995 w5996 w5997 w5998 w5999 w6000")
+    t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
+    t.ok(secs < 12, ("%d pieces took %.1f s"):format(pieces, secs))
+  end)
+
   it("a subagent's progress is drawn under the delegate call, never as the parent's answer nor in a transcript of its own", function()
     local fake = setup()
     local tr, chat = start(fake)

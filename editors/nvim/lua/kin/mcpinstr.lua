@@ -45,11 +45,19 @@ end
 
 --- Shows a row's instructions in a scratch buffer; pending ones are then offered for acceptance.
 function M.show(row)
+  -- Shown already: that view goes (it may be older text); a second buffer of the same name
+  -- cannot be made (the rename failed with an error, leaving an empty buffer behind).
+  local name = "kin://mcp/" .. row.name .. "/instructions"
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b) == name then
+      vim.api.nvim_buf_delete(b, { force = true })
+    end
+  end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.lines(row))
   vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_set_name(buf, "kin://mcp/" .. row.name .. "/instructions")
+  vim.api.nvim_buf_set_name(buf, name)
   vim.cmd("botright split")
   vim.api.nvim_win_set_buf(0, buf)
   if not row.instructionsPending then

@@ -91,9 +91,19 @@ function M.push(item)
   local i, had = find(item.id)
   if had then
     if (item.revision or 0) > (had.revision or 0) then
+      local shown = M.current() == had
       item.state = had.state or {}
       st.items[i] = item
       M.refresh()
+      -- The card the person is deciding on changed under their keys (the file changed: the
+      -- new diff is made on the new text, and may undo what was just typed there). A key typed
+      -- ahead, or pressed as the new card came, would answer a card they never saw, and the
+      -- answer names the new revision, so kin takes it. The keys go back, as when the card is
+      -- resolved; :KinAnswer shows the new one.
+      if shown and panel.has_focus() then
+        panel.give_back()
+        notify(("kin updated the question (:KinAnswer shows it): %s"):format(item.title or item.id), vim.log.levels.WARN)
+      end
     end
     return
   end

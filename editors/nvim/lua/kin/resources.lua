@@ -333,11 +333,23 @@ function M.show(call_id)
     service.notify("kin: no finished tool call" .. (call_id and call_id ~= "" and (" " .. call_id) or "") .. " to show", vim.log.levels.WARN)
     return
   end
+  -- Shown already (its buffer lives while a window shows it): that window is the view. A second
+  -- buffer of the same name cannot be made (the rename failed with an error, leaving it behind).
+  local name = "kin://saw/" .. id
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b) == name then
+      local win = vim.fn.bufwinid(b)
+      if win ~= -1 then
+        return vim.api.nvim_set_current_win(win)
+      end
+      vim.api.nvim_buf_delete(b, { force = true })
+    end
+  end
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, M.saw_lines({ name = rec.name, callId = id, modelSaw = rec.modelSaw, links = rec.links }))
   vim.bo[buf].modifiable = false
-  vim.api.nvim_buf_set_name(buf, "kin://saw/" .. id)
+  vim.api.nvim_buf_set_name(buf, name)
   -- The transcript's keys for opening what is under the cursor open a link here.
   local km = require("kin.config").options.chat.keymaps
   for _, lhs in ipairs(type(km.open) == "table" and km.open or { km.open }) do

@@ -149,7 +149,11 @@ function M.take(method, p)
     end
     v.after_call = false
     v.text = v.text .. (p.text or "")
-    local last = vim.trim(v.text):match("([^\n]*)$") or ""
+    -- Its last line, looked for near the end: ([^\n]*)$ over the whole answer tried every
+    -- position of it at each piece (a 1,000-line answer streamed in 8,000 pieces took half a
+    -- minute). A line longer than the tail shows its end.
+    local tail = vim.trim(v.text:sub(-4096))
+    local last = tail:match(".*\n(.*)$") or tail
     if last ~= "" then
       v.latest = short(last, 100)
     end

@@ -29,7 +29,7 @@ function M.new(session_id)
   vim.bo[buf].modifiable = false
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
-  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, empty = true }, Transcript)
+  local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, by_mark = {}, empty = true }, Transcript)
   M.by_buf[buf] = tr
   return tr
 end
@@ -79,6 +79,8 @@ local function whole_lines(lines, keep)
   for i, l in ipairs(lines) do
     if i <= keep then
       out[#out + 1] = M.one_line(l)
+    elseif type(l) == "string" and not l:find("\n", 1, true) then
+      out[#out + 1] = l -- most lines: no split (a streamed block passes all its lines each time)
     else
       vim.list_extend(out, vim.split(tostring(l), "\n", { plain = true }))
     end
@@ -108,8 +110,8 @@ function Transcript:clear()
   self.empty = true
   self.tools = {}
   self.blocks = {}
+  self.by_mark = {}
   self.last = nil
-  self.fold_tick = nil
   self.reasoning_block, self.reasoning_n = nil, 0
 end
 
@@ -246,28 +248,72 @@ function Transcript:block(key, lines, opts)
     local row = vim.api.nvim_buf_line_count(self.buf) - 1
     b = { mark = vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { right_gravity = false }), n = 1 }
     self.blocks[key] = b
+    self.by_mark[b.mark] = b
     self.last = opts.kind or "block"
     pos = { row }
   end
   local row = pos[1]
   -- The block's new extent is known before the edit: Neovim evaluates 'foldexpr' for the
   -- changed lines while they change, so a block drawn whole at once (from history, a
-  -- compaction) is folded only if the fold rows already count it.
-  local old_n = b.n
+  -- compaction) is folded only if its extent (read by _folded) already counts it.
+  local old_n, old = b.n, b.lines
   b.n = #lines
+  b.lines = lines
   b.fold_after = opts.fold_after
-  self.fold_tick = nil
+  -- A streamed block (reasoning, a command's output, a subagent's answer under its call) grows
+  -- at its end while a line or two above change (a heading's count or status, a subagent's
+  -- summary): only the lines that changed are rewritten. Rewriting the whole block at each piece
+  -- made a stream of n pieces cost n² (16,000 pieces of reasoning froze Neovim for over half a
+  -- minute). edits: {first, last} old lines replaced by the new ones at the same places, each run
+  -- of changed lines apart; when the number of lines changes, the last edit runs to the block's
+  -- last old line, so the edit ends where the block ends.
+  local edits = { { 1, old_n, #lines } }
+  if old and #old == old_n then
+    edits = {}
+    local m = math.min(old_n, #lines)
+    local i = 1
+    while i < m do
+      if old[i] ~= lines[i] then
+        local j = i
+        while j + 1 < m and old[j + 1] ~= lines[j + 1] do
+          j = j + 1
+        end
+        edits[#edits + 1] = { i, j, j }
+        i = j + 1
+      else
+        i = i + 1
+      end
+    end
+    if old_n ~= #lines or old[m] ~= lines[m] then
+      local a = m
+      if #edits > 0 and edits[#edits][2] == m - 1 then
+        a = table.remove(edits)[1]
+      end
+      edits[#edits + 1] = { a, old_n, #lines }
+    end
+  end
+  -- from: the first line (1-based) whose row was part of a wider rewrite (its own marks were
+  -- pulled to the rewrite's start); a heading replaced alone keeps its row and its marks.
+  local from = #lines + 1
+  for _, e in ipairs(edits) do
+    if not (e[1] == 1 and e[2] == 1 and e[3] == 1) then
+      from = math.min(from, e[1])
+    end
+  end
   self:_edit(function(buf)
-    -- The text is replaced up to the end of the block's last line, not up to the start of the
-    -- line after it: that is where the next block's mark sits, and a replaced range ending there
-    -- would pull that mark up to this block's first line (the next rewrite of that block would
-    -- then overwrite this one).
-    local last = vim.api.nvim_buf_get_lines(buf, row + old_n - 1, row + old_n, true)[1]
-    vim.api.nvim_buf_set_text(buf, row, 0, row + old_n - 1, #last, lines)
+    -- The text is replaced up to the end of an edit's last line, not up to the start of the
+    -- line after it: for the block's last line that is where the next block's mark sits, and a
+    -- replaced range ending there would pull that mark up to this block's first line (the next
+    -- rewrite of that block would then overwrite this one). Bottom up: an edit that changes the
+    -- number of lines is the last one, and moves none of the others.
+    for k = #edits, 1, -1 do
+      local a, z, nz = edits[k][1], edits[k][2], edits[k][3]
+      local last = vim.api.nvim_buf_get_lines(buf, row + z - 1, row + z, true)[1]
+      vim.api.nvim_buf_set_text(buf, row + a - 1, 0, row + z - 1, #last, vim.list_slice(lines, a, nz))
+    end
     vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { id = b.mark, right_gravity = false })
   end)
-  self.fold_tick = nil
-  return row
+  return row, from
 end
 
 -- Rewrites a call's header and output block in place.
@@ -323,25 +369,39 @@ function Transcript:reasoning(text)
   end
   if self.last ~= "reasoning" or not self.reasoning_block then
     self.reasoning_n = (self.reasoning_n or 0) + 1
-    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, text = "" }
+    self.reasoning_block = { key = "reasoning:" .. self.reasoning_n, parts = { "" }, shown = {}, dim = {} }
   end
   local r = self.reasoning_block
-  r.text = r.text .. text
-  local body = vim.split((r.text:gsub("\n+$", "")), "\n", { plain = true })
-  local lines = { ("_reasoning_ (%d line%s)"):format(#body, #body == 1 and "" or "s") }
-  for _, l in ipairs(body) do
-    lines[#lines + 1] = M.REASONING_PREFIX .. l
+  -- The text's lines, kept piece by piece (the last one grows): re-splitting all of it at each
+  -- piece made a long stream quadratic. shown: the body's lines as drawn, with their prefix.
+  local parts = r.parts
+  local tail = table.remove(parts)
+  local first = #parts + 1
+  vim.list_extend(parts, vim.split(tail .. text, "\n", { plain = true }))
+  local n = #parts
+  while n > 1 and parts[n] == "" do -- trailing line breaks are not drawn
+    n = n - 1
   end
-  local row = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
-  -- One highlight per line of the block, redrawn with it.
-  for _, id in ipairs(r.dim or {}) do
-    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, id)
+  for i = #r.shown, n + 1, -1 do
+    r.shown[i] = nil
   end
-  r.dim = {}
-  for i = 0, #lines - 1 do
+  for i = math.min(first, #r.shown + 1), n do
+    r.shown[i] = M.REASONING_PREFIX .. parts[i]
+  end
+  local lines = { ("_reasoning_ (%d line%s)"):format(n, n == 1 and "" or "s") }
+  vim.list_extend(lines, r.shown)
+  local row, from = self:block(r.key, lines, { fold_after = 1, kind = "reasoning" })
+  -- One highlight per line of the block; the lines the block rewrote get theirs again (their
+  -- old ones were pulled to the rewrite's start), the others keep theirs.
+  local keep = from - 1
+  for i = #r.dim, keep + 1, -1 do
+    pcall(vim.api.nvim_buf_del_extmark, self.buf, M.dim_ns, r.dim[i])
+    r.dim[i] = nil
+  end
+  for i = keep, #lines - 1 do
     local ok, id = pcall(vim.api.nvim_buf_set_extmark, self.buf, M.dim_ns, row + i, 0, { line_hl_group = "KinReasoning" })
     if ok then
-      r.dim[#r.dim + 1] = id
+      r.dim[i + 1] = id
     end
   end
   self.reasoning_open = true
@@ -437,25 +497,15 @@ function Transcript:command(input, c)
   self:block("command:" .. vim.api.nvim_buf_line_count(self.buf), lines, { fold_after = #lines > 4 and 1 or nil, kind = "meta" })
 end
 
--- The rows (1-based) of output blocks, for folding; cached per change of the buffer.
-function Transcript:_output_rows()
-  local tick = vim.api.nvim_buf_get_changedtick(self.buf)
-  if self.fold_tick == tick and self.fold_rows then
-    return self.fold_rows
-  end
-  local rows = {}
-  for _, b in pairs(self.blocks) do
-    if b.fold_after and b.n > b.fold_after then
-      local pos = vim.api.nvim_buf_get_extmark_by_id(self.buf, ns, b.mark, {})
-      if pos and pos[1] then
-        for r = pos[1] + 1 + b.fold_after, pos[1] + b.n do
-          rows[r] = true
-        end
-      end
-    end
-  end
-  self.fold_tick, self.fold_rows = tick, rows
-  return rows
+-- Whether row lnum (1-based) is in the folded part of a block (a call's output): the block is the
+-- one whose mark is the last at or above the row, found in the marks' tree. All the folded rows
+-- of the transcript used to be listed again at each change of the buffer (for the first row
+-- Neovim asked about after it): each streamed piece then cost the whole session's output, so a
+-- long session (hundreds of calls) made every piece of an answer take tens of milliseconds.
+function Transcript:_folded(lnum)
+  local m = vim.api.nvim_buf_get_extmarks(self.buf, ns, { lnum - 1, 0 }, 0, { limit = 1 })[1]
+  local b = m and self.by_mark[m[1]]
+  return b ~= nil and b.fold_after ~= nil and lnum >= m[2] + 1 + b.fold_after and lnum <= m[2] + b.n
 end
 
 M.by_buf = setmetatable({}, { __mode = "v" })
@@ -463,7 +513,7 @@ M.by_buf = setmetatable({}, { __mode = "v" })
 --- 'foldexpr' of transcript windows: a call's output is one fold.
 function M.foldexpr(lnum)
   local tr = M.by_buf[vim.api.nvim_get_current_buf()]
-  if tr and tr:_output_rows()[lnum] then
+  if tr and tr:_folded(lnum) then
     return 1
   end
   return 0
