@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -47,7 +48,16 @@ func TestBinaryEditorSIGTERMRestoresTheTerminal(t *testing.T) {
 	if tio.Lflag&(unix.ECHO|unix.ICANON|unix.ISIG) != unix.ECHO|unix.ICANON|unix.ISIG {
 		t.Errorf("the terminal was left raw (lflag %#x)", tio.Lflag)
 	}
-	if raw := term.raw.String(); strings.LastIndex(raw, "\x1b[?2004h") > strings.LastIndex(raw, "\x1b[?2004l") {
+	// the bytes kin chat wrote last may still be on their way from the
+	// pty to the test's reader: wait for them a while
+	pasteOn := func() bool {
+		raw := term.raw.String()
+		return strings.LastIndex(raw, "\x1b[?2004h") > strings.LastIndex(raw, "\x1b[?2004l")
+	}
+	for end := time.Now().Add(5 * time.Second); pasteOn() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pasteOn() {
 		t.Error("bracketed paste was left on")
 	}
 }
