@@ -160,47 +160,33 @@ func TestBinaryAnEditorGoneBeforeTheFirstAnswerIsNoSIGPIPE(t *testing.T) {
 	}
 }
 
-// SIGHUP is the end of kin serve with the same teardown. An editor in a
-// terminal (Neovim's vim.system) starts kin in its own process group, so
-// closing the terminal window sends kin the hangup too; its default action
-// killed kin on the spot, and the command it was running (unconfined, so
-// no --die-with-parent) and every process below kin went on without it.
-func TestBinarySIGHUPTearsDown(t *testing.T) {
-	p, home, sid, turnID, pgid := tickingForever(t)
-	go io.Copy(io.Discard, p.out)
-
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(); code != 0 {
-		t.Errorf("kin exited with %d (%s), want 0 after tearing down", code, p.cmd.ProcessState)
-	}
-	if alive := groupMembers(pgid); len(alive) > 0 {
-		t.Errorf("the command's process group survived kin: %v", alive)
-	}
-	if !hasTurnEnd(t, filepath.Join(home, "sessions", sid+".jsonl"), turnID) {
-		t.Error("the session log has no end record for the turn")
-	}
-}
-
 // SIGTERM (and SIGINT alike) is the end of kin serve, with the teardown a
 // closed stdin gets: the running command's process group is killed, the
-// turn's end is on record and kin exits 0.
-func TestBinarySIGTERMTearsDown(t *testing.T) {
-	p, home, sid, turnID, pgid := tickingForever(t)
-	// the editor keeps reading: what kin sends while it tears down arrives
-	go io.Copy(io.Discard, p.out)
+// turn's end is on record and kin exits 0. SIGHUP is the same end: an
+// editor in a terminal (Neovim's vim.system) starts kin in its own process
+// group, so closing the terminal window sends kin the hangup too; its
+// default action killed kin on the spot, and the command it was running
+// (unconfined, so no --die-with-parent) and every process below kin went
+// on without it.
+func TestBinarySignalsTearDown(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			p, home, sid, turnID, pgid := tickingForever(t)
+			// the editor keeps reading: what kin sends while it tears down arrives
+			go io.Copy(io.Discard, p.out)
 
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(); code != 0 {
-		t.Errorf("kin exited with %d (%s), want 0 after tearing down", code, p.cmd.ProcessState)
-	}
-	if alive := groupMembers(pgid); len(alive) > 0 {
-		t.Errorf("the command's process group survived kin: %v", alive)
-	}
-	if !hasTurnEnd(t, filepath.Join(home, "sessions", sid+".jsonl"), turnID) {
-		t.Error("the session log has no end record for the turn")
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(); code != 0 {
+				t.Errorf("kin exited with %d (%s), want 0 after tearing down", code, p.cmd.ProcessState)
+			}
+			if alive := groupMembers(pgid); len(alive) > 0 {
+				t.Errorf("the command's process group survived kin: %v", alive)
+			}
+			if !hasTurnEnd(t, filepath.Join(home, "sessions", sid+".jsonl"), turnID) {
+				t.Error("the session log has no end record for the turn")
+			}
+		})
 	}
 }
