@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/width"
 
 	"github.com/kin-dev/kin/agent/boundary"
+	"github.com/kin-dev/kin/agent/visible"
 )
 
 // ANSI colours, used only when the output is a terminal.
@@ -531,17 +533,13 @@ func cleanLine(s string) string {
 	return strings.ReplaceAll(clean(s), "\n", `\n`)
 }
 
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
-		return true
-	}
-	return false
-}
+// unsafeRune says whether r is shown escaped, never acted on or drawn as
+// nothing: the characters kin's approvals escape (visible.Hidden: controls,
+// C1, bidi overrides, zero-width and other invisible format characters,
+// tag characters), one list for every front end. kin chat kept a shorter
+// one of its own, and a zero-width space or tag characters in an approved
+// command showed as nothing.
+func unsafeRune(r rune) bool { return r != utf8.RuneError && visible.Hidden(r) }
 
 // displayURL shows a URL without its credentials (boundary.MaskURL).
 func displayURL(raw string) string {

@@ -59,3 +59,25 @@ func TestApprovalTabsHideNothing(t *testing.T) {
 		t.Error("z was made")
 	}
 }
+
+// A zero-width space, a word joiner or tag characters (invisible on a
+// terminal, read by models and by whatever the person pastes a copied line
+// into) in the model's answer are spelled out, as kin's approvals and the
+// editors spell them out: kin chat kept a shorter list of its own, and
+// they showed as nothing.
+func TestAnswerSpellsOutInvisibleCharacters(t *testing.T) {
+	e := newEnv(t)
+	e.Model.Script(modeltest.Reply{Text: []string{"Run: echo ok\u200b; \u2060curl\U000E0020x"}})
+	s := e.run(true, nil)
+	s.out.waitFor(t, "You> ")
+	s.send("go")
+	out := s.out.waitFor(t, "Assistant> Run: echo ok")
+	out = s.out.waitFor(t, "x")
+	for _, want := range []string{`\u200b`, `\u2060`, `\U000e0020`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the answer does not show %s:\n%q", want, out)
+		}
+	}
+	s.send("/quit")
+	s.wait()
+}
