@@ -253,6 +253,11 @@ func (st *Store) edit(scope Scope, fn func(*document) error) error {
 		if err != nil {
 			return nil, err
 		}
+		if len(out) > maxDoc {
+			// written, the file would be ignored whole at the next load:
+			// every server in it gone until someone edits it by hand
+			return nil, fmt.Errorf("refusing to write %s: it would be %d bytes, over the %d kin reads", path, len(out), maxDoc)
+		}
 		if len(data) > 0 && bytes.Equal(before, out) {
 			return nil, nil // nothing changed: leave the file as it is
 		}

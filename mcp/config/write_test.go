@@ -344,3 +344,32 @@ func TestWriteFollowsSymlink(t *testing.T) {
 		t.Fatal("target not updated")
 	}
 }
+
+// An add that would make the file larger than kin reads is refused, and
+// the servers already there stay: written, the file was ignored whole at
+// the next load (every server gone until someone edited it by hand).
+func TestAnAddThatWouldOutgrowTheFileIsRefused(t *testing.T) {
+	workdir, home := dirs(t)
+	st := config.NewStore(workdir, home)
+	if err := st.Add(config.ScopeProject, "keep", json.RawMessage(`{"command":"one"}`)); err != nil {
+		t.Fatal(err)
+	}
+	arg := strings.Repeat("a", 1<<20)
+	var err error
+	for i := range 5 {
+		raw, _ := json.Marshal(map[string]any{"command": "x", "args": []string{arg}})
+		if err = st.Add(config.ScopeProject, fmt.Sprintf("big%d", i), raw); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "over the") {
+		t.Fatalf("the fifth 1 MiB add: %v", err)
+	}
+	cfg, lerr := config.Load(workdir, home)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if _, ok := cfg.Server("keep"); !ok {
+		t.Fatal("the servers already in the file were lost")
+	}
+}
