@@ -351,6 +351,9 @@ Cwd: /w
 Sandbox: confined; may change only /w, /home/ana/.kin/cache/sandbox, its own /tmp; with network access
 With network access: this command can connect to any host on the network and to services on this machine.
 `)
+	// keys typed before the question's prompt are never its answer: wait
+	// for it, as a person does
+	s.out.waitFor(t, "Approve this operation?")
 	s.send("n")
 	f.waitCall("approval/respond", 1)
 	f.notify("approval/request", map[string]any{
@@ -363,6 +366,7 @@ With network access: this command can connect to any host on the network and to 
 	s.out.waitFor(t, `Cwd: /w
 Sandbox: none: runs unconfined
 No sandbox: bubblewrap (bwrap) is not installed.`)
+	s.out.waitCount(t, "Approve this operation?", 2)
 	s.send("n")
 	f.waitCall("approval/respond", 2)
 	s.send("/quit")
@@ -413,6 +417,9 @@ func TestProjectTrustBlock(t *testing.T) {
 	s.out.waitFor(t, "  hook .kin/hooks.json PreToolUse[0].hooks[0] (PreToolUse Bash) changed since you trusted it")
 	s.out.waitFor(t, "      sh .kin/check.sh")
 	s.out.waitFor(t, "  instructions AGENTS.md\n      39 bytes\n      sha256:bb")
+	// keys typed before the question's prompt are never its answer: wait
+	// for it, as a person does
+	s.out.waitFor(t, "Approve this operation? [t: Trust them / N: Not now] ")
 	s.send("t")
 	if got := f.waitCall("approval/respond", 1); got["requestId"] != "ap_8" || got["decision"] != "trust" {
 		t.Errorf("respond %v", got)
