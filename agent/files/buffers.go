@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kin-dev/kin/agent/boundary"
 )
 
 // Editor is the editor at the other end of a connection, as Buffers needs
@@ -225,11 +227,9 @@ func (b *Buffers) Changed() <-chan struct{} { return b.Overlay.Changed() }
 // differsFromDisk reports whether text is not what the file on disk holds
 // (a missing or unreadable file counts as different).
 func (b *Buffers) differsFromDisk(text, path string) bool {
-	data, exists, large, err := readDisk(path, int64(len(text)))
-	if err != nil || !exists || large {
-		return true
-	}
-	return string(data) != text
+	// A file larger than text differs without being read (ErrTooLarge).
+	data, err := boundary.ReadFileUpTo(path, int64(len(text)))
+	return err != nil || string(data) != text
 }
 
 func lostError(d Document) error {

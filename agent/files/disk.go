@@ -129,26 +129,6 @@ func (Disk) Write(ctx context.Context, c Change) (Written, error) {
 	return Written{Via: ViaDisk, Saved: true}, nil
 }
 
-// readDisk reads a file of at most max bytes; large reports a bigger one
-// without reading it.
-func readDisk(path string, max int64) (data []byte, exists, large bool, err error) {
-	fi, err := boundary.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, false, nil
-	}
-	if err != nil {
-		return nil, false, false, err
-	}
-	if fi.Size() > max {
-		return nil, true, true, nil
-	}
-	data, err = boundary.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, false, nil
-	}
-	return data, err == nil, false, err
-}
-
 // unwrapPathError drops the path from an *os.PathError: callers name the
 // path the way the person and the model gave it.
 func unwrapPathError(err error) error {
