@@ -518,14 +518,17 @@ func readGitFileUpTo(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
-	} else if fi.IsDir() {
+	}
+	if fi.IsDir() {
 		// git reads no folder as such a file (and an empty one may be
 		// another command's placeholder): there is none
 		return nil, fmt.Errorf("%s is a folder: %w", path, fs.ErrNotExist)
-	} else if !fi.Mode().IsRegular() {
+	}
+	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
 	}
-	return readUpTo(f, max)
+	return readUpTo(f, fi, max)
 }

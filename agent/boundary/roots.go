@@ -149,9 +149,16 @@ func Open(p string) (*os.File, error) { return at(p, openRegular) }
 // it is a regular file or a folder (decided on the open file, so a swap
 // between a check and the open changes nothing).
 func openRegular(root *os.Root, rel string) (*os.File, error) {
+	f, _, err := openRegularInfo(root, rel)
+	return f, err
+}
+
+// openRegularInfo is openRegular that also returns the open file's info,
+// for a reader that needs its size (ReadFileUpTo): not asked for twice.
+func openRegularInfo(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
 	f, err := root.OpenFile(rel, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
@@ -159,9 +166,9 @@ func openRegular(root *os.Root, rel string) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // OpenIn is Open of rel beneath root, for a reader that holds a root of its
@@ -183,22 +190,18 @@ func ReadFile(p string) ([]byte, error) { return ReadFileUpTo(p, -1) }
 // read with a limit, or kin would try to hold it all in memory.
 func ReadFileUpTo(p string, max int64) ([]byte, error) {
 	return at(p, func(root *os.Root, rel string) ([]byte, error) {
-		f, err := openRegular(root, rel)
+		f, fi, err := openRegularInfo(root, rel)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		return readUpTo(f, max)
+		return readUpTo(f, fi, max)
 	})
 }
 
-// readUpTo reads the open regular file f whole, if it holds at most max
-// bytes (max < 0: no limit).
-func readUpTo(f *os.File, max int64) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+// readUpTo reads the open regular file f, of info fi (its opener's Stat),
+// whole, if it holds at most max bytes (max < 0: no limit).
+func readUpTo(f *os.File, fi fs.FileInfo, max int64) ([]byte, error) {
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%w (a folder)", ErrNotRegular)
 	}
