@@ -232,12 +232,25 @@ const maxIndentDepth = 16
 // otherwise.
 func indented(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
-	if err != nil || len(b) > tool.MaxOutput || depth(b) > maxIndentDepth {
+	if err != nil || len(b) > tool.MaxOutput {
 		return b, err
 	}
-	var out bytes.Buffer
-	if json.Indent(&out, b, "", "  ") != nil {
+	if out, err := indentShallow(b); err == nil {
+		return out, nil
+	}
+	return b, nil
+}
+
+// indentShallow is the JSON b indented, or b itself when it is nested
+// deeper than maxIndentDepth (tool arguments and structured content
+// share the limit).
+func indentShallow(b []byte) ([]byte, error) {
+	if depth(b) > maxIndentDepth {
 		return b, nil
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
 	}
 	return out.Bytes(), nil
 }

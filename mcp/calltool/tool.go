@@ -109,14 +109,11 @@ func (t *Tool) Prepare(_ context.Context, env tool.Env, args json.RawMessage) (*
 	// Indented for the person, unless nested so deep that indenting would
 	// cost more than the arguments (see maxIndentDepth): a model steered
 	// into 5,000 levels of brackets (10 kB) took 335 MB, to show 2 kB.
-	pretty := bytes.NewBuffer(obj)
-	if depth(obj) <= maxIndentDepth {
-		pretty = &bytes.Buffer{}
-		if err := json.Indent(pretty, obj, "", "  "); err != nil {
-			return nil, fmt.Errorf("arguments: %v", err)
-		}
+	pretty, err := indentShallow(obj)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %v", err)
 	}
-	shown, _ := tool.Head(t.b.Redact(pretty.String()), MaxArguments)
+	shown, _ := tool.Head(t.b.Redact(string(pretty)), MaxArguments)
 	server := t.b.Name()
 	ap := &tool.Approval{
 		Title:       fmt.Sprintf("Call %s on %s", catalog.Label(t.def.Name), server),

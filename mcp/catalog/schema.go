@@ -27,30 +27,36 @@ func objectSchema(schema json.RawMessage) string {
 	return fmt.Sprintf(`its input schema is not an object schema (type %.40s, not "object"), which a model cannot take as a tool's parameters`, Label(t))
 }
 
-// sanitizeSchema returns the schema the model sees: every "description"
-// and "title" text in it, at any depth, sanitised like a tool description
+// sanitizeSchema returns the schema the model sees: every string in it,
+// at any depth, passed through redact (descriptions, titles, defaults,
+// enums, examples; property names are kept, a call must use them), then
+// every "description" and "title" text sanitised like a tool description
 // (invisible characters stripped, capped, flagged when it reads like an
-// instruction override). Property names, enum values and defaults are the
-// server's data and are kept as they are: the call must send what the
-// server expects. flagged reports a flagged text.
-func sanitizeSchema(schema json.RawMessage) (out json.RawMessage, flagged bool, err error) {
+// instruction override). Property names, enum values and defaults are
+// otherwise the server's data and are kept as they are: the call must send
+// what the server expects. flagged reports a flagged text.
+func sanitizeSchema(schema json.RawMessage, redact func(string) string) (out json.RawMessage, flagged bool, err error) {
 	d := json.NewDecoder(bytes.NewReader(schema))
 	d.UseNumber() // numbers pass through as written
 	var v any
 	if err := d.Decode(&v); err != nil {
 		return nil, false, err
 	}
-	v = sanitizeValue(v, &flagged)
+	v = sanitizeValue(v, redact, &flagged)
 	b, err := json.Marshal(v)
 	return b, flagged, err
 }
 
-func sanitizeValue(v any, flagged *bool) any {
+func sanitizeValue(v any, redact func(string) string, flagged *bool) any {
 	switch v := v.(type) {
+	case string:
+		return redact(v)
 	case map[string]any:
 		for k, x := range v {
 			if s, ok := x.(string); ok && (k == "description" || k == "title") {
-				text, f := Sanitize(s)
+				// redacted before Sanitize caps it: a secret cut in two
+				// no longer matches
+				text, f := Sanitize(redact(s))
 				if f {
 					*flagged = true
 					text = FlagPrefix + " " + text
@@ -58,53 +64,11 @@ func sanitizeValue(v any, flagged *bool) any {
 				v[k] = text
 				continue
 			}
-			v[k] = sanitizeValue(x, flagged)
+			v[k] = sanitizeValue(x, redact, flagged)
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = sanitizeValue(x, flagged)
-		}
-	}
-	return v
-}
-
-// redactSchema passes every string of an input schema at any depth
-// through redact (descriptions, titles, defaults, enums, examples;
-// property names are kept, a call must use them). A schema that cannot be
-// read is returned as it is (objectSchema and sanitizeSchema refuse it).
-func redactSchema(schema json.RawMessage, redact func(string) string) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(schema))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return schema
-	}
-	changed := false
-	v = redactValue(v, redact, &changed)
-	if !changed {
-		return schema
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return schema
-	}
-	return b
-}
-
-func redactValue(v any, redact func(string) string, changed *bool) any {
-	switch v := v.(type) {
-	case string:
-		if r := redact(v); r != v {
-			*changed = true
-			return r
-		}
-	case map[string]any:
-		for k, x := range v {
-			v[k] = redactValue(x, redact, changed)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = redactValue(x, redact, changed)
+			v[i] = sanitizeValue(x, redact, flagged)
 		}
 	}
 	return v

@@ -71,7 +71,7 @@ func Vet(server string, raws []Raw, allowed Allowed, names *Names, redact func(s
 			omitted = append(omitted, Omitted{Name: t.Name, Reason: why})
 			continue
 		}
-		schema, schemaFlagged, err := sanitizeSchema(redactSchema(r.Schema, redact))
+		schema, schemaFlagged, err := sanitizeSchema(r.Schema, redact)
 		if err != nil {
 			omitted = append(omitted, Omitted{Name: t.Name, Reason: "its input schema cannot be read: " + err.Error()})
 			continue

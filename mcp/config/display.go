@@ -78,12 +78,18 @@ func (s Server) Display() Display {
 		}
 	}
 	e, err := decodeEntry(s.Raw)
+	// Without the entry as written, the values are literals: all masked.
+	asFiled := len(s.Raw) > 0 && err == nil
+	if !asFiled {
+		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
+	}
+	repo := asFiled && (s.Scope == ScopeProject || s.Scope == ScopeForeign)
 	// show renders a value that may be secret (env, header, URL query or
 	// user part): masked, but for an entry a repository wrote, whose ${VAR}
 	// names show (showValue), since they say which of the person's
 	// variables its server is sent; a literal is masked all the same.
-	show := func(string) string { return Mask }
-	if s.Scope == ScopeProject || s.Scope == ScopeForeign {
+	show := masked
+	if repo {
 		show = showValue
 	}
 	// showEnv renders an env value. A project's .kin/mcp.json holds no
@@ -94,7 +100,10 @@ func (s Server) Display() Display {
 	// the person approving it sees the value as written, references by
 	// name. Everyone else's literals stay masked (a root .mcp.json often
 	// holds a token in clear).
-	//
+	showEnv := show
+	if asFiled && s.Scope == ScopeProject {
+		showEnv = asWritten
+	}
 	// refs renders what decides what runs and where (the command line,
 	// the URL before its credentials): a repository's ${VAR:-default}
 	// runs its default whenever the person has no such variable, so the
@@ -103,18 +112,8 @@ func (s Server) Display() Display {
 	// for a launch the repository chose. The person's own entries keep
 	// dropping defaults (one may be a secret they typed).
 	refs := showRefs
-	if s.Scope == ScopeProject || s.Scope == ScopeForeign {
+	if repo {
 		refs = asWritten
-	}
-	showEnv := show
-	if s.Scope == ScopeProject {
-		showEnv = asWritten
-	}
-	if len(s.Raw) == 0 || err != nil {
-		e = &entry{command: s.Command, args: s.Args, url: s.URL, headers: s.Headers, env: s.Env}
-		show = func(string) string { return Mask } // literal values
-		showEnv = show
-		refs = showRefs
 	}
 	switch s.Transport {
 	case TransportStdio:
@@ -160,14 +159,9 @@ func (s Server) Display() Display {
 // credentials masked as everywhere kin reports a URL (boundary.MaskURL:
 // userinfo removed, every query value masked, a fragment's key=value
 // values masked; an #anchor stays).
-func MaskURL(raw string) string { return maskURL(raw, nil) }
+func MaskURL(raw string) string { return maskURLRefs(raw, showRefs, masked) }
 
-// maskURL is MaskURL with show rendering each credential part (nil: Mask).
-func maskURL(raw string, show func(string) string) string {
-	return maskURLRefs(raw, showRefs, show)
-}
-
-// maskURLRefs is maskURL with refs rendering the references first (show
+// maskURLRefs is MaskURL with refs rendering the references first (show
 // then renders each credential part: the userinfo, a query value, a
 // fragment's value, wherever a default put it).
 func maskURLRefs(raw string, refs, show func(string) string) string {
@@ -221,8 +215,11 @@ var authScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // Authorization or Proxy-Authorization value keeps its scheme word
 // ("Bearer ●●●●").
 func MaskHeader(name, value string) string {
-	return maskHeader(name, value, func(string) string { return Mask })
+	return maskHeader(name, value, masked)
 }
+
+// masked renders any value as Mask.
+func masked(string) string { return Mask }
 
 // maskHeader is MaskHeader with show rendering the value after the scheme
 // word ("Bearer ${API_TOKEN}" for a project's entry).
