@@ -165,7 +165,8 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		c.items = append(c.items, convItem{kind: model.FunctionCall, turn: r.TurnID, callID: r.CallID, name: r.Name, text: r.Arguments, same: r.Cont})
 	case session.TypeResult:
 		c.answered[r.CallID] = true
-		if c.callIndex(r.CallID) < 0 {
+		call := c.callIndex(r.CallID)
+		if call < 0 {
 			// Its call left the conversation before the result came (a task
 			// a restarted kin followed ended after its turn was rolled back
 			// or summarised), or was never recorded: an output without its
@@ -185,7 +186,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		if n == 0 {
 			it.text = prefix + r.Output
 		}
-		if at := c.outputAt(r.CallID); at < len(c.items) {
+		if at := c.outputAt(call); at < len(c.items) {
 			c.items = slices.Insert(c.items, at, it)
 			before = len(c.items) // counted here, not at the end
 			_, o := itemSize(it)
@@ -260,15 +261,11 @@ func lateResultNote(r session.Record) string {
 		visible.Clip(r.Name, 200), visible.Clip(r.CallID, 200), visible.Clip(r.Status, 40))
 }
 
-// outputAt is where the output of call id goes: at the end, as outputs
-// come, unless a question came after the run of calls and outputs its call
-// is in (a task a restarted kin followed ended later): then at the end of
-// that run, so the output stays next to its call.
-func (c *convo) outputAt(id string) int {
-	i := c.callIndex(id)
-	if i < 0 {
-		return len(c.items)
-	}
+// outputAt is where the output of the call at items[i] goes: at the end,
+// as outputs come, unless a question came after the run of calls and
+// outputs the call is in (a task a restarted kin followed ended later):
+// then at the end of that run, so the output stays next to its call.
+func (c *convo) outputAt(i int) int {
 	j := i + 1
 	for j < len(c.items) && (c.items[j].kind == model.FunctionCall || c.items[j].kind == model.FunctionOutput) {
 		j++

@@ -149,14 +149,8 @@ func (s *Service) forkSource(id string, defaultRoots []string) (forkFrom, error)
 	if err != nil {
 		return forkFrom{}, err
 	}
-	f := forkFrom{title: v.Info.Title, model: v.Model(), effort: v.Effort(), roots: v.Roots(), lineage: v.Parent()}
-	if f.roots == nil {
-		f.roots = defaultRoots
-	}
-	if f.mode, err = permission.ParseMode(v.Info.Mode); err != nil {
-		f.mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
-	}
-	return f, nil
+	return forkFrom{title: v.Info.Title, model: v.Model(), effort: v.Effort(), roots: viewRoots(v, defaultRoots), mode: viewMode(v),
+		lineage: v.Parent()}, nil
 }
 
 // closeCopiedCalls are the results a fork adds for the calls it copied

@@ -84,8 +84,11 @@ func (t *turn) hookTrusted(ctx context.Context, h hooks.Hook) bool {
 	if st == ledger.StateTrusted {
 		return true
 	}
+	// only now: a person's hook bound to the project reads its files
+	// again for the detail, on every run were it made before the check
+	it.Display = h.Detail()
 	p := pending{item: it, state: st, shown: permission.TrustItem{Kind: string(ledger.KindHook), Path: displayIn(t.sess.sessionRoots(), h.File) + " " + h.Where,
-		Name: it.Name, Digest: it.Digest, Detail: h.Detail(), Changed: st == ledger.StateChanged}}
+		Name: it.Name, Digest: it.Digest, Detail: it.Display, Changed: st == ledger.StateChanged}}
 	if t.sess.allDeclined([]pending{p}) {
 		return false
 	}

@@ -139,6 +139,24 @@ func (s *Service) open(id string, defaultRoots []string, q session.Query) (*Sess
 	return sess, v, nil
 }
 
+// viewRoots are the roots a session's log records, defaultRoots where it
+// records none.
+func viewRoots(v *session.View, defaultRoots []string) []string {
+	if roots := v.Roots(); roots != nil {
+		return roots
+	}
+	return defaultRoots
+}
+
+// viewMode is the mode a session's log records.
+func viewMode(v *session.View) permission.Mode {
+	mode, err := permission.ParseMode(v.Info.Mode)
+	if err != nil {
+		return permission.ModeAgent // a log from a newer kin: the default asks for everything
+	}
+	return mode
+}
+
 // own takes the session's log when this kin does not have it yet. As owner
 // it closes what a stopped kin left open: a call without a result, a turn
 // without an end (see session.View.Repairs). A session another kin owns is
@@ -170,15 +188,8 @@ func (sess *Session) own(defaultRoots []string, q session.Query) (*session.View,
 		}
 		return nil, verr
 	}
-	roots := v.Roots()
-	if roots == nil {
-		roots = defaultRoots
-	}
+	roots, mode := viewRoots(v, defaultRoots), viewMode(v)
 	sess.mu.Lock()
-	mode, merr := permission.ParseMode(v.Info.Mode)
-	if merr != nil {
-		mode = permission.ModeAgent // a log from a newer kin: the default asks for everything
-	}
 	sess.known, sess.roots, sess.title, sess.mode, sess.plan, sess.notOwned = true, roots, v.Info.Title, mode, v.Plan(), err
 	sess.model, sess.effort, sess.dirs = v.Model(), v.Effort(), dirsOf(v.Instructions(), roots)
 	sess.lineage = v.Parent()

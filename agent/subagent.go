@@ -87,17 +87,20 @@ const subagentNote = " You are a subagent: another kin session gave you the task
 // parentRef is, for a subagent's session, the session, turn and call it
 // works for (zero otherwise).
 func (sess *Session) parentRef() Parent {
+	// the parent is read under the lock and asked without it, as
+	// currentMode does: no session's lock is held while another's is taken
 	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sess.lineage == nil {
+	lin, parent := sess.lineage, sess.parent
+	sess.mu.Unlock()
+	if lin == nil {
 		return Parent{}
 	}
-	p := Parent{SessionID: sess.lineage.SessionID, TurnID: sess.lineage.TurnID, CallID: sess.lineage.CallID}
-	if sess.parent != nil {
+	p := Parent{SessionID: lin.SessionID, TurnID: lin.TurnID, CallID: lin.CallID}
+	if parent != nil {
 		// the sessions above, while they run here (a grandchild's
 		// question is the person's session's too; its grants are that
 		// session's)
-		p.Above = sess.parent.parentRef().Sessions()
+		p.Above = parent.parentRef().Sessions()
 	}
 	return p
 }

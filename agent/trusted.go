@@ -80,9 +80,11 @@ func (s *Service) brought(roots []string, instr []instructions.File) brought {
 		if !h.RunsProjectContent() {
 			continue
 		}
-		items = append(items, hookItem(h))
+		it := hookItem(h)
+		it.Display = h.Detail()
+		items = append(items, it)
 		shown = append(shown, permission.TrustItem{Kind: string(ledger.KindHook), Path: displayIn(roots, h.File) + " " + h.Where,
-			Name: string(h.Event) + matcherSuffix(h.Matcher), Digest: h.Digest, Detail: h.Detail()})
+			Name: string(h.Event) + matcherSuffix(h.Matcher), Digest: h.Digest, Detail: it.Display})
 	}
 	for _, f := range instr {
 		if f.Scope == instructions.Home {
@@ -114,10 +116,12 @@ func matcherSuffix(m string) string {
 	return " " + m
 }
 
-// hookItem is a project hook's ledger item.
+// hookItem is a project hook's ledger item, its Display left to the
+// caller: a status check needs only its digest, and a person's hook bound
+// to the project reads the project's files again for its Detail.
 func hookItem(h hooks.Hook) ledger.Item {
 	return ledger.Item{Kind: ledger.KindHook, Project: h.Project, Path: h.File + "#" + h.Where, Name: string(h.Event) + matcherSuffix(h.Matcher),
-		Digest: h.Current(), Display: h.Detail()}
+		Digest: h.Current()}
 }
 
 // instructionItem is a repository instruction file's ledger item.

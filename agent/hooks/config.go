@@ -215,6 +215,17 @@ func (c *Config) read(path string, owner Owner, project string) {
 // and every field that says what it sends and where (an agent hook's:
 // its type, prompt, model and timeout).
 func digest(h Hook) string {
+	var scripts map[string]string
+	if h.Type == TypeCommand {
+		scripts = h.scripts()
+	}
+	return digestWith(h, scripts)
+}
+
+// digestWith is digest with the hook's scripts (h.scripts()) already
+// hashed: InProject hashes them once to know whether the hook is bound,
+// and again for its digest would read every file twice.
+func digestWith(h Hook, scripts map[string]string) string {
 	sum := sha256.New()
 	fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%s\x00%d\x00", h.File, h.Event, h.Matcher, h.Command, h.Timeout)
 	if h.Type != TypeCommand {
@@ -233,7 +244,6 @@ func digest(h Hook) string {
 		return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 	}
 	if h.Project != "" {
-		scripts := boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project)
 		keys := make([]string, 0, len(scripts))
 		for k := range scripts {
 			keys = append(keys, k)
@@ -259,13 +269,20 @@ func (h Hook) InProject(root string) (Hook, bool) {
 	if h.Owner != Person || h.Type != TypeCommand || h.Project != "" || root == "" {
 		return h, false
 	}
-	real := boundary.RealPath(root)
-	if len(boundary.Scripts("", commandWords(expand(h.Command, real)), real, real)) == 0 {
+	bound := h
+	bound.Project = boundary.RealPath(root)
+	scripts := bound.scripts()
+	if len(scripts) == 0 {
 		return h, false
 	}
-	h.Project = real
-	h.Digest = digest(h)
-	return h, true
+	bound.Digest = digestWith(bound, scripts)
+	return bound, true
+}
+
+// scripts are the project's files the command runs, by real path, with
+// their digests (none when the hook is not bound to a project).
+func (h Hook) scripts() map[string]string {
+	return boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project)
 }
 
 // RunsProjectContent says whether the hook runs only once the person
@@ -433,7 +450,7 @@ func (h Hook) Detail() string {
 // project, sorted.
 func (h Hook) projectFiles() []string {
 	var out []string
-	for p := range boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project) {
+	for p := range h.scripts() {
 		if rel, err := filepath.Rel(h.Project, p); err == nil {
 			p = filepath.ToSlash(rel)
 		}
