@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +35,20 @@ type env struct {
 }
 
 func newEnv(t testing.TB) *env { return &env{World: rpctest.NewWorld(t), t: t} }
+
+// httpServer writes Home's mcp.json with one HTTP server, name at url
+// (with headers, when there are any).
+func (e *env) httpServer(name, url string, headers map[string]string) {
+	e.t.Helper()
+	srv := map[string]any{"type": "http", "url": url}
+	if headers != nil {
+		srv["headers"] = headers
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{name: srv}})
+	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
 
 // connect serves a real kin server on one end of a pipe and returns the
 // other end, as `kin serve` would be over stdio.

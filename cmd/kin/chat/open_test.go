@@ -2,9 +2,6 @@ package chat_test
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,11 +24,7 @@ func TestOpenAResourceLink(t *testing.T) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "notes://evil", MIMEType: "text/plain",
 				Text: "\x1b[2Jcleared \u202eevil token " + token}}}, nil
 		})
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"type": "http",
-		"url": mcptest.ServeHTTP(t, n.Server), "headers": map[string]string{"X-Notes-Token": token}}}})
-	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.httpServer("notes", mcptest.ServeHTTP(t, n.Server), map[string]string{"X-Notes-Token": token})
 	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "call_f", Name: "mcp__notes__find", Arguments: `{}`}}},
 		modeltest.Reply{Text: []string{"See the design note."}})
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -266,10 +265,7 @@ func TestBinaryTerminalMCP(t *testing.T) {
 			return mcptest.Text(fmt.Sprintf("%s: hello %v (%v)", res.Action, res.Content["name"], res.Content["color"])), nil
 		})
 	url := mcptest.ServeHTTP(t, s)
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"docs": map[string]any{"type": "http", "url": url}}})
-	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.httpServer("docs", url, nil)
 	e.Model.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "mcp__docs__query-docs", Arguments: `{"query":"react hooks"}`}}},
 		modeltest.Reply{Text: []string{"Hooks let function components keep state."}},

@@ -1,9 +1,6 @@
 package chat_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,10 +17,7 @@ func TestSawCleansTheCallID(t *testing.T) {
 	e := newEnv(t)
 	e.mcp = true
 	n := mcptest.NewNotes()
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, n.Server)}}})
-	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.httpServer("notes", mcptest.ServeHTTP(t, n.Server), nil)
 	e.Model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: id, Name: "mcp__notes__find", Arguments: `{}`}}},
 		modeltest.Reply{Text: []string{"See the design note."}})
 	s := e.run(true, nil)

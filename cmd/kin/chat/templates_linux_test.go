@@ -3,9 +3,6 @@
 package chat_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,10 +18,7 @@ import (
 func TestBinaryEditorTemplate(t *testing.T) {
 	e := newEnv(t)
 	n := mcptest.NewNotes()
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"notes": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, n.Server)}}})
-	if err := os.WriteFile(filepath.Join(e.Home, "mcp.json"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.httpServer("notes", mcptest.ServeHTTP(t, n.Server), nil)
 	e.Model.Script(modeltest.Reply{Text: []string{"Read it."}})
 
 	term := e.terminal(t)

@@ -108,6 +108,22 @@ test("a rejected command never runs", async (t) => {
   assert.equal(text(kin.updatesOf(sessionId, "agent_message_chunk")), "You said no.");
 });
 
+// nodeFs is a client's fs as Node's (it follows symlinks): it reads and
+// writes the path it is given, noting in written each path it writes.
+function nodeFs(written) {
+  return {
+    read: ({ path }) => {
+      if (!existsSync(path)) throw new acp.RequestError(-32002, "no such file");
+      return { content: readFileSync(path, "utf8") };
+    },
+    write: ({ path, content }) => {
+      written.push(path);
+      writeFileSync(path, content);
+      return {};
+    },
+  };
+}
+
 test("an edit's permission request carries the diff, and the approved write goes through the client", async (t) => {
   const written = [];
   const { kin, ws } = await world(
@@ -119,17 +135,7 @@ test("an edit's permission request carries the diff, and the approved write goes
     {
       caps: { fs: { readTextFile: true, writeTextFile: true } },
       permission: select("allow_once"),
-      fs: {
-        read: ({ path }) => {
-          if (!existsSync(path)) throw new acp.RequestError(-32002, "no such file");
-          return { content: readFileSync(path, "utf8") };
-        },
-        write: ({ path, content }) => {
-          written.push(path);
-          writeFileSync(path, content);
-          return {};
-        },
-      },
+      fs: nodeFs(written),
     },
   );
   const { sessionId } = await kin.newSession(ws);
@@ -167,17 +173,7 @@ test("an approved write is not carried through a symlink swapped in meanwhile", 
         symlinkSync("AGENTS.md", join(ws, "notes.txt"));
         return { outcome: { outcome: "selected", optionId: "allow_once" } };
       },
-      fs: {
-        read: ({ path }) => {
-          if (!existsSync(path)) throw new acp.RequestError(-32002, "no such file");
-          return { content: readFileSync(path, "utf8") };
-        },
-        write: ({ path, content }) => {
-          written.push(path);
-          writeFileSync(path, content);
-          return {};
-        },
-      },
+      fs: nodeFs(written),
     },
   );
   const { sessionId } = await kin.newSession(ws);

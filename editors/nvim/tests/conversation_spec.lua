@@ -24,6 +24,16 @@ local function setup(handlers)
   return fake
 end
 
+-- asked is a fake kin asked question, and the session of its turn/start.
+local function asked(question)
+  local fake = setup()
+  require("kin").ask(question)
+  t.wait_for(function()
+    return #fake:sent("turn/start") == 1
+  end, "turn/start")
+  return fake, fake:sent("turn/start")[1].params.sessionId
+end
+
 local function tr()
   return require("kin.chat").current()
 end
@@ -75,12 +85,7 @@ describe("the conversation", function()
   end)
 
   it("reasoning streams into a folded, dimmed block apart from the answer", function()
-    local fake = setup()
-    require("kin").ask("why?")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local sid = fake:sent("turn/start")[1].params.sessionId
+    local fake, sid = asked("why?")
     local function n(m, p)
       return { jsonrpc = "2.0", method = m, params = vim.tbl_extend("force", { sessionId = sid, turnId = "t_1" }, p) }
     end
@@ -115,12 +120,7 @@ describe("the conversation", function()
     -- Attack: a model streams a long reasoning, a token at a time. Each piece rewrote the whole
     -- block (and its highlights): n pieces cost n² and 16,000 of them froze Neovim for over
     -- half a minute. The rewritten lines are counted: they grow with the stream, not its square.
-    local fake = setup()
-    require("kin").ask("think long")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local sid = fake:sent("turn/start")[1].params.sessionId
+    local fake, sid = asked("think long")
     local rewritten = 0
     vim.api.nvim_buf_attach(tr().buf, false, {
       on_lines = function(_, _, _, first, _, new_last)
@@ -181,12 +181,7 @@ describe("the conversation", function()
   end)
 
   it("a call an MCP server runs as a task shows working and where it stands", function()
-    local fake = setup()
-    require("kin").ask("run the job")
-    t.wait_for(function()
-      return #fake:sent("turn/start") == 1
-    end, "turn/start")
-    local sid = fake:sent("turn/start")[1].params.sessionId
+    local fake, sid = asked("run the job")
     local function n(m, p)
       return { jsonrpc = "2.0", method = m, params = vim.tbl_extend("force", { sessionId = sid, turnId = "t_1" }, p) }
     end

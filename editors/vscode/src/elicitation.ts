@@ -46,8 +46,6 @@ export class Elicitations implements vscode.Disposable {
 	private readonly waiting = new Map<string, ElicitationRequest>();
 	// answering holds the cards being answered: an answer on its way, or a form's inputs open.
 	private readonly answering = new Set<string>();
-	// asked holds the open form requests, to name who asked when kin closes one.
-	private readonly asked = new Map<string, ElicitationRequest>();
 	private queue: Promise<void> = Promise.resolve();
 	private readonly subs: vscode.Disposable[] = [];
 	private readonly changed = new vscode.EventEmitter<void>();
@@ -79,13 +77,10 @@ export class Elicitations implements vscode.Disposable {
 		}
 		const cts = new vscode.CancellationTokenSource();
 		this.open.set(p.requestId, cts);
-		if (p.mode !== 'url') {
-			this.asked.set(p.requestId, p);
-		}
 		this.waiting.set(p.requestId, p);
 		this.changed.fire();
 		if (!this.host?.visible) {
-			const card = p.mode === 'url' ? linkCard(p) : formCard(p);
+			const card = cardOf(p);
 			this.output.appendLine(`[kin] the chat is hidden: a notification says ${p.requestId} waits`);
 			void showWarning(notificationText(card), 'Review').then((c) => {
 				if (c === 'Review' && this.waiting.has(p.requestId)) {
@@ -97,7 +92,7 @@ export class Elicitations implements vscode.Disposable {
 
 	/** The cards to draw (forms and links), oldest first. */
 	cards(): (WaitingCard & { answering: boolean })[] {
-		return [...this.waiting.values()].map((p) => ({ ...(p.mode === 'url' ? linkCard(p) : formCard(p)), answering: this.answering.has(p.requestId) }));
+		return [...this.waiting.values()].map((p) => ({ ...cardOf(p), answering: this.answering.has(p.requestId) }));
 	}
 
 	/**
@@ -162,12 +157,13 @@ export class Elicitations implements vscode.Disposable {
 
 	private resolved(p: ElicitationResolved): void {
 		this.answering.delete(p.requestId);
+		// A form names who asked when kin closes it.
+		const req = this.waiting.get(p.requestId);
+		const form = req?.mode !== 'url' ? req : undefined;
 		if (this.waiting.delete(p.requestId)) {
 			this.changed.fire();
 		}
 		const cts = this.open.get(p.requestId);
-		const form = this.asked.get(p.requestId);
-		this.asked.delete(p.requestId);
 		if (cts) {
 			this.open.delete(p.requestId);
 			cts.cancel(); // closes an input still open for it
@@ -484,4 +480,9 @@ function pickOverview(p: ElicitationRequest, items: OverviewItem[], token: vscod
 		);
 		qp.show();
 	});
+}
+
+/** A request's card: a link's (URL mode, OAuth sign-in) or a form's. */
+function cardOf(p: ElicitationRequest): WaitingCard {
+	return p.mode === 'url' ? linkCard(p) : formCard(p);
 }

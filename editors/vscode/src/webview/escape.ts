@@ -24,6 +24,11 @@ export function visibleText(s: string): string {
 	});
 }
 
+/** visibleText, escaped for HTML: how the page shows text kin did not write. */
+export function visibleHtml(s: string): string {
+	return escapeHtml(visibleText(s));
+}
+
 function hex(n: number, width: number): string {
 	return n.toString(16).padStart(width, '0');
 }

@@ -11,7 +11,7 @@ import type { Entry } from '../chat/transcript';
 import type { CommandInfo } from '../protocol/types';
 import { CompletionItem, mentionAt, placeFilled, slashCompletions, type TemplatePending } from './completion';
 import { nestSessions, subagentLabel, type SubagentMap } from '../chat/subagents';
-import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts, visibleText } from './render';
+import { escapeHtml, renderCard, renderEntry, renderGauge, renderParts, visibleHtml } from './render';
 
 declare function acquireVsCodeApi(): {
 	postMessage(m: PageMessage): void;
@@ -512,9 +512,7 @@ function draw(m: StateMessage): void {
 		// A subagent's session under its parent's, indented (it opens read-only).
 		...nestSessions(sessions).map(
 			({ session: s, depth }) =>
-				`<option value="${escapeHtml(s.sessionId)}"${s.sessionId === current ? ' selected' : ''}>${'\u00a0\u00a0'.repeat(depth)}${depth ? '↳ subagent: ' : ''}${escapeHtml(
-					visibleText(s.title || s.sessionId),
-				)}${s.turns !== undefined ? ` (${s.turns})` : ''}</option>`,
+				`<option value="${escapeHtml(s.sessionId)}"${s.sessionId === current ? ' selected' : ''}>${'\u00a0\u00a0'.repeat(depth)}${depth ? '↳ subagent: ' : ''}${visibleHtml(s.title || s.sessionId)}${s.turns !== undefined ? ` (${s.turns})` : ''}</option>`,
 		),
 		...(m.moreSessions ? [`<option value="${MORE_SESSIONS}">Load more sessions…</option>`] : []),
 	].join('');

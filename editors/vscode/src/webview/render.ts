@@ -10,20 +10,15 @@ import type { CardItem, WaitingCard } from '../approvalText';
 import type { ChangedFile, Entry, ToolEntry } from '../chat/transcript';
 import type { InputPart, PartRange, PlanEntry, ResourceLink, TurnUndoResult } from '../protocol/types';
 import { linkLabel } from '../chat/resources';
-import { escapeHtml, visibleText } from './escape';
+import { escapeHtml, visibleHtml, visibleText } from './escape';
 import { renderSlotLine, renderSubagent, renderSubagentLine, showsSubagent } from './subagentRender';
 import { sessionCostText, type SpendUsage } from '../spend';
 
-export { escapeHtml, visibleText };
+export { escapeHtml, visibleHtml, visibleText };
 
 /** Text with `code` spans, as kin writes commands in its option names: escaped, the spans as <code>. */
 export function inlineCode(s: string): string {
 	return escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
-}
-
-/** visibleText, escaped for HTML. */
-function shown(s: string): string {
-	return escapeHtml(visibleText(s));
 }
 
 export function icon(name: string, extra = ''): string {
@@ -69,7 +64,7 @@ md.renderer.rules.fence = (tokens, idx, options) => {
 	const body = options.highlight ? options.highlight(t.content, lang, '') : escapeHtml(t.content);
 	return (
 		`<div class="code-block"><div class="code-actions">` +
-		(lang ? `<span class="lang">${shown(lang)}</span>` : '') +
+		(lang ? `<span class="lang">${visibleHtml(lang)}</span>` : '') +
 		`<button class="icon-button" data-action="copy" title="Copy">${icon('copy')}</button>` +
 		`<button class="icon-button" data-action="insert" title="Insert at the cursor">${icon('insert')}</button></div>` +
 		`<pre><code class="hljs${lang ? ` language-${escapeHtml(lang)}` : ''}">${body}</code></pre></div>\n`
@@ -140,7 +135,7 @@ export function renderEntry(e: Entry): string {
 				`<div class="body">${escapeHtml(e.text).replace(/\n/g, '<br>')}</div>${e.parts?.length ? renderParts(e.parts) : ''}</div>`;
 		case 'reasoning':
 			// Folded: the person opens it when they want to see how kin got there.
-			return `<div class="entry reasoning" data-turn="${escapeHtml(e.turnId)}"><details><summary>${icon('lightbulb')} Reasoning <span class="first-line">${shown(firstLine(e.text))}</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
+			return `<div class="entry reasoning" data-turn="${escapeHtml(e.turnId)}"><details><summary>${icon('lightbulb')} Reasoning <span class="first-line">${visibleHtml(firstLine(e.text))}</span></summary><div class="body markdown">${renderMarkdown(e.text)}</div></details></div>`;
 		case 'compaction':
 			return `<div class="entry compaction"><details><summary>${icon('fold')} Earlier conversation summarised for the model <span class="reason">(${escapeHtml(
 				e.reason,
@@ -156,20 +151,20 @@ export function renderEntry(e: Entry): string {
 		case 'waiting':
 			return `<div class="entry waiting" data-request="${escapeHtml(e.requestId)}">${icon('bell-dot')} <span class="badge">${
 				e.what === 'approval' ? 'approval needed' : 'input needed'
-			}</span> <span class="title">${shown(e.title)}</span><div class="hint">${
+			}</span> <span class="title">${visibleHtml(e.title)}</span><div class="hint">${
 				'Answer in the card below.'
 			}</div></div>`;
 		case 'decision':
 			return `<div class="entry decision">${icon(e.decision === 'deny' || e.decision === 'decline' || e.decision === 'cancel' ? 'circle-slash' : 'pass')} ${inlineCode(
 				e.label ?? decisionText(e.decision, e.approvalKind),
-			)}: ${shown(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
+			)}: ${visibleHtml(e.title ?? e.requestId)}${e.reason && e.reason !== 'person' ? ` <span class="reason">(${escapeHtml(e.reason)})</span>` : ''}</div>`;
 		case 'turnEnd': {
 			const undo = e.changedFiles
 				? e.undone
 					? `<span class="undone">${icon('discard')} file changes undone</span>`
 					: `<button class="secondary small" data-action="undo" data-turn="${escapeHtml(e.turnId)}" title="Put back the files kin changed in this turn">${icon('discard')} Undo file changes</button>`
 				: '';
-			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${shown(e.error)}` : ''}`;
+			const what = e.status === 'completed' ? '' : `Turn ${escapeHtml(e.status)}${e.error ? `: ${visibleHtml(e.error)}` : ''}`;
 			const files = e.files?.length ? renderChangedFiles(e.turnId, e.files) : '';
 			return `<div class="entry turn-end ${escapeHtml(e.status)}" data-turn="${escapeHtml(e.turnId)}">${what}${files}${undo ? `<div class="turn-actions">${undo}</div>` : ''}</div>`;
 		}
@@ -178,9 +173,9 @@ export function renderEntry(e: Entry): string {
 		case 'undo':
 			return renderUndo(e.result, e.question);
 		case 'command':
-			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${shown(e.text)}</pre></div>`;
+			return `<div class="entry command"><div class="entry-head">${icon('terminal')} /${escapeHtml(e.name)}</div><pre>${visibleHtml(e.text)}</pre></div>`;
 		case 'notice':
-			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${shown(e.message)}</div>`;
+			return `<div class="entry notice ${escapeHtml(e.level)}">${icon(e.level === 'error' ? 'error' : e.level === 'warning' ? 'warning' : 'info')} ${visibleHtml(e.message)}</div>`;
 	}
 }
 
@@ -259,7 +254,7 @@ export function renderPlan(steps: PlanEntry[]): string {
 	const items = steps
 		.map(
 			(x) =>
-				`<li class="step ${escapeHtml(x.status)}" aria-label="${escapeHtml(`${STEP_LABEL[x.status] ?? x.status}: ${x.content}`)}">${icon(STEP_ICON[x.status] ?? 'circle-large-outline')}<span class="content">${shown(x.content)}</span>${x.priority ? ` <span class="priority ${escapeHtml(x.priority)}">${escapeHtml(x.priority)}</span>` : ''}</li>`,
+				`<li class="step ${escapeHtml(x.status)}" aria-label="${escapeHtml(`${STEP_LABEL[x.status] ?? x.status}: ${x.content}`)}">${icon(STEP_ICON[x.status] ?? 'circle-large-outline')}<span class="content">${visibleHtml(x.content)}</span>${x.priority ? ` <span class="priority ${escapeHtml(x.priority)}">${escapeHtml(x.priority)}</span>` : ''}</li>`,
 		)
 		.join('');
 	return `<div class="entry plan"><div class="entry-head">${icon('checklist')} Plan <span class="progress">${done}/${steps.length}</span></div><ul class="checklist">${items}</ul></div>`;
@@ -276,7 +271,7 @@ export function renderUndo(r: TurnUndoResult, question = r.question): string {
 		parts.push(`<div class="conflict">${icon('warning')} ${fileLink(c.path, undefined, escapeHtml(c.path))}: ${escapeHtml(c.reason)}</div>${c.diff ? renderDiff(c.diff) : ''}`);
 	}
 	for (const n of r.notUndoable ?? []) {
-		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${shown(n.title || n.name)}: ${shown(n.reason)}</div>`);
+		parts.push(`<div class="not-undoable">${icon('circle-slash')} ${visibleHtml(n.title || n.name)}: ${visibleHtml(n.reason)}</div>`);
 	}
 	return `<div class="entry undo">${parts.join('')}</div>`;
 }
@@ -303,7 +298,7 @@ function renderTool(e: ToolEntry): string {
 	const diffs = (e.content ?? []).filter((c) => c.type === 'diff');
 	const parts: string[] = [];
 	if (args) {
-		parts.push(`<div class="label">Arguments</div><pre>${shown(args)}</pre>`);
+		parts.push(`<div class="label">Arguments</div><pre>${visibleHtml(args)}</pre>`);
 	}
 	for (const c of diffs) {
 		if (c.type === 'diff') {
@@ -314,7 +309,7 @@ function renderTool(e: ToolEntry): string {
 		parts.push(renderSubagent(e.subagent));
 	}
 	if (e.output) {
-		parts.push(`<div class="label">Output</div><pre>${shown(e.output)}</pre>`);
+		parts.push(`<div class="label">Output</div><pre>${visibleHtml(e.output)}</pre>`);
 	}
 	const open = e.status === 'running' || e.status === 'working' || e.status === 'failed' ? ' open' : '';
 	// An MCP task: where it stands, next to the status.
@@ -325,9 +320,9 @@ function renderTool(e: ToolEntry): string {
 			? `<button class="icon-button" data-action="terminal" data-call="${escapeHtml(e.callId)}" title="Show the output in a terminal" aria-label="Show the output in a terminal">${icon('terminal')}</button>`
 			: '';
 	// A refusal says why (kin's words, such as ask mode's) without opening the card.
-	const why = e.status === 'denied' && e.output ? `<div class="why">${icon('info')} ${shown(e.output.trim().split('\n')[0])}</div>` : '';
+	const why = e.status === 'denied' && e.output ? `<div class="why">${icon('info')} ${visibleHtml(e.output.trim().split('\n')[0])}</div>` : '';
 	return `<div class="entry tool status-${escapeHtml(e.status)}" data-call="${escapeHtml(e.callId)}">
-<details${open}><summary>${icon(KIND_ICON[e.kind ?? 'other'] ?? 'tools', 'kind')} <span class="title">${shown(e.title)}</span>${terminal} <span class="status">${shown((STATUS_LABEL[e.status] ?? e.status) + standing)}</span></summary>
+<details${open}><summary>${icon(KIND_ICON[e.kind ?? 'other'] ?? 'tools', 'kind')} <span class="title">${visibleHtml(e.title)}</span>${terminal} <span class="status">${visibleHtml((STATUS_LABEL[e.status] ?? e.status) + standing)}</span></summary>
 <div class="tool-body">${parts.join('')}</div></details>${e.links?.length ? renderResourceLinks(e.links) : ''}${showsSubagent(e.subagent) ? renderSubagentLine(e.subagent) : e.waitingSlot ? renderSlotLine() : ''}${why}</div>`;
 }
 
@@ -357,7 +352,7 @@ export function renderDiff(unified: string): string {
 	const body = lines
 		.map((l) => {
 			const cls = l.startsWith('+++') || l.startsWith('---') ? 'file' : l.startsWith('@@') ? 'hunk' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : 'ctx';
-			return `<span class="line ${cls}">${shown(l) || ' '}</span>`;
+			return `<span class="line ${cls}">${visibleHtml(l) || ' '}</span>`;
 		})
 		.join('');
 	return `<pre class="diff" tabindex="0" aria-label="diff, ${lines.length} lines">${body}</pre>`;
@@ -368,7 +363,7 @@ export function renderCard(c: WaitingCard & { answering?: boolean }, sessionTitl
 	const parts: string[] = [];
 	parts.push(
 		`<div class="card-head">${icon(c.what === 'link' ? 'link-external' : c.what === 'form' ? 'question' : c.unconfined ? 'unlock' : 'shield')} <span class="heading">${escapeHtml(c.heading)}</span>${
-			sessionTitle ? ` <span class="session">in ${shown(sessionTitle)}</span>` : ''
+			sessionTitle ? ` <span class="session">in ${visibleHtml(sessionTitle)}</span>` : ''
 		}</div>`,
 	);
 	if (c.title) {

@@ -3,10 +3,7 @@
 // and its answer so far. Escaped like the rest of render.ts; no DOM, unit-tested under node.
 
 import { summaryLine, type SubagentView } from '../chat/subagents';
-import { escapeHtml, visibleText } from './escape';
-
-/** Text of the subagent's model, its hidden characters spelled out (escape.ts). */
-const shown = (s: string) => escapeHtml(visibleText(s));
+import { escapeHtml, visibleHtml } from './escape';
 
 /**
  * Whether a view has something to show: a running subagent, or one whose calls or answer came
@@ -24,7 +21,7 @@ export function renderSlotLine(): string {
 /** The line shown under a delegate card's title, even when the card is folded. */
 export function renderSubagentLine(v: SubagentView): string {
 	const waiting = v.waiting ? ' waiting' : '';
-	return `<div class="subagent-line${waiting}" data-subagent="${escapeHtml(v.sessionId)}">${shown(`Subagent ${v.status}: ${summaryLine(v)}`)}</div>`;
+	return `<div class="subagent-line${waiting}" data-subagent="${escapeHtml(v.sessionId)}">${visibleHtml(`Subagent ${v.status}: ${summaryLine(v)}`)}</div>`;
 }
 
 /** The subagent's calls and answer, folded (open while it waits for the person). */
@@ -32,13 +29,13 @@ export function renderSubagent(v: SubagentView, depth = 0): string {
 	const calls = v.calls
 		.map(
 			(c) =>
-				`<li class="status-${escapeHtml(c.status)}"><span class="title">${shown(c.title)}</span> <span class="status">${escapeHtml(c.status)}</span>${
+				`<li class="status-${escapeHtml(c.status)}"><span class="title">${visibleHtml(c.title)}</span> <span class="status">${escapeHtml(c.status)}</span>${
 					c.subagent && depth < 4 ? renderSubagent(c.subagent, depth + 1) : ''
 				}</li>`,
 		)
 		.join('');
 	const open = v.waiting ? ' open' : '';
-	return `<details class="subagent"${open}><summary>${shown(`Subagent${v.mode ? ` (${v.mode})` : ''}: ${summaryLine(v)}`)}</summary>${
+	return `<details class="subagent"${open}><summary>${visibleHtml(`Subagent${v.mode ? ` (${v.mode})` : ''}: ${summaryLine(v)}`)}</summary>${
 		calls ? `<ul class="subagent-calls">${calls}</ul>` : ''
-	}${v.text ? `<div class="label">Answer so far</div><pre>${shown(v.text)}</pre>` : ''}</details>`;
+	}${v.text ? `<div class="label">Answer so far</div><pre>${visibleHtml(v.text)}</pre>` : ''}</details>`;
 }

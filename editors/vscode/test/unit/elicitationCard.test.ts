@@ -143,3 +143,22 @@ test("a form's card says who asks and what, Decline first and the default", () =
 	assert.match(html, /<button class="deny" data-option="decline" data-default="true">Decline<\/button><button class="secondary" data-option="cancel">Cancel<\/button><button class="allow" data-option="answer">Answer…<\/button>/);
 	assert.match(renderCard({ ...s, answering: true }), /Answer in the input at the top of the window/);
 });
+
+// A form kin closes (its turn cancelled) says who asked, in a warning; a link card kin closes
+// goes without one (it was never an input the person was filling in), as does a form the person
+// answered.
+test('a form kin closes is named in a warning; a link or an answered form is not', async () => {
+	const { service } = setup(true);
+	const link = { requestId: 'el_link_1', sessionId: 's_1', server: 'docs', mode: 'url', url: 'https://example.com/sign-in', message: 'Sign in' } as ElicitationRequest;
+	const answered = { ...ask, requestId: 'el_ask_2' } as ElicitationRequest;
+	for (const p of [ask, link, answered]) {
+		service.notify('elicitation/request', p);
+	}
+	await tick();
+	shown.calls.length = 0;
+	service.notify('elicitation/resolved', { requestId: link.requestId, sessionId: 's_1', action: 'cancel', reason: 'cancelled' });
+	service.notify('elicitation/resolved', { requestId: answered.requestId, sessionId: 's_1', action: 'accept', reason: 'person' });
+	service.notify('elicitation/resolved', { requestId: ask.requestId, sessionId: 's_1', action: 'cancel', reason: 'cancelled' });
+	const warnings = shown.calls.filter((c) => c.name === 'showWarningMessage').map((c) => c.args[0]);
+	assert.deepEqual(warnings, ['kin closed the question from kin: its turn or request was cancelled']);
+});
