@@ -316,12 +316,9 @@ func mcpGet(wd, home, name string, stdout, stderr io.Writer) int {
 	d := s.Display()
 	l := trust.LaunchOf(s, wd, home, os.LookupEnv)
 	fmt.Fprintf(stdout, "name:      %s\nscope:     %s\ntransport: %s\nlaunch:    %s\n", d.Name, d.Scope, d.Transport, d.Launch)
-	// As the launch approval says it (manager's launchRequest): a bare
-	// command that PATH finds inside the project (its env's PATH, or a
-	// relative entry of yours, "node_modules/.bin") runs the repository's
-	// file, which the launch line alone reads as a program of the system.
-	if _, inProject := l.Scripts[l.Executable]; inProject && l.Executable != "" && !strings.ContainsRune(s.Command, '/') {
-		fmt.Fprintf(stdout, "program:   %s (a file of this project, found by PATH)\n", oneLine(l.Executable))
+	// as the launch approval names it
+	if p := l.ProjectProgram(s.Command); p != "" {
+		fmt.Fprintf(stdout, "program:   %s (a file of this project, found by PATH)\n", oneLine(p))
 	}
 	if len(d.Env) > 0 {
 		fmt.Fprintf(stdout, "env:       %s\n", strings.Join(d.Env, ", "))

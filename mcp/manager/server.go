@@ -338,9 +338,7 @@ func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[strin
 		Workdir:     l.Workdir,
 		Sandbox:     s.confinement(l).Describe,
 	}
-	if _, inProject := l.Scripts[l.Executable]; inProject && l.Executable != "" && !strings.ContainsRune(s.cfg.Command, '/') {
-		r.Program = l.Executable
-	}
+	r.Program = l.ProjectProgram(s.cfg.Command)
 	if why := s.m.trust.Changed(l); why != "" {
 		r.Changed, r.ChangedWhy = true, why
 	}

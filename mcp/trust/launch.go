@@ -37,6 +37,19 @@ type Launch struct {
 	Display string `json:"-"`
 }
 
+// ProjectProgram is the project's file a bare command (command, as the
+// entry writes it: no '/') runs when PATH finds it inside the project (the
+// entry env's PATH, or a relative entry of the person's, such as
+// "node_modules/.bin"): the repository's file, which the launch line
+// alone reads as a program of the system. "" otherwise. The launch
+// approval and `kin mcp get` both name it.
+func (l Launch) ProjectProgram(command string) string {
+	if _, inProject := l.Scripts[l.Executable]; inProject && l.Executable != "" && !strings.ContainsRune(command, '/') {
+		return l.Executable
+	}
+	return ""
+}
+
 // Key identifies the launch: "launch:sha256:<hex>" over every field but
 // Display.
 func (l Launch) Key() string {
