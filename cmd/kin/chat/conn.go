@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -226,7 +227,13 @@ func escapeControls(b []byte) []byte {
 			if out == nil {
 				out = append(make([]byte, 0, len(b)+16), b[:i]...)
 			}
-			out = fmt.Appendf(out, "\\u%04x", r)
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				// beyond U+FFFF (tag characters): a surrogate pair, as
+				// JSON writes it; "\ue0041" would read as U+E004 and "1"
+				out = fmt.Appendf(out, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				out = fmt.Appendf(out, "\\u%04x", r)
+			}
 		} else if out != nil {
 			out = append(out, b[i:i+n]...)
 		}

@@ -15,12 +15,12 @@ import (
 // as \u escapes, the same JSON.
 func TestRPCFlagEscapesControls(t *testing.T) {
 	e := newEnv(t)
-	e.Model.Script(modeltest.Reply{Text: []string{"A\u009b2J\u009d52;c;ZXZpbA==\u009cB\u202eC\x7fD"}})
+	e.Model.Script(modeltest.Reply{Text: []string{"A\u009b2J\u009d52;c;ZXZpbA==\u009cB\u202eC\x7fD\U000E0041E"}})
 	s := e.run(true, func(o *chat.Options) { o.RPC = true })
 	s.out.waitFor(t, "You> ")
 	s.send("hi")
 	s.out.waitFor(t, "Assistant> A")
-	s.err.waitFor(t, `A\u009b2J\u009d52;c;ZXZpbA==\u009cB\u202eC\u007fD`)
+	s.err.waitFor(t, `A\u009b2J\u009d52;c;ZXZpbA==\u009cB\u202eC\u007fD\udb40\udc41E`)
 	s.send("/quit")
 	s.wait()
 	for _, r := range []string{"\u009b", "\u009d", "\u202e", "\x7f"} {
