@@ -56,11 +56,11 @@ func (a *chatAPI) stream(ctx context.Context, req Request, h Handlers, reasoning
 	}
 	var failure httpFailure
 	// The request NewStreaming makes, with its body handed to openai-go's
-	// SSE decoder through splitJoined.
+	// SSE decoder through sseDecoder.
 	var raw *http.Response
 	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
 		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
-	dec := splitJoined(ssestream.NewDecoder(raw))
+	dec := sseDecoder(raw)
 	stream := ssestream.NewStream[openai.ChatCompletionChunk](dec, err)
 	defer stream.Close()
 	ans := newAnswer(h)

@@ -67,12 +67,12 @@ func (a *responsesAPI) stream(ctx context.Context, req Request, h Handlers, reas
 	}
 	var failure httpFailure
 	// The request NewStreaming makes, with the body handed to openai-go's
-	// SSE stream (through splitJoined), so that each event is decoded into
+	// SSE stream (through sseDecoder), so that each event is decoded into
 	// a streamEvent (events.go) rather than the SDK's full event union.
 	var raw *http.Response
 	_, err := a.svc.New(ctx, params, option.WithMiddleware(failure.capture),
 		option.WithJSONSet("stream", true), option.WithResponseBodyInto(&raw))
-	stream := ssestream.NewStream[streamEvent](splitJoined(ssestream.NewDecoder(raw)), err)
+	stream := ssestream.NewStream[streamEvent](sseDecoder(raw), err)
 	defer stream.Close()
 	ans := newAnswer(h)
 	ans.out.Accepted = failure.accepted()
