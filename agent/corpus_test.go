@@ -561,6 +561,13 @@ tool tool_read_file_Qm3vX8sKp2`},
 		text:  "After the BOM.",
 		usage: model.Usage{InputTokens: 5, OutputTokens: 4},
 		next:  "user: hi\nassistant: After the BOM.\nuser: and then?"},
+	{file: "chat-parallel-calls-one-index-no-id.http", api: model.APIChat,
+		calls: []string{`read_file {"path":"go.mod"}`, `grep {"pattern":"TODO"}`},
+		usage: model.Usage{InputTokens: 640, OutputTokens: 29},
+		nextLike: `user: hi
+assistant: call=(call_[0-9a-f]{16}) read_file \{"path":"go\.mod"\} call=(call_[0-9a-f]{16}) grep \{"pattern":"TODO"\}
+tool call_[0-9a-f]{16}
+tool call_[0-9a-f]{16}`},
 	{file: "chat-cut-before-finish.http", api: model.APIChat,
 		text: "The first half", status: TurnFailed, err: "ended the answer without finishing it (no finish_reason)"},
 }

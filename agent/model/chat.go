@@ -164,8 +164,13 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 			// Grok number parallel calls 0 each). Without one it is a piece
 			// of the call being streamed: Poolside sends every piece after
 			// the first under an id of its own (poolsideai/pool issue 9),
-			// and the call keeps its first.
-			if c == nil || (tc.ID != "" && c.call.CallID != "" && tc.ID != c.call.CallID && tc.Function.Name != "") {
+			// and the call keeps its first. Some gateways number every call
+			// 0 and name none (vercel/ai issue 18440): there a function's
+			// name arriving after a call already named and whole starts the
+			// next call (a call's own id again, or a name before its
+			// arguments are whole, is the same call).
+			if c == nil || (tc.Function.Name != "" && (otherCall(tc.ID, c.call.CallID) ||
+				(!sameID(tc.ID, c.call.CallID) && c.call.Name != "" && wholeObject(c.args.String())))) {
 				c = &pending{}
 				byIndex[tc.Index] = c
 				calls = append(calls, c)
@@ -202,6 +207,23 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	}
 	ans.flushMessage(true)
 	return finish, stream.Err()
+}
+
+// otherCall reports whether a piece's id names a call other than the one
+// with id callID: both have ids, and they differ.
+func otherCall(id, callID string) bool {
+	return id != "" && callID != "" && id != callID
+}
+
+// sameID reports whether a piece carries the id of the call with id callID.
+func sameID(id, callID string) bool {
+	return id != "" && id == callID
+}
+
+// wholeObject reports whether a call's arguments so far are one JSON
+// object: all of them, as far as a reader can tell.
+func wholeObject(args string) bool {
+	return args != "" && sentArguments(args) == args
 }
 
 // chatToolCalls is a delta's tool calls: its list, or the one call
