@@ -500,6 +500,13 @@ tool fc_0b1e0f4e-5e8b-4d7a-9a1c-2f3e4d5c6b7a`},
 		next: `user: hi
 assistant: reasoning_details=[{"data":"CiQBjz1rX4tYp9wq2LmN8vB3cF6hJ0kR5sT7uV9xZ1aC3eG5iK7m","format":"google-gemini-v1","id":"tool_read_file_Qm3vX8sKp2","index":0,"type":"reasoning.encrypted"}] call=tool_read_file_Qm3vX8sKp2 read_file {"path":"go.mod"}
 tool tool_read_file_Qm3vX8sKp2`},
+	{file: "openrouter-chat-deepseek-v4-reasoning-call.http", api: model.APIChat,
+		reasoning: "The user wants the module path; read go.mod.",
+		calls:     []string{`read_file {"path":"go.mod"}`},
+		usage:     model.Usage{InputTokens: 1520, OutputTokens: 44},
+		next: `user: hi
+assistant: reasoning_content="The user wants the module path; read go.mod." call=call_00_Tq8vK2mXp4RwL7nZs3Hd9Bfe read_file {"path":"go.mod"}
+tool call_00_Tq8vK2mXp4RwL7nZs3Hd9Bfe`},
 	{file: "openrouter-chat-midstream-error.http", api: model.APIChat,
 		text: "Starting", status: TurnFailed, err: "reported an error mid-answer: Provider disconnected unexpectedly"},
 	{file: "openrouter-chat-calls-without-finish-reason.http", api: model.APIChat,

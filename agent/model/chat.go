@@ -116,16 +116,37 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	// field is the reasoning field of the reasoning being streamed ("":
 	// none is).
 	field := ""
+	// routed: the chunks name the provider that answered, as OpenRouter's
+	// do ("provider":"DeepSeek").
+	routed := false
 	endReasoning := func() {
-		if field != "" {
-			ans.endReasoning(Reasoning{Field: field})
-			field = ""
+		if field == "" {
+			return
 		}
+		// OpenRouter streams DeepSeek's thinking as reasoning, with no
+		// reasoning_details to send back (labring/FastGPT issue 3892),
+		// and DeepSeek V4, through OpenRouter too, refuses the request
+		// after a tool call unless that reasoning comes back as
+		// reasoning_content ("The `reasoning_content` in the thinking mode
+		// must be passed back to the API": danny-avila/LibreChat issue
+		// 13366, UKGovernmentBEIS/inspect_ai issue 4079): every turn with
+		// a call failed at its second request. Such reasoning goes back
+		// as DeepSeek's own does. Reasoning that came with
+		// reasoning_details goes back as those (reasoningDetails).
+		f := field
+		if f == "reasoning" && routed && len(details.entries) == 0 {
+			f = fieldReasoningContent
+		}
+		ans.endReasoning(Reasoning{Field: f})
+		field = ""
 	}
 	finish := ""
 	for stream.Next() {
 		ans.heard = true
 		chunk := stream.Current()
+		if f, ok := chunk.JSON.ExtraFields["provider"]; ok && gjson.Parse(f.Raw()).Type == gjson.String {
+			routed = true
+		}
 		if u, ok := chatUsage(chunk); ok {
 			ans.out.Usage = u
 		}

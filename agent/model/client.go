@@ -79,7 +79,9 @@ type Reasoning struct {
 	// an open Responses server's item.
 	Text string
 	// Field is the Chat Completions field Text came in (reasoning_content,
-	// reasoning, thinking, ...); "" for a Responses item.
+	// reasoning, thinking, ...), or reasoning_content for reasoning that
+	// goes back as DeepSeek's does (OpenRouter's, see readChat); "" for a
+	// Responses item.
 	Field string
 }
 
