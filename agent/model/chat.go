@@ -188,10 +188,13 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 			// and the call keeps its first. Some gateways number every call
 			// 0 and name none (vercel/ai issue 18440): there a function's
 			// name arriving after a call already named and whole starts the
-			// next call (a call's own id again, or a name before its
-			// arguments are whole, is the same call).
+			// next call. The same call goes on under its own id again, with
+			// a name before its arguments are whole, and with its own name
+			// and no arguments (TGI and llama.cpp before its pull request
+			// 13800 repeat the name on every piece).
 			if c == nil || (tc.Function.Name != "" && (otherCall(tc.ID, c.call.CallID) ||
-				(!sameID(tc.ID, c.call.CallID) && c.call.Name != "" && wholeObject(c.args.String())))) {
+				(!sameID(tc.ID, c.call.CallID) && c.call.Name != "" && wholeObject(c.args.String()) &&
+					(tc.Function.Name != c.call.Name || tc.Function.Arguments != "")))) {
 				c = &pending{}
 				byIndex[tc.Index] = c
 				calls = append(calls, c)

@@ -40,6 +40,15 @@ func TestCallsAtOneIndexAreToldApart(t *testing.T) {
 			piece("", "grep", `"{\"pattern\":"`),
 			piece("", "grep", `"\"TODO\"}"`),
 		}, []string{`grep {"pattern":"TODO"}`}},
+		{"the same function twice, whole each, no ids", []string{
+			piece("", "read_file", `"{\"path\":\"a\"}"`),
+			piece("", "read_file", `"{\"path\":\"b\"}"`),
+		}, []string{`read_file {"path":"a"}`, `read_file {"path":"b"}`}},
+		{"its own name again with no arguments after it is whole (names on every piece)", []string{
+			piece("", "grep", `"{\"pattern\":"`),
+			piece("", "grep", `"\"TODO\"}"`),
+			piece("", "grep", `""`),
+		}, []string{`grep {"pattern":"TODO"}`}},
 		{"the call's own id and name again after it is whole", []string{
 			piece("call_1", "grep", `"{\"pattern\":\"TODO\"}"`),
 			piece("call_1", "grep", `""`),
