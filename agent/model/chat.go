@@ -116,8 +116,12 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	// field is the reasoning field of the reasoning being streamed ("":
 	// none is).
 	field := ""
-	// routed: the chunks name the provider that answered, as OpenRouter's
-	// do ("provider":"DeepSeek").
+	// routed: the stream is OpenRouter's: its chunks carry a generation id
+	// ("gen-...") and name the provider that answered ("provider":
+	// "DeepSeek"). A provider name alone is not enough: gateways such as
+	// Bifrost add one to every chunk of the services they front, Groq
+	// among them, which refuses a reasoning_content sent back
+	// (janhq/jan issue 8136).
 	routed := false
 	endReasoning := func() {
 		if field == "" {
@@ -144,7 +148,7 @@ func readChat(stream *ssestream.Stream[openai.ChatCompletionChunk], ans *answer,
 	for stream.Next() {
 		ans.heard = true
 		chunk := stream.Current()
-		if f, ok := chunk.JSON.ExtraFields["provider"]; ok && gjson.Parse(f.Raw()).Type == gjson.String {
+		if f, ok := chunk.JSON.ExtraFields["provider"]; ok && gjson.Parse(f.Raw()).Type == gjson.String && strings.HasPrefix(chunk.ID, "gen-") {
 			routed = true
 		}
 		if u, ok := chatUsage(chunk); ok {
