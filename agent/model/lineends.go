@@ -55,6 +55,9 @@ func (l *lineEnds) Read(p []byte) (int, error) {
 	}
 	for {
 		n, err := l.r.Read(p)
+		if !l.afterCR && bytes.IndexByte(p[:n], '\r') < 0 {
+			return n, err // LF line ends, as most servers send: nothing to change
+		}
 		out := 0
 		for _, b := range p[:n] {
 			switch {
