@@ -373,7 +373,7 @@ func chatUsage(c openai.ChatCompletionChunk) (Usage, bool) {
 // goes back as the assistant's refusal; reasoning streamed as
 // reasoning_content goes back on the assistant message it led to (DeepSeek's
 // thinking mode refuses a tool-call message without it), and once any does,
-// every assistant message with calls carries the field. A call the service
+// every assistant message carries the field. A call the service
 // hung extra_content on (extras) carries it back, and the assistant message
 // of an answer whose reasoning_details OpenRouter streamed carries them.
 func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.ChatCompletionMessageParamUnion {
@@ -442,10 +442,26 @@ func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.Chat
 		}
 	}
 	if carried {
+		// Every assistant message, not only those with calls: DeepSeek V4
+		// refuses a request with any assistant message without the field
+		// ("The `reasoning_content` in the thinking mode must be passed
+		// back to the API"; openclaw/openclaw issue 73417, Hmbown/Codewhale
+		// 0.5.0, vercel/ai pull request 13203), and a session has such
+		// messages: another model's answers before, kin's note of a turn
+		// that failed. One failed turn made every later request fail.
 		for _, m := range out {
-			if a := m.OfAssistant; a != nil && len(a.ToolCalls) > 0 && a.ExtraFields() == nil {
-				a.SetExtraFields(map[string]any{fieldReasoningContent: ""})
+			a := m.OfAssistant
+			if a == nil {
+				continue
 			}
+			if _, ok := a.ExtraFields()[fieldReasoningContent]; ok {
+				continue
+			}
+			fields := map[string]any{fieldReasoningContent: ""}
+			for k, v := range a.ExtraFields() {
+				fields[k] = v
+			}
+			a.SetExtraFields(fields)
 		}
 	}
 	return out
