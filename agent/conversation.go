@@ -71,6 +71,9 @@ type convo struct {
 	// rolled are the turns a rollback took out: a result of theirs that
 	// comes later (a task a restarted kin followed) stays out too.
 	rolled map[string]bool
+	// plans follows the plan in force (a rollback takes its turns' plans
+	// out), as a view of the log does after a restart.
+	plans session.Plans
 }
 
 type convItem struct {
@@ -105,6 +108,7 @@ func newConvo() *convo { return &convo{answered: map[string]bool{}, tasks: map[s
 // add takes a record as it is in the log (off, n locate it; n == 0 when it
 // could not be written and is kept whole).
 func (c *convo) add(r session.Record, off int64, n int) {
+	c.plans.Add(r)
 	before := len(c.items)
 	var piece int
 	defer func() {

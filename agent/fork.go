@@ -65,16 +65,15 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 		}
 	}
 	copied := make([]session.Record, 0, cut+1)
-	var plan []session.PlanEntry
+	var plans session.Plans // the plan in force in what is copied (rollbacks too)
 	for _, r := range recs[:cut] {
 		if !forkCopies(r, ended) {
 			continue
 		}
 		copied = append(copied, r)
-		if r.Type == session.TypePlan {
-			plan = r.Entries
-		}
+		plans.Add(r)
 	}
+	plan := plans.Current()
 	copied = append(copied, closeCopiedCalls(sessionID, copied, recs[cut:], ended)...)
 	copied = append(copied, session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
 	// Written whole before it is a session: a kin stopped while copying

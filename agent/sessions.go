@@ -73,9 +73,11 @@ type Session struct {
 	// startContext is what they added for the model.
 	started      bool
 	startContext string
-	// loaded are the skills the model loaded (use_skill), by name: their
-	// folders are readable to read_file, their allowed-tools narrow.
-	loaded map[string]loadedSkill
+	// loaded are the skills the model loaded (use_skill), in the order it
+	// loaded them, each with its turn (a rollback unloads a turn's): the
+	// latest of a name is in force; their folders are readable to
+	// read_file, their allowed-tools narrow.
+	loaded []loadedSkill
 	// withheldSaid names the instruction files last said to be withheld.
 	withheldSaid string
 

@@ -1,0 +1,42 @@
+package session
+
+import "testing"
+
+func plan(turn, step string) Record {
+	return Record{Type: TypePlan, TurnID: turn, Entries: []PlanEntry{{Content: step, Status: "pending"}}}
+}
+
+func step(p []PlanEntry) string {
+	if len(p) != 1 {
+		return ""
+	}
+	return p[0].Content
+}
+
+// A rollback brings back the plan of the newest turn it leaves; a
+// compaction keeps what a later rollback of its kept turn needs, and no
+// more.
+func TestPlansFollowRollbacksAndCompactions(t *testing.T) {
+	var p Plans
+	for _, r := range []Record{plan("t1", "a"), plan("t2", "b"), plan("t2", "b2"), plan("t3", "c")} {
+		p.Add(r)
+	}
+	p.Add(Record{Type: TypeRollback, Rollback: &Rollback{Turns: []string{"t3"}}})
+	if got := step(p.Current()); got != "b2" {
+		t.Fatalf("after rolling back t3: %q, want t2's last plan b2", got)
+	}
+	p.Add(plan("t4", "d"))
+	p.Add(Record{Type: TypeCompaction, FromTurn: "t4"})
+	if len(p.byTurn) != 2 {
+		t.Errorf("a compaction kept %d turns' plans, want 2 (t2's and the kept t4's)", len(p.byTurn))
+	}
+	p.Add(Record{Type: TypeRollback, Rollback: &Rollback{Turns: []string{"t4"}}})
+	if got := step(p.Current()); got != "b2" {
+		t.Errorf("after rolling back the kept turn: %q, want b2", got)
+	}
+	p.Add(Record{Type: TypeCompaction})
+	p.Add(Record{Type: TypeRollback, Rollback: &Rollback{Turns: []string{"t5"}}})
+	if got := step(p.Current()); got != "b2" || len(p.byTurn) != 1 {
+		t.Errorf("after a compaction of everything: %q (%d kept)", got, len(p.byTurn))
+	}
+}
