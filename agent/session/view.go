@@ -53,9 +53,9 @@ type View struct {
 	// The latest configure and instructions records' content.
 	model, effort string
 	instructions  []InstructionFile
-	plans         Plans       // the plan in force
-	findings      []Finding   // review findings, the latest MaxFindings
-	parent        *Lineage    // a subagent's session's, from its first record
+	plans         Plans     // the plan in force
+	findings      []Finding // review findings, the latest MaxFindings
+	parent        *Lineage  // a subagent's session's, from its first record
 }
 
 type openCall struct {
