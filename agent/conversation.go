@@ -71,6 +71,9 @@ type convo struct {
 	// rolled are the turns a rollback took out: a result of theirs that
 	// comes later (a task a restarted kin followed) stays out too.
 	rolled map[string]bool
+	// skillLoads are the use_skill calls that loaded a skill, oldest first
+	// (a rollback takes its turns' out).
+	skillLoads []skillLoad
 	// ended are the turns with an end record.
 	ended map[string]bool
 	// plans follows the plan in force (a rollback takes its turns' plans
@@ -189,6 +192,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			}
 			break
 		}
+		c.noteSkillLoad(call, r)
 		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n, late: r.TurnID != "" && c.ended[r.TurnID]}
 		prefix := outputPrefix(r.Status)
 		it.outLen = len(prefix) + len(r.Output)

@@ -187,3 +187,56 @@ func TestARolledBackTurnsFoundToolIsDeferredAgain(t *testing.T) {
 		t.Error("after rolling back the turn that found mcp_tool_7, it is still offered whole")
 	}
 }
+
+// The attack: the model loads a skill whose allowed-tools leave write_file
+// out; kin restarts (the editor was closed) and the person goes on. The
+// model still reads the skill, and kin's word that calls of other tools are
+// asked, but the restarted kin had no skill loaded: the write was applied
+// unasked in auto-edit mode. A resumed session loads again what its
+// conversation loaded (and, rolled back, what it no longer does not).
+func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
+	for _, rollback := range []bool{false, true} {
+		home := t.TempDir()
+		dir := filepath.Join(home, "skills", "read-only-review")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file\n---\nOnly read.\n")
+		svc, m, rec, _, ws := limitService(t, home, settings.Limits{})
+		s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sid := s.Info.SessionID
+		m.Script(
+			modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
+			modeltest.Reply{Text: []string{"loaded"}},
+		)
+		ask(t, svc, rec, sid, TextInput("review it"))
+		if rollback {
+			if _, err := svc.Rollback(t.Context(), sid, 1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		svc.Shutdown()
+		svc2, m2, rec2, a2, _ := limitService(t, home, settings.Limits{})
+		m2.Script(
+			modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: `{"path":"out.txt","content":"written\n"}`}}},
+			modeltest.Reply{Text: []string{"wrote"}},
+		)
+		if _, err := svc2.Resume(sid, ResumeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ask(t, svc2, rec2, sid, TextInput("write out.txt"))
+		_, err = os.Stat(filepath.Join(ws, "out.txt"))
+		a2.mu.Lock()
+		asked := len(a2.asked)
+		a2.mu.Unlock()
+		switch {
+		case !rollback && (err == nil || asked != 1):
+			t.Errorf("after a restart, the loaded skill's allowed-tools no longer narrowed: written=%v, asked %d time(s)", err == nil, asked)
+		case rollback && (err != nil || asked != 0):
+			t.Errorf("after a rollback and a restart, the rolled-back skill narrowed: written=%v, asked %d time(s)", err == nil, asked)
+		}
+	}
+}

@@ -78,6 +78,9 @@ type Session struct {
 	// latest of a name is in force; their folders are readable to
 	// read_file, their allowed-tools narrow.
 	loaded []loadedSkill
+	// skillsRestored: the skills the conversation loaded before this kin
+	// were loaded again (skillrestore.go).
+	skillsRestored bool
 	// withheldSaid names the instruction files last said to be withheld.
 	withheldSaid string
 
