@@ -40,3 +40,43 @@ func TestPlansFollowRollbacksAndCompactions(t *testing.T) {
 		t.Errorf("after a compaction of everything: %q (%d kept)", got, len(p.byTurn))
 	}
 }
+
+// A second pass of a Reader up to the offset the first one found reads the
+// same records, though another kin appended (and was writing a line) in
+// between: what a fork copies is what it looked at.
+func TestReaderPassesStopWhereTheFirstEnded(t *testing.T) {
+	st := NewStore(t.TempDir())
+	info, log, err := st.Create("", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	for _, r := range []Record{{Type: TypeUser, TurnID: "t1", Text: "a"}, {Type: TypeTurn, TurnID: "t1", Status: "completed"}} {
+		if _, _, err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rd, err := st.Reader(info.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var end int64
+	n := 0
+	if err := rd.Each(-1, func(_ Record, next int64) error { n, end = n+1, next; return nil }); err != nil || n != 3 {
+		t.Fatalf("first pass: %d records, %v", n, err)
+	}
+	if _, _, err := log.Append(Record{Type: TypeUser, TurnID: "t2", Text: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	m := 0
+	if err := rd.Each(end, func(r Record, _ int64) error {
+		m++
+		if r.TurnID == "t2" {
+			t.Error("the second pass read a record appended after the first")
+		}
+		return nil
+	}); err != nil || m != n {
+		t.Errorf("second pass: %d records, want %d (%v)", m, n, err)
+	}
+}
