@@ -13,36 +13,60 @@ type Plans struct {
 	// byTurn is each turn's last plan, oldest turn first: one entry a turn,
 	// since a rollback takes whole turns.
 	byTurn []turnPlan
+	// seq numbers the turns in the order they first appear (what a
+	// compaction's FromTurn is placed by); n is the next number.
+	seq map[string]int
+	n   int
 }
 
 type turnPlan struct {
 	turn    string
+	seq     int
 	entries []PlanEntry
 }
 
-// Add takes one more record of the log.
+// Add takes one more record of the log (every record: their turns place
+// a compaction's FromTurn).
 func (p *Plans) Add(r Record) {
+	if r.TurnID != "" {
+		if p.seq == nil {
+			p.seq = map[string]int{}
+		}
+		if _, ok := p.seq[r.TurnID]; !ok {
+			p.seq[r.TurnID] = p.n
+			p.n++
+		}
+	}
 	switch r.Type {
 	case TypePlan:
 		if last := len(p.byTurn) - 1; last >= 0 && p.byTurn[last].turn == r.TurnID {
 			p.byTurn[last].entries = r.Entries
 			return
 		}
-		p.byTurn = append(p.byTurn, turnPlan{turn: r.TurnID, entries: r.Entries})
+		p.byTurn = append(p.byTurn, turnPlan{turn: r.TurnID, seq: p.seq[r.TurnID], entries: r.Entries})
 	case TypeRollback:
 		if r.Rollback != nil {
 			p.byTurn = slices.DeleteFunc(p.byTurn, func(t turnPlan) bool { return t.turn != "" && slices.Contains(r.Rollback.Turns, t.turn) })
 		}
 	case TypeCompaction:
 		// Turns a summary covers can no longer be rolled back: of their
-		// plans only the latest can come back in force. FromTurn's (kept
-		// whole) can still be taken out.
-		keep := len(p.byTurn) - 1
-		if keep > 0 && r.FromTurn != "" && p.byTurn[keep].turn == r.FromTurn {
-			keep--
+		// plans only the latest can come back in force. The turns kept
+		// whole (from FromTurn on) can still be taken out, with theirs.
+		from := p.n
+		if at, ok := p.seq[r.FromTurn]; ok && r.FromTurn != "" {
+			from = at
 		}
-		if keep > 0 {
-			p.byTurn = slices.Delete(p.byTurn, 0, keep)
+		kept := slices.IndexFunc(p.byTurn, func(t turnPlan) bool { return t.seq >= from })
+		if kept < 0 {
+			kept = len(p.byTurn)
+		}
+		if kept > 1 {
+			p.byTurn = slices.Delete(p.byTurn, 0, kept-1)
+		}
+		for t, at := range p.seq {
+			if at < from {
+				delete(p.seq, t)
+			}
 		}
 	}
 }

@@ -41,6 +41,32 @@ func TestPlansFollowRollbacksAndCompactions(t *testing.T) {
 	}
 }
 
+// A compaction that keeps the last turns whole (FromTurn is the first of
+// them) keeps their plans, so rolling them back one by one brings each
+// earlier plan back, as the live conversation would.
+func TestPlansKeepTheTurnsACompactionKeeps(t *testing.T) {
+	var p Plans
+	for _, r := range []Record{
+		{Type: TypeUser, TurnID: "t1"}, plan("t1", "a"),
+		{Type: TypeUser, TurnID: "t2"}, plan("t2", "b"),
+		{Type: TypeUser, TurnID: "t3"},
+		{Type: TypeUser, TurnID: "t4"}, plan("t4", "d"),
+		{Type: TypeUser, TurnID: "t5"}, plan("t5", "e"),
+		{Type: TypeCompaction, FromTurn: "t3"},
+	} {
+		p.Add(r)
+	}
+	for _, c := range []struct{ turn, want string }{{"t5", "d"}, {"t4", "b"}, {"t3", "b"}} {
+		p.Add(Record{Type: TypeRollback, Rollback: &Rollback{Turns: []string{c.turn}}})
+		if got := step(p.Current()); got != c.want {
+			t.Errorf("after rolling back %s: %q, want %q", c.turn, got, c.want)
+		}
+	}
+	if len(p.byTurn) != 1 || len(p.seq) != 3 {
+		t.Errorf("kept %d plans and %d turns' places; want t2's plan, and t3..t5", len(p.byTurn), len(p.seq))
+	}
+}
+
 // A second pass of a Reader up to the offset the first one found reads the
 // same records, though another kin appended (and was writing a line) in
 // between: what a fork copies is what it looked at.

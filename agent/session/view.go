@@ -112,6 +112,7 @@ func (s *Store) View(id string, q Query) (*View, error) {
 func (v *View) Add(r Record, off int64) {
 	v.Records++
 	v.Info.add(r)
+	v.plans.Add(r)
 	switch {
 	case r.Type == TypeSession && r.Parent != nil:
 		p := *r.Parent
@@ -140,8 +141,6 @@ func (v *View) Add(r Record, off int64) {
 		v.model, v.effort = r.Model, r.Effort
 	case r.Type == TypeInstructions:
 		v.instructions = r.Files
-	case r.Type == TypePlan, r.Type == TypeRollback, r.Type == TypeCompaction:
-		v.plans.Add(r)
 	case r.Type == TypeFinding && r.Finding != nil:
 		if len(v.findings) == MaxFindings {
 			v.findings = v.findings[1:]
