@@ -37,9 +37,10 @@ func (c *convo) noteSkillLoad(call int, r session.Record) {
 // it a restart silently lifted a loaded skill's allowed-tools, while the
 // model still read the skill and kin's word that calls of other tools are
 // asked. Each is loaded as the session's folders bring it now (t.ext): a
-// skill gone since is not loaded; an MCP server's skill narrows, but its
-// files are read only after the model loads it again (the entry it was
-// loaded from, which they are checked against, is not on record).
+// skill gone since is not loaded; one no longer trusted only narrows (its
+// folder is not granted); an MCP server's skill narrows, but its files are
+// read only after the model loads it again (the entry it was loaded from,
+// which they are checked against, is not on record).
 func (t *turn) restoreSkills() {
 	sess := t.sess
 	sess.mu.Lock()
@@ -60,13 +61,21 @@ func (t *turn) restoreSkills() {
 		return
 	}
 	mcp := t.svc.mcpSkills()
-	disk := append(t.ext.usable(), t.ext.skills.Skills...)
+	usable := t.ext.usable()
 	var restored []loadedSkill
 	for _, l := range loads {
 		if i := slices.IndexFunc(mcp, func(m MCPSkill) bool { return m.Command() == l.name }); i >= 0 {
 			restored = append(restored, loadedSkill{name: l.name, allowed: kinTools(mcp[i].AllowedTools), turn: l.turn})
-		} else if i := slices.IndexFunc(disk, func(sk skills.Skill) bool { return sk.Name == l.name }); i >= 0 {
-			restored = append(restored, loadedSkill{name: l.name, dir: disk[i].Dir, allowed: kinTools(disk[i].AllowedTools), turn: l.turn})
+			continue
+		}
+		named := func(sk skills.Skill) bool { return sk.Name == l.name }
+		if i := slices.IndexFunc(usable, named); i >= 0 {
+			restored = append(restored, loadedSkill{name: l.name, dir: usable[i].Dir, allowed: kinTools(usable[i].AllowedTools), turn: l.turn})
+		} else if i := slices.IndexFunc(t.ext.skills.Skills, named); i >= 0 {
+			// A repository's skill not trusted with its current content:
+			// its folder is not granted, but its allowed-tools narrow (they
+			// only ever make kin ask more), since the model still reads it.
+			restored = append(restored, loadedSkill{name: l.name, allowed: kinTools(t.ext.skills.Skills[i].AllowedTools), turn: l.turn})
 		}
 	}
 	sess.mu.Lock()
