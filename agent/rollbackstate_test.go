@@ -240,3 +240,43 @@ func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 		}
 	}
 }
+
+// The attack, with two kins on one session: kin B loads a skill whose
+// allowed-tools leave write_file out, and lets the session go (its window
+// closed the session); kin A takes it and rolls that turn back; kin B takes
+// it again. B re-read the plan from the log but kept the skill it had
+// loaded: its allowed-tools went on narrowing calls of a conversation that
+// no longer holds it (a write in auto-edit mode was asked and refused).
+func TestASkillAnotherKinRolledBackNoLongerNarrows(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "skills", "read-only-review")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file\n---\nOnly read.\n")
+	b, mb, recB, askedB, ws := limitService(t, home, settings.Limits{})
+	s, err := b.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := s.Info.SessionID
+	mb.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
+		modeltest.Reply{Text: []string{"loaded"}},
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: `{"path":"out.txt","content":"written\n"}`}}},
+		modeltest.Reply{Text: []string{"wrote"}},
+	)
+	ask(t, b, recB, sid, TextInput("review it"))
+	b.Release(sid)
+	a, _, _, _, _ := limitService(t, home, settings.Limits{})
+	if _, err := a.Rollback(t.Context(), sid, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	a.Release(sid)
+	ask(t, b, recB, sid, TextInput("write out.txt"))
+	if _, err := os.Stat(filepath.Join(ws, "out.txt")); err != nil {
+		askedB.mu.Lock()
+		t.Errorf("kin B still narrowed by the skill kin A rolled back (asked %d time(s))", len(askedB.asked))
+		askedB.mu.Unlock()
+	}
+}

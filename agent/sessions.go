@@ -511,6 +511,13 @@ func (sess *Session) release() bool {
 		sess.svc.log.Error("closing a session log", zap.String("session", sess.id), zap.Error(err))
 	}
 	sess.log, sess.conv = nil, nil
+	// What the turns brought is derived from the log again when this kin
+	// takes it next (the skills at its first turn, the tools found at its
+	// first request): another kin may roll turns back meanwhile.
+	sess.mu.Lock()
+	sess.loaded, sess.skillsRestored = nil, false
+	sess.mu.Unlock()
+	sess.found.Reset()
 	return true
 }
 
