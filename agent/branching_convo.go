@@ -89,6 +89,7 @@ func (c *convo) rollback(rb *session.Rollback) {
 	c.items = slices.DeleteFunc(c.items, func(it convItem) bool { return gone(it.turn) })
 	c.turns = slices.DeleteFunc(c.turns, gone)
 	c.unknown = slices.DeleteFunc(c.unknown, func(u session.Unknown) bool { return gone(u.TurnID) })
+	c.skillLoads = slices.DeleteFunc(c.skillLoads, func(l skillLoad) bool { return gone(l.turn) })
 	if note := rollbackNote(rb); note != "" {
 		c.items = append(c.items, convItem{kind: model.Message, role: "user", text: note})
 	}

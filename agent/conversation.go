@@ -71,6 +71,14 @@ type convo struct {
 	// rolled are the turns a rollback took out: a result of theirs that
 	// comes later (a task a restarted kin followed) stays out too.
 	rolled map[string]bool
+	// skillLoads are the use_skill calls that loaded a skill, oldest first
+	// (a rollback takes its turns' out).
+	skillLoads []skillLoad
+	// ended are the turns with an end record.
+	ended map[string]bool
+	// plans follows the plan in force (a rollback takes its turns' plans
+	// out), as a view of the log does after a restart.
+	plans session.Plans
 }
 
 type convItem struct {
@@ -95,6 +103,9 @@ type convItem struct {
 	model     string
 	// For outputs: the framed output's length; for outputs and questions
 	// with parts, where the record is (n == 0: kept here, not read back).
+	// late marks an output recorded after its turn had ended (an MCP task
+	// a restarted kin followed): see carriedOver.
+	late   bool
 	outLen int
 	off    int64
 	n      int
@@ -105,6 +116,7 @@ func newConvo() *convo { return &convo{answered: map[string]bool{}, tasks: map[s
 // add takes a record as it is in the log (off, n locate it; n == 0 when it
 // could not be written and is kept whole).
 func (c *convo) add(r session.Record, off int64, n int) {
+	c.plans.Add(r)
 	before := len(c.items)
 	var piece int
 	defer func() {
@@ -180,7 +192,8 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			}
 			break
 		}
-		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n}
+		c.noteSkillLoad(call, r)
+		it := convItem{kind: model.FunctionOutput, turn: r.TurnID, callID: r.CallID, off: off, n: n, late: r.TurnID != "" && c.ended[r.TurnID]}
 		prefix := outputPrefix(r.Status)
 		it.outLen = len(prefix) + len(r.Output)
 		if n == 0 {
@@ -218,7 +231,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			}
 		}
 		summary := convItem{kind: model.Message, role: "developer", text: summaryNote(r.Text)}
-		c.items = append([]convItem{summary}, c.items[keep:]...)
+		c.items = append(append([]convItem{summary}, carriedOver(c.items, keep)...), c.items[keep:]...)
 		c.ctxTokens, c.ctxBytes = 0, 0
 		c.keptTurns()
 	case session.TypeUndo:
@@ -237,10 +250,43 @@ func (c *convo) add(r session.Record, off int64, n int) {
 			c.items = append(c.items, convItem{kind: model.Message, role: "assistant", turn: r.TurnID, text: note + "]"})
 		}
 		c.asked, c.answered1 = false, false
+		if c.ended == nil {
+			c.ended = map[string]bool{}
+		}
+		c.ended[r.TurnID] = true
 		if r.Usage != nil && r.Usage.ContextTokens > 0 {
 			c.observe(r.Usage.ContextTokens, outputBudget(r.Usage.ContextWindow))
 		}
 	}
+}
+
+// carriedOver are the calls, with their outputs, that a compaction keeps
+// after its summary although they come before the items it keeps: those
+// whose output came late (an MCP task a restarted kin followed ended after
+// its turn). Such an output can land while the model writes the summary,
+// after the transcript it summarises was taken: dropped with the items
+// before keep, the model would never learn what the task gave. Which late
+// outputs the transcript had is not on record, so every late one is
+// carried over once (an output the summary covers is then sent twice, the
+// price of never losing one); carried, it is of no turn and not late, so
+// the next compaction summarises it as any other.
+func carriedOver(items []convItem, keep int) []convItem {
+	var out []convItem
+	for i := range keep {
+		it := items[i]
+		if it.kind != model.FunctionOutput || !it.late {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if c := items[j]; c.kind == model.FunctionCall && c.callID == it.callID {
+				c.turn, c.same = "", false
+				it.turn, it.late = "", false
+				out = append(out, c, it)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // callIndex is where the latest call with id is in the items (-1: none).

@@ -28,22 +28,20 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	if turnID != "" && turnID == running {
 		return Opened{}, fmt.Errorf("%w: turn %s is still running; fork at a turn that has ended, or leave turnId out", ErrBadParams, turnID)
 	}
-	recs, err := s.store.Records(sessionID)
+	// Two passes over the original, a record at a time (a log can be
+	// many MB of tool outputs): the first finds the cut and what the copy
+	// needs to know of the rest, the second copies up to the cut.
+	rd, err := s.store.Reader(sessionID)
 	if err != nil {
 		return Opened{}, err
 	}
-	cut := len(recs)
-	if turnID != "" {
-		cut = -1
-		for i, r := range recs {
-			if r.Type == session.TypeTurn && r.TurnID == turnID {
-				cut = i + 1
-				break
-			}
-		}
-		if cut < 0 {
-			return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
-		}
+	defer rd.Close()
+	scan, err := scanForFork(rd, turnID)
+	if err != nil {
+		return Opened{}, err
+	}
+	if scan.cut < 0 {
+		return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
 	}
 	cfg, effort, err := s.choose(src.model, src.effort, "")
 	if err != nil {
@@ -56,33 +54,41 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	if title != "" {
 		title += " (fork)"
 	}
-	// Only turns that ended are copied: a turn running here or in another
-	// kin (or left open by a stopped one) is not the fork's.
-	ended := map[string]bool{}
-	for _, r := range recs[:cut] {
-		if r.Type == session.TypeTurn {
-			ended[r.TurnID] = true
+	var plans session.Plans // the plan in force in what is copied (rollbacks too)
+	copyTo := func(write func(session.Record) error) error {
+		var calls []session.Record // the copied calls, without their arguments
+		answered := map[string]bool{}
+		err := rd.Each(scan.cut, func(r session.Record, _ int64) error {
+			if !forkCopies(r, scan.ended) {
+				return nil
+			}
+			plans.Add(r)
+			switch r.Type {
+			case session.TypeCall:
+				calls = append(calls, session.Record{TurnID: r.TurnID, CallID: r.CallID, Name: r.Name})
+			case session.TypeResult:
+				answered[r.CallID] = true
+			}
+			return write(r)
+		})
+		if err != nil {
+			return err
 		}
+		for _, r := range closeCopiedCalls(sessionID, calls, answered, scan.late, scan.ended) {
+			if err := write(r); err != nil {
+				return err
+			}
+		}
+		// Written whole before it is a session: a kin stopped while
+		// copying leaves no session holding half the history without its
+		// fork record.
+		return write(session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
 	}
-	copied := make([]session.Record, 0, cut+1)
-	var plan []session.PlanEntry
-	for _, r := range recs[:cut] {
-		if !forkCopies(r, ended) {
-			continue
-		}
-		copied = append(copied, r)
-		if r.Type == session.TypePlan {
-			plan = r.Entries
-		}
-	}
-	copied = append(copied, closeCopiedCalls(sessionID, copied, recs[cut:], ended)...)
-	copied = append(copied, session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
-	// Written whole before it is a session: a kin stopped while copying
-	// leaves no session holding half the history without its fork record.
-	info, log, err := s.store.CreateWith(title, roots, string(mode), copied)
+	info, log, err := s.store.CreateWith(title, roots, string(mode), copyTo)
 	if err != nil {
 		return Opened{}, err
 	}
+	plan := plans.Current()
 	// (its conversation is read from the log at its first turn)
 	sess := &Session{id: info.SessionID, svc: s, log: log, known: true, roots: roots, title: title,
 		mode: mode, plan: plan, model: cfg.Model, effort: effort, created: true}
@@ -153,24 +159,66 @@ func (s *Service) forkSource(id string, defaultRoots []string) (forkFrom, error)
 		lineage: v.Parent()}, nil
 }
 
-// closeCopiedCalls are the results a fork adds for the calls it copied
-// without one. A call of an ended turn can get its result later (an MCP
-// task a restarted kin followed, a subagent's delegate call): a result
-// recorded after the fork's cut is the call's own, and is taken; a call
-// still waiting is closed as unknown, since its task is the original's to
-// follow (no kin follows it for the fork, and one following it again after
-// a restart would poll the original's task twice).
-func closeCopiedCalls(from string, copied, after []session.Record, ended map[string]bool) []session.Record {
-	var calls []session.Record
-	answered := map[string]bool{}
-	for _, r := range copied {
-		switch r.Type {
-		case session.TypeCall:
-			calls = append(calls, r)
-		case session.TypeResult:
-			answered[r.CallID] = true
+// forkScan is what a fork's first pass over the original found.
+type forkScan struct {
+	// cut is the offset the copy ends at: just past the cut turn's end
+	// record (-1: no such turn), or every record when the fork takes all.
+	cut int64
+	// ended are the turns with an end record before the cut: only those
+	// are copied (a turn running here or in another kin, or left open by a
+	// stopped one, is not the fork's).
+	ended map[string]bool
+	// late are the results recorded after the cut of calls made before it
+	// (a task a restarted kin followed): the call's own.
+	late []session.Record
+}
+
+// scanForFork is a fork's first pass: it keeps only small things (turn
+// and call ids) and the late results.
+func scanForFork(rd *session.Reader, turnID string) (forkScan, error) {
+	sc := forkScan{cut: -1, ended: map[string]bool{}}
+	open := map[string]bool{} // calls before the cut without a result (yet)
+	var last int64
+	err := rd.Each(-1, func(r session.Record, next int64) error {
+		if sc.cut >= 0 {
+			if r.Type == session.TypeResult && open[r.CallID] {
+				delete(open, r.CallID)
+				sc.late = append(sc.late, r)
+			}
+			return nil
 		}
+		last = next
+		switch r.Type {
+		case session.TypeTurn:
+			sc.ended[r.TurnID] = true
+			if turnID != "" && r.TurnID == turnID {
+				sc.cut = next
+			}
+		case session.TypeCall:
+			open[r.CallID] = true
+		case session.TypeResult:
+			delete(open, r.CallID)
+		}
+		return nil
+	})
+	if err != nil {
+		return forkScan{}, err
 	}
+	if turnID == "" {
+		sc.cut = last
+	}
+	return sc, nil
+}
+
+// closeCopiedCalls are the results a fork adds for the calls it copied
+// without one (answered: those with one). A call of an ended turn can get
+// its result later (an MCP task a restarted kin followed, a subagent's
+// delegate call): a result recorded after the fork's cut (late) is the
+// call's own, and is taken; a call still waiting is closed as unknown,
+// since its task is the original's to follow (no kin follows it for the
+// fork, and one following it again after a restart would poll the
+// original's task twice).
+func closeCopiedCalls(from string, calls []session.Record, answered map[string]bool, late []session.Record, ended map[string]bool) []session.Record {
 	var out []session.Record
 	open := map[string]bool{}
 	for _, c := range calls {
@@ -178,7 +226,7 @@ func closeCopiedCalls(from string, copied, after []session.Record, ended map[str
 			open[c.CallID] = true
 		}
 	}
-	for _, r := range after {
+	for _, r := range late {
 		if r.Type == session.TypeResult && open[r.CallID] && ended[r.TurnID] {
 			out = append(out, r)
 			delete(open, r.CallID)

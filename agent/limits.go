@@ -108,27 +108,34 @@ func (sp *spending) of(id string) *sessionSpend {
 	defer ss.mu.Unlock()
 	if !ss.loaded {
 		ss.loaded = true
-		recs, err := sp.store.Records(id)
+		t, err := sp.sessionTotal(id)
 		if err != nil {
 			sp.log.Warn("reading a session's usage", zap.String("session", id), zap.Error(err))
 		}
-		ss.total = sessionTotal(recs)
+		ss.total = t
 	}
 	return ss
 }
 
-// sessionTotal sums what a session's log says it used.
-func sessionTotal(recs []session.Record) spend.Tally {
+// sessionTotal sums what a session's log says it used, reading it a record
+// at a time (a log can be many MB of tool outputs, none of which counts).
+func (sp *spending) sessionTotal(id string) (spend.Tally, error) {
 	var t spend.Tally
-	for _, r := range recs {
+	rd, err := sp.store.Reader(id)
+	if err != nil {
+		return t, err
+	}
+	defer rd.Close()
+	err = rd.Each(-1, func(r session.Record, _ int64) error {
 		if r.Usage == nil || !(r.Type == session.TypeTurn || (r.Type == session.TypeCompaction && r.TurnID == "")) {
-			continue
+			return nil
 		}
 		u := r.Usage
 		t.Add(spend.Tally{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens, OutputTokens: u.OutputTokens,
 			Cost: u.Cost, Estimated: u.Estimated, Unpriced: u.Unpriced})
-	}
-	return t
+		return nil
+	})
+	return t, err
 }
 
 func (ss *sessionSpend) add(c spend.Tally) spend.Tally {

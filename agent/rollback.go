@@ -87,7 +87,24 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 	if err := sess.sync(); err != nil {
 		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 	}
+	sess.rolledBack(c, rb.Turns)
 	return rb, nil
+}
+
+// rolledBack takes out of the session's state what the rolled-back turns
+// brought, so that it follows from the turns that remain, as it does for a
+// kin that resumes the session from its log: their plan (the one before is
+// in force again), the skills they loaded, and the deferred tools found
+// (searches and calls of the turns that remain find them again).
+func (sess *Session) rolledBack(c *convo, turns []string) {
+	sess.wmu.Lock()
+	plan := c.plans.Current()
+	sess.wmu.Unlock()
+	sess.mu.Lock()
+	sess.plan = plan
+	sess.mu.Unlock()
+	sess.unloadTurns(turns)
+	sess.found.Reset()
 }
 
 // restoredText names the files a rollback put back, for a person reading

@@ -73,9 +73,14 @@ type Session struct {
 	// startContext is what they added for the model.
 	started      bool
 	startContext string
-	// loaded are the skills the model loaded (use_skill), by name: their
-	// folders are readable to read_file, their allowed-tools narrow.
-	loaded map[string]loadedSkill
+	// loaded are the skills the model loaded (use_skill), in the order it
+	// loaded them, each with its turn (a rollback unloads a turn's): the
+	// latest of a name is in force; their folders are readable to
+	// read_file, their allowed-tools narrow.
+	loaded []loadedSkill
+	// skillsRestored: the skills the conversation loaded before this kin
+	// were loaded again (skillrestore.go).
+	skillsRestored bool
 	// withheldSaid names the instruction files last said to be withheld.
 	withheldSaid string
 
@@ -506,6 +511,13 @@ func (sess *Session) release() bool {
 		sess.svc.log.Error("closing a session log", zap.String("session", sess.id), zap.Error(err))
 	}
 	sess.log, sess.conv = nil, nil
+	// What the turns brought is derived from the log again when this kin
+	// takes it next (the skills at its first turn, the tools found at its
+	// first request): another kin may roll turns back meanwhile.
+	sess.mu.Lock()
+	sess.loaded, sess.skillsRestored = nil, false
+	sess.mu.Unlock()
+	sess.found.Reset()
 	return true
 }
 

@@ -75,6 +75,8 @@ type loadedSkill struct {
 	// allowed are its allowed-tools as kin's tool names (nil: none).
 	allowed []string
 	mcp     *MCPSkill
+	// turn loaded it: a rollback of that turn unloads it.
+	turn string
 }
 
 // SkillInfo is a skill as skills/list shows it.
@@ -335,7 +337,7 @@ func (t *turn) loadSkill(ctx context.Context, sk skills.Skill) tool.Result {
 	if err != nil {
 		return tool.Failed(SkillToolName + ": " + err.Error())
 	}
-	t.sess.loadSkill(loadedSkill{name: sk.Name, dir: sk.Dir, allowed: kinTools(sk.AllowedTools)})
+	t.sess.loadSkill(loadedSkill{name: sk.Name, dir: sk.Dir, allowed: kinTools(sk.AllowedTools), turn: t.id})
 	var b strings.Builder
 	from := "yours"
 	if !sk.Personal() {
@@ -403,7 +405,7 @@ func (t *turn) mcpSkillAction(m MCPSkill, file string) *tool.Action {
 		if err != nil {
 			return tool.Failed(SkillToolName + ": " + err.Error())
 		}
-		t.sess.loadSkill(loadedSkill{name: m.Command(), allowed: kinTools(m.AllowedTools), mcp: &m})
+		t.sess.loadSkill(loadedSkill{name: m.Command(), allowed: kinTools(m.AllowedTools), mcp: &m, turn: t.id})
 		var b strings.Builder
 		fmt.Fprintf(&b, "<skill name=%q server=%q uri=%q>\n[kin: this skill is from the MCP server %s, not from the person.]\n%s\n</skill>\n", m.Command(), m.Server, m.URI, m.Server, skillText(body))
 		if len(m.Files) > 1 {
@@ -437,17 +439,42 @@ func kinTools(allowed []string) []string {
 func (sess *Session) loadSkill(l loadedSkill) {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	if sess.loaded == nil {
-		sess.loaded = map[string]loadedSkill{}
+	sess.loaded = append(sess.loaded, l)
+}
+
+// inForce are the loaded skills in force, newest load first: the latest
+// load of each name (sess.mu held).
+func (sess *Session) inForce() []loadedSkill {
+	var out []loadedSkill
+	for i := len(sess.loaded) - 1; i >= 0; i-- {
+		l := sess.loaded[i]
+		if !slices.ContainsFunc(out, func(o loadedSkill) bool { return o.name == l.name }) {
+			out = append(out, l)
+		}
 	}
-	sess.loaded[l.name] = l
+	return out
+}
+
+// unloadTurns unloads what the turns a rollback took out loaded: the model
+// no longer sees those skills' instructions, so their allowed-tools no
+// longer narrow and their folders are no longer readable; a load of the
+// same skill by a turn that remains is in force again.
+func (sess *Session) unloadTurns(turns []string) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.loaded = slices.DeleteFunc(sess.loaded, func(l loadedSkill) bool { return l.turn != "" && slices.Contains(turns, l.turn) })
 }
 
 // heldSkill is the entry an MCP skill was loaded from (nil: not loaded).
 func (sess *Session) heldSkill(name string) *MCPSkill {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	return sess.loaded[name].mcp
+	for _, l := range sess.inForce() {
+		if l.name == name {
+			return l.mcp
+		}
+	}
+	return nil
 }
 
 // skillFolders are the folders of the skills on disk the session loaded:
@@ -456,7 +483,7 @@ func (sess *Session) skillFolders() []string {
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	var out []string
-	for _, l := range sess.loaded {
+	for _, l := range sess.inForce() {
 		if l.dir != "" {
 			out = append(out, l.dir)
 		}
@@ -476,7 +503,7 @@ func (sess *Session) narrowedBy(toolName string) string {
 	}
 	sess.mu.Lock()
 	parent := sess.parent
-	for _, l := range sess.loaded {
+	for _, l := range sess.inForce() {
 		if len(l.allowed) > 0 && !slices.Contains(l.allowed, toolName) {
 			sess.mu.Unlock()
 			return l.name

@@ -196,6 +196,7 @@ func (t *turn) run(ctx context.Context) {
 			t.finish(t.stopped())
 			return
 		}
+		t.restoreSkills()
 		if !t.startHooks(ctx) {
 			return
 		}

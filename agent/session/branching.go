@@ -2,6 +2,9 @@ package session
 
 import (
 	"fmt"
+	"io"
+	"math"
+	"os"
 	"slices"
 )
 
@@ -31,9 +34,8 @@ type ForkRef struct {
 }
 
 // Records reads every record of a session's log, whoever owns it (what a
-// spend limit sums: the turns' usage; what a fork
-// copies from a session another kin may have open: appends are whole
-// lines, and a line still being written is skipped).
+// spend limit sums: the turns' usage; appends are whole lines, and a line
+// still being written is skipped).
 func (s *Store) Records(id string) ([]Record, error) {
 	p, err := s.path(id)
 	if err != nil {
@@ -45,6 +47,53 @@ func (s *Store) Records(id string) ([]Record, error) {
 	}
 	return recs, nil
 }
+
+// Reader reads a session's log a record at a time, whoever owns it (what a
+// fork copies from a session another kin may have open), so a long log is
+// never held whole. Every pass reads the same open file: a session deleted
+// meanwhile is still read to its end.
+type Reader struct{ f *os.File }
+
+// Reader opens a session's log for reading.
+func (s *Store) Reader(id string) (*Reader, error) {
+	p, err := s.path(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	return &Reader{f: f}, nil
+}
+
+// Each calls fn for every record whose line ends by end (end < 0: every
+// record the log holds now), with the offset just past its line: a second
+// pass up to an offset the first one found reads the same records, however
+// much another kin appended since. The first error fn returns stops it.
+// Lines that are not records (one still being written) are skipped.
+func (r *Reader) Each(end int64, fn func(rec Record, next int64) error) error {
+	var src io.Reader = r.f
+	if end >= 0 {
+		src = io.NewSectionReader(r.f, 0, end)
+	} else {
+		src = io.NewSectionReader(r.f, 0, math.MaxInt64)
+	}
+	var ferr error
+	var rec Record
+	_, err := eachLine(src, 0, func(off int64, line []byte) {
+		if ferr == nil && parse(line, &rec) {
+			ferr = fn(rec, off+int64(len(line)))
+		}
+	})
+	if ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// Close closes the log.
+func (r *Reader) Close() error { return r.f.Close() }
 
 // markRolledBack marks the page's items of the turns a rollback took out.
 func (p *pager) markRolledBack(rb *Rollback) {

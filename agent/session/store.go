@@ -176,15 +176,16 @@ func (s *Store) CreatePrepared(title string, mode, origin string, prepare func(i
 func (s *Store) create(first Record) (Info, *Log, error) { return s.createWith(first, nil, nil) }
 
 // CreateWith is Create for a session that starts with records (a fork's
-// copy of another session's history): the log gets its session's name
-// only once they are all written and durable, so a kin stopped halfway
-// leaves no session holding part of them (only a hidden file, which no
-// reader takes for a session).
-func (s *Store) CreateWith(title string, roots []string, mode string, recs []Record) (Info, *Log, error) {
-	return s.createWith(Record{Type: TypeSession, Title: title, Roots: roots, Mode: mode}, recs, nil)
+// copy of another session's history): copy writes them one at a time, with
+// write, so a long history is never held whole. The log gets its session's
+// name only once they are all written and durable, so a kin stopped
+// halfway leaves no session holding part of them (only a hidden file,
+// which no reader takes for a session).
+func (s *Store) CreateWith(title string, roots []string, mode string, copy func(write func(Record) error) error) (Info, *Log, error) {
+	return s.createWith(Record{Type: TypeSession, Title: title, Roots: roots, Mode: mode}, copy, nil)
 }
 
-func (s *Store) createWith(first Record, rest []Record, prepare func(id string) ([]string, func(), error)) (_ Info, _ *Log, err error) {
+func (s *Store) createWith(first Record, rest func(write func(Record) error) error, prepare func(id string) ([]string, func(), error)) (_ Info, _ *Log, err error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Info{}, nil, err
 	}
@@ -222,21 +223,25 @@ func (s *Store) createWith(first Record, rest []Record, prepare func(id string) 
 	first.Time, first.SessionID = now, id
 	var info Info
 	info.SessionID = id
-	for _, r := range append([]Record{first}, rest...) {
+	write := func(r Record) error {
 		// Written as Append writes, but without its notes to the index:
 		// the index hears of the session once, whole, below.
 		if r.Time.IsZero() {
 			r.Time = now
 		}
 		r = Fit(r)
-		var b []byte
-		if b, err = encode(r); err == nil {
+		b, err := encode(r)
+		if err == nil {
 			_, err = log.write(b)
 		}
-		if err != nil {
-			break
+		if err == nil {
+			info.add(r)
 		}
-		info.add(r)
+		return err
+	}
+	err = write(first)
+	if err == nil && rest != nil {
+		err = rest(write)
 	}
 	if err == nil {
 		err = log.Sync()

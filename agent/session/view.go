@@ -53,9 +53,9 @@ type View struct {
 	// The latest configure and instructions records' content.
 	model, effort string
 	instructions  []InstructionFile
-	plan          []PlanEntry // the last plan recorded
-	findings      []Finding   // review findings, the latest MaxFindings
-	parent        *Lineage    // a subagent's session's, from its first record
+	plans         Plans     // the plan in force
+	findings      []Finding // review findings, the latest MaxFindings
+	parent        *Lineage  // a subagent's session's, from its first record
 }
 
 type openCall struct {
@@ -112,6 +112,7 @@ func (s *Store) View(id string, q Query) (*View, error) {
 func (v *View) Add(r Record, off int64) {
 	v.Records++
 	v.Info.add(r)
+	v.plans.Add(r)
 	switch {
 	case r.Type == TypeSession && r.Parent != nil:
 		p := *r.Parent
@@ -140,8 +141,6 @@ func (v *View) Add(r Record, off int64) {
 		v.model, v.effort = r.Model, r.Effort
 	case r.Type == TypeInstructions:
 		v.instructions = r.Files
-	case r.Type == TypePlan:
-		v.plan = r.Entries
 	case r.Type == TypeFinding && r.Finding != nil:
 		if len(v.findings) == MaxFindings {
 			v.findings = v.findings[1:]
@@ -183,8 +182,9 @@ func (v *View) Instructions() []InstructionFile { return v.instructions }
 // session).
 func (v *View) Parent() *Lineage { return v.parent }
 
-// Plan is the last plan the model recorded (nil when it made none).
-func (v *View) Plan() []PlanEntry { return v.plan }
+// Plan is the plan in force: the last the model recorded in a turn not
+// rolled back (nil when there is none).
+func (v *View) Plan() []PlanEntry { return v.plans.Current() }
 
 // MaxFindings is how many review findings a view keeps (the latest).
 const MaxFindings = 500

@@ -17,14 +17,31 @@ import (
 type Found struct {
 	mu     sync.Mutex
 	names  map[string]bool
-	seeded sync.Once
+	seeded bool
 }
 
-// Seed adds, the first time it is called, the names recall returns: the
-// tools a resumed conversation called already, so that after kin restarts
-// a tool the conversation used is described again without a search.
+// Seed adds, the first time it is called (since Reset), the names recall
+// returns: the tools a resumed conversation called already, so that after
+// kin restarts a tool the conversation used is described again without a
+// search.
 func (f *Found) Seed(recall func() []string) {
-	f.seeded.Do(func() { f.Add(recall()...) })
+	f.mu.Lock()
+	seeded := f.seeded
+	f.seeded = true
+	f.mu.Unlock()
+	if !seeded {
+		f.Add(recall()...)
+	}
+}
+
+// Reset forgets every tool found: the next Seed recalls them again from
+// the conversation (a rollback took turns out, and with them the searches
+// and calls that found tools; what remains is what a restarted kin would
+// know).
+func (f *Found) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.names, f.seeded = nil, false
 }
 
 // Add marks names as found.
