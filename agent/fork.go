@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -42,6 +43,9 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	}
 	if scan.cut < 0 {
 		return Opened{}, fmt.Errorf("%w: session %s has no ended turn %s", ErrBadParams, sessionID, turnID)
+	}
+	if scan.rolledBack {
+		return Opened{}, fmt.Errorf("%w: turn %s was rolled back (its files were put back); fork at a turn still in the conversation, or leave turnId out", ErrBadParams, turnID)
 	}
 	cfg, effort, err := s.choose(src.model, src.effort, "")
 	if err != nil {
@@ -171,6 +175,11 @@ type forkScan struct {
 	// late are the results recorded after the cut of calls made before it
 	// (a task a restarted kin followed): the call's own.
 	late []session.Record
+	// rolledBack: a rollback, before or after the cut, took out the turn
+	// cut at. The copy would stop before that rollback's record and give
+	// the fork's model those turns as done, while their files were put
+	// back on the disk the fork shares with the original.
+	rolledBack bool
 }
 
 // scanForFork is a fork's first pass: it keeps only small things (turn
@@ -180,6 +189,9 @@ func scanForFork(rd *session.Reader, turnID string) (forkScan, error) {
 	open := map[string]bool{} // calls before the cut without a result (yet)
 	var last int64
 	err := rd.Each(-1, func(r session.Record, next int64) error {
+		if r.Type == session.TypeRollback && r.Rollback != nil && turnID != "" && slices.Contains(r.Rollback.Turns, turnID) {
+			sc.rolledBack = true
+		}
 		if sc.cut >= 0 {
 			if r.Type == session.TypeResult && open[r.CallID] {
 				delete(open, r.CallID)

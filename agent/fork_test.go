@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -230,5 +231,47 @@ func TestAForkLeavesTheOriginalToOtherKins(t *testing.T) {
 	}
 	if res.ReadOnly != nil {
 		t.Errorf("the other window gets the original read-only: %v", res.ReadOnly)
+	}
+}
+
+// Attack: roll back turns t2 and t3 (their files go back), then fork at
+// t2. The copy stops right after t2, before the rollback's record: the
+// fork's model was told t2's edits were made, on the disk it shares with
+// the original, where they had been put back. A turn a rollback took out
+// is no place to fork; the turns before it, and a fork of every ended
+// turn (which copies the rollback), still are.
+func TestAForkAtARolledBackTurnIsRefused(t *testing.T) {
+	home := t.TempDir()
+	st := session.NewStore(filepath.Join(home, "sessions"))
+	info, log, err := st.Create("edits", []string{t.TempDir()}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []session.Record{
+		{Type: session.TypeUser, TurnID: "t1", Text: "one"},
+		{Type: session.TypeTurn, TurnID: "t1", Status: TurnCompleted},
+		{Type: session.TypeUser, TurnID: "t2", Text: "two"},
+		{Type: session.TypeTurn, TurnID: "t2", Status: TurnCompleted},
+		{Type: session.TypeUser, TurnID: "t3", Text: "three"},
+		{Type: session.TypeTurn, TurnID: "t3", Status: TurnCompleted},
+		{Type: session.TypeRollback, Rollback: &session.Rollback{Turns: []string{"t2", "t3"}}},
+	} {
+		if _, _, err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
+		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
+	defer svc.Shutdown()
+	for _, turn := range []string{"t2", "t3"} {
+		if _, err := svc.Fork(info.SessionID, turn, nil); !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "rolled back") {
+			t.Errorf("fork at rolled-back %s: %v, want a bad-params error saying it was rolled back", turn, err)
+		}
+	}
+	for _, turn := range []string{"t1", ""} {
+		if _, err := svc.Fork(info.SessionID, turn, nil); err != nil {
+			t.Errorf("fork at %q: %v", turn, err)
+		}
 	}
 }
