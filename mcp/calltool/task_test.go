@@ -243,3 +243,34 @@ func TestTaskStatusMessageIsOneShortLine(t *testing.T) {
 		t.Fatalf("progress of %d bytes: %.300q", len(progress), progress)
 	}
 }
+
+// A tasks/get answer about another task than the one asked for is refused:
+// neither its status nor its result is taken (a server, or a proxy in
+// front of it, answering with someone else's task would otherwise hand
+// its result to the model as this call's), whether kin follows the task
+// it just created or one it resumes after a restart. The outcome is
+// unknown, the call never sent again.
+func TestTaskAnswerNamingAnotherTaskIsRefused(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		return map[string]any{"taskId": "task-of-someone-else", "status": "completed", "statusMessage": "forged status",
+			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "forged result"}}}}
+	}}
+	tl, b := taskTool(t, s)
+	r, progress := run(context.Background(), t, tl)
+	unknown(t, r, "it runs as task "+mcptest.TaskID+" on the server and its outcome is pending")
+	for _, got := range []string{r.Output, progress} {
+		if strings.Contains(got, "forged") || strings.Contains(got, "someone-else") {
+			t.Errorf("the other task's answer was taken: %q", got)
+		}
+	}
+	if !strings.Contains(r.Output, "another task") {
+		t.Errorf("the refusal does not say why: %s", r.Output)
+	}
+	res := calltool.Resume(context.Background(), tool.Env{}, b, "job", mcptest.TaskID, nil)
+	if res.Status != tool.StatusUnknown || strings.Contains(res.Output, "forged") || !strings.Contains(res.Output, "another task") {
+		t.Errorf("resumed: %+v", res)
+	}
+	if s.Calls.Load() != 1 {
+		t.Errorf("calls %d", s.Calls.Load())
+	}
+}
