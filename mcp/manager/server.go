@@ -571,6 +571,9 @@ func (s *server) stop(report bool) {
 // tells the Host, without locks. Call with s.mu held.
 func (s *server) detach() (hadPrompts bool) {
 	hadPrompts = len(s.prompts) > 0
+	if s.conn != nil {
+		s.m.forgetWatch(s.conn.Session) // its subscriptions end with it
+	}
 	for _, t := range s.tools {
 		t.Revoke() // a turn may still hold it; the next connection lists its own
 	}
