@@ -163,21 +163,21 @@ func TestLostConnectionMidTaskIsPending(t *testing.T) {
 	}
 }
 
-// The task is recorded (server, id) before kin first polls it, so a kin
+// The task is recorded (server, launch, id) before kin first polls it, so a kin
 // that stops at any moment after can find it again; without a recorder
 // the call says its outcome would be unknown after a restart.
 func TestTaskIsRecordedBeforeTheFirstPoll(t *testing.T) {
 	s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any {
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}}
 	}}
-	tl, _ := taskTool(t, s)
+	tl, b := taskTool(t, s)
 	var rec []string
-	ctx := tool.WithTaskRecorder(context.Background(), func(server, id string) error {
-		rec = append(rec, server+"/"+id+"/gets="+string(rune('0'+s.Gets.Load())))
+	ctx := tool.WithTaskRecorder(context.Background(), func(tk tool.Task) error {
+		rec = append(rec, tk.Server+"/"+tk.Launch+"/"+tk.ID+"/gets="+string(rune('0'+s.Gets.Load())))
 		return nil
 	})
 	r, progress := run(ctx, t, tl)
-	if r.Status != tool.StatusCompleted || strings.Join(rec, ",") != "tasks/"+mcptest.TaskID+"/gets=0" {
+	if r.Status != tool.StatusCompleted || strings.Join(rec, ",") != "tasks/launch:"+b.id+"/"+mcptest.TaskID+"/gets=0" {
 		t.Errorf("result %+v, recorded %v", r, rec)
 	}
 	if strings.Contains(progress, "could not record") {
@@ -200,7 +200,7 @@ func TestTaskIDTooLongIsNotRecorded(t *testing.T) {
 	}}
 	tl, _ := taskTool(t, s)
 	recorded := 0
-	ctx := tool.WithTaskRecorder(context.Background(), func(string, string) error { recorded++; return nil })
+	ctx := tool.WithTaskRecorder(context.Background(), func(tool.Task) error { recorded++; return nil })
 	r, progress := run(ctx, t, tl)
 	if recorded != 0 {
 		t.Errorf("an id of %d bytes was recorded", calltool.MaxTaskID+1)

@@ -111,6 +111,17 @@ func (s *server) Name() string        { return s.cfg.Name }
 func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
 
+// Launch implements calltool.Binding: the key of the launch this server
+// was last approved as ("" before any approval).
+func (s *server) Launch() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.launch.Hash == "" {
+		return ""
+	}
+	return s.launch.Key()
+}
+
 // Trusted implements calltool.Binding: the launch this connection was
 // approved as is trusted, and still is in the trust ledger, read now.
 func (s *server) Trusted() bool {
