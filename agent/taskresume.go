@@ -18,19 +18,21 @@ import (
 // (issue 24 §2): the call that created it ran in an earlier process, and is
 // never sent again. The MCP side (mcp/manager) implements it.
 type TaskFollower interface {
-	// FollowTask polls task taskID on the configured server named server
+	// FollowTask polls task tk on the configured server it names, when
+	// that name still launches what the call ran on (tk.Launch), else the
+	// call is unknown
 	// (waiting for it to connect, within its connect timeout) until the
 	// task ends, and returns the call's result: the task's, failed when it
 	// failed, expired or the server no longer knows it, unknown when the
 	// server is gone or the connection went away. name is the call's tool
 	// as the model called it; working reports the task's status.
-	FollowTask(ctx context.Context, server, taskID, name string, env tool.Env, working func(string)) tool.Result
+	FollowTask(ctx context.Context, tk tool.Task, name string, env tool.Env, working func(string)) tool.Result
 }
 
-// recordTask records, durably, that call c runs as task taskID on server,
-// before anything polls it: a kin that stops now finds the task on resume.
-func (t *turn) recordTask(c string, name, server, taskID string) error {
-	if _, ok := t.record(session.Record{Type: session.TypeTask, CallID: c, Name: name, Server: server, TaskID: taskID}); !ok {
+// recordTask records, durably, that call c runs as task tk, before
+// anything polls it: a kin that stops now finds the task on resume.
+func (t *turn) recordTask(c string, name string, tk tool.Task) error {
+	if _, ok := t.record(session.Record{Type: session.TypeTask, CallID: c, Name: name, Server: tk.Server, Launch: tk.Launch, TaskID: tk.ID}); !ok {
 		return fmt.Errorf("kin could not save this session")
 	}
 	return t.sess.sync()
@@ -150,7 +152,7 @@ func (s *Service) reportsWorking(ev ToolCall) func(msg string) {
 // env is the call's whose questions the task asks) and is its result, cut
 // to size, with the record that closes ot's call in its log.
 func (s *Service) taskResult(ctx context.Context, ot session.OpenTask, env tool.Env, working func(string)) (tool.Result, session.Record) {
-	res := s.opts.Tasks.FollowTask(ctx, ot.Server, ot.TaskID, ot.Name, env, working)
+	res := s.opts.Tasks.FollowTask(ctx, tool.Task{Server: ot.Server, Launch: ot.Launch, ID: ot.TaskID}, ot.Name, env, working)
 	if res.Status == "" {
 		res.Status = tool.StatusCompleted
 	}

@@ -681,7 +681,7 @@ func (t *turn) gateRun(ctx context.Context, tl tool.Tool, c model.Call, args jso
 		e.Status, e.StatusMessage = CallWorking, msg
 		t.events().ToolCall(e)
 	}
-	ctx = tool.WithTaskRecorder(ctx, func(server, id string) error { return t.recordTask(c.CallID, c.Name, server, id) })
+	ctx = tool.WithTaskRecorder(ctx, func(tk tool.Task) error { return t.recordTask(c.CallID, c.Name, tk) })
 	res := action.Run(tool.WithWorking(ctx, working), progress)
 	if res.Status == "" {
 		res.Status = tool.StatusCompleted

@@ -18,6 +18,6 @@ func mcpTasks(m *MCPServers) agent.TaskFollower {
 }
 
 // FollowTask implements agent.TaskFollower on the configured servers.
-func (m *MCPServers) FollowTask(ctx context.Context, server, taskID, name string, env tool.Env, working func(string)) tool.Result {
-	return m.m.FollowTask(ctx, server, taskID, name, env, working)
+func (m *MCPServers) FollowTask(ctx context.Context, tk tool.Task, name string, env tool.Env, working func(string)) tool.Result {
+	return m.m.FollowTask(ctx, tk, name, env, working)
 }

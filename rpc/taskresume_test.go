@@ -43,8 +43,9 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
 		t.Fatal(err)
 	}
+	// The copy keeps the configuration: "jobs" launches the same server
+	// (the same URL) for the next kin, which follows a task only there.
 	w.home = home
-	w.config(map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
 	return w, sid
 }
 

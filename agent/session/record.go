@@ -176,6 +176,11 @@ type Record struct {
 	// the call again). Only an id the server's redaction leaves whole is
 	// recorded.
 	TaskID string `json:"taskId,omitempty"`
+	// Launch, on a task record, is the launch of Server the call ran on
+	// (mcp/trust's Launch.Key, a digest): a kin that restarts follows the
+	// task only when the name still launches that (an older kin's record
+	// without it is not followed: the call is unknown).
+	Launch string `json:"launch,omitempty"`
 
 	// Parts are a question's parts, when it came as parts (Text then holds
 	// its text parts, joined).

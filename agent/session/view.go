@@ -61,8 +61,9 @@ type View struct {
 type openCall struct {
 	turnID, name string
 	allowed      bool
-	// server and task: the MCP task the call runs as (a task record).
-	server, task string
+	// server, launch and task: the MCP task the call runs as (a task
+	// record).
+	server, launch, task string
 }
 
 // View reads a session's log, opening it read-only.
@@ -132,7 +133,7 @@ func (v *View) Add(r Record, off int64) {
 		}
 	case r.Type == TypeTask && r.CallID != "" && r.TaskID != "":
 		if c, ok := v.calls[r.CallID]; ok {
-			c.server, c.task = r.Server, r.TaskID
+			c.server, c.launch, c.task = r.Server, r.Launch, r.TaskID
 			v.calls[r.CallID] = c
 		}
 	case r.Type == TypeAck:
@@ -220,6 +221,7 @@ func (v *View) Repairs() []Record {
 type OpenTask struct {
 	TurnID, CallID, Name string
 	Server, TaskID       string
+	Launch               string // the launch the call ran on (Record.Launch)
 }
 
 // RepairsFollowing is Repairs for an owner that goes on polling the tasks
@@ -241,7 +243,7 @@ func (v *View) repairs(follow bool) ([]Record, []OpenTask) {
 		}
 		seen[id] = true
 		if c.allowed && c.task != "" && follow {
-			tasks = append(tasks, OpenTask{TurnID: c.turnID, CallID: id, Name: c.name, Server: c.server, TaskID: c.task})
+			tasks = append(tasks, OpenTask{TurnID: c.turnID, CallID: id, Name: c.name, Server: c.server, TaskID: c.task, Launch: c.launch})
 			continue
 		}
 		res := Record{Type: TypeResult, TurnID: c.turnID, CallID: id, Name: c.name,

@@ -31,6 +31,7 @@ type binding struct {
 
 func (b *binding) Name() string     { return b.name }
 func (b *binding) Identity() string { return b.id }
+func (b *binding) Launch() string   { return "launch:" + b.id }
 func (b *binding) Trusted() bool    { return true }
 func (b *binding) Session() (*mcp.ClientSession, bool) {
 	if b.conn == nil {

@@ -33,14 +33,15 @@ func (t *Tool) task(ctx context.Context, env tool.Env, progress func(string), cs
 		}
 	}
 	say(fmt.Sprintf("MCP task %s started on %s", id, catalog.Label(server)))
-	// Named in the session log before the first poll, so a kin that stops
-	// now polls it again after a restart. An id the server's redaction
+	// Named in the session log before the first poll, with the launch it
+	// runs on, so a kin that stops now polls it again after a restart (on
+	// that launch only). An id the server's redaction
 	// would change (it holds a secret of the server's) is never written;
 	// nor is one too long to be an id, or with characters kin would strip
 	// before showing it: a restart then reports the call unknown, as
 	// before.
 	if t.b.Redact(tk.TaskID) != tk.TaskID || catalog.Strip(tk.TaskID) != tk.TaskID || len(tk.TaskID) > MaxTaskID ||
-		!tool.RecordTask(ctx, server, tk.TaskID) {
+		!tool.RecordTask(ctx, tool.Task{Server: server, Launch: t.b.Launch(), ID: tk.TaskID}) {
 		say("kin could not record this task: if kin stops before it ends, its outcome will be unknown")
 	}
 	return follow(ctx, env, t.b, name, cs, tk, progress)

@@ -163,21 +163,21 @@ func TestLostConnectionMidTaskIsPending(t *testing.T) {
 	}
 }
 
-// The task is recorded (server, id) before kin first polls it, so a kin
+// The task is recorded (server, launch, id) before kin first polls it, so a kin
 // that stops at any moment after can find it again; without a recorder
 // the call says its outcome would be unknown after a restart.
 func TestTaskIsRecordedBeforeTheFirstPoll(t *testing.T) {
 	s := &mcptest.TaskServer{State: func(int, map[string]json.RawMessage) map[string]any {
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}}
 	}}
-	tl, _ := taskTool(t, s)
+	tl, b := taskTool(t, s)
 	var rec []string
-	ctx := tool.WithTaskRecorder(context.Background(), func(server, id string) error {
-		rec = append(rec, server+"/"+id+"/gets="+string(rune('0'+s.Gets.Load())))
+	ctx := tool.WithTaskRecorder(context.Background(), func(tk tool.Task) error {
+		rec = append(rec, tk.Server+"/"+tk.Launch+"/"+tk.ID+"/gets="+string(rune('0'+s.Gets.Load())))
 		return nil
 	})
 	r, progress := run(ctx, t, tl)
-	if r.Status != tool.StatusCompleted || strings.Join(rec, ",") != "tasks/"+mcptest.TaskID+"/gets=0" {
+	if r.Status != tool.StatusCompleted || strings.Join(rec, ",") != "tasks/launch:"+b.id+"/"+mcptest.TaskID+"/gets=0" {
 		t.Errorf("result %+v, recorded %v", r, rec)
 	}
 	if strings.Contains(progress, "could not record") {
@@ -200,7 +200,7 @@ func TestTaskIDTooLongIsNotRecorded(t *testing.T) {
 	}}
 	tl, _ := taskTool(t, s)
 	recorded := 0
-	ctx := tool.WithTaskRecorder(context.Background(), func(string, string) error { recorded++; return nil })
+	ctx := tool.WithTaskRecorder(context.Background(), func(tool.Task) error { recorded++; return nil })
 	r, progress := run(ctx, t, tl)
 	if recorded != 0 {
 		t.Errorf("an id of %d bytes was recorded", calltool.MaxTaskID+1)
@@ -241,5 +241,36 @@ func TestTaskStatusMessageIsOneShortLine(t *testing.T) {
 	}
 	if len(progress) > 10*(calltool.MaxStatusMessage+100) || !strings.Contains(progress, "task working: b b b") {
 		t.Fatalf("progress of %d bytes: %.300q", len(progress), progress)
+	}
+}
+
+// A tasks/get answer about another task than the one asked for is refused:
+// neither its status nor its result is taken (a server, or a proxy in
+// front of it, answering with someone else's task would otherwise hand
+// its result to the model as this call's), whether kin follows the task
+// it just created or one it resumes after a restart. The outcome is
+// unknown, the call never sent again.
+func TestTaskAnswerNamingAnotherTaskIsRefused(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
+		return map[string]any{"taskId": "task-of-someone-else", "status": "completed", "statusMessage": "forged status",
+			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "forged result"}}}}
+	}}
+	tl, b := taskTool(t, s)
+	r, progress := run(context.Background(), t, tl)
+	unknown(t, r, "it runs as task "+mcptest.TaskID+" on the server and its outcome is pending")
+	for _, got := range []string{r.Output, progress} {
+		if strings.Contains(got, "forged") || strings.Contains(got, "someone-else") {
+			t.Errorf("the other task's answer was taken: %q", got)
+		}
+	}
+	if !strings.Contains(r.Output, "another task") {
+		t.Errorf("the refusal does not say why: %s", r.Output)
+	}
+	res := calltool.Resume(context.Background(), tool.Env{}, b, "job", mcptest.TaskID, nil)
+	if res.Status != tool.StatusUnknown || strings.Contains(res.Output, "forged") || !strings.Contains(res.Output, "another task") {
+		t.Errorf("resumed: %+v", res)
+	}
+	if s.Calls.Load() != 1 {
+		t.Errorf("calls %d", s.Calls.Load())
 	}
 }

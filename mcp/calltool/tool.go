@@ -35,6 +35,10 @@ type Binding interface {
 	// Identity is the server's launch identity (trust.Hash: what the
 	// person approved to start or contact), the first half of a grant key.
 	Identity() string
+	// Launch is the key of the launch the live connection was approved as
+	// (trust.Launch.Key: name, scope, project, what runs and where): a
+	// task is followed after a restart only on the same launch.
+	Launch() string
 	// Trusted reports whether the person's trust in the server's launch
 	// stands now (read again at each call: a trust revoked while the
 	// server stays connected ends its read-only tools' running unasked).

@@ -330,6 +330,7 @@ func (c *Conn) Close() {
 		}
 		_ = c.Session.Close()
 		<-c.done
+		forgetKept(c.Order) // its replies nothing took (reply.go)
 	})
 }
 

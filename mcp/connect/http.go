@@ -138,7 +138,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPost {
 		method = requestMethod(req)
 	}
-	resp.Body = newReplyBody(resp, method)
+	resp.Body = newReplyBody(resp, method, t.order)
 	if t.order != nil {
 		resp.Body = &orderBody{rc: resp.Body, order: t.order}
 	}

@@ -60,7 +60,7 @@ func (f *noiseFilter) Read(p []byte) (int, error) {
 		}
 		if isMessage(line) {
 			f.order.observe(line)
-			line = checkReply(line, "", f.sent)
+			line = checkReply(line, "", f.sent, f.order)
 			f.pending, f.lines, f.bytes = line, 0, 0
 			break
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -50,32 +51,62 @@ type Unhandled struct {
 // unhandledKey is the member of the error's data holding the kept key.
 const unhandledKey = "kin/unhandledResult"
 
-// maxKept bounds the unhandled results kept and not yet taken.
+// maxKept bounds the unhandled results of one connection kept and not yet
+// taken.
 const maxKept = 256
 
-// kept holds the unhandled results not yet taken, by random key.
+// kept holds the unhandled results not yet taken, by random key, and each
+// connection's keys (its owner: the connection's *PropertyOrder), oldest
+// first. A reply to no request of kin's is kept too (a stdio reply's
+// request may be forgotten, see methods) and never taken: the bound is per
+// connection, so that one server's flood of them pushes out only its own
+// replies, never the task another server's call became before calltool
+// took it; and a closed connection's go with it (forgetKept).
 var kept struct {
 	mu    sync.Mutex
-	byKey map[string]*Unhandled
-	order []string
+	byKey map[string]keptReply
+	order map[any][]string
 }
 
-func keep(u *Unhandled) string {
+type keptReply struct {
+	u     *Unhandled
+	owner any
+}
+
+func keep(owner any, u *Unhandled) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	key := hex.EncodeToString(b[:])
 	kept.mu.Lock()
 	defer kept.mu.Unlock()
 	if kept.byKey == nil {
-		kept.byKey = map[string]*Unhandled{}
+		kept.byKey, kept.order = map[string]keptReply{}, map[any][]string{}
 	}
-	kept.byKey[key] = u
-	kept.order = append(kept.order, key)
-	for len(kept.order) > maxKept {
-		delete(kept.byKey, kept.order[0])
-		kept.order = kept.order[1:]
+	kept.byKey[key] = keptReply{u: u, owner: owner}
+	keys := append(kept.order[owner], key)
+	for len(keys) > maxKept {
+		delete(kept.byKey, keys[0])
+		keys = keys[1:]
 	}
+	kept.order[owner] = keys
 	return key
+}
+
+// forgetKept drops what a closed connection left kept: nothing takes it.
+func forgetKept(owner any) {
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	for _, k := range kept.order[owner] {
+		delete(kept.byKey, k)
+	}
+	delete(kept.order, owner)
+}
+
+// keptBy is how many results of owner are kept.
+func keptBy(owner any) int {
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	return len(kept.order[owner])
 }
 
 // UnhandledResult returns the response behind err when err is the error
@@ -91,13 +122,24 @@ func UnhandledResult(err error) (*Unhandled, bool) {
 	if json.Unmarshal(werr.Data, &data) != nil || data[unhandledKey] == "" {
 		return nil, false
 	}
+	key := data[unhandledKey]
 	kept.mu.Lock()
 	defer kept.mu.Unlock()
-	u, ok := kept.byKey[data[unhandledKey]]
-	if ok {
-		delete(kept.byKey, data[unhandledKey])
+	r, ok := kept.byKey[key]
+	if !ok {
+		return nil, false
 	}
-	return u, ok
+	delete(kept.byKey, key)
+	keys := kept.order[r.owner]
+	if i := slices.Index(keys, key); i >= 0 {
+		keys = slices.Delete(keys, i, i+1)
+	}
+	if len(keys) == 0 {
+		delete(kept.order, r.owner)
+	} else {
+		kept.order[r.owner] = keys
+	}
+	return r.u, true
 }
 
 // inputRequired are the methods whose results may ask for input (multi
@@ -177,8 +219,9 @@ func (s *sentWriter) Close() error {
 // checkReply returns msg (one JSON-RPC message) as the SDK should see it:
 // unchanged, or, when it is a response whose resultType kin does not
 // handle, an error response with the same id. method names the request's
-// method when the caller knows it ("" asks m, which may be nil).
-func checkReply(msg []byte, method string, m *methods) []byte {
+// method when the caller knows it ("" asks m, which may be nil); owner is
+// the connection (its *PropertyOrder), whose replies are kept apart.
+func checkReply(msg []byte, method string, m *methods, owner any) []byte {
 	if !bytes.Contains(msg, []byte(`"resultType"`)) {
 		return msg // (its id stays in m until m is full: cheaper than parsing every reply)
 	}
@@ -209,7 +252,7 @@ func checkReply(msg []byte, method string, m *methods) []byte {
 		return msg
 	}
 	rt = visible.Cut(rt, 40)
-	key := keep(&Unhandled{Method: method, ResultType: rt, Result: resp.Result})
+	key := keep(owner, &Unhandled{Method: method, ResultType: rt, Result: resp.Result})
 	what := "a request"
 	if method != "" {
 		what = visible.Cut(method, 40)
@@ -262,14 +305,15 @@ func requestMethod(req *http.Request) string {
 type replyBody struct {
 	rc     io.ReadCloser
 	method string
+	owner  any  // the connection (checkReply)
 	events bool // text/event-stream
 	r      *bufio.Reader
 	out    []byte
 	err    error
 }
 
-func newReplyBody(resp *http.Response, method string) io.ReadCloser {
-	return &replyBody{rc: resp.Body, method: method, events: mediaType(resp) == "text/event-stream", r: bufio.NewReaderSize(resp.Body, 64<<10)}
+func newReplyBody(resp *http.Response, method string, owner any) io.ReadCloser {
+	return &replyBody{rc: resp.Body, method: method, owner: owner, events: mediaType(resp) == "text/event-stream", r: bufio.NewReaderSize(resp.Body, 64<<10)}
 }
 
 func (b *replyBody) Read(p []byte) (int, error) {
@@ -285,7 +329,7 @@ func (b *replyBody) Read(p []byte) (int, error) {
 				b.err = io.EOF
 			}
 			if t := bytes.TrimSpace(all); len(t) > 0 && t[0] == '{' {
-				all = checkReply(all, b.method, nil)
+				all = checkReply(all, b.method, nil, b.owner)
 			}
 			b.out = all
 			continue
@@ -293,7 +337,7 @@ func (b *replyBody) Read(p []byte) (int, error) {
 		line, err := b.line()
 		b.err = err
 		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && bytes.Contains(data, []byte(`"resultType"`)) {
-			checked := checkReply(bytes.TrimSpace(data), b.method, nil)
+			checked := checkReply(bytes.TrimSpace(data), b.method, nil, b.owner)
 			line = append(append([]byte("data: "), checked...), '\n')
 		}
 		b.out = append(b.out[:0], line...)

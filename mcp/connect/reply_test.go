@@ -29,7 +29,7 @@ func TestCheckReply(t *testing.T) {
 		{"in content", `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"\"resultType\":\"task\""}]}}`, "tools/call", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := checkReply([]byte(tc.msg+"\n"), tc.method, nil)
+			out := checkReply([]byte(tc.msg+"\n"), tc.method, nil, nil)
 			if tc.unhandled == "" {
 				if string(out) != tc.msg+"\n" {
 					t.Fatalf("changed: %s", out)
@@ -92,7 +92,7 @@ func TestStdioReplyMethod(t *testing.T) {
 func TestReplyBody(t *testing.T) {
 	pretty := "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 3,\n  \"result\": {\n    \"resultType\": \"task\"\n  }\n}\n"
 	resp := &http.Response{Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(pretty))}
-	out, err := io.ReadAll(newReplyBody(resp, "tools/call"))
+	out, err := io.ReadAll(newReplyBody(resp, "tools/call", nil))
 	if err != nil || !bytes.Contains(out, []byte(`"code":-32090`)) {
 		t.Fatalf("%v %s", err, out)
 	}
@@ -100,7 +100,7 @@ func TestReplyBody(t *testing.T) {
 	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n" +
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"resultType\":\"task\",\"pad\":\"" + long + "\"}}\n\n"
 	resp = &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(stream))}
-	out, err = io.ReadAll(newReplyBody(resp, "tools/call"))
+	out, err = io.ReadAll(newReplyBody(resp, "tools/call", nil))
 	if err != nil || !bytes.Contains(out, []byte(`"code":-32090`)) || !bytes.Contains(out, []byte("notifications/progress")) || bytes.Contains(out, []byte(long)) {
 		t.Fatalf("%v %.300s", err, out)
 	}

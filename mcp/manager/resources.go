@@ -365,6 +365,13 @@ func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
 	m.watch.uris[cs][uri] = true
 	delete(m.watch.told[cs], uri) // attached again: its next change is news
 	m.watch.mu.Unlock()
+	// The connection may have ended since it was looked up, its entries
+	// forgotten (detach) before these were added: forget them again, or
+	// they stay for the life of the process.
+	if now, ok := s.Session(); !ok || now != cs {
+		m.forgetWatch(cs)
+		return
+	}
 	if already {
 		return
 	}
@@ -380,6 +387,17 @@ func (m *Manager) watchResource(ctx context.Context, s *server, uri string) {
 		m.watch.mu.Unlock()
 		s.m.log.Debug("resource subscription refused")
 	}
+}
+
+// forgetWatch forgets the subscriptions of a connection that ended, and
+// which of their changes the person was told of: nothing more comes on it,
+// and the entries (keyed by its session) kept it in memory for as long as
+// kin ran, each reconnect adding more. A later connection subscribes anew.
+func (m *Manager) forgetWatch(cs *mcp.ClientSession) {
+	m.watch.mu.Lock()
+	delete(m.watch.uris, cs)
+	delete(m.watch.told, cs)
+	m.watch.mu.Unlock()
 }
 
 // resourceUpdated is the server's notifications/resources/updated: a

@@ -111,6 +111,17 @@ func (s *server) Name() string        { return s.cfg.Name }
 func (s *server) Identity() string    { return s.id }
 func (s *server) Destination() string { return s.disp.Launch }
 
+// Launch implements calltool.Binding: the key of the launch this server
+// was last approved as ("" before any approval).
+func (s *server) Launch() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.launch.Hash == "" {
+		return ""
+	}
+	return s.launch.Key()
+}
+
 // Trusted implements calltool.Binding: the launch this connection was
 // approved as is trusted, and still is in the trust ledger, read now.
 func (s *server) Trusted() bool {
@@ -571,6 +582,9 @@ func (s *server) stop(report bool) {
 // tells the Host, without locks. Call with s.mu held.
 func (s *server) detach() (hadPrompts bool) {
 	hadPrompts = len(s.prompts) > 0
+	if s.conn != nil {
+		s.m.forgetWatch(s.conn.Session) // its subscriptions end with it
+	}
 	for _, t := range s.tools {
 		t.Revoke() // a turn may still hold it; the next connection lists its own
 	}

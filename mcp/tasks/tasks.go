@@ -279,8 +279,18 @@ func get(ctx context.Context, cs *mcp.ClientSession, id string, timeout time.Dur
 	if err != nil {
 		return nil, err
 	}
+	// An answer about another task is no answer about this one: taking it
+	// would report that task's status and hand its result to the model as
+	// this call's, and poll it from then on. Nothing of it is used (its id
+	// is the server's text, so it is not quoted either).
+	if r.TaskID != "" && r.TaskID != id {
+		return nil, ErrOtherTask
+	}
 	return &r.Task, nil
 }
+
+// ErrOtherTask is a tasks/get answered with another task than asked for.
+var ErrOtherTask = errors.New("the server answered about another task than the one kin asked for")
 
 // Get is one tasks/get (a kin that restarted looking at a task it had).
 func Get(ctx context.Context, cs *mcp.ClientSession, id string) (*Task, error) {
