@@ -20,7 +20,7 @@ type heldFollower struct {
 	out     string
 }
 
-func (f heldFollower) FollowTask(ctx context.Context, _, _, _ string, _ tool.Env, _ func(string)) tool.Result {
+func (f heldFollower) FollowTask(ctx context.Context, _ tool.Task, _ string, _ tool.Env, _ func(string)) tool.Result {
 	select {
 	case <-f.release:
 	case <-ctx.Done():
