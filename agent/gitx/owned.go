@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,19 +58,32 @@ func Owned(ctx context.Context, top string) error {
 }
 
 // smallFile is the trimmed content of a regular file of at most 16 KiB
-// (what git writes there is one path): a FIFO in its place is not waited
-// on.
+// (what git writes there is one path). The file is opened without
+// waiting and without following a symlink, and checked once open: a
+// FIFO in its place (even one swapped in after a look at the path) would
+// otherwise block open(2) until a writer came, which no context cancels.
 func smallFile(p string) (string, bool) {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4*4096 {
+	const max = 4 * 4096
+	beforeOpen(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
 		return "", false
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || len(b) > max {
 		return "", false
 	}
 	return strings.TrimSpace(string(b)), true
 }
+
+// beforeOpen is a test's hook: it swaps the file smallFile is about to
+// open.
+var beforeOpen = func(string) {}
 
 // realPath is p with symlinks resolved, or p cleaned when it cannot be.
 func realPath(p string) string {
