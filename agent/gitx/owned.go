@@ -16,24 +16,29 @@ var ErrOtherCheckout = errors.New("this folder's .git names the git folder of an
 
 // Owned refuses a work tree whose git folder is another checkout's. A
 // folder's ".git" may be a file naming any git folder ("gitdir:
-// ../other-project/.git"), and git then takes top as the work tree of that
-// repository: a review of top would send the other repository's content,
-// a worktree session made from top would be a branch of it, with its
-// objects and refs writable to the session's commands. Refused: the
-// ".git" folder of another folder (unless its configuration names its
-// work tree: core.worktree, from which git resolved top), and a linked
-// worktree's folder whose "gitdir" file (git worktree add writes it) does
-// not point back at top/.git. A git folder kept apart (git init
-// --separate-git-dir, a submodule's in the superproject's .git/modules)
-// is top's own.
+// ../other-project/.git") or a symlink to one, and git then takes top as
+// the work tree of that repository: a review of top would send the other
+// repository's content, a worktree session made from top would be a
+// branch of it, with its objects and refs writable to the session's
+// commands. Nothing in a git folder says which .git files or symlinks may
+// name it, so a git folder is top's own only when it says so itself:
+//   - it is top/.git, a folder (a symlink there names some other one);
+//   - it is a linked worktree's folder (commondir) whose "gitdir" file
+//     (git worktree add writes it) points back at top/.git;
+//   - its configuration names top as its work tree (core.worktree, from
+//     which git resolved top): a submodule's folder in the superproject's
+//     .git/modules has it. A folder kept apart with git init
+//     --separate-git-dir has not; the error says how to claim it.
 func Owned(ctx context.Context, top string) error {
 	out, err := Output(ctx, top, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return err
 	}
 	gd := realPath(strings.TrimSpace(out))
-	dotGit := realPath(filepath.Join(top, ".git"))
-	if gd == dotGit {
+	// top's own .git entry, its last element not resolved: a symlink
+	// resolved to the folder it names would pass for it
+	dotGit := filepath.Join(realPath(top), ".git")
+	if fi, err := os.Lstat(dotGit); err == nil && fi.IsDir() && dotGit == gd {
 		return nil
 	}
 	other := fmt.Errorf("%w: the .git of %s names the git folder %s", ErrOtherCheckout, top, gd)
@@ -42,19 +47,23 @@ func Owned(ctx context.Context, top string) error {
 			if !filepath.IsAbs(back) {
 				back = filepath.Join(gd, back)
 			}
-			if realPath(back) == dotGit {
+			if fi, err := os.Lstat(back); err == nil && fi.Mode().IsRegular() && filepath.Base(back) == ".git" &&
+				filepath.Join(realPath(filepath.Dir(back)), ".git") == dotGit {
 				return nil
 			}
 		}
 		return other
 	}
-	if filepath.Base(gd) == ".git" {
-		if wt, err := Output(ctx, top, "config", "--local", "core.worktree"); err == nil && strings.TrimSpace(wt) != "" {
+	wt, err := Output(ctx, top, "config", "--local", "--includes", "core.worktree")
+	if wt = strings.TrimSpace(wt); err == nil && wt != "" {
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(gd, wt)
+		}
+		if realPath(wt) == realPath(top) {
 			return nil
 		}
-		return other
 	}
-	return nil
+	return fmt.Errorf("%w, which does not name %s as its work tree (if that git folder is this checkout's own, say so: git -C %s config core.worktree %s)", other, top, top, top)
 }
 
 // smallFile is the trimmed content of a regular file of at most 16 KiB
