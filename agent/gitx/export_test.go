@@ -1,5 +1,7 @@
 package gitx
 
+import "time"
+
 // SmallFile and BeforeOpen expose smallFile and its test hook.
 var SmallFile = smallFile
 
@@ -7,4 +9,11 @@ func SetBeforeOpen(f func(string)) func() {
 	old := beforeOpen
 	beforeOpen = f
 	return func() { beforeOpen = old }
+}
+
+// SetStallAfter sets how soon run looks for a FIFO git waits on.
+func SetStallAfter(d time.Duration) func() {
+	old := stallAfter
+	stallAfter = d
+	return func() { stallAfter = old }
 }

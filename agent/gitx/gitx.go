@@ -16,6 +16,10 @@
 //     (filter.*, diff.*.textconv/command, merge.*.driver) replaced by a
 //     harmless one.
 //
+// A git that runs for more than a moment is watched for a file it may
+// wait on for good (a FIFO named .gitignore or .gitattributes, or in its
+// git folder) and stopped, naming it (ErrWaitsOnFIFO, stall.go).
+//
 // The person's global configuration is theirs and is kept (their name for
 // commits, their git-lfs filters), except for the fixed keys. What is not
 // covered: a git binary on PATH that is itself hostile; git add in a
@@ -66,7 +70,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
-	if msg == "" {
+	if msg == "" || errors.Is(e.Err, ErrWaitsOnFIFO) {
 		msg = e.Err.Error()
 	}
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
@@ -101,7 +105,7 @@ func Output(ctx context.Context, dir string, args ...string) (string, error) {
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := run(cmd); err != nil {
 		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.String(), nil
@@ -138,7 +142,7 @@ func RunWith(ctx context.Context, dir string, in Input, args ...string) (string,
 	if in.Stdout != nil {
 		cmd.Stdout = in.Stdout
 	}
-	if err := cmd.Run(); err != nil {
+	if err := run(cmd); err != nil {
 		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.String(), nil
@@ -226,11 +230,12 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 		cmd := exec.CommandContext(ctx, bin, "config", scope, "--includes", "--name-only", "--list")
 		cmd.Dir = dir
 		cmd.Env = env(fixed)
-		b, err := cmd.Output()
-		if err != nil {
-			continue // not a repository, or no such scope
+		var b bytes.Buffer
+		cmd.Stdout = &b
+		if err := run(cmd); err != nil {
+			continue // not a repository, or no such scope (or a FIFO: the command itself says so)
 		}
-		for _, key := range strings.Split(string(b), "\n") {
+		for _, key := range strings.Split(b.String(), "\n") {
 			if v, ok := neutral(strings.TrimSpace(key)); ok {
 				out = append(out, [2]string{key, v})
 			}
