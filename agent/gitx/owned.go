@@ -16,15 +16,20 @@ var ErrOtherCheckout = errors.New("this folder's .git names the git folder of an
 
 // Owned refuses a work tree whose git folder is another checkout's. A
 // folder's ".git" may be a file naming any git folder ("gitdir:
-// ../other-project/.git") or a symlink to one, and git then takes top as
-// the work tree of that repository: a review of top would send the other
-// repository's content, a worktree session made from top would be a
-// branch of it, with its objects and refs writable to the session's
-// commands. Nothing in a git folder says which .git files or symlinks may
-// name it, so a git folder is top's own only when it says so itself:
-//   - it is top/.git, a folder (a symlink there names some other one);
-//   - it is a linked worktree's folder (commondir) whose "gitdir" file
-//     (git worktree add writes it) points back at top/.git;
+// ../other-project/.git") or a symlink to one, and a git folder's
+// "commondir" file may name another repository's .git, whose objects and
+// refs git then uses; either way git takes top as a work tree of that
+// repository: a review of top would send the other repository's content,
+// a worktree session made from top would be a branch of it, with its
+// objects and refs writable to the session's commands. Nothing in a git
+// folder says which .git may name it, so a git folder is top's own only
+// when it says so itself:
+//   - it is top/.git, a folder (a symlink there names some other one),
+//     with no commondir naming another folder;
+//   - it is a linked worktree's folder, in its common folder's
+//     "worktrees" (where git worktree add makes it, inside the other
+//     repository: no folder top brings can be there), whose "gitdir" file
+//     points back at top/.git;
 //   - its configuration names top as its work tree (core.worktree, from
 //     which git resolved top): a submodule's folder in the superproject's
 //     .git/modules has it. A folder kept apart with git init
@@ -38,21 +43,33 @@ func Owned(ctx context.Context, top string) error {
 	// top's own .git entry, its last element not resolved: a symlink
 	// resolved to the folder it names would pass for it
 	dotGit := filepath.Join(realPath(top), ".git")
-	if fi, err := os.Lstat(dotGit); err == nil && fi.IsDir() && dotGit == gd {
-		return nil
-	}
 	other := fmt.Errorf("%w: the .git of %s names the git folder %s", ErrOtherCheckout, top, gd)
 	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
-		if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
-			if !filepath.IsAbs(back) {
-				back = filepath.Join(gd, back)
-			}
-			if fi, err := os.Lstat(back); err == nil && fi.Mode().IsRegular() && filepath.Base(back) == ".git" &&
-				filepath.Join(realPath(filepath.Dir(back)), ".git") == dotGit {
-				return nil
-			}
+		common, ok := smallFile(filepath.Join(gd, "commondir"))
+		if !ok {
+			return other
 		}
-		return other
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gd, common)
+		}
+		if common = realPath(common); common != gd {
+			if filepath.Dir(gd) != filepath.Join(common, "worktrees") {
+				return fmt.Errorf("%w, whose commondir names the git folder %s", other, common)
+			}
+			if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
+				if !filepath.IsAbs(back) {
+					back = filepath.Join(gd, back)
+				}
+				if fi, err := os.Lstat(back); err == nil && fi.Mode().IsRegular() && filepath.Base(back) == ".git" &&
+					filepath.Join(realPath(filepath.Dir(back)), ".git") == dotGit {
+					return nil
+				}
+			}
+			return other
+		}
+	}
+	if fi, err := os.Lstat(dotGit); err == nil && fi.IsDir() && dotGit == gd {
+		return nil
 	}
 	wt, err := Output(ctx, top, "config", "--local", "--includes", "core.worktree")
 	if wt = strings.TrimSpace(wt); err == nil && wt != "" {

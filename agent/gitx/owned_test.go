@@ -13,18 +13,22 @@ import (
 )
 
 // The attack: a folder the person opens (an archive keeps a symlink or a
-// .git file as it is) makes git take it as the work tree of another
-// repository of theirs: its .git a symlink to ../victim/.git, or a .git
-// file naming the victim's git folder kept apart (git init
-// --separate-git-dir) or a submodule's in the victim's .git/modules. Owned
-// let the first two through (the symlink resolves to the folder git uses;
-// a folder not named .git counted as "kept apart", whoever's it was), so
-// a worktree session made there was a branch of the victim, its objects
+// .git file as it is) makes git take it as a work tree of another
+// repository of theirs: its .git a symlink to ../victim/.git (or to a
+// linked worktree's .git file), a .git file naming a git folder the
+// victim keeps apart (git init --separate-git-dir), or a git folder of
+// its own whose commondir file names the victim's .git (git then uses
+// the victim's objects and refs, as for a linked worktree). Owned let
+// each through (a resolved symlink is the folder git uses; a folder not
+// named .git counted as "kept apart", whoever's it was; a folder at .git,
+// or one whose gitdir file points back, was taken as top's own), so a
+// worktree session made there was a branch of the victim, its objects
 // and refs writable to the session's commands, and a review sent the
 // victim's files to the model. A git folder is top's own when it is
-// top/.git itself, a linked worktree's whose gitdir file points back, or
-// one whose core.worktree names top (a submodule's; and a folder kept
-// apart that the person claimed with git config core.worktree).
+// top/.git itself with no other common folder, a linked worktree's (in
+// its common folder's worktrees/) whose gitdir file points back, or one
+// whose core.worktree names top (a submodule's; and a folder kept apart
+// that the person claimed with git config core.worktree).
 func TestOwnedRefusesAnotherRepositorysGitFolder(t *testing.T) {
 	ctx := context.Background()
 	base := t.TempDir()
@@ -53,6 +57,16 @@ func TestOwnedRefusesAnotherRepositorysGitFolder(t *testing.T) {
 	}
 	linked := filepath.Join(base, "linked")
 	gitxtest.Git(t, victim, "worktree", "add", "-q", "-b", "side", linked, "HEAD")
+	// a git folder whose commondir names the victim's .git: git uses the
+	// victim's objects and refs, as for a linked worktree of it
+	commonDir := func(p string) error {
+		for name, body := range map[string]string{"HEAD": "ref: refs/heads/main\n", "commondir": filepath.Join(victim, ".git") + "\n", "gitdir": p + "\n"} {
+			if err := os.WriteFile(filepath.Join(p, name), []byte(body), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for name, dotGit := range map[string]func(string) error{
 		"symlink":      func(p string) error { return os.Symlink("../victim/.git", p) },
 		"separate":     gitFile(store),
@@ -62,6 +76,27 @@ func TestOwnedRefusesAnotherRepositorysGitFolder(t *testing.T) {
 		// the victim's linked worktree's .git file, whose gitdir points
 		// back at that file
 		"linkedLink": func(p string) error { return os.Symlink(filepath.Join(base, "linked", ".git"), p) },
+		"commondir": func(p string) error {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return err
+			}
+			return commonDir(p)
+		},
+		// the same folder kept beside .git, its gitdir file pointing back
+		// at the .git file that names it
+		"commondirBack": func(p string) error {
+			kept := filepath.Join(filepath.Dir(p), ".kept")
+			if err := os.Mkdir(kept, 0o755); err != nil {
+				return err
+			}
+			if err := commonDir(kept); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(kept, "gitdir"), []byte(p+"\n"), 0o644); err != nil {
+				return err
+			}
+			return os.WriteFile(p, []byte("gitdir: .kept\n"), 0o644)
+		},
 	} {
 		dir := hostile(name, dotGit)
 		if err := gitx.Owned(ctx, dir); !errors.Is(err, gitx.ErrOtherCheckout) {
