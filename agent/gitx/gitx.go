@@ -13,8 +13,9 @@
 // which beats every file):
 //   - the fixed keys below switched off, and
 //   - every driver key the repository's own configuration defines
-//     (filter.*, diff.*.textconv/command, merge.*.driver) replaced by a
-//     harmless one.
+//     (filter.*, diff.*.textconv/command, merge.*.driver,
+//     remote.*.uploadpack/receivepack) and every
+//     protocol.*.allow replaced by a harmless one.
 //
 // A git that runs for more than a moment is watched for a file it may
 // wait on for good (a FIFO named .gitignore or .gitattributes, or in its
@@ -56,7 +57,18 @@ var fixed = [][2]string{
 	{"core.gitProxy", ""},
 	{"credential.helper", ""},
 	{"gpg.program", "false"},
+	// no transport at all: a repository that calls itself a partial clone
+	// fetches a missing object from its "promisor" remote the moment a
+	// diff or checkout needs it, unasked, and an ext:: URL is a shell
+	// command. protocol.<name>.allow beats protocol.allow, so each known
+	// one is switched off too (and the repository's own, by neutral).
 	{"protocol.allow", "never"},
+	{"protocol.ext.allow", "never"},
+	{"protocol.file.allow", "never"},
+	{"protocol.git.allow", "never"},
+	{"protocol.ssh.allow", "never"},
+	{"protocol.http.allow", "never"},
+	{"protocol.https.allow", "never"},
 	{"submodule.recurse", "false"},
 	{"core.untrackedCache", "false"},
 }
@@ -201,8 +213,9 @@ func withDiffFlags(args []string) []string {
 // env is kin's environment for git: no GIT_* variable of kin's own
 // environment (a GIT_DIR or GIT_CONFIG_* there would redirect or undo
 // the rules), no prompts, no optional locks (status must not rewrite the
-// repository's index), untranslated messages, and pairs as command-line
-// configuration.
+// repository's index), no lazy fetch of a partial clone's missing objects
+// (git 2.44 and later; older ones are held by the protocol keys),
+// untranslated messages, and pairs as command-line configuration.
 func env(pairs [][2]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
@@ -211,7 +224,7 @@ func env(pairs [][2]string) []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat",
+	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_NO_LAZY_FETCH=1",
 		"GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "LANGUAGE=C")
 	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(pairs)))
 	for i, p := range pairs {
@@ -246,7 +259,9 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 
 // neutral is the harmless value for a key that names a program: filters
 // pass content through unchanged, textconv and external diff commands are
-// neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always reports a conflict.
+// neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always
+// reports a conflict, no protocol is allowed and a remote's upload-pack
+// or receive-pack program fails.
 func neutral(key string) (string, bool) {
 	lower := strings.ToLower(key)
 	section, rest, ok := strings.Cut(lower, ".")
@@ -270,6 +285,10 @@ func neutral(key string) (string, bool) {
 	case section == "diff" && name == "command":
 		return "false", true
 	case section == "merge" && name == "driver":
+		return "false", true
+	case section == "protocol" && name == "allow":
+		return "never", true
+	case section == "remote" && (name == "uploadpack" || name == "receivepack"):
 		return "false", true
 	}
 	return "", false
