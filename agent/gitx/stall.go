@@ -40,10 +40,20 @@ func run(cmd *exec.Cmd) error {
 			return err
 		case <-t.C:
 		}
-		if p := stalled(cmd.Dir); p != "" {
-			_ = cmd.Process.Kill()
-			<-done
-			return fmt.Errorf("%s %w", p, ErrWaitsOnFIFO)
+		// the look runs beside git: in a large work tree it takes a while,
+		// and a git that ends meanwhile is answered at once
+		found, stop := make(chan string, 1), make(chan struct{})
+		go func() { found <- stalled(cmd.Dir, stop) }()
+		select {
+		case err := <-done:
+			close(stop)
+			return err
+		case p := <-found:
+			if p != "" {
+				_ = cmd.Process.Kill()
+				<-done
+				return fmt.Errorf("%s %w", p, ErrWaitsOnFIFO)
+			}
 		}
 	}
 }
@@ -55,9 +65,10 @@ var gitNames = map[string]bool{".gitignore": true, ".gitattributes": true, ".git
 // stalled is the first file git may be waiting on for good in the
 // repository dir is in: a FIFO or device named like gitNames in its work
 // tree, or anywhere in its git folder and common git folder. "" when
-// there is none. It opens no file but a linked worktree's .git and
-// commondir (smallFile: never waits) and reads folders.
-func stalled(dir string) string {
+// there is none, or stop was closed. It opens no file but a linked
+// worktree's .git and commondir (smallFile: never waits) and reads
+// folders.
+func stalled(dir string, stop <-chan struct{}) string {
 	top := dir
 	for {
 		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
@@ -77,6 +88,9 @@ func stalled(dir string) string {
 	top = realPath(top) // a symlink as the root of a walk is not followed
 	found := ""
 	_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if stopped(stop) {
+			return filepath.SkipAll
+		}
 		if err != nil {
 			return nil
 		}
@@ -94,6 +108,9 @@ func stalled(dir string) string {
 	}
 	for _, gd := range gitFolders(top) {
 		_ = filepath.WalkDir(gd, func(p string, d fs.DirEntry, err error) error {
+			if stopped(stop) {
+				return filepath.SkipAll
+			}
 			if err == nil && irregular(p, d) {
 				found = p
 				return filepath.SkipAll
@@ -105,6 +122,15 @@ func stalled(dir string) string {
 		}
 	}
 	return ""
+}
+
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // special is the first entry of dir named in names that is irregular.
