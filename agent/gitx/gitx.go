@@ -3,7 +3,8 @@
 //
 // A repository's own configuration (.git/config, its includes, a linked
 // worktree's config.worktree) can name programs git starts on its own:
-// core.fsmonitor on every status, hooks on checkout, a pager, an external
+// core.fsmonitor on every status, hooks on checkout (in the hooks folder,
+// or configured: hook.<name>.command, git 2.54), a pager, an external
 // diff, textconv and filter drivers selected by the tree's .gitattributes.
 // Opening a hostile repository must never run them (agent/boundary's rule:
 // nothing a repository brings runs before the person trusted it, and git
@@ -13,8 +14,8 @@
 // which beats every file):
 //   - the fixed keys below switched off, and
 //   - every driver key the repository's own configuration defines
-//     (filter.*, diff.*.textconv/command, merge.*.driver,
-//     remote.*.uploadpack/receivepack) and every
+//     (filter.*, diff.*.textconv/command, merge.*.driver, hook.*.command
+//     and hook.*.event, remote.*.uploadpack/receivepack) and every
 //     protocol.*.allow replaced by a harmless one.
 //
 // A git that runs for more than a moment is watched for a file it may
@@ -260,8 +261,8 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 // neutral is the harmless value for a key that names a program: filters
 // pass content through unchanged, textconv and external diff commands are
 // neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always
-// reports a conflict, no protocol is allowed and a remote's upload-pack
-// or receive-pack program fails.
+// reports a conflict, no protocol is allowed, a remote's upload-pack or
+// receive-pack program fails, a configured hook fires on no event.
 func neutral(key string) (string, bool) {
 	lower := strings.ToLower(key)
 	section, rest, ok := strings.Cut(lower, ".")
@@ -290,6 +291,15 @@ func neutral(key string) (string, bool) {
 		return "never", true
 	case section == "remote" && (name == "uploadpack" || name == "receivepack"):
 		return "false", true
+	// git 2.54's configured hooks ("hook.<name>.command" run on each
+	// "hook.<name>.event"): core.hooksPath switches off only the hooks
+	// folder, not these. An empty event clears the events the name was
+	// given; the command left, should a global event still name it, is
+	// one that does nothing.
+	case section == "hook" && name == "event":
+		return "", true
+	case section == "hook" && name == "command":
+		return "true", true
 	}
 	return "", false
 }
