@@ -47,6 +47,9 @@ func TestGitStopsWhenAFIFOWouldKeepItWaiting(t *testing.T) {
 				gitxtest.Git(t, repo, "worktree", "add", "-q", "-b", "side", dir, "HEAD")
 				gitxtest.Write(t, dir, "d/c.txt", "new\n")
 			}
+			// a tracked file changed, so git diff reads its content (and
+			// its attributes) whatever the index's timestamps say
+			gitxtest.Write(t, dir, "d/b.txt", "changed\n")
 			fifo := filepath.Join(dir, strings.TrimPrefix(c.fifo, "wt/"))
 			_ = os.Remove(fifo)
 			if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
