@@ -3,10 +3,12 @@ package gitx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -64,7 +66,9 @@ var gitNames = map[string]bool{".gitignore": true, ".gitattributes": true, ".git
 
 // stalled is the first file git may be waiting on for good in the
 // repository dir is in: a FIFO or device named like gitNames in its work
-// tree, or anywhere in its git folder and common git folder. "" when
+// tree, anywhere in its git folder and common git folder, or a file
+// their configuration includes (include.path, includeIf.*.path: git reads
+// each one at the start of every command). "" when
 // there is none, or stop was closed. It opens no file but a linked
 // worktree's .git and commondir (smallFile: never waits) and reads
 // folders.
@@ -107,6 +111,13 @@ func stalled(dir string, stop <-chan struct{}) string {
 		return found
 	}
 	for _, gd := range gitFolders(top) {
+		for _, cfg := range []string{"config", "config.worktree"} {
+			for _, p := range includes(filepath.Join(gd, cfg)) {
+				if fi, err := os.Stat(p); err == nil && irregular(p, fs.FileInfoToDirEntry(fi)) {
+					return p
+				}
+			}
+		}
 		_ = filepath.WalkDir(gd, func(p string, d fs.DirEntry, err error) error {
 			if stopped(stop) {
 				return filepath.SkipAll
@@ -179,6 +190,49 @@ func gitFolders(top string) []string {
 		if filepath.Clean(c) != filepath.Clean(gd) {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// includes are the files a git configuration file names with a "path"
+// key (include.path, includeIf.<condition>.path; a path key of another
+// section names a folder or nothing, which is never irregular), as git
+// resolves them: "~/" from HOME, relative to the file's folder. Only the
+// file's own, not what those include in turn.
+func includes(cfg string) []string {
+	const max = 1 << 20
+	f, err := os.OpenFile(cfg, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		switch {
+		case v == "":
+			continue
+		case strings.HasPrefix(v, "~/"):
+			home, err := os.UserHomeDir()
+			if err != nil {
+				continue
+			}
+			v = filepath.Join(home, v[2:])
+		case !filepath.IsAbs(v):
+			v = filepath.Join(filepath.Dir(cfg), v)
+		}
+		out = append(out, v)
 	}
 	return out
 }

@@ -20,7 +20,8 @@ import (
 // The attack: a FIFO named .gitignore or .gitattributes in a work tree
 // (a repository may bring one; a session's command may make one in its
 // worktree), or in place of a git folder's info/exclude. git opens them
-// as they are, and open(2) of a FIFO waits for a writer for good:
+// as they are (and a file the configuration includes), and open(2) of a
+// FIFO waits for a writer for good:
 // worktree/status, apply and remove, and session/new with a worktree,
 // waited out their 5-minute bound and never said why. git is stopped
 // soon, and the error names the file.
@@ -36,6 +37,9 @@ func TestGitStopsWhenAFIFOWouldKeepItWaiting(t *testing.T) {
 		{"attributesDiff", "d/.gitattributes", []string{"diff", "HEAD"}},
 		{"exclude", ".git/info/exclude", []string{"status", "--porcelain"}},
 		{"linked", "wt/d/.gitignore", []string{"status", "--porcelain"}},
+		// a file the repository's configuration includes: every git
+		// command reads it first
+		{"include", "evil.cfg", []string{"rev-parse", "--is-inside-work-tree"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := t.TempDir()
@@ -50,6 +54,9 @@ func TestGitStopsWhenAFIFOWouldKeepItWaiting(t *testing.T) {
 			// a tracked file changed, so git diff reads its content (and
 			// its attributes) whatever the index's timestamps say
 			gitxtest.Write(t, dir, "d/b.txt", "changed\n")
+			if c.name == "include" {
+				gitxtest.Git(t, dir, "config", "include.path", "../evil.cfg")
+			}
 			fifo := filepath.Join(dir, strings.TrimPrefix(c.fifo, "wt/"))
 			_ = os.Remove(fifo)
 			if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
