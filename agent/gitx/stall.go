@@ -66,12 +66,11 @@ var gitNames = map[string]bool{".gitignore": true, ".gitattributes": true, ".git
 
 // stalled is the first file git may be waiting on for good in the
 // repository dir is in: a FIFO or device named like gitNames in its work
-// tree, anywhere in its git folder and common git folder, or a file
-// their configuration includes (include.path, includeIf.*.path: git reads
-// each one at the start of every command). "" when
-// there is none, or stop was closed. It opens no file but a linked
-// worktree's .git and commondir (smallFile: never waits) and reads
-// folders.
+// tree, anywhere in its git folder and common git folder, or a file their
+// configuration includes (include.path, includeIf.*.path: git reads each
+// one at the start of every command). "" when there is none, or stop was
+// closed. It opens no file but a linked worktree's .git and commondir and
+// the configuration, each without waiting, and reads folders.
 func stalled(dir string, stop <-chan struct{}) string {
 	top := dir
 	for {
@@ -135,6 +134,7 @@ func stalled(dir string, stop <-chan struct{}) string {
 	return ""
 }
 
+// stopped reports whether stop was closed: git ended, the look is moot.
 func stopped(stop <-chan struct{}) bool {
 	select {
 	case <-stop:
