@@ -3,7 +3,8 @@
 //
 // A repository's own configuration (.git/config, its includes, a linked
 // worktree's config.worktree) can name programs git starts on its own:
-// core.fsmonitor on every status, hooks on checkout, a pager, an external
+// core.fsmonitor on every status, hooks on checkout (in the hooks folder,
+// or configured: hook.<name>.command, git 2.54), a pager, an external
 // diff, textconv and filter drivers selected by the tree's .gitattributes.
 // Opening a hostile repository must never run them (agent/boundary's rule:
 // nothing a repository brings runs before the person trusted it, and git
@@ -13,8 +14,13 @@
 // which beats every file):
 //   - the fixed keys below switched off, and
 //   - every driver key the repository's own configuration defines
-//     (filter.*, diff.*.textconv/command, merge.*.driver) replaced by a
-//     harmless one.
+//     (filter.*, diff.*.textconv/command, merge.*.driver, hook.*.command
+//     and hook.*.event, remote.*.uploadpack/receivepack) and every
+//     protocol.*.allow replaced by a harmless one.
+//
+// A git that runs for more than a moment is watched for a file it may
+// wait on for good (a FIFO named .gitignore or .gitattributes, or in its
+// git folder) and stopped, naming it (ErrWaitsOnFIFO, stall.go).
 //
 // The person's global configuration is theirs and is kept (their name for
 // commits, their git-lfs filters), except for the fixed keys. What is not
@@ -52,7 +58,18 @@ var fixed = [][2]string{
 	{"core.gitProxy", ""},
 	{"credential.helper", ""},
 	{"gpg.program", "false"},
+	// no transport at all: a repository that calls itself a partial clone
+	// fetches a missing object from its "promisor" remote the moment a
+	// diff or checkout needs it, unasked, and an ext:: URL is a shell
+	// command. protocol.<name>.allow beats protocol.allow, so each known
+	// one is switched off too (and the repository's own, by neutral).
 	{"protocol.allow", "never"},
+	{"protocol.ext.allow", "never"},
+	{"protocol.file.allow", "never"},
+	{"protocol.git.allow", "never"},
+	{"protocol.ssh.allow", "never"},
+	{"protocol.http.allow", "never"},
+	{"protocol.https.allow", "never"},
 	{"submodule.recurse", "false"},
 	{"core.untrackedCache", "false"},
 }
@@ -66,7 +83,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
-	if msg == "" {
+	if msg == "" || errors.Is(e.Err, ErrWaitsOnFIFO) {
 		msg = e.Err.Error()
 	}
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
@@ -101,7 +118,7 @@ func Output(ctx context.Context, dir string, args ...string) (string, error) {
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := run(cmd); err != nil {
 		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.String(), nil
@@ -138,7 +155,7 @@ func RunWith(ctx context.Context, dir string, in Input, args ...string) (string,
 	if in.Stdout != nil {
 		cmd.Stdout = in.Stdout
 	}
-	if err := cmd.Run(); err != nil {
+	if err := run(cmd); err != nil {
 		return out.String(), &Error{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.String(), nil
@@ -197,8 +214,9 @@ func withDiffFlags(args []string) []string {
 // env is kin's environment for git: no GIT_* variable of kin's own
 // environment (a GIT_DIR or GIT_CONFIG_* there would redirect or undo
 // the rules), no prompts, no optional locks (status must not rewrite the
-// repository's index), untranslated messages, and pairs as command-line
-// configuration.
+// repository's index), no lazy fetch of a partial clone's missing objects
+// (git 2.44 and later; older ones are held by the protocol keys),
+// untranslated messages, and pairs as command-line configuration.
 func env(pairs [][2]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
@@ -207,7 +225,7 @@ func env(pairs [][2]string) []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat",
+	out = append(out, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_NO_LAZY_FETCH=1",
 		"GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "LANGUAGE=C")
 	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(pairs)))
 	for i, p := range pairs {
@@ -226,11 +244,12 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 		cmd := exec.CommandContext(ctx, bin, "config", scope, "--includes", "--name-only", "--list")
 		cmd.Dir = dir
 		cmd.Env = env(fixed)
-		b, err := cmd.Output()
-		if err != nil {
-			continue // not a repository, or no such scope
+		var b bytes.Buffer
+		cmd.Stdout = &b
+		if err := run(cmd); err != nil {
+			continue // not a repository, or no such scope (or a FIFO: the command itself says so)
 		}
-		for _, key := range strings.Split(string(b), "\n") {
+		for _, key := range strings.Split(b.String(), "\n") {
 			if v, ok := neutral(strings.TrimSpace(key)); ok {
 				out = append(out, [2]string{key, v})
 			}
@@ -241,7 +260,9 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 
 // neutral is the harmless value for a key that names a program: filters
 // pass content through unchanged, textconv and external diff commands are
-// neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always reports a conflict.
+// neutral (kin adds --no-ext-diff --no-textconv too), a merge driver always
+// reports a conflict, no protocol is allowed, a remote's upload-pack or
+// receive-pack program fails, a configured hook fires on no event.
 func neutral(key string) (string, bool) {
 	lower := strings.ToLower(key)
 	section, rest, ok := strings.Cut(lower, ".")
@@ -266,6 +287,19 @@ func neutral(key string) (string, bool) {
 		return "false", true
 	case section == "merge" && name == "driver":
 		return "false", true
+	case section == "protocol" && name == "allow":
+		return "never", true
+	case section == "remote" && (name == "uploadpack" || name == "receivepack"):
+		return "false", true
+	// git 2.54's configured hooks ("hook.<name>.command" run on each
+	// "hook.<name>.event"): core.hooksPath switches off only the hooks
+	// folder, not these. An empty event clears the events the name was
+	// given; the command left, should a global event still name it, is
+	// one that does nothing.
+	case section == "hook" && name == "event":
+		return "", true
+	case section == "hook" && name == "command":
+		return "true", true
 	}
 	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,61 +16,100 @@ var ErrOtherCheckout = errors.New("this folder's .git names the git folder of an
 
 // Owned refuses a work tree whose git folder is another checkout's. A
 // folder's ".git" may be a file naming any git folder ("gitdir:
-// ../other-project/.git"), and git then takes top as the work tree of that
+// ../other-project/.git") or a symlink to one, and a git folder's
+// "commondir" file may name another repository's .git, whose objects and
+// refs git then uses; either way git takes top as a work tree of that
 // repository: a review of top would send the other repository's content,
 // a worktree session made from top would be a branch of it, with its
-// objects and refs writable to the session's commands. Refused: the
-// ".git" folder of another folder (unless its configuration names its
-// work tree: core.worktree, from which git resolved top), and a linked
-// worktree's folder whose "gitdir" file (git worktree add writes it) does
-// not point back at top/.git. A git folder kept apart (git init
-// --separate-git-dir, a submodule's in the superproject's .git/modules)
-// is top's own.
+// objects and refs writable to the session's commands. Nothing in a git
+// folder says which .git may name it, so a git folder is top's own only
+// when it says so itself:
+//   - it is top/.git, a folder (a symlink there names some other one),
+//     with no commondir naming another folder;
+//   - it is a linked worktree's folder, in its common folder's
+//     "worktrees" (where git worktree add makes it, inside the other
+//     repository: no folder top brings can be there), whose "gitdir" file
+//     points back at top/.git;
+//   - its configuration names top as its work tree (core.worktree, from
+//     which git resolved top): a submodule's folder in the superproject's
+//     .git/modules has it. A folder kept apart with git init
+//     --separate-git-dir has not; the error says how to claim it.
 func Owned(ctx context.Context, top string) error {
 	out, err := Output(ctx, top, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return err
 	}
 	gd := realPath(strings.TrimSpace(out))
-	dotGit := realPath(filepath.Join(top, ".git"))
-	if gd == dotGit {
-		return nil
-	}
+	// top's own .git entry, its last element not resolved: a symlink
+	// resolved to the folder it names would pass for it
+	dotGit := filepath.Join(realPath(top), ".git")
 	other := fmt.Errorf("%w: the .git of %s names the git folder %s", ErrOtherCheckout, top, gd)
 	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
-		if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
-			if !filepath.IsAbs(back) {
-				back = filepath.Join(gd, back)
-			}
-			if realPath(back) == dotGit {
-				return nil
-			}
+		common, ok := smallFile(filepath.Join(gd, "commondir"))
+		if !ok {
+			return other
 		}
-		return other
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gd, common)
+		}
+		if common = realPath(common); common != gd {
+			if filepath.Dir(gd) != filepath.Join(common, "worktrees") {
+				return fmt.Errorf("%w, whose commondir names the git folder %s", other, common)
+			}
+			if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
+				if !filepath.IsAbs(back) {
+					back = filepath.Join(gd, back)
+				}
+				if fi, err := os.Lstat(back); err == nil && fi.Mode().IsRegular() && filepath.Base(back) == ".git" &&
+					filepath.Join(realPath(filepath.Dir(back)), ".git") == dotGit {
+					return nil
+				}
+			}
+			return other
+		}
 	}
-	if filepath.Base(gd) == ".git" {
-		if wt, err := Output(ctx, top, "config", "--local", "core.worktree"); err == nil && strings.TrimSpace(wt) != "" {
+	if fi, err := os.Lstat(dotGit); err == nil && fi.IsDir() && dotGit == gd {
+		return nil
+	}
+	wt, err := Output(ctx, top, "config", "--local", "--includes", "core.worktree")
+	if wt = strings.TrimSpace(wt); err == nil && wt != "" {
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(gd, wt)
+		}
+		if realPath(wt) == realPath(top) {
 			return nil
 		}
-		return other
 	}
-	return nil
+	return fmt.Errorf("%w, which does not name %s as its work tree (if that git folder is this checkout's own, say so: git -C %s config core.worktree %s)", other, top, top, top)
 }
 
 // smallFile is the trimmed content of a regular file of at most 16 KiB
-// (what git writes there is one path): a FIFO in its place is not waited
-// on.
+// (what git writes there is one path). The file is opened without
+// waiting and without following a symlink, and checked once open: a
+// FIFO in its place (even one swapped in after a look at the path) would
+// otherwise block open(2) until a writer came, which no context cancels.
 func smallFile(p string) (string, bool) {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4*4096 {
+	const max = 4 * 4096
+	beforeOpen(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
 		return "", false
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || len(b) > max {
 		return "", false
 	}
 	return strings.TrimSpace(string(b)), true
 }
+
+// beforeOpen is a test's hook: it swaps the file smallFile is about to
+// open.
+var beforeOpen = func(string) {}
 
 // realPath is p with symlinks resolved, or p cleaned when it cannot be.
 func realPath(p string) string {

@@ -35,16 +35,41 @@ func TestCheckRefusesAGitFileNamingAnotherCheckout(t *testing.T) {
 	if _, err := Check(ctx, other, "", sid); kind(err) != KindNotRepository {
 		t.Fatalf("Check of a folder whose .git names another linked worktree's folder: %v", err)
 	}
+	// a .git symlink to the victim's .git, and a .git file naming a git
+	// folder the victim keeps apart (git init --separate-git-dir): git
+	// takes either folder as the victim's work tree just the same
+	link := filepath.Join(base, "link")
+	_ = os.MkdirAll(link, 0o755)
+	if err := os.Symlink(filepath.Join(victim, ".git"), filepath.Join(link, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(ctx, link, "", sid); kind(err) != KindNotRepository {
+		t.Fatalf("Check of a folder whose .git is a symlink to another checkout's: %v", err)
+	}
+	sep := filepath.Join(base, "sep")
+	store := filepath.Join(base, "store.git")
+	gitxtest.Git(t, base, "init", "-q", "--separate-git-dir="+store, sep)
+	write(t, filepath.Join(sep, "f.txt"), "f\n")
+	gitxtest.Git(t, sep, "add", "f.txt")
+	gitxtest.Git(t, sep, "commit", "-q", "-m", "f")
+	apart := filepath.Join(base, "apart")
+	write(t, filepath.Join(apart, ".git"), "gitdir: "+store+"\n")
+	if _, err := Check(ctx, apart, "", sid); kind(err) != KindNotRepository {
+		t.Fatalf("Check of a folder whose .git names another checkout's git folder kept apart: %v", err)
+	}
+	if got := gitxtest.Git(t, sep, "branch", "--list", "kin/*"); got != "" {
+		t.Errorf("a branch was made in the repository kept apart: %q", got)
+	}
 	if got := gitxtest.Git(t, victim, "branch", "--list", "kin/*"); got != "" {
 		t.Errorf("a branch was made in the victim: %q", got)
 	}
 	// The person's own linked worktree, the repository itself and a
-	// repository whose git folder is kept apart pass.
-	sep := filepath.Join(base, "sep")
-	gitxtest.Git(t, base, "init", "-q", "--separate-git-dir="+filepath.Join(base, "store.git"), sep)
-	write(t, filepath.Join(sep, "f.txt"), "f\n")
-	gitxtest.Git(t, sep, "add", "f.txt")
-	gitxtest.Git(t, sep, "commit", "-q", "-m", "f")
+	// repository whose git folder is kept apart, once that folder names
+	// it as its work tree (the refusal says how), pass.
+	if _, err := Check(ctx, sep, "", sid); kind(err) != KindNotRepository || !strings.Contains(err.Error(), "config core.worktree") {
+		t.Fatalf("Check of a folder kept apart that names no work tree: %v", err)
+	}
+	gitxtest.Git(t, sep, "config", "core.worktree", sep)
 	for _, dir := range []string{linked, victim, filepath.Join(victim, "sub"), sep} {
 		_ = os.MkdirAll(dir, 0o755)
 		if _, err := Check(ctx, dir, "", sid); err != nil {

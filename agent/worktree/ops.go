@@ -117,7 +117,7 @@ func treeOf(ctx context.Context, dir, rev string) (string, error) {
 
 // changed lists what differs between the base and tree.
 func changed(ctx context.Context, info Info, tree string) ([]File, error) {
-	out, err := gitx.Output(ctx, info.Path, "diff", "--name-status", "--no-renames", "-z", info.Base, tree)
+	out, err := gitx.Output(ctx, info.Path, "diff", "--name-status", "--no-renames", "--no-color", "--no-relative", "-z", info.Base, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,13 @@ func Apply(ctx context.Context, kinHome string, info Info) (Applied, error) {
 		patch.Close()
 		os.Remove(patch.Name())
 	}()
-	if _, err := gitx.RunWith(ctx, info.Path, gitx.Input{Stdout: patch}, "diff", "--binary", "--full-index", "--no-renames", info.Base, tree); err != nil {
+	// The patch's form is fixed here, not by the person's or the
+	// repository's configuration: diff.noprefix (or srcPrefix) made git
+	// apply strip a real folder and write files elsewhere in the checkout,
+	// color.ui=always made every patch unreadable; and apply.whitespace
+	// (fix, error) changed or refused lines the worktree holds as they are.
+	if _, err := gitx.RunWith(ctx, info.Path, gitx.Input{Stdout: patch}, "diff", "--binary", "--full-index", "--no-renames",
+		"--no-color", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", info.Base, tree); err != nil {
 		return Applied{}, err
 	}
 	from := func() (gitx.Input, error) {
@@ -211,7 +217,7 @@ func Apply(ctx context.Context, kinHome string, info Info) (Applied, error) {
 	if err != nil {
 		return Applied{}, err
 	}
-	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--check", "--binary", "-"); err != nil {
+	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--check", "--binary", "-p1", "--whitespace=nowarn", "-"); err != nil {
 		if gitx.ExitCode(err) < 0 {
 			return Applied{}, err
 		}
@@ -225,7 +231,7 @@ func Apply(ctx context.Context, kinHome string, info Info) (Applied, error) {
 	if in, err = from(); err != nil {
 		return Applied{}, err
 	}
-	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--binary", "-"); err != nil {
+	if _, err := gitx.RunWith(ctx, info.Repo, in, "apply", "--binary", "-p1", "--whitespace=nowarn", "-"); err != nil {
 		return Applied{}, err
 	}
 	// every session sharing the folder now has its changes applied, so

@@ -61,8 +61,9 @@ func Repo(t testing.TB, dir string, files map[string]string) string {
 
 // Hostile plants, in repo's own configuration and tree, programs git would
 // run (an fsmonitor, filter, textconv and external diff drivers for every
-// file, a pager, hooks). Each creates a file in the returned folder if it
-// ever runs. Call it after the commits the test needs.
+// file, a pager, hooks: a hooks folder and a configured hook). Each
+// creates a file in the returned folder if it ever runs. Call it after
+// the commits the test needs.
 func Hostile(t testing.TB, repo string) (ran string) {
 	t.Helper()
 	ran = filepath.Join(t.TempDir(), "ran")
@@ -87,6 +88,9 @@ func Hostile(t testing.TB, repo string) (ran string) {
 		"diff.external":       payload("extdiff"),
 		"core.pager":          payload("pager"),
 		"core.hooksPath":      filepath.Join(repo, ".git", "myhooks"),
+		// a configured hook (git 2.54 and later; older gits ignore it)
+		"hook.evil.event":   "post-checkout",
+		"hook.evil.command": payload("confighook"),
 	} {
 		Git(t, repo, "config", k, v)
 	}

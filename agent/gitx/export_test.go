@@ -1,0 +1,19 @@
+package gitx
+
+import "time"
+
+// SmallFile and BeforeOpen expose smallFile and its test hook.
+var SmallFile = smallFile
+
+func SetBeforeOpen(f func(string)) func() {
+	old := beforeOpen
+	beforeOpen = f
+	return func() { beforeOpen = old }
+}
+
+// SetStallAfter sets how soon run looks for a FIFO git waits on.
+func SetStallAfter(d time.Duration) func() {
+	old := stallAfter
+	stallAfter = d
+	return func() { stallAfter = old }
+}
