@@ -229,7 +229,9 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 	}
 	ok := false
 	batch := d.pending
-	err := lockedfile.UpdateWith(d.path, lockedfile.Options{Perm: lockedfile.FileMode, Sync: len(batch) > 0}, func(data []byte, _ bool) ([]byte, error) {
+	// synced as every write of the ledger is: a file torn by a power cut
+	// would stop every request until the person fixes it
+	err := lockedfile.UpdateWith(d.path, lockedfile.Options{Perm: lockedfile.FileMode, Sync: true}, func(data []byte, _ bool) ([]byte, error) {
 		l, err := parseLedger(d.path, data)
 		if err != nil {
 			return nil, err
