@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,5 +41,21 @@ func TestTwoKinsDoNotPassADayLimitTogether(t *testing.T) {
 	waitDone(t, recb.events)
 	if sent != 0 || len(askb.limits()) == 0 {
 		t.Errorf("with the other kin's request on its way, this kin sent %d and asked %d times: want 0 and the person asked", sent, len(askb.limits()))
+	}
+}
+
+// A kin that cannot record its holds (here KIN_HOME/run cannot be made)
+// still checks against the ledger it reads and sends, as before holds
+// were recorded: the requests are not all refused.
+func TestAHoldThatCannotBeRecordedDoesNotStopRequests(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "run"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, m, rec, _, ws := limitService(t, home, settings.Limits{DayTokens: 1_000_000})
+	m.Script(modeltest.Reply{Text: []string{"fine"}, Usage: modeltest.Usage{Input: 10, Output: 1}})
+	sid := newSession(t, svc, ws)
+	if d := ask(t, svc, rec, sid, TextInput("go")); d.Status != TurnCompleted || len(m.Requests()) != 1 {
+		t.Errorf("turn %s (%s), %d requests", d.Status, d.Error, len(m.Requests()))
 	}
 }
