@@ -82,7 +82,7 @@ func (j *hookJudge) about() int64 { return spend.Estimate(j.size) }
 
 // Allow checks the spend limits before each of the judge's requests, as
 // a prompt hook's request is checked.
-func (j *hookJudge) Allow(ctx context.Context) error {
+func (j *hookJudge) Allow(ctx context.Context) (func(), error) {
 	return j.a.allow(ctx, j.cfg.Model, j.about())
 }
 

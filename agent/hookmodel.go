@@ -39,29 +39,27 @@ func (a hookAsker) about(q hooks.PromptRequest) int64 {
 // Allow checks the spend limits before the request, as before every
 // request of the turn (it may ask the person; a stop there stops the turn
 // at its next request too).
-func (a hookAsker) Allow(ctx context.Context, q hooks.PromptRequest) error {
+func (a hookAsker) Allow(ctx context.Context, q hooks.PromptRequest) (func(), error) {
 	cfg, _ := a.target(q)
 	return a.allow(ctx, cfg.Model, a.about(q))
 }
 
 // allow is Allow for a request of about input tokens to modelID (an agent
-// hook's judge checks each of its requests).
-func (a hookAsker) allow(ctx context.Context, modelID string, about int64) error {
+// hook's judge checks each of its requests). The request holds its
+// estimate, as a turn's does, until package hooks calls release (after
+// the request counted what it used, or when it was not sent): requests
+// checked meanwhile (a subagent's beside it, another session's against
+// the day) count it.
+func (a hookAsker) allow(ctx context.Context, modelID string, about int64) (func(), error) {
 	release, err := a.t.withinLimitsFor(ctx, modelID, about)
 	if err != nil {
 		var ls limitStop
 		if errors.As(err, &ls) {
-			return fmt.Errorf("a spend limit: %w", err)
+			return nil, fmt.Errorf("a spend limit: %w", err)
 		}
-		return err
+		return nil, err
 	}
-	// A hook's check and its request are two calls of package hooks, and
-	// a judge may stop between them (its timeout): the hook's request is
-	// checked with what others hold but holds nothing itself, so a hook
-	// beside other requests (a subagent's, next to another's) can pass a
-	// limit by that one hook request's input.
-	release()
-	return nil
+	return release, nil
 }
 
 // Send sends the request and counts its usage, also when it failed after

@@ -30,7 +30,9 @@ import (
 // the day) until its usage is counted: requests that go at once (the
 // subagents of one answer run side by side) each see the others', so
 // together they cannot pass a limit that each alone fits under without
-// the person being asked. The check and the hold are one step (hold).
+// the person being asked. The check and the hold are one step (hold);
+// against the day's limits it is one step for every kin on the KIN_HOME
+// (spend.Day.Hold records the hold in the day's ledger).
 
 // spending is the service's spend state.
 type spending struct {
@@ -398,6 +400,32 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 	if err != nil || c != nil {
 		return nil, c, err
 	}
+	day := sp.cfg.Limits(spend.ScopeDay)
+	if len(day) > 0 {
+		// The day's limits count every kin on this KIN_HOME (another
+		// editor window's): the check against what they hold and this
+		// request's hold are one step under the ledger's lock.
+		root := levels[len(levels)-1]
+		var dc *crossing
+		fit, err := sp.day.Hold(next, func(used, others spend.Tally) bool {
+			sp.mu.Lock()
+			held := sp.dayHeld
+			sp.mu.Unlock()
+			held.Add(others)
+			dc = s.dayCrossing(root, day, next, once, used, held)
+			return dc == nil
+		})
+		switch {
+		case err != nil:
+			// The ledger was read (crossing above checked against it),
+			// but this kin's hold could not be written there (a read-only
+			// KIN_HOME): the other kins do not see it, as before holds
+			// were recorded, and the request goes as crossing allowed.
+			sp.log.Warn("recording a request on its way in the day's usage", zap.Error(err))
+		case !fit:
+			return nil, dc, nil
+		}
+	}
 	change := func(add bool) {
 		apply := func(t *spend.Tally) {
 			if add {
@@ -423,7 +451,14 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 	}
 	change(true)
 	var done sync.Once
-	return func() { done.Do(func() { change(false) }) }, nil, nil
+	return func() {
+		done.Do(func() {
+			change(false)
+			if len(day) > 0 {
+				sp.day.Release(next)
+			}
+		})
+	}, nil, nil
 }
 
 // crossing is the first limit the next request would pass that nobody
@@ -431,25 +466,8 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 func (s *Service) crossing(levels []level, next spend.Tally, once map[string]bool) (*crossing, error) {
 	sp := s.spend
 	cfg := sp.cfg
-	waived := func(at level, name string) bool {
-		if at.t == nil {
-			return once[name]
-		}
-		at.t.mu.Lock()
-		defer at.t.mu.Unlock()
-		return at.t.limits.waived[name]
-	}
-	// used is what the scope used, held what its requests on their way
-	// hold (holdWithin)
 	check := func(at level, l spend.Limit, used, held spend.Tally) *crossing {
-		if waived(at, l.Name()) {
-			return nil
-		}
-		l.Max = sp.of(at.sess.id).max(l)
-		if c, over := spend.CrossHeld(l, l.Used(used), l.Used(held), l.Used(next)); over {
-			return &crossing{Crossing: c, at: at}
-		}
-		return nil
+		return s.checkLimit(at, l, next, once, used, held)
 	}
 	for _, at := range levels {
 		if at.t != nil {
@@ -471,21 +489,52 @@ func (s *Service) crossing(levels []level, next spend.Tally, once map[string]boo
 		}
 	}
 	if day := cfg.Limits(spend.ScopeDay); len(day) > 0 {
-		_, used, err := sp.day.Today()
+		_, used, others, err := sp.day.TodayHeld()
 		if err != nil {
 			return nil, limitStop{err.Error() + "; kin sends no model request while it cannot count the day's usage."}
 		}
 		sp.mu.Lock()
 		held := sp.dayHeld
 		sp.mu.Unlock()
-		root := levels[len(levels)-1]
-		for _, l := range day {
-			if c := check(root, l, used, held); c != nil {
-				return c, nil
-			}
-		}
+		held.Add(others)
+		return s.dayCrossing(levels[len(levels)-1], day, next, once, used, held), nil
 	}
 	return nil, nil
+}
+
+// dayCrossing is the first of the day's limits the next request would
+// pass that nobody waived, with what every kin used and holds today.
+func (s *Service) dayCrossing(root level, day []spend.Limit, next spend.Tally, once map[string]bool, used, held spend.Tally) *crossing {
+	for _, l := range day {
+		if c := s.checkLimit(root, l, next, once, used, held); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// checkLimit is l when the next request would pass it at the level at
+// and nobody waived it there; used is what the scope used, held what its
+// requests on their way hold (holdWithin).
+func (s *Service) checkLimit(at level, l spend.Limit, next spend.Tally, once map[string]bool, used, held spend.Tally) *crossing {
+	if s.waived(at, l.Name(), once) {
+		return nil
+	}
+	l.Max = s.spend.of(at.sess.id).max(l)
+	if c, over := spend.CrossHeld(l, l.Used(used), l.Used(held), l.Used(next)); over {
+		return &crossing{Crossing: c, at: at}
+	}
+	return nil
+}
+
+// waived reports whether the person let the level pass the limit name.
+func (s *Service) waived(at level, name string, once map[string]bool) bool {
+	if at.t == nil {
+		return once[name]
+	}
+	at.t.mu.Lock()
+	defer at.t.mu.Unlock()
+	return at.t.limits.waived[name]
 }
 
 // askLimit asks the person at a limit, from the session about to make the

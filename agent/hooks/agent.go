@@ -20,8 +20,9 @@ var agentSystem = promptSystem + "\n" + agentNote
 type Judge interface {
 	// Allow is the check before each of the judge's requests (the spend
 	// limits, which may ask the person), as Asker's Allow: not bounded by
-	// the hook's timeout.
-	Allow(ctx context.Context) error
+	// the hook's timeout. The request's hold is let go with release, after
+	// Step (or when it is not sent after all).
+	Allow(ctx context.Context) (release func(), err error)
 	// Step sends the judge's next request (the conversation so far) and
 	// runs the calls its answer asks for; done, with the answer's text,
 	// when it asked for none. Its usage counts as the session's. ctx ends
@@ -52,15 +53,20 @@ func (r Runner) runAgent(ctx context.Context, h Hook, input []byte) Result {
 	j := aa.Judge(PromptRequest{Hook: h, Model: h.Model, Instructions: agentSystem, Text: buildPrompt(h.Prompt, input)})
 	// the first check may ask the person about a spend limit: the
 	// judge's time starts once it is answered, as a prompt hook's does
-	if f := notSent(ctx, j.Allow(ctx)); f != "" {
+	release, err := j.Allow(ctx)
+	if f := notSent(ctx, err); f != "" {
 		res.Failure = f
 		return res
 	}
+	// the hold of the request about to go; each is let go once its Step
+	// counted it, the last also when the judge ends before its Step
+	defer func() { release() }()
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	late := fmt.Sprintf("its judge gave no verdict within %v", h.Timeout)
 	for n := 1; ; n++ {
 		answer, done, err := j.Step(tctx)
+		release()
 		if f := failed(ctx, tctx, err, late); f != "" {
 			res.Failure = f
 			return res
@@ -75,10 +81,12 @@ func (r Runner) runAgent(ctx context.Context, h Hook, input []byte) Result {
 		// later checks run on the judge's time: a person answering a
 		// limit's question is not cut off (the turn's ctx), but the judge
 		// does not go on past its timeout once they answered
-		if f := notSent(ctx, j.Allow(ctx)); f != "" {
+		next, err := j.Allow(ctx)
+		if f := notSent(ctx, err); f != "" {
 			res.Failure = f
 			return res
 		}
+		release = next
 		if tctx.Err() != nil {
 			res.Failure = late + "; it blocks nothing"
 			return res

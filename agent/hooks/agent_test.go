@@ -24,12 +24,12 @@ type judge struct {
 	q         hooks.PromptRequest
 }
 
-func (j *judge) Allow(context.Context) error {
+func (j *judge) Allow(context.Context) (func(), error) {
 	j.allows++
-	if len(j.allowErrs) >= j.allows {
-		return j.allowErrs[j.allows-1]
+	if len(j.allowErrs) >= j.allows && j.allowErrs[j.allows-1] != nil {
+		return nil, j.allowErrs[j.allows-1]
 	}
-	return nil
+	return func() {}, nil
 }
 
 func (j *judge) Step(ctx context.Context) (string, bool, error) {

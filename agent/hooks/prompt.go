@@ -31,8 +31,12 @@ type PromptRequest struct {
 type Asker interface {
 	// Allow is the check before the request (the spend limits, which may
 	// ask the person): an error says why it is not sent. It is not bounded
-	// by the hook's timeout: a person answering takes their time.
-	Allow(ctx context.Context, q PromptRequest) error
+	// by the hook's timeout: a person answering takes their time. When it
+	// lets the request go, the request's estimate is held against the
+	// limits (other requests checked meanwhile count it) until release is
+	// called: after Send, which counts what it used, or when it is not
+	// sent after all.
+	Allow(ctx context.Context, q PromptRequest) (release func(), err error)
 	// Send sends it and returns the model's answer text; its usage counts
 	// as the session's. ctx ends at the hook's timeout.
 	Send(ctx context.Context, q PromptRequest) (string, error)
@@ -48,10 +52,12 @@ func (r Runner) runPrompt(ctx context.Context, h Hook, input []byte) Result {
 		return res
 	}
 	q := PromptRequest{Hook: h, Model: h.Model, Instructions: promptSystem, Text: buildPrompt(h.Prompt, input)}
-	if f := notSent(ctx, r.Ask.Allow(ctx, q)); f != "" {
+	release, err := r.Ask.Allow(ctx, q)
+	if f := notSent(ctx, err); f != "" {
 		res.Failure = f
 		return res
 	}
+	defer release()
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	answer, err := r.Ask.Send(tctx, q)

@@ -232,7 +232,9 @@ type asker struct {
 	got      []hooks.PromptRequest
 }
 
-func (a *asker) Allow(_ context.Context, q hooks.PromptRequest) error { return a.allowErr }
+func (a *asker) Allow(_ context.Context, q hooks.PromptRequest) (func(), error) {
+	return func() {}, a.allowErr
+}
 
 func (a *asker) Send(ctx context.Context, q hooks.PromptRequest) (string, error) {
 	a.got = append(a.got, q)

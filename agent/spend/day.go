@@ -43,12 +43,24 @@ type Day struct {
 	busy    bool             // the writer is running
 	readers int              // Todays waiting: the writer ends after its batch
 	err     error            // the last write's failure, for the next Add
+
+	// this kin's holds on the day, recorded in the ledger (holds.go):
+	// owner names its record and ownerFile is its liveness lock (both
+	// made by the first Hold); held is what its requests on their way
+	// hold, heldDirty that the record is not written as it is now
+	owner     string
+	ownerFile *os.File
+	held      Tally
+	heldDirty bool
 }
 
 // ledger is usage.json's content.
 type ledger struct {
 	// Days are tallies by date (2006-01-02, local time).
 	Days map[string]Tally `json:"days"`
+	// Holds are what each running kin's requests on their way hold, by
+	// the kin's owner name (holds.go).
+	Holds map[string]hold `json:"holds,omitempty"`
 }
 
 // OpenDay is the ledger under home; now is the clock (nil: time.Now).
@@ -103,9 +115,11 @@ func (d *Day) Add(t Tally) error {
 func (d *Day) write() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for len(d.pending) > 0 && d.readers == 0 {
+	for (len(d.pending) > 0 || d.heldDirty) && d.readers == 0 {
 		batch := d.pending
 		d.pending = map[string]Tally{}
+		mine, dirty := d.held, d.heldDirty
+		d.heldDirty = false
 		d.mu.Unlock()
 		// synced before the rename, so the file is never torn, but not the
 		// rename itself: a power cut may keep the previous file, losing
@@ -121,10 +135,15 @@ func (d *Day) write() {
 				l.Days[date] = day
 			}
 			prune(l.Days, d.now())
+			if dirty {
+				d.othersHeld(&l, "") // drops dead kins' records
+				d.setMine(&l, mine)
+			}
 			return json.MarshalIndent(l, "", "  ")
 		})
 		d.mu.Lock()
 		if err != nil {
+			d.heldDirty = d.heldDirty || dirty
 			for date, t := range batch { // kept, counted, and tried again with the next Add
 				p := d.pending[date]
 				p.Add(t)
@@ -150,6 +169,13 @@ func (d *Day) Wait() {
 // Today is today's tally: what the ledger holds now (what every kin
 // added) and what this process has not written yet.
 func (d *Day) Today() (string, Tally, error) {
+	date, t, _, err := d.TodayHeld()
+	return date, t, err
+}
+
+// TodayHeld is Today and what the other running kins' requests on their
+// way hold today (this kin's own are its caller's to count).
+func (d *Day) TodayHeld() (string, Tally, Tally, error) {
 	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -162,27 +188,101 @@ func (d *Day) Today() (string, Tally, error) {
 		d.idle.Wait()
 	}
 	d.readers--
-	defer func() {
-		if len(d.pending) > 0 && !d.busy && d.readers == 0 {
-			d.busy = true
-			go d.write()
-		}
-	}()
+	defer d.kick()
 	today := d.pending[date]
 	data, err := os.ReadFile(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return date, today, nil
+		return date, today, Tally{}, nil
 	}
 	if err != nil {
-		return date, Tally{}, fmt.Errorf("kin cannot read its day's usage in %s: %v", d.path, err)
+		return date, Tally{}, Tally{}, fmt.Errorf("kin cannot read its day's usage in %s: %v", d.path, err)
 	}
 	l, err := parseLedger(d.path, data)
 	if err != nil {
-		return date, Tally{}, err
+		return date, Tally{}, Tally{}, err
 	}
 	t := l.Days[date]
 	t.Add(today)
-	return date, t, nil
+	return date, t, d.othersHeld(&l, date), nil
+}
+
+// Hold checks a request against the day's limits and holds its estimate
+// next, as one step for every kin on this KIN_HOME: under the ledger's
+// lock, fits gets today's tally (every kin's, and what this one has not
+// written yet) and what the other running kins hold; when the request
+// fits, next is added to this kin's hold and written with what is pending.
+// It reports whether the request fit. Release takes the hold off.
+func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, error) {
+	date := d.Date()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	// as in Today: a batch being written is in neither the file nor
+	// pending; while d.mu is held no other write of this Day starts
+	d.readers++
+	for d.busy {
+		d.idle.Wait()
+	}
+	d.readers--
+	defer d.kick()
+	if err := d.ensureOwner(); err != nil {
+		return false, fmt.Errorf("kin cannot record its requests on their way in %s: %v", d.ownerDir(), err)
+	}
+	ok := false
+	batch := d.pending
+	// synced as every write of the ledger is: a file torn by a power cut
+	// would stop every request until the person fixes it
+	err := lockedfile.UpdateWith(d.path, lockedfile.Options{Perm: lockedfile.FileMode, Sync: true}, func(data []byte, _ bool) ([]byte, error) {
+		l, err := parseLedger(d.path, data)
+		if err != nil {
+			return nil, err
+		}
+		used := l.Days[date]
+		used.Add(batch[date])
+		if ok = fits(used, d.othersHeld(&l, date)); !ok {
+			return nil, nil
+		}
+		for date, t := range batch {
+			day := l.Days[date]
+			day.Add(t)
+			l.Days[date] = day
+		}
+		prune(l.Days, d.now())
+		held := d.held
+		held.Add(next)
+		d.setMine(&l, held)
+		return json.MarshalIndent(l, "", "  ")
+	})
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		d.held.Add(next)
+		d.pending = map[string]Tally{}
+		d.heldDirty = false
+	}
+	return ok, nil
+}
+
+// Release takes a request's hold next (Hold) off this kin's; the record
+// is written in the background.
+func (d *Day) Release(next Tally) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.held.InputTokens -= next.InputTokens
+	d.held.Cost -= next.Cost
+	if d.held.InputTokens <= 0 {
+		d.held = Tally{} // and whatever a float's rounding left of the cost
+	}
+	d.heldDirty = true
+	d.kick()
+}
+
+// kick starts the writer when something waits to be written (d.mu held).
+func (d *Day) kick() {
+	if (len(d.pending) > 0 || d.heldDirty) && !d.busy && d.readers == 0 {
+		d.busy = true
+		go d.write()
+	}
 }
 
 // prune drops all but the keepDays newest days (by date, up to today).

@@ -19,7 +19,9 @@
 // their way hold (their estimated input, until their usage is counted:
 // subagents run side by side) and the next request's estimated input; the
 // answers to the requests on their way may pass the limit by their output
-// (each bounded by the model's output budget). Requests of another kin
-// process on the same day are counted once they are in the ledger. Prices
+// (each bounded by the model's output budget). Another kin process on the
+// same KIN_HOME (another editor window) counts too: its requests once
+// they are in the ledger, its requests on their way by the holds it
+// records there (holds.go; a killed kin's count nothing). Prices
 // are the person's; kin never looks them up or converts currencies.
 package spend

@@ -34,8 +34,9 @@ type signInArgs struct {
 const failureHold = 15 * time.Second
 
 // signIn runs one sign-in for the endpoint; a caller arriving while one
-// runs waits for it instead of starting another, and one arriving just
-// after one failed gets that failure (unless force: mcp/login).
+// runs (in this kin, or in another on the same KIN_HOME: signInHere) waits
+// for it instead of starting another, and one arriving just after one
+// failed gets that failure (unless force: mcp/login).
 func (m *Manager) signIn(ctx context.Context, s config.Server, ep *endpoint, a signInArgs, force bool) error {
 	if !force {
 		ep.mu.Lock()
@@ -47,7 +48,7 @@ func (m *Manager) signIn(ctx context.Context, s config.Server, ep *endpoint, a s
 	}
 	for {
 		ch := m.flight.DoChan(ep.key, func() (any, error) {
-			err := m.runSignIn(ctx, s, ep, a)
+			err := m.signInHere(ctx, s, ep, a, force)
 			abandoned := err != nil && errors.Is(ctx.Err(), context.Canceled)
 			ep.mu.Lock()
 			switch {

@@ -24,6 +24,9 @@ type record struct {
 	Endpoint string        `json:"endpoint,omitempty"`
 	Client   *clientRecord `json:"client,omitempty"`
 	Token    *tokenRecord  `json:"token,omitempty"`
+	// SignInFailed is when the last sign-in asked for here failed: a kin
+	// that waited for it does not ask again at once (see signInHere).
+	SignInFailed time.Time `json:"signInFailed,omitzero"`
 }
 
 // clientRecord is a dynamically registered client.

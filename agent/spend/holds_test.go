@@ -1,0 +1,66 @@
+package spend
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two kins on one KIN_HOME see each other's requests on their way; a hold
+// let go, or left by a kin that was killed, counts nothing (a killed
+// kin's would otherwise narrow the day's limits for good).
+func TestHoldsCountInEveryKinUntilLetGoOrTheKinDies(t *testing.T) {
+	home := t.TempDir()
+	a, b := OpenDay(home, nil), OpenDay(home, nil)
+	next := Tally{InputTokens: 1000, Cost: 0.5}
+	var seen Tally
+	if ok, err := a.Hold(next, func(_, others Tally) bool { seen = others; return true }); !ok || err != nil || !seen.Zero() {
+		t.Fatalf("a's hold: %v %v (others %+v)", ok, err, seen)
+	}
+	if ok, err := b.Hold(next, func(_, others Tally) bool { seen = others; return false }); ok || err != nil || seen.InputTokens != 1000 {
+		t.Fatalf("b's check saw %+v of a's hold (%v %v)", seen, ok, err)
+	}
+	if _, _, others, _ := b.TodayHeld(); others.InputTokens != 1000 {
+		t.Errorf("b sees %+v held by a", others)
+	}
+	a.Release(next)
+	a.Wait()
+	if _, _, others, _ := b.TodayHeld(); !others.Zero() {
+		t.Errorf("a let go, b still sees %+v", others)
+	}
+
+	// a holds again and is killed: its liveness lock goes with it
+	if ok, err := a.Hold(next, func(_, _ Tally) bool { return true }); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	a.ownerFile.Close()
+	if _, _, others, _ := b.TodayHeld(); !others.Zero() {
+		t.Errorf("a killed kin's hold counts: %+v", others)
+	}
+	if _, err := os.Stat(filepath.Join(home, "run", "spend", a.owner+".lock")); !os.IsNotExist(err) {
+		t.Errorf("the dead kin's lock file stays: %v", err)
+	}
+	if ok, _ := b.Hold(next, func(_, _ Tally) bool { return true }); !ok {
+		t.Fatal("b's hold")
+	}
+	data, _ := os.ReadFile(filepath.Join(home, DayFile))
+	if strings.Contains(string(data), a.owner) {
+		t.Errorf("the dead kin's record is still in the ledger:\n%s", data)
+	}
+}
+
+// BenchmarkHold is the day's check and hold of one request: one locked
+// write of the ledger (not synced when nothing else is pending), on the
+// request's way out, with a day's limit set.
+func BenchmarkHold(b *testing.B) {
+	d := OpenDay(b.TempDir(), nil)
+	next := Tally{InputTokens: 1000}
+	for b.Loop() {
+		if ok, err := d.Hold(next, func(_, _ Tally) bool { return true }); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		d.Release(next)
+	}
+	d.Wait()
+}
