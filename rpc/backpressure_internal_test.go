@@ -54,7 +54,7 @@ func TestAnEditorThatStopsReadingIsNoLongerRead(t *testing.T) {
 	kinEnd, editor := net.Pipe()
 	s := newStream(kinEnd, nil, nil)
 	answer := strings.Repeat("x", 32<<10) // a session/list of many sessions
-	conn := jsonrpc2.NewConn(context.Background(), s, jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(
+	conn := s.NewConn(context.Background(), jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(
 		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return answer, nil })))
 	defer conn.Close()
 
