@@ -24,13 +24,13 @@ import (
 // answered, so 256 of them stopped kin reading the connection for good.
 func TestRequestsInFlightAreCountedAsJSONRPC2ReadsThem(t *testing.T) {
 	bodies := []string{
-		`{"jsonrpc":"2.0","\u0069d":1,"method":"m"}`,                   // a request to jsonrpc2
-		`{"jsonrpc":"2.0","id":2,"method":"m","id":null}`,              // a notification to jsonrpc2
+		`{"jsonrpc":"2.0","\u0069d":1,"method":"m"}`,                     // a request to jsonrpc2
+		`{"jsonrpc":"2.0","id":2,"method":"m","id":null}`,                // a notification to jsonrpc2
 		`{"jsonrpc":"2.0","id":3,"method":"m","METHOD":null,"result":1}`, // a response to jsonrpc2
-		`{"jsonrpc":"2.0","ID":4,"method":"m"}`,                        // a notification: member names are case-sensitive
-		`{"jsonrpc":"2.0","id":5,"Method":"m"}`,                        // refused
-		`{"jsonrpc":"2.0","id":6,"\u006dethod":"m"}`,                   // a request to jsonrpc2
-		`{"jsonrpc":"2.0","id":"7","method":"m"}`,                      // a plain request
+		`{"jsonrpc":"2.0","ID":4,"method":"m"}`,                          // a notification: member names are case-sensitive
+		`{"jsonrpc":"2.0","id":5,"Method":"m"}`,                          // refused
+		`{"jsonrpc":"2.0","id":6,"\u006dethod":"m"}`,                     // a request to jsonrpc2
+		`{"jsonrpc":"2.0","id":"7","method":"m"}`,                        // a plain request
 	}
 	for _, body := range bodies {
 		t.Run(body, func(t *testing.T) {
