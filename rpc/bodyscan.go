@@ -24,7 +24,7 @@ type bodyScan struct {
 	object  bool
 	wantKey bool
 	inKey   bool
-	key     []byte
+	key     []byte // the key being read, as written (at most maxKeyBytes+1)
 	inID    bool
 	val     []byte
 	long    bool // the id's value is over maxIDBytes
@@ -34,6 +34,26 @@ type bodyScan struct {
 
 // maxIDBytes bounds the id kept; a longer one is not answered with.
 const maxIDBytes = 256
+
+// maxKeyBytes is the longest spelling of "id" as a JSON key: \u0069\u0064.
+const maxKeyBytes = len(`\u0069\u0064`)
+
+// isIDKey reports whether a top-level key, as written between its quotes,
+// is "id". A key spelt with escapes is the key it spells ("\u0069d" is
+// "id"), as jsonrpc2 reads it: taken for some other key, the id of such a
+// request was not carried as an alias (wireid.go), and "id":-1 was
+// answered as 18446744073709551615.
+func isIDKey(raw []byte) bool {
+	if len(raw) > maxKeyBytes {
+		return false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == "id"
+	}
+	var k string
+	quoted := append(append([]byte{'"'}, raw...), '"')
+	return json.Unmarshal(quoted, &k) == nil && k == "id"
+}
 
 func (b *bodyScan) ended() bool { return b.done }
 
@@ -69,13 +89,12 @@ func (b *bodyScan) feed(p []byte) int {
 				b.esc = false
 			case c == '\\':
 				b.esc = true
-				if b.inKey {
-					b.key = append(b.key, 0) // an escaped key is never taken for "id"
-				}
 			case c == '"':
 				b.inStr, b.inKey = false, false
-			case b.inKey && len(b.key) <= len("id"):
-				b.key = append(b.key, c)
+				continue
+			}
+			if b.inKey && len(b.key) <= maxKeyBytes {
+				b.key = append(b.key, c) // as written, escapes and all
 			}
 			continue
 		}
@@ -96,7 +115,7 @@ func (b *bodyScan) feed(p []byte) int {
 			}
 		case ':':
 			if b.depth == 1 && b.object {
-				b.inID, b.val, b.long = string(b.key) == "id", b.val[:0], false
+				b.inID, b.val, b.long = isIDKey(b.key), b.val[:0], false
 			}
 		case ',':
 			if b.depth == 1 && b.object {

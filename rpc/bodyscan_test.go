@@ -15,6 +15,11 @@ func TestBodyScan(t *testing.T) {
 		{`{"id":{"a":1}}`, ``, 14},
 		{`{"id":true}`, ``, 11},
 		{`{"i\"d":1}`, ``, 10},
+		// A key spelt with escapes is the key it spells, as jsonrpc2 reads it.
+		{`{"\u0069d":-1}`, `-1`, 14},
+		{`{"\u0069\u0064":"x"}`, `"x"`, 20},
+		{`{"\u0069\u0044":2}`, ``, 18},
+		{`{"\u0069dx":3,"a\u0069d":4}`, ``, 27},
 		{`{"idx":1,"id":2}`, `2`, 16},
 		{`[{"id":1}]`, ``, 10},
 		{`"just a string"`, ``, -1},

@@ -195,3 +195,17 @@ func TestImpossibleContentLengthIsAnsweredAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A key written with escapes is the key it spells ("\u0069d" is "id", and
+// jsonrpc2 reads it so): kin's stream took no id from it, so an id jsonrpc2
+// cannot hold was not carried as an alias, and "id":-1 spelt so was
+// answered as 18446744073709551615 (the editor waits for -1 forever).
+func TestAnEscapedIDKeyIsAnIDLikeAnyOther(t *testing.T) {
+	r := rawEditor(t)
+	for _, id := range []string{`-1`, `1.5`, `"abc"`} {
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","\u0069d":` + id + `,"method":"session/list","params":{}}`))
+		answered(t, r, id)
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","\u0069\u0064":` + id + `,"method":"no/such/method"}`))
+		refused(t, r, id, rpc.CodeMethodNotFound)
+	}
+}
