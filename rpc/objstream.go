@@ -331,8 +331,11 @@ func closedInput(err error) bool {
 // input ends it. It waits first while the peer is not reading what kin
 // sends (see ObjectStream: backpressure).
 func (s *ObjectStream) ReadObject(v any) error {
-	s.awaitRoom()
 	for {
+		// Before every message, a skipped one too: its answer waits in the
+		// outbox like any other, and a peer that sends frames kin cannot
+		// read without reading the answers is not read on without bound.
+		s.awaitRoom()
 		body, id, err := s.framing.Next()
 		var bad *Skipped
 		if errors.As(err, &bad) {
