@@ -68,3 +68,35 @@ func TestRequestsInFlightAreCountedAsJSONRPC2ReadsThem(t *testing.T) {
 		})
 	}
 }
+
+// jsonrpc2 hands OnRecv the answer to one of kin's own requests (an
+// applyEdit) together with that request: an answer is not a request of
+// the peer's, and must not be counted as one in flight (never answered, it
+// would stay counted for good).
+func TestAnswersToKinsRequestsAreNotCountedInFlight(t *testing.T) {
+	kinEnd, peer := net.Pipe()
+	s := newStream(kinEnd, nil, nil)
+	conn := s.NewConn(context.Background(), jsonrpc2.HandlerWithError(
+		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return "ok", nil }))
+	defer conn.Close()
+	done := make(chan error, 1)
+	go func() { done <- conn.Call(context.Background(), "workspace/applyEdit", nil, nil) }()
+
+	r := bufio.NewReader(peer)
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := (jsonrpc2.VSCodeObjectCodec{}).ReadObject(r, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := (jsonrpc2.VSCodeObjectCodec{}).WriteObject(peer, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"applied": true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if unanswered, _ := s.Pressure(); unanswered != 0 {
+		t.Errorf("%d requests counted in flight after the editor answered kin's own", unanswered)
+	}
+}

@@ -389,9 +389,10 @@ func (s *ObjectStream) NewConn(ctx context.Context, h jsonrpc2.Handler, opts ...
 		s.mu.Unlock()
 	}
 	opts = append([]jsonrpc2.ConnOpt{
-		// On the read loop, before h and before the next ReadObject.
-		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
-			if req != nil && !req.Notif {
+		// On the read loop, before h and before the next ReadObject. An
+		// answer to one of kin's own requests comes with that request.
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			if resp == nil && req != nil && !req.Notif {
 				count(1)
 			}
 		}),
