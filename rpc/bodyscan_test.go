@@ -42,3 +42,22 @@ func TestBodyScan(t *testing.T) {
 		}
 	}
 }
+
+// A refusal carries the id of a request (it has a method), never that of
+// an answer to one of kin's own requests.
+func TestBodyScanRequestID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":5,"method":"m"}`:                               `5`,
+		`{"method":"m","id":"a"}`:                             `"a"`,
+		`{"id":5,"\u006d\u0065\u0074\u0068\u006f\u0064":"m"}`: `5`,
+		`{"id":5,"result":{"method":"m"}}`:                    ``,
+		`{"id":5,"result":null}`:                              ``,
+		`{"id":5,"methods":"m"}`:                              ``,
+	} {
+		var b bodyScan
+		b.feed([]byte(body))
+		if got := string(b.requestID()); got != want {
+			t.Errorf("%s: request id %q, want %q", body, got, want)
+		}
+	}
+}
