@@ -123,6 +123,8 @@ func (e *Skipped) Error() string { return e.Msg }
 // NewObjectStream reads and writes rwc through the framing that newFraming
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.
+// Build the connection with the stream's NewConn: only it counts the
+// requests in flight (MaxUnanswered).
 func NewObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error)) *ObjectStream {
 	return newObjectStream(rwc, newFraming, onBad, onGone, nil)
 }
