@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -54,7 +55,7 @@ func TestAnEditorThatStopsReadingIsNoLongerRead(t *testing.T) {
 	kinEnd, editor := net.Pipe()
 	s := newStream(kinEnd, nil, nil)
 	answer := strings.Repeat("x", 32<<10) // a session/list of many sessions
-	conn := jsonrpc2.NewConn(context.Background(), s, jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(
+	conn := s.NewConn(context.Background(), jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(
 		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return answer, nil })))
 	defer conn.Close()
 
@@ -166,5 +167,46 @@ func TestStreamingNeverWaitsForTheEditorAndLosesNothing(t *testing.T) {
 	}
 	if frames >= pieces {
 		t.Errorf("%d frames: nothing was joined", frames)
+	}
+}
+
+// A peer that sends frames kin cannot read, and reads none of kin's
+// answers, is no longer read once MaxQueued bytes of answers wait, as for
+// any request: each skipped frame is answered with an error, and kin went
+// on to the next frame without waiting, so every 21 bytes of
+// "Content-Length: 0" left about 120 bytes of answer waiting, without
+// bound.
+func TestAPeerSendingBadFramesWithoutReadingIsNoLongerRead(t *testing.T) {
+	kinEnd, peer := net.Pipe()
+	defer peer.Close()
+	s := newStream(kinEnd, nil, nil)
+	conn := s.NewConn(context.Background(), jsonrpc2.HandlerWithError(
+		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
+	defer conn.Close()
+
+	chunk := []byte(strings.Repeat("Content-Length: 0\r\n\r\n", 10000))
+	go func() {
+		for range 200 { // 42 MB of frames: their answers would be 240 MB
+			if _, err := peer.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	// Until MaxQueued bytes wait, then for a while: never much more.
+	const slack = 64 << 10
+	reached := time.Time{}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && (reached.IsZero() || time.Since(reached) < 2*time.Second) {
+		_, queued := s.Pressure()
+		if queued > MaxQueued+slack {
+			t.Fatalf("%d bytes of answers wait to be written (MaxQueued is %d)", queued, MaxQueued)
+		}
+		if queued >= MaxQueued && reached.IsZero() {
+			reached = time.Now()
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if reached.IsZero() {
+		t.Fatal("the answers never filled the outbox")
 	}
 }

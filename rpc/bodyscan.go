@@ -24,16 +24,51 @@ type bodyScan struct {
 	object  bool
 	wantKey bool
 	inKey   bool
-	key     []byte
+	key     []byte // the key being read, as written (at most maxKeyBytes+1)
 	inID    bool
 	val     []byte
 	long    bool // the id's value is over maxIDBytes
 
 	id json.RawMessage // the top-level id, when it is a string or number
+	// method is set once a top-level "method" key was read: the message
+	// is a request (or a notification), not an answer to one of kin's.
+	method bool
+}
+
+// requestID is the id to answer a refused message with: a request's own,
+// read so far. An answer to one of kin's own requests (workspace/applyEdit)
+// has an id too, but from kin's numbering, not the editor's: answered with
+// it, a refusal reached whichever request of the editor's had that number.
+func (b *bodyScan) requestID() json.RawMessage {
+	if !b.method {
+		return nil
+	}
+	return b.id
 }
 
 // maxIDBytes bounds the id kept; a longer one is not answered with.
 const maxIDBytes = 256
+
+// maxKeyBytes is the longest spelling of a key the scanner looks for:
+// "method" with every letter escaped (\u006d\u0065...).
+const maxKeyBytes = len("method") * len(`\u0000`)
+
+// isKey reports whether a top-level key, as written between its quotes, is
+// name. A key spelt with escapes is the key it spells ("\u0069d" is "id"),
+// as jsonrpc2 reads it: taken for some other key, the id of such a request
+// was not carried as an alias (wireid.go), and "id":-1 was answered as
+// 18446744073709551615.
+func isKey(raw []byte, name string) bool {
+	if len(raw) > maxKeyBytes {
+		return false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	var k string
+	quoted := append(append([]byte{'"'}, raw...), '"')
+	return json.Unmarshal(quoted, &k) == nil && k == name
+}
 
 func (b *bodyScan) ended() bool { return b.done }
 
@@ -69,13 +104,12 @@ func (b *bodyScan) feed(p []byte) int {
 				b.esc = false
 			case c == '\\':
 				b.esc = true
-				if b.inKey {
-					b.key = append(b.key, 0) // an escaped key is never taken for "id"
-				}
 			case c == '"':
 				b.inStr, b.inKey = false, false
-			case b.inKey && len(b.key) <= len("id"):
-				b.key = append(b.key, c)
+				continue
+			}
+			if b.inKey && len(b.key) <= maxKeyBytes {
+				b.key = append(b.key, c) // as written, escapes and all
 			}
 			continue
 		}
@@ -96,7 +130,8 @@ func (b *bodyScan) feed(p []byte) int {
 			}
 		case ':':
 			if b.depth == 1 && b.object {
-				b.inID, b.val, b.long = string(b.key) == "id", b.val[:0], false
+				b.inID, b.val, b.long = isKey(b.key, "id"), b.val[:0], false
+				b.method = b.method || isKey(b.key, "method")
 			}
 		case ',':
 			if b.depth == 1 && b.object {

@@ -15,6 +15,11 @@ func TestBodyScan(t *testing.T) {
 		{`{"id":{"a":1}}`, ``, 14},
 		{`{"id":true}`, ``, 11},
 		{`{"i\"d":1}`, ``, 10},
+		// A key spelt with escapes is the key it spells, as jsonrpc2 reads it.
+		{`{"\u0069d":-1}`, `-1`, 14},
+		{`{"\u0069\u0064":"x"}`, `"x"`, 20},
+		{`{"\u0069\u0044":2}`, ``, 18},
+		{`{"\u0069dx":3,"a\u0069d":4}`, ``, 27},
 		{`{"idx":1,"id":2}`, `2`, 16},
 		{`[{"id":1}]`, ``, 10},
 		{`"just a string"`, ``, -1},
@@ -34,6 +39,25 @@ func TestBodyScan(t *testing.T) {
 			if string(b.id) != c.id || end != c.end {
 				t.Errorf("%s (steps of %d): id %q end %d, want %q %d", c.body, step, b.id, end, c.id, c.end)
 			}
+		}
+	}
+}
+
+// A refusal carries the id of a request (it has a method), never that of
+// an answer to one of kin's own requests.
+func TestBodyScanRequestID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":5,"method":"m"}`:                               `5`,
+		`{"method":"m","id":"a"}`:                             `"a"`,
+		`{"id":5,"\u006d\u0065\u0074\u0068\u006f\u0064":"m"}`: `5`,
+		`{"id":5,"result":{"method":"m"}}`:                    ``,
+		`{"id":5,"result":null}`:                              ``,
+		`{"id":5,"methods":"m"}`:                              ``,
+	} {
+		var b bodyScan
+		b.feed([]byte(body))
+		if got := string(b.requestID()); got != want {
+			t.Errorf("%s: request id %q, want %q", body, got, want)
 		}
 	}
 }

@@ -199,24 +199,34 @@ func (d *Dispatcher) Dispatch(id jsonrpc2.ID, r Route, params json.RawMessage) {
 		go d.reply(id, nil, d.closedErr)
 		return
 	}
+	if d.inflight[id] != nil {
+		// JSON-RPC: an id is unique among the requests not yet answered.
+		// Taking this one would leave the peer two answers with one id and
+		// make a cancel request for it reach this one, not the first: it
+		// is refused, and the first keeps its id.
+		d.mu.Unlock()
+		go d.reply(id, nil, errDuplicateID)
+		return
+	}
 	req := &inflight{}
 	req.ctx, req.cancel = context.WithCancel(d.base)
 	d.inflight[id] = req
 	d.running.Add(1) // under mu, so never after Wait began
 	d.mu.Unlock()
 	wait, done := d.order.enter(key)
+	// answer frees the id before the answer is sent: a peer that reads it
+	// may send its next request with the same id at once.
+	answer := func(res any, err error) {
+		d.mu.Lock()
+		delete(d.inflight, id)
+		d.mu.Unlock()
+		req.cancel()
+		d.reply(id, res, err)
+	}
 
 	go func() {
 		defer d.running.Done()
 		defer done()
-		defer func() {
-			d.mu.Lock()
-			if d.inflight[id] == req {
-				delete(d.inflight, id)
-			}
-			d.mu.Unlock()
-			req.cancel()
-		}()
 		// A request with nothing before it on its key has come to run: a
 		// cancel or teardown that ends its context before its goroutine
 		// is scheduled finds it running, not waiting (select would pick
@@ -230,7 +240,7 @@ func (d *Dispatcher) Dispatch(id jsonrpc2.ID, r Route, params json.RawMessage) {
 				// Cancelled before it ran: nothing was done, so say so
 				// now, but keep later requests of its key behind the
 				// earlier ones.
-				d.reply(id, nil, d.cancelledErr())
+				answer(nil, d.cancelledErr())
 				<-wait
 				return
 			}
@@ -239,7 +249,7 @@ func (d *Dispatcher) Dispatch(id jsonrpc2.ID, r Route, params json.RawMessage) {
 			done() // it waited for the earlier ones; later ones need not wait for it
 		}
 		res, err := d.run(req, r, params)
-		d.reply(id, res, err)
+		answer(res, err)
 		if r.Before != "" {
 			d.Release(key, r.Before)
 		}
@@ -279,6 +289,9 @@ func (d *Dispatcher) run(req *inflight, r Route, params json.RawMessage) (any, e
 }
 
 var errCancelled = &jsonrpc2.Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+
+var errDuplicateID = &jsonrpc2.Error{Code: CodeInvalidRequest,
+	Message: "invalid request: this id is the id of a request not yet answered; ids must be unique among pending requests"}
 
 // cancelledErr is the answer to a request stopped before it ran: cancelled,
 // or refused because the connection closed meanwhile.

@@ -2,7 +2,7 @@ package rpc
 
 import (
 	"bufio"
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tidwall/gjson"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // ObjectStream is a jsonrpc2.ObjectStream that survives bad input, shared
@@ -123,6 +123,8 @@ func (e *Skipped) Error() string { return e.Msg }
 // NewObjectStream reads and writes rwc through the framing that newFraming
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.
+// Build the connection with the stream's NewConn: only it counts the
+// requests in flight (MaxUnanswered).
 func NewObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error)) *ObjectStream {
 	return newObjectStream(rwc, newFraming, onBad, onGone, nil)
 }
@@ -144,23 +146,18 @@ func (s *ObjectStream) WriteObject(obj any) error {
 	if err != nil {
 		return err // a value that cannot be encoded: a bug, not a broken pipe
 	}
-	_, raw := obj.(json.RawMessage) // an answer to a skipped message: no request of ours
-	return s.enqueue(data, !raw && isResponse(data))
+	return s.enqueue(data)
 }
 
-func (s *ObjectStream) enqueue(data []byte, answers bool) error {
+func (s *ObjectStream) enqueue(data []byte) error {
 	var key mergeKey
 	// Only a message that has to wait (the outbox is not empty) may be
 	// joined by the next: one written at once is not looked at.
-	mergeable := s.merge != nil && !answers && s.waiting() && s.mergeKeyOf(data, &key)
+	mergeable := s.merge != nil && s.waiting() && s.mergeKeyOf(data, &key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken || s.closing {
 		return io.ErrClosedPipe
-	}
-	if answers {
-		s.unanswered--
-		s.more.Broadcast()
 	}
 	if mergeable && len(s.out) > 1 { // out[0] may be being written
 		if tail := s.out[len(s.out)-1].delta; tail != nil && tail.key.stream == key.stream {
@@ -273,14 +270,6 @@ func (s *ObjectStream) emptyAfter(it *outItem) bool {
 	return len(s.out) == 1 && s.out[0] == it
 }
 
-// isResponse reports whether data (as jsonrpc2 encodes a message) is an
-// answer to the peer's request: it has an id and no method. A notification
-// starts with "jsonrpc" (jsonrpc2 writes a request's keys in order), a
-// response or a request of kin's with "id".
-func isResponse(data []byte) bool {
-	return bytes.HasPrefix(data, []byte(`{"id":`)) && !gjson.GetBytes(data, "method").Exists()
-}
-
 // encode is obj's JSON. jsonrpc2 hands WriteObject each message as a
 // json.Marshaler whose output is json.Marshal's own (compact, valid,
 // HTML-escaped); json.Marshal(obj) would check and compact it all over
@@ -344,8 +333,11 @@ func closedInput(err error) bool {
 // input ends it. It waits first while the peer is not reading what kin
 // sends (see ObjectStream: backpressure).
 func (s *ObjectStream) ReadObject(v any) error {
-	s.awaitRoom()
 	for {
+		// Before every message, a skipped one too: its answer waits in the
+		// outbox like any other, and a peer that sends frames kin cannot
+		// read without reading the answers is not read on without bound.
+		s.awaitRoom()
 		body, id, err := s.framing.Next()
 		var bad *Skipped
 		if errors.As(err, &bad) {
@@ -377,13 +369,42 @@ func (s *ObjectStream) ReadObject(v any) error {
 			}
 			continue
 		}
-		if id != nil && gjson.GetBytes(body, "method").Exists() {
-			s.mu.Lock()
-			s.unanswered++ // a request: kin answers it (WriteObject counts the answer)
-			s.mu.Unlock()
-		}
-		return nil
+		return nil // a request is counted as jsonrpc2 hands it on (NewConn)
 	}
+}
+
+// NewConn is jsonrpc2.NewConn over the stream, with the count of requests
+// in flight (see ObjectStream: backpressure) kept from what jsonrpc2
+// decodes: a request is counted as the library hands it to h, and its
+// answer as the library sends it. The count is never kin's own reading of
+// the body: the library reads member names as encoding/json does (an
+// escaped "\u0069d" is "id", the last of a repeated member wins, a
+// "METHOD":null can make a request a response), and a count that disagreed
+// with it was lowered by answers to requests it never counted (a peer
+// could then have any number in flight) or raised by messages jsonrpc2
+// does not answer (kin stopped reading for good).
+func (s *ObjectStream) NewConn(ctx context.Context, h jsonrpc2.Handler, opts ...jsonrpc2.ConnOpt) *jsonrpc2.Conn {
+	count := func(delta int) {
+		s.mu.Lock()
+		s.unanswered += delta
+		s.more.Broadcast()
+		s.mu.Unlock()
+	}
+	opts = append([]jsonrpc2.ConnOpt{
+		// On the read loop, before h and before the next ReadObject. An
+		// answer to one of kin's own requests comes with that request.
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			if resp == nil && req != nil && !req.Notif {
+				count(1)
+			}
+		}),
+		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			if req == nil && resp != nil { // an answer; one of kin's own requests comes with req
+				count(-1)
+			}
+		}),
+	}, opts...)
+	return jsonrpc2.NewConn(ctx, s, h, opts...)
 }
 
 // awaitRoom returns once kin may read on: fewer than MaxUnanswered

@@ -318,12 +318,12 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 			return nil, nil, unexpectedEOF(err)
 		}
 		if !isSpace(b[0]) {
-			return nil, nil, &Skipped{CodeInvalidRequest, fmt.Sprintf("Content-Length %d is more than the message's %d bytes; what follows was read as the next message", n, read), sc.id}
+			return nil, nil, &Skipped{CodeInvalidRequest, fmt.Sprintf("Content-Length %d is more than the message's %d bytes; what follows was read as the next message", n, read), sc.requestID()}
 		}
 		_, _ = s.r.Discard(1)
 		read++
 	}
-	return bytes.TrimSpace(body), sc.id, nil
+	return bytes.TrimSpace(body), sc.requestID(), nil
 }
 
 // skipOver reads on through a frame over MaxFrame (s.over), keeping none of

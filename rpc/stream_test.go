@@ -195,3 +195,41 @@ func TestImpossibleContentLengthIsAnsweredAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A key written with escapes is the key it spells ("\u0069d" is "id", and
+// jsonrpc2 reads it so): kin's stream took no id from it, so an id jsonrpc2
+// cannot hold was not carried as an alias, and "id":-1 spelt so was
+// answered as 18446744073709551615 (the editor waits for -1 forever).
+func TestAnEscapedIDKeyIsAnIDLikeAnyOther(t *testing.T) {
+	r := rawEditor(t)
+	for _, id := range []string{`-1`, `1.5`, `"abc"`} {
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","\u0069d":` + id + `,"method":"session/list","params":{}}`))
+		answered(t, r, id)
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","\u0069\u0064":` + id + `,"method":"no/such/method"}`))
+		refused(t, r, id, rpc.CodeMethodNotFound)
+	}
+}
+
+// A frame kin cannot read that is an answer to one of kin's own requests
+// (a workspace/applyEdit's, say: it has an id and no method) is refused
+// with "id":null. Its id is from kin's numbering, not the editor's, and
+// kin answered with it: the editor took the refusal for the answer to its
+// own request of that number (here a session/list still to be answered
+// would have got it), and JSON-RPC answers no response.
+func TestABadAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
+	r := rawEditor(t)
+	for bad, code := range map[string]int64{
+		`{"jsonrpc":"2.0","id":7,"result":{"applied":tru}}`: rpc.CodeParseError,     // not JSON
+		`{"jsonrpc":"2.0","id":7,"error":{"code":"x"}}`:     rpc.CodeInvalidRequest, // not a JSON-RPC error
+	} {
+		r.Write(rpctest.Framed(bad))
+		expect(t, r, map[string]int64{"null": code})
+	}
+	bad := `{"jsonrpc":"2.0","id":7,"result":null}`
+	r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(bad)+20, bad)) // too long: what follows is the next frame
+	r.Write(rpctest.Framed(listReq(8)))
+	expect(t, r, map[string]int64{"null": rpc.CodeInvalidRequest, "8": 0})
+	// A request's own id still comes back on its refusal.
+	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":{"x":tru}}`))
+	expect(t, r, map[string]int64{"9": rpc.CodeParseError})
+}

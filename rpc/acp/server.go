@@ -112,7 +112,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	if opts.Trace != nil {
 		connOpts = append(connOpts, rpc.TraceOpts(opts.Trace, fileContent)...)
 	}
-	conn := jsonrpc2.NewConn(ctx, st, s, connOpts...)
+	conn := st.NewConn(ctx, s, connOpts...)
 	s.mu.Lock()
 	s.conn = conn
 	s.mu.Unlock()

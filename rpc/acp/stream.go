@@ -104,10 +104,9 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 	}
 	if e.Method != nil && string(e.ID) == "null" {
 		// jsonrpc2 takes a request with a null id for a notification: kin
-		// would run it unanswered while the stream counts it as a request
-		// waiting for its answer, and after rpc.MaxUnanswered of them stop
-		// reading the connection. Refused (answered with id null, as the
-		// JSON-RPC spec answers a request whose id cannot be used).
+		// would run it and the client wait for its answer forever.
+		// Refused (answered with id null, as the JSON-RPC spec answers a
+		// request whose id cannot be used).
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
 	}
 	return answerable(e), nil
