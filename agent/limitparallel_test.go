@@ -42,7 +42,10 @@ func TestParallelSubagentsDoNotPassALimitTogether(t *testing.T) {
 				mark := fmt.Sprintf("subagent-%d ", i)
 				args, _ := json.Marshal(map[string]string{"task": mark + strings.Repeat("x", task)})
 				calls = append(calls, modeltest.Call{ID: fmt.Sprintf("d%d", i), Name: DelegateToolName, Arguments: string(args)})
-				m.Route(modeltest.FirstUser(mark), modeltest.Reply{Text: []string{"done " + mark}, Usage: modeltest.Usage{Input: 10, Output: 1}, Hold: hold})
+				// Its usage is what it sent (about its estimate): a subagent
+				// that checks only after another's answer was counted
+				// must find no room either, as it would on a slow machine.
+				m.Route(modeltest.FirstUser(mark), modeltest.Reply{Text: []string{"done " + mark}, Usage: modeltest.Usage{Input: 11_000, Output: 1}, Hold: hold})
 			}
 			m.Script(
 				modeltest.Reply{Calls: calls, Usage: modeltest.Usage{Input: 100, Output: 1}},
