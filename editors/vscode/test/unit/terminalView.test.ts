@@ -41,6 +41,24 @@ test('links, titles, DCS/APC strings and other escapes are dropped; their text s
 	assert.equal(all('\x1b]52;c;AAAA', 'BBBB\x18after'), 'after');
 });
 
+// VS Code's terminal opens an OSC 8 link's target on click, and its allowed schemes include
+// vscode:// (extension URI handlers): a target that is not what the text says is never passed on,
+// in any form of the sequence. Only the text stays, and VS Code links plain text only where the
+// text itself is a web or file address, so what is shown is what a click opens (and its
+// terminal link opener never runs command: URIs).
+test('an OSC 8 link to a command: URI or a file outside the workspace keeps only its text', () => {
+	const targets = ['command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D', 'file:///etc/shadow', 'vscode://kin.kin/run'];
+	for (const t of targets) {
+		for (const [open, st] of [['\x1b]', '\x07'], ['\x1b]', '\x1b\\'], ['\u009d', '\u009c'], ['\u009d', '\x07']]) {
+			const link = `${open}8;id=1;${t}${st}docs${open}8;;${st}`;
+			assert.equal(all(`see ${link} now`), 'see docs now', `${JSON.stringify(open)} ${t}`);
+			for (let i = 1; i < link.length; i++) {
+				assert.equal(all('see ', link.slice(0, i), link.slice(i), ' now'), 'see docs now', `split at ${i}`);
+			}
+		}
+	}
+});
+
 test('colours, erasing and line ends still reach the view', () => {
 	assert.equal(all('\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m'), '\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m');
 	assert.equal(all('50%\r\x1b[2K100%\n'), '50%\r\x1b[2K100%\r\n');
