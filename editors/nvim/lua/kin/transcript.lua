@@ -5,6 +5,8 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("kin_transcript")
 M.ns = ns
+-- The "## You" line of each turn (where kin.tsregion may start parsing).
+M.turn_ns = vim.api.nvim_create_namespace("kin_transcript_turns")
 
 ---@class kin.Transcript
 ---@field buf integer
@@ -112,6 +114,7 @@ end
 function Transcript:clear()
   self:_edit(function(buf)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    vim.api.nvim_buf_clear_namespace(buf, M.turn_ns, 0, -1)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
   end)
   self.empty = true
@@ -137,7 +140,9 @@ function Transcript:user(text, parts)
   if not self.empty then
     table.insert(lines, 1, "")
   end
+  local row = self.empty and 0 or vim.api.nvim_buf_line_count(self.buf) + 1
   self:lines(lines)
+  pcall(vim.api.nvim_buf_set_extmark, self.buf, M.turn_ns, row, 0, { right_gravity = false })
   self.last = "header"
 end
 
