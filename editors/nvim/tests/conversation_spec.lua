@@ -152,6 +152,13 @@ describe("the conversation", function()
     -- stream cost the line's length 80,000 times: 26 to 48 s of a frozen Neovim. The pieces come
     -- as kin writes them, a pipe read (about 400 notifications) at a time.
     local fake, sid = asked("one long line")
+    -- The bytes Neovim replaced and wrote: each piece once, not the line again at each piece.
+    local moved = 0
+    vim.api.nvim_buf_attach(tr().buf, false, {
+      on_bytes = function(_, _, _, _, _, _, _, _, old_bytes, _, _, new_bytes)
+        moved = moved + old_bytes + new_bytes
+      end,
+    })
     local pieces, batch = 80000, {}
     local t0 = vim.uv.hrtime()
     for i = 1, pieces do
@@ -176,7 +183,10 @@ describe("the conversation", function()
     t.ok(answer ~= nil, "the answer is one line")
     t.eq(548894, #answer, "every piece, once")
     t.eq("w79999 w80000 ", answer:sub(-14))
-    t.ok(secs < 8, ("80,000 pieces took %.1f s"):format(secs))
+    t.ok(moved < 2 * #answer, ("%d bytes replaced or written for a line of %d"):format(moved, #answer))
+    -- On a loaded machine this varies (tree-sitter reparses the line at each redraw); on main it
+    -- did not end within the case's 120 s.
+    t.ok(secs < 60, ("80,000 pieces took %.1f s"):format(secs))
   end)
 
   it("a long session's folded outputs do not slow each streamed piece of an answer", function()
