@@ -189,6 +189,21 @@ describe("the conversation", function()
     t.ok(secs < 60, ("80,000 pieces took %.1f s"):format(secs))
   end)
 
+  it("text held back on a long line is written before the next turn, and the turn is marked where it starts", function()
+    local T = require("kin.transcript")
+    local tr = T.new("s_held")
+    tr:user("a")
+    tr:text(string.rep("x", T.LONG_LINE + 10))
+    tr:text("y\nz\nq") -- held back: the line is long
+    tr:user("b")
+    local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    t.eq({ "z", "q", "", "## You", "", "b" }, vim.list_slice(lines, 8, 13))
+    local rows = vim.tbl_map(function(m)
+      return m[2]
+    end, vim.api.nvim_buf_get_extmarks(tr.buf, T.turn_ns, 0, -1, {}))
+    t.eq({ 0, 10 }, rows, "each turn's mark is on its ## You")
+  end)
+
   it("a long session's folded outputs do not slow each streamed piece of an answer", function()
     -- Every folded row of the transcript (each call's output) was listed again at each change
     -- of the buffer, for 'foldexpr': a piece of an answer cost the whole session's output, so

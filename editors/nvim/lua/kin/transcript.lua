@@ -140,6 +140,7 @@ function Transcript:user(text, parts)
   if not self.empty then
     table.insert(lines, 1, "")
   end
+  self:flush() -- the row counted below is after any streamed text held back
   local row = self.empty and 0 or vim.api.nvim_buf_line_count(self.buf) + 1
   self:lines(lines)
   pcall(vim.api.nvim_buf_set_extmark, self.buf, M.turn_ns, row, 0, { right_gravity = false })
