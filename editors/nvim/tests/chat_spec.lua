@@ -99,6 +99,67 @@ describe("chat", function()
     t.contains(all, "the last answer")
   end)
 
+  it("a long transcript's highlighting parses what the window shows, not the whole session", function()
+    -- Neovim 0.10's tree-sitter parsed the whole transcript after each change and ran the
+    -- markdown injections over all of it: at 18,000 lines each streamed piece cost a redraw of
+    -- 60-110 ms (the session stuttered). The parser now sees the lines shown and a margin.
+    if not require("kin.tsregion").enabled then
+      t.skip_case("Neovim 0.11 and later parse the whole transcript, in the background")
+    end
+    local fake = setup()
+    ask_first(fake, "go")
+    local chat = require("kin.chat")
+    local tr, win = chat.current(), chat.state.win
+    t.ok(vim.treesitter.highlighter.active[tr.buf] ~= nil, "the transcript is highlighted")
+    for i = 1, 800 do
+      tr:user("question " .. i .. " about `foo`")
+      tr:text("Here is **some** answer.\n\n```lua\nlocal x = " .. i .. "\nprint(x)\n```\n\nMore *emph* here.\n- one\n- two\n")
+      tr:tool({ callId = "c" .. i, name = "bash", kind = "execute", title = "Run ls", status = "completed", output = "a\nb\nc" })
+      tr:turn_end({ status = "completed" })
+    end
+    tr:user("last")
+    local n = vim.api.nvim_buf_line_count(tr.buf)
+    t.ok(n > 15000, n .. " lines")
+    local parser = vim.treesitter.get_parser(tr.buf)
+    local function spanned()
+      local rows = 0
+      for _, tree in pairs(parser:trees()) do
+        local sr, _, er = tree:root():range()
+        rows = rows + er - sr
+      end
+      return rows
+    end
+    -- Scrolls the chat window to the line, redraws, and says whether its Lua is highlighted.
+    local function highlighted(line)
+      local row = vim.fn.index(vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false), line) + 1
+      t.ok(row > 0, line)
+      vim.fn.win_execute(win, "normal! " .. row .. "Gzz")
+      vim.cmd("redraw!")
+      for _, c in ipairs(vim.treesitter.get_captures_at_pos(tr.buf, row - 1, 0)) do
+        if c.lang == "lua" and c.capture:match("^keyword") then
+          return true
+        end
+      end
+      return false
+    end
+    vim.cmd("redraw!")
+    local t0 = vim.uv.hrtime()
+    for i = 1, 30 do
+      tr:text("w" .. i .. " ")
+      vim.cmd("redraw")
+    end
+    local secs = (vim.uv.hrtime() - t0) / 1e9
+    t.ok(spanned() < 1000, ("the parser spans %d of %d lines"):format(spanned(), n))
+    t.ok(secs < 3, ("30 pieces with a redraw each took %.2f s"):format(secs))
+    t.contains(tr:text_content(), "## kin\n\nw1 w2 w3")
+    -- The code shown is highlighted, at the end and where the person scrolls to.
+    t.ok(highlighted("local x = 800"), "the last code block is highlighted")
+    t.ok(highlighted("local x = 1"), "the first code block is highlighted once shown")
+    t.ok(spanned() < 1000, ("at the top, the parser spans %d of %d lines"):format(spanned(), n))
+    t.ok(highlighted("local x = 400"), "a code block in the middle is highlighted once shown")
+    t.ok(spanned() < 1000, ("in the middle, the parser spans %d of %d lines"):format(spanned(), n))
+  end)
+
   it("writes tool calls as lines whose status updates in place", function()
     local fake = setup()
     local sid = ask_first(fake, "run the tests")

@@ -146,6 +146,64 @@ describe("the conversation", function()
     t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
   end)
 
+  it("an answer streamed as one long line is not rewritten whole at each piece (no freeze)", function()
+    -- Attack (or minified JSON, a base64 blob): a model streams one line in 80,000 pieces. Each
+    -- piece read the transcript's last line and wrote it back with the piece added, so the
+    -- stream cost the line's length 80,000 times: 26 to 48 s of a frozen Neovim. The pieces come
+    -- as kin writes them, a pipe read (about 400 notifications) at a time.
+    local fake, sid = asked("one long line")
+    -- The bytes Neovim replaced and wrote: each piece once, not the line again at each piece.
+    local moved = 0
+    vim.api.nvim_buf_attach(tr().buf, false, {
+      on_bytes = function(_, _, _, _, _, _, _, _, old_bytes, _, _, new_bytes)
+        moved = moved + old_bytes + new_bytes
+      end,
+    })
+    local pieces, batch = 80000, {}
+    local t0 = vim.uv.hrtime()
+    for i = 1, pieces do
+      batch[#batch + 1] = { jsonrpc = "2.0", method = "turn/delta", params = { sessionId = sid, turnId = "t_1", text = "w" .. i .. " " } }
+      if #batch == 400 or i == pieces then
+        fake:send_many(batch)
+        batch = {}
+      end
+    end
+    fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
+    t.wait_for(function()
+      return tr().last == "end"
+    end, "the turn to end", 100000)
+    local secs = (vim.uv.hrtime() - t0) / 1e9
+    local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
+    local answer
+    for _, l in ipairs(lines) do
+      if l:sub(1, 6) == "w1 w2 " then
+        answer = l
+      end
+    end
+    t.ok(answer ~= nil, "the answer is one line")
+    t.eq(548894, #answer, "every piece, once")
+    t.eq("w79999 w80000 ", answer:sub(-14))
+    t.ok(moved < 2 * #answer, ("%d bytes replaced or written for a line of %d"):format(moved, #answer))
+    -- On a loaded machine this varies (tree-sitter reparses the line at each redraw); on main it
+    -- did not end within the case's 120 s.
+    t.ok(secs < 60, ("80,000 pieces took %.1f s"):format(secs))
+  end)
+
+  it("text held back on a long line is written before the next turn, and the turn is marked where it starts", function()
+    local T = require("kin.transcript")
+    local tr = T.new("s_held")
+    tr:user("a")
+    tr:text(string.rep("x", T.LONG_LINE + 10))
+    tr:text("y\nz\nq") -- held back: the line is long
+    tr:user("b")
+    local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
+    t.eq({ "z", "q", "", "## You", "", "b" }, vim.list_slice(lines, 8, 13))
+    local rows = vim.tbl_map(function(m)
+      return m[2]
+    end, vim.api.nvim_buf_get_extmarks(tr.buf, T.turn_ns, 0, -1, {}))
+    t.eq({ 0, 10 }, rows, "each turn's mark is on its ## You")
+  end)
+
   it("a long session's folded outputs do not slow each streamed piece of an answer", function()
     -- Every folded row of the transcript (each call's output) was listed again at each change
     -- of the buffer, for 'foldexpr': a piece of an answer cost the whole session's output, so

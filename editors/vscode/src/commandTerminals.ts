@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ToolEntry } from './chat/transcript';
 import { FINAL_TOOL_STATUSES, type ToolCallParams } from './protocol/types';
 import type { KinService } from './service';
-import { commandLineText, TerminalFilter } from './terminalView';
+import { commandLineText, TerminalFilter, terminalName } from './terminalView';
 
 /** What the view shows of a call: its output so far, and how it ended once it did. */
 interface View {
@@ -67,7 +67,7 @@ export class CommandTerminals implements vscode.Disposable {
 			onDidWrite: write.event,
 			open: () => {
 				view.opened = true;
-				// The command line is the model's: shown with its control characters spelled out.
+				// The command line is the model's: shown with its hidden characters spelled out.
 				write.fire(`\x1b[2m$ ${commandLineText(command)}\r\n(kin runs this command; this is a view of its output. Ctrl+C stops the turn.)\x1b[0m\r\n`);
 				write.fire(view.filter.push(view.written));
 				if (view.ended) {
@@ -82,7 +82,7 @@ export class CommandTerminals implements vscode.Disposable {
 				}
 			},
 		};
-		view.terminal = vscode.window.createTerminal({ name: `kin: ${call.title}`.slice(0, 60), pty, iconPath: new vscode.ThemeIcon('terminal') });
+		view.terminal = vscode.window.createTerminal({ name: terminalName(call.title), pty, iconPath: new vscode.ThemeIcon('terminal') });
 		this.views.set(call.callId, view);
 		view.terminal.show(true);
 		return view.terminal;

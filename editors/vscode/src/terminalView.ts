@@ -13,6 +13,8 @@
 // terminal never sees part of one and is always back at plain text between writes (kin's own
 // lines written between pieces are then shown as written).
 
+import { visibleText } from './webview/escape';
+
 const ESC = 0x1b;
 const BEL = 0x07;
 const CAN = 0x18;
@@ -130,13 +132,24 @@ export class TerminalFilter {
 }
 
 /**
- * The command line heading the view, as text: it is the model's, and is shown, never acted on:
- * control characters (ESC, C1, a lone CR that would let the rest overwrite the line) are spelled
- * out as kin's approval card spells them (`\x1b`, `\u009d`), lines end in `\r\n`.
+ * The command line heading the view, as text: it is the model's, and is shown, never acted on.
+ * Its hidden characters (controls such as ESC, C1 or a lone CR that would let the rest overwrite
+ * the line, and bidi overrides, zero-width and tag characters that would make the line read as
+ * another command than the one that runs) are spelled out by visibleText, the one list the chat
+ * and kin's approvals use (`\x1b`, `\u202e`); lines end in `\r\n`.
  */
 export function commandLineText(s: string): string {
-	return s.replace(/\r?\n/g, '\n').replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (ch) => {
-		const c = ch.charCodeAt(0);
-		return c < 0x80 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
-	}).replace(/\n/g, '\r\n');
+	return visibleText(s.replace(/\r\n/g, '\n')).replace(/\n/g, '\r\n');
+}
+
+/** The longest name of the view's terminal (its tab): a command's first line can be 80 characters. */
+const MAX_NAME = 60;
+
+/**
+ * The name of a call's view (its terminal tab): the call's title is the command's first line, the
+ * model's, so its hidden characters are spelled out as in the heading; cut by characters, never
+ * inside a surrogate pair.
+ */
+export function terminalName(title: string): string {
+	return [...`kin: ${visibleText(title).replace(/\n/g, ' ')}`].slice(0, MAX_NAME).join('');
 }

