@@ -82,7 +82,8 @@ describe("subagents", function()
     -- summary looked for the answer's last line with a pattern that tried every position of the
     -- whole answer, and the delegate call's block was rewritten whole: 8,000 pieces (1,000
     -- lines) blocked Neovim for 35 s. The rewritten lines are counted, and the time is bounded
-    -- far above what it takes now (3 s) and far below what it took (38 s for these 6,000).
+    -- far above what it takes now (3 s quiet, 20 s at load 9) and below what it took (38 s for
+    -- these 6,000 on a quiet machine).
     local fake = setup()
     local tr = start(fake)
     local rewritten = 0
@@ -105,7 +106,7 @@ describe("subagents", function()
     t.eq("    ┊ w5993 w5994 w5995 w5996 w5997 w5998 w5999 w6000", all[#all])
     t.contains(lines(tr), "subagent running: no calls yet · w5993 w5994 w5995 w5996 w5997 w5998 w5999 w6000")
     t.ok(rewritten < 10 * pieces, ("%d lines rewritten for %d pieces"):format(rewritten, pieces))
-    t.ok(secs < 12, ("%d pieces took %.1f s"):format(pieces, secs))
+    t.ok(secs < 30, ("%d pieces took %.1f s"):format(pieces, secs))
   end)
 
   it("a subagent's progress is drawn under the delegate call, never as the parent's answer nor in a transcript of its own", function()
