@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -529,7 +530,7 @@ func (s *Service) startTurn(sessionID string, in Input, defaultRoots []string, s
 		return "", err
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
+	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, stop: cancel, done: make(chan struct{})}
 	release := func() {
 		sess.mu.Lock()
 		sess.running = nil
@@ -621,7 +622,9 @@ func (s *Service) Busy() bool {
 
 // Shutdown cancels every running turn, waits for them to record how they
 // ended, closes the session logs (giving up their ownership) and waits for
-// the day's usage to be written.
+// the day's usage to be written. kin, not the person, ends the turns
+// (tool.ErrStopping): a call running as an MCP task on record is left
+// running and open in the log, for the next kin to follow (settle).
 func (s *Service) Shutdown() {
 	s.mu.Lock()
 	var all []*Session
@@ -629,9 +632,17 @@ func (s *Service) Shutdown() {
 		all = append(all, sess)
 	}
 	s.mu.Unlock()
+	// The person's sessions first: their subagents' turns end with the
+	// same cause (their contexts are their parents'), so a delegate call
+	// whose subagent left a task open finds its own turn stopping too.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].depth() < all[j].depth() })
 	for _, sess := range all {
 		if r := sess.runningTurn(); r != nil {
-			r.cancel()
+			if r.stop != nil {
+				r.stop(tool.ErrStopping)
+			} else {
+				r.cancel()
+			}
 		}
 	}
 	s.turns.Wait()
