@@ -540,6 +540,10 @@ func (t *turn) settle(ctx context.Context, p *openCall) {
 		// the call with its result (session.View.RepairsFollowing).
 		p.ev.Subagent, p.ev.StatusMessage = sub, "kin stopped; the task goes on running on the MCP server, and kin follows it again when this session is resumed"
 		emit(CallWorking)
+		// Left on a question kin withdrew as it began to stop, the turn
+		// may not be cancelled yet: it ends now, so no model request
+		// ever carries a call without its result.
+		t.abort(tool.ErrStopping)
 		return
 	}
 	t.close(session.Record{Type: session.TypeResult, CallID: c.CallID, Name: c.Name, Title: p.ev.Title,

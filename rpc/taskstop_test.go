@@ -179,3 +179,50 @@ func TestClosingTheEditorLeavesASubagentsTaskRunning(t *testing.T) {
 		t.Errorf("the server saw %d calls, %d cancels", s.Calls.Load(), s.Cancels.Load())
 	}
 }
+
+// The editor closes its connection while the task waits on a question
+// put to the person: the question is withdrawn because kin stops, which
+// is no decline by the person, so the task is left running too.
+func TestClosingTheEditorDuringATasksQuestionLeavesTheTaskRunning(t *testing.T) {
+	s := &mcptest.TaskServer{State: func(n int, answers map[string]json.RawMessage) map[string]any {
+		if _, ok := answers["confirm"]; ok {
+			return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "confirmed"}}}}
+		}
+		return map[string]any{"status": "input_required", "inputRequests": map[string]any{
+			"confirm": map[string]any{"method": "elicitation/create", "params": map[string]any{"message": "Overwrite the index?",
+				"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}},
+		}}
+	}}
+	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
+	ed := w.editor()
+	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
+	ed.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		if n.Method == "approval/request" {
+			respond(ed, req, "allow_once")
+		}
+	})
+	sid := newSession(t, ed)
+	start(t, ed, sid, "run the job")
+	ed.Wait("elicitation/request", rpctest.Field("callId", "j1"))
+	closed(t, ed)
+	if n := s.Cancels.Load(); n != 0 {
+		t.Errorf("tasks/cancel sent %d times when the editor went away during the task's question", n)
+	}
+	if log := sessionLog(t, w.home, sid); strings.Contains(log, `"type":"toolResult"`) || !strings.Contains(log, `"type":"turn"`) {
+		t.Errorf("want the call open and the turn ended:\n%s", log)
+	}
+	// The next kin puts the question again and follows the task to its end.
+	ed2 := w.editor()
+	acceptsTheTasksQuestion(t, ed2, sid, "j1")
+	respond(ed2, ed2.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+	ed2.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	ed2.MustCall("session/resume", map[string]any{"sessionId": sid}, nil)
+	ed2.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "completed")))
+	if s.Calls.Load() != 1 || s.Cancels.Load() != 0 || s.Updates.Load() != 1 {
+		t.Errorf("the server saw %d calls, %d cancels, %d updates", s.Calls.Load(), s.Cancels.Load(), s.Updates.Load())
+	}
+}

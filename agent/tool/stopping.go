@@ -17,7 +17,22 @@ import (
 // person.
 var ErrStopping = errors.New("kin is stopping")
 
-// Stopping reports whether ctx ended because kin stops.
+type stoppingKey struct{}
+
+// WithStopping returns ctx on which Stopping also consults f, which says
+// kin has begun to stop: the questions it had put to the person are
+// withdrawn a moment before its turns are cancelled, and such a
+// withdrawal is not the person declining.
+func WithStopping(ctx context.Context, f func() bool) context.Context {
+	return context.WithValue(ctx, stoppingKey{}, f)
+}
+
+// Stopping reports whether kin stops: ctx ended with ErrStopping, or kin
+// has begun to stop (WithStopping).
 func Stopping(ctx context.Context) bool {
-	return ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrStopping)
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrStopping) {
+		return true
+	}
+	f, ok := ctx.Value(stoppingKey{}).(func() bool)
+	return ok && f != nil && f()
 }

@@ -132,10 +132,11 @@ type Hooks struct {
 	Ask func(ctx context.Context, p *mcp.ElicitParams) *mcp.ElicitResult
 	// Timeout bounds each tasks/* request (0: 30 s).
 	Timeout time.Duration
-	// Leave says, once ctx ended, that it ended because kin stops rather
-	// than because the person cancelled the turn, and that the task is on
-	// record for the next kin to follow: the task is then left running
-	// (no tasks/cancel) and Follow ends Left. Nil: never.
+	// Leave says, once ctx ended or a question went unanswered, that kin
+	// stops (rather than the person cancelling the turn or declining),
+	// and that the task is on record for the next kin to follow: the task
+	// is then left running (no tasks/cancel) and Follow ends Left. Nil:
+	// never.
 	Leave func(ctx context.Context) bool
 }
 
@@ -260,6 +261,10 @@ func answer(ctx context.Context, cs *mcp.ClientSession, cur *Task, h Hooks, answ
 			return stop(ctx, cs, *cur, h, "the turn was cancelled while the task waited for an answer; kin asked the server to cancel it"), true
 		}
 		if ans == nil || ans.Action != "accept" {
+			if h.Leave != nil && h.Leave(ctx) {
+				// Withdrawn because kin stops, not declined by the person.
+				return stop(ctx, cs, *cur, h, ""), true
+			}
 			cancel(cs, cur.TaskID, h.Timeout)
 			return End{Outcome: Declined, Task: *cur, Why: "the person declined the question the task asked; kin asked the server to cancel it"}, true
 		}
