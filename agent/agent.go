@@ -20,8 +20,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -131,6 +133,10 @@ type Service struct {
 	opts   Options
 	models model.Catalog
 	store  *session.Store
+	// stopping is set once kin begins to stop (Stopping, Shutdown): what
+	// its turns' calls meet from then on is kin's end, not the person's
+	// (tool.Stopping).
+	stopping atomic.Bool
 	// checkpoints keep what kin's tools changed, per turn (turn/undo).
 	checkpoints *checkpoint.Store
 	loader      *instructions.Loader
@@ -529,7 +535,8 @@ func (s *Service) startTurn(sessionID string, in Input, defaultRoots []string, s
 		return "", err
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
+	ctx = tool.WithStopping(ctx, s.stopping.Load)
+	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, stop: cancel, done: make(chan struct{})}
 	release := func() {
 		sess.mu.Lock()
 		sess.running = nil
@@ -619,19 +626,36 @@ func (s *Service) Busy() bool {
 	return false
 }
 
+// Stopping says kin has begun to stop, before a front end withdraws the
+// questions it put to the person (its broker's Close) and calls Shutdown:
+// a task's question withdrawn so is not the person declining it, and the
+// task is left running (tool.Stopping).
+func (s *Service) Stopping() { s.stopping.Store(true) }
+
 // Shutdown cancels every running turn, waits for them to record how they
 // ended, closes the session logs (giving up their ownership) and waits for
-// the day's usage to be written.
+// the day's usage to be written. kin, not the person, ends the turns
+// (tool.ErrStopping): a call running as an MCP task on record is left
+// running and open in the log, for the next kin to follow (settle).
 func (s *Service) Shutdown() {
+	s.Stopping()
 	s.mu.Lock()
 	var all []*Session
 	for _, sess := range s.sessions {
 		all = append(all, sess)
 	}
 	s.mu.Unlock()
+	// The person's sessions first: their subagents' turns end with the
+	// same cause (their contexts are their parents'), so a delegate call
+	// whose subagent left a task open finds its own turn stopping too.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].depth() < all[j].depth() })
 	for _, sess := range all {
 		if r := sess.runningTurn(); r != nil {
-			r.cancel()
+			if r.stop != nil {
+				r.stop(tool.ErrStopping)
+			} else {
+				r.cancel()
+			}
 		}
 	}
 	s.turns.Wait()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -89,8 +90,11 @@ type Session struct {
 }
 
 type running struct {
-	turnID    string // "" while compacting on request
-	cancel    func()
+	turnID string // "" while compacting on request
+	cancel func()
+	// stop, for a turn, cancels it with a cause (tool.ErrStopping when kin
+	// stops: Service.Shutdown); nil: cancel.
+	stop      context.CancelCauseFunc
 	cancelled bool // CancelTurn was called (guarded by the session's mu)
 	done      chan struct{}
 	answer    *answer

@@ -264,7 +264,7 @@ func (s *Service) newSubagentSession(t *turn, job delegation, model, effort stri
 func (s *Service) runSubagent(ctx context.Context, parent *turn, child *Session, job delegation, cfg model.Config, effort string) *turn {
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, done: make(chan struct{})}
+	r := &running{turnID: newTurnID(), cancel: func() { cancel(nil) }, stop: cancel, done: make(chan struct{})}
 	defer close(r.done)
 	ct := &turn{svc: s, sess: child, id: r.turnID, budget: s.maxCalls, abort: cancel, parent: parent,
 		question: question{rec: session.Record{Type: session.TypeUser, Text: job.task}},
@@ -324,6 +324,17 @@ func subagentResult(ct *turn, child *Session) tool.Result {
 	}
 	if answer != "" {
 		b.WriteString("\nWhat it had answered:\n" + answer)
+	}
+	ct.mu.Lock()
+	left := ct.left
+	ct.mu.Unlock()
+	if left > 0 {
+		// kin stopped while calls of the subagent ran as MCP tasks, left
+		// running and open in its log: the delegate call stays open too
+		// (Open), and the next kin, resuming this session, follows them
+		// and ends it (followChild). Unknown for anything that records it.
+		b.WriteString("\nkin stopped while calls of the subagent ran as MCP tasks; they were left running, for the next kin to follow.")
+		return tool.Result{Status: tool.StatusUnknown, Output: b.String(), Content: []tool.Content{{Type: "text", Text: b.String()}}, Open: true}
 	}
 	return tool.Result{Status: status, Output: b.String(), Content: []tool.Content{{Type: "text", Text: b.String()}}}
 }

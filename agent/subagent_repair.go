@@ -120,6 +120,11 @@ func (s *Service) repairChild(id, turnID, callID string, follow bool) (childTask
 	if c.mode == "" {
 		c.mode = string(permission.ModeAgent)
 	}
+	// Calls that had ended unknown before kin stopped count as the
+	// repaired ones do: the delegate call then ends unknown (followChild).
+	for _, u := range v.Unknown() {
+		c.unknown = append(c.unknown, u.Name)
+	}
 	repairs := v.Repairs()
 	if follow && log.ReadOnly() == nil {
 		repairs, c.tasks = v.RepairsFollowing()

@@ -82,6 +82,10 @@ type turn struct {
 	mu      sync.Mutex
 	saveErr error
 	subs    map[string]Subagent // a delegate call's subagent, by call id
+	// left counts the calls left open because kin stopped while their
+	// MCP task ran (settle): a subagent's turn that left one leaves its
+	// delegate call open too.
+	left int
 
 	// steer holds the person's words for the next request (steer.go).
 	steer steering
@@ -529,11 +533,40 @@ func (t *turn) settle(ctx context.Context, p *openCall) {
 	}
 	res = res.CutToMax()
 	sub := t.subagentOf(c.CallID)
+	if t.leaveOpen(ctx, res) {
+		// kin stops while the call's MCP task runs: no result. The task
+		// runs on and the call stays open in the log (its task on
+		// record), and the next kin, on resume, follows the task and ends
+		// the call with its result (session.View.RepairsFollowing).
+		p.ev.Subagent, p.ev.StatusMessage = sub, "kin stopped; the task goes on running on the MCP server, and kin follows it again when this session is resumed"
+		emit(CallWorking)
+		// Left on a question kin withdrew as it began to stop, the turn
+		// may not be cancelled yet: it ends now, so no model request
+		// ever carries a call without its result.
+		t.abort(tool.ErrStopping)
+		return
+	}
 	t.close(session.Record{Type: session.TypeResult, CallID: c.CallID, Name: c.Name, Title: p.ev.Title,
 		Status: string(res.Status), Output: res.Output, Content: res.Content, Subagent: subagentRef(sub), Saw: res.Saw, Links: res.Links})
 	p.ev.Output, p.ev.Content, p.ev.OutputDelta, p.ev.Subagent = res.Output, res.Content, "", sub
 	p.ev.Saw, p.ev.Links = modelSaw(res), res.Links
 	emit(string(res.Status))
+}
+
+// leaveOpen says whether call result res stays without a result in the
+// log: its work goes on elsewhere (tool.Result.Open, an MCP task on
+// record) and kin stops. Only where the next kin follows such a call: a
+// person's session's call, or a subagent's whose delegate call its parent
+// leaves open in turn (subagentResult); a deeper subagent's task is not
+// followed after a restart, so its call ends unknown (res as it is).
+func (t *turn) leaveOpen(ctx context.Context, res tool.Result) bool {
+	if !res.Open || !tool.Stopping(ctx) || t.sess.depth() > 1 || t.failedSave() != nil {
+		return false
+	}
+	t.mu.Lock()
+	t.left++
+	t.mu.Unlock()
+	return true
 }
 
 // runCall runs one call through the hooks and the gate; args are the
@@ -685,6 +718,9 @@ func (t *turn) gateRun(ctx context.Context, tl tool.Tool, c model.Call, args jso
 	res := action.Run(tool.WithWorking(ctx, working), progress)
 	if res.Status == "" {
 		res.Status = tool.StatusCompleted
+	}
+	if res.Open {
+		return res // not ended: no PostToolUse (settle)
 	}
 	t.postToolUse(ctx, c, args, &res)
 	return res

@@ -175,6 +175,9 @@ func (s *Server) tearDown(reason string) {
 	svc, mcp := s.svc, s.mcp
 	s.mu.Unlock()
 	s.disp.Stop()
+	if svc != nil {
+		svc.Stopping() // before the questions are withdrawn: see Service.Stopping
+	}
 	s.asks.Close(reason)
 	s.disp.Wait()
 	if svc != nil {

@@ -193,6 +193,12 @@ type Result struct {
 	// blocks), for the person to open; the model reads them with
 	// read_mcp_resource.
 	Links []Link `json:"links,omitempty"`
+	// Open says the call's work goes on elsewhere and kin stopped before
+	// it ended (an MCP task on record, left running: see Stopping): the
+	// turn records no result, so the call stays open in the session log
+	// and the next kin follows it. Status and Output are what anything
+	// that does not know this records instead (unknown: it may happen).
+	Open bool `json:"-"`
 }
 
 // Failed is a shorthand for a failed result with a message.

@@ -40,11 +40,12 @@ func (t *Tool) task(ctx context.Context, env tool.Env, progress func(string), cs
 	// nor is one too long to be an id, or with characters kin would strip
 	// before showing it: a restart then reports the call unknown, as
 	// before.
-	if t.b.Redact(tk.TaskID) != tk.TaskID || catalog.Strip(tk.TaskID) != tk.TaskID || len(tk.TaskID) > MaxTaskID ||
-		!tool.RecordTask(ctx, tool.Task{Server: server, Launch: t.b.Launch(), ID: tk.TaskID}) {
+	recorded := t.b.Redact(tk.TaskID) == tk.TaskID && catalog.Strip(tk.TaskID) == tk.TaskID && len(tk.TaskID) <= MaxTaskID &&
+		tool.RecordTask(ctx, tool.Task{Server: server, Launch: t.b.Launch(), ID: tk.TaskID})
+	if !recorded {
 		say("kin could not record this task: if kin stops before it ends, its outcome will be unknown")
 	}
-	return follow(ctx, env, t.b, name, cs, tk, progress)
+	return follow(ctx, env, t.b, name, cs, tk, progress, recorded)
 }
 
 // MaxTaskID is the longest task id kin records to follow after a restart.
@@ -79,11 +80,15 @@ func Resume(ctx context.Context, env tool.Env, b Binding, name string, id string
 	if tk.TaskID == "" {
 		tk.TaskID = id
 	}
-	return follow(ctx, env, b, name, cs, tk, progress)
+	return follow(ctx, env, b, name, cs, tk, progress, true) // on record: the next kin can follow it again
 }
 
-// follow polls task tk of a call of tool name to its end.
-func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.ClientSession, tk *tasks.Task, progress func(string)) tool.Result {
+// follow polls task tk of a call of tool name to its end. recorded says
+// the task is on record (durably) for a kin that restarts: only then is it
+// left running when kin stops (tool.Stopping) instead of cancelled, and
+// the call left open (tool.Result.Open); a task nothing could follow again
+// is cancelled, as a cancelled turn's.
+func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.ClientSession, tk *tasks.Task, progress func(string), recorded bool) tool.Result {
 	t := &Tool{b: b, def: catalog.Def{Name: name}}
 	server := b.Name()
 	id := visible.Cut(catalog.Strip(b.Redact(tk.TaskID)), 100)
@@ -109,6 +114,7 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 			return t.b.Elicit(ctx, env, p)
 		},
 		Timeout: t.b.Timeout(),
+		Leave:   func(ctx context.Context) bool { return recorded && tool.Stopping(ctx) },
 	})
 	why := catalog.Strip(t.b.Redact(end.Why))
 	switch end.Outcome {
@@ -123,6 +129,13 @@ func follow(ctx context.Context, env tool.Env, b Binding, name string, cs *mcp.C
 		msg := fmt.Sprintf("The call to tool %s on MCP server %s ran as task %s and was stopped: %s.",
 			catalog.Label(name), catalog.Label(server), id, why)
 		return tool.Result{Status: tool.StatusDenied, Output: msg, Content: []tool.Content{{Type: "text", Text: msg}}}
+	case tasks.Left:
+		// No result is recorded for it (Open): the next kin, on resume,
+		// polls the task and ends the call with what it gives. Unknown is
+		// what anything that does not know Open records.
+		res := Unknown(server, name, fmt.Sprintf("it runs as task %s on the server, which kin left running when it stopped (the next kin follows it when this session is resumed); the call was not sent again", id))
+		res.Open = true
+		return res
 	case tasks.Pending:
 		// why may end in the server's error message (tasks/get, tasks/update).
 		return UnknownSaid(server, name, fmt.Sprintf("it runs as task %s on the server and its outcome is pending; the call was not sent again", id), why)

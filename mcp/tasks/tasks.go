@@ -9,8 +9,8 @@
 // the task's pollIntervalMs asks (within MinPoll..MaxPoll), reports each
 // new status and statusMessage, answers input_required through the same
 // question path as any server question (tasks/update with the answers),
-// sends tasks/cancel when the turn is cancelled, and ends with the task's
-// result, or failed (a failed, cancelled or expired task, with its
+// sends tasks/cancel when the turn is cancelled (not when kin itself stops:
+// see Hooks.Leave), and ends with the task's result, or failed (a failed, cancelled or expired task, with its
 // reason), or pending (the connection went away: the task id is kept and
 // the call is never sent again).
 //
@@ -132,6 +132,12 @@ type Hooks struct {
 	Ask func(ctx context.Context, p *mcp.ElicitParams) *mcp.ElicitResult
 	// Timeout bounds each tasks/* request (0: 30 s).
 	Timeout time.Duration
+	// Leave says, once ctx ended or a question went unanswered, that kin
+	// stops (rather than the person cancelling the turn or declining),
+	// and that the task is on record for the next kin to follow: the task
+	// is then left running (no tasks/cancel) and Follow ends Left. Nil:
+	// never.
+	Leave func(ctx context.Context) bool
 }
 
 // Outcome is how following a task ended.
@@ -150,6 +156,9 @@ const (
 	Pending
 	// Stopped: the turn was cancelled; tasks/cancel was sent.
 	Stopped
+	// Left: kin stops (Hooks.Leave); the task was left running, nothing
+	// was sent to the server.
+	Left
 )
 
 // End is the end of Follow.
@@ -212,15 +221,13 @@ func Follow(ctx context.Context, cs *mcp.ClientSession, t *Task, h Hooks) End {
 		}
 		select {
 		case <-ctx.Done():
-			cancel(cs, cur.TaskID, h.Timeout)
-			return End{Outcome: Stopped, Task: cur, Why: "the turn was cancelled; kin asked the server to cancel the task"}
+			return stop(ctx, cs, cur, h, "the turn was cancelled; kin asked the server to cancel the task")
 		case <-time.After(interval(cur)):
 		}
 		next, err := get(ctx, cs, cur.TaskID, h.Timeout)
 		if err != nil {
 			if ctx.Err() != nil {
-				cancel(cs, cur.TaskID, h.Timeout)
-				return End{Outcome: Stopped, Task: cur, Why: "the turn was cancelled; kin asked the server to cancel the task"}
+				return stop(ctx, cs, cur, h, "the turn was cancelled; kin asked the server to cancel the task")
 			}
 			return End{Outcome: Pending, Task: cur, Why: "kin lost track of the task: " + err.Error()}
 		}
@@ -251,10 +258,13 @@ func answer(ctx context.Context, cs *mcp.ClientSession, cur *Task, h Hooks, answ
 		}
 		ans := h.Ask(ctx, p)
 		if ctx.Err() != nil {
-			cancel(cs, cur.TaskID, h.Timeout)
-			return End{Outcome: Stopped, Task: *cur, Why: "the turn was cancelled while the task waited for an answer; kin asked the server to cancel it"}, true
+			return stop(ctx, cs, *cur, h, "the turn was cancelled while the task waited for an answer; kin asked the server to cancel it"), true
 		}
 		if ans == nil || ans.Action != "accept" {
+			if h.Leave != nil && h.Leave(ctx) {
+				// Withdrawn because kin stops, not declined by the person.
+				return stop(ctx, cs, *cur, h, ""), true
+			}
 			cancel(cs, cur.TaskID, h.Timeout)
 			return End{Outcome: Declined, Task: *cur, Why: "the person declined the question the task asked; kin asked the server to cancel it"}, true
 		}
@@ -295,6 +305,16 @@ var ErrOtherTask = errors.New("the server answered about another task than the o
 // Get is one tasks/get (a kin that restarted looking at a task it had).
 func Get(ctx context.Context, cs *mcp.ClientSession, id string) (*Task, error) {
 	return get(ctx, cs, id, 30*time.Second)
+}
+
+// stop ends Follow once ctx ended: the task is left running when kin
+// stops (h.Leave), else cancelled (why says so).
+func stop(ctx context.Context, cs *mcp.ClientSession, cur Task, h Hooks, why string) End {
+	if h.Leave != nil && h.Leave(ctx) {
+		return End{Outcome: Left, Task: cur, Why: "kin stopped while the task ran; it was left running on the server for the next kin to follow"}
+	}
+	cancel(cs, cur.TaskID, h.Timeout)
+	return End{Outcome: Stopped, Task: cur, Why: why}
 }
 
 // cancel asks the server to cancel the task (cooperative; best effort,

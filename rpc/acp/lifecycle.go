@@ -194,6 +194,7 @@ func (s *Server) ensureModel() error {
 	s.mcpStarted = nil // the new manager starts at the next prompt
 	s.mu.Unlock()
 	s.log.Info("a model service is configured now; the agent starts again with it", zap.String("model", models.Default))
+	oldSvc.Stopping() // before the questions are withdrawn: see Service.Stopping
 	oldBroker.Close(permission.ReasonShutdown)
 	oldSvc.Shutdown()
 	if oldMCP != nil {

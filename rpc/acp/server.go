@@ -161,6 +161,9 @@ func (s *Server) teardown(reason string) {
 	}
 	s.mu.Unlock()
 	s.disp.Stop()
+	if svc != nil {
+		svc.Stopping() // before the questions are withdrawn: see Service.Stopping
+	}
 	if broker != nil {
 		broker.Close(reason)
 	}
