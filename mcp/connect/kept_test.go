@@ -57,3 +57,10 @@ func TestAFloodOfUnhandledRepliesTouchesOnlyItsConnection(t *testing.T) {
 		t.Fatal("taken twice")
 	}
 }
+
+// keptBy is how many results of owner are kept.
+func keptBy(owner any) int {
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	return len(kept.order[owner])
+}
