@@ -271,6 +271,10 @@ func (d *dialer) attempt(ctx context.Context, version string) (*Conn, error) {
 	}
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
+		// No Conn, so no Close: what the server's replies left kept
+		// (reply.go) goes here, or each failed connect (a reconnect
+		// loop) kept up to maxKept replies for as long as kin ran.
+		forgetKept(c.Order)
 		hint := ""
 		if c.proc != nil {
 			c.proc.Stop()

@@ -1,11 +1,18 @@
 package connect
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/kin-dev/kin/mcp/config"
 )
 
 // replyErr is the error the SDK hands the caller for a reply checkReply
@@ -55,5 +62,43 @@ func TestAFloodOfUnhandledRepliesTouchesOnlyItsConnection(t *testing.T) {
 	}
 	if _, ok := UnhandledResult(err); ok {
 		t.Fatal("taken twice")
+	}
+}
+
+// keptBy is how many results of owner are kept.
+func keptBy(owner any) int {
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	return len(kept.order[owner])
+}
+
+// A connect that fails leaves nothing kept: its replies are the
+// connection's like any other, and a failed Dial has no Close to forget
+// them (a server answering every request with a resultType kin does not
+// handle failed each reconnect and kept its replies for good).
+func TestAFailedConnectKeepsNoReplies(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if r.Method != http.MethodPost || json.NewDecoder(r.Body).Decode(&req) != nil || req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"junk","pad":%q}}`, req.ID, strings.Repeat("x", 1<<10))
+	}))
+	defer ts.Close()
+	count := func() int {
+		kept.mu.Lock()
+		defer kept.mu.Unlock()
+		return len(kept.byKey)
+	}
+	before := count()
+	if _, err := Dial(context.Background(), config.Server{Name: "junk", Scope: config.ScopeGlobal, Transport: config.TransportHTTP, URL: ts.URL + "/mcp"}, Options{Timeout: 5 * time.Second}); err == nil {
+		t.Fatal("connected to a server that answers nothing kin handles")
+	}
+	if n := count() - before; n != 0 {
+		t.Errorf("a failed connect left %d replies kept", n)
 	}
 }

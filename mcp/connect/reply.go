@@ -102,13 +102,6 @@ func forgetKept(owner any) {
 	delete(kept.order, owner)
 }
 
-// keptBy is how many results of owner are kept.
-func keptBy(owner any) int {
-	kept.mu.Lock()
-	defer kept.mu.Unlock()
-	return len(kept.order[owner])
-}
-
 // UnhandledResult returns the response behind err when err is the error
 // an unhandled resultType became (and takes it: a second call finds
 // nothing). An error a server sent with CodeUnhandledResult itself is not

@@ -189,12 +189,11 @@ func vetSkill(server, launch string, e skillEntry) (Skill, error) {
 	return sk, nil
 }
 
-// launchKey is what approvals of this server's skills bind to.
+// launchKey is what approvals of this server's skills bind to: the
+// approved launch's key (Launch), else the server's identity.
 func (s *server) launchKey() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.launch.Name != "" {
-		return s.launch.Key()
+	if k := s.Launch(); k != "" {
+		return k
 	}
 	return s.id
 }

@@ -68,7 +68,7 @@ func (m *Manager) signInHere(ctx context.Context, s config.Server, ep *endpoint,
 		m.log.Warn("mcp oauth: the sign-in lock is unusable", zap.String("server", s.Name), zap.String("error", err.Error()))
 	}
 	for held == nil && err == nil && !force {
-		if m.takeStored(ep, s, before) {
+		if m.takeStored(ep, s, m.stored(ep), before) {
 			return nil
 		}
 		t := time.NewTimer(signInPoll)
@@ -83,12 +83,14 @@ func (m *Manager) signInHere(ctx context.Context, s config.Server, ep *endpoint,
 		}
 		// The other kin's sign-in ended (or the kin did): its token, or
 		// its failure (the person declined or never came back: asking
-		// again here at once would undo that answer), else ask.
-		if m.takeStored(ep, s, before) {
+		// again here at once would undo that answer), else ask. One read
+		// of the record tells both.
+		r := m.stored(ep)
+		if m.takeStored(ep, s, r, before) {
 			releaseSignIn(held)
 			return nil
 		}
-		if r, rerr := m.store.read(ep.key); rerr == nil && r.SignInFailed.After(since) {
+		if r != nil && r.SignInFailed.After(since) {
 			releaseSignIn(held)
 			return &Error{Kind: KindNeedsLogin, Msg: "the sign-in in another kin window did not finish: run mcp/login to sign in to " + s.Name}
 		}
@@ -104,12 +106,20 @@ func (m *Manager) signInHere(ctx context.Context, s config.Server, ep *endpoint,
 	return err
 }
 
-// takeStored puts in use a sign-in another kin stored since the wait
-// began (one whose access token is not before), and reports whether it
-// did.
-func (m *Manager) takeStored(ep *endpoint, s config.Server, before string) bool {
+// stored is the endpoint's record as stored now, nil when unreadable.
+func (m *Manager) stored(ep *endpoint) *record {
 	r, err := m.store.read(ep.key)
 	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// takeStored puts in use the sign-in in r (nil: none) when another kin
+// stored it since the wait began (its access token is not before), and
+// reports whether it did.
+func (m *Manager) takeStored(ep *endpoint, s config.Server, r *record, before string) bool {
+	if r == nil {
 		return false
 	}
 	t := usableToken(r.Token, s)
