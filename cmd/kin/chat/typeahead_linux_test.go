@@ -71,6 +71,10 @@ func TestBinaryEditorApprovalKeysBeforeItShows(t *testing.T) {
 	term.await("Assistant> Once more.", 1)
 	term.awaitPrompt("[working] You> ")
 	term.typeIn("\x1b[200~a log\n") // a paste, on its way when the question comes
+	// Its first line is read before the question comes (on a loaded
+	// machine the question could otherwise be first, and the whole paste
+	// typed before it showed).
+	term.awaitRawAfter("Once more.", "a log\r\n")
 	close(hold2)
 	term.awaitRawAfter("touch again", "\x1b[6n")
 	term.typeIn("y\nmore\x1b[201~")
