@@ -33,21 +33,6 @@ type ForkRef struct {
 	TurnID    string `json:"turnId,omitempty"`
 }
 
-// Records reads every record of a session's log, whoever owns it (what a
-// spend limit sums: the turns' usage; appends are whole lines, and a line
-// still being written is skipped).
-func (s *Store) Records(id string) ([]Record, error) {
-	p, err := s.path(id)
-	if err != nil {
-		return nil, err
-	}
-	recs, _, err := ReadRecords(p)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
-	}
-	return recs, nil
-}
-
 // Reader reads a session's log a record at a time, whoever owns it (what a
 // fork copies from a session another kin may have open), so a long log is
 // never held whole. Every pass reads the same open file: a session deleted
