@@ -58,15 +58,13 @@ func (s *Store) Reader(id string) (*Reader, error) {
 // much another kin appended since. The first error fn returns stops it.
 // Lines that are not records (one still being written) are skipped.
 func (r *Reader) Each(end int64, fn func(rec Record, next int64) error) error {
-	var src io.Reader = r.f
-	if end >= 0 {
-		src = io.NewSectionReader(r.f, 0, end)
-	} else {
-		src = io.NewSectionReader(r.f, 0, math.MaxInt64)
+	if end < 0 {
+		end = math.MaxInt64
 	}
+	// a section reader of its own: every pass starts at the log's start
 	var ferr error
 	var rec Record
-	_, err := eachLine(src, 0, func(off int64, line []byte) {
+	_, err := eachLine(io.NewSectionReader(r.f, 0, end), 0, func(off int64, line []byte) {
 		if ferr == nil && parse(line, &rec) {
 			ferr = fn(rec, off+int64(len(line)))
 		}
