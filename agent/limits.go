@@ -161,12 +161,6 @@ func (ss *sessionSpend) counted() (used, held spend.Tally) {
 	return ss.total, ss.held
 }
 
-// unhold takes a request's hold h off t.
-func unhold(t *spend.Tally, h spend.Tally) {
-	t.InputTokens -= h.InputTokens
-	t.Cost -= h.Cost
-}
-
 // max is a limit as it holds for the session (raised or not).
 func (ss *sessionSpend) max(l spend.Limit) float64 {
 	ss.mu.Lock()
@@ -431,7 +425,7 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 			if add {
 				t.Add(next)
 			} else {
-				unhold(t, next)
+				t.Unhold(next)
 			}
 		}
 		for _, at := range levels {

@@ -268,8 +268,7 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 func (d *Day) Release(next Tally) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.held.InputTokens -= next.InputTokens
-	d.held.Cost -= next.Cost
+	d.held.Unhold(next)
 	if d.held.InputTokens <= 0 {
 		d.held = Tally{} // and whatever a float's rounding left of the cost
 	}
