@@ -86,7 +86,7 @@ func TestATaskResultLandingWhileCompactingReachesTheModel(t *testing.T) {
 	m.WaitRequests(1, 10*time.Second) // the summary is being written
 	close(f.release)
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		recs, _ := svc.store.Records(sid)
+		recs, _ := logRecords(svc.store, sid)
 		if r := recs[len(recs)-1]; r.Type == session.TypeResult && r.CallID == "j1" {
 			break
 		}

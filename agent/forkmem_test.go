@@ -87,7 +87,7 @@ func TestAForkOfALargeLogStreams(t *testing.T) {
 	if peak > 32<<20 { // whole, the copy took about twice the log (61-66 MB); streamed, a record or two (9-16 MB)
 		t.Errorf("a fork of a %d MB log held %.1f MB of heap at once; it should stream the copy", turns, float64(peak)/(1<<20))
 	}
-	recs, err := svc.store.Records(opened.Info.SessionID)
+	recs, err := logRecords(svc.store, opened.Info.SessionID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,12 +161,6 @@ func (ss *sessionSpend) counted() (used, held spend.Tally) {
 	return ss.total, ss.held
 }
 
-// unhold takes a request's hold h off t.
-func unhold(t *spend.Tally, h spend.Tally) {
-	t.InputTokens -= h.InputTokens
-	t.Cost -= h.Cost
-}
-
 // max is a limit as it holds for the session (raised or not).
 func (ss *sessionSpend) max(l spend.Limit) float64 {
 	ss.mu.Lock()
@@ -396,31 +390,31 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 	sp := s.spend
 	sp.hold.Lock()
 	defer sp.hold.Unlock()
-	c, err := s.crossing(levels, next, once)
-	if err != nil || c != nil {
-		return nil, c, err
+	if c := s.levelCrossing(levels, next, once); c != nil {
+		return nil, c, nil
 	}
 	day := sp.cfg.Limits(spend.ScopeDay)
 	if len(day) > 0 {
 		// The day's limits count every kin on this KIN_HOME (another
 		// editor window's): the check against what they hold and this
-		// request's hold are one step under the ledger's lock.
+		// request's hold are one step under the ledger's lock, one read
+		// of the ledger.
 		root := levels[len(levels)-1]
 		var dc *crossing
 		fit, err := sp.day.Hold(next, func(used, others spend.Tally) bool {
-			sp.mu.Lock()
-			held := sp.dayHeld
-			sp.mu.Unlock()
-			held.Add(others)
-			dc = s.dayCrossing(root, day, next, once, used, held)
+			dc = s.dayCrossing(root, day, next, once, used, s.heldToday(others))
 			return dc == nil
 		})
 		switch {
 		case err != nil:
-			// The ledger was read (crossing above checked against it),
-			// but this kin's hold could not be written there (a read-only
-			// KIN_HOME): the other kins do not see it, as before holds
-			// were recorded, and the request goes as crossing allowed.
+			// This kin's hold could not be written in the ledger (a
+			// read-only KIN_HOME): the check is made against the ledger as
+			// read (a ledger that cannot be read stops the request), the
+			// other kins do not see the hold, as before holds were
+			// recorded, and the request goes as that check allows.
+			if c, rerr := s.dayCrossingNow(levels, next, once); rerr != nil || c != nil {
+				return nil, c, rerr
+			}
 			sp.log.Warn("recording a request on its way in the day's usage", zap.Error(err))
 		case !fit:
 			return nil, dc, nil
@@ -431,7 +425,7 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 			if add {
 				t.Add(next)
 			} else {
-				unhold(t, next)
+				t.Unhold(next)
 			}
 		}
 		for _, at := range levels {
@@ -464,42 +458,60 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 // crossing is the first limit the next request would pass that nobody
 // waived (nil: none).
 func (s *Service) crossing(levels []level, next spend.Tally, once map[string]bool) (*crossing, error) {
-	sp := s.spend
-	cfg := sp.cfg
-	check := func(at level, l spend.Limit, used, held spend.Tally) *crossing {
-		return s.checkLimit(at, l, next, once, used, held)
+	if c := s.levelCrossing(levels, next, once); c != nil {
+		return c, nil
 	}
+	return s.dayCrossingNow(levels, next, once)
+}
+
+// levelCrossing is crossing for the limits of the turns and sessions of
+// levels (the day's apart).
+func (s *Service) levelCrossing(levels []level, next spend.Tally, once map[string]bool) *crossing {
+	sp := s.spend
 	for _, at := range levels {
 		if at.t != nil {
 			at.t.mu.Lock()
 			used := spend.Tally{InputTokens: at.t.usage.InputTokens, OutputTokens: at.t.usage.OutputTokens, Cost: at.t.usage.Cost}
 			held := at.t.limits.held
 			at.t.mu.Unlock()
-			for _, l := range cfg.Limits(spend.ScopeTurn) {
-				if c := check(at, l, used, held); c != nil {
-					return c, nil
+			for _, l := range sp.cfg.Limits(spend.ScopeTurn) {
+				if c := s.checkLimit(at, l, next, once, used, held); c != nil {
+					return c
 				}
 			}
 		}
 		used, held := sp.of(at.sess.id).counted()
-		for _, l := range cfg.Limits(spend.ScopeSession) {
-			if c := check(at, l, used, held); c != nil {
-				return c, nil
+		for _, l := range sp.cfg.Limits(spend.ScopeSession) {
+			if c := s.checkLimit(at, l, next, once, used, held); c != nil {
+				return c
 			}
 		}
 	}
-	if day := cfg.Limits(spend.ScopeDay); len(day) > 0 {
-		_, used, others, err := sp.day.TodayHeld()
-		if err != nil {
-			return nil, limitStop{err.Error() + "; kin sends no model request while it cannot count the day's usage."}
-		}
-		sp.mu.Lock()
-		held := sp.dayHeld
-		sp.mu.Unlock()
-		held.Add(others)
-		return s.dayCrossing(levels[len(levels)-1], day, next, once, used, held), nil
+	return nil
+}
+
+// dayCrossingNow is crossing for the day's limits, against the ledger as
+// it is now (no hold is taken: holdWithin checks and holds in one step).
+func (s *Service) dayCrossingNow(levels []level, next spend.Tally, once map[string]bool) (*crossing, error) {
+	day := s.spend.cfg.Limits(spend.ScopeDay)
+	if len(day) == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	_, used, others, err := s.spend.day.TodayHeld()
+	if err != nil {
+		return nil, limitStop{err.Error() + "; kin sends no model request while it cannot count the day's usage."}
+	}
+	return s.dayCrossing(levels[len(levels)-1], day, next, once, used, s.heldToday(others)), nil
+}
+
+// heldToday is what the requests on their way hold today: this kin's and
+// others, what the other kins' hold.
+func (s *Service) heldToday(others spend.Tally) spend.Tally {
+	s.spend.mu.Lock()
+	held := s.spend.dayHeld
+	s.spend.mu.Unlock()
+	held.Add(others)
+	return held
 }
 
 // dayCrossing is the first of the day's limits the next request would

@@ -33,21 +33,6 @@ type ForkRef struct {
 	TurnID    string `json:"turnId,omitempty"`
 }
 
-// Records reads every record of a session's log, whoever owns it (what a
-// spend limit sums: the turns' usage; appends are whole lines, and a line
-// still being written is skipped).
-func (s *Store) Records(id string) ([]Record, error) {
-	p, err := s.path(id)
-	if err != nil {
-		return nil, err
-	}
-	recs, _, err := ReadRecords(p)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
-	}
-	return recs, nil
-}
-
 // Reader reads a session's log a record at a time, whoever owns it (what a
 // fork copies from a session another kin may have open), so a long log is
 // never held whole. Every pass reads the same open file: a session deleted
@@ -73,15 +58,13 @@ func (s *Store) Reader(id string) (*Reader, error) {
 // much another kin appended since. The first error fn returns stops it.
 // Lines that are not records (one still being written) are skipped.
 func (r *Reader) Each(end int64, fn func(rec Record, next int64) error) error {
-	var src io.Reader = r.f
-	if end >= 0 {
-		src = io.NewSectionReader(r.f, 0, end)
-	} else {
-		src = io.NewSectionReader(r.f, 0, math.MaxInt64)
+	if end < 0 {
+		end = math.MaxInt64
 	}
+	// a section reader of its own: every pass starts at the log's start
 	var ferr error
 	var rec Record
-	_, err := eachLine(src, 0, func(off int64, line []byte) {
+	_, err := eachLine(io.NewSectionReader(r.f, 0, end), 0, func(off int64, line []byte) {
 		if ferr == nil && parse(line, &rec) {
 			ferr = fn(rec, off+int64(len(line)))
 		}

@@ -129,11 +129,7 @@ func (d *Day) write() {
 			if err != nil {
 				return nil, err
 			}
-			for date, t := range batch {
-				day := l.Days[date]
-				day.Add(t)
-				l.Days[date] = day
-			}
+			addDays(l.Days, batch)
 			prune(l.Days, d.now())
 			if dirty {
 				d.othersHeld(&l, "") // drops dead kins' records
@@ -144,11 +140,7 @@ func (d *Day) write() {
 		d.mu.Lock()
 		if err != nil {
 			d.heldDirty = d.heldDirty || dirty
-			for date, t := range batch { // kept, counted, and tried again with the next Add
-				p := d.pending[date]
-				p.Add(t)
-				d.pending[date] = p
-			}
+			addDays(d.pending, batch) // kept, counted, and tried again with the next Add
 			d.err = err
 			break
 		}
@@ -179,15 +171,7 @@ func (d *Day) TodayHeld() (string, Tally, Tally, error) {
 	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	// A batch being written is in neither the file nor pending: wait for
-	// it, and for no more (the writer stops after it, so many requests
-	// added meanwhile cannot keep Today waiting); what is pending then is
-	// counted here and written after.
-	d.readers++
-	for d.busy {
-		d.idle.Wait()
-	}
-	d.readers--
+	d.waitWriter()
 	defer d.kick()
 	today := d.pending[date]
 	data, err := os.ReadFile(d.path)
@@ -216,13 +200,7 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	// as in Today: a batch being written is in neither the file nor
-	// pending; while d.mu is held no other write of this Day starts
-	d.readers++
-	for d.busy {
-		d.idle.Wait()
-	}
-	d.readers--
+	d.waitWriter() // and while d.mu is held no other write of this Day starts
 	defer d.kick()
 	if err := d.ensureOwner(); err != nil {
 		return false, fmt.Errorf("kin cannot record its requests on their way in %s: %v", d.ownerDir(), err)
@@ -241,11 +219,7 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 		if ok = fits(used, d.othersHeld(&l, date)); !ok {
 			return nil, nil
 		}
-		for date, t := range batch {
-			day := l.Days[date]
-			day.Add(t)
-			l.Days[date] = day
-		}
+		addDays(l.Days, batch)
 		prune(l.Days, d.now())
 		held := d.held
 		held.Add(next)
@@ -268,13 +242,34 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 func (d *Day) Release(next Tally) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.held.InputTokens -= next.InputTokens
-	d.held.Cost -= next.Cost
+	d.held.Unhold(next)
 	if d.held.InputTokens <= 0 {
 		d.held = Tally{} // and whatever a float's rounding left of the cost
 	}
 	d.heldDirty = true
 	d.kick()
+}
+
+// waitWriter waits for the batch being written (d.mu held): it is in
+// neither the file nor pending. It waits for that one and no more (the
+// writer stops after it, so many requests added meanwhile cannot keep a
+// reader waiting); what is pending then is the reader's to count, and is
+// written after (kick).
+func (d *Day) waitWriter() {
+	d.readers++
+	for d.busy {
+		d.idle.Wait()
+	}
+	d.readers--
+}
+
+// addDays adds the tallies of batch to days, date by date.
+func addDays(days, batch map[string]Tally) {
+	for date, t := range batch {
+		day := days[date]
+		day.Add(t)
+		days[date] = day
+	}
 }
 
 // kick starts the writer when something waits to be written (d.mu held).

@@ -38,6 +38,13 @@ func (t *Tally) Add(o Tally) {
 	t.Unpriced = t.Unpriced || o.Unpriced
 }
 
+// Unhold takes a request's hold h (its estimated input and that input's
+// cost, as the limits hold it) off t.
+func (t *Tally) Unhold(h Tally) {
+	t.InputTokens -= h.InputTokens
+	t.Cost -= h.Cost
+}
+
 // Zero reports whether nothing was used.
 func (t Tally) Zero() bool { return t.Tokens() == 0 && t.Cost == 0 }
 
