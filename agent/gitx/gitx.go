@@ -101,8 +101,11 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	if err != nil {
 		return nil, ErrNoGit
 	}
-	pairs := append([][2]string(nil), fixed...)
-	pairs = append(pairs, repoDrivers(ctx, bin, dir)...)
+	drivers, err := repoDrivers(ctx, bin, dir)
+	if err != nil {
+		return nil, &Error{Args: args, Err: err}
+	}
+	pairs := append(append([][2]string(nil), fixed...), drivers...)
 	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
 	cmd.Dir = dir
 	cmd.Env = env(pairs)
@@ -237,8 +240,11 @@ func env(pairs [][2]string) []string {
 
 // repoDrivers lists the program-naming keys the repository's own
 // configuration (local and worktree scope, includes followed) defines,
-// each with a harmless value. Reading configuration runs nothing.
-func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
+// each with a harmless value. Reading configuration runs nothing. A
+// configuration git waits on for good (ErrWaitsOnFIFO) is the command's
+// error at once: the next scope's listing and the command itself would
+// each wait on it again, to be watched, stopped and named once more.
+func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 	var out [][2]string
 	for _, scope := range []string{"--local", "--worktree"} {
 		cmd := exec.CommandContext(ctx, bin, "config", scope, "--includes", "--name-only", "--list")
@@ -246,8 +252,12 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 		cmd.Env = env(fixed)
 		var b bytes.Buffer
 		cmd.Stdout = &b
-		if err := run(cmd); err != nil {
-			continue // not a repository, or no such scope (or a FIFO: the command itself says so)
+		err := run(cmd)
+		if errors.Is(err, ErrWaitsOnFIFO) {
+			return nil, err
+		}
+		if err != nil {
+			continue // not a repository, or no such scope
 		}
 		for _, key := range strings.Split(b.String(), "\n") {
 			if v, ok := neutral(strings.TrimSpace(key)); ok {
@@ -255,7 +265,7 @@ func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // neutral is the harmless value for a key that names a program: filters
