@@ -249,9 +249,12 @@ func sameID(id, callID string) bool {
 }
 
 // wholeObject reports whether a call's arguments so far are one JSON
-// object: all of them, as far as a reader can tell.
+// object: all of them, as far as a reader can tell. It runs on each piece
+// of a call from a server that names the function on every piece (TGI):
+// only arguments that end as an object does are read through, or a long
+// call's pieces would each be read from its start.
 func wholeObject(args string) bool {
-	return args != "" && sentArguments(args) == args
+	return strings.HasSuffix(strings.TrimRight(args, " \t\r\n"), "}") && sentArguments(args) == args
 }
 
 // chatToolCalls is a delta's tool calls: its list, or the one call
