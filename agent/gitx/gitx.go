@@ -101,8 +101,11 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	if err != nil {
 		return nil, ErrNoGit
 	}
-	pairs := append([][2]string(nil), fixed...)
-	pairs = append(pairs, repoDrivers(ctx, bin, dir)...)
+	drivers, err := repoDrivers(ctx, bin, dir)
+	if err != nil {
+		return nil, &Error{Args: args, Err: err}
+	}
+	pairs := append(append([][2]string(nil), fixed...), drivers...)
 	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
 	cmd.Dir = dir
 	cmd.Env = env(pairs)
@@ -237,25 +240,43 @@ func env(pairs [][2]string) []string {
 
 // repoDrivers lists the program-naming keys the repository's own
 // configuration (local and worktree scope, includes followed) defines,
-// each with a harmless value. Reading configuration runs nothing.
-func repoDrivers(ctx context.Context, bin, dir string) [][2]string {
+// each with a harmless value. Reading configuration runs nothing. A
+// configuration git waits on for good (ErrWaitsOnFIFO) is the command's
+// error at once: the next scope's listing and the command itself would
+// each wait on it again, to be watched, stopped and named once more.
+//
+// The worktree scope is listed only when the local one names
+// extensions.worktreeConfig: git reads a config.worktree only then (from
+// the repository's own configuration, never the person's), and without
+// it git config --worktree lists the local keys again (or fails, beside
+// linked worktrees). One git less on every command.
+func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 	var out [][2]string
-	for _, scope := range []string{"--local", "--worktree"} {
-		cmd := exec.CommandContext(ctx, bin, "config", scope, "--includes", "--name-only", "--list")
+	scopes := []string{"--local"}
+	for i := 0; i < len(scopes); i++ {
+		cmd := exec.CommandContext(ctx, bin, "config", scopes[i], "--includes", "--name-only", "--list")
 		cmd.Dir = dir
 		cmd.Env = env(fixed)
 		var b bytes.Buffer
 		cmd.Stdout = &b
-		if err := run(cmd); err != nil {
-			continue // not a repository, or no such scope (or a FIFO: the command itself says so)
+		err := run(cmd)
+		if errors.Is(err, ErrWaitsOnFIFO) {
+			return nil, err
+		}
+		if err != nil {
+			continue // not a repository, or no such scope
 		}
 		for _, key := range strings.Split(b.String(), "\n") {
-			if v, ok := neutral(strings.TrimSpace(key)); ok {
+			name := strings.TrimSpace(key)
+			if v, ok := neutral(name); ok {
 				out = append(out, [2]string{key, v})
+			}
+			if len(scopes) == 1 && strings.EqualFold(name, "extensions.worktreeConfig") {
+				scopes = append(scopes, "--worktree")
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // neutral is the harmless value for a key that names a program: filters

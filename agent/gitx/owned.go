@@ -45,21 +45,15 @@ func Owned(ctx context.Context, top string) error {
 	dotGit := filepath.Join(realPath(top), ".git")
 	other := fmt.Errorf("%w: the .git of %s names the git folder %s", ErrOtherCheckout, top, gd)
 	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
-		common, ok := smallFile(filepath.Join(gd, "commondir"))
+		common, ok := pathIn(filepath.Join(gd, "commondir"), gd)
 		if !ok {
 			return other
-		}
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gd, common)
 		}
 		if common = realPath(common); common != gd {
 			if filepath.Dir(gd) != filepath.Join(common, "worktrees") {
 				return fmt.Errorf("%w, whose commondir names the git folder %s", other, common)
 			}
-			if back, ok := smallFile(filepath.Join(gd, "gitdir")); ok {
-				if !filepath.IsAbs(back) {
-					back = filepath.Join(gd, back)
-				}
+			if back, ok := pathIn(filepath.Join(gd, "gitdir"), gd); ok {
 				if fi, err := os.Lstat(back); err == nil && fi.Mode().IsRegular() && filepath.Base(back) == ".git" &&
 					filepath.Join(realPath(filepath.Dir(back)), ".git") == dotGit {
 					return nil
@@ -105,6 +99,16 @@ func smallFile(p string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(string(b)), true
+}
+
+// pathIn is the path the small file p holds (a commondir, a gitdir: see
+// smallFile), a relative one taken from base, as git takes it.
+func pathIn(p, base string) (string, bool) {
+	s, ok := smallFile(p)
+	if ok && !filepath.IsAbs(s) {
+		s = filepath.Join(base, s)
+	}
+	return s, ok
 }
 
 // beforeOpen is a test's hook: it swaps the file smallFile is about to

@@ -183,13 +183,8 @@ func gitFolders(top string) []string {
 		}
 	}
 	out := []string{gd}
-	if c, ok := smallFile(filepath.Join(gd, "commondir")); ok && c != "" {
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gd, c)
-		}
-		if filepath.Clean(c) != filepath.Clean(gd) {
-			out = append(out, c)
-		}
+	if c, ok := pathIn(filepath.Join(gd, "commondir"), gd); ok && filepath.Clean(c) != filepath.Clean(gd) {
+		out = append(out, c)
 	}
 	return out
 }

@@ -249,9 +249,12 @@ func sameID(id, callID string) bool {
 }
 
 // wholeObject reports whether a call's arguments so far are one JSON
-// object: all of them, as far as a reader can tell.
+// object: all of them, as far as a reader can tell. It runs on each piece
+// of a call from a server that names the function on every piece (TGI):
+// only arguments that end as an object does are read through, or a long
+// call's pieces would each be read from its start.
 func wholeObject(args string) bool {
-	return args != "" && sentArguments(args) == args
+	return strings.HasSuffix(strings.TrimRight(args, " \t\r\n"), "}") && sentArguments(args) == args
 }
 
 // chatToolCalls is a delta's tool calls: its list, or the one call
@@ -390,7 +393,7 @@ func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.Chat
 	assistant := func(m *openai.ChatCompletionAssistantMessageParam) {
 		lastAssistant = m
 		if thought != nil {
-			m.SetExtraFields(map[string]any{fieldReasoningContent: *thought})
+			addExtraField(m, fieldReasoningContent, *thought)
 			thought, carried = nil, true
 		}
 	}
@@ -429,11 +432,7 @@ func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.Chat
 				tc.SetExtraFields(map[string]any{"extra_content": e.content})
 			}
 			if e.details != nil && len(lastAssistant.ToolCalls) == 0 {
-				fields := map[string]any{"reasoning_details": e.details}
-				for k, v := range lastAssistant.ExtraFields() {
-					fields[k] = v
-				}
-				lastAssistant.SetExtraFields(fields)
+				addExtraField(lastAssistant, "reasoning_details", e.details)
 			}
 			lastAssistant.ToolCalls = append(lastAssistant.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: tc})
 		case FunctionOutput:
@@ -450,21 +449,26 @@ func chatMessages(req Request, reasoning bool, extras *callExtras) []openai.Chat
 		// messages: another model's answers before, kin's note of a turn
 		// that failed. One failed turn made every later request fail.
 		for _, m := range out {
-			a := m.OfAssistant
-			if a == nil {
-				continue
+			if a := m.OfAssistant; a != nil {
+				addExtraField(a, fieldReasoningContent, "")
 			}
-			if _, ok := a.ExtraFields()[fieldReasoningContent]; ok {
-				continue
-			}
-			fields := map[string]any{fieldReasoningContent: ""}
-			for k, v := range a.ExtraFields() {
-				fields[k] = v
-			}
-			a.SetExtraFields(fields)
 		}
 	}
 	return out
+}
+
+// addExtraField sends key with value on an assistant message, beside the
+// fields it has, unless it has key already.
+func addExtraField(a *openai.ChatCompletionAssistantMessageParam, key string, value any) {
+	fields := a.ExtraFields()
+	if _, ok := fields[key]; ok {
+		return
+	}
+	merged := map[string]any{key: value}
+	for k, v := range fields {
+		merged[k] = v
+	}
+	a.SetExtraFields(merged)
 }
 
 func chatParts(cs []Content) []openai.ChatCompletionContentPartUnionParam {
