@@ -22,13 +22,7 @@ func TestElicitationFormAnswerIsChecked(t *testing.T) {
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.Field("state", "connected"))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "p1", Name: "mcp__profile__update-profile", Arguments: "{}"}}}, modeltest.Reply{Text: []string{"done"}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	tid := start(t, ed, sid, "update my profile")
 	var el rpc.ElicitationRequest

@@ -91,6 +91,18 @@ func respond(ed *rpctest.Editor, req map[string]any, decision string) {
 	go ed.Call("approval/respond", rpc.ApprovalRespondParams{RequestID: req["requestId"].(string), Decision: decision}, nil)
 }
 
+// allowEveryApproval answers every approval the editor is asked from now
+// on with allow_once: for tests whose subject is not the approval.
+func allowEveryApproval(ed *rpctest.Editor) {
+	ed.OnNote(func(n rpctest.Note) {
+		var req map[string]any
+		json.Unmarshal(n.Params, &req)
+		if n.Method == "approval/request" {
+			respond(ed, req, "allow_once")
+		}
+	})
+}
+
 // newSession makes a session with no params on ed and returns its id.
 func newSession(t testing.TB, ed *rpctest.Editor) string {
 	var s rpc.SessionResult

@@ -29,13 +29,7 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid = newSession(t, ed)
 	start(t, ed, sid, "run the job")
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
@@ -304,13 +298,7 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 	ed := w.editor()
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, question)
 	working := ed.Wait("turn/toolCall", rpctest.All(nested(sid, "d1"), rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))

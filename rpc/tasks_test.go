@@ -20,13 +20,7 @@ func tasksWorld(t *testing.T, s *mcptest.TaskServer) (*rpctest.Editor, string, s
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}}, modeltest.Reply{Text: []string{"done"}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	return ed, sid, start(t, ed, sid, "run the job")
 }

@@ -37,13 +37,7 @@ func TestClosingTheEditorLeavesTheTaskRunning(t *testing.T) {
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, "run the job")
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
@@ -106,13 +100,7 @@ func TestCancellingTheTurnStillCancelsTheTask(t *testing.T) {
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, "run the job")
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
@@ -143,13 +131,7 @@ func TestClosingTheEditorLeavesASubagentsTaskRunning(t *testing.T) {
 	ed := w.editor()
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, question)
 	working := ed.Wait("turn/toolCall", rpctest.All(nested(sid, "d1"), rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
@@ -198,13 +180,7 @@ func TestClosingTheEditorDuringATasksQuestionLeavesTheTaskRunning(t *testing.T) 
 	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
 	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	ed.OnNote(func(n rpctest.Note) {
-		var req map[string]any
-		json.Unmarshal(n.Params, &req)
-		if n.Method == "approval/request" {
-			respond(ed, req, "allow_once")
-		}
-	})
+	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, "run the job")
 	ed.Wait("elicitation/request", rpctest.Field("callId", "j1"))
