@@ -160,29 +160,37 @@ func answerable(e envelope) json.RawMessage {
 
 // readLine returns the next line without its line end and surrounding
 // blank space. A line over MaxLine is discarded as it streams past and
-// reported as a *rpc.Skipped; the last line may end without a newline.
+// reported as a *rpc.Skipped, with its request id when it has one (the
+// client waits for that request's answer); the last line may end without
+// a newline.
 func (f lineFraming) readLine() ([]byte, error) {
 	var line []byte
-	over := false
+	// over is set once the line is over MaxLine: only its id is looked for
+	// in what follows. A line within the limit is not scanned.
+	var over *rpc.IDScan
 	for {
 		chunk, err := f.r.ReadSlice('\n')
-		if !over {
-			if len(line)+len(chunk) > MaxLine+2 { // +2: the line end
-				over, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
+		switch {
+		case over != nil:
+			over.Feed(chunk)
+		case len(line)+len(chunk) > MaxLine+2: // +2: the line end
+			over = new(rpc.IDScan)
+			over.Feed(line)
+			over.Feed(chunk)
+			line = nil
+		default:
+			line = append(line, chunk...)
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF && (len(line) > 0 || over):
+		case err == io.EOF && (len(line) > 0 || over != nil):
 			// a last line without its newline
 		case err != nil:
 			return nil, err
 		}
-		if over {
-			return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: fmt.Sprintf("message over the %d-byte limit; skipped", MaxLine)}
+		if over != nil {
+			return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: fmt.Sprintf("message over the %d-byte limit; skipped", MaxLine), ID: over.RequestID()}
 		}
 		return bytes.TrimSpace(line), nil
 	}
