@@ -62,3 +62,23 @@ func TestTheEnvelopeIsReadWithCaseSensitiveMembersAsJSONRPC2ReadsThem(t *testing
 		}
 	}
 }
+
+// An id spelt with escapes, or repeated, is the id jsonrpc2 reads (the
+// key it spells; the last one), aliased as any other when jsonrpc2 cannot
+// hold it, and comes back under it.
+func TestEscapedAndRepeatedIDKeysAreReadAsJSONRPC2ReadsThem(t *testing.T) {
+	w := newWorld(t)
+	c := w.rawConnect()
+	c.initialize()
+	for line, id := range map[string]string{
+		`{"jsonrpc":"2.0","\u0069d":-1,"method":"session/list","params":{}}`:                 `-1`,
+		`{"jsonrpc":"2.0","\u0069\u0064":1.5,"\u006detho\u0064":"session/list","params":{}}`: `1.5`,
+		`{"jsonrpc":"2.0","id":1,"id":-2,"method":"session/list","params":{}}`:               `-2`,
+		`{"jsonrpc":"2.0","id":-3,"\u0069d":"x","method":"session/list","params":{}}`:        `"x"`,
+	} {
+		c.send(line)
+		if a := c.answer(id); a["error"] != nil {
+			t.Errorf("%s: %v", line, a["error"])
+		}
+	}
+}
