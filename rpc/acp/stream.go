@@ -74,9 +74,45 @@ func (f lineFraming) Next() ([]byte, json.RawMessage, error) {
 
 // envelope is what kin checks of every message before jsonrpc2 sees it.
 type envelope struct {
-	JSONRPC *string         `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
+	JSONRPC *string
+	ID      json.RawMessage
+	Method  *string
+}
+
+// readEnvelope reads a message's envelope as jsonrpc2 reads a request:
+// through a map, so a member is named exactly (JSON-RPC's names are
+// case-sensitive), a key spelt with escapes is the key it spells, and the
+// last of a repeated member wins. encoding/json's struct fields match a
+// name in any case: "ID" was taken for the id of what jsonrpc2 reads as a
+// notification (kin aliased it, which gave the message an "id", and
+// answered it), and {"id":-1,"ID":1} had its id read as 1, not aliased, and
+// answered as 18446744073709551615.
+func readEnvelope(line []byte) (envelope, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return envelope{}, err
+	}
+	e := envelope{ID: m["id"]}
+	if err := member(m, "jsonrpc", &e.JSONRPC); err != nil {
+		return envelope{}, err
+	}
+	if err := member(m, "method", &e.Method); err != nil {
+		return envelope{}, err
+	}
+	return e, nil
+}
+
+// member reads the string member name of m into v: nil when it is absent
+// or null, as a *string field reads it.
+func member(m map[string]json.RawMessage, name string, v **string) error {
+	raw, ok := m[name]
+	if !ok {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%q: %w", name, err)
+	}
+	return nil
 }
 
 // check refuses what is not one JSON-RPC 2.0 message: text that is not
@@ -95,8 +131,8 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 	default:
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a message is a JSON object"}
 	}
-	var e envelope
-	if err := json.Unmarshal(line, &e); err != nil {
+	e, err := readEnvelope(line)
+	if err != nil {
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: " + err.Error()}
 	}
 	if e.JSONRPC == nil || *e.JSONRPC != "2.0" {
@@ -124,29 +160,37 @@ func answerable(e envelope) json.RawMessage {
 
 // readLine returns the next line without its line end and surrounding
 // blank space. A line over MaxLine is discarded as it streams past and
-// reported as a *rpc.Skipped; the last line may end without a newline.
+// reported as a *rpc.Skipped, with its request id when it has one (the
+// client waits for that request's answer); the last line may end without
+// a newline.
 func (f lineFraming) readLine() ([]byte, error) {
 	var line []byte
-	over := false
+	// over is set once the line is over MaxLine: only its id is looked for
+	// in what follows. A line within the limit is not scanned.
+	var over *rpc.IDScan
 	for {
 		chunk, err := f.r.ReadSlice('\n')
-		if !over {
-			if len(line)+len(chunk) > MaxLine+2 { // +2: the line end
-				over, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
+		switch {
+		case over != nil:
+			over.Feed(chunk)
+		case len(line)+len(chunk) > MaxLine+2: // +2: the line end
+			over = new(rpc.IDScan)
+			over.Feed(line)
+			over.Feed(chunk)
+			line = nil
+		default:
+			line = append(line, chunk...)
 		}
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF && (len(line) > 0 || over):
+		case err == io.EOF && (len(line) > 0 || over != nil):
 			// a last line without its newline
 		case err != nil:
 			return nil, err
 		}
-		if over {
-			return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: fmt.Sprintf("message over the %d-byte limit; skipped", MaxLine)}
+		if over != nil {
+			return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: fmt.Sprintf("message over the %d-byte limit; skipped", MaxLine), ID: over.RequestID()}
 		}
 		return bytes.TrimSpace(line), nil
 	}

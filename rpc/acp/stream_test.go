@@ -118,3 +118,34 @@ func TestWrittenMessagesAreOneLineEach(t *testing.T) {
 		t.Fatalf("wrote %q: want one line", out)
 	}
 }
+
+// A line over MaxLine is skipped as it streams past; a request's is
+// answered with its own id, wherever the id is on the line, as kin serve
+// answers a frame over its cap. Answered with id null, a prompt the person
+// sent with a large attachment was never answered: the client waited for
+// it forever.
+func TestALineOverTheLimitIsAnsweredWithItsID(t *testing.T) {
+	huge := strings.Repeat("a", MaxLine)
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"` + huge + `"}]}}`,
+		`{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"` + huge + `"},"id":"last"}`,
+		`{"jsonrpc":"2.0","\u0069d":-1,"method":"x","params":"` + huge + `"}`,
+		`{"jsonrpc":"2.0","ID":6,"method":"x","params":"` + huge + `"}`, // a notification
+		`{"jsonrpc":"2.0","id":"perm_1","result":"` + huge + `"}`,       // an answer to kin's request
+		`{"jsonrpc":"2.0","id":7,"method":"session/list","params":{}}`,
+	}, "\n")
+	got, answers := readAll(t, input, 5)
+	if len(got) != 1 || got[0]["id"] != float64(7) {
+		t.Fatalf("messages let through: %v, want only id 7", got)
+	}
+	want := []any{float64(5), "last", float64(-1), nil, nil}
+	if len(answers) != len(want) {
+		t.Fatalf("%d answers, want %d", len(answers), len(want))
+	}
+	for i, id := range want {
+		e, _ := answers[i]["error"].(map[string]any)
+		if answers[i]["id"] != id || e == nil || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "over the") {
+			t.Errorf("answer %d: id %v, error %v; want id %v and the size refusal", i, answers[i]["id"], e, id)
+		}
+	}
+}
