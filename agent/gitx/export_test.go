@@ -17,3 +17,11 @@ func SetStallAfter(d time.Duration) func() {
 	stallAfter = d
 	return func() { stallAfter = old }
 }
+
+// SetAfterList sets the hook Command calls between listing the
+// repository's keys and starting git: the race window.
+func SetAfterList(f func(dir string)) func() {
+	old := afterList
+	afterList = f
+	return func() { afterList = old }
+}

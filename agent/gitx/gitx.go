@@ -18,6 +18,9 @@
 //     and hook.*.event, remote.*.uploadpack/receivepack) and every
 //     protocol.*.allow replaced by a harmless one.
 //
+// A repository whose own configuration includes another file is refused
+// (ErrIncludes): git would read that file again after kin's look.
+//
 // A git that runs for more than a moment is watched for a file it may
 // wait on for good (a FIFO named .gitignore or .gitattributes, or in its
 // git folder) and stopped, naming it (ErrWaitsOnFIFO, stall.go).
@@ -105,6 +108,7 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	if err != nil {
 		return nil, &Error{Args: args, Err: err}
 	}
+	afterList(dir)
 	pairs := append(append([][2]string(nil), fixed...), drivers...)
 	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
 	cmd.Dir = dir
@@ -268,6 +272,9 @@ func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 		}
 		for _, key := range strings.Split(b.String(), "\n") {
 			name := strings.TrimSpace(key)
+			if includeKey(name) {
+				return nil, fmt.Errorf("%w (%s, in the %s configuration)", ErrIncludes, name, scopes[i][2:])
+			}
 			if v, ok := neutral(name); ok {
 				out = append(out, [2]string{key, v})
 			}
@@ -278,6 +285,36 @@ func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 	}
 	return out, nil
 }
+
+// ErrIncludes is a repository whose own configuration includes another
+// file. The overrides above are made from a look at the configuration
+// just before git starts, and git reads it again itself: a file the
+// configuration includes that a command can write (one in the work
+// tree, or in the git folder's writable objects, refs, logs...) can be
+// given a filter or diff driver between the two, which then runs. No
+// command-line setting switches includes off, the per-name driver keys
+// cannot all be overridden without knowing their names, and git always
+// reads the repository's configuration from its git folder, so no
+// snapshot can stand in for it: git is not run there at all. Whether a
+// file is writable to a command is the sandbox's to say, not this
+// package's, so every include is refused (the repository's own
+// .git/config and config.worktree are read-only to commands; the
+// person's global configuration may include what it likes).
+var ErrIncludes = errors.New("kin does not run git in a repository whose own configuration includes another file: a command could rewrite that file between kin's look at the configuration and git's read of it; remove the include from the repository's .git/config (git config --local --unset-all include.path) or move its settings there")
+
+// includeKey reports whether a configuration key includes a file.
+func includeKey(key string) bool {
+	lower := strings.ToLower(key)
+	if lower == "include.path" {
+		return true
+	}
+	section, rest, ok := strings.Cut(lower, ".")
+	return ok && section == "includeif" && strings.HasSuffix(rest, ".path")
+}
+
+// afterList is a test's hook: it runs between repoDrivers' look at the
+// configuration and git's own read of it.
+var afterList = func(string) {}
 
 // neutral is the harmless value for a key that names a program: filters
 // pass content through unchanged, textconv and external diff commands are
