@@ -243,44 +243,44 @@ func env(pairs [][2]string) []string {
 }
 
 // repoDrivers lists the program-naming keys the repository's own
-// configuration (local and worktree scope, includes followed) defines,
-// each with a harmless value. Reading configuration runs nothing. A
-// configuration git waits on for good (ErrWaitsOnFIFO) is the command's
-// error at once: the next scope's listing and the command itself would
-// each wait on it again, to be watched, stopped and named once more.
+// configuration (local and worktree scope: git says which key is from
+// where, and reads a config.worktree only when the repository names
+// extensions.worktreeConfig) defines, each with a harmless value, or
+// refuses an include there (ErrIncludes). Reading configuration runs
+// nothing.
 //
-// The worktree scope is listed only when the local one names
-// extensions.worktreeConfig: git reads a config.worktree only then (from
-// the repository's own configuration, never the person's), and without
-// it git config --worktree lists the local keys again (or fails, beside
-// linked worktrees). One git less on every command.
+// The files are listed without their includes, so an include is refused
+// whatever its file holds at the look. A look that fails is the
+// command's error: git reads the same configuration when it starts and
+// would fail the same way, unless the file it failed on (an included
+// one that did not parse) was rewritten meanwhile, and then git would
+// run with keys no look saw. Outside a repository the look lists the
+// person's configuration only, and succeeds. A configuration git waits
+// on for good (ErrWaitsOnFIFO) is named at once.
 func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
-	var out [][2]string
-	scopes := []string{"--local"}
-	for i := 0; i < len(scopes); i++ {
-		cmd := exec.CommandContext(ctx, bin, "config", scopes[i], "--includes", "--name-only", "--list")
-		cmd.Dir = dir
-		cmd.Env = env(fixed)
-		var b bytes.Buffer
-		cmd.Stdout = &b
-		err := run(cmd)
+	cmd := exec.CommandContext(ctx, bin, "config", "--list", "--no-includes", "--show-scope", "--name-only")
+	cmd.Dir = dir
+	cmd.Env = env(fixed)
+	var b, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &errb
+	if err := run(cmd); err != nil {
 		if errors.Is(err, ErrWaitsOnFIFO) {
 			return nil, err
 		}
-		if err != nil {
-			continue // not a repository, or no such scope
+		return nil, fmt.Errorf("reading the repository's configuration: %s (%w)", strings.TrimSpace(errb.String()), err)
+	}
+	var out [][2]string
+	for _, line := range strings.Split(b.String(), "\n") {
+		scope, key, ok := strings.Cut(line, "\t")
+		if !ok || scope != "local" && scope != "worktree" {
+			continue // the person's own, or kin's
 		}
-		for _, key := range strings.Split(b.String(), "\n") {
-			name := strings.TrimSpace(key)
-			if includeKey(name) {
-				return nil, fmt.Errorf("%w (%s, in the %s configuration)", ErrIncludes, name, scopes[i][2:])
-			}
-			if v, ok := neutral(name); ok {
-				out = append(out, [2]string{key, v})
-			}
-			if len(scopes) == 1 && strings.EqualFold(name, "extensions.worktreeConfig") {
-				scopes = append(scopes, "--worktree")
-			}
+		name := strings.TrimSpace(key)
+		if includeKey(name) {
+			return nil, fmt.Errorf("%w (%s, in the %s configuration)", ErrIncludes, name, scope)
+		}
+		if v, ok := neutral(name); ok {
+			out = append(out, [2]string{key, v})
 		}
 	}
 	return out, nil
