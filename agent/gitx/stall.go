@@ -68,7 +68,8 @@ var gitNames = map[string]bool{".gitignore": true, ".gitattributes": true, ".git
 // repository dir is in: a FIFO or device named like gitNames in its work
 // tree, anywhere in its git folder and common git folder, or a file their
 // configuration includes (include.path, includeIf.*.path: git reads each
-// one at the start of every command). "" when there is none, or stop was
+// one at the start of every command) or names as its excludes or
+// attributes file. "" when there is none, or stop was
 // closed. It opens no file but a linked worktree's .git and commondir and
 // the configuration, each without waiting, and reads folders.
 func stalled(dir string, stop <-chan struct{}) string {
@@ -111,7 +112,7 @@ func stalled(dir string, stop <-chan struct{}) string {
 	}
 	for _, gd := range gitFolders(top) {
 		for _, cfg := range []string{"config", "config.worktree"} {
-			for _, p := range includes(filepath.Join(gd, cfg)) {
+			for _, p := range configured(filepath.Join(gd, cfg), top) {
 				if fi, err := os.Stat(p); err == nil && irregular(p, fs.FileInfoToDirEntry(fi)) {
 					return p
 				}
@@ -189,12 +190,16 @@ func gitFolders(top string) []string {
 	return out
 }
 
-// includes are the files a git configuration file names with a "path"
-// key (include.path, includeIf.<condition>.path; a path key of another
-// section names a folder or nothing, which is never irregular), as git
-// resolves them: "~/" from HOME, relative to the file's folder. Only the
-// file's own, not what those include in turn.
-func includes(cfg string) []string {
+// configured are the files a git configuration file names for git to
+// open as they are: with a "path" key (include.path, includeIf.<condition>.path;
+// a path key of another section names a folder or nothing, which is never
+// irregular) relative to the file's folder, and its excludes and
+// attributes files (core.excludesFile, core.attributesFile: status,
+// ls-files, add and diff open them) relative to the work tree top, where
+// git runs; "~/" from HOME, as git resolves them. Only the file's own,
+// not what its includes name in turn. A key of that name in another
+// section costs a look at a path, nothing more.
+func configured(cfg, top string) []string {
 	const max = 1 << 20
 	f, err := os.OpenFile(cfg, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
@@ -211,7 +216,14 @@ func includes(cfg string) []string {
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+		k = strings.ToLower(strings.TrimSpace(k))
+		base := filepath.Dir(cfg)
+		switch {
+		case !ok:
+			continue
+		case k == "excludesfile" || k == "attributesfile":
+			base = top
+		case k != "path":
 			continue
 		}
 		v = strings.Trim(strings.TrimSpace(v), `"`)
@@ -225,7 +237,7 @@ func includes(cfg string) []string {
 			}
 			v = filepath.Join(home, v[2:])
 		case !filepath.IsAbs(v):
-			v = filepath.Join(filepath.Dir(cfg), v)
+			v = filepath.Join(base, v)
 		}
 		out = append(out, v)
 	}
