@@ -32,7 +32,8 @@ import (
 // together they cannot pass a limit that each alone fits under without
 // the person being asked. The check and the hold are one step (hold);
 // against the day's limits it is one step for every kin on the KIN_HOME
-// (spend.Day.Hold records the hold in the day's ledger).
+// (spend.Day.Hold records the hold in the day's ledger; spend.Day.Release
+// lets it go with the request's usage, in one write: addDay).
 
 // spending is the service's spend state.
 type spending struct {

@@ -80,9 +80,10 @@ func TestAReleaseWritesTheUsageWithIt(t *testing.T) {
 	}
 }
 
-// BenchmarkHold is the day's check and hold of one request: one locked
-// write of the ledger (not synced when nothing else is pending), on the
-// request's way out, with a day's limit set.
+// BenchmarkHold is the day's check and hold of one request: one locked,
+// synced write of the ledger, on the request's way out, with a day's
+// limit set (the release before it is mostly written with it: the
+// background writer yields to a Hold waiting).
 func BenchmarkHold(b *testing.B) {
 	d := OpenDay(b.TempDir(), nil)
 	next := Tally{InputTokens: 1000}
