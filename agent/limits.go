@@ -32,7 +32,8 @@ import (
 // together they cannot pass a limit that each alone fits under without
 // the person being asked. The check and the hold are one step (hold);
 // against the day's limits it is one step for every kin on the KIN_HOME
-// (spend.Day.Hold records the hold in the day's ledger).
+// (spend.Day.Hold records the hold in the day's ledger; spend.Day.Release
+// lets it go with the request's usage, in one write: addDay).
 
 // spending is the service's spend state.
 type spending struct {
@@ -74,6 +75,11 @@ type sessionSpend struct {
 	// said are the notes already given once in this session (unpriced,
 	// estimated, a ledger not written).
 	said map[string]bool
+	// dayHolds counts the session's requests on their way whose hold is
+	// in the day's ledger; unwritten is what its requests used meanwhile,
+	// added to the day with the next of those holds' release (addDay).
+	dayHolds  int
+	unwritten spend.Tally
 }
 
 // turnLimits is what the person decided in a turn (guarded by turn.mu).
@@ -236,12 +242,8 @@ func (t *turn) chargeAs(modelID string, u model.Usage) spend.Tally {
 		sp.of(p.sess.id).add(c)
 	}
 	ss := sp.of(t.sess.id)
-	if err := sp.day.Add(c); err != nil {
-		sp.log.Warn("adding to the day's usage", zap.Error(err))
-		if ss.once("ledger") {
-			t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
-				Message: "kin could not add this request to the day's usage (" + err.Error() + ")."})
-		}
+	if err := sp.addDay(ss, c); err != nil {
+		t.ledgerFailed(err)
 	}
 	if c.Unpriced && sp.cfg.HasCostLimits() && ss.once("unpriced:"+modelID) {
 		t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
@@ -252,6 +254,44 @@ func (t *turn) chargeAs(modelID string, u model.Usage) spend.Tally {
 			Message: "The model service reported no token usage: kin counts its own estimate (about 4 bytes a token) for this session's usage and limits."})
 	}
 	return c
+}
+
+// ledgerFailed logs that the day's usage could not be written, and says
+// so once in the session.
+func (t *turn) ledgerFailed(err error) {
+	t.svc.spend.log.Warn("adding to the day's usage", zap.Error(err))
+	if t.svc.spend.of(t.sess.id).once("ledger") {
+		t.events().Notice(Notice{Level: "warning", Source: "limits", SessionID: t.sess.id,
+			Message: "kin could not add this request to the day's usage (" + err.Error() + ")."})
+	}
+}
+
+// addDay adds a request's tally c to the day's usage. While the session
+// has a request whose hold is in the day's ledger (the one that used c:
+// it is charged before its hold is let go), c waits for the next of
+// those holds to be let go and is written with it (spend.Day.Release):
+// one write of the ledger, and no moment where another kin counts c and
+// the hold both (asked too early) or neither (room that is not there).
+func (sp *spending) addDay(ss *sessionSpend, c spend.Tally) error {
+	ss.mu.Lock()
+	if ss.dayHolds > 0 {
+		ss.unwritten.Add(c)
+		ss.mu.Unlock()
+		return nil
+	}
+	ss.mu.Unlock()
+	return sp.day.Add(c)
+}
+
+// letGoDay is one of the session's day holds let go: what its requests
+// used meanwhile, to be written with it (addDay).
+func (ss *sessionSpend) letGoDay() spend.Tally {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.dayHolds--
+	used := ss.unwritten
+	ss.unwritten = spend.Tally{}
+	return used
 }
 
 // addSpend adds a request's tally to the turn's usage, and the session's
@@ -394,6 +434,7 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 		return nil, c, nil
 	}
 	day := sp.cfg.Limits(spend.ScopeDay)
+	inLedger := false // the day's hold is recorded (spend.Day.Hold), to be let go
 	if len(day) > 0 {
 		// The day's limits count every kin on this KIN_HOME (another
 		// editor window's): the check against what they hold and this
@@ -418,6 +459,8 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 			sp.log.Warn("recording a request on its way in the day's usage", zap.Error(err))
 		case !fit:
 			return nil, dc, nil
+		default:
+			inLedger = true
 		}
 	}
 	change := func(add bool) {
@@ -444,13 +487,27 @@ func (s *Service) holdWithin(levels []level, next spend.Tally, once map[string]b
 		sp.mu.Unlock()
 	}
 	change(true)
+	asker := sp.of(levels[0].sess.id)
+	if inLedger {
+		asker.mu.Lock()
+		asker.dayHolds++
+		asker.mu.Unlock()
+	}
 	var done sync.Once
 	return func() {
 		done.Do(func() {
-			change(false)
-			if len(day) > 0 {
-				sp.day.Release(next)
+			// the day's usage is added before this kin's count of the hold
+			// goes (change): for a moment both count, never neither
+			if inLedger {
+				if err := sp.day.Release(next, asker.letGoDay()); err != nil {
+					if t := levels[0].t; t != nil {
+						t.ledgerFailed(err)
+					} else {
+						sp.log.Warn("adding to the day's usage", zap.Error(err))
+					}
+				}
 			}
+			change(false)
 		})
 	}, nil, nil
 }
@@ -633,8 +690,9 @@ func (s *Service) chargeCompaction(sess *Session, modelID string, u model.Usage,
 	if c.Tokens() == 0 {
 		return nil
 	}
-	sp.of(sess.id).add(c)
-	if err := sp.day.Add(c); err != nil {
+	ss := sp.of(sess.id)
+	ss.add(c)
+	if err := sp.addDay(ss, c); err != nil {
 		s.log.Warn("adding to the day's usage", zap.Error(err))
 	}
 	return &session.Usage{InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, CachedInputTokens: c.CachedInputTokens,

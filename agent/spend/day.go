@@ -25,9 +25,10 @@ const keepDays = 62
 // person's local date): each request's tally is added under the file's
 // lock, so two kin processes add up.
 //
-// Add runs after every model request, inside the turn, and writing the
-// file (locked, synced, replaced) costs 1.5-3 ms on a disk; so Add only
-// counts the tally in memory and one writer per Day writes what is
+// Add (or Release, for a request that held against the day's limits)
+// runs after every model request, inside the turn, and writing the file
+// (locked, synced, replaced) costs 1.5-3 ms on a disk; so they only
+// count the tally in memory and one writer per Day writes what is
 // pending in the background, several requests' tallies in one write when
 // they come quickly. Today waits for a write under way, so it counts
 // every tally once: the file's, and what is not written yet. Wait is for
@@ -99,9 +100,7 @@ func (d *Day) Add(t Tally) error {
 	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p := d.pending[date]
-	p.Add(t)
-	d.pending[date] = p
+	d.addPending(date, t)
 	err := d.err
 	d.err = nil
 	if !d.busy {
@@ -109,6 +108,13 @@ func (d *Day) Add(t Tally) error {
 		go d.write()
 	}
 	return err
+}
+
+// addPending counts t on date, to be written (d.mu held).
+func (d *Day) addPending(date string, t Tally) {
+	p := d.pending[date]
+	p.Add(t)
+	d.pending[date] = p
 }
 
 // write writes what is pending until nothing is, then ends.
@@ -195,7 +201,8 @@ func (d *Day) TodayHeld() (string, Tally, Tally, error) {
 // lock, fits gets today's tally (every kin's, and what this one has not
 // written yet) and what the other running kins hold; when the request
 // fits, next is added to this kin's hold and written with what is pending.
-// It reports whether the request fit. Release takes the hold off.
+// It reports whether the request fit. Release takes the hold off (and
+// adds what the request used).
 func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, error) {
 	date := d.Date()
 	d.mu.Lock()
@@ -237,17 +244,28 @@ func (d *Day) Hold(next Tally, fits func(used, othersHeld Tally) bool) (bool, er
 	return ok, nil
 }
 
-// Release takes a request's hold next (Hold) off this kin's; the record
-// is written in the background.
-func (d *Day) Release(next Tally) {
+// Release takes a request's hold next (Hold) off this kin's and adds
+// used, what the request used, to today's tally (zero when it was counted
+// with Add): both go in one write of the ledger, in the background, so
+// another kin sees the hold or the usage, never both (a limit's question
+// too early) and never neither (room that is not there). It returns why
+// the last write failed, once, as Add does.
+func (d *Day) Release(next, used Tally) error {
+	date := d.Date()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if !used.Zero() {
+		d.addPending(date, used)
+	}
 	d.held.Unhold(next)
 	if d.held.InputTokens <= 0 {
 		d.held = Tally{} // and whatever a float's rounding left of the cost
 	}
 	d.heldDirty = true
+	err := d.err
+	d.err = nil
 	d.kick()
+	return err
 }
 
 // waitWriter waits for the batch being written (d.mu held): it is in
