@@ -177,6 +177,11 @@ type Service struct {
 	// session owned again does not follow one twice, and a deleted one
 	// follows none (taskresume.go).
 	following sync.Map
+
+	// rollbackRestored, for tests, runs once a rollback has put files
+	// back and before it records what it did: where a killed kin leaves
+	// a rollback unfinished.
+	rollbackRestored func()
 }
 
 // New builds a Service.

@@ -74,10 +74,29 @@ func steerNote(text string) string {
 
 // rollback takes the rolled-back turns' items out of what the model sees
 // and, when files could not be put back, tells the model which (it would
-// otherwise take the files for what they were before those turns).
-func (c *convo) rollback(rb *session.Rollback) {
+// otherwise take the files for what they were before those turns). A
+// rollback's first record (started) takes them out before any file goes
+// back; until its outcome comes the model is told the files may be only
+// partly put back, which stays true of a rollback kin was stopped in.
+func (c *convo) rollback(rb *session.Rollback, started bool) {
 	if rb == nil {
 		return
+	}
+	switch {
+	case started:
+		c.started = rb.Turns
+		rb = session.Unfinished(rb.Turns)
+		c.startNote = rollbackNote(rb)
+	case c.started != nil && slices.Equal(c.started, rb.Turns):
+		// The outcome's note, if any, replaces the one of its first record
+		// (the last such note: nothing joins the conversation between the two).
+		for i := len(c.items) - 1; i >= 0; i-- {
+			if it := c.items[i]; it.kind == model.Message && it.role == "user" && it.turn == "" && it.text == c.startNote {
+				c.items = slices.Delete(c.items, i, i+1)
+				break
+			}
+		}
+		c.started, c.startNote = nil, ""
 	}
 	if c.rolled == nil {
 		c.rolled = map[string]bool{}
@@ -108,7 +127,14 @@ func (c *convo) rollback(rb *session.Rollback) {
 // the rolled-back turns.
 func rollbackNote(rb *session.Rollback) string {
 	var left []string
-	cmds := false
+	cmds, unfinished, failed := false, false, false
+	for _, e := range rb.Errors {
+		if e.Error == session.RollbackUnfinished {
+			unfinished = true
+		} else {
+			failed = true
+		}
+	}
 	for _, u := range rb.Undos {
 		for _, cf := range u.Conflicts {
 			left = append(left, cf.Path)
@@ -126,8 +152,11 @@ func rollbackNote(rb *session.Rollback) string {
 	if cmds {
 		b.WriteString("; what those turns' commands changed was not undone")
 	}
-	if len(rb.Errors) > 0 {
+	if failed {
 		b.WriteString("; some of their file changes could not be undone")
+	}
+	if unfinished {
+		b.WriteString("; kin stopped while it put their files back, so some files may still be as those turns left them")
 	}
 	b.WriteString(". Read files again before relying on their content.]")
 	return b.String()

@@ -71,6 +71,10 @@ type convo struct {
 	// rolled are the turns a rollback took out: a result of theirs that
 	// comes later (a task a restarted kin followed) stays out too.
 	rolled map[string]bool
+	// started are the turns of a rollback's first record whose outcome has
+	// not come (nil: none), startNote what the model was told meanwhile.
+	started   []string
+	startNote string
 	// skillLoads are the use_skill calls that loaded a skill, oldest first
 	// (a rollback takes its turns' out).
 	skillLoads []skillLoad
@@ -149,7 +153,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 	case session.TypeFork:
 		c.forked(r.Fork)
 	case session.TypeRollback:
-		c.rollback(r.Rollback)
+		c.rollback(r.Rollback, r.Status == session.RollbackStarted)
 		before = len(c.items) // sizes are counted again by rollback
 	case session.TypeAssist:
 		c.answered1 = true

@@ -41,15 +41,31 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 	sess.wmu.Lock()
 	turns, have := c.lastTurns(n)
 	copied := map[string]string{}
+	questions := map[string]string{} // taken now: the turns leave the conversation before their files go back
 	for _, id := range turns {
 		if from := c.copiedFrom(id); from != "" {
 			copied[id] = from
 		}
+		questions[id] = c.question(id)
 	}
 	sess.wmu.Unlock()
 	if turns == nil {
 		return session.Rollback{}, fmt.Errorf("%w: turns is %d, but the conversation holds %d turn(s) that can be rolled back (turns a compaction summarised cannot be)", ErrBadParams, n, have)
 	}
+	// The turns leave the conversation first, durably, and only then do
+	// files go back: a kin killed while it puts them back (or before it
+	// records what it did) leaves them out, and the kin that reads the log
+	// next says the rollback may be unfinished, instead of showing the
+	// model turns as done over files that were put back.
+	start := session.Record{Type: session.TypeRollback, Status: session.RollbackStarted, Rollback: &session.Rollback{Turns: turns}}
+	if _, err := sess.append(start); err != nil {
+		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+		return session.Rollback{}, fmt.Errorf("kin could not record the rollback, so it rolled nothing back: %w", err)
+	}
+	if err := sess.sync(); err != nil {
+		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
+	}
+	sess.rolledBack(c, turns)
 	rb := session.Rollback{Turns: turns}
 	fa := s.frontFiles(sessionID)
 	for _, id := range turns {
@@ -66,7 +82,7 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 			// No file to put back; its commands are still worth saying.
 			calls, cerr := s.checkpoints.NotUndoable(sessionID, id)
 			if cerr == nil && len(calls) > 0 {
-				rb.Undos = append(rb.Undos, session.Undo{TurnID: id, Question: sess.question(id), Restored: []string{}, NotUndoable: calls})
+				rb.Undos = append(rb.Undos, session.Undo{TurnID: id, Question: questions[id], Restored: []string{}, NotUndoable: calls})
 			}
 			continue
 		case uerr != nil && u.TurnID == "":
@@ -75,19 +91,25 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 		case uerr != nil:
 			rb.Errors = append(rb.Errors, session.RollbackError{TurnID: id, Error: uerr.Error()})
 		}
-		u.Question = sess.question(id)
+		u.Question = questions[id]
 		rb.Undos = append(rb.Undos, u)
 	}
-	if _, err := sess.append(session.Record{Type: session.TypeRollback, Rollback: &rb}); err != nil {
+	if s.rollbackRestored != nil {
+		s.rollbackRestored()
+	}
+	outcome := session.Record{Type: session.TypeRollback, Rollback: &rb}
+	if _, err := sess.append(outcome); err != nil {
 		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+		// Owed: the conversation has it now, the log before its next
+		// record (a kin stopped first says the rollback is unfinished).
+		sess.owe(outcome)
 		// The answer carries only this error (turn/rollback answers one or
 		// the other), so it says itself which files went back.
-		return rb, fmt.Errorf("kin put back %s, but could not record the rollback, so the model still sees those turns: %w", restoredText(rb), err)
+		return rb, fmt.Errorf("kin put back %s, and the model no longer sees those turns, but kin could not record what it put back: %w", restoredText(rb), err)
 	}
 	if err := sess.sync(); err != nil {
 		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 	}
-	sess.rolledBack(c, rb.Turns)
 	return rb, nil
 }
 

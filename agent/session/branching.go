@@ -26,6 +26,30 @@ type RollbackError struct {
 	Error  string `json:"error"`
 }
 
+// RollbackStarted is the Status of a rollback's first record, written
+// (and synced) before any file is put back: from it on the model no longer
+// sees the turns it names. The outcome follows in a second record with the
+// same turns. A log with the first and not the second is a rollback kin was
+// stopped in (killed, or the machine lost power) while it put files back:
+// its turns are out, and which of their files went back is not known.
+const RollbackStarted = "started"
+
+// RollbackUnfinished is what a rollback kin was stopped in says of each of
+// its turns (Unfinished). Undo of such a turn puts back what is left: a
+// file already as it was before the turn counts as put back.
+const RollbackUnfinished = "kin stopped before this rollback finished: some of this turn's files may not be put back (undoing the turn puts back the rest)"
+
+// Unfinished is a rollback whose outcome was never recorded, as kin tells
+// it until the outcome comes (for good, when kin was stopped in it): its
+// turns, each with the error RollbackUnfinished.
+func Unfinished(turns []string) *Rollback {
+	rb := &Rollback{Turns: turns}
+	for _, t := range turns {
+		rb.Errors = append(rb.Errors, RollbackError{TurnID: t, Error: RollbackUnfinished})
+	}
+	return rb
+}
+
 // ForkRef names where a forked session came from: the session, and the
 // last turn it took from it.
 type ForkRef struct {
@@ -77,6 +101,39 @@ func (r *Reader) Each(end int64, fn func(rec Record, next int64) error) error {
 
 // Close closes the log.
 func (r *Reader) Close() error { return r.f.Close() }
+
+// rollback marks the page's items of the turns a rollback took out, and
+// takes a rollback's outcome to the item of its first record, which shows
+// it unfinished until then (rollbackItem); it reports whether r was such an
+// outcome, which then has no item of its own. Like a result, the outcome
+// changes an item before it, wherever the page's cursor is.
+func (p *pager) rollback(r Record) bool {
+	p.markRolledBack(r.Rollback)
+	if r.Rollback == nil {
+		return false
+	}
+	if r.Status == RollbackStarted {
+		p.started, p.startedItem = r.Rollback.Turns, -1 // the item, if any, is taken
+		return false
+	}
+	if p.started == nil || !slices.Equal(p.started, r.Rollback.Turns) {
+		return false // a log from before first records: the outcome is the item
+	}
+	if it := p.slot(p.startedItem); it != nil {
+		it.item.Rollback = r.Rollback
+	}
+	p.started = nil
+	return true
+}
+
+// rollbackItem is a rollback record's history item; k is its item number.
+func (p *pager) rollbackItem(r Record, k int) HistoryItem {
+	if r.Status == RollbackStarted && r.Rollback != nil {
+		p.startedItem = k
+		return HistoryItem{Type: TypeRollback, Rollback: Unfinished(r.Rollback.Turns)}
+	}
+	return HistoryItem{Type: TypeRollback, Rollback: r.Rollback}
+}
 
 // markRolledBack marks the page's items of the turns a rollback took out.
 func (p *pager) markRolledBack(rb *Rollback) {

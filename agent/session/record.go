@@ -219,7 +219,10 @@ type Record struct {
 	// that did the work.
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 	// Rollback is a rollback record's outcome (branching.go); like Undo it
-	// names its turns itself, never in TurnID.
+	// names its turns itself, never in TurnID. A rollback writes two
+	// records: the first, with Status RollbackStarted, only names the
+	// turns; the second, without a Status, is the outcome (a log written
+	// before kin wrote the first has only the second).
 	Rollback *Rollback `json:"rollback,omitempty"`
 	// Fork, on a fork record, names the session and turn a fork came from.
 	Fork *ForkRef `json:"fork,omitempty"`

@@ -289,6 +289,10 @@ type pager struct {
 	n      int            // items taken so far
 	calls  map[string]int // call id -> item number, while in the ring
 	assist int            // item number of the latest assistant item, -1 none
+	// started are the turns of a rollback's first record whose outcome
+	// has not come (nil: none), startedItem its item number (-1: none).
+	started     []string
+	startedItem int
 }
 
 type pageItem struct {
@@ -338,7 +342,9 @@ func (p *pager) add(r Record, off int64) {
 	case TypeRollback:
 		// Like a result, it changes items before it: an older page (its
 		// record after the cursor) marks its turns' items all the same.
-		p.markRolledBack(r.Rollback)
+		if p.rollback(r) {
+			return
+		}
 	}
 	if p.before >= 0 && off >= p.before {
 		if r.Type == TypeAssist {
@@ -393,7 +399,7 @@ func (p *pager) add(r Record, off int64) {
 	case TypeSteer:
 		it = HistoryItem{Type: TypeSteer, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
 	case TypeRollback:
-		it = HistoryItem{Type: TypeRollback, Rollback: r.Rollback}
+		it = p.rollbackItem(r, p.n)
 	case TypeFork:
 		it = HistoryItem{Type: TypeFork, Fork: r.Fork}
 	default:
