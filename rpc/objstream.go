@@ -35,10 +35,10 @@ import (
 // (its pipe fills, its writes wait) until it catches up, and every request
 // is answered once it does; nothing is dropped. Notifications kin makes on
 // its own (a turn streaming) never wait: consecutive streaming deltas of
-// the same stream (Options.Merge) waiting in the outbox are joined into
-// one, so a turn runs to its end while the peer does not read, holding no
-// more than its own text, and the peer reads it all, in order, when it
-// reads again. A peer that closes its end ends everything at once (onGone).
+// the same stream (NewObjectStream's merge) waiting in the outbox are
+// joined into one, so a turn runs to its end while the peer does not read,
+// holding no more than its own text, and the peer reads it all, in order,
+// when it reads again. A peer that closes its end ends everything at once (onGone).
 type ObjectStream struct {
 	rwc     io.ReadWriteCloser
 	framing Framing
@@ -202,7 +202,10 @@ func (it *outItem) bytes() []byte {
 	if d == nil || d.pieces == 1 {
 		return it.data
 	}
-	return d.key.Join(d.text.String())
+	if b := d.key.Join(d.text.String()); b != nil {
+		return b
+	}
+	return it.data
 }
 
 // write is the outbox's writer: it writes messages in order, flushing when

@@ -124,3 +124,42 @@ func TestWaitingChunksOfOneMessageAreJoined(t *testing.T) {
 		t.Errorf("%d lines: nothing was joined", frames)
 	}
 }
+
+// Only an agent message's or thought's text chunk is a piece of a stream;
+// its stream is everything but the text, and a joined chunk is the first
+// with the texts of both.
+func TestMessageChunkIsTheChunkWithoutItsText(t *testing.T) {
+	encode := func(sid string, u any) []byte {
+		t.Helper()
+		req := &jsonrpc2.Request{Method: NotifySessionUpdate, Notif: true}
+		if err := req.SetParams(SessionNotification{SessionID: sid, Update: u}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := req.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, u := range []any{
+		ContentChunk{SessionUpdate: UpdateUserMessage, Content: TextBlock("x")},
+		ContentChunk{SessionUpdate: UpdateAgentMessage, Content: ContentBlock{Type: contentTypeResourceRef, URI: "file:///a", Name: "a"}},
+		ContentChunk{SessionUpdate: UpdateAgentMessage, Content: ContentBlock{Type: contentTypeText, Text: "x", MimeType: "text/plain"}},
+		ToolCall{SessionUpdate: UpdateToolCall, ToolCallID: "c", Title: `"content":{"type":"text","text":"x"}`},
+	} {
+		if _, ok := messageChunk(encode("s", u)); ok {
+			t.Errorf("%+v was taken for a piece of a message", u)
+		}
+	}
+
+	a, okA := messageChunk(encode("s", ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock("a<\"")}))
+	b, okB := messageChunk(encode("s", ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock("\u2028b")}))
+	other, _ := messageChunk(encode(`s","update":{}`, ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock("c")}))
+	if !okA || !okB || a.Stream != b.Stream || a.Stream == other.Stream {
+		t.Fatalf("streams %q %q %q", a.Stream, b.Stream, other.Stream)
+	}
+	want := encode("s", ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock("a<\"\u2028b")})
+	if got := a.Join(a.Text + b.Text); string(got) != string(want) {
+		t.Errorf("joined:\n%s\nwant\n%s", got, want)
+	}
+}
