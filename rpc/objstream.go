@@ -102,6 +102,10 @@ type Delta struct {
 	// Join is the first notification with its text replaced by text
 	// (every piece joined, in order).
 	Join func(text string) []byte
+	// Replace says the notification replaces what the one before it of
+	// its stream said (a tool call's content): a waiting one is dropped
+	// for it, and Text and Join are not used.
+	Replace bool
 }
 
 // Framing is how one wire format cuts messages from its input and writes
@@ -163,7 +167,13 @@ func (s *ObjectStream) enqueue(data []byte) error {
 		return io.ErrClosedPipe
 	}
 	if mergeable && len(s.out) > 1 { // out[0] may be being written
-		if tail := s.out[len(s.out)-1].delta; tail != nil && tail.key.Stream == key.Stream {
+		last := s.out[len(s.out)-1]
+		if tail := last.delta; tail != nil && tail.key.Stream == key.Stream && tail.key.Replace == key.Replace {
+			if key.Replace {
+				s.queued += len(data) - last.size()
+				s.out[len(s.out)-1] = &outItem{data: data, delta: &joined{key: key, first: data, pieces: 1}}
+				return nil
+			}
 			tail.pieces++
 			tail.text.WriteString(key.Text)
 			s.queued += len(key.Text)
@@ -173,7 +183,9 @@ func (s *ObjectStream) enqueue(data []byte) error {
 	it := &outItem{data: data}
 	if mergeable {
 		it.delta = &joined{key: key, first: data, pieces: 1}
-		it.delta.text.WriteString(key.Text)
+		if !key.Replace {
+			it.delta.text.WriteString(key.Text)
+		}
 	}
 	s.out = append(s.out, it)
 	s.queued += len(data)
@@ -194,6 +206,16 @@ func (s *ObjectStream) mergeKeyOf(data []byte, k *Delta) bool {
 	key, ok := s.merge(data)
 	*k = key
 	return ok
+}
+
+// size is what an outbox item counts in queued: its bytes and the text
+// joined to them.
+func (it *outItem) size() int {
+	n := len(it.data)
+	if it.delta != nil && !it.delta.key.Replace {
+		n += it.delta.text.Len() - len(it.delta.key.Text)
+	}
+	return n
 }
 
 // bytes are what an outbox item writes.
@@ -235,10 +257,7 @@ func (s *ObjectStream) write(w *bufio.Writer) {
 
 		s.mu.Lock()
 		s.out = s.out[1:]
-		s.queued -= len(it.data)
-		if it.delta != nil {
-			s.queued -= it.delta.text.Len() - len(it.delta.key.Text)
-		}
+		s.queued -= it.size()
 		if err != nil {
 			s.broken = true
 			s.out, s.queued = nil, 0

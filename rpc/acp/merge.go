@@ -16,6 +16,8 @@ import (
 // only an agent message's or thought's text chunks are joined, only those
 // that are next to each other and not yet written, never across another
 // update (a tool call between two chunks keeps its place and splits them).
+// A running call's output update, whose content replaces the card's, is
+// replaced the same way by the next one of its call (runningOutput).
 
 // chunkPrefix starts every session/update kin encodes (jsonrpc2 writes a
 // notification's members in this order, and SessionNotification's
@@ -31,13 +33,61 @@ var chunkText = [][]byte{
 	[]byte(`,"update":{"sessionUpdate":"` + UpdateAgentThought + `","content":{"type":"text","text":`),
 }
 
-// messageChunk is the ObjectStream's merge func for kin acp: the stream of
-// a chunk is its notification without its text (session, kind, message
-// id: every byte but the text's must be equal).
-func messageChunk(data []byte) (rpc.Delta, bool) {
+// streamed is the ObjectStream's merge func for kin acp: a message chunk,
+// or a running call's output.
+func streamed(data []byte) (rpc.Delta, bool) {
 	if !bytes.HasPrefix(data, chunkPrefix) {
 		return rpc.Delta{}, false
 	}
+	if d, ok := messageChunk(data); ok {
+		return d, true
+	}
+	return runningOutput(data)
+}
+
+// outputUpdate is how a running call's output update starts (after its
+// session id).
+var outputUpdate = []byte(`,"update":{"sessionUpdate":"` + UpdateToolCallUpdate + `","toolCallId":`)
+
+// runningOutput recognises a running call's output (outputStream): a
+// tool_call_update with the status in_progress whose content replaces the
+// card's (ACP: "Replace the content collection"), and nothing else but
+// its _meta. The next one of the same call makes a waiting one of no use:
+// a client that stopped reading during a long command had kin hold 64 KB
+// ten times a second. An update that says more (a title, locations, a
+// status) is never dropped.
+func runningOutput(data []byte) (rpc.Delta, bool) {
+	if !bytes.Contains(data, outputUpdate) {
+		return rpc.Delta{}, false
+	}
+	var n struct {
+		Params struct {
+			SessionID string                     `json:"sessionId"`
+			Update    map[string]json.RawMessage `json:"update"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(data, &n) != nil {
+		return rpc.Delta{}, false
+	}
+	u := n.Params.Update
+	if string(u["status"]) != `"`+StatusInProgress+`"` || u["content"] == nil || u["toolCallId"] == nil {
+		return rpc.Delta{}, false
+	}
+	for k := range u {
+		switch k {
+		case "sessionUpdate", "toolCallId", "status", "content", "_meta":
+		default:
+			return rpc.Delta{}, false
+		}
+	}
+	stream := "output\x00" + n.Params.SessionID + "\x00" + string(u["toolCallId"]) + "\x00" + string(u["_meta"])
+	return rpc.Delta{Stream: stream, Replace: true}, true
+}
+
+// messageChunk recognises a message chunk: its stream is its notification
+// without its text (session, kind, message id: every byte but the text's
+// must be equal).
+func messageChunk(data []byte) (rpc.Delta, bool) {
 	start := -1
 	for _, marker := range chunkText {
 		if i := bytes.Index(data, marker); i >= 0 {

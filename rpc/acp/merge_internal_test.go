@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
+
+	"github.com/kin-dev/kin/agent"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -161,5 +164,81 @@ func TestMessageChunkIsTheChunkWithoutItsText(t *testing.T) {
 	want := encode("s", ContentChunk{SessionUpdate: UpdateAgentThought, Content: TextBlock("a<\"\u2028b")})
 	if got := a.Join(a.Text + b.Text); string(got) != string(want) {
 		t.Errorf("joined:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A running call's output goes to the client as tool_call_updates whose
+// content replaces what the card showed: the whole output so far, up to
+// outputKeep bytes, every outputEvery. A client that stopped reading
+// during a long command had kin keep every one of them: 64 KB ten times a
+// second, without bound (the 300 updates below held 19.7 MB). A waiting
+// update of a running call's output is replaced by the next one of the
+// same call: the client ends with the same card, and kin holds one.
+func TestAWaitingOutputUpdateIsReplacedByTheNext(t *testing.T) {
+	kinEnd, client := net.Pipe()
+	s := newStream(kinEnd, nil, nil)
+	conn := jsonrpc2.NewConn(context.Background(), s, jsonrpc2.HandlerWithError(
+		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
+	defer conn.Close()
+	ctx := context.Background()
+	output := func(call, text string) ToolCall {
+		return ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: call, Status: StatusInProgress,
+			Content: []ToolCallContent{textContent(text)}, Meta: kinMeta(agent.CallRunning, "")}
+	}
+	notify := func(u any) {
+		t.Helper()
+		if err := conn.Notify(ctx, NotifySessionUpdate, SessionNotification{SessionID: "s", Update: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const updates = 300
+	for i := range updates { // nobody reads
+		notify(output("c1", fmt.Sprintf("%d %s", i, strings.Repeat("x", outputKeep))))
+		if i == updates/2 { // another call's output, between, keeps its place
+			notify(output("c2", "other"))
+		}
+	}
+	notify(ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: "c1", Status: StatusCompleted})
+	_, queued := s.Pressure()
+	t.Logf("%d bytes wait", queued)
+	if queued > 4*outputKeep+64<<10 {
+		t.Errorf("%d bytes wait for a card of %d bytes", queued, outputKeep)
+	}
+
+	r := bufio.NewReader(client)
+	var seen []string
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Params struct {
+				Update ToolCall `json:"update"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		u := m.Params.Update
+		text := ""
+		if len(u.Content) == 1 && u.Content[0].Content != nil {
+			text, _, _ = strings.Cut(u.Content[0].Content.Text, " ")
+		}
+		seen = append(seen, u.ToolCallID+" "+u.Status+" "+text)
+		if u.Status == StatusCompleted {
+			break
+		}
+	}
+	// The first is written at once; the last update before c2's and the
+	// last of all are what the card shows then.
+	last := func(i int) string { return fmt.Sprintf("c1 %s %d", StatusInProgress, i) }
+	got := strings.Join(seen, ", ")
+	if !strings.HasPrefix(got, last(0)) || !strings.Contains(got, last(updates/2)+", c2 "+StatusInProgress+" other, ") ||
+		!strings.HasSuffix(got, last(updates-1)+", c1 "+StatusCompleted+" ") {
+		t.Errorf("the client saw %s", got)
+	}
+	if len(seen) > 10 {
+		t.Errorf("%d updates written: none was replaced", len(seen))
 	}
 }
