@@ -131,6 +131,14 @@ func (b *bodyScan) feed(p []byte) int {
 		case ':':
 			if b.depth == 1 && b.object {
 				b.inID, b.val, b.long = isKey(b.key, "id"), b.val[:0], false
+				if b.inID {
+					// The last of a repeated "id" is the id, as jsonrpc2
+					// (encoding/json) reads it: an earlier one kept when
+					// the last is null, an object or too long to keep had
+					// the message carried through jsonrpc2 under the
+					// earlier id's alias, as a request it is not.
+					b.id = nil
+				}
 				b.method = b.method || isKey(b.key, "method")
 			}
 		case ',':

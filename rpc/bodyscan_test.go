@@ -1,6 +1,9 @@
 package rpc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBodyScan(t *testing.T) {
 	for _, c := range []struct {
@@ -21,6 +24,13 @@ func TestBodyScan(t *testing.T) {
 		{`{"\u0069\u0044":2}`, ``, 18},
 		{`{"\u0069dx":3,"a\u0069d":4}`, ``, 27},
 		{`{"idx":1,"id":2}`, `2`, 16},
+		// The last of a repeated "id" is the id, as jsonrpc2 (encoding/json)
+		// reads it: a later null, object or over-long one leaves none.
+		{`{"id":-1,"id":null}`, ``, 19},
+		{`{"id":-1,"id":{"a":1}}`, ``, 22},
+		{`{"id":-1,"id":true}`, ``, 19},
+		{`{"id":-1,"id":"` + strings.Repeat("x", maxIDBytes) + `"}`, ``, 17 + maxIDBytes},
+		{`{"id":null,"id":-1}`, `-1`, 19},
 		{`[{"id":1}]`, ``, 10},
 		{`"just a string"`, ``, -1},
 		{`{"id":7,"params":{"text":"cut here`, `7`, -1},
@@ -53,6 +63,7 @@ func TestBodyScanRequestID(t *testing.T) {
 		`{"id":5,"result":{"method":"m"}}`:                    ``,
 		`{"id":5,"result":null}`:                              ``,
 		`{"id":5,"methods":"m"}`:                              ``,
+		`{"id":-1,"method":"m","id":null}`:                    ``,
 	} {
 		var b bodyScan
 		b.feed([]byte(body))

@@ -77,6 +77,22 @@ func TestARequestWithANullIDIsRefused(t *testing.T) {
 	answered(t, r, "3")
 }
 
+// The last of a repeated "id" is the message's id, as jsonrpc2 reads it.
+// kin's frame scanner kept an earlier -1 when a later "id" was null or an
+// object and carried the message through jsonrpc2 under -1's alias: it ran
+// as a request answered with -1, where the same message with a plain id (2)
+// was a notification, and one with an object id refused. It is refused as
+// any request with a null or unusable id is, with id null.
+func TestALaterRepeatedIDIsTheID(t *testing.T) {
+	r := rawEditor(t)
+	for _, last := range []string{`null`, `{"a":1}`, `true`} {
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":-1,"method":"session/list","params":{},"id":` + last + `}`))
+		refused(t, r, "null", rpc.CodeInvalidRequest)
+	}
+	r.Write(rpctest.Framed(listReq(3)))
+	answered(t, r, "3")
+}
+
 // A connection that ends for a reason other than its close (here an HTTP
 // request) is logged while it still stands: jsonrpc2 logged such a reason
 // itself after announcing the disconnect, when Serve may already have

@@ -35,14 +35,14 @@ import (
 // (its pipe fills, its writes wait) until it catches up, and every request
 // is answered once it does; nothing is dropped. Notifications kin makes on
 // its own (a turn streaming) never wait: consecutive streaming deltas of
-// the same stream (Options.Merge) waiting in the outbox are joined into
-// one, so a turn runs to its end while the peer does not read, holding no
-// more than its own text, and the peer reads it all, in order, when it
-// reads again. A peer that closes its end ends everything at once (onGone).
+// the same stream (NewObjectStream's merge) waiting in the outbox are
+// joined into one, so a turn runs to its end while the peer does not read,
+// holding no more than its own text, and the peer reads it all, in order,
+// when it reads again. A peer that closes its end ends everything at once (onGone).
 type ObjectStream struct {
 	rwc     io.ReadWriteCloser
 	framing Framing
-	merge   func(data []byte) (mergeKey, bool)
+	merge   func(data []byte) (Delta, bool)
 
 	// mu guards everything below; more is signalled when the outbox or the
 	// count of unanswered requests shrinks, or the stream ends.
@@ -82,21 +82,30 @@ type outItem struct {
 }
 
 // joined is consecutive streaming deltas of one stream, joined: the first
-// notification's params with its text field holding every piece.
+// notification with its text holding every piece.
 type joined struct {
-	key    mergeKey
+	key    Delta
 	first  []byte // the first as encoded: written as is when nothing joined it
 	pieces int
 	text   strings.Builder
 }
 
-// mergeKey says which stream a delta belongs to and where its text is.
-type mergeKey struct {
-	stream string                     // method and every param but the text
-	field  string                     // the text's param
-	method string                     // the notification's method
-	params map[string]json.RawMessage // the first one's params
-	text   string                     // this piece
+// Delta is what a stream's merge func (see NewObjectStream) makes of a
+// notification that carries a piece of streamed text.
+type Delta struct {
+	// Stream says which stream the piece belongs to: the notification
+	// but its text (method and every other param). Only pieces of one
+	// Stream are joined.
+	Stream string
+	// Text is this piece.
+	Text string
+	// Join is the first notification with its text replaced by text
+	// (every piece joined, in order).
+	Join func(text string) []byte
+	// Replace says the notification replaces what the one before it of
+	// its stream said (a tool call's content): a waiting one is dropped
+	// for it, and Text and Join are not used.
+	Replace bool
 }
 
 // Framing is how one wire format cuts messages from its input and writes
@@ -123,13 +132,11 @@ func (e *Skipped) Error() string { return e.Msg }
 // NewObjectStream reads and writes rwc through the framing that newFraming
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.
-// Build the connection with the stream's NewConn: only it counts the
-// requests in flight (MaxUnanswered).
-func NewObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error)) *ObjectStream {
-	return newObjectStream(rwc, newFraming, onBad, onGone, nil)
-}
-
-func newObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error), merge func([]byte) (mergeKey, bool)) *ObjectStream {
+// merge (may be nil) recognises a streaming delta: consecutive deltas of
+// one stream waiting to be written are joined (see ObjectStream). Build
+// the connection with the stream's NewConn: only it counts the requests in
+// flight (MaxUnanswered).
+func NewObjectStream(rwc io.ReadWriteCloser, newFraming func(*bufio.Reader) Framing, onBad, onGone func(error), merge func(data []byte) (Delta, bool)) *ObjectStream {
 	s := &ObjectStream{rwc: rwc, framing: newFraming(bufio.NewReaderSize(rwc, 64<<10)), merge: merge,
 		onBad: onBad, onGone: onGone, wake: make(chan struct{}, 1), drained: make(chan struct{})}
 	s.more = sync.NewCond(&s.mu)
@@ -150,7 +157,7 @@ func (s *ObjectStream) WriteObject(obj any) error {
 }
 
 func (s *ObjectStream) enqueue(data []byte) error {
-	var key mergeKey
+	var key Delta
 	// Only a message that has to wait (the outbox is not empty) may be
 	// joined by the next: one written at once is not looked at.
 	mergeable := s.merge != nil && s.waiting() && s.mergeKeyOf(data, &key)
@@ -160,17 +167,25 @@ func (s *ObjectStream) enqueue(data []byte) error {
 		return io.ErrClosedPipe
 	}
 	if mergeable && len(s.out) > 1 { // out[0] may be being written
-		if tail := s.out[len(s.out)-1].delta; tail != nil && tail.key.stream == key.stream {
+		last := s.out[len(s.out)-1]
+		if tail := last.delta; tail != nil && tail.key.Stream == key.Stream && tail.key.Replace == key.Replace {
+			if key.Replace {
+				s.queued += len(data) - last.size()
+				s.out[len(s.out)-1] = &outItem{data: data, delta: &joined{key: key, first: data, pieces: 1}}
+				return nil
+			}
 			tail.pieces++
-			tail.text.WriteString(key.text)
-			s.queued += len(key.text)
+			tail.text.WriteString(key.Text)
+			s.queued += len(key.Text)
 			return nil
 		}
 	}
 	it := &outItem{data: data}
 	if mergeable {
 		it.delta = &joined{key: key, first: data, pieces: 1}
-		it.delta.text.WriteString(key.text)
+		if !key.Replace {
+			it.delta.text.WriteString(key.Text)
+		}
 	}
 	s.out = append(s.out, it)
 	s.queued += len(data)
@@ -187,10 +202,20 @@ func (s *ObjectStream) waiting() bool {
 	return len(s.out) > 0
 }
 
-func (s *ObjectStream) mergeKeyOf(data []byte, k *mergeKey) bool {
+func (s *ObjectStream) mergeKeyOf(data []byte, k *Delta) bool {
 	key, ok := s.merge(data)
 	*k = key
 	return ok
+}
+
+// size is what an outbox item counts in queued: its bytes and the text
+// joined to them.
+func (it *outItem) size() int {
+	n := len(it.data)
+	if it.delta != nil && !it.delta.key.Replace {
+		n += it.delta.text.Len() - len(it.delta.key.Text)
+	}
+	return n
 }
 
 // bytes are what an outbox item writes.
@@ -199,21 +224,10 @@ func (it *outItem) bytes() []byte {
 	if d == nil || d.pieces == 1 {
 		return it.data
 	}
-	params := make(map[string]json.RawMessage, len(d.key.params))
-	for k, v := range d.key.params {
-		params[k] = v
+	if b := d.key.Join(d.text.String()); b != nil {
+		return b
 	}
-	text, _ := json.Marshal(d.text.String())
-	params[d.key.field] = text
-	b, err := json.Marshal(struct {
-		JSONRPC string                     `json:"jsonrpc"`
-		Method  string                     `json:"method"`
-		Params  map[string]json.RawMessage `json:"params"`
-	}{"2.0", d.key.method, params})
-	if err != nil {
-		return it.data
-	}
-	return b
+	return it.data
 }
 
 // write is the outbox's writer: it writes messages in order, flushing when
@@ -243,10 +257,7 @@ func (s *ObjectStream) write(w *bufio.Writer) {
 
 		s.mu.Lock()
 		s.out = s.out[1:]
-		s.queued -= len(it.data)
-		if it.delta != nil {
-			s.queued -= it.delta.text.Len() - len(it.delta.key.text)
-		}
+		s.queued -= it.size()
 		if err != nil {
 			s.broken = true
 			s.out, s.queued = nil, 0

@@ -50,7 +50,7 @@ type overFrame struct {
 }
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream {
-	return newObjectStream(rwc, func(r *bufio.Reader) Framing { return &lspFraming{r: r, onBad: onBad} }, onBad, onGone, streamingDelta)
+	return NewObjectStream(rwc, func(r *bufio.Reader) Framing { return &lspFraming{r: r, onBad: onBad} }, onBad, onGone, streamingDelta)
 }
 
 // streamingDelta recognises kin serve's notifications that carry a piece of
@@ -58,16 +58,16 @@ func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream 
 // outputDelta): consecutive pieces of one stream waiting to be written are
 // joined into one notification (see ObjectStream). The stream is the
 // method and every other param, which must be equal.
-func streamingDelta(data []byte) (mergeKey, bool) {
+func streamingDelta(data []byte) (Delta, bool) {
 	if !bytes.HasPrefix(data, []byte(`{"jsonrpc":"2.0","method":"turn/`)) {
-		return mergeKey{}, false
+		return Delta{}, false
 	}
 	var m struct {
 		Method string                     `json:"method"`
 		Params map[string]json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(data, &m) != nil {
-		return mergeKey{}, false
+		return Delta{}, false
 	}
 	field := ""
 	switch m.Method {
@@ -76,11 +76,11 @@ func streamingDelta(data []byte) (mergeKey, bool) {
 	case NotifyTurnToolCall:
 		field = "outputDelta"
 	default:
-		return mergeKey{}, false
+		return Delta{}, false
 	}
 	var text string
 	if raw, ok := m.Params[field]; !ok || json.Unmarshal(raw, &text) != nil || text == "" {
-		return mergeKey{}, false
+		return Delta{}, false
 	}
 	rest := make([]string, 0, len(m.Params))
 	for k, v := range m.Params {
@@ -89,7 +89,24 @@ func streamingDelta(data []byte) (mergeKey, bool) {
 		}
 	}
 	slices.Sort(rest)
-	return mergeKey{stream: m.Method + "\x00" + strings.Join(rest, "\x00"), field: field, method: m.Method, params: m.Params, text: text}, true
+	join := func(text string) []byte { return joinDelta(m.Method, m.Params, field, text) }
+	return Delta{Stream: m.Method + "\x00" + strings.Join(rest, "\x00"), Text: text, Join: join}, true
+}
+
+// joinDelta is a delta notification with params, its text field holding
+// text.
+func joinDelta(method string, params map[string]json.RawMessage, field, text string) []byte {
+	joined := make(map[string]json.RawMessage, len(params))
+	for k, v := range params {
+		joined[k] = v
+	}
+	joined[field], _ = json.Marshal(text)
+	b, _ := json.Marshal(struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		Method  string                     `json:"method"`
+		Params  map[string]json.RawMessage `json:"params"`
+	}{"2.0", method, joined})
+	return b
 }
 
 // Frame implements Framing.

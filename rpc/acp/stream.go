@@ -36,7 +36,7 @@ type lineFraming struct {
 }
 
 func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *rpc.ObjectStream {
-	return rpc.NewObjectStream(rwc, func(r *bufio.Reader) rpc.Framing { return lineFraming{r: r, aliased: new(atomic.Bool)} }, onBad, onGone)
+	return rpc.NewObjectStream(rwc, func(r *bufio.Reader) rpc.Framing { return lineFraming{r: r, aliased: new(atomic.Bool)} }, onBad, onGone, streamed)
 }
 
 // Frame implements rpc.Framing: the JSON on one line. encoding/json escapes
