@@ -84,7 +84,7 @@ func TestGoldenFrames(t *testing.T) {
 	c.call(MethodLogout, map[string]any{}, nil)
 
 	c.mu.Lock()
-	frames := append([]frame(nil), c.frames...)
+	frames := settled(append([]frame(nil), c.frames...))
 	c.mu.Unlock()
 	byFile := map[string][]frame{}
 	for _, f := range frames {
@@ -219,4 +219,86 @@ func goldenPeer(t *testing.T, w *world, c *client, sid string) {
 		t.Fatalf("the prompt past the call limit: %q", res.StopReason)
 	}
 	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
+}
+
+// settled is the frames as if every streamed piece had waited: adjacent
+// text chunks of one message joined, a running call's output update
+// replaced by the next one of its call, as kin acp's outbox does to what
+// waits (merge.go). How much waited depends on when the test read, so the
+// golden files pin the settled frames; each shape is the same either way.
+// (The client's frames are decoded and encoded again, so merge.go's byte
+// matching cannot be used here.)
+func settled(frames []frame) []frame {
+	var out []frame
+	last := -1 // out's last frame kin sent
+	for _, f := range frames {
+		if last >= 0 {
+			key, text, replace, ok := streamOf(f)
+			pkey, ptext, _, pok := streamOf(out[last])
+			if ok && pok && key == pkey {
+				if replace {
+					out[last] = f
+				} else {
+					out[last].Params = withText(out[last].Params, ptext+text)
+				}
+				continue
+			}
+		}
+		out = append(out, f)
+		if f.Dir == "kin" {
+			last = len(out) - 1
+		}
+	}
+	return out
+}
+
+// streamOf says which stream a session/update kin sent belongs to (its
+// params without the text), the chunk's text, and whether it replaces
+// the one before it (a running call's output).
+func streamOf(f frame) (key, text string, replace, ok bool) {
+	if f.Dir != "kin" || f.Kind != "notification" || f.Method != NotifySessionUpdate {
+		return "", "", false, false
+	}
+	var p struct {
+		SessionID string         `json:"sessionId"`
+		Update    map[string]any `json:"update"`
+	}
+	if json.Unmarshal(f.Params, &p) != nil {
+		return "", "", false, false
+	}
+	u := p.Update
+	switch u["sessionUpdate"] {
+	case UpdateAgentMessage, UpdateAgentThought:
+		c, _ := u["content"].(map[string]any)
+		t, isText := c["text"].(string)
+		if len(c) != 2 || c["type"] != "text" || !isText {
+			return "", "", false, false
+		}
+		delete(c, "text")
+		b, _ := json.Marshal(p)
+		return string(b), t, false, true
+	case UpdateToolCallUpdate:
+		if u["status"] != StatusInProgress || u["content"] == nil {
+			return "", "", false, false
+		}
+		for k := range u {
+			switch k {
+			case "sessionUpdate", "toolCallId", "status", "content", "_meta":
+			default:
+				return "", "", false, false
+			}
+		}
+		meta, _ := json.Marshal(u["_meta"])
+		return fmt.Sprint("output\x00", p.SessionID, "\x00", u["toolCallId"], "\x00", string(meta)), "", true, true
+	}
+	return "", "", false, false
+}
+
+// withText is a chunk's params with its text replaced.
+func withText(params json.RawMessage, text string) json.RawMessage {
+	var p map[string]any
+	_ = json.Unmarshal(params, &p)
+	p["update"].(map[string]any)["content"].(map[string]any)["text"] = text
+	b, _ := json.Marshal(p)
+	return b
 }
