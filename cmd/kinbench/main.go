@@ -12,7 +12,7 @@
 // the first such turn of a fresh kin, a second after its session opened
 // (first.go).
 //
-//	go run ./cmd/kinbench [-rounds 15] [-prev 9386483] [-sessions 10000] [-turns 50]
+//	go run ./cmd/kinbench [-rounds 15] [-prev c4e6a9d] [-sessions 10000] [-turns 50]
 //
 // It is a development tool, not part of kin.
 package main
@@ -37,7 +37,7 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 15, "rounds of every measurement")
-	prev := flag.String("prev", "9386483", "commit of the previous release to build and compare (\"\" for none)")
+	prev := flag.String("prev", "c4e6a9d", "commit of the previous release to build and compare (\"\" for none)")
 	nSessions := flag.Int("sessions", 10000, "stored sessions for session/list")
 	turns := flag.Int("turns", 50, "turns for the memory after turns")
 	flag.Parse()
