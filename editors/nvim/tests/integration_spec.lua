@@ -59,6 +59,8 @@ describe("real kin", function()
     vim.cmd("KinChat hello there")
     t.wait_for(turn_over, "the turn to end", 20000)
     t.contains(chat_text(), "## You\n\nhello there\n\n## kin\n\nHello from the mock.")
+    -- The mock paces its three chunks (delayMs in rules.json) as a real service does;
+    -- unpaced, kin rightly joins deltas the editor has not read yet into one.
     t.ok(received("turn/delta") >= 2, "the answer came in several deltas")
     -- kin logs to the file :KinLog opens
     vim.cmd("KinLog")
