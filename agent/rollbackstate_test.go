@@ -71,14 +71,12 @@ func TestARolledBackTurnsPlanIsNoLongerInForce(t *testing.T) {
 	}
 }
 
-// The attack: a skill whose allowed-tools leave write_file out is loaded
-// in a turn the person then rolls back. The model no longer sees the skill
-// (nor its instructions), yet its allowed-tools went on narrowing every
-// call of the session: a write in auto-edit mode was asked of the person
-// (and refused here) for a skill that, to the model and after a restart,
-// is not loaded.
-func TestARolledBackTurnsSkillNoLongerNarrows(t *testing.T) {
-	home := t.TempDir()
+// readOnlySkillSession writes into home the skill read-only-review, whose
+// allowed-tools leave write_file out, and starts a service on home with a
+// session in auto-edit mode: a write there is applied unasked unless a
+// loaded skill narrows it.
+func readOnlySkillSession(t *testing.T, home string) (*Service, *modeltest.Server, *screen, *answerer, string, string) {
+	t.Helper()
 	dir := filepath.Join(home, "skills", "read-only-review")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -89,7 +87,18 @@ func TestARolledBackTurnsSkillNoLongerNarrows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sid := s.Info.SessionID
+	return svc, m, rec, a, ws, s.Info.SessionID
+}
+
+// The attack: a skill whose allowed-tools leave write_file out is loaded
+// in a turn the person then rolls back. The model no longer sees the skill
+// (nor its instructions), yet its allowed-tools went on narrowing every
+// call of the session: a write in auto-edit mode was asked of the person
+// (and refused here) for a skill that, to the model and after a restart,
+// is not loaded.
+func TestARolledBackTurnsSkillNoLongerNarrows(t *testing.T) {
+	home := t.TempDir()
+	svc, m, rec, a, ws, sid := readOnlySkillSession(t, home)
 	m.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 		modeltest.Reply{Text: []string{"loaded"}},
@@ -197,17 +206,7 @@ func TestARolledBackTurnsFoundToolIsDeferredAgain(t *testing.T) {
 func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 	for _, rollback := range []bool{false, true} {
 		home := t.TempDir()
-		dir := filepath.Join(home, "skills", "read-only-review")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file\n---\nOnly read.\n")
-		svc, m, rec, _, ws := limitService(t, home, settings.Limits{})
-		s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sid := s.Info.SessionID
+		svc, m, rec, _, ws, sid := readOnlySkillSession(t, home)
 		m.Script(
 			modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 			modeltest.Reply{Text: []string{"loaded"}},
@@ -228,7 +227,7 @@ func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		ask(t, svc2, rec2, sid, TextInput("write out.txt"))
-		_, err = os.Stat(filepath.Join(ws, "out.txt"))
+		_, err := os.Stat(filepath.Join(ws, "out.txt"))
 		a2.mu.Lock()
 		asked := len(a2.asked)
 		a2.mu.Unlock()
@@ -249,17 +248,7 @@ func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 // no longer holds it (a write in auto-edit mode was asked and refused).
 func TestASkillAnotherKinRolledBackNoLongerNarrows(t *testing.T) {
 	home := t.TempDir()
-	dir := filepath.Join(home, "skills", "read-only-review")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file\n---\nOnly read.\n")
-	b, mb, recB, askedB, ws := limitService(t, home, settings.Limits{})
-	s, err := b.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := s.Info.SessionID
+	b, mb, recB, askedB, ws, sid := readOnlySkillSession(t, home)
 	mb.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 		modeltest.Reply{Text: []string{"loaded"}},
