@@ -72,16 +72,16 @@ func TestARolledBackTurnsPlanIsNoLongerInForce(t *testing.T) {
 }
 
 // readOnlySkillSession writes into home the skill read-only-review, whose
-// allowed-tools leave write_file out, and starts a service on home with a
-// session in auto-edit mode: a write there is applied unasked unless a
-// loaded skill narrows it.
-func readOnlySkillSession(t *testing.T, home string) (*Service, *modeltest.Server, *screen, *answerer, string, string) {
+// allowed-tools (allowed, space-separated) leave write_file out, and starts
+// a service on home with a session in auto-edit mode: a write there is
+// applied unasked unless a loaded skill narrows it.
+func readOnlySkillSession(t *testing.T, home, allowed string) (*Service, *modeltest.Server, *screen, *answerer, string, string) {
 	t.Helper()
 	dir := filepath.Join(home, "skills", "read-only-review")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file\n---\nOnly read.\n")
+	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: "+allowed+"\n---\nOnly read.\n")
 	svc, m, rec, a, ws := limitService(t, home, settings.Limits{})
 	s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
 	if err != nil {
@@ -98,7 +98,7 @@ func readOnlySkillSession(t *testing.T, home string) (*Service, *modeltest.Serve
 // is not loaded.
 func TestARolledBackTurnsSkillNoLongerNarrows(t *testing.T) {
 	home := t.TempDir()
-	svc, m, rec, a, ws, sid := readOnlySkillSession(t, home)
+	svc, m, rec, a, ws, sid := readOnlySkillSession(t, home, "read_file")
 	m.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 		modeltest.Reply{Text: []string{"loaded"}},
@@ -206,7 +206,7 @@ func TestARolledBackTurnsFoundToolIsDeferredAgain(t *testing.T) {
 func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 	for _, rollback := range []bool{false, true} {
 		home := t.TempDir()
-		svc, m, rec, _, ws, sid := readOnlySkillSession(t, home)
+		svc, m, rec, _, ws, sid := readOnlySkillSession(t, home, "read_file")
 		m.Script(
 			modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 			modeltest.Reply{Text: []string{"loaded"}},
@@ -248,7 +248,7 @@ func TestALoadedSkillStillNarrowsAfterARestart(t *testing.T) {
 // no longer holds it (a write in auto-edit mode was asked and refused).
 func TestASkillAnotherKinRolledBackNoLongerNarrows(t *testing.T) {
 	home := t.TempDir()
-	b, mb, recB, askedB, ws, sid := readOnlySkillSession(t, home)
+	b, mb, recB, askedB, ws, sid := readOnlySkillSession(t, home, "read_file")
 	mb.Script(
 		modeltest.Reply{Calls: []modeltest.Call{{ID: "s1", Name: SkillToolName, Arguments: `{"name":"read-only-review"}`}}},
 		modeltest.Reply{Text: []string{"loaded"}},

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/permission"
-	"github.com/kin-dev/kin/agent/settings"
 )
 
 // The attack: a loaded skill's allowed-tools (here read_file and delegate)
@@ -20,17 +18,7 @@ import (
 // person denies it, and nothing is written).
 func TestASubagentIsNarrowedByItsParentsSkill(t *testing.T) {
 	home := t.TempDir()
-	dir := filepath.Join(home, "skills", "read-only-review")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: read-only-review\ndescription: Reviews without changing anything.\nallowed-tools: read_file delegate\n---\nOnly read.\n")
-	svc, m, rec, a, ws := limitService(t, home, settings.Limits{})
-	s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := s.Info.SessionID
+	svc, m, rec, a, ws, sid := readOnlySkillSession(t, home, "read_file delegate")
 	task := "subagent: write the file"
 	args, _ := json.Marshal(map[string]string{"task": task, "mode": "auto-edit"})
 	write, _ := json.Marshal(map[string]string{"path": "out.txt", "content": "written\n"})
