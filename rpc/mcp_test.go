@@ -103,6 +103,14 @@ func allowEveryApproval(ed *rpctest.Editor) {
 	})
 }
 
+// allowLaunch answers the server launch approval the editor is asked with
+// allow_once, then waits until server is connected: for tests whose
+// subject is what the server does once it runs.
+func allowLaunch(ed *rpctest.Editor, server string) {
+	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
+	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", server), rpctest.Field("state", "connected")))
+}
+
 // newSession makes a session with no params on ed and returns its id.
 func newSession(t testing.TB, ed *rpctest.Editor) string {
 	var s rpc.SessionResult

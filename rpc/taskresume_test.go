@@ -26,8 +26,7 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	t.Helper()
 	w = newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
 	ed := w.editor()
-	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
-	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	allowLaunch(ed, "jobs")
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
 	allowEveryApproval(ed)
 	sid = newSession(t, ed)
@@ -48,8 +47,7 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 func restarted(t *testing.T, w *world, sid string) (*rpctest.Editor, rpc.SessionResumeResult) {
 	t.Helper()
 	ed := w.editor()
-	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
-	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	allowLaunch(ed, "jobs")
 	var res rpc.SessionResumeResult
 	ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
 	return ed, res
@@ -208,8 +206,7 @@ func TestResumedTaskAsksThePersonAndGoesOn(t *testing.T) {
 			}
 			ed := w.editor()
 			asked := acceptsTheTasksQuestion(t, ed, sid, "j1")
-			respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
-			ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+			allowLaunch(ed, "jobs")
 			var res rpc.SessionResumeResult
 			ed.MustCall("session/resume", rpc.SessionIDParams{SessionID: sid}, &res)
 			if !already {
@@ -296,8 +293,7 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 	w.model.Route(modeltest.FirstUser(task), modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
 	w.model.Route(modeltest.FirstUser(question), modeltest.Reply{Calls: []modeltest.Call{delegateCall("d1", task, "agent")}})
 	ed := w.editor()
-	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
-	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	allowLaunch(ed, "jobs")
 	allowEveryApproval(ed)
 	sid := newSession(t, ed)
 	start(t, ed, sid, question)

@@ -17,8 +17,7 @@ import (
 func tasksWorld(t *testing.T, s *mcptest.TaskServer) (*rpctest.Editor, string, string) {
 	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
 	ed := w.editor()
-	respond(ed, ed.Wait("approval/request", rpctest.Field("kind", "server_launch")), "allow_once")
-	ed.Wait("mcp/status", rpctest.All(rpctest.Field("server", "jobs"), rpctest.Field("state", "connected")))
+	allowLaunch(ed, "jobs")
 	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}}, modeltest.Reply{Text: []string{"done"}})
 	allowEveryApproval(ed)
 	sid := newSession(t, ed)
