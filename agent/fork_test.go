@@ -13,6 +13,17 @@ import (
 	"github.com/kin-dev/kin/agent/tool"
 )
 
+// offlineService is a service on home whose model cannot be reached, for
+// tests of what kin does with the session logs alone; it shuts down when
+// the test ends.
+func offlineService(t *testing.T, home string) *Service {
+	t.Helper()
+	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
+		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
+	t.Cleanup(svc.Shutdown)
+	return svc
+}
+
 // Attack: fork a session at a turn whose call ran as an MCP task a
 // restarted kin followed. The fork copied the call and its task record
 // but not the result, recorded after a later turn: half a turn. The fork
@@ -53,9 +64,7 @@ func TestAForkTakesACallsLateResultOrClosesIt(t *testing.T) {
 		} else {
 			log.Close()
 		}
-		svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
-			Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
-		defer svc.Shutdown()
+		svc := offlineService(t, home)
 		opened, err := svc.Fork(info.SessionID, "t1", nil)
 		if err != nil {
 			t.Fatalf("arrived=%v: fork: %v", arrived, err)
@@ -124,9 +133,7 @@ func TestAForkIsNeverASessionBeforeItIsWhole(t *testing.T) {
 		}
 	}
 	log.Close()
-	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
-		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
-	defer svc.Shutdown()
+	svc := offlineService(t, home)
 	done := make(chan error, 1)
 	go func() {
 		_, err := svc.Fork(info.SessionID, "", nil)
@@ -208,13 +215,7 @@ func TestAForkLeavesTheOriginalToOtherKins(t *testing.T) {
 	log.Close()
 	path := filepath.Join(home, "sessions", info.SessionID+".jsonl")
 	before, _ := os.ReadFile(path)
-	kin := func() *Service {
-		svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
-			Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
-		t.Cleanup(svc.Shutdown)
-		return svc
-	}
-	one, other := kin(), kin()
+	one, other := offlineService(t, home), offlineService(t, home)
 	opened, err := one.Fork(info.SessionID, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -261,9 +262,7 @@ func TestAForkAtARolledBackTurnIsRefused(t *testing.T) {
 		}
 	}
 	log.Close()
-	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
-		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
-	defer svc.Shutdown()
+	svc := offlineService(t, home)
 	for _, turn := range []string{"t2", "t3"} {
 		if _, err := svc.Fork(info.SessionID, turn, nil); !errors.Is(err, ErrBadParams) || !strings.Contains(err.Error(), "rolled back") {
 			t.Errorf("fork at rolled-back %s: %v, want a bad-params error saying it was rolled back", turn, err)

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kin-dev/kin/agent/model"
 	"github.com/kin-dev/kin/agent/session"
-	"github.com/kin-dev/kin/agent/tool"
 )
 
 // peakHeap runs fn and returns the most heap it held at once above what was
@@ -74,9 +72,7 @@ func TestAForkOfALargeLogStreams(t *testing.T) {
 	}
 	log.Close()
 	out = ""
-	svc := New(Options{Home: home, Model: model.Config{APIKey: "k", BaseURL: "http://127.0.0.1:1", Model: "mock"},
-		Tools: tool.Static(nil), Events: events{done: make(chan TurnDone, 8)}})
-	defer svc.Shutdown()
+	svc := offlineService(t, home)
 	var opened Opened
 	peak := peakHeap(func() {
 		if opened, err = svc.Fork(info.SessionID, "", nil); err != nil {
