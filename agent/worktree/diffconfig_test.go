@@ -32,17 +32,8 @@ func TestApplyIsNotShapedByDiffSettings(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(gh, ".gitconfig"), []byte(config), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			dir, _, _ := repo(t)
-			home := t.TempDir()
+			dir, home, info := created(t)
 			ctx := context.Background()
-			plan, err := Check(ctx, dir, "", sid)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := Create(ctx, home, sid, plan)
-			if err != nil {
-				t.Fatal(err)
-			}
 			write(t, filepath.Join(info.Path, "src", "new.txt"), "new\n")
 			write(t, filepath.Join(info.Path, "a.txt"), "one\nTWO \nthree\n")
 			if _, err := Apply(ctx, home, info); err != nil {

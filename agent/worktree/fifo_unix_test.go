@@ -24,17 +24,8 @@ import (
 // never said why. Now git is stopped within seconds and the error names
 // the FIFO.
 func TestWorktreeRequestsSayWhenAFIFOStopsGit(t *testing.T) {
-	dir, _, _ := repo(t)
+	dir, home, info := created(t)
 	ctx := context.Background()
-	home := t.TempDir()
-	p, err := Check(ctx, dir, "", sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := Create(ctx, home, sid, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	write(t, filepath.Join(info.Path, "new.txt"), "new\n")
 	fifo := filepath.Join(info.Path, "sub", ".gitignore")
 	if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {

@@ -15,17 +15,8 @@ import (
 // git apply, a 32 MiB file cost kin over 100 MiB of memory, and a file of
 // a few GiB could end kin for want of it.
 func TestApplyingALargeFileKeepsThePatchOutOfMemory(t *testing.T) {
-	dir, _, _ := repo(t)
-	home := t.TempDir()
+	dir, home, info := created(t)
 	ctx := context.Background()
-	plan, err := Check(ctx, dir, "", sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := Create(ctx, home, sid, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
 	big := make([]byte, 32<<20)
 	rand.Read(big) // base85 in the patch: 40 MiB
 	if err := os.WriteFile(filepath.Join(info.Path, "data.bin"), big, 0o644); err != nil {

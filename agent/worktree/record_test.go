@@ -15,7 +15,7 @@ import (
 // apply never brings back a record another kin removed, and removing the
 // worktree leaves nothing of it behind.
 func TestRecordIsSharedSafely(t *testing.T) {
-	home, info := created(t)
+	_, home, info := created(t)
 	ctx := context.Background()
 	rec := statePath(home, sid)
 	if fi, err := os.Stat(rec); err != nil || fi.Mode().Perm() != 0o600 {

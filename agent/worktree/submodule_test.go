@@ -20,7 +20,7 @@ import (
 // checked-out submodule whether it is dirty by running git status in it,
 // which reads the submodule's configuration: the filter ran unconfined.
 func TestSnapshotRunsNoSubmoduleProgram(t *testing.T) {
-	home, info := created(t)
+	_, home, info := created(t)
 	ctx := context.Background()
 	sub := gitxtest.Repo(t, filepath.Join(info.Path, "sub"), map[string]string{"s.txt": "s\n"})
 	gitxtest.Git(t, info.Path, "add", "sub")

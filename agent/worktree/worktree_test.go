@@ -287,7 +287,7 @@ func TestCreateRefusesWhatAppearedAfterCheck(t *testing.T) {
 // from the other; RemoveShared refuses while a user remains, and forced
 // marks it, so its status says who took the folder.
 func TestShareAndRemoveShared(t *testing.T) {
-	home, info := created(t)
+	_, home, info := created(t)
 	ctx := context.Background()
 	old := `{"sessionId":"` + sid + `","repo":"` + info.Repo + `","path":"` + info.Path + `","branch":"` + info.Branch + `","base":"` + info.Base + `","baseBranch":"main","created":"2026-01-02T15:04:05Z"}`
 	write(t, filepath.Join(home, "worktrees", sid+".json"), old)
@@ -343,11 +343,11 @@ func TestShareAndRemoveShared(t *testing.T) {
 	}
 }
 
-// created is a worktree made for sid from a new repository (repo), under
-// a kin home of its own.
-func created(t *testing.T) (home string, info Info) {
+// created is a worktree made for sid from a new repository (repo, whose
+// checkout is dir), under a kin home of its own.
+func created(t *testing.T) (dir, home string, info Info) {
 	t.Helper()
-	dir, _, _ := repo(t)
+	dir, _, _ = repo(t)
 	home = t.TempDir()
 	plan, err := Check(context.Background(), dir, "", sid)
 	if err != nil {
@@ -356,5 +356,5 @@ func created(t *testing.T) (home string, info Info) {
 	if info, err = Create(context.Background(), home, sid, plan); err != nil {
 		t.Fatal(err)
 	}
-	return home, info
+	return dir, home, info
 }
