@@ -24,13 +24,7 @@ import (
 // goes away.
 func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	t.Helper()
-	w = newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	allowEveryApproval(ed)
-	sid = newSession(t, ed)
-	start(t, ed, sid, "run the job")
+	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
 	home := t.TempDir()
 	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {

@@ -11,17 +11,20 @@ import (
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
-// tasksWorld connects kin to a Tasks-extension server and scripts one call
-// of its tool "job" in a new session; it returns the editor, the session
-// and the turn.
-func tasksWorld(t *testing.T, s *mcptest.TaskServer) (*rpctest.Editor, string, string) {
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	ed := w.editor()
+// tasksWorld connects kin to a Tasks-extension server s (its launch
+// allowed, then connected) and starts, in a new session whose approvals
+// are all allowed, the turn "run the job": the model calls the server's
+// tool "job" (j1), then answers with then. It returns the world, the
+// editor, the session and the turn.
+func tasksWorld(t *testing.T, s *mcptest.TaskServer, then ...modeltest.Reply) (w *world, ed *rpctest.Editor, sid, tid string) {
+	t.Helper()
+	w = newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
+	ed = w.editor()
 	allowLaunch(ed, "jobs")
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}}, modeltest.Reply{Text: []string{"done"}})
+	w.model.Script(append([]modeltest.Reply{{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}}}, then...)...)
 	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	return ed, sid, start(t, ed, sid, "run the job")
+	sid = newSession(t, ed)
+	return w, ed, sid, start(t, ed, sid, "run the job")
 }
 
 // A call the server runs as a task is shown "working" with the task's
@@ -34,7 +37,7 @@ func TestTaskCallIsWorkingThenCompleted(t *testing.T) {
 		}
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
-	ed, _, tid := tasksWorld(t, s)
+	_, ed, _, tid := tasksWorld(t, s, modeltest.Reply{Text: []string{"done"}})
 	if done := ed.Wait("turn/completed", rpctest.Field("turnId", tid)); done["status"] != "completed" {
 		t.Fatalf("turn %v", done)
 	}
@@ -60,7 +63,7 @@ func goldenTasks(t *testing.T, g *recorder, z *normalizer) {
 		}
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
-	ed, sid, tid := tasksWorld(t, s)
+	_, ed, sid, tid := tasksWorld(t, s, modeltest.Reply{Text: []string{"done"}})
 	completed(ed, tid)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("statusMessage", "task working: indexing 2/2")))
 	// Fixed names of their own, so that these frames do not renumber the

@@ -32,13 +32,7 @@ func closed(t *testing.T, ed *rpctest.Editor) {
 func TestClosingTheEditorLeavesTheTaskRunning(t *testing.T) {
 	var finish atomic.Bool
 	s := &mcptest.TaskServer{State: mcptest.WorkingUntil(&finish, "indexing", "indexed 2 files")}
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	start(t, ed, sid, "run the job")
+	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
 	closed(t, ed)
 
@@ -94,13 +88,7 @@ func TestCancellingTheTurnStillCancelsTheTask(t *testing.T) {
 	s := &mcptest.TaskServer{State: func(n int, _ map[string]json.RawMessage) map[string]any {
 		return map[string]any{"status": "working"}
 	}}
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	start(t, ed, sid, "run the job")
+	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
 	ed.MustCall("turn/cancel", map[string]any{"sessionId": sid}, nil)
 	ed.Wait("turn/completed", rpctest.Field("sessionId", sid))
@@ -172,13 +160,7 @@ func TestClosingTheEditorDuringATasksQuestionLeavesTheTaskRunning(t *testing.T) 
 				"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}},
 		}}
 	}}
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	w.model.Script(modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	start(t, ed, sid, "run the job")
+	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("elicitation/request", rpctest.Field("callId", "j1"))
 	closed(t, ed)
 	if n := s.Cancels.Load(); n != 0 {
