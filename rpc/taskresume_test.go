@@ -282,17 +282,7 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
 	url := mcptest.ServeHTTPHandler(t, s).URL
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": url}})
-	const question, task = "run the job through a subagent", "Run the job."
-	w.model.Route(modeltest.FirstUser(task), modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	w.model.Route(modeltest.FirstUser(question), modeltest.Reply{Calls: []modeltest.Call{delegateCall("d1", task, "agent")}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	start(t, ed, sid, question)
-	working := ed.Wait("turn/toolCall", rpctest.All(nested(sid, "d1"), rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
-	child := working["sessionId"].(string)
+	w, _, sid, child := subagentTaskWorld(t, url)
 	home := t.TempDir()
 	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,26 @@ func tasksWorld(t *testing.T, s *mcptest.TaskServer, then ...modeltest.Reply) (w
 	return w, ed, sid, start(t, ed, sid, "run the job")
 }
 
+// subagentTaskWorld is tasksWorld with the job's call made by a subagent:
+// the turn "run the job through a subagent" delegates it (d1), and the
+// subagent calls the tool "job" (j1) of the server at url. It returns once
+// that call is working: the world, the editor, the parent session and the
+// subagent's.
+func subagentTaskWorld(t *testing.T, url string) (w *world, ed *rpctest.Editor, sid, child string) {
+	t.Helper()
+	w = newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": url}})
+	const question, task = "run the job through a subagent", "Run the job."
+	w.model.Route(modeltest.FirstUser(task), modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
+	w.model.Route(modeltest.FirstUser(question), modeltest.Reply{Calls: []modeltest.Call{delegateCall("d1", task, "agent")}})
+	ed = w.editor()
+	allowLaunch(ed, "jobs")
+	allowEveryApproval(ed)
+	sid = newSession(t, ed)
+	start(t, ed, sid, question)
+	working := ed.Wait("turn/toolCall", rpctest.All(nested(sid, "d1"), rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
+	return w, ed, sid, working["sessionId"].(string)
+}
+
 // A call the server runs as a task is shown "working" with the task's
 // status message while it runs, then ends with the task's result; the
 // server saw one call.

@@ -110,17 +110,7 @@ func TestCancellingTheTurnStillCancelsTheTask(t *testing.T) {
 func TestClosingTheEditorLeavesASubagentsTaskRunning(t *testing.T) {
 	var finish atomic.Bool
 	s := &mcptest.TaskServer{State: mcptest.WorkingUntil(&finish, "indexing", "indexed 2 files")}
-	w := newWorld(t, map[string]any{"jobs": map[string]any{"type": "http", "url": mcptest.ServeHTTPHandler(t, s).URL}})
-	const question, task = "run the job through a subagent", "Run the job."
-	w.model.Route(modeltest.FirstUser(task), modeltest.Reply{Calls: []modeltest.Call{{ID: "j1", Name: "mcp__jobs__job", Arguments: "{}"}}})
-	w.model.Route(modeltest.FirstUser(question), modeltest.Reply{Calls: []modeltest.Call{delegateCall("d1", task, "agent")}})
-	ed := w.editor()
-	allowLaunch(ed, "jobs")
-	allowEveryApproval(ed)
-	sid := newSession(t, ed)
-	start(t, ed, sid, question)
-	working := ed.Wait("turn/toolCall", rpctest.All(nested(sid, "d1"), rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
-	child := working["sessionId"].(string)
+	w, ed, sid, child := subagentTaskWorld(t, mcptest.ServeHTTPHandler(t, s).URL)
 	closed(t, ed)
 
 	if n := s.Cancels.Load(); n != 0 {
