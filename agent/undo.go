@@ -130,7 +130,9 @@ func (sess *Session) undoing(sessionID string) checkpoint.Undoing {
 		Unfinished: func(turnID string) bool {
 			sess.wmu.Lock()
 			defer sess.wmu.Unlock()
-			return sess.conv != nil && sess.conv.undoing[turnID]
+			// A rollback of the turn since finished its files (or says
+			// it did not), and leaves nothing to undo.
+			return sess.conv != nil && sess.conv.undoing[turnID] && !sess.conv.rolled[turnID]
 		},
 		Start: func(turnID string) error {
 			start := session.Record{Type: session.TypeUndo, Status: session.UndoStarted,
