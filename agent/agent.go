@@ -182,6 +182,10 @@ type Service struct {
 	// back and before it records what it did: where a killed kin leaves
 	// a rollback unfinished.
 	rollbackRestored func()
+	// undoRestored, for tests, runs once an undo has put files back and
+	// before it records what it did: where a killed kin leaves an undo
+	// unfinished.
+	undoRestored func()
 }
 
 // New builds a Service.

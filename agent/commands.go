@@ -476,9 +476,14 @@ func unquote(s string) string {
 // replays an undo so).
 func UndoText(u session.Undo) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Undid %s: restored %d file", UndoneTurn(u), len(u.Restored))
-	if len(u.Restored) != 1 {
-		b.WriteString("s")
+	if u.Error != "" {
+		// An undo kin was stopped in: which files went back is not known.
+		fmt.Fprintf(&b, "Undo of %s unfinished: %s", UndoneTurn(u), u.Error)
+	} else {
+		fmt.Fprintf(&b, "Undid %s: restored %d file", UndoneTurn(u), len(u.Restored))
+		if len(u.Restored) != 1 {
+			b.WriteString("s")
+		}
 	}
 	for _, p := range u.Restored {
 		b.WriteString("\n  restored " + p)

@@ -127,3 +127,13 @@ func TestUndoTextNamesTheTurnByItsQuestion(t *testing.T) {
 		t.Errorf("UndoText without a question = %q", got)
 	}
 }
+
+// An undo kin was stopped in (history's item, as kin acp replays it) says
+// it is unfinished, not that it restored nothing.
+func TestUndoTextOfAnUnfinishedUndo(t *testing.T) {
+	u := *session.UnfinishedUndo(&session.Undo{TurnID: "t_00000005", Question: "fix the race"})
+	got := UndoText(u)
+	if !strings.HasPrefix(got, `Undo of "fix the race" unfinished: kin stopped before this undo finished`) || strings.Contains(got, "restored 0") {
+		t.Errorf("UndoText = %q", got)
+	}
+}

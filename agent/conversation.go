@@ -75,6 +75,11 @@ type convo struct {
 	// not come (nil: none), startNote what the model was told meanwhile.
 	started   []string
 	startNote string
+	// undoing are the turns whose latest undo record is a first one
+	// (started) without its outcome; undoingNote what the model was told of
+	// the latest such record.
+	undoing     map[string]bool
+	undoingNote string
 	// skillLoads are the use_skill calls that loaded a skill, oldest first
 	// (a rollback takes its turns' out).
 	skillLoads []skillLoad
@@ -239,9 +244,7 @@ func (c *convo) add(r session.Record, off int64, n int) {
 		c.ctxTokens, c.ctxBytes = 0, 0
 		c.keptTurns()
 	case session.TypeUndo:
-		if r.Undo != nil {
-			c.items = append(c.items, convItem{kind: model.Message, role: "user", text: undoNote(r.Undo)})
-		}
+		before = c.undo(r.Undo, r.Status == session.UndoStarted) // it counts what it takes out
 	case session.TypeTurn:
 		// A question left without any answer (the turn failed, was
 		// cancelled, or kin stopped) would reach the model as two questions

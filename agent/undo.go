@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -93,7 +94,10 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 	defer sess.unhold()
 	// Through the front end's access itself: undo's writes are no tool's
 	// and keep no checkpoint.
-	u, err := s.checkpoints.Undo(ctx, sessionID, turnID, s.frontFiles(sessionID))
+	if _, err := sess.conversation(); err != nil {
+		return session.Undo{}, fmt.Errorf("reading the session log: %w", err)
+	}
+	u, err := s.checkpoints.UndoWith(ctx, sessionID, turnID, s.frontFiles(sessionID), sess.undoing(sessionID))
 	switch {
 	case errors.Is(err, checkpoint.ErrNothingToUndo), errors.Is(err, checkpoint.ErrNoCheckpoint), errors.Is(err, checkpoint.ErrUndone):
 		return session.Undo{}, fmt.Errorf("%w: %v", ErrNothingToUndo, err)
@@ -101,12 +105,90 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 		return session.Undo{}, err
 	}
 	u.Question = sess.question(u.TurnID)
-	if _, rerr := sess.append(session.Record{Type: session.TypeUndo, Undo: &u}); rerr != nil {
+	if s.undoRestored != nil {
+		s.undoRestored()
+	}
+	outcome := session.Record{Type: session.TypeUndo, Undo: &u}
+	if _, rerr := sess.append(outcome); rerr != nil {
 		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(rerr))
+		// Owed: the conversation has it now, the log before its next
+		// record (a kin stopped first says the undo is unfinished).
+		sess.owe(outcome)
 	} else if rerr := sess.sync(); rerr != nil {
 		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(rerr))
 	}
 	return u, err
+}
+
+// undoing is how an undo records itself around the files it puts back: a
+// first record (started), appended and synced before any file is touched,
+// so a kin stopped while it puts files back leaves a log that says the
+// undo is unfinished; and a turn whose undo the log shows unfinished can
+// be undone again (its checkpoint may say undone already).
+func (sess *Session) undoing(sessionID string) checkpoint.Undoing {
+	return checkpoint.Undoing{
+		Unfinished: func(turnID string) bool {
+			sess.wmu.Lock()
+			defer sess.wmu.Unlock()
+			// A rollback of the turn since finished its files (or says
+			// it did not), and leaves nothing to undo.
+			return sess.conv != nil && sess.conv.undoing[turnID] && !sess.conv.rolled[turnID]
+		},
+		Start: func(turnID string) error {
+			start := session.Record{Type: session.TypeUndo, Status: session.UndoStarted,
+				Undo: &session.Undo{TurnID: turnID, Question: sess.question(turnID), Restored: []string{}}}
+			if _, err := sess.append(start); err != nil {
+				sess.svc.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+				return fmt.Errorf("kin could not record the undo, so it put nothing back: %w", err)
+			}
+			if err := sess.sync(); err != nil {
+				sess.svc.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
+			}
+			return nil
+		},
+	}
+}
+
+// undo tells the model of an undo record. A first record (started) says
+// the undo may be unfinished, as it stays when kin was stopped in it; its
+// outcome's note replaces that one. It returns where the items it added
+// start (it takes the sizes of what it took out off itself).
+func (c *convo) undo(u *session.Undo, started bool) int {
+	if u == nil {
+		return len(c.items)
+	}
+	if started {
+		if c.undoing == nil {
+			c.undoing = map[string]bool{}
+		}
+		c.undoing[u.TurnID] = true
+		c.undoingNote = undoStartedNote(u)
+		c.items = append(c.items, convItem{kind: model.Message, role: "user", text: c.undoingNote})
+		return len(c.items) - 1
+	}
+	if c.undoing[u.TurnID] {
+		delete(c.undoing, u.TurnID)
+		// The last such note: nothing joins the conversation between the
+		// two records (the undo holds the session).
+		for i := len(c.items) - 1; i >= 0 && c.undoingNote != ""; i-- {
+			if it := c.items[i]; it.kind == model.Message && it.role == "user" && it.turn == "" && it.text == c.undoingNote {
+				t, o := itemSize(it)
+				c.textBytes -= t
+				c.outBytes -= o
+				c.items = slices.Delete(c.items, i, i+1)
+				break
+			}
+		}
+		c.undoingNote = ""
+	}
+	c.items = append(c.items, convItem{kind: model.Message, role: "user", text: undoNote(u)})
+	return len(c.items) - 1
+}
+
+// undoStartedNote is what the model is told of an undo until its outcome
+// comes: for good, when kin was stopped in it.
+func undoStartedNote(u *session.Undo) string {
+	return fmt.Sprintf("[kin: the person undid the file changes of turn %s, but kin stopped while it put its files back: some files may be as they were before that turn, others as it left them. Read files again before relying on their content.]", u.TurnID)
 }
 
 // undoNote tells the model what an undo did, so it does not take its own

@@ -89,7 +89,7 @@ func planEntries(es []session.PlanEntry) []PlanEntry {
 }
 
 func undoResult(u session.Undo) TurnUndoResult {
-	out := TurnUndoResult{TurnID: u.TurnID, Question: u.Question, Restored: append([]string{}, u.Restored...)}
+	out := TurnUndoResult{TurnID: u.TurnID, Question: u.Question, Restored: append([]string{}, u.Restored...), Error: u.Error}
 	for _, c := range u.Conflicts {
 		out.Conflicts = append(out.Conflicts, UndoConflict{Path: c.Path, Reason: c.Reason, Diff: c.Diff})
 	}

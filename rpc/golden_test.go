@@ -356,6 +356,7 @@ func TestGoldenFrames(t *testing.T) {
 	goldenTasks(t, g, z)
 	goldenBranching(t, g, z)
 	goldenWorktree(t, g, z)
+	goldenUndoUnfinished(t, g, z)
 	g.write(z)
 }
 

@@ -266,6 +266,11 @@ type TurnUndoResult struct {
 	Restored    []string       `json:"restored"`
 	Conflicts   []UndoConflict `json:"conflicts,omitempty"`
 	NotUndoable []NotUndoable  `json:"notUndoable,omitempty"`
+	// Error says the undo did not finish, and why: on the history item of
+	// an undo kin was stopped in (killed while it put files back), some of
+	// the turn's files may not be put back; undoing the turn again puts
+	// back the rest.
+	Error string `json:"error,omitempty"`
 }
 
 // UndoConflict is a file undo left as it is: changed since kin's tools

@@ -30,15 +30,38 @@ const (
 // and written through fa, the session's file access (the editor's buffers
 // first), never around it.
 func (s *Store) Undo(ctx context.Context, sessionID, turnID string, fa files.Access) (session.Undo, error) {
+	return s.UndoWith(ctx, sessionID, turnID, fa, Undoing{})
+}
+
+// Undoing is what the session log adds to an undo (UndoWith).
+type Undoing struct {
+	// Unfinished reports a turn whose undo the session log shows started
+	// and not finished: kin was stopped in it, maybe after it noted the
+	// turn undone here. Such a turn can be undone again all the same (its
+	// files already as before the turn count as put back).
+	Unfinished func(turnID string) bool
+	// Start runs once the turn is picked and before any file is touched
+	// (to record that the undo started); its error stops the undo, nothing
+	// touched.
+	Start func(turnID string) error
+}
+
+// UndoWith is Undo with what the session log adds.
+func (s *Store) UndoWith(ctx context.Context, sessionID, turnID string, fa files.Access, how Undoing) (session.Undo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ms, err := s.manifests(sessionID)
 	if err != nil {
 		return session.Undo{}, err
 	}
-	m, err := pick(ms, turnID)
+	m, err := pick(ms, turnID, how.Unfinished)
 	if err != nil {
 		return session.Undo{}, err
+	}
+	if how.Start != nil {
+		if err := how.Start(m.TurnID); err != nil {
+			return session.Undo{}, err
+		}
 	}
 	out := session.Undo{TurnID: m.TurnID, Restored: []string{}, NotUndoable: m.Calls}
 	for _, f := range m.Files {
@@ -57,11 +80,15 @@ func (s *Store) Undo(ctx context.Context, sessionID, turnID string, fa files.Acc
 	return out, nil
 }
 
-// pick finds the turn to undo.
-func pick(ms []manifest, turnID string) (manifest, error) {
+// pick finds the turn to undo; a turn whose undo is unfinished (nil:
+// none is) counts as not undone.
+func pick(ms []manifest, turnID string, unfinished func(string) bool) (manifest, error) {
+	undone := func(m manifest) bool {
+		return m.UndoneAt != nil && (unfinished == nil || !unfinished(m.TurnID))
+	}
 	if turnID == "" {
 		for i := len(ms) - 1; i >= 0; i-- {
-			if ms[i].UndoneAt == nil && len(ms[i].Files) > 0 {
+			if !undone(ms[i]) && len(ms[i].Files) > 0 {
 				return ms[i], nil
 			}
 		}
@@ -71,7 +98,7 @@ func pick(ms []manifest, turnID string) (manifest, error) {
 		if m.TurnID != turnID {
 			continue
 		}
-		if m.UndoneAt != nil {
+		if undone(m) {
 			return manifest{}, fmt.Errorf("%w (%s)", ErrUndone, turnID)
 		}
 		if len(m.Files) == 0 {

@@ -213,7 +213,10 @@ type Record struct {
 	// Entries is a plan record's plan.
 	Entries []PlanEntry `json:"entries,omitempty"`
 	// Undo is an undo record's outcome. It names the undone turn itself
-	// (never in TurnID, which would reopen that turn).
+	// (never in TurnID, which would reopen that turn). An undo writes two
+	// records: the first, with Status UndoStarted (undostart.go), names only
+	// the turn; the second, without a Status, is the outcome (a log written
+	// before kin wrote the first has only the second).
 	Undo *Undo `json:"undo,omitempty"`
 	// Subagent, on a delegate call's result, names the subagent's session
 	// that did the work.
@@ -277,6 +280,9 @@ type Undo struct {
 	Conflicts []UndoConflict `json:"conflicts,omitempty"`
 	// NotUndoable names calls whose changes kin cannot undo (commands).
 	NotUndoable []NotUndoable `json:"notUndoable,omitempty"`
+	// Error says the undo did not finish, and why: UndoUnfinished on the
+	// history item of an undo kin was stopped in. Records never carry it.
+	Error string `json:"error,omitempty"`
 }
 
 // UndoConflict is a file undo left alone: its content now is not what

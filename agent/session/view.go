@@ -293,6 +293,10 @@ type pager struct {
 	// has not come (nil: none), startedItem its item number (-1: none).
 	started     []string
 	startedItem int
+	// undoing is the turn of an undo's first record whose outcome has not
+	// come ("": none), undoingItem its item number (-1: none).
+	undoing     string
+	undoingItem int
 }
 
 type pageItem struct {
@@ -345,6 +349,10 @@ func (p *pager) add(r Record, off int64) {
 		if p.rollback(r) {
 			return
 		}
+	case TypeUndo:
+		if p.undo(r) {
+			return
+		}
 	}
 	if p.before >= 0 && off >= p.before {
 		if r.Type == TypeAssist {
@@ -395,7 +403,7 @@ func (p *pager) add(r Record, off int64) {
 	case TypePlan:
 		it = HistoryItem{Type: "plan", TurnID: r.TurnID, CallID: r.CallID, Entries: r.Entries}
 	case TypeUndo:
-		it = HistoryItem{Type: "undo", Undo: r.Undo}
+		it = p.undoItem(r, p.n)
 	case TypeSteer:
 		it = HistoryItem{Type: TypeSteer, TurnID: r.TurnID, Text: r.Text, Parts: AttachedParts(r.Parts)}
 	case TypeRollback:

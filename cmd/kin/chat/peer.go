@@ -173,7 +173,13 @@ func (u *ui) serviceHelp() string {
 // showUndo says what an undo did.
 func (u *ui) showUndo(r rpc.TurnUndoResult) {
 	s := u.scr
-	s.line(s.cyan("[undo]") + fmt.Sprintf(" turn %s: %d file(s) restored", cleanLine(r.TurnID), len(r.Restored)))
+	if r.Error != "" {
+		// An undo kin was stopped in: which files went back is not known.
+		s.line(s.cyan("[undo]") + fmt.Sprintf(" turn %s: unfinished", cleanLine(r.TurnID)))
+		s.line("  " + s.yellow(cleanLine(r.Error)))
+	} else {
+		s.line(s.cyan("[undo]") + fmt.Sprintf(" turn %s: %d file(s) restored", cleanLine(r.TurnID), len(r.Restored)))
+	}
 	for _, p := range r.Restored {
 		s.line("  restored " + cleanLine(p))
 	}

@@ -408,6 +408,22 @@ describe("golden frames", function()
         has(text, f, "restored file")
       end
     end
+    -- An undo kin was stopped in (a history item with error) says it is unfinished, and why.
+    local unfinished = 0
+    for _, r in ipairs(payloads("session/resume")) do
+      for _, h in ipairs(r.history) do
+        if h.type == "undo" and h.undo and h.undo.error then
+          unfinished = unfinished + 1
+          local tr = transcript.new(r.session.sessionId)
+          tr:history({ h })
+          local text = tr:text_content()
+          has(text, "[undo] turn " .. h.undo.turnId .. ": unfinished", "unfinished undo")
+          has(text, h.undo.error, "why the undo is unfinished")
+          t.not_contains(text, "restored 0 files", "an unfinished undo does not say it restored nothing")
+        end
+      end
+    end
+    t.ok(unfinished > 0, "a golden session/resume holds an unfinished undo item")
     for _, r in ipairs(payloads("session/configure")) do
       local tr = transcript.new(r.sessionId)
       chat.apply_config(tr, r)

@@ -521,9 +521,15 @@ function Transcript:plan(p)
   self:block("plan:" .. tostring(p.turnId or "?"), M.plan_lines(p.entries), { kind = "meta" })
 end
 
---- What a turn/undo did, with each conflict's diff folded under it.
+--- What a turn/undo did, with each conflict's diff folded under it. An undo kin was stopped in
+--- (error) says it is unfinished: which files went back is not known.
 function M.undo_lines(u)
-  local lines = { ("[undo] turn %s: restored %d file%s"):format(u.turnId or "?", #(u.restored or {}), #(u.restored or {}) == 1 and "" or "s") }
+  local lines
+  if type(u.error) == "string" and u.error ~= "" then
+    lines = { ("[undo] turn %s: unfinished"):format(u.turnId or "?"), M.OUTPUT_PREFIX .. u.error }
+  else
+    lines = { ("[undo] turn %s: restored %d file%s"):format(u.turnId or "?", #(u.restored or {}), #(u.restored or {}) == 1 and "" or "s") }
+  end
   for _, f in ipairs(u.restored or {}) do
     lines[#lines + 1] = M.OUTPUT_PREFIX .. "restored " .. f
   end
@@ -542,7 +548,9 @@ function M.undo_lines(u)
 end
 
 function Transcript:undo(u, key)
-  self:block("undo:" .. (key or tostring(u.turnId)) .. ":" .. vim.api.nvim_buf_line_count(self.buf), M.undo_lines(u), { fold_after = 1, kind = "meta" })
+  -- An unfinished one shows why, unfolded.
+  local unfinished = type(u.error) == "string" and u.error ~= ""
+  self:block("undo:" .. (key or tostring(u.turnId)) .. ":" .. vim.api.nvim_buf_line_count(self.buf), M.undo_lines(u), { fold_after = unfinished and 2 or 1, kind = "meta" })
 end
 
 --- A /command kin ran: its text for a person, folded under its name.

@@ -683,7 +683,9 @@ function applyPlan(state: TranscriptState, turnId: string, entries: PlanEntry[])
 
 function applyUndo(state: TranscriptState, result: TurnUndoResult): TranscriptState {
 	const question = result.question ?? state.entries.find((e): e is UserEntry => e.type === 'user' && e.turnId === result.turnId)?.text;
-	return push(markUndone(state, result.turnId), (key) => ({ type: 'undo', key, result, ...(question ? { question: firstWords(question) } : {}) }));
+	// An undo kin was stopped in leaves the turn to be undone again (that finishes it).
+	const s = result.error ? state : markUndone(state, result.turnId);
+	return push(s, (key) => ({ type: 'undo', key, result, ...(question ? { question: firstWords(question) } : {}) }));
 }
 
 /** A question's first words, to name its turn (as kin names it: one line, at most 60 characters). */

@@ -417,6 +417,8 @@ export interface TurnUndoResult {
 	restored: string[];
 	conflicts?: { path: string; reason: string; diff?: string }[];
 	notUndoable?: { callId: string; name: string; title?: string; reason: string }[];
+	/** The undo did not finish, and why: on the history item of an undo kin was stopped in (some files may not be put back; undoing the turn again puts back the rest). */
+	error?: string;
 }
 
 export interface CommandsListParams {

@@ -263,7 +263,10 @@ export function renderPlan(steps: PlanEntry[]): string {
 /** What an undo put back, what it left (with the diff of the change since) and what it could not undo. */
 export function renderUndo(r: TurnUndoResult, question = r.question): string {
 	const which = question ? `“${escapeHtml(question)}”` : `turn ${escapeHtml(r.turnId)}`;
-	const parts = [`<div class="entry-head" title="turn ${escapeHtml(r.turnId)}">${icon('discard')} Undid ${which}: restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'}</div>`];
+	const parts = r.error
+		? // An undo kin was stopped in: which files went back is not known.
+			[`<div class="entry-head" title="turn ${escapeHtml(r.turnId)}">${icon('discard')} Undo of ${which} unfinished</div>`, `<div class="conflict">${icon('warning')} ${visibleHtml(r.error)}</div>`]
+		: [`<div class="entry-head" title="turn ${escapeHtml(r.turnId)}">${icon('discard')} Undid ${which}: restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'}</div>`];
 	if (r.restored.length) {
 		parts.push(`<ul class="files">${r.restored.map((p) => `<li>${fileLink(p, undefined, escapeHtml(p))}</li>`).join('')}</ul>`);
 	}

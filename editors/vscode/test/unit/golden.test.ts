@@ -691,6 +691,30 @@ test('turn/steered, turn/rollback and session/fork decode and show as kin sends 
 	}
 });
 
+test('a golden undo kin was stopped in shows as unfinished, its turn left to undo again', () => {
+	let seen = 0;
+	for (const r of payloads<ResumeResult>('session/resume')) {
+		for (const h of r.history) {
+			if (h.type !== 'undo' || !h.undo.error) {
+				continue;
+			}
+			seen++;
+			const s = fromHistory({ ...r, history: [{ type: 'turn', turnId: h.undo.turnId, status: 'completed' } as ResumeResult['history'][number], h] });
+			const u = s.entries[s.entries.length - 1];
+			assert.ok(u.type === 'undo');
+			const html = renderEntry(u);
+			assert.match(html, /unfinished/);
+			assert.ok(html.includes(escapeHtml(h.undo.error)), 'the error is shown');
+			assert.doesNotMatch(html, /restored 0 files/);
+			const end = s.entries.find((e) => e.type === 'turnEnd');
+			assert.ok(end?.type === 'turnEnd' && !end.undone, 'the turn is not marked undone');
+		}
+	}
+	assert.ok(seen > 0, 'a golden session/resume holds an unfinished undo item');
+	const finished = payloads<{ turnId: string; restored: string[]; error?: string }>('turn/undo');
+	assert.ok(finished.every((u) => u.error === undefined), 'a turn/undo result never has error');
+});
+
 test("every golden worktree frame reads as kin sends it: the session's worktree, status, apply, remove and their refusals", () => {
 	const sessions = payloads<SessionResult>('session/new').filter((r) => r.session.worktree);
 	assert.ok(sessions.length > 0, 'a session/new with a worktree');

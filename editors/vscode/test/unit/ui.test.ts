@@ -455,6 +455,10 @@ test('a plan renders as a checklist; an undo names what came back, what was left
 	assert.match(undo, /changed since/);
 	assert.match(undo, /<span class="line add">\+x<\/span>/);
 	assert.match(undo, /Run make: a command/);
+	const unfinished = renderUndo({ turnId: 't_2', question: 'fix <it>', restored: [], error: 'kin stopped before this undo finished' });
+	assert.match(unfinished, /Undo of “fix &lt;it&gt;” unfinished/);
+	assert.match(unfinished, /kin stopped before this undo finished/);
+	assert.doesNotMatch(unfinished, /restored 0/);
 	const end = renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true });
 	assert.match(end, /data-action="undo" data-turn="t_2"/);
 	assert.doesNotMatch(renderEntry({ type: 'turnEnd', key: 'e', turnId: 't_2', status: 'completed', changedFiles: true, undone: true }), /data-action="undo"/);

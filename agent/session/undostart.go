@@ -1,0 +1,51 @@
+package session
+
+// UndoStarted is the Status of an undo's first record, written (and
+// synced) before any file is put back; it names only the turn. The outcome
+// follows in a second undo record of the same turn, without a Status. A
+// log with the first and not the second is an undo kin was stopped in
+// (killed, or the machine lost power) while it put files back: which of
+// the turn's files went back is not known.
+const UndoStarted = "started"
+
+// UndoUnfinished is the Error of an undo kin was stopped in, as history
+// shows it. Undoing the turn again puts back the rest: a file already as
+// it was before the turn counts as put back.
+const UndoUnfinished = "kin stopped before this undo finished: some of the turn's files may not be put back (undo the turn again to put back the rest)"
+
+// UnfinishedUndo is an undo whose outcome was never recorded, as kin tells
+// it until the outcome comes (for good, when kin was stopped in it).
+func UnfinishedUndo(u *Undo) *Undo {
+	return &Undo{TurnID: u.TurnID, Question: u.Question, Restored: []string{}, Error: UndoUnfinished}
+}
+
+// undo takes an undo's outcome to the item of its first record, which
+// shows it unfinished until then (undoItem); it reports whether r was such
+// an outcome, which then has no item of its own. Like a result, the
+// outcome changes an item before it, wherever the page's cursor is.
+func (p *pager) undo(r Record) bool {
+	if r.Undo == nil {
+		return false
+	}
+	if r.Status == UndoStarted {
+		p.undoing, p.undoingItem = r.Undo.TurnID, -1 // the item, if any, is taken
+		return false
+	}
+	if p.undoing == "" || p.undoing != r.Undo.TurnID {
+		return false // a log from before first records: the outcome is the item
+	}
+	if it := p.slot(p.undoingItem); it != nil {
+		it.item.Undo = r.Undo
+	}
+	p.undoing = ""
+	return true
+}
+
+// undoItem is an undo record's history item; k is its item number.
+func (p *pager) undoItem(r Record, k int) HistoryItem {
+	if r.Status == UndoStarted && r.Undo != nil {
+		p.undoingItem = k
+		return HistoryItem{Type: TypeUndo, Undo: UnfinishedUndo(r.Undo)}
+	}
+	return HistoryItem{Type: TypeUndo, Undo: r.Undo}
+}
