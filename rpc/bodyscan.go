@@ -165,7 +165,20 @@ func (b *bodyScan) endValue() {
 	if len(v) == 0 || !json.Valid(v) {
 		return
 	}
-	if c := v[0]; c == '"' || c == '-' || ('0' <= c && c <= '9') {
+	if UsableID(v) {
 		b.id = append(json.RawMessage(nil), v...)
 	}
+}
+
+// UsableID reports whether id, a valid JSON value, is one a request can
+// be answered under: a string or a number (JSON-RPC), the only ids
+// jsonrpc2 holds (itself or through an alias, wireid.go). A request with
+// any other id (null, true, an object) is refused, with id null.
+func UsableID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return false
+	}
+	c := id[0]
+	return c == '"' || c == '-' || ('0' <= c && c <= '9')
 }

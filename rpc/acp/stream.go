@@ -148,11 +148,15 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 	return answerable(e), nil
 }
 
-// answerable is the id to answer a refused message with: a request's own,
-// null for anything else (a notification or response gets no answer of its
-// own under JSON-RPC, but the client should still learn why).
+// answerable is the id of a request: its own when it is a string or a
+// number (rpc.UsableID), else nil. It is the id a refused message is
+// answered with (null for anything else: a notification or response gets
+// no answer of its own under JSON-RPC, but the client should still learn
+// why), and the id carried through jsonrpc2 (an alias for one it cannot
+// hold): an id of any other kind, carried as an alias, had a request with
+// "id":true run and answered under it.
 func answerable(e envelope) json.RawMessage {
-	if e.Method == nil || len(e.ID) == 0 {
+	if e.Method == nil || !rpc.UsableID(e.ID) {
 		return nil
 	}
 	return e.ID
