@@ -345,10 +345,12 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 
 // skipOver reads on through a frame over MaxFrame (s.over), keeping none of
 // it. With answer set it returns the frame's *Skipped as soon as it knows
-// what to answer with, never waiting for bytes it does not need: the id was
-// read, the JSON value ended (a Content-Length of 10 GB on a small request
-// is answered at once, with the request's id), or the body is not an
-// object. The rest is skipped at the start of the next read: up to its
+// what to answer with, never waiting for bytes it does not need: a
+// request's id was read (its id and its "method": an answer to one of
+// kin's own requests has an id from kin's numbering, and is refused with
+// null like any other kin cannot read), the JSON value ended (a
+// Content-Length of 10 GB on a small request is answered at once, with the
+// request's id), or the body is not an object. The rest is skipped at the start of the next read: up to its
 // Content-Length as it streams past, and only blank space after its value
 // ended, else what follows is the next frame (the length was wrong); a
 // body that is not JSON has no end kin can find, and reading skips to the
@@ -356,7 +358,7 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 func (s *lspFraming) skipOver(answer bool) error {
 	o := s.over
 	skipped := func() error {
-		return &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", o.n, MaxFrame), o.sc.id}
+		return &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", o.n, MaxFrame), o.sc.requestID()}
 	}
 	for o.read < o.n && !o.sc.ended() {
 		if o.sc.opaque {
@@ -368,7 +370,7 @@ func (s *lspFraming) skipOver(answer bool) error {
 			}
 			return nil
 		}
-		if answer && o.sc.id != nil {
+		if answer && o.sc.requestID() != nil {
 			return skipped()
 		}
 		if _, err := s.r.Peek(1); err != nil {

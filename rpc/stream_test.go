@@ -233,3 +233,23 @@ func TestABadAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
 	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":{"x":tru}}`))
 	expect(t, r, map[string]int64{"9": rpc.CodeParseError})
 }
+
+// A frame over the size cap that is an answer to one of kin's own requests
+// (an id and no method) is refused with "id":null, as any answer kin
+// cannot read is (TestABadAnswerToKinIsNotRefusedWithItsID). The skipping
+// of a frame over the cap answered as soon as it had read an id, before it
+// could know whether a "method" follows: kin refused an answer under kin's
+// own numbering, and the editor took the refusal for the answer to its
+// request of that number.
+func TestAnOversizeAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
+	for _, length := range []int64{rpc.MaxFrame + 1, 10 << 30} {
+		r := rawEditor(t)
+		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", length, `{"jsonrpc":"2.0","id":7,"result":{"applied":true}}`))
+		refused(t, r, "null", rpc.CodeInvalidRequest)
+		r.Write(rpctest.Framed(listReq(6)))
+		answered(t, r, "6")
+		// A request's own id still comes back, read before its method.
+		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", length, listReq(9)))
+		refused(t, r, "9", rpc.CodeInvalidRequest)
+	}
+}
