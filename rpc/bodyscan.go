@@ -9,7 +9,7 @@ import (
 // far enough to know two things: where the top-level JSON value ends (so a
 // Content-Length that is too long is noticed) and the top-level "id" (so a
 // frame kin refuses, even one too large to keep, is answered with its own
-// id). It is not a validator: json.Unmarshal judges the body kin keeps.
+// id, and a request whose id is null is refused). It is not a validator: json.Unmarshal judges the body kin keeps.
 // A body that does not start with an object or an array is not followed.
 type bodyScan struct {
 	started bool // the first non-blank byte was seen
@@ -30,6 +30,8 @@ type bodyScan struct {
 	long    bool // the id's value is over maxIDBytes
 
 	id json.RawMessage // the top-level id, when it is a string or number
+	// nullID is set when the top-level id is null.
+	nullID bool
 	// method is set once a top-level "method" key was read: the message
 	// is a request (or a notification), not an answer to one of kin's.
 	method bool
@@ -45,6 +47,10 @@ func (b *bodyScan) requestID() json.RawMessage {
 	}
 	return b.id
 }
+
+// nullIDRequest reports whether the body is a request whose id is null,
+// which jsonrpc2 would take for a notification and kin never answer.
+func (b *bodyScan) nullIDRequest() bool { return b.method && b.nullID }
 
 // maxIDBytes bounds the id kept; a longer one is not answered with.
 const maxIDBytes = 256
@@ -137,7 +143,7 @@ func (b *bodyScan) feed(p []byte) int {
 					// the last is null, an object or too long to keep had
 					// the message carried through jsonrpc2 under the
 					// earlier id's alias, as a request it is not.
-					b.id = nil
+					b.id, b.nullID = nil, false
 				}
 				b.method = b.method || isKey(b.key, "method")
 			}
@@ -165,6 +171,7 @@ func (b *bodyScan) endValue() {
 	if len(v) == 0 || !json.Valid(v) {
 		return
 	}
+	b.nullID = string(v) == "null"
 	if UsableID(v) {
 		b.id = append(json.RawMessage(nil), v...)
 	}

@@ -127,9 +127,6 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if id == nil && nullIDRequest(body) {
-		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
-	}
 	if aliased, ok := AliasID(body, id); ok {
 		body = aliased
 		s.aliased.Store(true)
@@ -308,9 +305,10 @@ func (s *lspFraming) skipToHeader() error {
 
 // readBody reads a body of n bytes through a scanner (bodyscan.go), which
 // finds the request id and where the JSON value ends: a body over MaxFrame
-// is skipped (see skipOver), and a value that ends before n bytes, followed
-// by more than blank space, means the Content-Length was wrong: it is
-// answered and the rest is the next frame.
+// is skipped (see skipOver), a value that ends before n bytes, followed by
+// more than blank space, means the Content-Length was wrong: it is
+// answered and the rest is the next frame; and a request whose id is null
+// is refused.
 func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 	if n > MaxFrame {
 		s.over = &overFrame{n: n}
@@ -339,6 +337,11 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		}
 		_, _ = s.r.Discard(1)
 		read++
+	}
+	if sc.nullIDRequest() {
+		// jsonrpc2 would take it for a notification: kin would run it and
+		// the editor wait for its answer forever.
+		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
 	}
 	return bytes.TrimSpace(body), sc.requestID(), nil
 }
