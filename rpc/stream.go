@@ -57,9 +57,12 @@ func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream 
 // a stream (turn/delta's and turn/reasoning's text, a running call's
 // outputDelta): consecutive pieces of one stream waiting to be written are
 // joined into one notification (see ObjectStream). The stream is the
-// method and every other param, which must be equal.
+// method and every other param, which must be equal. It runs on every
+// notification that has to wait: only one that can carry a piece is
+// decoded (deltaField).
 func streamingDelta(data []byte) (Delta, bool) {
-	if !bytes.HasPrefix(data, []byte(`{"jsonrpc":"2.0","method":"turn/`)) {
+	field := deltaField(data)
+	if field == "" {
 		return Delta{}, false
 	}
 	var m struct {
@@ -67,15 +70,6 @@ func streamingDelta(data []byte) (Delta, bool) {
 		Params map[string]json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(data, &m) != nil {
-		return Delta{}, false
-	}
-	field := ""
-	switch m.Method {
-	case NotifyTurnDelta, NotifyTurnReasoning:
-		field = "text"
-	case NotifyTurnToolCall:
-		field = "outputDelta"
-	default:
 		return Delta{}, false
 	}
 	var text string
@@ -91,6 +85,39 @@ func streamingDelta(data []byte) (Delta, bool) {
 	slices.Sort(rest)
 	join := func(text string) []byte { return joinDelta(m.Method, m.Params, field, text) }
 	return Delta{Stream: m.Method + "\x00" + strings.Join(rest, "\x00"), Text: text, Join: join}, true
+}
+
+// deltaMethods are how the notifications that may carry a piece of a
+// stream start (jsonrpc2 encodes a notification's members in this order),
+// and the param that holds the piece.
+var deltaMethods = []struct {
+	start []byte
+	field string
+}{
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnDelta + `","params":`), "text"},
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnReasoning + `","params":`), "text"},
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnToolCall + `","params":`), "outputDelta"},
+}
+
+// outputDeltaKey is how a call's outputDelta param is encoded (a quote
+// right before a key is never inside a JSON string, where it is escaped).
+var outputDeltaKey = []byte(`"outputDelta":`)
+
+// deltaField is the param that holds the piece in a notification that may
+// carry one, read from how it starts, else "". A call's notification
+// without an outputDelta (its first and last, with its arguments and
+// output) is looked through for the key, not decoded.
+func deltaField(data []byte) string {
+	for _, m := range deltaMethods {
+		if !bytes.HasPrefix(data, m.start) {
+			continue
+		}
+		if m.field == "outputDelta" && !bytes.Contains(data[len(m.start):], outputDeltaKey) {
+			return ""
+		}
+		return m.field
+	}
+	return ""
 }
 
 // joinDelta is a delta notification with params, its text field holding
