@@ -129,6 +129,14 @@ type Skipped struct {
 
 func (e *Skipped) Error() string { return e.Msg }
 
+// NullIDRequest is a framing's refusal of a request whose id is null:
+// jsonrpc2 takes it for a notification, so kin would run it and the peer
+// wait for its answer forever. It is answered with id null, as JSON-RPC
+// answers a request whose id cannot be used.
+func NullIDRequest() *Skipped {
+	return &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+}
+
 // NewObjectStream reads and writes rwc through the framing that newFraming
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.

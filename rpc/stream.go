@@ -366,9 +366,7 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		read++
 	}
 	if sc.nullIDRequest() {
-		// jsonrpc2 would take it for a notification: kin would run it and
-		// the editor wait for its answer forever.
-		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+		return nil, nil, NullIDRequest()
 	}
 	return bytes.TrimSpace(body), sc.requestID(), nil
 }

@@ -139,11 +139,7 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: `invalid request: "jsonrpc" must be "2.0"`, ID: answerable(e)}
 	}
 	if e.Method != nil && string(e.ID) == "null" {
-		// jsonrpc2 takes a request with a null id for a notification: kin
-		// would run it and the client wait for its answer forever.
-		// Refused (answered with id null, as the JSON-RPC spec answers a
-		// request whose id cannot be used).
-		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+		return nil, rpc.NullIDRequest()
 	}
 	return answerable(e), nil
 }
