@@ -28,6 +28,11 @@ type bodyScan struct {
 	inID    bool
 	val     []byte
 	long    bool // the id's value is over maxIDBytes
+	// whole is set when the body is kept anyway (readBody): its string or
+	// number id is kept however long. A string id over maxIDBytes went
+	// through jsonrpc2 unaliased, and when it started as an alias does it
+	// was answered with the bytes after the prefix as its id.
+	whole bool
 
 	id json.RawMessage // the top-level id, when it is a string or number
 	// nullID is set when the top-level id is null.
@@ -52,7 +57,8 @@ func (b *bodyScan) requestID() json.RawMessage {
 // which jsonrpc2 would take for a notification and kin never answer.
 func (b *bodyScan) nullIDRequest() bool { return b.method && b.nullID }
 
-// maxIDBytes bounds the id kept; a longer one is not answered with.
+// maxIDBytes bounds the id kept of a body that is not kept (a frame or
+// line over the size limit); a longer one is not answered with.
 const maxIDBytes = 256
 
 // maxKeyBytes is the longest spelling of a key the scanner looks for:
@@ -98,7 +104,7 @@ func (b *bodyScan) feed(p []byte) int {
 			continue
 		}
 		if b.inID {
-			if len(b.val) <= maxIDBytes {
+			if len(b.val) <= maxIDBytes || (b.whole && UsableID(b.val)) {
 				b.val = append(b.val, c)
 			} else {
 				b.long = true

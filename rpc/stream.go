@@ -341,7 +341,7 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		s.over = &overFrame{n: n}
 		return nil, nil, s.skipOver(true)
 	}
-	var sc bodyScan
+	sc := bodyScan{whole: true}
 	body := make([]byte, 0, min(n, 64<<10))
 	read := int64(0)
 	for read < n && !sc.ended() {

@@ -253,3 +253,24 @@ func TestAnOversizeAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
 		refused(t, r, "9", rpc.CodeInvalidRequest)
 	}
 }
+
+// A string id that starts as kin's aliases do is carried as an alias of
+// its own, so that the answer gives it back as written; so is one over
+// the bytes the frame scanner keeps of an id. The scanner kept no id over
+// 256 bytes: such a string went through jsonrpc2 unaliased, and once kin
+// had aliased any id, the answer's id was taken for an alias and written
+// as the raw bytes after the prefix (here a number, or not JSON at all).
+func TestALongIDThatLooksLikeAnAliasComesBackAsWritten(t *testing.T) {
+	r := rawEditor(t)
+	r.Write(rpctest.Framed(listReq(-1))) // kin has aliased an id
+	answered(t, r, "-1")
+	for _, id := range []string{
+		`"\u0000kin-id:7"`,
+		`"\u0000kin-id:` + strings.Repeat("7", 300) + `"`,
+		`"\u0000kin-id:` + strings.Repeat("x", 300) + `"`,
+		`"` + strings.Repeat("y", 300) + `"`,
+	} {
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/list","params":{}}`))
+		answered(t, r, id)
+	}
+}
