@@ -165,10 +165,13 @@ func (s *ObjectStream) WriteObject(obj any) error {
 }
 
 func (s *ObjectStream) enqueue(data []byte) error {
-	var key Delta
 	// Only a message that has to wait (the outbox is not empty) may be
 	// joined by the next: one written at once is not looked at.
-	mergeable := s.merge != nil && s.waiting() && s.mergeKeyOf(data, &key)
+	var key Delta
+	mergeable := false
+	if s.merge != nil && s.waiting() {
+		key, mergeable = s.merge(data)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken || s.closing {
@@ -208,12 +211,6 @@ func (s *ObjectStream) waiting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.out) > 0
-}
-
-func (s *ObjectStream) mergeKeyOf(data []byte, k *Delta) bool {
-	key, ok := s.merge(data)
-	*k = key
-	return ok
 }
 
 // size is what an outbox item counts in queued: its bytes and the text
