@@ -9,8 +9,9 @@ import (
 // far enough to know two things: where the top-level JSON value ends (so a
 // Content-Length that is too long is noticed) and the top-level "id" (so a
 // frame kin refuses, even one too large to keep, is answered with its own
-// id, and a request whose id is null is refused). It is not a validator: json.Unmarshal judges the body kin keeps.
-// A body that does not start with an object or an array is not followed.
+// id, and a request whose id is null is refused). It is not a validator:
+// json.Unmarshal judges the body kin keeps. A body that does not start
+// with an object or an array is not followed.
 type bodyScan struct {
 	started bool // the first non-blank byte was seen
 	opaque  bool // not an object or an array: its end is not looked for
