@@ -210,3 +210,43 @@ func TestAPeerSendingBadFramesWithoutReadingIsNoLongerRead(t *testing.T) {
 		t.Fatal("the answers never filled the outbox")
 	}
 }
+
+// Every notification that has to wait is looked at by streamingDelta; only
+// one that can carry a piece of a stream is decoded. Every turn/*
+// notification was decoded whole: a call's last, with its arguments and
+// output, cost 1.2 ms each while the editor was behind. A piece is still
+// recognised.
+func TestStreamingDeltaDecodesOnlyWhatCarriesAPiece(t *testing.T) {
+	encode := func(method string, params any) []byte {
+		t.Helper()
+		req := &jsonrpc2.Request{Method: method, Notif: true}
+		if err := req.SetParams(params); err != nil {
+			t.Fatal(err)
+		}
+		b, err := req.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	big := strings.Repeat("x", 64<<10)
+	for _, data := range [][]byte{
+		encode(NotifyTurnToolCall, TurnToolCall{SessionID: "s", TurnID: "t", CallID: "c", Name: "run", Arguments: big, Status: "completed", Output: big}),
+		encode(NotifyTurnCompleted, map[string]any{"sessionId": "s", "turnId": "t", "status": "completed"}),
+		encode(NotifyTurnStarted, map[string]any{"sessionId": "s", "turnId": "t", "input": big}),
+	} {
+		var ok bool
+		if allocs := testing.AllocsPerRun(10, func() { _, ok = streamingDelta(data) }); allocs > 0 || ok {
+			t.Errorf("%.60s…: a piece %v, %v allocations (decoded)", data, ok, allocs)
+		}
+	}
+	for _, data := range [][]byte{
+		encode(NotifyTurnDelta, TurnDelta{SessionID: "s", TurnID: "t", Text: "tok"}),
+		encode(NotifyTurnReasoning, TurnReasoning{SessionID: "s", TurnID: "t", Text: "hm"}),
+		encode(NotifyTurnToolCall, TurnToolCall{SessionID: "s", TurnID: "t", CallID: "c", Name: "run", Arguments: `{"outputDelta":1}`, Status: "running", OutputDelta: "line\n"}),
+	} {
+		if _, ok := streamingDelta(data); !ok {
+			t.Errorf("%s: not taken for a piece of a stream", data)
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 // far enough to know two things: where the top-level JSON value ends (so a
 // Content-Length that is too long is noticed) and the top-level "id" (so a
 // frame kin refuses, even one too large to keep, is answered with its own
-// id). It is not a validator: json.Unmarshal judges the body kin keeps.
-// A body that does not start with an object or an array is not followed.
+// id, and a request whose id is null is refused). It is not a validator:
+// json.Unmarshal judges the body kin keeps. A body that does not start
+// with an object or an array is not followed.
 type bodyScan struct {
 	started bool // the first non-blank byte was seen
 	opaque  bool // not an object or an array: its end is not looked for
@@ -28,8 +29,15 @@ type bodyScan struct {
 	inID    bool
 	val     []byte
 	long    bool // the id's value is over maxIDBytes
+	// whole is set when the body is kept anyway (readBody): its string or
+	// number id is kept however long. A string id over maxIDBytes went
+	// through jsonrpc2 unaliased, and when it started as an alias does it
+	// was answered with the bytes after the prefix as its id.
+	whole bool
 
 	id json.RawMessage // the top-level id, when it is a string or number
+	// nullID is set when the top-level id is null.
+	nullID bool
 	// method is set once a top-level "method" key was read: the message
 	// is a request (or a notification), not an answer to one of kin's.
 	method bool
@@ -46,7 +54,12 @@ func (b *bodyScan) requestID() json.RawMessage {
 	return b.id
 }
 
-// maxIDBytes bounds the id kept; a longer one is not answered with.
+// nullIDRequest reports whether the body is a request whose id is null,
+// which jsonrpc2 would take for a notification and kin never answer.
+func (b *bodyScan) nullIDRequest() bool { return b.method && b.nullID }
+
+// maxIDBytes bounds the id kept of a body that is not kept (a frame or
+// line over the size limit); a longer one is not answered with.
 const maxIDBytes = 256
 
 // maxKeyBytes is the longest spelling of a key the scanner looks for:
@@ -92,7 +105,7 @@ func (b *bodyScan) feed(p []byte) int {
 			continue
 		}
 		if b.inID {
-			if len(b.val) <= maxIDBytes {
+			if len(b.val) <= maxIDBytes || (b.whole && UsableID(b.val)) {
 				b.val = append(b.val, c)
 			} else {
 				b.long = true
@@ -137,7 +150,7 @@ func (b *bodyScan) feed(p []byte) int {
 					// the last is null, an object or too long to keep had
 					// the message carried through jsonrpc2 under the
 					// earlier id's alias, as a request it is not.
-					b.id = nil
+					b.id, b.nullID = nil, false
 				}
 				b.method = b.method || isKey(b.key, "method")
 			}
@@ -165,7 +178,21 @@ func (b *bodyScan) endValue() {
 	if len(v) == 0 || !json.Valid(v) {
 		return
 	}
-	if c := v[0]; c == '"' || c == '-' || ('0' <= c && c <= '9') {
+	b.nullID = string(v) == "null"
+	if UsableID(v) {
 		b.id = append(json.RawMessage(nil), v...)
 	}
+}
+
+// UsableID reports whether id, a valid JSON value, is one a request can
+// be answered under: a string or a number (JSON-RPC), the only ids
+// jsonrpc2 holds (itself or through an alias, wireid.go). A request with
+// any other id (null, true, an object) is refused, with id null.
+func UsableID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return false
+	}
+	c := id[0]
+	return c == '"' || c == '-' || ('0' <= c && c <= '9')
 }

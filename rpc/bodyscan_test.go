@@ -72,3 +72,35 @@ func TestBodyScanRequestID(t *testing.T) {
 		}
 	}
 }
+
+// A request whose id is null (the last "id", spelt in any way jsonrpc2
+// reads it) is refused; a notification, an answer, a nested null id or a
+// later usable id are not.
+func TestBodyScanNullIDRequest(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"id":null,"method":"m"}`:                 true,
+		`{"method":"m", "id" : null }`:             true,
+		`{"\u0069d":null,"\u006dethod":"m"}`:       true,
+		`{"id":-1,"method":"m","id":null}`:         true,
+		`{"id":null,"method":"m","id":-1}`:         false,
+		`{"id":null,"method":"m","id":true}`:       false,
+		`{"id":null,"result":1}`:                   false,
+		`{"method":"m"}`:                           false,
+		`{"method":"m","params":{"id":null}}`:      false,
+		`{"ID":null,"method":"m"}`:                 false,
+		`{"id":"null","method":"m"}`:               false,
+		`[{"id":null,"method":"m"}]`:               false,
+		`{"id":null,"method":null,"params":"x"}`:   true,
+		`{"id":null,"params":"}\"{","method":"m"}`: true,
+	} {
+		for _, step := range []int{1, len(body)} {
+			var b bodyScan
+			for used := 0; used < len(body) && !b.ended(); {
+				used += b.feed([]byte(body[used:min(used+step, len(body))]))
+			}
+			if got := b.nullIDRequest(); got != want {
+				t.Errorf("%s (steps of %d): a request with a null id: %v, want %v", body, step, got, want)
+			}
+		}
+	}
+}

@@ -4,31 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // What the LSP framing (stream.go) refuses although it is framed: what no
 // editor sends.
-
-// nullIDRequest reports whether body is a request whose id is null, which
-// jsonrpc2 would take for a notification and kin never answer. Only a
-// body without a string or number id is looked at again. The last of a
-// repeated "id" is the id, as jsonrpc2 reads it (gjson.Get finds the first:
-// {"id":-1,"method":"m","id":null} was not refused).
-func nullIDRequest(body []byte) bool {
-	var nullID, method bool
-	gjson.ParseBytes(body).ForEach(func(key, value gjson.Result) bool {
-		switch key.String() {
-		case "id":
-			nullID = value.Type == gjson.Null
-		case "method":
-			method = true
-		}
-		return true
-	})
-	return nullID && method
-}
 
 // errHTTPRequest ends a connection that speaks HTTP (see httpRequest).
 var errHTTPRequest = errors.New("an HTTP request (a web page?) on kin's connection; closing it unread")

@@ -129,6 +129,14 @@ type Skipped struct {
 
 func (e *Skipped) Error() string { return e.Msg }
 
+// NullIDRequest is a framing's refusal of a request whose id is null:
+// jsonrpc2 takes it for a notification, so kin would run it and the peer
+// wait for its answer forever. It is answered with id null, as JSON-RPC
+// answers a request whose id cannot be used.
+func NullIDRequest() *Skipped {
+	return &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+}
+
 // NewObjectStream reads and writes rwc through the framing that newFraming
 // makes over rwc's buffered reader. onBad (may be nil) hears of every
 // skipped message; onGone (may be nil) is told once when a write fails.
@@ -157,10 +165,13 @@ func (s *ObjectStream) WriteObject(obj any) error {
 }
 
 func (s *ObjectStream) enqueue(data []byte) error {
-	var key Delta
 	// Only a message that has to wait (the outbox is not empty) may be
 	// joined by the next: one written at once is not looked at.
-	mergeable := s.merge != nil && s.waiting() && s.mergeKeyOf(data, &key)
+	var key Delta
+	mergeable := false
+	if s.merge != nil && s.waiting() {
+		key, mergeable = s.merge(data)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken || s.closing {
@@ -200,12 +211,6 @@ func (s *ObjectStream) waiting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.out) > 0
-}
-
-func (s *ObjectStream) mergeKeyOf(data []byte, k *Delta) bool {
-	key, ok := s.merge(data)
-	*k = key
-	return ok
 }
 
 // size is what an outbox item counts in queued: its bytes and the text

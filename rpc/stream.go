@@ -57,9 +57,12 @@ func newStream(rwc io.ReadWriteCloser, onBad, onGone func(error)) *ObjectStream 
 // a stream (turn/delta's and turn/reasoning's text, a running call's
 // outputDelta): consecutive pieces of one stream waiting to be written are
 // joined into one notification (see ObjectStream). The stream is the
-// method and every other param, which must be equal.
+// method and every other param, which must be equal. It runs on every
+// notification that has to wait: only one that can carry a piece is
+// decoded (deltaField).
 func streamingDelta(data []byte) (Delta, bool) {
-	if !bytes.HasPrefix(data, []byte(`{"jsonrpc":"2.0","method":"turn/`)) {
+	field := deltaField(data)
+	if field == "" {
 		return Delta{}, false
 	}
 	var m struct {
@@ -67,15 +70,6 @@ func streamingDelta(data []byte) (Delta, bool) {
 		Params map[string]json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(data, &m) != nil {
-		return Delta{}, false
-	}
-	field := ""
-	switch m.Method {
-	case NotifyTurnDelta, NotifyTurnReasoning:
-		field = "text"
-	case NotifyTurnToolCall:
-		field = "outputDelta"
-	default:
 		return Delta{}, false
 	}
 	var text string
@@ -91,6 +85,39 @@ func streamingDelta(data []byte) (Delta, bool) {
 	slices.Sort(rest)
 	join := func(text string) []byte { return joinDelta(m.Method, m.Params, field, text) }
 	return Delta{Stream: m.Method + "\x00" + strings.Join(rest, "\x00"), Text: text, Join: join}, true
+}
+
+// deltaMethods are how the notifications that may carry a piece of a
+// stream start (jsonrpc2 encodes a notification's members in this order),
+// and the param that holds the piece.
+var deltaMethods = []struct {
+	start []byte
+	field string
+}{
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnDelta + `","params":`), "text"},
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnReasoning + `","params":`), "text"},
+	{[]byte(`{"jsonrpc":"2.0","method":"` + NotifyTurnToolCall + `","params":`), "outputDelta"},
+}
+
+// outputDeltaKey is how a call's outputDelta param is encoded (a quote
+// right before a key is never inside a JSON string, where it is escaped).
+var outputDeltaKey = []byte(`"outputDelta":`)
+
+// deltaField is the param that holds the piece in a notification that may
+// carry one, read from how it starts, else "". A call's notification
+// without an outputDelta (its first and last, with its arguments and
+// output) is looked through for the key, not decoded.
+func deltaField(data []byte) string {
+	for _, m := range deltaMethods {
+		if !bytes.HasPrefix(data, m.start) {
+			continue
+		}
+		if m.field == "outputDelta" && !bytes.Contains(data[len(m.start):], outputDeltaKey) {
+			return ""
+		}
+		return m.field
+	}
+	return ""
 }
 
 // joinDelta is a delta notification with params, its text field holding
@@ -126,9 +153,6 @@ func (s *lspFraming) Next() ([]byte, json.RawMessage, error) {
 	body, id, err := s.readFrame()
 	if err != nil {
 		return nil, nil, err
-	}
-	if id == nil && nullIDRequest(body) {
-		return nil, nil, &Skipped{Code: CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
 	}
 	if aliased, ok := AliasID(body, id); ok {
 		body = aliased
@@ -308,15 +332,16 @@ func (s *lspFraming) skipToHeader() error {
 
 // readBody reads a body of n bytes through a scanner (bodyscan.go), which
 // finds the request id and where the JSON value ends: a body over MaxFrame
-// is skipped (see skipOver), and a value that ends before n bytes, followed
-// by more than blank space, means the Content-Length was wrong: it is
-// answered and the rest is the next frame.
+// is skipped (see skipOver), a value that ends before n bytes, followed by
+// more than blank space, means the Content-Length was wrong: it is
+// answered and the rest is the next frame; and a request whose id is null
+// is refused.
 func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 	if n > MaxFrame {
 		s.over = &overFrame{n: n}
 		return nil, nil, s.skipOver(true)
 	}
-	var sc bodyScan
+	sc := bodyScan{whole: true}
 	body := make([]byte, 0, min(n, 64<<10))
 	read := int64(0)
 	for read < n && !sc.ended() {
@@ -340,15 +365,20 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 		_, _ = s.r.Discard(1)
 		read++
 	}
+	if sc.nullIDRequest() {
+		return nil, nil, NullIDRequest()
+	}
 	return bytes.TrimSpace(body), sc.requestID(), nil
 }
 
 // skipOver reads on through a frame over MaxFrame (s.over), keeping none of
 // it. With answer set it returns the frame's *Skipped as soon as it knows
-// what to answer with, never waiting for bytes it does not need: the id was
-// read, the JSON value ended (a Content-Length of 10 GB on a small request
-// is answered at once, with the request's id), or the body is not an
-// object. The rest is skipped at the start of the next read: up to its
+// what to answer with, never waiting for bytes it does not need: a
+// request's id was read (its id and its "method": an answer to one of
+// kin's own requests has an id from kin's numbering, and is refused with
+// null like any other kin cannot read), the JSON value ended (a
+// Content-Length of 10 GB on a small request is answered at once, with the
+// request's id), or the body is not an object. The rest is skipped at the start of the next read: up to its
 // Content-Length as it streams past, and only blank space after its value
 // ended, else what follows is the next frame (the length was wrong); a
 // body that is not JSON has no end kin can find, and reading skips to the
@@ -356,7 +386,7 @@ func (s *lspFraming) readBody(n int64) ([]byte, json.RawMessage, error) {
 func (s *lspFraming) skipOver(answer bool) error {
 	o := s.over
 	skipped := func() error {
-		return &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", o.n, MaxFrame), o.sc.id}
+		return &Skipped{CodeInvalidRequest, fmt.Sprintf("message of %d bytes is over the %d-byte limit; skipped", o.n, MaxFrame), o.sc.requestID()}
 	}
 	for o.read < o.n && !o.sc.ended() {
 		if o.sc.opaque {
@@ -368,7 +398,7 @@ func (s *lspFraming) skipOver(answer bool) error {
 			}
 			return nil
 		}
-		if answer && o.sc.id != nil {
+		if answer && o.sc.requestID() != nil {
 			return skipped()
 		}
 		if _, err := s.r.Peek(1); err != nil {

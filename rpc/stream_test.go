@@ -233,3 +233,44 @@ func TestABadAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
 	r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":9,"method":"session/list","params":{"x":tru}}`))
 	expect(t, r, map[string]int64{"9": rpc.CodeParseError})
 }
+
+// A frame over the size cap that is an answer to one of kin's own requests
+// (an id and no method) is refused with "id":null, as any answer kin
+// cannot read is (TestABadAnswerToKinIsNotRefusedWithItsID). The skipping
+// of a frame over the cap answered as soon as it had read an id, before it
+// could know whether a "method" follows: kin refused an answer under kin's
+// own numbering, and the editor took the refusal for the answer to its
+// request of that number.
+func TestAnOversizeAnswerToKinIsNotRefusedWithItsID(t *testing.T) {
+	for _, length := range []int64{rpc.MaxFrame + 1, 10 << 30} {
+		r := rawEditor(t)
+		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", length, `{"jsonrpc":"2.0","id":7,"result":{"applied":true}}`))
+		refused(t, r, "null", rpc.CodeInvalidRequest)
+		r.Write(rpctest.Framed(listReq(6)))
+		answered(t, r, "6")
+		// A request's own id still comes back, read before its method.
+		r.Write(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", length, listReq(9)))
+		refused(t, r, "9", rpc.CodeInvalidRequest)
+	}
+}
+
+// A string id that starts as kin's aliases do is carried as an alias of
+// its own, so that the answer gives it back as written; so is one over
+// the bytes the frame scanner keeps of an id. The scanner kept no id over
+// 256 bytes: such a string went through jsonrpc2 unaliased, and once kin
+// had aliased any id, the answer's id was taken for an alias and written
+// as the raw bytes after the prefix (here a number, or not JSON at all).
+func TestALongIDThatLooksLikeAnAliasComesBackAsWritten(t *testing.T) {
+	r := rawEditor(t)
+	r.Write(rpctest.Framed(listReq(-1))) // kin has aliased an id
+	answered(t, r, "-1")
+	for _, id := range []string{
+		`"\u0000kin-id:7"`,
+		`"\u0000kin-id:` + strings.Repeat("7", 300) + `"`,
+		`"\u0000kin-id:` + strings.Repeat("x", 300) + `"`,
+		`"` + strings.Repeat("y", 300) + `"`,
+	} {
+		r.Write(rpctest.Framed(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/list","params":{}}`))
+		answered(t, r, id)
+	}
+}

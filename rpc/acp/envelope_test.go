@@ -82,3 +82,30 @@ func TestEscapedAndRepeatedIDKeysAreReadAsJSONRPC2ReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// A request's id is a string or a number (JSON-RPC), and jsonrpc2 holds
+// nothing else. kin acp's envelope check took any JSON value for the id and
+// carried it through jsonrpc2 as an alias: {"id":true,"method":…} ran as a
+// request and was answered with "id":true (an object or an array id alike),
+// where kin serve, and jsonrpc2 itself, refuse it. It is refused with id
+// null, as JSON-RPC answers a request whose id cannot be read, and it does
+// not run.
+func TestARequestWhoseIDIsNeitherAStringNorANumberIsRefused(t *testing.T) {
+	w := newWorld(t)
+	c := w.rawConnect()
+	c.initialize()
+	for _, id := range []string{`true`, `{"a":1}`, `[1]`} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/list","params":{}}`)
+		a := c.answer("null")
+		if e, _ := a["error"].(map[string]any); e == nil || e["code"] != float64(rpc.CodeInvalidRequest) {
+			t.Errorf("a request with id %s: %v, want it refused (-32600) with id null", id, a)
+		}
+		if q := c.early[id]; len(q) > 0 {
+			t.Errorf("a request with id %s was answered under it: %v", id, q)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"session/list","params":{}}`)
+	if a := c.answer("7"); a["error"] != nil {
+		t.Fatalf("session/list after them: %v", a["error"])
+	}
+}

@@ -25,29 +25,41 @@ import (
 var chunkPrefix = []byte(`{"jsonrpc":"2.0","method":"` + NotifySessionUpdate + `","params":{"sessionId":`)
 
 // chunkText is what comes right before the text of a text chunk of the
-// kinds that are joined, as ContentChunk encodes it. A quote right after
-// '{' or ':' is never inside a JSON string (there it is escaped), so the
-// first match is the update's own.
+// kinds that are joined, as ContentChunk encodes it, right after the
+// session id (updateAt).
 var chunkText = [][]byte{
 	[]byte(`,"update":{"sessionUpdate":"` + UpdateAgentMessage + `","content":{"type":"text","text":`),
 	[]byte(`,"update":{"sessionUpdate":"` + UpdateAgentThought + `","content":{"type":"text","text":`),
 }
 
 // streamed is the ObjectStream's merge func for kin acp: a message chunk,
-// or a running call's output.
+// or a running call's output. It runs on every notification that has to
+// wait: what an update is, is read from its first bytes (updateAt), and
+// only a running call's output is decoded. A notification of any other
+// kind, however long, costs a look at its session id.
 func streamed(data []byte) (rpc.Delta, bool) {
-	if !bytes.HasPrefix(data, chunkPrefix) {
-		return rpc.Delta{}, false
-	}
 	if d, ok := messageChunk(data); ok {
 		return d, true
 	}
 	return runningOutput(data)
 }
 
+// updateAt is where the update of a session/update kin encodes starts:
+// right after its session id (chunkPrefix), or -1 for any other message.
+func updateAt(data []byte) int {
+	if !bytes.HasPrefix(data, chunkPrefix) {
+		return -1
+	}
+	return stringEnd(data, len(chunkPrefix))
+}
+
 // outputUpdate is how a running call's output update starts (after its
-// session id).
-var outputUpdate = []byte(`,"update":{"sessionUpdate":"` + UpdateToolCallUpdate + `","toolCallId":`)
+// session id), and outputStatus what follows its toolCallId (ToolCall's
+// members in order: no title or kind in between).
+var (
+	outputUpdate = []byte(`,"update":{"sessionUpdate":"` + UpdateToolCallUpdate + `","toolCallId":`)
+	outputStatus = []byte(`,"status":"` + StatusInProgress + `","content":`)
+)
 
 // runningOutput recognises a running call's output (outputStream): a
 // tool_call_update with the status in_progress whose content replaces the
@@ -57,7 +69,12 @@ var outputUpdate = []byte(`,"update":{"sessionUpdate":"` + UpdateToolCallUpdate 
 // ten times a second. An update that says more (a title, locations, a
 // status) is never dropped.
 func runningOutput(data []byte) (rpc.Delta, bool) {
-	if !bytes.Contains(data, outputUpdate) {
+	at := updateAt(data)
+	if at < 0 || !bytes.HasPrefix(data[at:], outputUpdate) {
+		return rpc.Delta{}, false
+	}
+	// A completed update, or one with a title, is not decoded.
+	if end := stringEnd(data, at+len(outputUpdate)); end < 0 || !bytes.HasPrefix(data[end:], outputStatus) {
 		return rpc.Delta{}, false
 	}
 	var n struct {
@@ -88,10 +105,14 @@ func runningOutput(data []byte) (rpc.Delta, bool) {
 // without its text (session, kind, message id: every byte but the text's
 // must be equal).
 func messageChunk(data []byte) (rpc.Delta, bool) {
+	at := updateAt(data)
+	if at < 0 {
+		return rpc.Delta{}, false
+	}
 	start := -1
 	for _, marker := range chunkText {
-		if i := bytes.Index(data, marker); i >= 0 {
-			start = i + len(marker)
+		if bytes.HasPrefix(data[at:], marker) {
+			start = at + len(marker)
 			break
 		}
 	}

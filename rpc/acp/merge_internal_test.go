@@ -80,10 +80,15 @@ func TestWaitingChunksOfOneMessageAreJoined(t *testing.T) {
 		t.Errorf("%d bytes wait for %d bytes of text", queued, text)
 	}
 
+	// The last update: the client has read everything once it reads it (a
+	// piece lost or split off fails the comparison, never hangs the read).
+	notify("s", ToolCall{SessionUpdate: UpdateToolCall, ToolCallID: "end", Title: "end", Status: StatusPending})
+	add("s", UpdateToolCall, "", "")
+
 	r := bufio.NewReader(client)
 	var got []run
 	frames := 0
-	for len(got) < len(want) || got[len(got)-1].text != want[len(want)-1].text {
+	for end := false; !end; {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
 			t.Fatal(err)
@@ -103,16 +108,15 @@ func TestWaitingChunksOfOneMessageAreJoined(t *testing.T) {
 			SessionUpdate string       `json:"sessionUpdate"`
 			Content       ContentBlock `json:"content"`
 			MessageID     string       `json:"messageId"`
+			ToolCallID    string       `json:"toolCallId"`
 		}
 		json.Unmarshal(m.Params.Update, &u)
+		end = u.ToolCallID == "end"
 		sid := m.Params.SessionID
 		if n := len(got); n > 0 && got[n-1].sid == sid && got[n-1].kind == u.SessionUpdate && got[n-1].msg == u.MessageID && u.SessionUpdate != UpdateToolCall {
 			got[n-1].text += u.Content.Text
 		} else {
 			got = append(got, run{sid, u.SessionUpdate, u.MessageID, u.Content.Text})
-		}
-		if len(got) > len(want) {
-			break
 		}
 	}
 	if len(got) != len(want) {
@@ -240,5 +244,66 @@ func TestAWaitingOutputUpdateIsReplacedByTheNext(t *testing.T) {
 	}
 	if len(seen) > 10 {
 		t.Errorf("%d updates written: none was replaced", len(seen))
+	}
+}
+
+// What an update is, is read where its update starts, right after the
+// session id, never from bytes anywhere in it. A tool call whose input
+// held what looks like a message chunk was taken for one: the next such
+// call, the same but for that text, would have been joined into it and
+// lost. (kin's rawInput is a decoded map, whose keys encode sorted, so it
+// cannot hold this spelling today; the recognition does not depend on it.)
+func TestAnUpdateIsKnownByItsStart(t *testing.T) {
+	req := &jsonrpc2.Request{Method: NotifySessionUpdate, Notif: true}
+	type input struct {
+		A      int          `json:"a"`
+		Update ContentChunk `json:"update"`
+	}
+	call := ToolCall{SessionUpdate: UpdateToolCall, ToolCallID: "c", Status: StatusPending,
+		RawInput: input{1, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock("x")}}}
+	if err := req.SetParams(SessionNotification{SessionID: "s", Update: call}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := req.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := streamed(b); ok {
+		t.Errorf("a tool call was taken for a piece of a stream: %+v", d)
+	}
+}
+
+// Every notification that has to wait is looked at by streamed; only a
+// running call's output update is decoded. A completed call's update, with
+// its output, was decoded whole (1.36 ms for 64 KB), and every other one
+// scanned through three times.
+func TestStreamedDecodesOnlyARunningCallsOutput(t *testing.T) {
+	encode := func(u any) []byte {
+		t.Helper()
+		req := &jsonrpc2.Request{Method: NotifySessionUpdate, Notif: true}
+		if err := req.SetParams(SessionNotification{SessionID: "s", Update: u}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := req.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	big := []ToolCallContent{textContent(strings.Repeat("x\n", 32<<10))}
+	for _, u := range []any{
+		ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: "c", Status: StatusCompleted, Content: big, Meta: kinMeta(agent.CallRunning, "")},
+		ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: "c", Title: "run", Status: StatusInProgress, Content: big},
+		ToolCall{SessionUpdate: UpdateToolCall, ToolCallID: "c", Status: StatusInProgress, Content: big},
+	} {
+		data := encode(u)
+		var ok bool
+		if allocs := testing.AllocsPerRun(10, func() { _, ok = streamed(data) }); allocs > 0 || ok {
+			t.Errorf("%.90s…: a piece %v, %v allocations (decoded)", data, ok, allocs)
+		}
+	}
+	running := encode(ToolCall{SessionUpdate: UpdateToolCallUpdate, ToolCallID: "c", Status: StatusInProgress, Content: big, Meta: kinMeta(agent.CallRunning, "")})
+	if d, ok := streamed(running); !ok || !d.Replace {
+		t.Errorf("a running call's output: %+v %v", d, ok)
 	}
 }

@@ -139,20 +139,20 @@ func check(line []byte) (json.RawMessage, *rpc.Skipped) {
 		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: `invalid request: "jsonrpc" must be "2.0"`, ID: answerable(e)}
 	}
 	if e.Method != nil && string(e.ID) == "null" {
-		// jsonrpc2 takes a request with a null id for a notification: kin
-		// would run it and the client wait for its answer forever.
-		// Refused (answered with id null, as the JSON-RPC spec answers a
-		// request whose id cannot be used).
-		return nil, &rpc.Skipped{Code: rpc.CodeInvalidRequest, Msg: "invalid request: a request's id is a string or a number, not null (a notification has no id)"}
+		return nil, rpc.NullIDRequest()
 	}
 	return answerable(e), nil
 }
 
-// answerable is the id to answer a refused message with: a request's own,
-// null for anything else (a notification or response gets no answer of its
-// own under JSON-RPC, but the client should still learn why).
+// answerable is the id of a request: its own when it is a string or a
+// number (rpc.UsableID), else nil. It is the id a refused message is
+// answered with (null for anything else: a notification or response gets
+// no answer of its own under JSON-RPC, but the client should still learn
+// why), and the id carried through jsonrpc2 (an alias for one it cannot
+// hold): an id of any other kind, carried as an alias, had a request with
+// "id":true run and answered under it.
 func answerable(e envelope) json.RawMessage {
-	if e.Method == nil || len(e.ID) == 0 {
+	if e.Method == nil || !rpc.UsableID(e.ID) {
 		return nil
 	}
 	return e.ID
