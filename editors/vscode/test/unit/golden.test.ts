@@ -37,6 +37,7 @@ import type {
 	SessionInfo,
 	UsageSummaryResult,
 	SessionResult,
+	TurnRollbackResult,
 	WorktreeApplyResult,
 	WorktreeRemoveResult,
 	WorktreeStatusResult,
@@ -689,6 +690,38 @@ test('turn/steered, turn/rollback and session/fork decode and show as kin sends 
 	for (const k of ['steer', 'rollback', 'rolledBack']) {
 		assert.ok(kinds.has(k), `a golden session/resume holds a ${k} item`);
 	}
+});
+
+test("a golden rollback's errors (a fork's copied turn, a rollback kin was stopped in) are shown to the person, each with its turn", () => {
+	const session = payloads<{ session: SessionInfo }>('session/new')[0].session;
+	const shown = (html: string, err: { turnId: string; error: string }, what: string) => {
+		assert.ok(html.includes(escapeHtml(err.turnId)), `${what}: turn ${err.turnId} is named`);
+		assert.ok(html.includes(escapeHtml(err.error)), `${what}: "${err.error}" is shown`);
+	};
+	let results = 0;
+	for (const r of payloads<TurnRollbackResult>('turn/rollback').filter((r) => (r.errors ?? []).length > 0)) {
+		results++;
+		const s = reduce(initialState(session), { type: 'rolledBack', sessionId: session.sessionId, result: r } as Action);
+		const html = renderEntry(s.entries[s.entries.length - 1]);
+		for (const err of r.errors!) {
+			shown(html, err, 'turn/rollback');
+		}
+	}
+	assert.ok(results > 0, 'a golden turn/rollback result has errors');
+	let items = 0;
+	for (const r of payloads<ResumeResult>('session/resume')) {
+		const s = fromHistory(r);
+		const html = s.entries.map(renderEntry).join('');
+		for (const h of r.history) {
+			if (h.type === 'rollback' && (h.rollback.errors ?? []).length > 0) {
+				items++;
+				for (const err of h.rollback.errors!) {
+					shown(html, err, 'history rollback item');
+				}
+			}
+		}
+	}
+	assert.ok(items > 0, 'a golden session/resume holds a rollback item with errors');
 });
 
 test("every golden worktree frame reads as kin sends it: the session's worktree, status, apply, remove and their refusals", () => {
