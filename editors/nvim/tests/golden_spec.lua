@@ -816,4 +816,42 @@ describe("golden frames", function()
     end
     t.ok(seen.steer and seen.rollback and seen.marked, "the history frames hold steer, rollback and marked items")
   end)
+
+  it("a rollback's errors (a fork's copied turn, a rollback kin was stopped in) are shown to the person with their turns", function()
+    local transcript = require("kin.transcript")
+    local branching = require("kin.branching")
+    require("kin")
+    local function shown(text, e, what)
+      has(text, e.turnId, what .. ": the turn of an error")
+      has(text, e.error, what .. ": the error")
+    end
+    local results = 0
+    for _, r in ipairs(payloads("turn/rollback")) do
+      if r.errors and #r.errors > 0 then
+        results = results + 1
+        local tr = transcript.new("s_rollback_errors")
+        branching.show_rollback(tr, r)
+        local text = tr:text_content()
+        for _, e in ipairs(r.errors) do
+          shown(text, e, "turn/rollback")
+        end
+      end
+    end
+    t.ok(results > 0, "a golden turn/rollback result has errors")
+    local items = 0
+    for _, r in ipairs(payloads("session/resume")) do
+      local tr = transcript.new(r.session.sessionId)
+      tr:history(r.history)
+      local text = tr:text_content()
+      for _, it in ipairs(r.history) do
+        if it.type == "rollback" and it.rollback.errors and #it.rollback.errors > 0 then
+          items = items + 1
+          for _, e in ipairs(it.rollback.errors) do
+            shown(text, e, "history rollback item")
+          end
+        end
+      end
+    end
+    t.ok(items > 0, "a golden session/resume holds a rollback item with errors")
+  end)
 end)

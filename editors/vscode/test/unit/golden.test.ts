@@ -37,6 +37,7 @@ import type {
 	SessionInfo,
 	UsageSummaryResult,
 	SessionResult,
+	TurnRollbackResult,
 	WorktreeApplyResult,
 	WorktreeRemoveResult,
 	WorktreeStatusResult,
@@ -713,6 +714,38 @@ test('a golden undo kin was stopped in shows as unfinished, its turn left to und
 	assert.ok(seen > 0, 'a golden session/resume holds an unfinished undo item');
 	const finished = payloads<{ turnId: string; restored: string[]; error?: string }>('turn/undo');
 	assert.ok(finished.every((u) => u.error === undefined), 'a turn/undo result never has error');
+});
+
+test("a golden rollback's errors (a fork's copied turn, a rollback kin was stopped in) are shown to the person, each with its turn", () => {
+	const session = payloads<{ session: SessionInfo }>('session/new')[0].session;
+	const shown = (html: string, err: { turnId: string; error: string }, what: string) => {
+		assert.ok(html.includes(escapeHtml(err.turnId)), `${what}: turn ${err.turnId} is named`);
+		assert.ok(html.includes(escapeHtml(err.error)), `${what}: "${err.error}" is shown`);
+	};
+	let results = 0;
+	for (const r of payloads<TurnRollbackResult>('turn/rollback').filter((r) => (r.errors ?? []).length > 0)) {
+		results++;
+		const s = reduce(initialState(session), { type: 'rolledBack', sessionId: session.sessionId, result: r } as Action);
+		const html = renderEntry(s.entries[s.entries.length - 1]);
+		for (const err of r.errors!) {
+			shown(html, err, 'turn/rollback');
+		}
+	}
+	assert.ok(results > 0, 'a golden turn/rollback result has errors');
+	let items = 0;
+	for (const r of payloads<ResumeResult>('session/resume')) {
+		const s = fromHistory(r);
+		const html = s.entries.map(renderEntry).join('');
+		for (const h of r.history) {
+			if (h.type === 'rollback' && (h.rollback.errors ?? []).length > 0) {
+				items++;
+				for (const err of h.rollback.errors!) {
+					shown(html, err, 'history rollback item');
+				}
+			}
+		}
+	}
+	assert.ok(items > 0, 'a golden session/resume holds a rollback item with errors');
 });
 
 test("every golden worktree frame reads as kin sends it: the session's worktree, status, apply, remove and their refusals", () => {
