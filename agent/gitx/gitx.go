@@ -60,7 +60,14 @@ var fixed = [][2]string{
 	{"core.sshCommand", "false"},
 	{"core.gitProxy", ""},
 	{"credential.helper", ""},
+	// the programs that check a signature (git log and show do when
+	// log.showSignature is set), one per format: gpg.program sets the
+	// OpenPGP one only, and the repository's x509 or ssh one ran
 	{"gpg.program", "false"},
+	{"gpg.openpgp.program", "false"},
+	{"gpg.x509.program", "false"},
+	{"gpg.ssh.program", "false"},
+	{"gpg.ssh.defaultKeyCommand", "false"},
 	// no transport at all: a repository that calls itself a partial clone
 	// fetches a missing object from its "promisor" remote the moment a
 	// diff or checkout needs it, unasked, and an ext:: URL is a shell
