@@ -111,6 +111,9 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	if err != nil {
 		return nil, ErrNoGit
 	}
+	if _, err := commandAt(args); err != nil {
+		return nil, &Error{Args: args, Err: err}
+	}
 	drivers, err := repoDrivers(ctx, bin, dir)
 	if err != nil {
 		return nil, &Error{Args: args, Err: err}
@@ -212,17 +215,36 @@ func InTree(ctx context.Context, dir string) bool {
 // looked into. The flag beats submodule.<name>.ignore, which the
 // repository could set.
 func withDiffFlags(args []string) []string {
-	if len(args) == 0 {
+	i, err := commandAt(args)
+	if err != nil || i == len(args) {
 		return args
 	}
-	switch args[0] {
+	var flags []string
+	switch args[i] {
 	case "diff", "log", "show":
-		out := append([]string{args[0], "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args[1:]...)
-		return out
+		flags = []string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
 	case "status":
-		return append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
+		flags = []string{"--ignore-submodules=dirty"}
+	default:
+		return args
 	}
-	return args
+	out := append(append(append([]string(nil), args[:i+1]...), flags...), args[i+1:]...)
+	return out
+}
+
+// commandAt is the index of the git command in args: only settings
+// ("-c key=value") may come before it. Any other option there could pick
+// another repository or work tree (-C, --git-dir, --work-tree), whose
+// configuration repoDrivers never looked at, or undo a rule.
+func commandAt(args []string) (int, error) {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if args[i] != "-c" || i+1 == len(args) {
+			return 0, fmt.Errorf("gitx: the option %q before the git command is not allowed (only -c key=value is)", args[i])
+		}
+		i += 2
+	}
+	return i, nil
 }
 
 // env is kin's environment for git: no GIT_* variable of kin's own
