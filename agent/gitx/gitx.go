@@ -62,7 +62,10 @@ var fixed = [][2]string{
 	{"credential.helper", ""},
 	// the programs that check a signature (git log and show do when
 	// log.showSignature is set), one per format: gpg.program sets the
-	// OpenPGP one only, and the repository's x509 or ssh one ran
+	// OpenPGP one only, and the repository's x509 or ssh one ran. No
+	// signature is checked unasked either: git writes the commit to the
+	// program, and one that exits first (false) kills git with SIGPIPE.
+	{"log.showSignature", "false"},
 	{"gpg.program", "false"},
 	{"gpg.openpgp.program", "false"},
 	{"gpg.x509.program", "false"},
