@@ -21,9 +21,10 @@
 // A repository whose own configuration includes another file is refused
 // (ErrIncludes): git would read that file again after kin's look.
 //
-// A git that runs for more than a moment is watched for a file it may
-// wait on for good (a FIFO named .gitignore or .gitattributes, or in its
-// git folder) and stopped, naming it (ErrWaitsOnFIFO, stall.go).
+// A git that runs for more than a moment is watched, and one that waits
+// for good on a file (opening or reading a FIFO named .gitignore or
+// .gitattributes, or in its git folder) is stopped, naming it
+// (ErrWaitsOnFIFO, stall.go); a git that is merely slow runs on.
 //
 // The person's global configuration is theirs and is kept (their name for
 // commits, their git-lfs filters), except for the fixed keys. What is not
