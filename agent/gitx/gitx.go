@@ -253,15 +253,19 @@ func commandAt(args []string) (int, error) {
 
 // env is kin's environment for git: no GIT_* variable of kin's own
 // environment (a GIT_DIR or GIT_CONFIG_* there would redirect or undo
-// the rules), no prompts, no optional locks (status must not rewrite the
-// repository's index), no lazy fetch of a partial clone's missing objects
-// (git 2.44 and later; older ones are held by the protocol keys),
-// untranslated messages, and pairs as command-line configuration.
+// the rules), a PATH of absolute folders only (absolutePath), no
+// prompts, no optional locks (status must not rewrite the repository's
+// index), no lazy fetch of a partial clone's missing objects (git 2.44
+// and later; older ones are held by the protocol keys), untranslated
+// messages, and pairs as command-line configuration.
 func env(pairs [][2]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_ALL=") || strings.HasPrefix(kv, "LANGUAGE=") {
 			continue
+		}
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + absolutePath(v)
 		}
 		out = append(out, kv)
 	}
@@ -273,6 +277,20 @@ func env(pairs [][2]string) []string {
 		out = append(out, "GIT_CONFIG_KEY_"+n+"="+p[0], "GIT_CONFIG_VALUE_"+n+"="+p[1])
 	}
 	return out
+}
+
+// absolutePath is a PATH value without its empty or relative entries:
+// git takes those, as a shell does, from the folder it runs in, the work
+// tree's top, where a repository may bring a program named like the ones
+// the keys above are given (cat, false, true).
+func absolutePath(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // repoDrivers lists the program-naming keys the repository's own
