@@ -20,17 +20,17 @@ import (
 // /proc/<pid>/syscall not readable); then the caller falls back to
 // looking for such files. A git that is merely slow, or that waits on
 // its own stdin or on a git it started, is waiting on nothing of the kind.
-func blockedOn(pid int) (path string, culprit int, known bool) {
+func blockedOn(pid int) (path string, known bool) {
 	nrs, ok := syscallNrs[runtime.GOARCH]
 	if !ok || !procSyscall() {
-		return "", 0, false
+		return "", false
 	}
 	pids := append([]int{pid}, descendants(pid)...)
 	for i, p := range pids {
 		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
 		if err != nil {
 			if i == 0 && errors.Is(err, fs.ErrPermission) {
-				return "", 0, false
+				return "", false
 			}
 			continue // ended meanwhile
 		}
@@ -38,20 +38,20 @@ func blockedOn(pid int) (path string, culprit int, known bool) {
 			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + task.Name() + "/syscall")
 			if err != nil {
 				if i == 0 && errors.Is(err, fs.ErrPermission) {
-					return "", 0, false // not ours to look into
+					return "", false // not ours to look into
 				}
 				continue // a thread that ended meanwhile
 			}
 			f, ok := waitsOn(p, nrs, string(b))
 			if !ok {
-				return "", 0, false
+				return "", false
 			}
 			if f != "" {
-				return f, p, true
+				return f, true
 			}
 		}
 	}
-	return "", 0, true
+	return "", true
 }
 
 // sysNrs are an architecture's numbers of the system calls git opens

@@ -4,4 +4,4 @@ package gitx
 
 // blockedOn cannot look into a running git here: known is false, and the
 // caller looks for the files git may wait on instead.
-func blockedOn(pid int) (path string, culprit int, known bool) { return "", 0, false }
+func blockedOn(pid int) (path string, known bool) { return "", false }

@@ -127,6 +127,7 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
 	cmd.Dir = dir
 	cmd.Env = env(pairs)
+	inGroup(cmd)
 	return cmd, nil
 }
 
@@ -312,6 +313,7 @@ func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 	cmd := exec.CommandContext(ctx, bin, "config", "--list", "--no-includes", "--show-scope", "--name-only")
 	cmd.Dir = dir
 	cmd.Env = env(fixed)
+	inGroup(cmd)
 	var b, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &errb
 	if err := run(cmd); err != nil {

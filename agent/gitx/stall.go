@@ -46,7 +46,7 @@ func run(cmd *exec.Cmd) error {
 			return err
 		case <-t.C:
 		}
-		p, culprit, known := blockedOn(cmd.Process.Pid)
+		p, known := blockedOn(cmd.Process.Pid)
 		if !known {
 			// the look runs beside git: in a large work tree it takes a
 			// while, and a git that ends meanwhile is answered at once
@@ -67,12 +67,7 @@ func run(cmd *exec.Cmd) error {
 			return err
 		default:
 		}
-		// a git that git started would stay blocked, holding the output
-		// pipes Wait reads to their end
-		if c, err := os.FindProcess(culprit); err == nil && known && culprit != cmd.Process.Pid {
-			_ = c.Kill()
-		}
-		_ = cmd.Process.Kill()
+		_ = kill(cmd)
 		<-done
 		return fmt.Errorf("%s %w", p, ErrWaitsOnFIFO)
 	}
