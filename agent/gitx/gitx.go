@@ -209,7 +209,7 @@ func InTree(ctx context.Context, dir string) bool {
 }
 
 // withDiffFlags adds --no-ext-diff and --no-textconv to the commands that
-// print diffs: an external diff (diff.external, or a driver's command) can
+// print diffs (after the command's name, which may follow -c settings): an external diff (diff.external, or a driver's command) can
 // only be switched off by flag, and kin parses git's own diff.
 //
 // Those commands and status also get --ignore-submodules=dirty: to say
@@ -233,8 +233,7 @@ func withDiffFlags(args []string) []string {
 	default:
 		return args
 	}
-	out := append(append(append([]string(nil), args[:i+1]...), flags...), args[i+1:]...)
-	return out
+	return append(append(append([]string(nil), args[:i+1]...), flags...), args[i+1:]...)
 }
 
 // commandAt is the index of the git command in args: only settings
