@@ -59,6 +59,9 @@ var fixed = [][2]string{
 	{"sequence.editor", "false"},
 	{"core.askPass", ""},
 	{"core.sshCommand", "false"},
+	// core.gitProxy is the one key here whose first value wins, so the
+	// repository's beats this (the person's, read before it, is kept):
+	// what holds the repository's is git:// never being allowed, below
 	{"core.gitProxy", ""},
 	{"credential.helper", ""},
 	// the programs that check a signature (git log and show do when
