@@ -22,7 +22,7 @@ import (
 // its own stdin or on a git it started, is waiting on nothing of the kind.
 func blockedOn(pid int) (path string, known bool) {
 	nrs, ok := syscallNrs[runtime.GOARCH]
-	if !ok || !procSyscall() {
+	if !ok || !canLookInto() {
 		return "", false
 	}
 	pids := append([]int{pid}, descendants(pid)...)
@@ -63,11 +63,13 @@ var syscallNrs = map[string]sysNrs{
 	"arm64": {open: -2, openat: 56, openat2: 437, read: 63, readv: 65, pread: 67},
 }
 
-// procSyscall reports whether this kernel says which system call a
-// process is in (/proc/<pid>/syscall).
-var procSyscall = sync.OnceValue(func() bool {
+// canLookInto reports whether this kernel says which system call a
+// process is in (/proc/<pid>/syscall), on an architecture whose numbers
+// are listed.
+var canLookInto = sync.OnceValue(func() bool {
+	_, known := syscallNrs[runtime.GOARCH]
 	_, err := os.Stat("/proc/self/syscall")
-	return err == nil
+	return known && err == nil
 })
 
 // waitsOn is the FIFO or device the thread of process pid whose

@@ -119,6 +119,9 @@ func unblock(fifo string) {
 // beside the git folder's files is no file git reads. The watch stopped
 // any git running past stallAfter once such a file existed.
 func TestSlowGitBesideAFIFOItDoesNotReadIsNotStopped(t *testing.T) {
+	if !gitx.CanLookIntoGit() {
+		t.Skip("nothing here says what a git waits on: a FIFO it may wait on is taken for one it does")
+	}
 	defer gitx.SetStallAfter(50 * time.Millisecond)()
 	repo := gitxtest.Repo(t, filepath.Join(t.TempDir(), "repo"), map[string]string{"a.txt": "a\n"})
 	for _, p := range []string{"d/.gitignore", ".git/stray"} {
