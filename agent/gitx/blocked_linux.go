@@ -21,10 +21,10 @@ import (
 // looking for such files. A git that is merely slow, or that waits on
 // its own stdin or on a git it started, is waiting on nothing of the kind.
 func blockedOn(pid int) (path string, known bool) {
-	nrs, ok := syscallNrs[runtime.GOARCH]
-	if !ok || !canLookInto() {
+	if !canLookInto() {
 		return "", false
 	}
+	nrs := syscallNrs[runtime.GOARCH]
 	pids := append([]int{pid}, descendants(pid)...)
 	for i, p := range pids {
 		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
