@@ -25,3 +25,7 @@ func SetAfterList(f func(dir string)) func() {
 	afterList = f
 	return func() { afterList = old }
 }
+
+// CanLookIntoGit reports whether the FIFO watch sees what a git waits on
+// (or, false, takes a FIFO it may wait on for one it does).
+var CanLookIntoGit = canLookInto

@@ -21,9 +21,10 @@
 // A repository whose own configuration includes another file is refused
 // (ErrIncludes): git would read that file again after kin's look.
 //
-// A git that runs for more than a moment is watched for a file it may
-// wait on for good (a FIFO named .gitignore or .gitattributes, or in its
-// git folder) and stopped, naming it (ErrWaitsOnFIFO, stall.go).
+// A git that runs for more than a moment is watched, and one that waits
+// for good on a file (opening or reading a FIFO named .gitignore or
+// .gitattributes, or in its git folder) is stopped, naming it
+// (ErrWaitsOnFIFO, stall.go); a git that is merely slow runs on.
 //
 // The person's global configuration is theirs and is kept (their name for
 // commits, their git-lfs filters), except for the fixed keys. What is not
@@ -58,9 +59,22 @@ var fixed = [][2]string{
 	{"sequence.editor", "false"},
 	{"core.askPass", ""},
 	{"core.sshCommand", "false"},
+	// core.gitProxy is the one key here whose first value wins, so the
+	// repository's beats this (the person's, read before it, is kept):
+	// what holds the repository's is git:// never being allowed, below
 	{"core.gitProxy", ""},
 	{"credential.helper", ""},
+	// the programs that check a signature (git log and show do when
+	// log.showSignature is set), one per format: gpg.program sets the
+	// OpenPGP one only, and the repository's x509 or ssh one ran. No
+	// signature is checked unasked either: git writes the commit to the
+	// program, and one that exits first (false) kills git with SIGPIPE.
+	{"log.showSignature", "false"},
 	{"gpg.program", "false"},
+	{"gpg.openpgp.program", "false"},
+	{"gpg.x509.program", "false"},
+	{"gpg.ssh.program", "false"},
+	{"gpg.ssh.defaultKeyCommand", "false"},
 	// no transport at all: a repository that calls itself a partial clone
 	// fetches a missing object from its "promisor" remote the moment a
 	// diff or checkout needs it, unasked, and an ext:: URL is a shell
@@ -104,6 +118,9 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	if err != nil {
 		return nil, ErrNoGit
 	}
+	if _, err := commandAt(args); err != nil {
+		return nil, &Error{Args: args, Err: err}
+	}
 	drivers, err := repoDrivers(ctx, bin, dir)
 	if err != nil {
 		return nil, &Error{Args: args, Err: err}
@@ -113,6 +130,7 @@ func Command(ctx context.Context, dir string, args ...string) (*exec.Cmd, error)
 	cmd := exec.CommandContext(ctx, bin, withDiffFlags(args)...)
 	cmd.Dir = dir
 	cmd.Env = env(pairs)
+	inGroup(cmd)
 	return cmd, nil
 }
 
@@ -194,7 +212,7 @@ func InTree(ctx context.Context, dir string) bool {
 }
 
 // withDiffFlags adds --no-ext-diff and --no-textconv to the commands that
-// print diffs: an external diff (diff.external, or a driver's command) can
+// print diffs (after the command's name, which may follow -c settings): an external diff (diff.external, or a driver's command) can
 // only be switched off by flag, and kin parses git's own diff.
 //
 // Those commands and status also get --ignore-submodules=dirty: to say
@@ -205,30 +223,52 @@ func InTree(ctx context.Context, dir string) bool {
 // looked into. The flag beats submodule.<name>.ignore, which the
 // repository could set.
 func withDiffFlags(args []string) []string {
-	if len(args) == 0 {
+	i, err := commandAt(args)
+	if err != nil || i == len(args) {
 		return args
 	}
-	switch args[0] {
+	var flags []string
+	switch args[i] {
 	case "diff", "log", "show":
-		out := append([]string{args[0], "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args[1:]...)
-		return out
+		flags = []string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
 	case "status":
-		return append([]string{args[0], "--ignore-submodules=dirty"}, args[1:]...)
+		flags = []string{"--ignore-submodules=dirty"}
+	default:
+		return args
 	}
-	return args
+	return append(append(append([]string(nil), args[:i+1]...), flags...), args[i+1:]...)
+}
+
+// commandAt is the index of the git command in args: only settings
+// ("-c key=value") may come before it. Any other option there could pick
+// another repository or work tree (-C, --git-dir, --work-tree), whose
+// configuration repoDrivers never looked at, or undo a rule.
+func commandAt(args []string) (int, error) {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if args[i] != "-c" || i+1 == len(args) {
+			return 0, fmt.Errorf("gitx: the option %q before the git command is not allowed (only -c key=value is)", args[i])
+		}
+		i += 2
+	}
+	return i, nil
 }
 
 // env is kin's environment for git: no GIT_* variable of kin's own
 // environment (a GIT_DIR or GIT_CONFIG_* there would redirect or undo
-// the rules), no prompts, no optional locks (status must not rewrite the
-// repository's index), no lazy fetch of a partial clone's missing objects
-// (git 2.44 and later; older ones are held by the protocol keys),
-// untranslated messages, and pairs as command-line configuration.
+// the rules), a PATH of absolute folders only (absolutePath), no
+// prompts, no optional locks (status must not rewrite the repository's
+// index), no lazy fetch of a partial clone's missing objects (git 2.44
+// and later; older ones are held by the protocol keys), untranslated
+// messages, and pairs as command-line configuration.
 func env(pairs [][2]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_ALL=") || strings.HasPrefix(kv, "LANGUAGE=") {
 			continue
+		}
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + absolutePath(v)
 		}
 		out = append(out, kv)
 	}
@@ -240,6 +280,20 @@ func env(pairs [][2]string) []string {
 		out = append(out, "GIT_CONFIG_KEY_"+n+"="+p[0], "GIT_CONFIG_VALUE_"+n+"="+p[1])
 	}
 	return out
+}
+
+// absolutePath is a PATH value without its empty or relative entries:
+// git takes those, as a shell does, from the folder it runs in, the work
+// tree's top, where a repository may bring a program named like the ones
+// the keys above are given (cat, false, true).
+func absolutePath(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // repoDrivers lists the program-naming keys the repository's own
@@ -261,6 +315,7 @@ func repoDrivers(ctx context.Context, bin, dir string) ([][2]string, error) {
 	cmd := exec.CommandContext(ctx, bin, "config", "--list", "--no-includes", "--show-scope", "--name-only")
 	cmd.Dir = dir
 	cmd.Env = env(fixed)
+	inGroup(cmd)
 	var b, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &errb
 	if err := run(cmd); err != nil {

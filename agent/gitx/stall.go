@@ -20,14 +20,18 @@ import (
 // request would wait until its timeout (minutes) and never say why.
 var ErrWaitsOnFIFO = errors.New("is a FIFO (a named pipe) or a device, not a file, and git waits on it for good: remove it")
 
-// stallAfter is how long git runs before kin looks for such a file, and
-// then again after twice as long each time: a git that finishes sooner
-// costs nothing, a slow one in a large repository a walk now and then.
+// stallAfter is how long git runs before kin looks whether it waits on
+// such a file, and then again after twice as long each time: a git that
+// finishes sooner costs nothing; where git cannot be looked into, a slow
+// one in a large repository costs a walk now and then.
 var stallAfter = 2 * time.Second
 
 // run runs cmd and waits for it; while it runs longer than stallAfter,
-// kin looks (stalled) for a file that would keep git waiting for good,
-// and stops git, naming it.
+// kin looks whether git waits on a FIFO or device for good, and stops
+// git, naming the file. Only a git asleep opening or reading one is
+// stopped (blockedOn): a slow git, in a large repository or reading a
+// slow stdin, runs on, whatever files lie around. Where git cannot be
+// looked into, a file it may wait on (stalled) is taken for one it does.
 func run(cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
@@ -42,21 +46,30 @@ func run(cmd *exec.Cmd) error {
 			return err
 		case <-t.C:
 		}
-		// the look runs beside git: in a large work tree it takes a while,
-		// and a git that ends meanwhile is answered at once
-		found, stop := make(chan string, 1), make(chan struct{})
-		go func() { found <- stalled(cmd.Dir, stop) }()
-		select {
-		case err := <-done:
-			close(stop)
-			return err
-		case p := <-found:
-			if p != "" {
-				_ = cmd.Process.Kill()
-				<-done
-				return fmt.Errorf("%s %w", p, ErrWaitsOnFIFO)
+		p, known := blockedOn(cmd.Process.Pid)
+		if !known {
+			// the look runs beside git: in a large work tree it takes a
+			// while, and a git that ends meanwhile is answered at once
+			found, stop := make(chan string, 1), make(chan struct{})
+			go func() { found <- stalled(cmd.Dir, stop) }()
+			select {
+			case err := <-done:
+				close(stop)
+				return err
+			case p = <-found:
 			}
 		}
+		if p == "" {
+			continue // slow, not stuck
+		}
+		select {
+		case err := <-done: // it ended after all
+			return err
+		default:
+		}
+		_ = kill(cmd)
+		<-done
+		return fmt.Errorf("%s %w", p, ErrWaitsOnFIFO)
 	}
 }
 

@@ -113,3 +113,65 @@ func unblock(fifo string) {
 		f.Close()
 	}
 }
+
+// A git that is merely slow is not stopped because the folder holds a
+// FIFO it never opens: git hash-object reads no .gitignore, and a FIFO
+// beside the git folder's files is no file git reads. The watch stopped
+// any git running past stallAfter once such a file existed.
+func TestSlowGitBesideAFIFOItDoesNotReadIsNotStopped(t *testing.T) {
+	if !gitx.CanLookIntoGit() {
+		t.Skip("nothing here says what a git waits on: a FIFO it may wait on is taken for one it does")
+	}
+	defer gitx.SetStallAfter(50 * time.Millisecond)()
+	repo := gitxtest.Repo(t, filepath.Join(t.TempDir(), "repo"), map[string]string{"a.txt": "a\n"})
+	for _, p := range []string{"d/.gitignore", ".git/stray"} {
+		fifo := filepath.Join(repo, p)
+		if err := os.MkdirAll(filepath.Dir(fifo), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	out, err := gitx.RunWith(context.Background(), repo, gitx.Input{Stdin: &slow{left: []byte("hello\n")}}, "hash-object", "--stdin")
+	if err != nil || strings.TrimSpace(out) != "ce013625030ba8dba906f756967f9e9ca394464a" {
+		t.Fatalf("hash-object = %q, %v", out, err)
+	}
+}
+
+// A FIFO .gitattributes with a writer that sends nothing: git opens it
+// at once and then waits in read(2) for good. It is stopped too.
+func TestGitStopsWhenItWaitsReadingAFIFO(t *testing.T) {
+	defer gitx.SetStallAfter(100 * time.Millisecond)()
+	repo := gitxtest.Repo(t, filepath.Join(t.TempDir(), "repo"), map[string]string{"a.txt": "a\n"})
+	gitxtest.Write(t, repo, "d/new.txt", "new\n")
+	fifo := filepath.Join(repo, ".gitattributes")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	// a reader of our own lets the writer open; git is the second reader
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := gitx.Output(context.Background(), repo, "add", "-A")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, gitx.ErrWaitsOnFIFO) || !strings.Contains(err.Error(), fifo) {
+			t.Errorf("git add: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		w.Close()
+		t.Fatal("git add waits reading the FIFO")
+	}
+}
