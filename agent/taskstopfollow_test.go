@@ -38,18 +38,55 @@ func (f withdrawnFollower) FollowTask(ctx context.Context, _ tool.Task, _ string
 // fixed for a turn's calls. The followed task's context says kin stops,
 // and a task so left keeps its call open for the next kin.
 func TestAFollowedTaskSeesKinStopping(t *testing.T) {
+	t.Run("call", func(t *testing.T) { followedTaskStops(t, false) })
+	t.Run("subagent's call", func(t *testing.T) { followedTaskStops(t, true) })
+}
+
+// followedTaskStops: with sub, the task is a subagent's call's, followed
+// through its delegate call d1, which stays open too.
+func followedTaskStops(t *testing.T, sub bool) {
 	home := t.TempDir()
 	st := session.NewStore(filepath.Join(home, "sessions"))
 	info, log, err := st.Create("jobs", []string{t.TempDir()}, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range taskStoppedLog {
+	parent := taskStoppedLog
+	if sub {
+		parent = []session.Record{
+			{Type: session.TypeUser, TurnID: "t1", Text: "run the job through a subagent"},
+			{Type: session.TypeCall, TurnID: "t1", CallID: "d1", Name: DelegateToolName, Arguments: `{"task":"run the job"}`},
+			{Type: session.TypeDecision, TurnID: "t1", CallID: "d1", Decision: "allow_once"},
+			{Type: session.TypeTurn, TurnID: "t1", Status: "failed", Error: session.StoppedDuringTurn},
+		}
+	}
+	for _, r := range parent {
 		if _, _, err := log.Append(r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	log.Close()
+	recs := func(id string) []session.Record {
+		rs, err := logRecords(st, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	logs := []string{info.SessionID}
+	if sub {
+		ci, clog, err := st.CreateChild("child", nil, "agent", session.Lineage{SessionID: info.SessionID, TurnID: "t1", CallID: "d1", Depth: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range taskStoppedLog[:5] {
+			if _, _, err := clog.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clog.Close()
+		logs = append(logs, ci.SessionID)
+	}
 	m := modeltest.New()
 	t.Cleanup(m.Close)
 	rec := &screen{events: events{done: make(chan TurnDone, 8)}}
@@ -79,13 +116,11 @@ func TestAFollowedTaskSeesKinStopping(t *testing.T) {
 			t.Fatal("the follower did not end")
 		}
 	}
-	recs, err := logRecords(svc.store, info.SessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		if r.Type == session.TypeResult && r.CallID == "j1" {
-			t.Errorf("the call whose task kin left running was closed %s: %q", r.Status, r.Output)
+	for _, id := range logs {
+		for _, r := range recs(id) {
+			if r.Type == session.TypeResult {
+				t.Errorf("the call %s whose task kin left running was closed %s in %s: %q", r.CallID, r.Status, id, r.Output)
+			}
 		}
 	}
 }
