@@ -159,6 +159,11 @@ func (d *Day) write() {
 func (d *Day) Wait() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.waitIdle()
+}
+
+// waitIdle waits until nothing is being written (d.mu held).
+func (d *Day) waitIdle() {
 	for d.busy {
 		d.idle.Wait()
 	}
@@ -173,9 +178,7 @@ func (d *Day) Wait() {
 func (d *Day) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for d.busy {
-		d.idle.Wait()
-	}
+	d.waitIdle()
 	if d.ownerFile == nil {
 		return
 	}
