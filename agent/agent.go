@@ -671,7 +671,8 @@ func (s *Service) Shutdown() {
 	for _, sess := range all {
 		sess.close()
 	}
-	s.spend.day.Wait()
+	// the day's usage written, and this kin's liveness file given up
+	s.spend.day.Close()
 	sandbox.Settle() // the placeholders of ended commands, removed in the background
 }
 

@@ -72,9 +72,11 @@ func (s *Service) followTasks(sess *Session, open []session.OpenTask) {
 
 // startFollowing marks the call as followed by this kin, with the context
 // its following runs under: ended when the session is deleted
-// (stopFollowing). ok is false when this kin follows it already.
+// (stopFollowing), and saying when kin begins to stop (tool.Stopping), so
+// a task question withdrawn then leaves the task running, as in a turn.
+// ok is false when this kin follows it already.
 func (s *Service) startFollowing(sessionID, callID string) (context.Context, bool) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(tool.WithStopping(context.Background(), s.stopping.Load))
 	if _, dup := s.following.LoadOrStore(followKey(sessionID, callID), context.CancelFunc(cancel)); dup {
 		cancel()
 		return nil, false
@@ -110,6 +112,9 @@ func (s *Service) followTask(ctx context.Context, sess *Session, ot session.Open
 	res, r := s.taskResult(ctx, ot, sess.toolEnv(ot.TurnID, ot.CallID), working)
 	if ctx.Err() != nil {
 		return // the session was deleted
+	}
+	if res.Open {
+		return // kin stops and left the task running: the call stays open for the next kin
 	}
 	if _, err := sess.append(r); err != nil {
 		// The log was closed (kin is stopping, or the session went): the
@@ -208,6 +213,11 @@ func (s *Service) followChild(ctx context.Context, sess *Session, c childTasks) 
 		res, r := s.taskResult(ctx, ot, sess.toolEnv(c.call.TurnID, c.call.CallID), working)
 		if ctx.Err() != nil {
 			return // the session was deleted
+		}
+		if res.Open {
+			// kin stops and left the task running: its call and the
+			// delegate call stay open, for the next kin to follow.
+			return
 		}
 		r.Time = time.Now().UTC()
 		if _, _, err := c.log.Append(session.Fit(r)); err != nil {

@@ -159,9 +159,35 @@ func (d *Day) write() {
 func (d *Day) Wait() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.waitIdle()
+}
+
+// waitIdle waits until nothing is being written (d.mu held).
+func (d *Day) waitIdle() {
 	for d.busy {
 		d.idle.Wait()
 	}
+}
+
+// Close is for the end of a process (Service.Shutdown): it waits for what
+// is being written (Wait) and gives up this kin's liveness file, which
+// nothing else would remove once its record is let go (only a record's
+// owner is looked at). A record still in the ledger (a hold whose release
+// could not be written) is then a dead kin's: it counts nothing, and the
+// next write drops it. A later Hold makes a new liveness file.
+func (d *Day) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.waitIdle()
+	if d.ownerFile == nil {
+		return
+	}
+	// closed first (Windows removes no open file); another kin finding it
+	// unlocked meanwhile takes the record for a dead kin's, as it now is
+	_ = d.ownerFile.Close()
+	_ = os.Remove(filepath.Join(d.ownerDir(), d.owner+".lock"))
+	d.owner, d.ownerFile = "", nil
+	d.held, d.heldDirty = Tally{}, false
 }
 
 // Today is today's tally: what the ledger holds now (what every kin

@@ -25,7 +25,7 @@ func TestHoldsCountInEveryKinUntilLetGoOrTheKinDies(t *testing.T) {
 		t.Errorf("b sees %+v held by a", others)
 	}
 	a.Release(next, Tally{})
-	a.Wait()
+	a.Close()
 	if _, _, others, _ := b.TodayHeld(); !others.Zero() {
 		t.Errorf("a let go, b still sees %+v", others)
 	}
@@ -109,5 +109,37 @@ func BenchmarkDayRequest(b *testing.B) {
 		}
 		d.Release(next, used)
 		d.Wait()
+	}
+}
+
+// A kin that ends leaves no liveness file behind: a kin whose record was
+// let go is never looked at again by another, so its file stayed in
+// run/spend for good, one more for every kin that ever held a request.
+func TestAnEndingKinLeavesNoLivenessFile(t *testing.T) {
+	home := t.TempDir()
+	a, b := OpenDay(home, nil), OpenDay(home, nil)
+	next := Tally{InputTokens: 1000}
+	for _, d := range []*Day{a, b} {
+		if ok, err := d.Hold(next, func(_, _ Tally) bool { return true }); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	a.Release(next, Tally{InputTokens: 900, OutputTokens: 10})
+	a.Close()
+	// b still holds: its file stays; a's record and file are gone
+	_, used, others, err := OpenDay(home, nil).TodayHeld()
+	if err != nil || used.InputTokens != 900 || others.InputTokens != 1000 {
+		t.Errorf("after a ended: used %+v, held by the others %+v (%v); want a's usage and b's hold", used, others, err)
+	}
+	b.Close() // ends with its request on its way (a kin stopped mid-request): its hold goes with it
+	if _, _, others, _ := OpenDay(home, nil).TodayHeld(); !others.Zero() {
+		t.Errorf("the ended kins' holds count: %+v", others)
+	}
+	left, err := os.ReadDir(filepath.Join(home, "run", "spend"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in run/spend: %s", e.Name())
 	}
 }

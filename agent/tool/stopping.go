@@ -27,11 +27,14 @@ func WithStopping(ctx context.Context, f func() bool) context.Context {
 	return context.WithValue(ctx, stoppingKey{}, f)
 }
 
-// Stopping reports whether kin stops: ctx ended with ErrStopping, or kin
-// has begun to stop (WithStopping).
+// Stopping reports whether kin stops: ctx ended with ErrStopping, or, ctx
+// still live, kin has begun to stop (WithStopping). A ctx that ended
+// otherwise (the person cancelled the turn, a save failed) ended so even
+// when kin begins to stop before its calls look: the person's cancel still
+// cancels the call's task.
 func Stopping(ctx context.Context) bool {
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrStopping) {
-		return true
+	if ctx.Err() != nil {
+		return errors.Is(context.Cause(ctx), ErrStopping)
 	}
 	f, ok := ctx.Value(stoppingKey{}).(func() bool)
 	return ok && f != nil && f()

@@ -263,7 +263,7 @@ func answer(ctx context.Context, cs *mcp.ClientSession, cur *Task, h Hooks, answ
 		if ans == nil || ans.Action != "accept" {
 			if h.Leave != nil && h.Leave(ctx) {
 				// Withdrawn because kin stops, not declined by the person.
-				return stop(ctx, cs, *cur, h, ""), true
+				return left(*cur), true
 			}
 			cancel(cs, cur.TaskID, h.Timeout)
 			return End{Outcome: Declined, Task: *cur, Why: "the person declined the question the task asked; kin asked the server to cancel it"}, true
@@ -311,10 +311,15 @@ func Get(ctx context.Context, cs *mcp.ClientSession, id string) (*Task, error) {
 // stops (h.Leave), else cancelled (why says so).
 func stop(ctx context.Context, cs *mcp.ClientSession, cur Task, h Hooks, why string) End {
 	if h.Leave != nil && h.Leave(ctx) {
-		return End{Outcome: Left, Task: cur, Why: "kin stopped while the task ran; it was left running on the server for the next kin to follow"}
+		return left(cur)
 	}
 	cancel(cs, cur.TaskID, h.Timeout)
 	return End{Outcome: Stopped, Task: cur, Why: why}
+}
+
+// left ends Follow with the task left running (Hooks.Leave said kin stops).
+func left(cur Task) End {
+	return End{Outcome: Left, Task: cur, Why: "kin stopped while the task ran; it was left running on the server for the next kin to follow"}
 }
 
 // cancel asks the server to cancel the task (cooperative; best effort,
