@@ -23,31 +23,9 @@ import (
 // rollback did not finish, and the model is told its files may be only
 // partly put back.
 func TestARollbackKilledAfterPuttingFilesBackLeavesTheTurnsOut(t *testing.T) {
-	home := t.TempDir()
-	svc, m, rec, _, ws := limitService(t, home, settings.Limits{})
-	target := filepath.Join(ws, "a.txt")
-	writeFile(t, target, "before\n")
-	s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := s.Info.SessionID
-	m.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: `{"path":"a.txt","content":"turn one\n"}`}}},
-		modeltest.Reply{Text: []string{"I wrote a.txt"}},
-	)
-	ask(t, svc, rec, sid, TextInput("write a.txt"))
-	logPath := filepath.Join(home, "sessions", sid+".jsonl")
-	var atKill []byte
-	svc.rollbackRestored = func() {
-		// What is on the disk when kin is killed here: the files as put
-		// back, the log as it is.
-		b, err := os.ReadFile(logPath)
-		if err != nil {
-			t.Error(err)
-		}
-		atKill = b
-	}
+	k := newKillWorld(t)
+	svc, sid, target := k.svc, k.sid, k.target
+	svc.rollbackRestored = k.keep(t)
 	rb, err := svc.Rollback(t.Context(), sid, 1, nil)
 	if err != nil || len(rb.Undos) != 1 || len(rb.Undos[0].Restored) != 1 {
 		t.Fatalf("rollback %+v, %v", rb, err)
@@ -55,12 +33,7 @@ func TestARollbackKilledAfterPuttingFilesBackLeavesTheTurnsOut(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "before\n" {
 		t.Fatalf("a.txt after the rollback: %q", b)
 	}
-	svc.Shutdown()
-	if err := os.WriteFile(logPath, atKill, 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	svc2, m2, rec2, _, _ := limitService(t, home, settings.Limits{})
+	svc2, m2, rec2 := k.reopen(t)
 	r, err := svc2.Resume(sid, ResumeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,4 +105,56 @@ func TestConvoRollbackStartThenOutcome(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "left as they are: /w/a.go") || strings.Contains(got[0], "kin stopped") {
 		t.Errorf("a rollback that left a file: notes %q", got)
 	}
+}
+
+// killWorld is a session whose one turn wrote a.txt over "before\n", for
+// killing kin in the middle of putting it back: keep is a hook that keeps
+// the session log as it is when called (what is on the disk when kin is
+// killed there: the files as put back, and for an undo the checkpoint
+// noted undone, the log as it is), and reopen stops this kin, writes that
+// log back and starts the next kin on the same home.
+type killWorld struct {
+	svc               *Service
+	home, sid, target string
+	logPath           string
+	atKill            []byte
+}
+
+func newKillWorld(t *testing.T) *killWorld {
+	t.Helper()
+	home := t.TempDir()
+	svc, m, rec, _, ws := limitService(t, home, settings.Limits{})
+	target := filepath.Join(ws, "a.txt")
+	writeFile(t, target, "before\n")
+	s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := s.Info.SessionID
+	m.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: `{"path":"a.txt","content":"turn one\n"}`}}},
+		modeltest.Reply{Text: []string{"I wrote a.txt"}},
+	)
+	ask(t, svc, rec, sid, TextInput("write a.txt"))
+	return &killWorld{svc: svc, home: home, sid: sid, target: target, logPath: filepath.Join(home, "sessions", sid+".jsonl")}
+}
+
+func (k *killWorld) keep(t *testing.T) func() {
+	return func() {
+		b, err := os.ReadFile(k.logPath)
+		if err != nil {
+			t.Error(err)
+		}
+		k.atKill = b
+	}
+}
+
+func (k *killWorld) reopen(t *testing.T) (*Service, *modeltest.Server, *screen) {
+	t.Helper()
+	k.svc.Shutdown()
+	if err := os.WriteFile(k.logPath, k.atKill, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, m, rec, _, _ := limitService(t, k.home, settings.Limits{})
+	return svc, m, rec
 }

@@ -2,15 +2,12 @@ package agent
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kin-dev/kin/agent/modeltest"
-	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
-	"github.com/kin-dev/kin/agent/settings"
 )
 
 // The attack: kin is killed (SIGKILL, power loss, the editor ending it)
@@ -22,31 +19,9 @@ import (
 // killed undo reads as unfinished, to the model and in history, and
 // undoing the turn again (even by "the latest turn") finishes it.
 func TestAnUndoKilledAfterPuttingFilesBackSaysItIsUnfinished(t *testing.T) {
-	home := t.TempDir()
-	svc, m, rec, _, ws := limitService(t, home, settings.Limits{})
-	target := filepath.Join(ws, "a.txt")
-	writeFile(t, target, "before\n")
-	s, err := svc.NewSession(SessionOptions{Roots: []string{ws}, Mode: permission.ModeAutoEdit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid := s.Info.SessionID
-	m.Script(
-		modeltest.Reply{Calls: []modeltest.Call{{ID: "w1", Name: "write_file", Arguments: `{"path":"a.txt","content":"turn one\n"}`}}},
-		modeltest.Reply{Text: []string{"I wrote a.txt"}},
-	)
-	ask(t, svc, rec, sid, TextInput("write a.txt"))
-	logPath := filepath.Join(home, "sessions", sid+".jsonl")
-	var atKill []byte
-	svc.undoRestored = func() {
-		// What is on the disk when kin is killed here: the files as put
-		// back (and the checkpoint noted undone), the log as it is.
-		b, err := os.ReadFile(logPath)
-		if err != nil {
-			t.Error(err)
-		}
-		atKill = b
-	}
+	k := newKillWorld(t)
+	svc, sid, target := k.svc, k.sid, k.target
+	svc.undoRestored = k.keep(t)
 	u, err := svc.Undo(t.Context(), sid, "", nil)
 	if err != nil || len(u.Restored) != 1 {
 		t.Fatalf("undo %+v, %v", u, err)
@@ -55,12 +30,7 @@ func TestAnUndoKilledAfterPuttingFilesBackSaysItIsUnfinished(t *testing.T) {
 	if b, _ := os.ReadFile(target); string(b) != "before\n" {
 		t.Fatalf("a.txt after the undo: %q", b)
 	}
-	svc.Shutdown()
-	if err := os.WriteFile(logPath, atKill, 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	svc2, m2, rec2, _, _ := limitService(t, home, settings.Limits{})
+	svc2, m2, rec2 := k.reopen(t)
 	undos := func() []*session.Undo {
 		t.Helper()
 		r, err := svc2.Resume(sid, ResumeOptions{})
