@@ -13,13 +13,8 @@ import (
 // was stopped in the rollback) shows each turn as possibly not put back;
 // and a log from before first records (the outcome alone) reads as it did.
 func TestARollbackShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
-	st := session.NewStore(t.TempDir())
-	info, log, err := st.Create("x", nil, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := &session.Rollback{Turns: []string{"t3"}, Undos: []session.Undo{{TurnID: "t3", Restored: []string{"/w/c.go"}}}}
-	for _, r := range []session.Record{
+	st, id := sessionLog(t, []session.Record{
 		{Type: session.TypeUser, TurnID: "t1", Text: "one"},
 		{Type: session.TypeTurn, TurnID: "t1", Status: "completed"},
 		{Type: session.TypeUser, TurnID: "t2", Text: "two"},
@@ -35,14 +30,9 @@ func TestARollbackShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
 		{Type: session.TypeTurn, TurnID: "t4", Status: "completed"},
 		// kin was stopped here, before the outcome
 		{Type: session.TypeRollback, Status: session.RollbackStarted, Rollback: &session.Rollback{Turns: []string{"t4"}}},
-	} {
-		if _, _, err := log.Append(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	log.Close()
+	})
 
-	v, err := st.View(info.SessionID, session.Query{Limit: 100})
+	v, err := st.View(id, session.Query{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +60,11 @@ func TestARollbackShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
 
 	// A page whose cursor lies between the first record and the outcome
 	// shows the outcome all the same.
-	full, err := st.View(info.SessionID, session.Query{Limit: 4}) // from the mode item on
+	full, err := st.View(id, session.Query{Limit: 4}) // from the mode item on
 	if err != nil {
 		t.Fatal(err)
 	}
-	older, err := st.View(info.SessionID, session.Query{Limit: 100, Before: full.Page().Cursor})
+	older, err := st.View(id, session.Query{Limit: 100, Before: full.Page().Cursor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,4 +84,21 @@ func TestARollbackShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
 	if !found {
 		t.Errorf("the older page does not hold t3's rollback: %+v", older.Page().Items)
 	}
+}
+
+// sessionLog is a store holding one session whose log is recs, closed.
+func sessionLog(t *testing.T, recs []session.Record) (*session.Store, string) {
+	t.Helper()
+	st := session.NewStore(t.TempDir())
+	info, log, err := st.Create("x", nil, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	for _, r := range recs {
+		if _, _, err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st, info.SessionID
 }

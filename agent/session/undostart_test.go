@@ -13,13 +13,8 @@ import (
 // the undo) shows the error UndoUnfinished; and a log from before first
 // records (the outcome alone) reads as it did.
 func TestAnUndoShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
-	st := session.NewStore(t.TempDir())
-	info, log, err := st.Create("x", nil, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := &session.Undo{TurnID: "t2", Question: "two", Restored: []string{"/w/b.go"}}
-	for _, r := range []session.Record{
+	st, id := sessionLog(t, []session.Record{
 		{Type: session.TypeUser, TurnID: "t1", Text: "one"},
 		{Type: session.TypeTurn, TurnID: "t1", Status: "completed"},
 		// an old kin's undo: the outcome alone
@@ -33,14 +28,9 @@ func TestAnUndoShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
 		{Type: session.TypeTurn, TurnID: "t3", Status: "completed"},
 		// kin was stopped here, before the outcome
 		{Type: session.TypeUndo, Status: session.UndoStarted, Undo: &session.Undo{TurnID: "t3", Question: "three", Restored: []string{}}},
-	} {
-		if _, _, err := log.Append(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	log.Close()
+	})
 
-	v, err := st.View(info.SessionID, session.Query{Limit: 100})
+	v, err := st.View(id, session.Query{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +55,11 @@ func TestAnUndoShowsOnceAndAnUnfinishedOneSaysSo(t *testing.T) {
 
 	// A page whose cursor lies between the first record and the outcome
 	// shows the outcome all the same.
-	full, err := st.View(info.SessionID, session.Query{Limit: 4}) // from the mode item on
+	full, err := st.View(id, session.Query{Limit: 4}) // from the mode item on
 	if err != nil {
 		t.Fatal(err)
 	}
-	older, err := st.View(info.SessionID, session.Query{Limit: 100, Before: full.Page().Cursor})
+	older, err := st.View(id, session.Query{Limit: 100, Before: full.Page().Cursor})
 	if err != nil {
 		t.Fatal(err)
 	}
