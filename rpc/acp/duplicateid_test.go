@@ -2,9 +2,7 @@ package acp
 
 import (
 	"testing"
-	"time"
 
-	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/rpc"
 )
 
@@ -15,15 +13,7 @@ func TestADuplicateIDInFlightIsRefusedAndThePromptKeepsIt(t *testing.T) {
 	for _, id := range []string{`5`, `-5`, `"p"`} {
 		t.Run(id, func(t *testing.T) {
 			w := newWorld(t)
-			c := w.rawConnect()
-			c.initialize()
-			c.send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"` + w.ws + `","mcpServers":[]}}`)
-			sid := c.answer(`"new"`)["result"].(map[string]any)["sessionId"].(string)
-			hold := make(chan struct{})
-			defer close(hold)
-			w.model.Script(modeltest.Reply{Text: []string{"a long ", "answer"}, Hold: hold})
-			c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go on"}]}}`)
-			w.model.WaitRequests(1, 30*time.Second)
+			c, sid := w.promptRunning(id)
 			for _, dup := range []string{
 				`{"jsonrpc":"2.0","id":` + id + `,"method":"session/list","params":{}}`,
 				`{"jsonrpc":"2.0","id":` + id + `,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"again"}]}}`,

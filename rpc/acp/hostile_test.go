@@ -51,6 +51,22 @@ func (w *world) rawConnect() *rawClient {
 	return c
 }
 
+// promptRunning connects a raw client, opens a session and sends a
+// session/prompt with the given id (as written) whose answer the model
+// holds until the test ends; it returns once the model has the request.
+func (w *world) promptRunning(id string) (*rawClient, string) {
+	c := w.rawConnect()
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"` + w.ws + `","mcpServers":[]}}`)
+	sid := c.answer(`"new"`)["result"].(map[string]any)["sessionId"].(string)
+	hold := make(chan struct{})
+	w.t.Cleanup(func() { close(hold) })
+	w.model.Script(modeltest.Reply{Text: []string{"a long ", "answer"}, Hold: hold})
+	c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go on"}]}}`)
+	w.model.WaitRequests(1, 30*time.Second)
+	return c, sid
+}
+
 // rawID is the key of a message's id as kin wrote it (the bytes).
 const rawID = "\x00rawID"
 
@@ -151,16 +167,7 @@ func TestACPRequestIDsComeBackAsWritten(t *testing.T) {
 // or not: a prompt sent with id -5 is stopped by it and answers cancelled
 // under -5.
 func TestCancelRequestNamesAnAliasedID(t *testing.T) {
-	w := newWorld(t)
-	c := w.rawConnect()
-	c.initialize()
-	c.send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"` + w.ws + `","mcpServers":[]}}`)
-	sid := c.answer(`"new"`)["result"].(map[string]any)["sessionId"].(string)
-	hold := make(chan struct{})
-	defer close(hold)
-	w.model.Script(modeltest.Reply{Text: []string{"a long ", "answer"}, Hold: hold})
-	c.send(`{"jsonrpc":"2.0","id":-5,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go on"}]}}`)
-	w.model.WaitRequests(1, 30*time.Second)
+	c, _ := newWorld(t).promptRunning("-5")
 	c.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":-5}}`)
 	a := c.answer("-5")
 	if r, _ := a["result"].(map[string]any); r == nil || r["stopReason"] != StopCancelled {
