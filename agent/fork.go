@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/kin-dev/kin/agent/permission"
 	"github.com/kin-dev/kin/agent/session"
@@ -29,6 +30,14 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 	if turnID != "" && turnID == running {
 		return Opened{}, fmt.Errorf("%w: turn %s is still running; fork at a turn that has ended, or leave turnId out", ErrBadParams, turnID)
 	}
+	// A rollback or undo of the original running in this kin is let
+	// finish first: between its two records the log says it is unfinished,
+	// which the copy would keep for good (and, cut at the log's end, give
+	// the fork's model turns as done whose files are being put back). One
+	// running in another kin cannot be told from one a stopped kin left:
+	// the fork copies it unfinished, as resuming the original shows it.
+	done := s.puttingBackWait(sessionID)
+	defer done()
 	// Two passes over the original, a record at a time (a log can be
 	// many MB of tool outputs): the first finds the cut and what the copy
 	// needs to know of the rest, the second copies up to the cut.
@@ -89,6 +98,7 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 		return write(session.Record{Type: session.TypeFork, Fork: &session.ForkRef{SessionID: sessionID, TurnID: turnID}})
 	}
 	info, log, err := s.store.CreateWith(title, roots, string(mode), copyTo)
+	done()
 	if err != nil {
 		return Opened{}, err
 	}
@@ -112,6 +122,20 @@ func (s *Service) Fork(sessionID, turnID string, defaultRoots []string) (Opened,
 		info = v.Info
 	}
 	return Opened{Info: info, Mode: mode, Model: cfg.Model, Effort: effort, Instructions: instr}, nil
+}
+
+// puttingBackWait waits while this kin rolls back or undoes the session,
+// and keeps another from starting until done is called (done may be
+// called again: only the first call counts).
+func (s *Service) puttingBackWait(id string) (done func()) {
+	s.mu.Lock()
+	sess := s.sessions[id]
+	s.mu.Unlock()
+	if sess == nil {
+		return func() {}
+	}
+	sess.puttingBack.RLock()
+	return sync.OnceFunc(sess.puttingBack.RUnlock)
 }
 
 // forkCopies says whether a fork takes a record of the original: not its

@@ -34,6 +34,8 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 		return session.Rollback{}, ErrTurnRunning
 	}
 	defer sess.unhold()
+	sess.puttingBack.Lock()
+	defer sess.puttingBack.Unlock()
 	c, err := sess.conversation()
 	if err != nil {
 		return session.Rollback{}, fmt.Errorf("reading the session log: %w", err)

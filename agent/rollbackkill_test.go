@@ -115,6 +115,8 @@ func TestConvoRollbackStartThenOutcome(t *testing.T) {
 // log back and starts the next kin on the same home.
 type killWorld struct {
 	svc               *Service
+	m                 *modeltest.Server
+	rec               *screen
 	home, sid, target string
 	logPath           string
 	atKill            []byte
@@ -136,7 +138,7 @@ func newKillWorld(t *testing.T) *killWorld {
 		modeltest.Reply{Text: []string{"I wrote a.txt"}},
 	)
 	ask(t, svc, rec, sid, TextInput("write a.txt"))
-	return &killWorld{svc: svc, home: home, sid: sid, target: target, logPath: filepath.Join(home, "sessions", sid+".jsonl")}
+	return &killWorld{svc: svc, m: m, rec: rec, home: home, sid: sid, target: target, logPath: filepath.Join(home, "sessions", sid+".jsonl")}
 }
 
 func (k *killWorld) keep(t *testing.T) func() {

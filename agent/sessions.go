@@ -56,6 +56,11 @@ type Session struct {
 	running   *running
 	// held is set while an undo puts files back: no turn may start.
 	held bool
+	// puttingBack is held (locked) by a rollback or an undo for as long as
+	// it runs, from before its first record to after its outcome; a fork
+	// of the session taken in this kin reads its log under it (read-locked),
+	// so it never copies the first record without the outcome.
+	puttingBack sync.RWMutex
 	// notOwned says why turns cannot run here (nil: they can).
 	notOwned error
 	// lineage is set on a subagent's session (its first record says the

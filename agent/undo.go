@@ -92,6 +92,8 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 		return session.Undo{}, ErrTurnRunning
 	}
 	defer sess.unhold()
+	sess.puttingBack.Lock()
+	defer sess.puttingBack.Unlock()
 	// Through the front end's access itself: undo's writes are no tool's
 	// and keep no checkpoint.
 	if _, err := sess.conversation(); err != nil {
