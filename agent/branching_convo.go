@@ -87,6 +87,12 @@ func (c *convo) rollback(rb *session.Rollback, started bool) {
 		c.started = rb.Turns
 		rb = session.Unfinished(rb.Turns)
 		c.startNote = rollbackNote(rb)
+		if c.unrolled == nil {
+			c.unrolled = map[string]bool{}
+		}
+		for _, t := range rb.Turns {
+			c.unrolled[t] = true
+		}
 	case c.started != nil && slices.Equal(c.started, rb.Turns):
 		// The outcome's note, if any, replaces the one of its first record
 		// (the last such note: nothing joins the conversation between the two).
@@ -96,7 +102,24 @@ func (c *convo) rollback(rb *session.Rollback, started bool) {
 				break
 			}
 		}
+		for _, t := range c.started {
+			delete(c.unrolled, t)
+		}
 		c.started, c.startNote = nil, ""
+	}
+	if !started {
+		// An undo of a turn kin was stopped in is finished by the
+		// rollback, which put back the rest (or says which files it
+		// could not): its note would tell the model so for good.
+		for _, t := range rb.Turns {
+			if c.undoing[t] {
+				delete(c.undoing, t)
+				note := undoStartedNote(&session.Undo{TurnID: t})
+				c.items = slices.DeleteFunc(c.items, func(it convItem) bool {
+					return it.kind == model.Message && it.role == "user" && it.turn == "" && it.text == note
+				})
+			}
+		}
 	}
 	if c.rolled == nil {
 		c.rolled = map[string]bool{}

@@ -75,6 +75,11 @@ type convo struct {
 	// not come (nil: none), startNote what the model was told meanwhile.
 	started   []string
 	startNote string
+	// unrolled are the turns of every rollback's first record whose
+	// outcome never came (kin stopped in it), until an undo of the turn
+	// finishes: their checkpoints may say undone with files not put back,
+	// and undoing them again puts back the rest.
+	unrolled map[string]bool
 	// undoing are the turns whose latest undo record is a first one
 	// (started) without its outcome; undoingNote what the model was told of
 	// the latest such record.

@@ -44,11 +44,17 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 	turns, have := c.lastTurns(n)
 	copied := map[string]string{}
 	questions := map[string]string{} // taken now: the turns leave the conversation before their files go back
+	// turns whose undo kin was stopped in: their checkpoints may say undone
+	// with files not put back, and the rollback puts back the rest
+	unfinished := map[string]bool{}
 	for _, id := range turns {
 		if from := c.copiedFrom(id); from != "" {
 			copied[id] = from
 		}
 		questions[id] = c.question(id)
+		if c.undoing[id] {
+			unfinished[id] = true
+		}
 	}
 	sess.wmu.Unlock()
 	if turns == nil {
@@ -78,7 +84,7 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 				Error: "this turn was copied by a fork from session " + from + "; its file changes are that session's to undo, so they were left as they are"})
 			continue
 		}
-		u, uerr := s.checkpoints.Undo(ctx, sessionID, id, fa)
+		u, uerr := s.checkpoints.UndoWith(ctx, sessionID, id, fa, checkpoint.Undoing{Unfinished: func(t string) bool { return unfinished[t] }})
 		switch {
 		case errors.Is(uerr, checkpoint.ErrNoCheckpoint), errors.Is(uerr, checkpoint.ErrUndone), errors.Is(uerr, checkpoint.ErrNothingToUndo):
 			// No file to put back; its commands are still worth saying.

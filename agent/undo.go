@@ -133,8 +133,9 @@ func (sess *Session) undoing(sessionID string) checkpoint.Undoing {
 			sess.wmu.Lock()
 			defer sess.wmu.Unlock()
 			// A rollback of the turn since finished its files (or says
-			// it did not), and leaves nothing to undo.
-			return sess.conv != nil && sess.conv.undoing[turnID] && !sess.conv.rolled[turnID]
+			// it did not), and leaves nothing to undo; one kin was stopped
+			// in may have noted the turn undone with files not put back.
+			return sess.conv != nil && (sess.conv.undoing[turnID] && !sess.conv.rolled[turnID] || sess.conv.unrolled[turnID])
 		},
 		Start: func(turnID string) error {
 			start := session.Record{Type: session.TypeUndo, Status: session.UndoStarted,
@@ -168,6 +169,7 @@ func (c *convo) undo(u *session.Undo, started bool) int {
 		c.items = append(c.items, convItem{kind: model.Message, role: "user", text: c.undoingNote})
 		return len(c.items) - 1
 	}
+	delete(c.unrolled, u.TurnID) // an unfinished rollback of the turn: finished now
 	if c.undoing[u.TurnID] {
 		delete(c.undoing, u.TurnID)
 		// The last such note: nothing joins the conversation between the
