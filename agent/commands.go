@@ -504,6 +504,21 @@ func UndoText(u session.Undo) string {
 	return b.String()
 }
 
+// RollbackText is what a rollback did, for a person: the turns taken
+// back, what undoing each one's files did (UndoText), and each turn whose
+// files could not be put back, or may not all be (kin stopped in it).
+func RollbackText(rb session.Rollback) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Took back %d turn(s): %s (the model no longer sees them)", len(rb.Turns), strings.Join(rb.Turns, ", "))
+	for _, u := range rb.Undos {
+		b.WriteString("\n" + indent(UndoText(u), "  "))
+	}
+	for _, e := range rb.Errors {
+		b.WriteString("\n  not undone: turn " + e.TurnID + ": " + e.Error)
+	}
+	return b.String()
+}
+
 // UndoneTurn names the turn an undo undid for a person: by its question's
 // first words, and by its id only when the conversation no longer holds the
 // question.

@@ -276,7 +276,8 @@ func (o *outputStream) stop() {
 // replay sends one history item of a loaded session as the update that
 // first showed it: the person's question, the answer, every tool call
 // with its final status and content, the plan as it stood after each
-// change, the mode the person switched to, what an undo did.
+// change, the mode the person switched to, what an undo or a rollback
+// did.
 func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 	switch it.Type {
 	case "user":
@@ -304,6 +305,10 @@ func (s *Server) replay(ss *session, it kinsession.HistoryItem) {
 	case "undo":
 		if it.Undo != nil {
 			s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(agent.UndoText(*it.Undo))})
+		}
+	case "rollback":
+		if it.Rollback != nil {
+			s.update(ss.id, ContentChunk{SessionUpdate: UpdateAgentMessage, Content: TextBlock(agent.RollbackText(*it.Rollback))})
 		}
 	case "turn":
 		if it.Error != "" {
