@@ -489,6 +489,10 @@ func (s *Service) Resume(id string, o ResumeOptions) (Resumed, error) {
 	if running != nil {
 		out.RunningTurnID = running.turnID
 	}
+	if errors.Is(out.ReadOnly, session.ErrOwned) {
+		// an undo or rollback without its outcome may be running there
+		out.History = session.OwnedElsewhere(out.History)
+	}
 	return out, nil
 }
 
