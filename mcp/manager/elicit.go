@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -66,7 +67,8 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 			s.floodTold.Store(false)
 		}
 	}()
-	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Strip(s.Redact(p.Message)), ElicitationID: p.ElicitationID}
+	// Redacted before it is cut: a secret cut in two no longer matches.
+	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: capText(catalog.Strip(s.Redact(p.Message)), MaxQuestionText), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
 	}
@@ -74,14 +76,18 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 	defer done()
 	switch p.Mode {
 	case "url":
-		if why := linkProblem(p.URL); why != "" {
+		why := linkProblem(p.URL)
+		if why == "" && s.Redact(p.URL) != p.URL {
+			why = "the address holds a secret of the server"
+		}
+		if why != "" {
 			s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s asked you to open an address kin does not pass on (%s); it was declined without asking", s.disp.Name, why))
 			return declined
 		}
 		r.URL = p.URL
 	case "", "form":
 		r.Mode = "form"
-		fields, why := formFields(p.RequestedSchema, s.propertyOrder())
+		fields, why := formFields(p.RequestedSchema, s.propertyOrder(), s.Redact)
 		if why != "" {
 			s.m.host.Notice(LevelInfo, fmt.Sprintf("MCP server %s asked for input with a form kin cannot show (%s); it was declined without asking", s.disp.Name, why))
 			return declined
@@ -108,6 +114,27 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 		return &mcp.ElicitResult{Action: "cancel"}
 	}
 	return declined
+}
+
+// MaxQuestionText caps a question's message (bytes), which the person
+// reads and the session log keeps; MaxFormFields and MaxChoices bound a
+// form: one with more is declined without asking.
+const (
+	MaxQuestionText = 4 << 10
+	MaxFormFields   = 64
+	MaxChoices      = 1000
+)
+
+// capText cuts s to at most n bytes (on a character boundary), marked.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " […]"
 }
 
 // MaxOpenQuestions is the most questions of one server open before the
@@ -320,8 +347,11 @@ var formats = map[string]bool{ask.FormatEmail: true, ask.FormatURI: true, ask.Fo
 // formFields turns a requested schema into fields, one per property, in
 // the order the server wrote them (order: the SDK's schema is a map, which
 // has none), or by name when that order is unknown. why says, for a schema
-// outside the MCP elicitation schema, what kin cannot show.
-func formFields(schema any, order *connect.PropertyOrder) (fields []ask.Field, why string) {
+// outside the MCP elicitation schema, what kin cannot show. redact hides
+// the server's own secrets (its headers, env, sign-in) in what is shown,
+// before any cut; a value that would be sent back (a field's name, a
+// choice, a default) holding one declines the form.
+func formFields(schema any, order *connect.PropertyOrder, redact func(string) string) (fields []ask.Field, why string) {
 	if schema == nil {
 		return nil, ""
 	}
@@ -337,6 +367,9 @@ func formFields(schema any, order *connect.PropertyOrder) (fields []ask.Field, w
 	if json.Unmarshal(b, &root) != nil || (root.Type != "" && root.Type != "object") {
 		return nil, "not an object schema"
 	}
+	if len(root.Properties) > MaxFormFields {
+		return nil, fmt.Sprintf("%d fields, more than %d", len(root.Properties), MaxFormFields)
+	}
 	required := map[string]bool{}
 	for _, n := range root.Required {
 		required[n] = true
@@ -350,7 +383,10 @@ func formFields(schema any, order *connect.PropertyOrder) (fields []ask.Field, w
 		names = written
 	}
 	for _, n := range names {
-		f, why := field(n, root.Properties[n])
+		if redact(n) != n {
+			return nil, "a field named with a secret"
+		}
+		f, why := field(n, root.Properties[n], redact)
 		if why != "" {
 			return nil, fmt.Sprintf("field %q: %s", catalog.Label(n), why)
 		}
@@ -360,7 +396,7 @@ func formFields(schema any, order *connect.PropertyOrder) (fields []ask.Field, w
 	return fields, ""
 }
 
-func field(name string, raw json.RawMessage) (ask.Field, string) {
+func field(name string, raw json.RawMessage, redact func(string) string) (ask.Field, string) {
 	var keys map[string]json.RawMessage
 	var p propSchema
 	if json.Unmarshal(raw, &keys) != nil || json.Unmarshal(raw, &p) != nil {
@@ -386,15 +422,19 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 	if p.Type == "array" && (len(p.Enum) > 0 || len(p.OneOf) > 0) {
 		return ask.Field{}, "a list with enum or oneOf outside its items"
 	}
-	f := ask.Field{Name: name, Title: catalog.Label(p.Title), Description: catalog.Strip(p.Description)}
+	desc, _ := catalog.Sanitize(redact(p.Description))
+	f := ask.Field{Name: name, Title: catalog.Label(redact(p.Title)), Description: desc}
+	if redact(p.Pattern) != p.Pattern {
+		return ask.Field{}, "a secret in its pattern"
+	}
 	switch {
 	case p.Type == "array":
-		return multiSelect(f, p)
+		return multiSelect(f, p, redact)
 	case len(p.Enum) > 0 || len(p.OneOf) > 0:
 		if p.Type != "" && p.Type != "string" {
 			return ask.Field{}, "an enum of " + p.Type
 		}
-		return singleSelect(f, p)
+		return singleSelect(f, p, redact)
 	case p.Type == "string":
 		f.Type, f.MinLength, f.MaxLength = ask.TypeString, p.MinLength, p.MaxLength
 		if p.Format != "" && !formats[p.Format] {
@@ -407,8 +447,12 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 			}
 			f.Pattern = p.Pattern
 		}
-		if _, ok := setDefault[string](&f, p.Default); !ok {
+		d, ok := setDefault[string](&f, p.Default)
+		if !ok {
 			return ask.Field{}, "a default that is not text"
+		}
+		if redact(d) != d {
+			return ask.Field{}, "a default that holds a secret"
 		}
 	case p.Type == "number", p.Type == "integer":
 		f.Type, f.Minimum, f.Maximum = ask.FieldType(p.Type), p.Minimum, p.Maximum
@@ -430,24 +474,24 @@ func field(name string, raw json.RawMessage) (ask.Field, string) {
 
 // singleSelect reads an enum: untitled (enum), legacy titled (enum with
 // enumNames) or titled (oneOf of const and title).
-func singleSelect(f ask.Field, p propSchema) (ask.Field, string) {
+func singleSelect(f ask.Field, p propSchema, redact func(string) string) (ask.Field, string) {
 	f.Type = ask.TypeEnum
 	var why string
 	switch {
 	case len(p.Enum) > 0 && len(p.OneOf) > 0:
 		return ask.Field{}, "both enum and oneOf"
 	case len(p.Enum) > 0:
-		f.Choices, why = untitledChoices(p.Enum)
+		f.Choices, why = untitledChoices(p.Enum, redact)
 		if why == "" && len(p.EnumNames) > 0 {
 			if len(p.EnumNames) != len(f.Choices) {
 				return ask.Field{}, "enumNames of another length than enum"
 			}
 			for i := range f.Choices {
-				f.Choices[i].Title = catalog.Label(p.EnumNames[i])
+				f.Choices[i].Title = catalog.Label(redact(p.EnumNames[i]))
 			}
 		}
 	default:
-		f.Choices, why = titledChoices(p.OneOf)
+		f.Choices, why = titledChoices(p.OneOf, redact)
 	}
 	if why != "" {
 		return ask.Field{}, why
@@ -460,7 +504,7 @@ func singleSelect(f ask.Field, p propSchema) (ask.Field, string) {
 
 // multiSelect reads a list of choices: items of enum (untitled) or of
 // anyOf const and title (titled), minItems and maxItems.
-func multiSelect(f ask.Field, p propSchema) (ask.Field, string) {
+func multiSelect(f ask.Field, p propSchema, redact func(string) string) (ask.Field, string) {
 	f.Type, f.MinItems, f.MaxItems = ask.TypeMultiSelect, p.MinItems, p.MaxItems
 	it := p.Items
 	var why string
@@ -470,9 +514,9 @@ func multiSelect(f ask.Field, p propSchema) (ask.Field, string) {
 	case it.Type != "" && it.Type != "string":
 		return ask.Field{}, "a list of " + catalog.Label(it.Type)
 	case len(it.Enum) > 0 && len(it.AnyOf) == 0:
-		f.Choices, why = untitledChoices(it.Enum)
+		f.Choices, why = untitledChoices(it.Enum, redact)
 	case len(it.AnyOf) > 0 && len(it.Enum) == 0:
-		f.Choices, why = titledChoices(it.AnyOf)
+		f.Choices, why = titledChoices(it.AnyOf, redact)
 	default:
 		return ask.Field{}, "a list that is not of choices"
 	}
@@ -494,14 +538,17 @@ func multiSelect(f ask.Field, p propSchema) (ask.Field, string) {
 	return f, ""
 }
 
-func untitledChoices(raws []json.RawMessage) ([]ask.Choice, string) {
+func untitledChoices(raws []json.RawMessage, redact func(string) string) ([]ask.Choice, string) {
+	if len(raws) > MaxChoices {
+		return nil, fmt.Sprintf("%d choices, more than %d", len(raws), MaxChoices)
+	}
 	var out []ask.Choice
 	for _, raw := range raws {
 		var v string
 		if json.Unmarshal(raw, &v) != nil {
 			return nil, "a choice that is not text"
 		}
-		if why := choiceValue(v, out); why != "" {
+		if why := choiceValue(v, out, redact); why != "" {
 			return nil, why
 		}
 		out = append(out, ask.Choice{Value: v})
@@ -509,24 +556,30 @@ func untitledChoices(raws []json.RawMessage) ([]ask.Choice, string) {
 	return out, ""
 }
 
-func titledChoices(ts []titled) ([]ask.Choice, string) {
+func titledChoices(ts []titled, redact func(string) string) ([]ask.Choice, string) {
+	if len(ts) > MaxChoices {
+		return nil, fmt.Sprintf("%d choices, more than %d", len(ts), MaxChoices)
+	}
 	var out []ask.Choice
 	for _, t := range ts {
 		if t.Const == nil {
 			return nil, "a titled choice without const"
 		}
-		if why := choiceValue(*t.Const, out); why != "" {
+		if why := choiceValue(*t.Const, out, redact); why != "" {
 			return nil, why
 		}
-		out = append(out, ask.Choice{Value: *t.Const, Title: catalog.Label(t.Title)})
+		out = append(out, ask.Choice{Value: *t.Const, Title: catalog.Label(redact(t.Title))})
 	}
 	return out, ""
 }
 
 // choiceValue refuses a value that would be sent back other than it is
-// shown: with invisible characters, empty, or twice.
-func choiceValue(v string, seen []ask.Choice) string {
+// shown: with invisible characters, empty, or twice; or one holding a
+// secret of the server (shown, it would leak).
+func choiceValue(v string, seen []ask.Choice, redact func(string) string) string {
 	switch {
+	case redact(v) != v:
+		return "a choice that holds a secret"
 	case v == "":
 		return "an empty choice"
 	case catalog.Strip(v) != v:

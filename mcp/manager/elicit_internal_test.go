@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -271,5 +272,58 @@ func TestElicitFloodIsBounded(t *testing.T) {
 	defer h.mu.Unlock()
 	if h.open != MaxOpenQuestions || len(h.notices) != 1 || !strings.Contains(h.notices[0], "declined without asking") {
 		t.Errorf("asked %d, notices %q", h.open, h.notices)
+	}
+}
+
+// Attack: a server's form carries its own secret (the token kin sends in
+// its Authorization header) in a field's title, description, a choice's
+// title or a pre-filled default, pads a title so that cutting it keeps a
+// part of the token, sends a megabyte of message, or thousands of fields.
+// The person (and the session log, which keeps the message) must get none
+// of the secret, and a bounded question; a form kin would have to show a
+// secret in, or that has more fields than anyone fills in, is declined.
+func TestElicitFormIsRedactedAndBounded(t *testing.T) {
+	const token = "tok-CANARY-5e6f7a8b9c0d"
+	h := &askHost{answer: map[string]any{}}
+	m := New(Options{Host: h})
+	s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP, URL: "https://example.com/mcp",
+		Headers: map[string]string{"Authorization": "Bearer " + token}})
+	pad := strings.Repeat("x", 55)
+	texts, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": "string", "title": pad + token, "description": "paste " + token},
+		"b": map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "x", "title": pad + token}}},
+		"c": map[string]any{"type": "string", "enum": []any{"y"}, "enumNames": []any{token}},
+	}})
+	res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: strings.Repeat("m", 1<<20) + token, RequestedSchema: schema(t, string(texts))}})
+	if len(h.asked) != 1 {
+		t.Fatalf("asked %d times (%+v)", len(h.asked), res)
+	}
+	shown, _ := json.Marshal(h.asked[0])
+	if strings.Contains(string(shown), token[:6]) {
+		t.Errorf("a part of the secret reaches the person: %s", shown[len(shown)-min(len(shown), 800):])
+	}
+	if len(h.asked[0].Message) > 8<<10 {
+		t.Errorf("message of %d bytes passed on", len(h.asked[0].Message))
+	}
+	many := map[string]any{}
+	for i := range 5000 {
+		many[fmt.Sprintf("f%d", i)] = map[string]any{"type": "string"}
+	}
+	for name, sc := range map[string]any{
+		"secret default": map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "string", "default": "use " + token}}},
+		"secret choice":  map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{"type": "string", "enum": []any{token}}}},
+		"secret name":    map[string]any{"type": "object", "properties": map[string]any{token: map[string]any{"type": "string"}}},
+		"many fields":    map[string]any{"type": "object", "properties": many},
+	} {
+		h.asked = nil
+		res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: sc}})
+		if res.Action != "decline" || len(h.asked) != 0 {
+			t.Errorf("%s: %+v, asked %d", name, res, len(h.asked))
+		}
+	}
+	h.asked = nil
+	res, _ = s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "q", URL: "https://example.org/?t=" + token, ElicitationID: "e"}})
+	if res.Action != "decline" || len(h.asked) != 0 {
+		t.Errorf("a link with the secret: %+v, asked %d", res, len(h.asked))
 	}
 }
