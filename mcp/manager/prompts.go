@@ -176,13 +176,13 @@ func (s *server) listPrompts(ctx context.Context, cs *mcp.ClientSession) ([]Prom
 				if why == "" {
 					why = "listed twice"
 				}
-				skipped = append(skipped, fmt.Sprintf("%s (%s)", catalog.Label(p.Name), why))
+				skipped = append(skipped, fmt.Sprintf("%s (%s)", catalog.Label(s.Redact(p.Name)), why))
 				continue
 			}
 			seen[p.Name] = true
-			vp, why := vetPrompt(s.cfg.Name, p)
+			vp, why := vetPrompt(s.cfg.Name, p, s.Redact)
 			if why != "" {
-				skipped = append(skipped, fmt.Sprintf("%s (%s)", catalog.Label(p.Name), why))
+				skipped = append(skipped, fmt.Sprintf("%s (%s)", catalog.Label(s.Redact(p.Name)), why))
 				continue
 			}
 			out = append(out, vp)
@@ -197,13 +197,20 @@ func (s *server) listPrompts(ctx context.Context, cs *mcp.ClientSession) ([]Prom
 	return out, skipped, nil
 }
 
-func vetPrompt(server string, p *mcp.Prompt) (Prompt, string) {
-	title, _ := catalog.Sanitize(p.Title)
-	desc, flagged := catalog.Sanitize(p.Description)
+// vetPrompt keeps what kin shows of a prompt: its texts with the server's
+// own secrets (headers, env, sign-in) hidden before they are cut (a secret
+// cut in two no longer matches); a prompt or argument named with one is
+// left out (the name is typed and sent back, so it cannot be masked).
+func vetPrompt(server string, p *mcp.Prompt, redact func(string) string) (Prompt, string) {
+	title, _ := catalog.Sanitize(redact(p.Title))
+	desc, flagged := catalog.Sanitize(redact(p.Description))
 	if flagged {
 		desc = catalog.FlagPrefix + " " + desc
 	}
 	out := Prompt{Server: server, Name: p.Name, Title: catalog.Label(title), Description: desc}
+	if redact(p.Name) != p.Name {
+		return out, "a name holding a secret of the server"
+	}
 	if len(p.Arguments) > maxPromptArgs {
 		return out, fmt.Sprintf("more than %d arguments", maxPromptArgs)
 	}
@@ -212,9 +219,12 @@ func vetPrompt(server string, p *mcp.Prompt) (Prompt, string) {
 			continue
 		}
 		if why := badPromptName(a.Name); why != "" {
-			return out, "argument " + catalog.Label(a.Name) + ": " + why
+			return out, "argument " + catalog.Label(redact(a.Name)) + ": " + why
 		}
-		d, _ := catalog.Sanitize(a.Description)
+		if redact(a.Name) != a.Name {
+			return out, "an argument named with a secret of the server"
+		}
+		d, _ := catalog.Sanitize(redact(a.Description))
 		out.Arguments = append(out.Arguments, PromptArgument{Name: a.Name, Description: d, Required: a.Required})
 	}
 	return out, ""

@@ -103,3 +103,57 @@ func TestPromptsListedVettedFetchedAndRefreshed(t *testing.T) {
 		t.Errorf("prompts of a stopped server: %+v", m.Prompts())
 	}
 }
+
+// Attack: a server puts its own secret (the token in its Authorization
+// header) into a prompt's title, description and an argument's
+// description, padded so that cutting the text keeps the first part of
+// it. The person's prompt list must show none of it (resources' texts are
+// redacted before they are cut; prompts' were not redacted at all).
+func TestPromptTextsAreRedactedBeforeTheyAreCut(t *testing.T) {
+	const token = "tok-CANARY-5e6f7a8b9c0d"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "leaky", Version: "1"}, nil)
+	pad := strings.Repeat("x", 55)
+	long := strings.Repeat("y", 2040)
+	srv.AddPrompt(&mcp.Prompt{Name: "p", Title: pad + token, Description: long + token,
+		Arguments: []*mcp.PromptArgument{{Name: "a", Description: "use " + token}}},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: token}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	h := &promptHost{changed: make(chan struct{}, 4)}
+	m, _ := setup(t, &h.host, map[string]any{
+		"leaky": map[string]any{"type": "http", "url": mcptest.ServeHTTP(t, srv), "headers": map[string]string{"Authorization": "Bearer ${TOKEN}"}},
+	}, map[string]string{"TOKEN": token})
+	m.Start(context.Background())
+	var p *manager.Prompt
+	for deadline := time.Now().Add(20 * time.Second); p == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		p = promptNamed(m, "leaky", "p")
+	}
+	if p == nil {
+		t.Fatalf("prompts %+v", m.Prompts())
+	}
+	part := token[:6]
+	texts := map[string]string{"title": p.Title, "description": p.Description}
+	for _, a := range p.Arguments {
+		texts["argument "+a.Name] = a.Description
+	}
+	for what, s := range texts {
+		if strings.Contains(s, part) {
+			t.Errorf("a part of the secret reaches the person in the %s: %q", what, s[max(0, len(s)-80):])
+		}
+	}
+	if promptNamed(m, "leaky", token) != nil {
+		t.Error("a prompt named with the secret is listed")
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(h.noticesWith("prompts left out")) == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(h.noticesWith("prompts left out")) == 0 {
+		t.Errorf("the prompt left out is not reported: %v", h.notices)
+	}
+	if n := h.noticesWith(part); len(n) != 0 {
+		t.Errorf("a notice shows the secret: %v", n)
+	}
+}
