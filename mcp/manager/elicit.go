@@ -149,7 +149,8 @@ const MaxOpenQuestions = 8
 // page is asked about: https, or plain http to this machine (connect.CheckURL,
 // the rule for a server's own URL). An address with a user part
 // (https://bank.example@evil.example) or characters that hide or reorder
-// text would show the person another site than the one it opens.
+// text would show the person another site than the one it opens, and so
+// would a site name outside ASCII (a look-alike: аpple.com).
 func linkProblem(raw string) string {
 	if err := connect.CheckURL(raw); err != nil {
 		return err.Error()
@@ -160,7 +161,22 @@ func linkProblem(raw string) string {
 	if catalog.Strip(raw) != raw || strings.ContainsAny(raw, " \t\n") {
 		return "the address has invisible or control characters"
 	}
+	if u, _ := url.Parse(raw); !asciiHost(u.Hostname()) {
+		return "the site's name has letters outside ASCII, which can look like another site's (аpple.com with a Cyrillic а)"
+	}
 	return ""
+}
+
+// asciiHost says whether a host name is plain ASCII (letters that look
+// alike across scripts cannot be told apart by the person; a site that
+// has such a name is asked about by its xn-- form).
+func asciiHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= utf8.RuneSelf || h[i] < ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // askContext is the context a question waits on. It ends, with the reason

@@ -190,6 +190,9 @@ func TestElicitURLModeOnlyWebPages(t *testing.T) {
 		"https://evil.example/\u202egpj.exe",
 		"https://evil.example/a b",
 		"//evil.example/relative",
+		"https://\u0430pple.com/sign-in",         // Cyrillic а: reads as apple.com
+		"https://%D0%B0pple.com/sign-in",         // the same, escaped
+		"https://accounts.g\u043e\u043egle.com/", // Cyrillic о
 	} {
 		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "sign in", URL: bad, ElicitationID: "e"}})
 		if err != nil || res.Action != "decline" {
@@ -203,10 +206,10 @@ func TestElicitURLModeOnlyWebPages(t *testing.T) {
 	if len(h.asked) != 0 {
 		t.Fatalf("put to the person: %+v", h.asked)
 	}
-	if len(h.notices) != 22 || !strings.Contains(h.notices[0], "declined without asking") {
+	if len(h.notices) != 28 || !strings.Contains(h.notices[0], "declined without asking") {
 		t.Errorf("notices %q", h.notices)
 	}
-	for _, good := range []string{"https://example.com/x?state=1", "http://127.0.0.1:8080/cb", "http://localhost/pay"} {
+	for _, good := range []string{"https://example.com/x?state=1", "http://127.0.0.1:8080/cb", "http://localhost/pay", "https://xn--pple-43d.com/caf%C3%A9", "https://example.com/café"} {
 		res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "m", URL: good, ElicitationID: "e"}})
 		if res.Action != "accept" || h.asked[len(h.asked)-1].URL != good {
 			t.Errorf("%q: %+v", good, res)
