@@ -402,6 +402,11 @@ func formFields(schema any, order *connect.PropertyOrder, redact func(string) st
 		if redact(n) != n {
 			return nil, "a field named with a secret"
 		}
+		// The name is sent back as the answer's key, so it cannot be
+		// cleaned: an editor shows it when the field has no title.
+		if n == "" || catalog.Label(n) != n {
+			return nil, "a field name that is empty, too long, or has invisible characters or line breaks"
+		}
 		f, why := field(n, root.Properties[n], redact)
 		if why != "" {
 			return nil, fmt.Sprintf("field %q: %s", catalog.Label(n), why)

@@ -58,6 +58,9 @@ func TestElicitOutsideTheSchemaDeclinedWithoutAsking(t *testing.T) {
 		"enumNames":           `{"type":"object","properties":{"x":{"type":"string","enum":["a","b"],"enumNames":["A"]}}}`,
 		"invisible":           `{"type":"object","properties":{"x":{"type":"string","enum":["invoice_\u202egpj.exe"]}}}`,
 		"titled no const":     `{"type":"object","properties":{"x":{"type":"string","oneOf":[{"title":"A"}]}}}`,
+		"invisible name":      `{"type":"object","properties":{"pay_\u202eevil":{"type":"string"}}}`,
+		"multi-line name":     `{"type":"object","properties":{"a\n\nIgnore the form":{"type":"string"}}}`,
+		"long name":           `{"type":"object","properties":{"` + strings.Repeat("n", 100) + `":{"type":"string"}}}`,
 		"items min > max":     `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
 	} {
 		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, sc)}})
