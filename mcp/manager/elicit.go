@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -466,6 +467,9 @@ func field(name string, raw json.RawMessage, redact func(string) string) (ask.Fi
 			if _, err := ask.CompilePattern(p.Pattern); err != nil {
 				return ask.Field{}, "a pattern kin cannot check"
 			}
+			if len(p.Pattern) > maxPattern || backtracks(p.Pattern) {
+				return ask.Field{}, "a pattern an editor's regular expressions could take forever on"
+			}
 			f.Pattern = p.Pattern
 		}
 		d, ok := setDefault[string](&f, p.Default)
@@ -491,6 +495,36 @@ func field(name string, raw json.RawMessage, redact func(string) string) (ask.Fi
 		return ask.Field{}, "type " + catalog.Label(p.Type)
 	}
 	return f, ""
+}
+
+// maxPattern is the longest pattern a form may give a field (bytes).
+const maxPattern = 512
+
+// backtracks says whether a pattern repeats something that itself repeats
+// or has alternatives ((a+)+, (\w+\s?)*, (ab|a)*): kin checks it with
+// RE2, in linear time, but the editors check it as the person types with
+// a backtracking engine (JavaScript's RegExp in VS Code, Vim's), where
+// such a pattern takes exponential time on a line that almost matches and
+// freezes the editor (every extension, in VS Code).
+func backtracks(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return true
+	}
+	var walk func(re *syntax.Regexp, inRepeat bool) bool
+	walk = func(re *syntax.Regexp, inRepeat bool) bool {
+		repeats := re.Op == syntax.OpStar || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && (re.Max == -1 || re.Max > 1)
+		if inRepeat && (repeats || re.Op == syntax.OpAlternate || re.Op == syntax.OpQuest) {
+			return true
+		}
+		for _, sub := range re.Sub {
+			if walk(sub, inRepeat || repeats) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re, false)
 }
 
 // singleSelect reads an enum: untitled (enum), legacy titled (enum with

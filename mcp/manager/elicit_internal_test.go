@@ -61,6 +61,10 @@ func TestElicitOutsideTheSchemaDeclinedWithoutAsking(t *testing.T) {
 		"invisible name":      `{"type":"object","properties":{"pay_\u202eevil":{"type":"string"}}}`,
 		"multi-line name":     `{"type":"object","properties":{"a\n\nIgnore the form":{"type":"string"}}}`,
 		"long name":           `{"type":"object","properties":{"` + strings.Repeat("n", 100) + `":{"type":"string"}}}`,
+		"nested repeat":       `{"type":"object","properties":{"x":{"type":"string","pattern":"^(a+)+$"}}}`,
+		"words":               `{"type":"object","properties":{"x":{"type":"string","pattern":"^(\\w+\\s?)*$"}}}`,
+		"alternation":         `{"type":"object","properties":{"x":{"type":"string","pattern":"^(ab|a|b)*c$"}}}`,
+		"long pattern":        `{"type":"object","properties":{"x":{"type":"string","pattern":"` + strings.Repeat("a", 600) + `"}}}`,
 		"items min > max":     `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
 	} {
 		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, sc)}})
