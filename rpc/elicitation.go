@@ -101,7 +101,7 @@ func elicitationRequest(id string, r manager.ElicitRequest) ElicitationRequest {
 
 func elicitationField(f ask.Field) ElicitationField {
 	out := ElicitationField{Name: f.Name, Title: f.Title, Description: f.Description, Type: string(f.Type),
-		Required: f.Required, Default: f.Default, Format: f.Format, Pattern: f.Pattern, Minimum: f.Minimum, Maximum: f.Maximum,
+		Required: f.Required, Default: f.Default, Format: f.Format, Pattern: editorPattern(f), Minimum: f.Minimum, Maximum: f.Maximum,
 		MinLength: f.MinLength, MaxLength: f.MaxLength, MinItems: f.MinItems, MaxItems: f.MaxItems}
 	titled := false
 	for _, c := range f.Choices {
@@ -133,4 +133,14 @@ func answerErrorData(err error) *ElicitationAnswerError {
 		out.Fields[i] = ElicitationFieldError{Name: f.Field, Message: f.Message}
 	}
 	return out
+}
+
+// editorPattern is the pattern the editor checks as the person types:
+// none when only kin may check it (ask.Field.PatternKinOnly), which it
+// does when the answer comes.
+func editorPattern(f ask.Field) string {
+	if f.PatternKinOnly {
+		return ""
+	}
+	return f.Pattern
 }

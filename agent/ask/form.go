@@ -56,7 +56,11 @@ type Field struct {
 	MinLength, MaxLength *int   // strings, in characters
 	// Pattern is a string's regular expression (JSON Schema's pattern,
 	// not anchored), one Go's regexp compiles (see CompilePattern).
-	Pattern            string
+	Pattern string
+	// PatternKinOnly: the editors are not given Pattern to check as the
+	// person types (their backtracking engines could take forever on it);
+	// kin checks the answer against it all the same.
+	PatternKinOnly     bool
 	Minimum, Maximum   *float64
 	Choices            []Choice // enum and multi_select
 	MinItems, MaxItems *int     // multi_select

@@ -467,10 +467,8 @@ func field(name string, raw json.RawMessage, redact func(string) string) (ask.Fi
 			if _, err := ask.CompilePattern(p.Pattern); err != nil {
 				return ask.Field{}, "a pattern kin cannot check"
 			}
-			if len(p.Pattern) > maxPattern || backtracks(p.Pattern) {
-				return ask.Field{}, "a pattern an editor's regular expressions could take forever on"
-			}
 			f.Pattern = p.Pattern
+			f.PatternKinOnly = len(p.Pattern) > maxPattern || backtracks(p.Pattern)
 		}
 		d, ok := setDefault[string](&f, p.Default)
 		if !ok {
@@ -497,7 +495,8 @@ func field(name string, raw json.RawMessage, redact func(string) string) (ask.Fi
 	return f, ""
 }
 
-// maxPattern is the longest pattern a form may give a field (bytes).
+// maxPattern is the longest pattern the editors are given to check as the
+// person types (bytes); kin checks a longer one alone.
 const maxPattern = 512
 
 // backtracks says whether a pattern repeats something that itself repeats
@@ -505,7 +504,9 @@ const maxPattern = 512
 // RE2, in linear time, but the editors check it as the person types with
 // a backtracking engine (JavaScript's RegExp in VS Code, Vim's), where
 // such a pattern takes exponential time on a line that almost matches and
-// freezes the editor (every extension, in VS Code).
+// freezes the editor (every extension, in VS Code). Such a pattern is
+// checked by kin alone (ask.Field.PatternKinOnly): the form is still asked,
+// and an answer that does not match is refused naming the field.
 func backtracks(pattern string) bool {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {

@@ -61,10 +61,6 @@ func TestElicitOutsideTheSchemaDeclinedWithoutAsking(t *testing.T) {
 		"invisible name":      `{"type":"object","properties":{"pay_\u202eevil":{"type":"string"}}}`,
 		"multi-line name":     `{"type":"object","properties":{"a\n\nIgnore the form":{"type":"string"}}}`,
 		"long name":           `{"type":"object","properties":{"` + strings.Repeat("n", 100) + `":{"type":"string"}}}`,
-		"nested repeat":       `{"type":"object","properties":{"x":{"type":"string","pattern":"^(a+)+$"}}}`,
-		"words":               `{"type":"object","properties":{"x":{"type":"string","pattern":"^(\\w+\\s?)*$"}}}`,
-		"alternation":         `{"type":"object","properties":{"x":{"type":"string","pattern":"^(ab|a|b)*c$"}}}`,
-		"long pattern":        `{"type":"object","properties":{"x":{"type":"string","pattern":"` + strings.Repeat("a", 600) + `"}}}`,
 		"items min > max":     `{"type":"object","properties":{"x":{"type":"array","minItems":3,"maxItems":1,"items":{"type":"string","enum":["a"]}}}}`,
 	} {
 		res, err := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, sc)}})
@@ -335,5 +331,46 @@ func TestElicitFormIsRedactedAndBounded(t *testing.T) {
 	res, _ = s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Mode: "url", Message: "q", URL: "https://example.org/?t=" + token, ElicitationID: "e"}})
 	if res.Action != "decline" || len(h.asked) != 0 {
 		t.Errorf("a link with the secret: %+v, asked %d", res, len(h.asked))
+	}
+}
+
+// Attack: a form's pattern RE2 checks in linear time but a backtracking
+// engine takes exponential time on (^(a+)+$, ^(\w+\s?)*$, (ab|a|b)*, or a
+// very long one). The editors check a pattern as the person types with
+// such engines, so a line that almost matches would freeze the editor.
+// The form is still asked (a domain pattern like ^([a-z0-9-]+\.)+[a-z]{2,}$
+// is common), with the pattern marked for kin alone: the editors are not
+// given it, and kin refuses an answer that does not match.
+func TestElicitBacktrackingPatternIsCheckedByKinAlone(t *testing.T) {
+	for name, p := range map[string]string{
+		"nested repeat": `^(a+)+$`,
+		"words":         `^(\w+\s?)*$`,
+		"alternation":   `^(ab|a|b)*c$`,
+		"domain":        `^([a-z0-9-]+\.)+[a-z]{2,}$`,
+		"long":          strings.Repeat("a", 600),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := &askHost{answer: map[string]any{"x": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}}
+			m := New(Options{Host: h})
+			s := newServer(m, config.Server{Name: "s", Transport: config.TransportHTTP})
+			pj, _ := json.Marshal(p)
+			form := `{"type":"object","properties":{"x":{"type":"string","pattern":` + string(pj) + `}}}`
+			res, _ := s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, form)}})
+			if len(h.asked) != 1 {
+				t.Fatalf("the form was not asked (%+v)", res)
+			}
+			if f := h.asked[0].Fields[0]; f.Pattern != p || !f.PatternKinOnly {
+				t.Errorf("field %+v: want the pattern kept and marked for kin alone", f)
+			}
+			if res.Action != "decline" {
+				t.Errorf("an answer that does not match was taken: %+v", res)
+			}
+		})
+	}
+	h := &askHost{answer: map[string]any{"x": "ABC"}}
+	s := newServer(New(Options{Host: h}), config.Server{Name: "s", Transport: config.TransportHTTP})
+	s.elicit(context.Background(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: "q", RequestedSchema: schema(t, `{"type":"object","properties":{"x":{"type":"string","pattern":"^[A-Z]{3}$"}}}`)}})
+	if len(h.asked) != 1 || h.asked[0].Fields[0].PatternKinOnly {
+		t.Errorf("a plain pattern is for the editors too: %+v", h.asked)
 	}
 }
