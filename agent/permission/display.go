@@ -2,6 +2,7 @@ package permission
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kin-dev/kin/agent/visible"
 )
@@ -20,8 +21,12 @@ func forDisplay(req Request) Request {
 	e := visible.Escape
 	req.ToolName = e(req.ToolName)
 	req.Title = e(req.Title)
-	req.Command = e(req.Command)
-	req.Cwd = e(req.Cwd)
+	// visible.Escape keeps a "\r\n" line ending (a CRLF file's diff); in a
+	// command it is part of the word before it ("cd sub\r" fails and the
+	// next line runs where the command started), so it is spelled out.
+	cr := strings.NewReplacer("\r", `\r`)
+	req.Command = cr.Replace(e(req.Command))
+	req.Cwd = cr.Replace(e(req.Cwd))
 	if req.UnsavedFiles != nil {
 		req.UnsavedFiles = slices.Clone(req.UnsavedFiles)
 		for i := range req.UnsavedFiles {
