@@ -22,8 +22,9 @@ func forDisplay(req Request) Request {
 	req.ToolName = e(req.ToolName)
 	req.Title = e(req.Title)
 	// visible.Escape keeps a "\r\n" line ending (a CRLF file's diff); in a
-	// command it is part of the word before it ("cd sub\r" fails and the
-	// next line runs where the command started), so it is spelled out.
+	// command (a call's, a hook's in a trust item's Detail) it is part of
+	// the word before it ("cd sub\r" fails and the next line runs where the
+	// command started), so it is spelled out.
 	cr := strings.NewReplacer("\r", `\r`)
 	req.Command = cr.Replace(e(req.Command))
 	req.Cwd = cr.Replace(e(req.Cwd))
@@ -56,7 +57,7 @@ func forDisplay(req Request) Request {
 		req.Items = slices.Clone(req.Items)
 		for i := range req.Items {
 			it := &req.Items[i]
-			it.Path, it.Name, it.Detail = e(it.Path), e(it.Name), e(it.Detail)
+			it.Path, it.Name, it.Detail = e(it.Path), e(it.Name), cr.Replace(e(it.Detail)) // a hook's command
 		}
 	}
 	if req.Options != nil {
