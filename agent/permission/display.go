@@ -35,7 +35,7 @@ func forDisplay(req Request) Request {
 		}
 	}
 	req.Server = e(req.Server)
-	req.Destination = e(req.Destination)
+	req.Destination = cr.Replace(e(req.Destination)) // a stdio server's command line
 	req.Tool = e(req.Tool)
 	req.Arguments = e(req.Arguments)
 	req.Warning = e(req.Warning)

@@ -15,13 +15,16 @@ import (
 // out every carriage return, and so does a hook's command in a trust
 // request.
 func TestForDisplaySpellsOutCarriageReturnsOfACommand(t *testing.T) {
-	req := forDisplay(Request{Approval: tool.Approval{Command: "cd sub\r\nrm -rf ./*\u200b", Cwd: "/ws/a\r\nb"},
+	req := forDisplay(Request{Approval: tool.Approval{Command: "cd sub\r\nrm -rf ./*\u200b", Cwd: "/ws/a\r\nb", Destination: "srv --dir x\r\n"},
 		Items: []TrustItem{{Kind: "hook", Detail: "cd sub\r\nrm -rf ./*"}}})
 	if want := `cd sub\r` + "\n" + `rm -rf ./*\u200b`; req.Command != want {
 		t.Errorf("command shown as %q, want %q", req.Command, want)
 	}
 	if strings.Contains(req.Cwd, "\r") {
 		t.Errorf("folder shown as %q", req.Cwd)
+	}
+	if strings.Contains(req.Destination, "\r") {
+		t.Errorf("a server's command line shown as %q", req.Destination)
 	}
 	if d := req.Items[0].Detail; strings.Contains(d, "\r") {
 		t.Errorf("a hook's command shown as %q", d)
