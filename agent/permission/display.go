@@ -2,6 +2,7 @@ package permission
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kin-dev/kin/agent/visible"
 )
@@ -20,8 +21,13 @@ func forDisplay(req Request) Request {
 	e := visible.Escape
 	req.ToolName = e(req.ToolName)
 	req.Title = e(req.Title)
-	req.Command = e(req.Command)
-	req.Cwd = e(req.Cwd)
+	// visible.Escape keeps a "\r\n" line ending (a CRLF file's diff); in a
+	// command (a call's, a hook's in a trust item's Detail) it is part of
+	// the word before it ("cd sub\r" fails and the next line runs where the
+	// command started), so it is spelled out.
+	cr := strings.NewReplacer("\r", `\r`)
+	req.Command = cr.Replace(e(req.Command))
+	req.Cwd = cr.Replace(e(req.Cwd))
 	if req.UnsavedFiles != nil {
 		req.UnsavedFiles = slices.Clone(req.UnsavedFiles)
 		for i := range req.UnsavedFiles {
@@ -29,7 +35,7 @@ func forDisplay(req Request) Request {
 		}
 	}
 	req.Server = e(req.Server)
-	req.Destination = e(req.Destination)
+	req.Destination = cr.Replace(e(req.Destination)) // a stdio server's command line
 	req.Tool = e(req.Tool)
 	req.Arguments = e(req.Arguments)
 	req.Warning = e(req.Warning)
@@ -51,7 +57,7 @@ func forDisplay(req Request) Request {
 		req.Items = slices.Clone(req.Items)
 		for i := range req.Items {
 			it := &req.Items[i]
-			it.Path, it.Name, it.Detail = e(it.Path), e(it.Name), e(it.Detail)
+			it.Path, it.Name, it.Detail = e(it.Path), e(it.Name), cr.Replace(e(it.Detail)) // a hook's command
 		}
 	}
 	if req.Options != nil {

@@ -132,7 +132,7 @@ func renderApproval(s *screen, r approvalRequest) {
 		s.line(head)
 		shown := false
 		if r.Command != "" {
-			cmd := strings.Split(strings.TrimRight(clean(r.Command), "\n"), "\n")
+			cmd := strings.Split(strings.TrimRight(clean(spellCR(r.Command)), "\n"), "\n")
 			s.line("Command: " + expandTabs(cmd[0], 9))
 			for _, l := range cmd[1:] {
 				s.line("         " + expandTabs(l, 9))
@@ -196,7 +196,14 @@ func renderTrust(s *screen, r approvalRequest) {
 // oneLine is text from outside for one line of an approval: cleaned, and
 // with its tabs as spaces (expandTabs): what the person reads there is
 // what runs, every character of it.
-func oneLine(s string) string { return expandTabs(cleanLine(s), 0) }
+func oneLine(s string) string { return expandTabs(cleanLine(spellCR(s)), 0) }
+
+// spellCR spells out every carriage return of text an approval shows,
+// a "\r\n" line ending's too (clean keeps that one as a line break, for
+// answers): in a command it is part of the word before it, so "cd sub\r"
+// fails and the next line runs where kin started, and "cd sub" over
+// "rm -rf ./*" must not look like a removal in sub.
+func spellCR(s string) string { return strings.ReplaceAll(s, "\r", `\r`) }
 
 // sandboxLine says how a command runs, in a few words (the warning that
 // follows it says the rest).

@@ -261,10 +261,23 @@ func (u *ui) resume(id string) {
 		header += " · model " + modelText(res.Model, res.Effort)
 	}
 	s.line(s.dim(header + " ──"))
+	if res.Cursor != "" {
+		// session/resume gives the newest page: a long session's start
+		// (an undo or rollback there among it) is not in it.
+		s.line(s.dim("(earlier history not shown: only the newest page of this long session)"))
+	}
 	for _, h := range res.History {
 		u.historyItem(h)
 	}
-	s.line(s.dim("── your next question continues this session ──"))
+	if res.ReadOnly {
+		// Another kin has it open (or its log cannot be written): a
+		// question here fails, and an undo shown unfinished may still be
+		// running there.
+		s.line(s.yellow("[read-only here] " + cleanLine(first(res.ReadOnlyReason, "turns cannot run on this session here"))))
+		s.line(s.dim("── read-only: questions cannot continue this session here ──"))
+	} else {
+		s.line(s.dim("── your next question continues this session ──"))
+	}
 	u.showWorktree(res.Session.Worktree)
 	if res.Session.Mode != "" {
 		u.mode = res.Session.Mode

@@ -116,9 +116,11 @@ func (u *ui) showPlan(entries []rpc.PlanEntry) {
 		case "completed":
 			mark = s.green("[x]")
 		}
-		line := "  " + mark + " " + cleanLine(e.Content)
+		// Tabs as spaces (expandTabs, from the column after "  [ ] "):
+		// a step is read whole, never drawn over itself at the margin.
+		line := "  " + mark + " " + expandTabs(cleanLine(e.Content), 6)
 		if e.Priority != "" {
-			line += s.dim(" (" + cleanLine(e.Priority) + ")")
+			line += s.dim(" (" + oneLine(e.Priority) + ")")
 		}
 		lines = append(lines, line)
 	}

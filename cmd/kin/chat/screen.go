@@ -173,10 +173,16 @@ func (s *screen) replace(id string, lines []string) {
 func rowsOf(line string, w int) int {
 	rows, col := 1, 0
 	for _, r := range stripSGR(line) {
-		n := runeWidth(r)
 		if r == '\t' {
-			n = 8 - col%8
+			// A tab stops at the last column and never wraps: counted as
+			// a wrap, tabs made a redraw in place (a plan, a folded
+			// thought) move up over, and erase, lines that were not its.
+			if col < w {
+				col = min(w-1, (col/8+1)*8)
+			}
+			continue
 		}
+		n := runeWidth(r)
 		if col+n > w {
 			rows, col = rows+1, 0
 		}

@@ -45,3 +45,30 @@ func TestSessionsListsAPageAndMoreOnDemand(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// A resume gives the newest page of a long session's history, and a
+// session another kin has open is read-only here: kin chat showed the page
+// as the whole history (an unfinished undo before it unseen) and said the
+// next question continues the session, which it cannot.
+func TestResumeSaysOlderHistoryAndReadOnly(t *testing.T) {
+	f, s := fakeChat(t)
+	f.set("session/resume", map[string]any{
+		"session": map[string]any{"sessionId": "s_long", "title": "long"},
+		"history": []map[string]any{{"type": "user", "turnId": "t_300", "text": "last question"}},
+		"cursor":  "h1", "pending": []any{}, "model": "fake-1",
+		"readOnly": true, "readOnlyReason": "session s_long is open in another kin (pid 42)\x1b[2J",
+	})
+	s.send("/resume s_long")
+	out := s.out.waitFor(t, "last question")
+	out = s.out.waitFor(t, "read-only: questions cannot continue")
+	for _, want := range []string{"earlier history not shown", "open in another kin (pid 42)", `\x1b[2J`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the resume does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "your next question continues this session") || strings.Contains(out, "\x1b[2J") {
+		t.Errorf("the resume of a read-only session:\n%q", out)
+	}
+	s.send("/quit")
+	s.wait()
+}

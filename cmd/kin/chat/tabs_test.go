@@ -81,3 +81,34 @@ func TestAnswerSpellsOutInvisibleCharacters(t *testing.T) {
 	s.send("/quit")
 	s.wait()
 }
+
+// A carriage return before a line break in a command is part of the word
+// before it (bash: "cd sub\r" fails, and the next line runs where kin
+// started): the approval showed "cd sub" over "rm -rf ./*", as if the
+// removal ran in sub, because kin chat turned "\r\n" into a line break
+// like an answer's. An approval shows it spelled out; invisible format
+// characters (zero-width space, tag characters) too, as visible.Hidden
+// lists them.
+func TestApprovalCommandSpellsOutCarriageReturns(t *testing.T) {
+	e := newEnv(t)
+	command := "cd sub\r\nrm -rf ./*\u200b\U000E0041"
+	e.Model.Script(
+		modeltest.Reply{Calls: []modeltest.Call{{ID: "c1", Name: "bash", Arguments: args(map[string]any{"command": command})}}},
+		modeltest.Reply{Text: []string{"Denied."}},
+	)
+	s := e.run(true, nil)
+	s.out.waitFor(t, "You> ")
+	s.send("go")
+	out := s.out.waitFor(t, "Approve this operation?")
+	screen := onScreen(out, 120)
+	shown := screen[strings.Index(screen, "Command:"):strings.Index(screen, "Cwd:")]
+	for _, want := range []string{`cd sub\r`, `\u200b`, `\U000e0041`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the approval does not show %s:\n%s", want, shown)
+		}
+	}
+	s.send("")
+	s.out.waitFor(t, "Assistant> Denied.")
+	s.send("/quit")
+	s.wait()
+}
