@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/hooks"
+	"github.com/kin-dev/kin/agent/sandbox"
 )
 
 // The attack: a person's guard hook given a timeout meant as "never time
@@ -51,6 +54,43 @@ func TestAProjectHookDigestCoversAScriptBesideShellOperators(t *testing.T) {
 		write(t, filepath.Join(ws, "scripts", "guard.sh"), "touch /tmp/owned\n", 0o755)
 		if hs[0].Current() == hs[0].Digest {
 			t.Errorf("%q: a changed script did not change the hook's digest", cmd)
+		}
+	}
+}
+
+// The attack: an unconfined guard hook (no sandbox) answered "deny" and
+// exited 0, leaving a helper in the background (`notify-send … &`, a
+// sound, a log shipper) that kept its standard output or input open. kin
+// waited 2 s for the pipes, then took the hook as failed ("WaitDelay
+// expired before I/O complete"), which blocks nothing: the call it denied
+// ran. The hook's answer is what it wrote before it exited; what it left
+// running in its group is stopped then, as before.
+func TestAHookThatLeavesAChildHoldingItsPipesStillDenies(t *testing.T) {
+	deny := `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no rm"}}'; `
+	big := json.RawMessage(`{"command":"rm -rf /` + strings.Repeat("x", 256<<10) + `"}`)
+	for name, tc := range map[string]struct {
+		cmd   string
+		input json.RawMessage
+	}{
+		"stdout": {deny + "sleep 30 &", json.RawMessage(`{"command":"rm -rf /"}`)},
+		"stderr": {deny + "sleep 30 >/dev/null &", json.RawMessage(`{"command":"rm -rf /"}`)},
+		// the hook does not read its input; its child holds stdin
+		"stdin": {deny + "sleep 30 <&0 >/dev/null 2>&1 &", big},
+	} {
+		kinHome, ws, r := setup(t)
+		r.Sandbox = sandbox.New(sandbox.Config{Mode: sandbox.ModeOff})
+		write(t, filepath.Join(kinHome, "settings.json"), config("PreToolUse", "Bash", tc.cmd, 0), 0o600)
+		hs := hooks.Load(kinHome, []string{ws}).For(hooks.PreToolUse, "bash")
+		if len(hs) != 1 {
+			t.Fatal(hs)
+		}
+		start := time.Now()
+		res := r.Run(context.Background(), hs[0], hooks.Input{SessionID: "s1", Cwd: ws, ToolName: "Bash", KinToolName: "bash", ToolInput: tc.input})
+		if !res.Block || res.Decision != "deny" || res.Reason != "no rm" || res.Failure != "" {
+			t.Errorf("%s: the hook's deny was dropped: %+v", name, res)
+		}
+		if d := time.Since(start); d > 1500*time.Millisecond {
+			t.Errorf("%s: the hook's answer took %v: kin waited on its child", name, d)
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
@@ -120,13 +122,23 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	defer cleanup()
 	var stdout, stderr limited
 	stdout.n, stderr.n = maxOutput, maxOutput
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
+	// The pipes are kin's own, not os/exec's: its Wait waits for every
+	// copy to end, so a child the hook left in the background holding
+	// them (`notify-send … &`) made Wait fail with ErrWaitDelay after the
+	// hook had answered, and a hook that failed blocks nothing: its deny
+	// was dropped. The hook's answer is what it wrote before it exited.
+	p, err := newPipes()
+	if err != nil {
+		res.Failure = "could not start: " + err.Error()
+		return res
+	}
+	defer p.close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
 	if err := cmd.Start(); err != nil {
 		res.Failure = "could not start: " + err.Error()
 		return res
 	}
+	p.started(stdin, &stdout, &stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -134,6 +146,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	case <-ctx.Done():
 		killGroup(cmd)
 		<-done
+		p.drain()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			res.Failure = fmt.Sprintf("timed out after %v and was stopped; it blocks nothing", h.Timeout)
 		} else {
@@ -142,6 +155,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 		return res
 	}
 	killGroup(cmd) // what it left running in its group
+	p.drain()      // and what left the group may hold the pipes a moment
 	code := 0
 	var ee *exec.ExitError
 	switch {
@@ -302,6 +316,82 @@ func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
 	cmd.Dir, cmd.Env = cwd, env
 	cmd.SysProcAttr = groupAttr()
 	return cmd, func() {}, nil
+}
+
+// drainWait is how long kin reads what a hook's children still write
+// once the hook exited and its group was stopped (a child that left the
+// group may hold the pipes): then they are closed.
+const drainWait = 500 * time.Millisecond
+
+// pipes are a hook's standard input, output and error: kin writes the
+// input and reads the output itself, so that the hook's exit, not the
+// pipes' end, is when it answered.
+type pipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+	// done is closed when the input is written and both outputs are read
+	// to their end (or closed)
+	done chan struct{}
+}
+
+func newPipes() (*pipes, error) {
+	p := &pipes{done: make(chan struct{})}
+	for _, pr := range []struct{ r, w **os.File }{{&p.inR, &p.inW}, {&p.outR, &p.outW}, {&p.errR, &p.errW}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		*pr.r, *pr.w = r, w
+	}
+	return p, nil
+}
+
+// started closes the hook's ends in kin and starts writing its input and
+// reading its outputs.
+func (p *pipes) started(input []byte, stdout, stderr *limited) {
+	for _, f := range []*os.File{p.inR, p.outW, p.errW} {
+		f.Close()
+	}
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		// a hook that does not read its input gets EPIPE or is stopped:
+		// neither is its answer
+		_, _ = p.inW.Write(input)
+		p.inW.Close()
+	}()
+	for _, c := range []struct {
+		r   *os.File
+		dst *limited
+	}{{p.outR, stdout}, {p.errR, stderr}} {
+		go func() {
+			defer wg.Done()
+			_, _ = io.Copy(c.dst, c.r)
+		}()
+	}
+	go func() { wg.Wait(); close(p.done) }()
+}
+
+// drain waits, at most drainWait, for the input and outputs to end, then
+// closes kin's ends and waits for their copies to stop (the outputs are
+// then safe to read).
+func (p *pipes) drain() {
+	select {
+	case <-p.done:
+	case <-time.After(drainWait):
+	}
+	p.close()
+	<-p.done
+}
+
+// close closes every end kin holds (closing one twice is harmless).
+func (p *pipes) close() {
+	for _, f := range []*os.File{p.inR, p.inW, p.outR, p.outW, p.errR, p.errW} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // limited keeps the first n bytes written.
