@@ -114,8 +114,15 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	cmd, cleanup, err := r.command(h)
-	if err != nil {
+	cmd, cleanup, err := r.command(ctx, h)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Failure = fmt.Sprintf("timed out after %v while its sandbox was set up (%v); it did not run and blocks nothing", h.Timeout, err)
+		return res
+	case err != nil && ctx.Err() != nil:
+		res.Failure = "stopped: the turn was cancelled before it ran"
+		return res
+	case err != nil:
 		res.Failure = err.Error()
 		return res
 	}
@@ -268,8 +275,10 @@ func (res *Result) parse(stdout string) {
 }
 
 // command builds the hook's process: confined where commands are, with
-// the command environment.
-func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
+// the command environment. Setting up the sandbox stops waiting (for
+// another kin's lock on its placeholders) when ctx ends: the hook's
+// timeout, or the turn cancelled.
+func (r Runner) command(ctx context.Context, h Hook) (*exec.Cmd, func(), error) {
 	shell := r.Shell
 	if shell == "" {
 		shell = "/bin/bash"
@@ -310,7 +319,7 @@ func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
 			// hidden home
 			p.ReadOnly = append(p.ReadOnly, filepath.Join(r.KinHome, "hooks"))
 		}
-		return sb.Command(p, cwd, env, shell, "-c", h.Command)
+		return sb.CommandContext(ctx, p, cwd, env, shell, "-c", h.Command)
 	}
 	cmd := exec.Command(shell, "-c", h.Command)
 	cmd.Dir, cmd.Env = cwd, env
