@@ -131,3 +131,25 @@ func TestAPersonsHookRunningAProjectSymlinkToOutsideIsBound(t *testing.T) {
 		t.Errorf("a changed target did not change the hook's digest")
 	}
 }
+
+// The attack: kin is opened in a folder whose path has a blank or a
+// parenthesis ("~/My Projects/app", a download unpacked as "app (1)").
+// The person's hook `sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`
+// runs the project's file, but kin put the path in before splitting the
+// command into words: the path fell apart at its blank, named no file of
+// the project, and the hook ran the repository's script unasked, with the
+// person's powers. The words are split first, the folder put in after.
+func TestAPersonsHookRunningAProjectFileIsBoundInAFolderWithBlanks(t *testing.T) {
+	for _, name := range []string{"My Projects", "app (1)", "a;b"} {
+		kinHome, _, _ := setup(t)
+		ws := filepath.Join(t.TempDir(), name)
+		write(t, filepath.Join(ws, ".claude", "hooks", "guard.sh"), "exit 0\n", 0o755)
+		for _, cmd := range []string{`sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`, `"${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh"`, `sh .claude/hooks/guard.sh`} {
+			write(t, filepath.Join(kinHome, "settings.json"), config("PreToolUse", "Bash", cmd, 0), 0o600)
+			hs := hooks.Load(kinHome, []string{ws}).For(hooks.PreToolUse, "bash")
+			if len(hs) != 1 || !hs[0].RunsProjectContent() {
+				t.Errorf("%q in %q: the person's hook runs the project's file unasked: %+v", cmd, name, hs)
+			}
+		}
+	}
+}
