@@ -103,12 +103,14 @@ func Digest(path string) (string, error) {
 // Scripts are the files inside project that a launch runs, by real path,
 // with their digests: the executable when it is there, and every argument
 // that names a regular file there (sh ./srv.sh, node server.js), relative
-// to dir. A trust grant binds to them, so a repository that copies a
+// to dir; a path there that is a symlink out of project counts, by its
+// target. A trust grant binds to them, so a repository that copies a
 // trusted launch line runs its own script only after asking.
 func Scripts(executable string, args []string, dir, project string) map[string]string {
 	if project == "" {
 		return nil
 	}
+	named := filepath.Clean(project)
 	project = RealPath(project)
 	out := map[string]string{}
 	add := func(p string) {
@@ -121,8 +123,14 @@ func Scripts(executable string, args []string, dir, project string) map[string]s
 			}
 			p = filepath.Join(dir, p)
 		}
-		real := RealPath(filepath.Clean(p))
-		if !Within(project, real) {
+		p = filepath.Clean(p)
+		real := RealPath(p)
+		// A path the project names is the project's whatever its target:
+		// a symlink the repository put there (.claude/hooks/guard.sh ->
+		// ../../tools/guard.sh, a script beside a subfolder kin was opened
+		// in) runs what the repository chose, so its target is digested
+		// too. Only a path that is outside by its own words is left out.
+		if !Within(project, real) && !Within(project, p) && !Within(named, p) {
 			return
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {

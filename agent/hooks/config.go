@@ -282,7 +282,7 @@ func (h Hook) InProject(root string) (Hook, bool) {
 // scripts are the project's files the command runs, by real path, with
 // their digests (none when the hook is not bound to a project).
 func (h Hook) scripts() map[string]string {
-	return boundary.Scripts("", commandWords(expand(h.Command, h.Project)), h.Project, h.Project)
+	return boundary.Scripts("", commandWords(h.Command, h.Project), h.Project, h.Project)
 }
 
 // RunsProjectContent says whether the hook runs only once the person
@@ -294,24 +294,54 @@ func (h Hook) RunsProjectContent() bool { return h.Owner == Project || h.Project
 // Load).
 func (h Hook) Current() string { return digest(h) }
 
-// expand puts the project folder for $CLAUDE_PROJECT_DIR and
-// $KIN_PROJECT_DIR (what the hook's environment holds), quotes dropped.
-func expand(cmd, project string) string {
-	r := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", project, "$CLAUDE_PROJECT_DIR", project,
-		"${KIN_PROJECT_DIR}", project, "$KIN_PROJECT_DIR", project, `"`, "", "'", "")
-	return r.Replace(cmd)
-}
+// projectMark stands for the project folder while a command is split
+// into words: put in before, a folder with a blank or a parenthesis in its
+// path ("My Projects", "app (1)") fell apart into words that named no
+// file, and the person's hook ran the project's script unasked.
+const projectMark = "\x00project\x00"
 
 // commandWords are the words of a hook's shell line that may name a file
-// it runs: split at blanks and at the shell's operators too, so that
+// it runs, with the project folder for $CLAUDE_PROJECT_DIR and
+// $KIN_PROJECT_DIR (what the hook's environment holds) put in after the
+// split: split at blanks and at the shell's operators too, so that
 // `./guard.sh; echo ok`, `a && ./guard.sh` or `./guard.sh>log` name
 // ./guard.sh (split at blanks alone, "./guard.sh;" named no file, the
 // script was left out of the digest, and a changed script ran under the
-// trust given to the old one).
-func commandWords(cmd string) []string {
-	return strings.FieldsFunc(cmd, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune(";&|<>()`", r)
-	})
+// trust given to the old one). A quoted word is one word, its quotes
+// dropped; every word is also looked at split at every blank and
+// operator, quotes ignored (a word more only binds a file more).
+func commandWords(cmd, project string) []string {
+	marked := strings.NewReplacer("${CLAUDE_PROJECT_DIR}", projectMark, "$CLAUDE_PROJECT_DIR", projectMark,
+		"${KIN_PROJECT_DIR}", projectMark, "$KIN_PROJECT_DIR", projectMark).Replace(cmd)
+	sep := func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(";&|<>()`", r) }
+	var words []string
+	add := func(w string) {
+		if w != "" {
+			words = append(words, strings.ReplaceAll(w, projectMark, project))
+		}
+	}
+	var b strings.Builder
+	var quote rune
+	for _, r := range marked {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote = r
+		case sep(r):
+			add(b.String())
+			b.Reset()
+		default:
+			b.WriteRune(r)
+		}
+	}
+	add(b.String())
+	for _, w := range strings.FieldsFunc(strings.NewReplacer(`"`, "", "'", "").Replace(marked), sep) {
+		add(w)
+	}
+	return words
 }
 
 // ccNames are Claude Code's tool names and kin's.

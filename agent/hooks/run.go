@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kin-dev/kin/agent/boundary"
@@ -112,21 +114,38 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	cmd, cleanup, err := r.command(h)
-	if err != nil {
+	cmd, cleanup, err := r.command(ctx, h)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Failure = fmt.Sprintf("timed out after %v while its sandbox was set up (%v); it did not run and blocks nothing", h.Timeout, err)
+		return res
+	case err != nil && ctx.Err() != nil:
+		res.Failure = "stopped: the turn was cancelled before it ran"
+		return res
+	case err != nil:
 		res.Failure = err.Error()
 		return res
 	}
 	defer cleanup()
 	var stdout, stderr limited
 	stdout.n, stderr.n = maxOutput, maxOutput
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 2 * time.Second
+	// The pipes are kin's own, not os/exec's: its Wait waits for every
+	// copy to end, so a child the hook left in the background holding
+	// them (`notify-send … &`) made Wait fail with ErrWaitDelay after the
+	// hook had answered, and a hook that failed blocks nothing: its deny
+	// was dropped. The hook's answer is what it wrote before it exited.
+	p, err := newPipes()
+	if err != nil {
+		res.Failure = "could not start: " + err.Error()
+		return res
+	}
+	defer p.close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
 	if err := cmd.Start(); err != nil {
 		res.Failure = "could not start: " + err.Error()
 		return res
 	}
+	p.started(stdin, &stdout, &stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -134,6 +153,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 	case <-ctx.Done():
 		killGroup(cmd)
 		<-done
+		p.drain()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			res.Failure = fmt.Sprintf("timed out after %v and was stopped; it blocks nothing", h.Timeout)
 		} else {
@@ -142,6 +162,7 @@ func (r Runner) Run(ctx context.Context, h Hook, in Input) Result {
 		return res
 	}
 	killGroup(cmd) // what it left running in its group
+	p.drain()      // and what left the group may hold the pipes a moment
 	code := 0
 	var ee *exec.ExitError
 	switch {
@@ -254,8 +275,10 @@ func (res *Result) parse(stdout string) {
 }
 
 // command builds the hook's process: confined where commands are, with
-// the command environment.
-func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
+// the command environment. Setting up the sandbox stops waiting (for
+// another kin's lock on its placeholders) when ctx ends: the hook's
+// timeout, or the turn cancelled.
+func (r Runner) command(ctx context.Context, h Hook) (*exec.Cmd, func(), error) {
 	shell := r.Shell
 	if shell == "" {
 		shell = "/bin/bash"
@@ -296,12 +319,88 @@ func (r Runner) command(h Hook) (*exec.Cmd, func(), error) {
 			// hidden home
 			p.ReadOnly = append(p.ReadOnly, filepath.Join(r.KinHome, "hooks"))
 		}
-		return sb.Command(p, cwd, env, shell, "-c", h.Command)
+		return sb.CommandContext(ctx, p, cwd, env, shell, "-c", h.Command)
 	}
 	cmd := exec.Command(shell, "-c", h.Command)
 	cmd.Dir, cmd.Env = cwd, env
 	cmd.SysProcAttr = groupAttr()
 	return cmd, func() {}, nil
+}
+
+// drainWait is how long kin reads what a hook's children still write
+// once the hook exited and its group was stopped (a child that left the
+// group may hold the pipes): then they are closed.
+const drainWait = 500 * time.Millisecond
+
+// pipes are a hook's standard input, output and error: kin writes the
+// input and reads the output itself, so that the hook's exit, not the
+// pipes' end, is when it answered.
+type pipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+	// done is closed when the input is written and both outputs are read
+	// to their end (or closed)
+	done chan struct{}
+}
+
+func newPipes() (*pipes, error) {
+	p := &pipes{done: make(chan struct{})}
+	for _, pr := range []struct{ r, w **os.File }{{&p.inR, &p.inW}, {&p.outR, &p.outW}, {&p.errR, &p.errW}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			p.close()
+			return nil, err
+		}
+		*pr.r, *pr.w = r, w
+	}
+	return p, nil
+}
+
+// started closes the hook's ends in kin and starts writing its input and
+// reading its outputs.
+func (p *pipes) started(input []byte, stdout, stderr *limited) {
+	for _, f := range []*os.File{p.inR, p.outW, p.errW} {
+		f.Close()
+	}
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		// a hook that does not read its input gets EPIPE or is stopped:
+		// neither is its answer
+		_, _ = p.inW.Write(input)
+		p.inW.Close()
+	}()
+	for _, c := range []struct {
+		r   *os.File
+		dst *limited
+	}{{p.outR, stdout}, {p.errR, stderr}} {
+		go func() {
+			defer wg.Done()
+			_, _ = io.Copy(c.dst, c.r)
+		}()
+	}
+	go func() { wg.Wait(); close(p.done) }()
+}
+
+// drain waits, at most drainWait, for the input and outputs to end, then
+// closes kin's ends and waits for their copies to stop (the outputs are
+// then safe to read).
+func (p *pipes) drain() {
+	select {
+	case <-p.done:
+	case <-time.After(drainWait):
+	}
+	p.close()
+	<-p.done
+}
+
+// close closes every end kin holds (closing one twice is harmless).
+func (p *pipes) close() {
+	for _, f := range []*os.File{p.inR, p.inW, p.outR, p.outW, p.errR, p.errW} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // limited keeps the first n bytes written.

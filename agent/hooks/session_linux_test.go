@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kin-dev/kin/agent/hooks"
+	"github.com/kin-dev/kin/agent/lockedfile"
 	"github.com/kin-dev/kin/agent/sandbox"
 )
 
@@ -49,5 +51,43 @@ func TestAPersonsSettingsFileThatIsAFIFOIsAProblemNotAHang(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("reading the hooks waits on the FIFO")
+	}
+}
+
+// The attack: another kin (stopped, or busy setting up its own commands)
+// holds the lock on the placeholders of the sandbox's run folder. A
+// confined hook's set-up waited for it up to 10 s whatever its own
+// timeout and whether the turn was cancelled: the person's stop left the
+// turn hanging. The set-up now ends with the hook's timeout or the turn.
+func TestAConfinedHookSetUpStopsWaitingWhenTheTurnIsCancelled(t *testing.T) {
+	kinHome, ws, r := setup(t)
+	run := t.TempDir()
+	r.Sandbox = sandbox.New(sandbox.Config{Mode: sandbox.ModeAuto, Hidden: []string{kinHome}, RunDir: run})
+	if !r.Sandbox.Status().Confined {
+		t.Skip("no sandbox here")
+	}
+	f, err := os.OpenFile(filepath.Join(run, "placeholders.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lockedfile.LockExclusive(f); err != nil {
+		t.Fatal(err)
+	}
+	defer lockedfile.Unlock(f)
+	write(t, filepath.Join(kinHome, "settings.json"), config("UserPromptSubmit", "", "echo hi", 0), 0o600)
+	hs := hooks.Load(kinHome, []string{ws}).For(hooks.UserPromptSubmit, "")
+	if len(hs) != 1 {
+		t.Fatal(hs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res := r.Run(ctx, hs[0], hooks.Input{SessionID: "s1", Cwd: ws, Prompt: "hi"})
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the hook's set-up waited %v after the turn was cancelled: %+v", d, res)
+	}
+	if res.Failure == "" {
+		t.Errorf("the hook ran without its sandbox's set-up: %+v", res)
 	}
 }
