@@ -90,7 +90,11 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	case busy:
 		return nil, errPromptRunning
 	}
+	// A $/cancel_request while the servers start stops the prompt as a
+	// session/cancel does (cancelTurn).
+	stopWaiting := context.AfterFunc(ctx, func() { s.refuseStarting(ss.id) })
 	s.startMCP(ctx, ss)
+	stopWaiting()
 	// The turn id is known only once StartTurn returns, and the turn may
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
 	// came while the servers started stops the prompt before its turn.
@@ -194,12 +198,30 @@ func (s *Server) cancelTurn(sessionID string) {
 		ss.stopped = ss.stopped || starting
 		ss.mu.Unlock()
 		if starting {
-			// What the starting servers ask in this session is refused.
-			s.broker().RefuseAll(sessionID, ask.ReasonCancelled)
+			s.refuseStarting(sessionID)
 		}
 	}
 	if svc.CancelTurn(sessionID) {
 		s.log.Info("turn cancelled by the client", zap.String("session", sessionID))
+	}
+}
+
+// refuseStarting refuses what the servers a stopped prompt was starting
+// ask in its session: the session's own servers' questions, and the
+// configured servers' launches (questions of no session, asked in the
+// session whose prompt starts them), which the prompt waits for too. A
+// client that does not answer them cancelled itself (nor the person) left
+// the prompt, and a session/close waiting for it, unanswered.
+func (s *Server) refuseStarting(sessionID string) {
+	b := s.broker()
+	b.RefuseAll(sessionID, ask.ReasonCancelled)
+	if s.askingSession() != sessionID {
+		return
+	}
+	for _, q := range b.Pending(sessionID) {
+		if q.SessionID == "" {
+			b.Refuse(q.ID, ask.ReasonCancelled)
+		}
 	}
 }
 
