@@ -75,3 +75,31 @@ func TestCancelRequestWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *test
 		t.Errorf("stopReason %q, want cancelled", res.StopReason)
 	}
 }
+
+// A second session's prompt waits for the configured servers another
+// session's prompt is starting; session/cancel of it answers it cancelled
+// at once, however long the other session's launch waits.
+func TestCancelWhileWaitingForAnotherSessionsLaunchAnswersCancelled(t *testing.T) {
+	w := newWorld(t)
+	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
+	w.write(".kin/mcp.json", string(cfg))
+	c := w.connect(nil)
+	c.initialize(nil)
+	asked, never := make(chan struct{}, 4), make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	c.on(MethodRequestPermission, func(json.RawMessage) (any, error) {
+		asked <- struct{}{}
+		<-never // nobody answers
+		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
+	})
+	a, b := c.newSession(), c.newSession()
+	c.promptAsync(a, text("hi"))
+	<-asked
+	p := c.promptAsync(b, text("hi too"))
+	time.Sleep(100 * time.Millisecond) // b's prompt waits for a's servers
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: b})
+	p.wantCancelled(t, "session/cancel while it waited for another session's launch")
+}

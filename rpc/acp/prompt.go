@@ -75,11 +75,13 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	done := make(chan agent.TurnDone, 1)
 	ended := make(chan struct{})
 	defer close(ended)
+	startCtx, stopStart := context.WithCancel(ctx)
+	defer stopStart()
 	cancelled := s.cancelsOf(ss.id) != seen // not under ss.mu: s.mu is never taken inside it
 	ss.mu.Lock()
 	busy, closed := ss.done != nil, ss.closed
 	if !busy && !closed && !cancelled {
-		ss.done, ss.stopped, ss.promptEnded = done, false, ended
+		ss.done, ss.stopped, ss.promptEnded, ss.stopStart = done, false, ended, stopStart
 	}
 	ss.mu.Unlock()
 	switch {
@@ -93,7 +95,7 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	// A $/cancel_request while the servers start stops the prompt as a
 	// session/cancel does (cancelTurn).
 	stopWaiting := context.AfterFunc(ctx, func() { s.refuseStarting(ss.id) })
-	s.startMCP(ctx, ss)
+	s.startMCP(startCtx, ss)
 	stopWaiting()
 	// The turn id is known only once StartTurn returns, and the turn may
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
@@ -196,9 +198,13 @@ func (s *Server) cancelTurn(sessionID string) {
 		ss.mu.Lock()
 		starting := ss.done != nil && ss.turnID == "" // a prompt still starting its servers
 		ss.stopped = ss.stopped || starting
+		stopStart := ss.stopStart
 		ss.mu.Unlock()
 		if starting {
 			s.refuseStarting(sessionID)
+			if stopStart != nil {
+				stopStart() // and its wait for another session's, which go on starting
+			}
 		}
 	}
 	if svc.CancelTurn(sessionID) {

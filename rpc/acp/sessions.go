@@ -44,7 +44,11 @@ type session struct {
 	// stopped is set by a session/cancel that came before the prompt's
 	// turn started (while its MCP servers started).
 	stopped bool
-	title   string
+	// stopStart ends the prompt's wait for the MCP servers to start (set
+	// while a prompt runs): a session/cancel before its turn began stops
+	// the wait, also for servers another session's prompt is starting.
+	stopStart context.CancelFunc
+	title     string
 	// mode is the session's mode as kin last said (kin runs the session
 	// for this connection alone, so nothing else changes it).
 	mode permission.Mode
