@@ -103,3 +103,28 @@ func TestCancelWhileWaitingForAnotherSessionsLaunchAnswersCancelled(t *testing.T
 	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: b})
 	p.wantCancelled(t, "session/cancel while it waited for another session's launch")
 }
+
+// A prompt whose resource_link waits for the configured servers to start
+// (to learn whether one offers it) is stopped by session/cancel as well.
+func TestCancelWhileAResourceLinkWaitsForALaunchAnswersCancelled(t *testing.T) {
+	w := newWorld(t)
+	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
+	w.write(".kin/mcp.json", string(cfg))
+	c := w.connect(nil)
+	c.initialize(nil)
+	asked, never := make(chan struct{}, 4), make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	c.on(MethodRequestPermission, func(json.RawMessage) (any, error) {
+		asked <- struct{}{}
+		<-never // nobody answers
+		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
+	})
+	sid := c.newSession()
+	p := c.promptAsync(sid, text("see"), map[string]any{"type": "resource_link", "name": "n", "uri": "notes://x"})
+	<-asked
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
+	p.wantCancelled(t, "session/cancel while its resource_link waited for a launch")
+}

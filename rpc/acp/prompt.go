@@ -68,7 +68,10 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 		if unescaped != "" {
 			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
 		}
-		if in, err = s.promptInput(ctx, ss, p.Prompt); err != nil {
+		prepCtx, endPrep := s.preparing(ctx, ss)
+		in, err = s.promptInput(prepCtx, ss, p.Prompt)
+		endPrep()
+		if err != nil {
 			return s.stoppedOr(ctx, ss, seen, err)
 		}
 	}
@@ -199,16 +202,44 @@ func (s *Server) cancelTurn(sessionID string) {
 		starting := ss.done != nil && ss.turnID == "" // a prompt still starting its servers
 		ss.stopped = ss.stopped || starting
 		stopStart := ss.stopStart
+		var preps []context.CancelFunc
+		for _, stop := range ss.preparing {
+			preps = append(preps, stop)
+		}
 		ss.mu.Unlock()
-		if starting {
+		if starting || len(preps) > 0 {
 			s.refuseStarting(sessionID)
-			if stopStart != nil {
-				stopStart() // and its wait for another session's, which go on starting
-			}
+		}
+		if starting && stopStart != nil {
+			stopStart() // and its wait for another session's, which go on starting
+		}
+		for _, stop := range preps {
+			stop() // a prompt reading its attachments
 		}
 	}
 	if svc.CancelTurn(sessionID) {
 		s.log.Info("turn cancelled by the client", zap.String("session", sessionID))
+	}
+}
+
+// preparing is the context a prompt reads its attachments under: a
+// session/cancel ends it (cancelTurn), as the client's $/cancel_request
+// ends ctx. end forgets it.
+func (s *Server) preparing(ctx context.Context, ss *session) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ss.mu.Lock()
+	ss.prepSeq++
+	n := ss.prepSeq
+	if ss.preparing == nil {
+		ss.preparing = map[uint64]context.CancelFunc{}
+	}
+	ss.preparing[n] = cancel
+	ss.mu.Unlock()
+	return ctx, func() {
+		ss.mu.Lock()
+		delete(ss.preparing, n)
+		ss.mu.Unlock()
+		cancel()
 	}
 }
 

@@ -48,6 +48,11 @@ type session struct {
 	// while a prompt runs): a session/cancel before its turn began stops
 	// the wait, also for servers another session's prompt is starting.
 	stopStart context.CancelFunc
+	// preparing are the cancels of the prompts still reading their
+	// attachments (a resource_link may wait for the MCP servers to
+	// start), by a number of their own: a session/cancel stops them.
+	preparing map[uint64]context.CancelFunc
+	prepSeq   uint64
 	title     string
 	// mode is the session's mode as kin last said (kin runs the session
 	// for this connection alone, so nothing else changes it).
