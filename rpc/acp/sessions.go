@@ -285,6 +285,11 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 		if b, ok := q.Body.(permission.Request); ok {
 			b.RequestID = q.ID
 			q.Body = b
+			if _, synthetic := permissionToolCallID(b); synthetic {
+				// Its card, which the replay does not carry either: the
+				// request is about it.
+				s.update(p.SessionID, syntheticToolCall(b))
+			}
 		}
 		s.reask(q)
 	}
