@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // session/load asks again an approval that is not a tool call (here what
@@ -46,5 +47,38 @@ func TestLoadAsksAgainAnApprovalOfItsOwnCardWithTheCard(t *testing.T) {
 	}
 	if cards != 2 {
 		t.Errorf("the card %s was sent %d times (once when first asked, once on load, before the request): want 2", first, cards)
+	}
+}
+
+// A configured server's launch (a question of no session) asked in the
+// session a client reloads is asked again there, with its card: the
+// prompt waits for it, and the reloaded client no longer shows it.
+func TestLoadAsksAgainALaunchAskedInTheSession(t *testing.T) {
+	w := newWorld(t)
+	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
+	w.write(".kin/mcp.json", string(cfg))
+	c := w.connect(nil)
+	c.initialize(nil)
+	asked := make(chan string, 4)
+	c.on(MethodRequestPermission, func(p json.RawMessage) (any, error) {
+		var r RequestPermissionRequest
+		_ = json.Unmarshal(p, &r)
+		asked <- r.SessionID + " " + r.ToolCall.ToolCallID
+		select {} // never answers: the client "reloads"
+	})
+	sid := c.newSession()
+	c.promptAsync(sid, text("run"))
+	first := <-asked
+	c.call(MethodSessionLoad, LoadSessionRequest{SessionID: sid, Cwd: w.ws, MCPServers: []MCPServer{}}, nil)
+	select {
+	case again := <-asked:
+		if again != first {
+			t.Fatalf("asked again as %q, first as %q", again, first)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the launch the prompt waits for was not asked again on session/load")
 	}
 }

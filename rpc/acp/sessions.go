@@ -279,8 +279,14 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 			asker{s}.Asked(q)
 			continue
 		}
+		if q.SessionID == "" && s.askingSession() == p.SessionID {
+			// A configured server's launch, asked in this session (its
+			// prompt waits for it): asked again here, card included.
+			asker{s}.Asked(q)
+			continue
+		}
 		if q.SessionID != p.SessionID {
-			continue // a question of no session (a configured server's launch): asked where it was
+			continue // a question of no session asked in another session: asked where it was
 		}
 		if b, ok := q.Body.(permission.Request); ok {
 			b.RequestID = q.ID
