@@ -280,6 +280,20 @@ func (b *Broker) RefuseAll(sessionID, reason string) {
 	b.refuseLocked(sessionID, reason)
 }
 
+// Refuse refuses one pending question for reason, as RefuseAll does, and
+// reports whether it was still pending.
+func (b *Broker) Refuse(id, reason string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, ok := b.pend[id]
+	if !ok {
+		return false
+	}
+	delete(b.pend, id)
+	p.answer <- Answer{Choice: p.pol.Refusal, Reason: reason, Revision: p.q.Revision}
+	return true
+}
+
 func (b *Broker) refuseLocked(sessionID, reason string) {
 	for id, p := range b.pend {
 		if sessionID == "" || p.q.Of(sessionID) {

@@ -68,18 +68,23 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 		if unescaped != "" {
 			p.Prompt[0], _ = json.Marshal(TextBlock(unescaped))
 		}
-		if in, err = s.promptInput(ctx, ss, p.Prompt); err != nil {
+		prepCtx, endPrep := s.preparing(ctx, ss)
+		in, err = s.promptInput(prepCtx, ss, p.Prompt)
+		endPrep()
+		if err != nil {
 			return s.stoppedOr(ctx, ss, seen, err)
 		}
 	}
 	done := make(chan agent.TurnDone, 1)
 	ended := make(chan struct{})
 	defer close(ended)
+	startCtx, stopStart := context.WithCancel(ctx)
+	defer stopStart()
 	cancelled := s.cancelsOf(ss.id) != seen // not under ss.mu: s.mu is never taken inside it
 	ss.mu.Lock()
 	busy, closed := ss.done != nil, ss.closed
 	if !busy && !closed && !cancelled {
-		ss.done, ss.stopped, ss.promptEnded = done, false, ended
+		ss.done, ss.stopped, ss.promptEnded, ss.stopStart = done, false, ended, stopStart
 	}
 	ss.mu.Unlock()
 	switch {
@@ -90,7 +95,11 @@ func sessionPrompt(ctx context.Context, s *Server, params json.RawMessage, seen 
 	case busy:
 		return nil, errPromptRunning
 	}
-	s.startMCP(ctx, ss)
+	// A $/cancel_request while the servers start stops the prompt as a
+	// session/cancel does (cancelTurn).
+	stopWaiting := context.AfterFunc(ctx, func() { s.refuseStarting(ss.id) })
+	s.startMCP(startCtx, ss)
+	stopWaiting()
 	// The turn id is known only once StartTurn returns, and the turn may
 	// end first: TurnDone waits for it under ss.mu. A session/cancel that
 	// came while the servers started stops the prompt before its turn.
@@ -192,14 +201,64 @@ func (s *Server) cancelTurn(sessionID string) {
 		ss.mu.Lock()
 		starting := ss.done != nil && ss.turnID == "" // a prompt still starting its servers
 		ss.stopped = ss.stopped || starting
+		stopStart := ss.stopStart
+		var preps []context.CancelFunc
+		for _, stop := range ss.preparing {
+			preps = append(preps, stop)
+		}
 		ss.mu.Unlock()
-		if starting {
-			// What the starting servers ask in this session is refused.
-			s.broker().RefuseAll(sessionID, ask.ReasonCancelled)
+		if starting || len(preps) > 0 {
+			s.refuseStarting(sessionID)
+		}
+		if starting && stopStart != nil {
+			stopStart() // and its wait for another session's, which go on starting
+		}
+		for _, stop := range preps {
+			stop() // a prompt reading its attachments
 		}
 	}
 	if svc.CancelTurn(sessionID) {
 		s.log.Info("turn cancelled by the client", zap.String("session", sessionID))
+	}
+}
+
+// preparing is the context a prompt reads its attachments under: a
+// session/cancel ends it (cancelTurn), as the client's $/cancel_request
+// ends ctx. end forgets it.
+func (s *Server) preparing(ctx context.Context, ss *session) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ss.mu.Lock()
+	ss.prepSeq++
+	n := ss.prepSeq
+	if ss.preparing == nil {
+		ss.preparing = map[uint64]context.CancelFunc{}
+	}
+	ss.preparing[n] = cancel
+	ss.mu.Unlock()
+	return ctx, func() {
+		ss.mu.Lock()
+		delete(ss.preparing, n)
+		ss.mu.Unlock()
+		cancel()
+	}
+}
+
+// refuseStarting refuses what the servers a stopped prompt was starting
+// ask in its session: the session's own servers' questions, and the
+// configured servers' launches (questions of no session, asked in the
+// session whose prompt starts them), which the prompt waits for too. A
+// client that does not answer them cancelled itself (nor the person) left
+// the prompt, and a session/close waiting for it, unanswered.
+func (s *Server) refuseStarting(sessionID string) {
+	b := s.broker()
+	b.RefuseAll(sessionID, ask.ReasonCancelled)
+	if s.askingSession() != sessionID {
+		return
+	}
+	for _, q := range b.Pending(sessionID) {
+		if q.SessionID == "" {
+			b.Refuse(q.ID, ask.ReasonCancelled)
+		}
 	}
 }
 

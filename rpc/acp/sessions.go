@@ -44,7 +44,16 @@ type session struct {
 	// stopped is set by a session/cancel that came before the prompt's
 	// turn started (while its MCP servers started).
 	stopped bool
-	title   string
+	// stopStart ends the prompt's wait for the MCP servers to start (set
+	// while a prompt runs): a session/cancel before its turn began stops
+	// the wait, also for servers another session's prompt is starting.
+	stopStart context.CancelFunc
+	// preparing are the cancels of the prompts still reading their
+	// attachments (a resource_link may wait for the MCP servers to
+	// start), by a number of their own: a session/cancel stops them.
+	preparing map[uint64]context.CancelFunc
+	prepSeq   uint64
+	title     string
 	// mode is the session's mode as kin last said (kin runs the session
 	// for this connection alone, so nothing else changes it).
 	mode permission.Mode
@@ -270,12 +279,23 @@ func handleSessionLoad(ctx context.Context, s *Server, params json.RawMessage) (
 			asker{s}.Asked(q)
 			continue
 		}
+		if q.SessionID == "" && s.askingSession() == p.SessionID {
+			// A configured server's launch, asked in this session (its
+			// prompt waits for it): asked again here, card included.
+			asker{s}.Asked(q)
+			continue
+		}
 		if q.SessionID != p.SessionID {
-			continue // a question of no session (a configured server's launch): asked where it was
+			continue // a question of no session asked in another session: asked where it was
 		}
 		if b, ok := q.Body.(permission.Request); ok {
 			b.RequestID = q.ID
 			q.Body = b
+			if _, synthetic := permissionToolCallID(b); synthetic {
+				// Its card, which the replay does not carry either: the
+				// request is about it.
+				s.update(p.SessionID, syntheticToolCall(b))
+			}
 		}
 		s.reask(q)
 	}
