@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kin-dev/kin/agent"
+	"github.com/kin-dev/kin/agent/boundary"
 	"github.com/kin-dev/kin/agent/tool"
 )
 
@@ -84,21 +85,31 @@ func rawInput(args string) any {
 
 // locationsOf lists the files a call names (its "path" argument, resolved
 // against the session's working directory) and the files its diffs change,
-// so a client can follow along.
+// so a client can follow along. Only files below the working directory
+// (symlinks resolved) whose names do not say they hold secrets: a client
+// following the agent (Zed) opens a location on screen as the call is
+// announced, before the person is asked about reading it, and the model
+// names any path it likes (~/.aws/credentials, a .env).
 func locationsOf(c agent.ToolCall, args map[string]any, cwd string) []Location {
 	var out []Location
+	if cwd == "" {
+		return nil
+	}
+	top := boundary.RealPath(filepath.Clean(cwd))
 	seen := map[string]bool{}
 	add := func(p string) {
 		if p == "" {
 			return
 		}
 		if !filepath.IsAbs(p) {
-			if cwd == "" {
-				return
-			}
 			p = filepath.Join(cwd, p)
 		}
 		p = filepath.Clean(p)
+		real := boundary.RealPath(p)
+		rel, err := filepath.Rel(top, real)
+		if !boundary.Within(top, real) || err != nil || boundary.SecretName(filepath.ToSlash(rel)) != "" {
+			return
+		}
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, Location{Path: p})
