@@ -16,21 +16,7 @@ import (
 // stopped by session/cancel as one of the session's own servers is: the
 // client that cancelled need not answer the launch for its prompt to end.
 func TestCancelWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *testing.T) {
-	w := newWorld(t)
-	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
-	w.write(".kin/mcp.json", string(cfg))
-	c := w.connect(nil)
-	c.initialize(nil)
-	asked, never := make(chan struct{}, 4), make(chan struct{})
-	t.Cleanup(func() { close(never) })
-	c.on(MethodRequestPermission, func(json.RawMessage) (any, error) {
-		asked <- struct{}{}
-		<-never // nobody answers
-		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
-	})
+	c, asked := launchWaits(t)
 	var res NewSessionResponse
 	c.call(MethodSessionNew, map[string]any{"cwd": c.ws, "mcpServers": []any{}}, &res)
 	p := c.promptAsync(res.SessionID, text("hi"))
@@ -42,21 +28,7 @@ func TestCancelWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *testing.T) 
 // The same prompt withdrawn with $/cancel_request: its launch question is
 // refused and it answers cancelled.
 func TestCancelRequestWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *testing.T) {
-	w := newWorld(t)
-	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
-	w.write(".kin/mcp.json", string(cfg))
-	c := w.connect(nil)
-	c.initialize(nil)
-	asked, never := make(chan struct{}, 4), make(chan struct{})
-	t.Cleanup(func() { close(never) })
-	c.on(MethodRequestPermission, func(json.RawMessage) (any, error) {
-		asked <- struct{}{}
-		<-never // nobody answers
-		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
-	})
+	c, asked := launchWaits(t)
 	sid := c.newSession()
 	call, err := c.conn.DispatchCall(context.Background(), MethodSessionPrompt,
 		map[string]any{"sessionId": sid, "prompt": []any{text("hi")}}, jsonrpc2.PickID(jsonrpc2.ID{Str: "prompt_1", IsString: true}))
@@ -80,40 +52,56 @@ func TestCancelRequestWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *test
 // session's prompt is starting; session/cancel of it answers it cancelled
 // at once, however long the other session's launch waits.
 func TestCancelWhileWaitingForAnotherSessionsLaunchAnswersCancelled(t *testing.T) {
-	w := newWorld(t)
-	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
-	w.write(".kin/mcp.json", string(cfg))
-	c := w.connect(nil)
-	c.initialize(nil)
-	asked, never := make(chan struct{}, 4), make(chan struct{})
-	t.Cleanup(func() { close(never) })
-	c.on(MethodRequestPermission, func(json.RawMessage) (any, error) {
-		asked <- struct{}{}
-		<-never // nobody answers
-		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
-	})
+	c, asked := launchWaits(t)
 	a, b := c.newSession(), c.newSession()
 	c.promptAsync(a, text("hi"))
 	<-asked
 	p := c.promptAsync(b, text("hi too"))
-	time.Sleep(100 * time.Millisecond) // b's prompt waits for a's servers
-	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: b})
-	p.wantCancelled(t, "session/cancel while it waited for another session's launch")
+	// b's prompt comes to wait for a's servers at a moment nothing shows:
+	// a cancel sent before it waits finds no prompt, so it is sent again
+	// until the prompt answers (on main it never did).
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for giveUp := time.After(30 * time.Second); ; {
+		c.notify(NotifySessionCancel, SessionIDRequest{SessionID: b})
+		select {
+		case res := <-p.res:
+			if res.StopReason != StopCancelled {
+				t.Errorf("the prompt answered %q, want cancelled", res.StopReason)
+			}
+			return
+		case err := <-p.err:
+			t.Fatalf("the prompt failed: %v", err)
+		case <-giveUp:
+			t.Fatal("session/cancel while it waited for another session's launch: the prompt was never answered")
+		case <-tick.C:
+		}
+	}
 }
 
 // A prompt whose resource_link waits for the configured servers to start
 // (to learn whether one offers it) is stopped by session/cancel as well.
 func TestCancelWhileAResourceLinkWaitsForALaunchAnswersCancelled(t *testing.T) {
+	c, asked := launchWaits(t)
+	sid := c.newSession()
+	p := c.promptAsync(sid, text("see"), map[string]any{"type": "resource_link", "name": "n", "uri": "notes://x"})
+	<-asked
+	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
+	p.wantCancelled(t, "session/cancel while its resource_link waited for a launch")
+}
+
+// launchWaits is a connected, initialized client in a workspace whose
+// .kin/mcp.json names a server whose launch approval the client never
+// answers; asked gets a value each time kin asks it.
+func launchWaits(t *testing.T) (c *client, asked chan struct{}) {
+	t.Helper()
 	w := newWorld(t)
 	if err := os.MkdirAll(filepath.Join(w.ws, ".kin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"never": map[string]any{"command": "/bin/true"}}})
 	w.write(".kin/mcp.json", string(cfg))
-	c := w.connect(nil)
+	c = w.connect(nil)
 	c.initialize(nil)
 	asked, never := make(chan struct{}, 4), make(chan struct{})
 	t.Cleanup(func() { close(never) })
@@ -122,9 +110,5 @@ func TestCancelWhileAResourceLinkWaitsForALaunchAnswersCancelled(t *testing.T) {
 		<-never // nobody answers
 		return nil, &jsonrpc2.Error{Code: -32603, Message: "gone"}
 	})
-	sid := c.newSession()
-	p := c.promptAsync(sid, text("see"), map[string]any{"type": "resource_link", "name": "n", "uri": "notes://x"})
-	<-asked
-	c.notify(NotifySessionCancel, SessionIDRequest{SessionID: sid})
-	p.wantCancelled(t, "session/cancel while its resource_link waited for a launch")
+	return c, asked
 }
