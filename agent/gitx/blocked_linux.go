@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // blockedOn is the FIFO or device a git (pid, or a git it started) waits
@@ -25,7 +27,7 @@ func blockedOn(pid int) (path string, known bool) {
 		return "", false
 	}
 	nrs := syscallNrs[runtime.GOARCH]
-	pids := append([]int{pid}, descendants(pid)...)
+	pids := append([]int{pid}, reaper.Descendants(pid)...)
 	for i, p := range pids {
 		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
 		if err != nil {
@@ -146,41 +148,4 @@ func cString(mem string, addr uint64) string {
 		return string(buf[:i])
 	}
 	return ""
-}
-
-// descendants are the processes pid started, and theirs.
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			children[pp] = append(children[pp], p)
-		}
-	}
-	var out []int
-	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
-		out = append(out, queue[0])
-		queue = append(queue, children[queue[0]]...)
-	}
-	return out
 }

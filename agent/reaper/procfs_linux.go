@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -107,6 +109,46 @@ func childrenOf(pid int) ([]int, bool) {
 	}
 	return out, true
 }
+
+// Descendants lists the processes below pid (not pid itself), read from
+// the children lists of their threads, or from all of /proc where those
+// lists cannot be read. Processes that end meanwhile are left out.
+func Descendants(pid int) []int {
+	fromAll := func() []int {
+		var out []int
+		for _, p := range readAll().descendants(pid) {
+			out = append(out, p.pid)
+		}
+		return out
+	}
+	if !childrenListed() {
+		return fromAll()
+	}
+	var out []int
+	seen := map[int]bool{pid: true}
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		kids, ok := childrenOf(queue[0])
+		if !ok {
+			return fromAll()
+		}
+		for _, c := range kids {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// childrenListed reports whether the kernel keeps children lists
+// (CONFIG_PROC_CHILDREN): without them childrenOf of another process than
+// kin finds no file and so, wrongly, no children.
+var childrenListed = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/thread-self/children")
+	return err == nil
+})
 
 // readAll reads every process in /proc.
 func readAll() table {
