@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 )
 
 // Rollback is what a turn/rollback did: the turns that left the
@@ -105,31 +106,20 @@ func (r *Reader) Close() error { return r.f.Close() }
 // rollback marks the page's items of the turns a rollback took out, and
 // takes a rollback's outcome to the item of its first record, which shows
 // it unfinished until then (rollbackItem); it reports whether r was such an
-// outcome, which then has no item of its own. Like a result, the outcome
-// changes an item before it, wherever the page's cursor is.
+// outcome, which then has no item of its own.
 func (p *pager) rollback(r Record) bool {
 	p.markRolledBack(r.Rollback)
 	if r.Rollback == nil {
 		return false
 	}
-	if r.Status == RollbackStarted {
-		p.started, p.startedItem = r.Rollback.Turns, -1 // the item, if any, is taken
-		return false
-	}
-	if p.started == nil || !slices.Equal(p.started, r.Rollback.Turns) {
-		return false // a log from before first records: the outcome is the item
-	}
-	if it := p.slot(p.startedItem); it != nil {
-		it.item.Rollback = r.Rollback
-	}
-	p.started = nil
-	return true
+	return p.outcome(&p.rolling, r.Status == RollbackStarted, strings.Join(r.Rollback.Turns, "\x00"),
+		func(h *HistoryItem) { h.Rollback = r.Rollback })
 }
 
 // rollbackItem is a rollback record's history item; k is its item number.
 func (p *pager) rollbackItem(r Record, k int) HistoryItem {
 	if r.Status == RollbackStarted && r.Rollback != nil {
-		p.startedItem = k
+		p.rolling.item = k
 		return HistoryItem{Type: TypeRollback, Rollback: Unfinished(r.Rollback.Turns)}
 	}
 	return HistoryItem{Type: TypeRollback, Rollback: r.Rollback}

@@ -23,30 +23,18 @@ func UnfinishedUndo(u *Undo) *Undo {
 
 // undo takes an undo's outcome to the item of its first record, which
 // shows it unfinished until then (undoItem); it reports whether r was such
-// an outcome, which then has no item of its own. Like a result, the
-// outcome changes an item before it, wherever the page's cursor is.
+// an outcome, which then has no item of its own.
 func (p *pager) undo(r Record) bool {
 	if r.Undo == nil {
 		return false
 	}
-	if r.Status == UndoStarted {
-		p.undoing, p.undoingItem = r.Undo.TurnID, -1 // the item, if any, is taken
-		return false
-	}
-	if p.undoing == "" || p.undoing != r.Undo.TurnID {
-		return false // a log from before first records: the outcome is the item
-	}
-	if it := p.slot(p.undoingItem); it != nil {
-		it.item.Undo = r.Undo
-	}
-	p.undoing = ""
-	return true
+	return p.outcome(&p.undoing, r.Status == UndoStarted, r.Undo.TurnID, func(h *HistoryItem) { h.Undo = r.Undo })
 }
 
 // undoItem is an undo record's history item; k is its item number.
 func (p *pager) undoItem(r Record, k int) HistoryItem {
 	if r.Status == UndoStarted && r.Undo != nil {
-		p.undoingItem = k
+		p.undoing.item = k
 		return HistoryItem{Type: TypeUndo, Undo: UnfinishedUndo(r.Undo)}
 	}
 	return HistoryItem{Type: TypeUndo, Undo: r.Undo}

@@ -289,14 +289,40 @@ type pager struct {
 	n      int            // items taken so far
 	calls  map[string]int // call id -> item number, while in the ring
 	assist int            // item number of the latest assistant item, -1 none
-	// started are the turns of a rollback's first record whose outcome
-	// has not come (nil: none), startedItem its item number (-1: none).
-	started     []string
-	startedItem int
-	// undoing is the turn of an undo's first record whose outcome has not
-	// come ("": none), undoingItem its item number (-1: none).
-	undoing     string
-	undoingItem int
+	// rolling and undoing are a rollback's and an undo's first record
+	// whose outcome has not come yet.
+	rolling, undoing firstRecord
+}
+
+// firstRecord is the first of a record written in two steps (a rollback's
+// or an undo's "started"), while its outcome has not come: key names what
+// it is of (the turns, the turn), item is its history item's number (-1:
+// none on the page).
+type firstRecord struct {
+	key  string
+	open bool
+	item int
+}
+
+// outcome takes a two-step record to history: a first record (started)
+// opens f, and the outcome of the same key then changes the first one's
+// item (set) instead of making its own; it reports whether r was such an
+// outcome. Like a result, the outcome changes an item before it, wherever
+// the page's cursor is. An outcome with no first record (a log from before
+// first records) is its own item.
+func (p *pager) outcome(f *firstRecord, started bool, key string, set func(*HistoryItem)) bool {
+	if started {
+		*f = firstRecord{key: key, open: true, item: -1} // the item, if any, is taken
+		return false
+	}
+	if !f.open || f.key != key {
+		return false
+	}
+	f.open = false
+	if it := p.slot(f.item); it != nil {
+		set(&it.item)
+	}
+	return true
 }
 
 type pageItem struct {
