@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.uber.org/zap"
-
 	"github.com/kin-dev/kin/agent/checkpoint"
 	"github.com/kin-dev/kin/agent/session"
 )
@@ -66,12 +64,8 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 	// next says the rollback may be unfinished, instead of showing the
 	// model turns as done over files that were put back.
 	start := session.Record{Type: session.TypeRollback, Status: session.RollbackStarted, Rollback: &session.Rollback{Turns: turns}}
-	if _, err := sess.append(start); err != nil {
-		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+	if err := sess.appendSynced(start); err != nil {
 		return session.Rollback{}, fmt.Errorf("kin could not record the rollback, so it rolled nothing back: %w", err)
-	}
-	if err := sess.sync(); err != nil {
-		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 	}
 	sess.rolledBack(c, turns)
 	rb := session.Rollback{Turns: turns}
@@ -106,17 +100,13 @@ func (s *Service) Rollback(ctx context.Context, sessionID string, n int, default
 		s.rollbackRestored()
 	}
 	outcome := session.Record{Type: session.TypeRollback, Rollback: &rb}
-	if _, err := sess.append(outcome); err != nil {
-		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+	if err := sess.appendSynced(outcome); err != nil {
 		// Owed: the conversation has it now, the log before its next
 		// record (a kin stopped first says the rollback is unfinished).
 		sess.owe(outcome)
 		// The answer carries only this error (turn/rollback answers one or
 		// the other), so it says itself which files went back.
 		return rb, fmt.Errorf("kin put back %s, and the model no longer sees those turns, but kin could not record what it put back: %w", restoredText(rb), err)
-	}
-	if err := sess.sync(); err != nil {
-		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 	}
 	return rb, nil
 }

@@ -445,6 +445,21 @@ func (sess *Session) owe(r session.Record) {
 	}
 }
 
+// appendSynced appends r and makes it durable, for a record the next step
+// depends on (a rollback's or an undo's first record and its outcome): a
+// write that fails is logged and returned; a sync that fails is logged only
+// (the record is written, only a power cut could lose it).
+func (sess *Session) appendSynced(r session.Record) error {
+	if _, err := sess.append(r); err != nil {
+		sess.svc.log.Error("session log write failed", zap.String("session", sess.id), zap.Error(err))
+		return err
+	}
+	if err := sess.sync(); err != nil {
+		sess.svc.log.Error("session log sync failed", zap.String("session", sess.id), zap.Error(err))
+	}
+	return nil
+}
+
 // sync makes what was appended durable.
 func (sess *Session) sync() error {
 	sess.wmu.Lock()

@@ -99,7 +99,7 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 	if _, err := sess.conversation(); err != nil {
 		return session.Undo{}, fmt.Errorf("reading the session log: %w", err)
 	}
-	u, err := s.checkpoints.UndoWith(ctx, sessionID, turnID, s.frontFiles(sessionID), sess.undoing(sessionID))
+	u, err := s.checkpoints.UndoWith(ctx, sessionID, turnID, s.frontFiles(sessionID), sess.undoing())
 	switch {
 	case errors.Is(err, checkpoint.ErrNothingToUndo), errors.Is(err, checkpoint.ErrNoCheckpoint), errors.Is(err, checkpoint.ErrUndone):
 		return session.Undo{}, fmt.Errorf("%w: %v", ErrNothingToUndo, err)
@@ -111,13 +111,10 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 		s.undoRestored()
 	}
 	outcome := session.Record{Type: session.TypeUndo, Undo: &u}
-	if _, rerr := sess.append(outcome); rerr != nil {
-		s.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(rerr))
+	if rerr := sess.appendSynced(outcome); rerr != nil {
 		// Owed: the conversation has it now, the log before its next
 		// record (a kin stopped first says the undo is unfinished).
 		sess.owe(outcome)
-	} else if rerr := sess.sync(); rerr != nil {
-		s.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(rerr))
 	}
 	return u, err
 }
@@ -127,7 +124,7 @@ func (s *Service) Undo(ctx context.Context, sessionID, turnID string, defaultRoo
 // so a kin stopped while it puts files back leaves a log that says the
 // undo is unfinished; and a turn whose undo the log shows unfinished can
 // be undone again (its checkpoint may say undone already).
-func (sess *Session) undoing(sessionID string) checkpoint.Undoing {
+func (sess *Session) undoing() checkpoint.Undoing {
 	return checkpoint.Undoing{
 		Unfinished: func(turnID string) bool {
 			sess.wmu.Lock()
@@ -140,12 +137,8 @@ func (sess *Session) undoing(sessionID string) checkpoint.Undoing {
 		Start: func(turnID string) error {
 			start := session.Record{Type: session.TypeUndo, Status: session.UndoStarted,
 				Undo: &session.Undo{TurnID: turnID, Question: sess.question(turnID), Restored: []string{}}}
-			if _, err := sess.append(start); err != nil {
-				sess.svc.log.Error("session log write failed", zap.String("session", sessionID), zap.Error(err))
+			if err := sess.appendSynced(start); err != nil {
 				return fmt.Errorf("kin could not record the undo, so it put nothing back: %w", err)
-			}
-			if err := sess.sync(); err != nil {
-				sess.svc.log.Error("session log sync failed", zap.String("session", sessionID), zap.Error(err))
 			}
 			return nil
 		},
