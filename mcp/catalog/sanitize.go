@@ -35,14 +35,19 @@ func Strip(s string) string { return visible.Strip(s) }
 func Sanitize(s string) (text string, flagged bool) {
 	s = strings.TrimSpace(Strip(s))
 	flagged = Suspicious(s)
-	if len(s) > MaxDescription {
-		cut := MaxDescription
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + " […]"
+	return Cap(s, MaxDescription), flagged
+}
+
+// Cap cuts s to at most n bytes (on a character boundary), marked " […]".
+func Cap(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s, flagged
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " […]"
 }
 
 // Suspicious reports injected-override phrasing in already stripped text.

@@ -69,7 +69,7 @@ func (s *server) ask(ctx context.Context, call *tool.Env, p *mcp.ElicitParams) *
 		}
 	}()
 	// Redacted before it is cut: a secret cut in two no longer matches.
-	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: capText(catalog.Strip(s.Redact(p.Message)), MaxQuestionText), ElicitationID: p.ElicitationID}
+	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: catalog.Cap(catalog.Strip(s.Redact(p.Message)), MaxQuestionText), ElicitationID: p.ElicitationID}
 	if call != nil {
 		r.SessionID, r.TurnID, r.CallID = call.SessionID, call.TurnID, call.CallID
 	}
@@ -125,18 +125,6 @@ const (
 	MaxFormFields   = 64
 	MaxChoices      = 1000
 )
-
-// capText cuts s to at most n bytes (on a character boundary), marked.
-func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + " […]"
-}
 
 // MaxOpenQuestions is the most questions of one server open before the
 // person at once (parallel calls of one server may each ask one).
