@@ -132,7 +132,12 @@ func Run(ctx context.Context, o Options) int {
 		}
 	}
 	notes := newQueue()
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}),
+	// The connection outlives ctx: jsonrpc2 closes a connection whose
+	// context ends, and a second Close does not wait for the first, so a
+	// kin chat ended by SIGTERM (ctx) exited while its service was still
+	// shutting down (writing the session and the day's usage after kin chat
+	// had gone). shutdown ends the connection instead, politely.
+	conn := jsonrpc2.NewConn(context.WithoutCancel(ctx), jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{}),
 		handler{notes}, connOpts(o)...)
 
 	u := &ui{
@@ -1177,5 +1182,8 @@ func (u *ui) shutdown() {
 		}
 	}
 	_ = u.conn.Close()
+	// The connection may have been closed already (the service stopped):
+	// closing the service itself waits for it to exit, whoever closed first.
+	_ = u.rwc.Close()
 	u.scr.endLine()
 }

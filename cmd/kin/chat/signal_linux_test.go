@@ -3,6 +3,9 @@
 package chat_test
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -12,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // kin chat keeps the terminal raw while it runs. Ended by SIGTERM (kill, a
@@ -34,12 +38,23 @@ func TestBinaryEditorSIGTERMRestoresTheTerminal(t *testing.T) {
 	}
 	term.typeIn("think\r")
 	term.await("Assistant> Thinking", 1)
+	service := reaper.Descendants(term.cmd.Process.Pid)
+	if len(service) == 0 {
+		t.Fatal("kin chat runs no service")
+	}
 	if err := term.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	err = term.waitExit()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
 		t.Errorf("kin chat exited with %v, want 143", err)
+	}
+	// kin chat waits for its service to end: one still running wrote the
+	// session and the day's usage after kin chat had gone
+	for _, pid := range service {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
+			t.Errorf("process %d of kin chat's service still runs after kin chat exited: %s", pid, stat)
+		}
 	}
 	tio, err = unix.IoctlGetTermios(int(term.master.Fd()), unix.TCGETS)
 	if err != nil {
