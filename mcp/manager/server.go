@@ -376,13 +376,18 @@ func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[strin
 	return r, known
 }
 
-// connect dials and discovers, bounded to connect.ConnectTimeout, or to
-// oauth.SignInTimeout when the connect may have to wait for the person to
-// sign in (an OAuth server without a usable stored sign-in).
+// connect dials and discovers, bounded to connect.ConnectTimeout (or
+// Options.ConnectTimeout), or to oauth.SignInTimeout when the connect may
+// have to wait for the person to sign in (an OAuth server without a usable
+// stored sign-in).
 func (s *server) connect(ctx context.Context, life context.Context) {
-	timeout := s.m.oauth.ConnectTimeout(s.cfg, connect.ConnectTimeout)
+	base := connect.ConnectTimeout
+	if s.m.opts.ConnectTimeout > 0 {
+		base = s.m.opts.ConnectTimeout
+	}
+	timeout := s.m.oauth.ConnectTimeout(s.cfg, base)
 	s.set(StateConnecting, "")
-	if timeout <= connect.ConnectTimeout { // longer: it may wait for a person to sign in
+	if timeout <= base { // longer: it may wait for a person to sign in
 		s.mu.Lock()
 		s.markConnecting(s.state == StateConnecting, time.Now().Add(timeout))
 		s.mu.Unlock()
