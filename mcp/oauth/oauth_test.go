@@ -65,7 +65,7 @@ func TestFullSignInThenToolCall(t *testing.T) {
 	if c := w.as.Counts(); c.Registrations != 1 || c.Authorizes != 1 || c.Exchanges != 1 {
 		t.Errorf("counts = %+v", c)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a guard against a hang
 	for len(h.browser.Pages()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond) // the browser reads the page after kin has the code
 	}
