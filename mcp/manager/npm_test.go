@@ -68,18 +68,7 @@ const everything = "@modelcontextprotocol/server-everything"
 // 10 s and more to start one on a loaded 2-core machine (CI runs every
 // package at once), past connect.ConnectTimeout. The tests are about what
 // kin does with the servers, not how fast Node starts them.
-const npmStart = 2 * time.Minute
-
-// setupNPM is setup for a manager of npm servers: connects bounded by
-// npmStart.
-func setupNPM(t *testing.T, h *host, servers map[string]any) *manager.Manager {
-	t.Helper()
-	home := t.TempDir()
-	writeConfig(t, home, servers)
-	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ConnectTimeout: npmStart})
-	t.Cleanup(m.Close)
-	return m
-}
+const npmStart = patientConnect
 
 func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 	t.Helper()
@@ -168,7 +157,7 @@ func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 func TestNPMEverythingStdio(t *testing.T) {
 	bin := npmBin(t, everything, "mcp-server-everything")
 	h := &host{}
-	m := setupNPM(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
+	m := setupPatient(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
 	m.Start(context.Background())
 	if r := state(m, "everything"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -220,7 +209,7 @@ func TestNPMEverythingStreamableHTTP(t *testing.T) {
 		}
 	}
 	h := &host{}
-	m := setupNPM(t, h, map[string]any{"ev": map[string]any{"type": "http", "url": url}})
+	m := setupPatient(t, h, map[string]any{"ev": map[string]any{"type": "http", "url": url}})
 	m.Start(context.Background())
 	if r := state(m, "ev"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -235,7 +224,7 @@ func TestNPMFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &host{}
-	m := setupNPM(t, h, map[string]any{"files": map[string]any{"command": bin, "args": []string{dir}}})
+	m := setupPatient(t, h, map[string]any{"files": map[string]any{"command": bin, "args": []string{dir}}})
 	m.Start(context.Background())
 	if r := state(m, "files"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -257,7 +246,7 @@ func TestNPMFilesystem(t *testing.T) {
 func TestNPMEverythingPrompts(t *testing.T) {
 	bin := npmBin(t, everything, "mcp-server-everything")
 	h := &host{}
-	m := setupNPM(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
+	m := setupPatient(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
 	m.Start(context.Background())
 	if r := state(m, "everything"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
