@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/mcp/mcptest"
@@ -24,6 +25,10 @@ func TestDeepStructuredContentIsNotIndented(t *testing.T) {
 			"structuredContent": map[string]any{"a": json.RawMessage("[" + strings.Repeat(deep+",", 49) + deep + "]"), "s": "[[{ \"]"}}, nil
 	}}
 	b := dial(t, mcptest.HTTPConfig("raw", mcptest.ServeHTTPHandler(t, raw).URL, nil))
+	// The SDK's decoding of the reply takes seconds of CPU under the race
+	// detector, past DefaultTimeout on a loaded machine (CI runs every
+	// package at once): this test is about memory, not speed.
+	b.timeout = 10 * time.Minute
 	tl := tools(t, b, false)["echo"]
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

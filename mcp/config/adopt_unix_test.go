@@ -25,7 +25,7 @@ func TestAdoptNeverWaitsOnAFIFO(t *testing.T) {
 		if err == nil {
 			t.Error("Adopt of a FIFO worked")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // "forever", on a loaded machine too
 		t.Fatal("Adopt waits on the FIFO")
 	}
 }

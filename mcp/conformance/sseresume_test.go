@@ -56,7 +56,7 @@ func pollingServer(t *testing.T) (url string, calls *atomic.Int32) {
 
 func callSlow(t *testing.T, cs *mcp.ClientSession, calls *atomic.Int32) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard against a hang
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
 	if err != nil {

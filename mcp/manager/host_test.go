@@ -120,6 +120,22 @@ func setup(t *testing.T, h *host, servers map[string]any, extraEnv map[string]st
 	return m, home
 }
 
+// patientConnect bounds connects in setupPatient.
+const patientConnect = 2 * time.Minute
+
+// setupPatient is setup for tests whose connects take long on a loaded
+// machine (Node starting an npm server, a megabyte's tool list under the
+// race detector), past connect.ConnectTimeout, when what they test is not
+// that bound: connects are bounded by patientConnect.
+func setupPatient(t *testing.T, h *host, servers map[string]any) *manager.Manager {
+	t.Helper()
+	home := t.TempDir()
+	writeConfig(t, home, servers)
+	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ConnectTimeout: patientConnect})
+	t.Cleanup(m.Close)
+	return m
+}
+
 func writeConfig(t *testing.T, home string, servers map[string]any) {
 	t.Helper()
 	b, err := json.MarshalIndent(map[string]any{"mcpServers": servers}, "", "  ")
@@ -159,10 +175,10 @@ func toolNamed(m *manager.Manager, name string) *calltool.Tool {
 	return nil
 }
 
-// eventually polls f for up to 10 s.
+// eventually polls f for up to a minute.
 func eventually(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a guard against a hang: a loaded machine is slow
 	for !f() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

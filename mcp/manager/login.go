@@ -77,6 +77,7 @@ func (m *Manager) Login(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	defer m.work.Done()
 	return s.login(ctx)
 }
 
@@ -89,6 +90,7 @@ func (m *Manager) Logout(name string) error {
 	if err != nil {
 		return err
 	}
+	defer m.work.Done()
 	s.stop(false)
 	if err := m.oauth.Logout(s.cfg); err != nil {
 		return err
@@ -97,12 +99,22 @@ func (m *Manager) Logout(name string) error {
 	return nil
 }
 
-// loginServer finds a server that can sign in with OAuth.
-func (m *Manager) loginServer(name string) (*server, error) {
+// loginServer finds a server that can sign in with OAuth. When it finds
+// one, it counts the call as work under way (Close waits for it): the
+// caller calls m.work.Done when it ends.
+func (m *Manager) loginServer(name string) (s *server, err error) {
 	m.mu.Lock()
-	s := m.servers[name]
+	s = m.servers[name]
 	closed := m.closed
+	if !closed {
+		m.work.Add(1)
+	}
 	m.mu.Unlock()
+	defer func() {
+		if err != nil && !closed {
+			m.work.Done()
+		}
+	}()
 	switch {
 	case closed:
 		return nil, errors.New("the MCP servers are shut down")

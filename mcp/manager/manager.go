@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -36,6 +37,14 @@ type Manager struct {
 	cfg     *config.Config
 	servers map[string]*server
 	closed  bool
+	// shut mirrors closed for server.begin, which runs under the server's
+	// lock and so cannot take mu: a server stopped by Close never starts
+	// again.
+	shut atomic.Bool
+	// work counts the Start, Apply and Login calls under way; Close waits
+	// for them, so no server's connect (a stdio server's process) outlives
+	// it. Added to only under mu while not closed.
+	work sync.WaitGroup
 	// loaded is set by Load until Start has its servers: List shows the
 	// enabled ones as connecting, not as edited since the last apply.
 	loaded bool
@@ -198,6 +207,8 @@ func (m *Manager) apply(ctx context.Context, cfg *config.Config) {
 		m.mu.Unlock()
 		return
 	}
+	m.work.Add(1)
+	defer m.work.Done()
 	old := m.servers
 	next := map[string]*server{}
 	var stopRemoved, stopChanged, start []*server
@@ -270,13 +281,18 @@ func sameOAuth(a, b *config.OAuth) bool {
 }
 
 // Close stops every server (a stdio server's whole process group, reaped)
-// and refuses later Start and Apply calls.
+// and refuses later Start and Apply calls. It returns once the Start,
+// Apply and Login calls under way have ended too: a server that was still
+// connecting is stopped by its connect, which Close waits for (else kin
+// could exit with the process it spawned still running).
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
+	m.shut.Store(true)
 	all := slices.Collect(maps.Values(m.servers))
 	m.mu.Unlock()
 	parallel(all, func(s *server) { s.stop(false) })
+	m.work.Wait()
 }
 
 // Tools implements tool.Source: the vetted tools of every connected

@@ -3,8 +3,11 @@ package manager_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -215,5 +218,47 @@ func TestSecretCanary(t *testing.T) {
 	}
 	if !strings.Contains(string(rows), "Bearer ●●●●") {
 		t.Errorf("masked header missing from rows: %s", rows)
+	}
+}
+
+// Close while a stdio server is still starting (it has not answered
+// initialize) returns only once that start has ended and the server's
+// process is reaped: else kin could exit, and a test's TempDir be removed,
+// with the process it spawned still running. The server ignores SIGTERM
+// and its stdin, so stopping it takes the whole stop sequence, seconds
+// that Close must wait for.
+func TestCloseWaitsForAServerStillStarting(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	entry := stdioEntry(t, "mute")
+	entry["env"].(map[string]string)["KIN_MCPTEST_PROBE"] = pidFile
+	h := &host{}
+	m, _ := setup(t, h, map[string]any{"mute": entry}, nil)
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		m.Start(context.Background())
+	}()
+	var pid int
+	eventually(t, "the server's pid", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(string(b))
+		return err == nil
+	})
+	m.Close()
+	select {
+	case <-started:
+	default:
+		t.Error("Close returned while Start was still connecting the server")
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the server (pid %d) was not reaped when Close returned (signal 0: %v)", pid, err)
+	}
+	<-started
+	if st := state(m, "mute"); st.State == manager.StateConnected {
+		t.Fatalf("connected after Close: %+v", st)
 	}
 }

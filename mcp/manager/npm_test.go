@@ -64,6 +64,12 @@ func npmBin(t *testing.T, pkg, bin string) string {
 
 const everything = "@modelcontextprotocol/server-everything"
 
+// npmStart bounds the start of an npm server in these tests: Node takes
+// 10 s and more to start one on a loaded 2-core machine (CI runs every
+// package at once), past connect.ConnectTimeout. The tests are about what
+// kin does with the servers, not how fast Node starts them.
+const npmStart = patientConnect
+
 func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 	t.Helper()
 	pre := "mcp__" + name + "__"
@@ -151,7 +157,7 @@ func checkEverything(t *testing.T, h *host, m *manager.Manager, name string) {
 func TestNPMEverythingStdio(t *testing.T) {
 	bin := npmBin(t, everything, "mcp-server-everything")
 	h := &host{}
-	m, _ := setup(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}}, nil)
+	m := setupPatient(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
 	m.Start(context.Background())
 	if r := state(m, "everything"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -177,20 +183,33 @@ func TestNPMEverythingStreamableHTTP(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		<-exited
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	eventually(t, "the http server", func() bool {
+	for deadline := time.Now().Add(npmStart); ; time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
+			break
 		}
-		return err == nil
-	})
+		select {
+		case <-exited:
+			t.Fatalf("the http server exited before it listened on port %d", port)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the http server did not listen within %s: %v", npmStart, err)
+		}
+	}
 	h := &host{}
-	m, _ := setup(t, h, map[string]any{"ev": map[string]any{"type": "http", "url": url}}, nil)
+	m := setupPatient(t, h, map[string]any{"ev": map[string]any{"type": "http", "url": url}})
 	m.Start(context.Background())
 	if r := state(m, "ev"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -205,7 +224,7 @@ func TestNPMFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &host{}
-	m, _ := setup(t, h, map[string]any{"files": map[string]any{"command": bin, "args": []string{dir}}}, nil)
+	m := setupPatient(t, h, map[string]any{"files": map[string]any{"command": bin, "args": []string{dir}}})
 	m.Start(context.Background())
 	if r := state(m, "files"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)
@@ -227,7 +246,7 @@ func TestNPMFilesystem(t *testing.T) {
 func TestNPMEverythingPrompts(t *testing.T) {
 	bin := npmBin(t, everything, "mcp-server-everything")
 	h := &host{}
-	m, _ := setup(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}}, nil)
+	m := setupPatient(t, h, map[string]any{"everything": map[string]any{"command": bin, "args": []string{"stdio"}}})
 	m.Start(context.Background())
 	if r := state(m, "everything"); r.State != manager.StateConnected {
 		t.Fatalf("not connected: %+v %v", r, h.notices)

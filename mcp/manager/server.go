@@ -261,7 +261,9 @@ func (s *server) fail(st State, msg string) {
 	s.m.host.Notice(LevelWarning, fmt.Sprintf("MCP server %s %s: %s", s.disp.Name, verb, msg))
 }
 
-// begin makes the server startable again and returns its lifetime context.
+// begin makes the server startable again and returns its lifetime context;
+// once the manager is closed the context is already cancelled (Close may
+// have stopped the server before a start or login under way got here).
 func (s *server) begin() context.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -269,6 +271,11 @@ func (s *server) begin() context.Context {
 		s.kill()
 	}
 	s.life, s.kill = context.WithCancel(context.Background())
+	if s.m.shut.Load() {
+		s.kill()
+		s.stopped = true
+		return s.life
+	}
 	s.stopped = false
 	return s.life
 }
@@ -281,6 +288,9 @@ func (s *server) start(ctx context.Context) {
 		return
 	}
 	life := s.begin()
+	if life.Err() != nil {
+		return // the manager is closed
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopWatch := context.AfterFunc(life, cancel)
@@ -366,13 +376,18 @@ func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[strin
 	return r, known
 }
 
-// connect dials and discovers, bounded to connect.ConnectTimeout, or to
-// oauth.SignInTimeout when the connect may have to wait for the person to
-// sign in (an OAuth server without a usable stored sign-in).
+// connect dials and discovers, bounded to connect.ConnectTimeout (or
+// Options.ConnectTimeout), or to oauth.SignInTimeout when the connect may
+// have to wait for the person to sign in (an OAuth server without a usable
+// stored sign-in).
 func (s *server) connect(ctx context.Context, life context.Context) {
-	timeout := s.m.oauth.ConnectTimeout(s.cfg, connect.ConnectTimeout)
+	base := connect.ConnectTimeout
+	if s.m.opts.ConnectTimeout > 0 {
+		base = s.m.opts.ConnectTimeout
+	}
+	timeout := s.m.oauth.ConnectTimeout(s.cfg, base)
 	s.set(StateConnecting, "")
-	if timeout <= connect.ConnectTimeout { // longer: it may wait for a person to sign in
+	if timeout <= base { // longer: it may wait for a person to sign in
 		s.mu.Lock()
 		s.markConnecting(s.state == StateConnecting, time.Now().Add(timeout))
 		s.mu.Unlock()

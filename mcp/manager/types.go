@@ -139,4 +139,8 @@ type Options struct {
 	// ListenTimeout bounds the wait for a server's acknowledgement of the
 	// list-change subscription (tests); 0 means connect.ListenTimeout.
 	ListenTimeout time.Duration
+	// ConnectTimeout bounds a server's connect and tool discovery (tests
+	// that start real npm servers on a loaded machine); 0 means
+	// connect.ConnectTimeout.
+	ConnectTimeout time.Duration
 }

@@ -47,7 +47,7 @@ func TestAnEndedConnectionLeavesNoResourceWatch(t *testing.T) {
 		if err := n.Touch(ctx, "notes://readme"); err != nil {
 			t.Fatal(err)
 		}
-		for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for end := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // a guard against a hang
 			if _, told := watchedConns(m); told > 0 {
 				break
 			}

@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +48,9 @@ func ServeIfAsked() {
 //	setsid-sleeper like sleeper, but the sleep leaves the group (setsid)
 //	discover-exit exits when the first message is server/discover, else echo
 //	crash         exits at once
+//	mute          writes its pid to $KIN_MCPTEST_PROBE, ignores SIGTERM and
+//	              its stdin, and never answers: a server still starting
+//	              that takes the whole stop sequence (SIGKILL) to end
 //	env           tool env returns the server's environment, one per line
 //	banner        like echo, after writing a banner, a blank line and a JSON
 //	              log line on stdout before its first message (as time-mcp
@@ -122,6 +127,14 @@ func serveStdio(name string) int {
 		}
 	case "crash":
 		return 3
+	case "mute":
+		signal.Ignore(syscall.SIGTERM)
+		if err := os.WriteFile(os.Getenv("KIN_MCPTEST_PROBE"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			return 2
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
 	case "banner":
 		fmt.Println("Starting Time MCP server...")
 		fmt.Println()

@@ -26,6 +26,10 @@ import (
 // signInPoll is how often a kin waiting for another's sign-in looks.
 const signInPoll = 200 * time.Millisecond
 
+// WaitingLog is the message logged when a kin begins to wait for the
+// sign-in another kin has under way.
+const WaitingLog = "mcp oauth: waiting for the sign-in under way in another kin"
+
 // claimSignIn takes the endpoint's sign-in lock without waiting. It
 // returns nil (and no error) when another kin holds it.
 func (st *store) claimSignIn(key string) (*os.File, error) {
@@ -66,6 +70,9 @@ func (m *Manager) signInHere(ctx context.Context, s config.Server, ep *endpoint,
 	if err != nil {
 		// Cannot tell whether another kin signs in: ask, as before.
 		m.log.Warn("mcp oauth: the sign-in lock is unusable", zap.String("server", s.Name), zap.String("error", err.Error()))
+	}
+	if held == nil && err == nil && !force {
+		m.log.Info(WaitingLog, zap.String("server", s.Name), zap.String("endpoint", shortKey(ep.key)))
 	}
 	for held == nil && err == nil && !force {
 		if m.takeStored(ep, s, m.stored(ep), before) {

@@ -47,7 +47,7 @@ func TestASignInUnderWayInAnotherKinIsWaitedFor(t *testing.T) {
 
 	called := make(chan string, 1)
 	go func() { called <- whoami(t, b) }()
-	time.Sleep(1500 * time.Millisecond) // B meets the removed sign-in meanwhile
+	w.waitForWaiting(t) // B met the removed sign-in, and waits for A's
 	close(finish)
 	if err := <-login; err != nil {
 		t.Fatalf("login: %v", err)
@@ -97,12 +97,23 @@ func TestADeclinedSignInInAnotherKinIsNotAskedAgain(t *testing.T) {
 		}
 		called <- err
 	}()
-	time.Sleep(time.Second)
+	w.waitForWaiting(t) // B waits for A's sign-in
 	close(decline)
 	if err := <-login; err == nil {
 		t.Fatal("the declined login succeeded")
 	}
 	if err := <-called; err == nil {
 		t.Error("the other kin's call succeeded without a sign-in")
+	}
+}
+
+// waitForWaiting waits until a kin logged that it waits for another's
+// sign-in (a guard against a hang: a loaded machine is slow).
+func (w *world) waitForWaiting(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); w.logs.FilterMessage(oauth.WaitingLog).Len() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no kin began to wait for the sign-in under way")
+		}
 	}
 }
