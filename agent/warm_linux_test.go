@@ -58,12 +58,14 @@ func TestOpeningASessionWarmsTheWalk(t *testing.T) {
 			}
 			continue
 		}
-		// the walk ran in the background: wait until it read the tree
-		deadline := time.Now().Add(10 * time.Second)
-		for boundary.FoldersRead()-before < folders && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		// the walk ran in the background (after the sandbox's probe, which
+		// starts bubblewrap): wait until it read the tree; the walk below
+		// waits for the rest of it (one walk of a folder at a time)
+		for deadline := time.Now().Add(60 * time.Second); boundary.FoldersRead()-before < folders; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("opening a session read %d of the %d folders in 60 s", boundary.FoldersRead()-before, folders)
+			}
 		}
-		time.Sleep(50 * time.Millisecond)
 		ws, err := boundary.NewWorkspace([]string{root}, home)
 		if err != nil {
 			t.Fatal(err)

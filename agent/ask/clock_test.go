@@ -17,7 +17,13 @@ func TestTheClockStopsWhileThePersonIsAsked(t *testing.T) {
 	b := ask.New(r)
 	ctx, cancel := ask.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
+	// the test holds the clock until the question is asked: on a loaded
+	// machine the asking goroutine may start after the whole limit, and
+	// then the limit ran out before anything was asked
+	setUp := ask.Hold(ctx)
 	q, done := askAsync(b, r, ctx, ask.Question{Kind: ask.KindElicitation}, ask.Policy{Refusal: "cancel"})
+	setUp() // from here only the question holds it
+
 	time.Sleep(500 * time.Millisecond) // the person takes their time: five times the limit
 	if err := ctx.Err(); err != nil {
 		t.Fatalf("the limit ran out while the person was asked: %v", err)

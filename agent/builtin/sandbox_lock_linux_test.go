@@ -41,9 +41,19 @@ func TestSandboxCancelWhileAnotherKinHoldsTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
 	done := make(chan tool.Result, 1)
 	go func() { done <- a.Run(ctx, nil) }()
+	// cancelled once the command's set-up waits for the lock (its own open
+	// of the lock file beside the test's), not after a fixed 300 ms: on a
+	// loaded machine the turn could end before the command started
+	for deadline := time.Now().Add(30 * time.Second); opens(lock) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			lockedfile.Unlock(f)
+			<-done
+			t.Fatal("the command's set-up never waited for the lock")
+		}
+	}
+	cancel()
 	var r tool.Result
 	select {
 	case r = <-done:
@@ -68,4 +78,19 @@ func TestSandboxCancelWhileAnotherKinHoldsTheLock(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "ran")); err != nil {
 		t.Fatalf("the command did not run once the lock was free: %v", err)
 	}
+}
+
+// opens counts this process's open files that are name.
+func opens(name string) int {
+	if real, err := filepath.EvalSymlinks(name); err == nil {
+		name = real
+	}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == name {
+			n++
+		}
+	}
+	return n
 }

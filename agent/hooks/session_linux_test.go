@@ -84,7 +84,8 @@ func TestAConfinedHookSetUpStopsWaitingWhenTheTurnIsCancelled(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res := r.Run(ctx, hs[0], hooks.Input{SessionID: "s1", Cwd: ws, Prompt: "hi"})
-	if d := time.Since(start); d > 3*time.Second {
+	// (the wait this ends was 10 s; a loaded machine gets room to notice)
+	if d := time.Since(start); d > 7*time.Second {
 		t.Errorf("the hook's set-up waited %v after the turn was cancelled: %+v", d, res)
 	}
 	if res.Failure == "" {

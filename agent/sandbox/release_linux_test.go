@@ -69,7 +69,14 @@ func commandUnder(t *testing.T, sb *Sandbox, p Policy, root, script string) (*ex
 // would take its mounts away and let it create what they protect).
 func TestPlaceholdersOutliveTheCommandThatMadeThem(t *testing.T) {
 	root, home, sb := confinedWorkspace(t)
-	first, endFirst := workspaceCommand(t, sb, root, home, "sleep 0.4")
+	// the first command runs until the test closes its input (a fixed
+	// 0.4 s could be over, on a loaded machine, before the test looked)
+	first, endFirst := workspaceCommand(t, sb, root, home, "read x")
+	goOn, err := first.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goOn.Close()
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +94,7 @@ func TestPlaceholdersOutliveTheCommandThatMadeThem(t *testing.T) {
 	if err := second.Start(); err != nil {
 		t.Fatal(err)
 	}
+	goOn.Close()
 	first.Wait()
 	endFirst()
 	second.Wait()

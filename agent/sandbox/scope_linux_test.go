@@ -202,24 +202,31 @@ func TestScopedStartOutlivesItsCaller(t *testing.T) {
 		tid int
 		err error
 	}
-	var c caller
-	for c.tid == 0 {
-		done := make(chan caller)
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-			if tid := unix.Gettid(); tid != unix.Getpid() {
-				err := sb.Start(cmd)
-				if err == nil {
-					err = answers("set up") // bwrap's parent-death signal is armed by now
-				}
-				done <- caller{tid, err}
-				return
+	// The caller is a goroutine locked to a thread other than the main one.
+	// One that finds itself on the main thread keeps it, locked, while
+	// another asks: that one then runs on another thread. (Starting a new
+	// goroutine until one did not land on the main thread could go on for
+	// ever: with GOMAXPROCS=1 each ran where the last one had.)
+	var attempt func(done chan<- caller)
+	attempt = func(done chan<- caller) {
+		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		if tid := unix.Gettid(); tid != unix.Getpid() {
+			err := sb.Start(cmd)
+			if err == nil {
+				err = answers("set up") // bwrap's parent-death signal is armed by now
 			}
-			runtime.UnlockOSThread() // the main thread: another goroutine asks
-			done <- caller{}
-		}()
-		c = <-done
+			done <- caller{tid, err}
+			return
+		}
+		other := make(chan caller)
+		go attempt(other)
+		c := <-other
+		runtime.UnlockOSThread()
+		done <- c
 	}
+	done := make(chan caller)
+	go attempt(done)
+	c := <-done
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
