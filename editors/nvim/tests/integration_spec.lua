@@ -22,7 +22,7 @@ end
 
 -- Cases that need kin's MCP support skip while the binary has none (initialize says so).
 local function need_mcp()
-  require("kin.service").wait_ready(10000)
+  require("kin.service").wait_ready(30000)
   local init = require("kin.service").ctx.init or {}
   if not (init.capabilities and init.capabilities.mcp) then
     t.skip_case("this kin build reports capabilities.mcp = false")
@@ -50,14 +50,14 @@ local function answering(keys, done, what)
       end
     end
     return false
-  end, what or "the turn to end", 30000)
+  end, what or "the turn to end", 60000)
   return seen
 end
 
 describe("real kin", function()
   it("streams an answer into the chat buffer", function()
     vim.cmd("KinChat hello there")
-    t.wait_for(turn_over, "the turn to end", 20000)
+    t.wait_for(turn_over, "the turn to end", 60000)
     t.contains(chat_text(), "## You\n\nhello there\n\n## kin\n\nHello from the mock.")
     -- The mock paces its three chunks (delayMs in rules.json) as a real service does;
     -- unpaced, kin rightly joins deltas the editor has not read yet into one.
@@ -69,7 +69,7 @@ describe("real kin", function()
 
   it("keeps the conversation across :KinRestart", function()
     vim.cmd("KinChat hello one")
-    t.wait_for(turn_over, "the first turn to end", 20000)
+    t.wait_for(turn_over, "the first turn to end", 60000)
     local first_pid = require("kin").pid()
     local sid = require("kin.chat").state.current
     vim.cmd("KinRestart")
@@ -77,7 +77,7 @@ describe("real kin", function()
     require("kin").ask("hello two")
     t.wait_for(function()
       return chat_text():find("hello two", 1, true) and turn_over()
-    end, "the second turn to end", 20000)
+    end, "the second turn to end", 60000)
     t.ok(require("kin").pid() ~= first_pid, "a new kin runs")
     t.eq(sid, require("kin.chat").state.current)
     t.eq(1, #sent("session/resume"), "the question waited for the chat's own re-attachment")
@@ -87,14 +87,14 @@ describe("real kin", function()
 
   it("a question asked right after :KinNew goes to the new session, also while kin restarts", function()
     vim.cmd("KinChat hello one")
-    t.wait_for(turn_over, "the first turn to end", 20000)
+    t.wait_for(turn_over, "the first turn to end", 60000)
     local first = require("kin.chat").state.current
     vim.cmd("KinRestart") -- the chat re-attaches the first session meanwhile
     vim.cmd("KinNew")
     require("kin").ask("hello two")
     t.wait_for(function()
       return chat_text():find("hello two", 1, true) and turn_over()
-    end, "the second turn to end", 20000)
+    end, "the second turn to end", 60000)
     local now = require("kin.chat").state.current
     t.ok(now ~= first, "a new session")
     local starts = sent("turn/start")
@@ -142,7 +142,7 @@ describe("real kin", function()
     t.wait_for(function()
       return require("kin").pid() ~= pid and #sent("session/resume") == 1
         and not require("kin.chat").state.stale[require("kin.chat").state.current]
-    end, "the session re-attached", 20000)
+    end, "the session re-attached", 60000)
     tr = require("kin.chat").current()
     lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
     for i, l in ipairs(lines) do
@@ -269,7 +269,7 @@ describe("real kin", function()
     vim.cmd("KinMcp")
     t.wait_for(function()
       return t.notes_text():find("added MCP server files", 1, true)
-    end, "the add to finish", 20000)
+    end, "the add to finish", 60000)
     local file = env.ws .. "/.kin/mcp.json"
     t.ok(vim.fn.filereadable(file) == 1, file .. " written")
     local doc = vim.json.decode(table.concat(vim.fn.readfile(file), "\n"))
@@ -319,7 +319,7 @@ describe("real kin", function()
       "end)",
     }, script)
     local nvim = vim.env.KIN_TEST_NVIM or vim.v.progpath
-    local res = vim.system({ nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile " .. script }):wait(20000)
+    local res = vim.system({ nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile " .. script }):wait(60000)
     t.eq(0, res.code, "nvim exited: " .. (res.stderr or ""))
     local pid = tonumber(vim.fn.readfile(pidfile)[1])
     t.ok(pid and pid > 0, "kin's pid was written")
