@@ -135,7 +135,7 @@ describe("the conversation", function()
     fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
     t.wait_for(function()
       return tr().last == "end"
-    end, "the turn to end", 60000)
+    end, "the turn to end", 480000)
     local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
     local at = vim.fn.index(lines, "_reasoning_ (500 lines)") + 1
     t.ok(at > 0, "the reasoning's heading counts its lines")
@@ -171,7 +171,7 @@ describe("the conversation", function()
     fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
     t.wait_for(function()
       return tr().last == "end"
-    end, "the turn to end", 240000)
+    end, "the turn to end", 480000)
     local secs, wall = t.cpu_seconds() - t0, (vim.uv.hrtime() - wall0) / 1e9
     local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
     local answer

@@ -104,7 +104,7 @@ describe("subagents", function()
     t.wait_for(function()
       local last = vim.api.nvim_buf_get_lines(tr.buf, -2, -1, false)[1] or ""
       return last:find("w6000", 1, true)
-    end, "the answer's last piece", 240000)
+    end, "the answer's last piece", 480000)
     local secs, wall = t.cpu_seconds() - t0, (vim.uv.hrtime() - wall0) / 1e9
     local all = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
     t.eq("    ┊ w5993 w5994 w5995 w5996 w5997 w5998 w5999 w6000", all[#all])
