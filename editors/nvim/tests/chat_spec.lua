@@ -143,14 +143,14 @@ describe("chat", function()
       return false
     end
     vim.cmd("redraw!")
-    local t0 = vim.uv.hrtime()
+    local t0, wall0 = t.cpu_seconds(), vim.uv.hrtime()
     for i = 1, 30 do
       tr:text("w" .. i .. " ")
       vim.cmd("redraw")
     end
-    local secs = (vim.uv.hrtime() - t0) / 1e9
+    local secs, wall = t.cpu_seconds() - t0, (vim.uv.hrtime() - wall0) / 1e9
     t.ok(spanned() < 1000, ("the parser spans %d of %d lines"):format(spanned(), n))
-    t.ok(secs < 3, ("30 pieces with a redraw each took %.2f s"):format(secs))
+    t.ok(secs < 3, ("30 pieces with a redraw each took %.2f s of CPU (%.2f s on the clock)"):format(secs, wall))
     t.contains(tr:text_content(), "## kin\n\nw1 w2 w3")
     -- The code shown is highlighted, at the end and where the person scrolls to.
     t.ok(highlighted("local x = 800"), "the last code block is highlighted")

@@ -135,7 +135,7 @@ describe("the conversation", function()
     fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
     t.wait_for(function()
       return tr().last == "end"
-    end, "the turn to end", 60000)
+    end, "the turn to end", 480000)
     local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
     local at = vim.fn.index(lines, "_reasoning_ (500 lines)") + 1
     t.ok(at > 0, "the reasoning's heading counts its lines")
@@ -160,7 +160,7 @@ describe("the conversation", function()
       end,
     })
     local pieces, batch = 80000, {}
-    local t0 = vim.uv.hrtime()
+    local t0, wall0 = t.cpu_seconds(), vim.uv.hrtime()
     for i = 1, pieces do
       batch[#batch + 1] = { jsonrpc = "2.0", method = "turn/delta", params = { sessionId = sid, turnId = "t_1", text = "w" .. i .. " " } }
       if #batch == 400 or i == pieces then
@@ -171,8 +171,8 @@ describe("the conversation", function()
     fake:notify("turn/completed", { sessionId = sid, turnId = "t_1", status = "completed" })
     t.wait_for(function()
       return tr().last == "end"
-    end, "the turn to end", 100000)
-    local secs = (vim.uv.hrtime() - t0) / 1e9
+    end, "the turn to end", 480000)
+    local secs, wall = t.cpu_seconds() - t0, (vim.uv.hrtime() - wall0) / 1e9
     local lines = vim.api.nvim_buf_get_lines(tr().buf, 0, -1, false)
     local answer
     for _, l in ipairs(lines) do
@@ -184,9 +184,9 @@ describe("the conversation", function()
     t.eq(548894, #answer, "every piece, once")
     t.eq("w79999 w80000 ", answer:sub(-14))
     t.ok(moved < 2 * #answer, ("%d bytes replaced or written for a line of %d"):format(moved, #answer))
-    -- On a loaded machine this varies (tree-sitter reparses the line at each redraw); on main it
-    -- did not end within the case's 120 s.
-    t.ok(secs < 60, ("80,000 pieces took %.1f s"):format(secs))
+    -- Neovim's own CPU time, which a loaded machine does not stretch as it does the clock
+    -- (tree-sitter reparses the line at each redraw); on main it did not end within 120 s.
+    t.ok(secs < 60, ("80,000 pieces took %.1f s of CPU (%.1f s on the clock)"):format(secs, wall))
   end)
 
   it("text held back on a long line is written before the next turn, and the turn is marked where it starts", function()
@@ -223,12 +223,12 @@ describe("the conversation", function()
     for c = 1, 400 do
       tr:tool({ callId = "call_" .. c, name = "bash", kind = "execute", title = "Run c" .. c, status = "completed", output = out })
     end
-    local t0 = vim.uv.hrtime()
+    local t0, wall0 = t.cpu_seconds(), vim.uv.hrtime()
     for i = 1, 1000 do
       tr:text("w" .. i .. " ")
     end
-    local secs = (vim.uv.hrtime() - t0) / 1e9
-    t.ok(secs < 2, ("1000 pieces took %.1f s"):format(secs))
+    local secs, wall = t.cpu_seconds() - t0, (vim.uv.hrtime() - wall0) / 1e9
+    t.ok(secs < 2, ("1000 pieces took %.1f s of CPU (%.1f s on the clock)"):format(secs, wall))
     -- The outputs are still folded, each apart; the answer is not.
     local lines = vim.api.nvim_buf_get_lines(tr.buf, 0, -1, false)
     local row = vim.fn.index(lines, "[tool] bash: Run c400 — completed") + 2

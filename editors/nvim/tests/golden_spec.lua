@@ -377,7 +377,7 @@ describe("golden frames", function()
       end
     end
     t.ok(with > 0, "a session/resume frame with findings")
-    vim.wait(200, function() return #vim.fn.getqflist() > 0 end)
+    t.wait_for(function() return #vim.fn.getqflist() > 0 end, "the quickfix list filled")
     local qf = vim.fn.getqflist({ title = 0, items = 0 })
     t.contains(qf.title, "kin review", "quickfix title")
     t.eq(#qf.items, 1, "quickfix items")

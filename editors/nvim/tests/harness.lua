@@ -71,10 +71,11 @@ function M.not_contains(haystack, needle, msg)
   end
 end
 
---- Waits for cond() to be truthy (processing events); errors with what was awaited.
+--- Waits for cond() to be truthy (processing events); errors with what was awaited. The default
+--- is generous: what is awaited may need a real kin started, which a loaded machine slows.
 function M.wait_for(cond, what, timeout)
   local value
-  local ok = vim.wait(timeout or 10000, function()
+  local ok = vim.wait(timeout or 30000, function()
     value = cond()
     return value
   end, 10)
@@ -82,6 +83,14 @@ function M.wait_for(cond, what, timeout)
     error("timed out waiting for " .. (what or "a condition"), 2)
   end
   return value
+end
+
+--- The CPU time (user and system, in seconds) this Neovim has used so far. A bound on how long
+--- Neovim is busy (frozen) is a bound on this, not on the clock: on a loaded machine the clock
+--- runs on while Neovim waits for a core, and the same work takes several times as long.
+function M.cpu_seconds()
+  local ru = vim.uv.getrusage()
+  return ru.utime.sec + ru.stime.sec + (ru.utime.usec + ru.stime.usec) / 1e6
 end
 
 -- UI doubles -------------------------------------------------------------------------------

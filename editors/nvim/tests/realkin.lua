@@ -73,7 +73,7 @@ function M.ask_and_wait(q)
   require("kin").ask(q)
   t.wait_for(function()
     return M.text():find(q, 1, true) and M.turn_over()
-  end, "the turn of " .. q .. " to end", 30000)
+  end, "the turn of " .. q .. " to end", 60000)
 end
 
 -- winbar is the chat's title bar as kin.nvim draws it.

@@ -79,7 +79,7 @@ end
 local function line_becomes(buf, want)
   t.wait_for(function()
     return vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == want
-  end, "the line " .. want, 5000)
+  end, "the line " .. want)
 end
 
 describe("resource templates", function()

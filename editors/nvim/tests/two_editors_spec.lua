@@ -39,7 +39,7 @@ describe("two Neovims on one session", function()
     e = embedded.with_kin(env.ws, env.home)
     e:lua([[require("kin.chat").resume(...)]], sid)
     e:wait(([[return require("kin.chat").state.current == %q and require("kin.chat").current().read_only ~= nil]]):format(sid),
-      "the resumed session", 20000)
+      "the resumed session", 60000)
     local said = notes()
     t.contains(said, "this session is open in another kin")
     t.contains(said, "read-only here")
@@ -70,13 +70,13 @@ describe("two Neovims on one session", function()
 
     -- Once the first Neovim's kin is gone, the session is the second's.
     vim.cmd("KinCancel")
-    t.wait_for(kin.turn_over, "the first Neovim's turn to end", 20000)
+    t.wait_for(kin.turn_over, "the first Neovim's turn to end", 60000)
     require("kin.service").stop()
     e:lua([[require("kin").ask("hello three")]])
     e:wait([[
       local tr = require("kin.chat").current()
       return tr:text_content():find("hello three", 1, true) and tr.last == "end" and not tr.running
-    ]], "the second Neovim's turn", 20000)
+    ]], "the second Neovim's turn", 60000)
     local after = e:lua([[
       local tr = require("kin.chat").current()
       return { bar = require("kin.status").text(tr), text = tr:text_content() }

@@ -45,7 +45,7 @@ describe("typing while kin asks", function()
       type_line()
       arrived = e:lua([[return require("kin.panel").is_open()]])
       return arrived
-    end, "the approval to arrive while typing", 30000)
+    end, "the approval to arrive while typing", 60000)
     for _ = 1, 5 do
       type_line()
     end
@@ -134,7 +134,7 @@ describe("a picker open while kin asks", function()
       e:input(keys)
       typed = typed .. keys
       return e:lua([[return require("kin.panel").is_open()]])
-    end, "the approval to arrive while typing", 30000)
+    end, "the approval to arrive while typing", 60000)
     for _ = 1, 3 do
       e:input(keys)
       typed = typed .. keys

@@ -36,7 +36,17 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null || true
 	done
-	sleep 0.5
+	# Waits for them to end (kin writes its session as it goes; a loaded machine takes more than
+	# a moment), and kills only what is left after 15 s, before the temp dir goes.
+	local alive
+	for _ in $(seq 150); do
+		alive=0
+		for p in "${pids[@]}"; do
+			kill -0 -- "-$p" 2>/dev/null && alive=1
+		done
+		[ $alive -eq 0 ] && break
+		sleep 0.1
+	done
 	for p in "${pids[@]}"; do
 		kill -KILL -- "-$p" 2>/dev/null || true
 	done
@@ -85,7 +95,7 @@ printf '{ "kin.path": "/nonexistent/kin-from-the-workspace" }\n' >"$tmp/ws/.vsco
 setsid "$KIN_MOCKMODEL" -rules "$here/test/integration/rules.json" -addr 127.0.0.1:0 -port-file "$tmp/mock-url" \
 	>"$tmp/mock.out" 2>"$tmp/mock.log" </dev/null &
 pids+=($!)
-for _ in $(seq 100); do [ -s "$tmp/mock-url" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -s "$tmp/mock-url" ] && break; sleep 0.05; done
 [ -s "$tmp/mock-url" ] || { echo "run-integration: the mock model did not start" >&2; cat "$tmp/mock.log" >&2; exit 1; }
 base_url=$(cat "$tmp/mock-url")
 
@@ -154,7 +164,7 @@ OPENAI_BASE_URL=$base_url OPENAI_API_KEY=test KIN_HOME=$tmp/home \
 	--bind-addr "127.0.0.1:$port" --user-data-dir "$tmp/ud" --extensions-dir "$tmp/ext" \
 	--vscode-option enable-smoke-test-driver "$tmp/ws" >"$tmp/code-server.log" 2>&1 </dev/null &
 pids+=($!)
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break
 	sleep 0.1
 done

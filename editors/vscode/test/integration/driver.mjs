@@ -336,16 +336,31 @@ const handlers = {
 		return {};
 	},
 
-	// The texts of every notification in the notification centre (opened from the bell).
-	async notificationTexts() {
+	// The texts of every notification in the notification centre (opened from the bell); with
+	// `contains`, once one of them says it (the notification may come after what the chat shows,
+	// and a loaded machine draws the centre's list late).
+	async notificationTexts(req) {
 		const bell = page.locator('.statusbar-item#status\\.notifications a, .statusbar-item#status\\.notifications').first();
 		if (!(await page.locator('.notifications-center.visible').count()) && (await bell.count())) {
 			await bell.click();
 		}
-		await page.waitForTimeout(300); // the centre draws its list
-		const texts = await page.locator('.notifications-center .notification-list-item').allInnerTexts();
+		const items = page.locator('.notifications-center .notification-list-item');
+		let texts;
+		if (req.contains !== undefined) {
+			texts = await waitFor(
+				async () => {
+					const all = (await items.allInnerTexts()).map((t) => t.trim());
+					return all.some((t) => t.includes(req.contains)) ? all : undefined;
+				},
+				req.timeoutMs ?? 30000,
+				`a notification with "${req.contains}"`,
+			);
+		} else {
+			await page.waitForTimeout(300); // the centre draws its list
+			texts = (await items.allInnerTexts()).map((t) => t.trim());
+		}
 		await page.keyboard.press('Escape');
-		return { texts: texts.map((t) => t.trim()) };
+		return { texts };
 	},
 
 	// What the chat's toolbar showed from the moment the reloaded window drew it (see reload).

@@ -869,7 +869,7 @@ async function main(): Promise<void> {
 			const st = await connected;
 			const count = `${st.tools} tool${st.tools === 1 ? '' : 's'}`;
 			await person({ type: 'webviewText', contains: `MCP server elicit: ${count} from` });
-			const shown = await person({ type: 'notificationTexts' });
+			const shown = await person({ type: 'notificationTexts', contains: `elicit: ${count} from` });
 			const tools = new RegExp(`\\b${count}\\b`);
 			assert.equal(notices.filter((n) => tools.test(n)).length, 1, `kin said it once: ${JSON.stringify(notices)}`);
 			assert.equal(shown.texts.filter((t: string) => tools.test(t)).length, 1, `one notification says it: ${JSON.stringify(shown.texts)}`);
