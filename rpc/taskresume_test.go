@@ -26,10 +26,7 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	t.Helper()
 	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
-		t.Fatal(err)
-	}
+	home := rpctest.Crashed(t, w.home)
 	// The copy keeps the configuration: "jobs" launches the same server
 	// (the same URL) for the next kin, which follows a task only there.
 	w.home = home
@@ -283,10 +280,7 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 	}}
 	url := mcptest.ServeHTTPHandler(t, s).URL
 	w, _, sid, child := subagentTaskWorld(t, url)
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
-		t.Fatal(err)
-	}
+	home := rpctest.Crashed(t, w.home)
 	w.home = home
 	w.config(map[string]any{"jobs": map[string]any{"type": "http", "url": url}})
 	if !strings.Contains(sessionLog(t, w.home, child), `"type":"task"`) {
