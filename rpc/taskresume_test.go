@@ -26,14 +26,27 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 	t.Helper()
 	w, ed, sid, _ := tasksWorld(t, s)
 	ed.Wait("turn/toolCall", rpctest.All(rpctest.Field("callId", "j1"), rpctest.Field("status", "working")))
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
-		t.Fatal(err)
-	}
+	home := rpctest.Crashed(t, w.home)
+	goneAway(t, ed)
 	// The copy keeps the configuration: "jobs" launches the same server
 	// (the same URL) for the next kin, which follows a task only there.
 	w.home = home
 	return w, sid
+}
+
+// goneAway ends the kin ed serves, as a crash would: it polls the task,
+// and asks the model, no more. Left running, it went on following the
+// task the next kin resumes and, once the task ended, sent its own next
+// model request, which could come after the next kin's and be the one a
+// test read (TestResumeGoesOnPollingATaskKinLeft failed so under load).
+func goneAway(t *testing.T, ed *rpctest.Editor) {
+	t.Helper()
+	ed.Conn.Close()
+	select {
+	case <-ed.Done:
+	case <-time.After(rpctest.Timeout):
+		t.Fatal("the first kin did not stop when its editor went away")
+	}
 }
 
 // restarted is the next kin on the crashed home: the server is approved
@@ -111,6 +124,9 @@ func TestResumeGoesOnPollingATaskKinLeft(t *testing.T) {
 	w.model.Script(modeltest.Reply{Text: []string{"ok"}})
 	completed(ed, start(t, ed, sid, "and?"))
 	reqs := w.model.Requests()
+	if len(reqs) != 2 {
+		t.Errorf("the model got %d requests, want 2: the first kin's first and the next kin's (a stopped kin asks nothing more)", len(reqs))
+	}
 	in := reqs[len(reqs)-1].Input
 	var kinds []string
 	for _, it := range in {
@@ -282,11 +298,9 @@ func subagentTaskFollowed(t *testing.T, asks bool) {
 		return map[string]any{"status": "completed", "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "indexed 2 files"}}}}
 	}}
 	url := mcptest.ServeHTTPHandler(t, s).URL
-	w, _, sid, child := subagentTaskWorld(t, url)
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
-		t.Fatal(err)
-	}
+	w, ed, sid, child := subagentTaskWorld(t, url)
+	home := rpctest.Crashed(t, w.home)
+	goneAway(t, ed)
 	w.home = home
 	w.config(map[string]any{"jobs": map[string]any{"type": "http", "url": url}})
 	if !strings.Contains(sessionLog(t, w.home, child), `"type":"task"`) {

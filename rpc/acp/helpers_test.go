@@ -18,7 +18,14 @@ import (
 	"github.com/kin-dev/kin/agent/sandbox"
 	"github.com/kin-dev/kin/agent/tool"
 	"github.com/kin-dev/kin/rpc"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
+
+// wait bounds every wait of these tests, as rpctest.Timeout does the rpc
+// package's: it guards against a hang and is no timing goal. 30 s was met
+// on a loaded two-core machine under the race detector by a prompt of
+// 1.5 MB (crashedTask's) that takes 1.5 s alone.
+const wait = rpctest.Timeout
 
 // frame is one message on the wire as the client saw it.
 type frame struct {
@@ -111,8 +118,8 @@ func (w *world) serve(env map[string]string) (net.Conn, context.Context, func())
 		cancel()
 		select {
 		case <-served:
-		case <-time.After(30 * time.Second):
-			t.Error("kin did not let go of the connection 30 s after the client closed it")
+		case <-time.After(wait):
+			t.Errorf("kin did not let go of the connection %s after the client closed it", wait)
 		}
 	}
 }
@@ -225,7 +232,7 @@ func (c *client) call(method string, params, result any) {
 }
 
 func (c *client) tryCall(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	return c.conn.Call(ctx, method, params, result)
 }
@@ -258,11 +265,11 @@ func (c *client) updates(kind string) []map[string]any {
 }
 
 // until waits for pred over the frames: it wakes on every frame, never
-// sleeps; 30 s without pred holding fails.
+// sleeps; wait without pred holding fails.
 func (c *client) until(what string, pred func() bool) {
 	c.t.Helper()
 	expired := false
-	deadline := time.AfterFunc(30*time.Second, func() {
+	deadline := time.AfterFunc(wait, func() {
 		c.mu.Lock()
 		expired = true
 		c.cond.Broadcast()
@@ -347,7 +354,7 @@ func (s sent) wantCancelled(t *testing.T, what string) {
 		}
 	case err := <-s.err:
 		t.Fatalf("the prompt failed after %s: %v", what, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(wait):
 		t.Fatalf("the prompt was never answered after %s", what)
 	}
 }

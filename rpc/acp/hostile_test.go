@@ -63,7 +63,7 @@ func (w *world) promptRunning(id string) (*rawClient, string) {
 	w.t.Cleanup(func() { close(hold) })
 	w.model.Script(modeltest.Reply{Text: []string{"a long ", "answer"}, Hold: hold})
 	c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go on"}]}}`)
-	w.model.WaitRequests(1, 30*time.Second)
+	w.model.WaitRequests(1, wait)
 	return c, sid
 }
 
@@ -87,7 +87,7 @@ func (c *rawClient) answer(id string) map[string]any {
 		c.early[id] = q[1:]
 		return q[0]
 	}
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(wait)
 	for {
 		select {
 		case m, ok := <-c.lines:

@@ -37,7 +37,7 @@ func TestCancelRequestWhileAConfiguredServersLaunchWaitsAnswersCancelled(t *test
 	}
 	<-asked
 	c.notify(NotifyCancelRequest, map[string]any{"requestId": "prompt_1"})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var res PromptResponse
 	if err := call.Wait(ctx, &res); err != nil {
@@ -62,7 +62,7 @@ func TestCancelWhileWaitingForAnotherSessionsLaunchAnswersCancelled(t *testing.T
 	// until the prompt answers (on main it never did).
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for giveUp := time.After(30 * time.Second); ; {
+	for giveUp := time.After(wait); ; {
 		c.notify(NotifySessionCancel, SessionIDRequest{SessionID: b})
 		select {
 		case res := <-p.res:

@@ -106,7 +106,7 @@ func TestStdinClosingDuringAPromptEndsKin(t *testing.T) {
 	go func() { c.close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(wait):
 		t.Fatal("kin did not return after the client went away mid-prompt")
 	}
 }

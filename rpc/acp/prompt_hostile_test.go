@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -141,7 +140,7 @@ func TestBusyRefusalsSpeakACP(t *testing.T) {
 	go func() {
 		answered <- c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("first")}}, nil)
 	}()
-	w.model.WaitRequests(1, 30*time.Second)
+	w.model.WaitRequests(1, wait)
 	for name, err := range map[string]error{
 		"prompt":    c.tryCall(MethodSessionPrompt, map[string]any{"sessionId": sid, "prompt": []any{text("second")}}, nil),
 		"set_model": c.tryCall(MethodSessionSetModel, map[string]any{"sessionId": sid, "modelId": "gpt-5.1"}, nil),

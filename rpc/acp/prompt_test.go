@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -61,7 +60,7 @@ func TestCancelRequestEndsThePromptCancelled(t *testing.T) {
 	}
 	c.awaitRunning("call_sleep")
 	c.notify(NotifyCancelRequest, map[string]any{"requestId": "prompt_1"})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var res PromptResponse
 	if err := call.Wait(ctx, &res); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/mcp/mcptest"
+	"github.com/kin-dev/kin/rpc/rpctest"
 )
 
 // crashedTask runs a call that becomes a task on a configured MCP server
@@ -43,10 +44,7 @@ func crashedTask(t *testing.T, s *mcptest.TaskServer) (w *world, sid string) {
 		}
 		return false
 	})
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(w.home)); err != nil {
-		t.Fatal(err)
-	}
+	home := rpctest.Crashed(t, w.home)
 	c.close()
 	w.home = home
 	return w, sid
