@@ -113,11 +113,22 @@ func env(extra map[string]string) func(string) (string, bool) {
 // setup writes <kinHome>/mcp.json and returns a Manager over it.
 func setup(t *testing.T, h *host, servers map[string]any, extraEnv map[string]string) (*manager.Manager, string) {
 	t.Helper()
-	home := t.TempDir()
-	writeConfig(t, home, servers)
-	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(extraEnv)})
+	return setupWith(t, servers, manager.Options{Host: h, Env: env(extraEnv)})
+}
+
+// setupWith is a manager with o (its Workdir and KinHome new folders, Env
+// env(nil) unless set) over servers in the home's mcp.json, closed when the
+// test ends.
+func setupWith(t *testing.T, servers map[string]any, o manager.Options) (*manager.Manager, string) {
+	t.Helper()
+	o.KinHome, o.Workdir = t.TempDir(), t.TempDir()
+	if o.Env == nil {
+		o.Env = env(nil)
+	}
+	writeConfig(t, o.KinHome, servers)
+	m := manager.New(o)
 	t.Cleanup(m.Close)
-	return m, home
+	return m, o.KinHome
 }
 
 // patientConnect bounds connects in setupPatient.
@@ -129,10 +140,7 @@ const patientConnect = 2 * time.Minute
 // that bound: connects are bounded by patientConnect.
 func setupPatient(t *testing.T, h *host, servers map[string]any) *manager.Manager {
 	t.Helper()
-	home := t.TempDir()
-	writeConfig(t, home, servers)
-	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ConnectTimeout: patientConnect})
-	t.Cleanup(m.Close)
+	m, _ := setupWith(t, servers, manager.Options{Host: h, ConnectTimeout: patientConnect})
 	return m
 }
 

@@ -24,10 +24,7 @@ func setupListen(t *testing.T, h *host, servers map[string]any) *manager.Manager
 
 func setupListenBound(t *testing.T, h *host, servers map[string]any, bound time.Duration) *manager.Manager {
 	t.Helper()
-	home := t.TempDir()
-	writeConfig(t, home, servers)
-	m := manager.New(manager.Options{Workdir: t.TempDir(), KinHome: home, Host: h, Env: env(nil), ListenTimeout: bound})
-	t.Cleanup(m.Close)
+	m, _ := setupWith(t, servers, manager.Options{Host: h, ListenTimeout: bound})
 	return m
 }
 
