@@ -362,6 +362,7 @@ func signal1(id ident, sig syscall.Signal) bool {
 // SIGKILL; zombie children are reaped. Call it only when the process is
 // about to exit (it may reap a child whose os/exec Wait is still pending).
 func Shutdown(grace time.Duration) {
+	runtimeProbeDone()
 	mu.Lock()
 	defer mu.Unlock()
 	below := func() []procInfo {
@@ -396,6 +397,23 @@ func Shutdown(grace time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 		live = below()
+	}
+}
+
+// runtimeProbeDone returns once Go's one-time pidfd probe has run: the
+// first os.StartProcess (or FindProcess) clones a child with CLONE_VM and
+// CLONE_VFORK that only exits, without blocking signals first, so it shares
+// kin's memory and runs kin's signal handlers. Shutdown listed that child
+// among the processes below kin and sent it SIGTERM (then SIGKILL): its
+// handler, run in kin's memory, left the forking thread's goroutine state
+// that of the signal stack, and kin died at exit with "fatal: morestack on
+// gsignal" (SIGTRAP), on a loaded machine where the child waited to be
+// scheduled (kin serve shut down while the sandbox probe started its first
+// process). The probe runs once per process (a sync.Once that waits while
+// it runs): after it, no such child can exist.
+func runtimeProbeDone() {
+	if p, err := os.FindProcess(self); err == nil {
+		_ = p.Release()
 	}
 }
 

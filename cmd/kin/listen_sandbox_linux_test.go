@@ -104,7 +104,10 @@ func TestListenClosesASandboxedCommandsConnectionUnread(t *testing.T) {
 // and ask the person, through a form, for what kin keeps from the sandbox.
 // kin chat refuses it before sending a byte, as it refuses another user's.
 func TestConnectRefusesASandboxedCommandsServer(t *testing.T) {
-	squatter := exec.Command(bwrap, confinedSelf(t)...)
+	// --die-with-parent: the test kills the bwrap it started, and the
+	// sandbox's own bwrap and listener, which it had forked, ran on (one
+	// leaked per run of the test)
+	squatter := exec.Command(bwrap, append([]string{"--die-with-parent"}, confinedSelf(t)...)...)
 	squatter.Env = []string{"KIN_TEST_PEER_LISTEN=1"}
 	chatRefuses(t, squatter, "a sandboxed command's", "not kin's own")
 }

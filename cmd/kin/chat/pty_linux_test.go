@@ -3,6 +3,7 @@
 package chat_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kin-dev/kin/agent/modeltest"
 	"github.com/kin-dev/kin/agent/ptytest"
+	"github.com/kin-dev/kin/agent/reaper"
 	"github.com/kin-dev/kin/mcp/mcptest"
 	"github.com/kin-dev/kin/rpc/rpctest"
 )
@@ -97,8 +99,7 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 		select {
 		case <-term.exited:
 		default:
-			_ = cmd.Process.Kill()
-			<-term.exited
+			term.end()
 		}
 		master.Close()
 		if u := term.vt.Unknown(); len(u) > 0 {
@@ -109,6 +110,48 @@ func (e *env) terminalWith(t testing.TB, bin string, cols, rows int, args ...str
 		}
 	})
 	return term
+}
+
+// end ends a kin chat still running when its test ends, as kill(1)
+// would: SIGTERM, on which kin chat ends its service and waits for it. A
+// SIGKILL left the service (its own process group) running on: it saw its
+// stdin close and wrote the session and the day's usage into KIN_HOME
+// while the test's TempDir cleanup removed it ("directory not empty" on a
+// loaded machine). Only a kin chat that does not end within timeout is
+// killed; either way end returns once kin chat and every process it had
+// started are gone.
+func (term *terminal) end() {
+	term.t.Helper()
+	below := reaper.Descendants(term.cmd.Process.Pid)
+	_ = term.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-term.exited:
+	case <-time.After(timeout):
+		term.t.Errorf("kin chat did not end %v after a SIGTERM", timeout)
+		_ = term.cmd.Process.Kill()
+		<-term.exited
+	}
+	awaitGone(term.t, below)
+}
+
+// awaitGone waits until none of pids runs (gone, or a zombie: it ended and
+// writes nothing more), and kills those still running after timeout.
+func awaitGone(t testing.TB, pids []int) {
+	t.Helper()
+	running := func(pid int) bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		return err == nil && !bytes.Contains(stat, []byte(") Z "))
+	}
+	deadline := time.Now().Add(timeout)
+	for _, pid := range pids {
+		for running(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if running(pid) {
+			t.Errorf("process %d (kin chat, or one it started) still runs %v after kin chat was ended", pid, timeout)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // plain is the screen as a person reads it, scrollback included.
@@ -134,7 +177,14 @@ func (term *terminal) awaitAfter(marker, substr string) {
 // is the idle question prompt; during a turn it shows a status first.
 func (term *terminal) awaitPrompt(prompt string) {
 	term.t.Helper()
-	term.until(fmt.Sprintf("the prompt %q", prompt), func(string) bool {
+	term.awaitPromptWithin(prompt, timeout)
+}
+
+// awaitPromptWithin is awaitPrompt for what takes longer than one wait:
+// within bounds it.
+func (term *terminal) awaitPromptWithin(prompt string, within time.Duration) {
+	term.t.Helper()
+	term.untilWithin(fmt.Sprintf("the prompt %q", prompt), within, func(string) bool {
 		y, x := term.vt.Cursor()
 		return term.vt.Row(y) == strings.TrimRight(prompt, " ") && x == len([]rune(prompt))
 	})
@@ -168,14 +218,19 @@ func (term *terminal) awaitRaw(substr string) {
 
 func (term *terminal) until(what string, ok func(string) bool) {
 	term.t.Helper()
-	deadline := time.Now().Add(timeout)
+	term.untilWithin(what, timeout, ok)
+}
+
+func (term *terminal) untilWithin(what string, within time.Duration, ok func(string) bool) {
+	term.t.Helper()
+	deadline := time.Now().Add(within)
 	for {
 		changed := term.vt.next()
 		if ok(term.plain()) {
 			return
 		}
 		if time.Now().After(deadline) {
-			term.t.Fatalf("timed out waiting for %s on the terminal", what)
+			term.t.Fatalf("timed out waiting %v for %s on the terminal", within, what)
 		}
 		select {
 		case <-changed:

@@ -69,8 +69,15 @@ func TestBinaryEditorSIGTERMRestoresTheTerminal(t *testing.T) {
 		raw := term.raw.String()
 		return strings.LastIndex(raw, "\x1b[?2004h") > strings.LastIndex(raw, "\x1b[?2004l")
 	}
-	for end := time.Now().Add(5 * time.Second); pasteOn() && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
+	for end := time.Now().Add(timeout); time.Now().Before(end); {
+		changed := term.raw.next()
+		if !pasteOn() {
+			break
+		}
+		select {
+		case <-changed:
+		case <-time.After(time.Until(end)):
+		}
 	}
 	if pasteOn() {
 		t.Error("bracketed paste was left on")

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kin-dev/kin/agent/modeltest"
+	"github.com/kin-dev/kin/agent/reaper"
 )
 
 // The same screen in a real terminal emulator, tmux (where it is
@@ -43,7 +45,20 @@ func TestBinaryEditorInTmux(t *testing.T) {
 	}
 	cmd = append(cmd, "TERM=tmux-256color", kin(t), "chat")
 	tm(append([]string{"-f", "/dev/null", "new-session", "-d", "-x", "30", "-y", "20", "-c", e.WS}, cmd...)...)
-	t.Cleanup(func() { _ = exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	// kill-server hangs kin chat up and returns at once; kin chat then ends
+	// its service and waits for it, and the service writes the session
+	// and the day's usage into KIN_HOME as it ends: the test's TempDir is
+	// removed once they are all gone, not while they write ("directory
+	// not empty").
+	chat, err := strconv.Atoi(strings.TrimSpace(tm("display-message", "-p", "-t", "0", "#{pane_pid}")))
+	if err != nil {
+		t.Fatalf("tmux's pane pid: %v", err)
+	}
+	t.Cleanup(func() {
+		started := append([]int{chat}, reaper.Descendants(chat)...)
+		_ = exec.Command(tmux, "-S", sock, "kill-server").Run()
+		awaitGone(t, started)
+	})
 	screen := func() string { return tm("capture-pane", "-p", "-J") }
 	until := func(what string, ok func(string) bool) {
 		t.Helper()

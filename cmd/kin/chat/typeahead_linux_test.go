@@ -107,7 +107,11 @@ func TestBinaryEditorLongPaste(t *testing.T) {
 	term.awaitPrompt("You> ")
 	line := strings.Repeat("0123456789abcdé", 64) + "\n" // 1024 characters, one of 2 bytes in 16
 	term.typeIn("\x1b[200~first\n" + strings.Repeat(line, 200) + "last\x1b[201~")
-	term.awaitPrompt("… last")
+	// 200 round trips to the terminal, one a line, each one at least
+	// e.slow: on a loaded 2-core machine each took 100-160 ms, and 20 s
+	// saw 126 of the 200 lines. This test is about the answer, not the
+	// speed: it waits as long as 200 of them may take.
+	term.awaitPromptWithin("… last", 2*time.Minute)
 	term.typeIn("\r")
 	term.await("Assistant> Read it.", 1)
 	term.awaitPrompt("You> ")
