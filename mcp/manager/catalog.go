@@ -241,7 +241,7 @@ func (s *server) refetch(conn *connect.Conn) {
 	s.mu.Lock()
 	life := s.life
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(life, connect.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(life, s.m.opts.ConnectTimeout)
 	defer cancel()
 	raws, err := catalog.List(ctx, conn.Session, s.m.limits)
 	s.mu.Lock()

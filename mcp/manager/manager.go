@@ -64,6 +64,9 @@ type Manager struct {
 
 // New returns a Manager; nothing is loaded or connected until Load or Start.
 func New(opts Options) *Manager {
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = connect.ConnectTimeout
+	}
 	m := &Manager{
 		opts:    opts,
 		host:    opts.Host,

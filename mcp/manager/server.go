@@ -381,10 +381,7 @@ func (s *server) launchRequest(l trust.Launch) (r LaunchRequest, known map[strin
 // have to wait for the person to sign in (an OAuth server without a usable
 // stored sign-in).
 func (s *server) connect(ctx context.Context, life context.Context) {
-	base := connect.ConnectTimeout
-	if s.m.opts.ConnectTimeout > 0 {
-		base = s.m.opts.ConnectTimeout
-	}
+	base := s.m.opts.ConnectTimeout
 	timeout := s.m.oauth.ConnectTimeout(s.cfg, base)
 	s.set(StateConnecting, "")
 	if timeout <= base { // longer: it may wait for a person to sign in
